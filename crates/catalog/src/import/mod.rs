@@ -1,0 +1,91 @@
+//! Importers: read a source (spec, tool file, folder, archive, dataset file)
+//! into an [`ImportBatch`] of tool and doc records, without touching the store.
+//! [`crate::Store::import`] then lands a batch in one transaction.
+//!
+//! One entry point, [`read_source`], detects the format from the path and the
+//! content, or takes the one it is told.
+
+mod detect;
+mod openai;
+mod openapi;
+mod rapidapi;
+pub(crate) mod records;
+mod refined;
+mod schema;
+mod text;
+mod toolbench;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use detect::Format;
+pub use records::{ApiRecord, ImportBatch, RefDoc, RefTarget, ToolRecord};
+
+use crate::error::{Error, Result};
+use crate::id::DocLabel;
+
+/// How to read a source.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ImportOptions {
+    /// The format, when detection should not guess.
+    pub format: Option<Format>,
+    /// Tool name for sources that describe a single tool without naming it
+    /// usefully (OpenAPI specs, OpenAI function lists). By default: the spec's
+    /// `x-toolsmith-tool`, else the file name without `_oas`/`openapi` suffixes.
+    pub tool: Option<String>,
+    /// Category for single-tool sources. By default `x-toolsmith-category`, else `General`.
+    pub category: Option<String>,
+    /// Label for refined-doc files. By default from the format (`draft-ref`, `easytool-ref`).
+    pub label: Option<DocLabel>,
+    /// Import the good files of a folder or archive and report the bad ones,
+    /// instead of failing the whole import.
+    pub keep_going: bool,
+}
+
+/// Reads one source into a batch of records. Fails without side effects.
+pub fn read_source(path: &Path, options: &ImportOptions) -> Result<ImportBatch> {
+    if options.format == Some(Format::RapidApi)
+        || (options.format.is_none() && detect::is_tree(path))
+    {
+        return rapidapi::read(path, options);
+    }
+    let doc = text::read_document(path)?;
+    let format = match options.format {
+        Some(format) => format,
+        None => detect::detect_value(path, &doc.value)?,
+    };
+    let mut batch = match format {
+        Format::RapidApi => rapidapi::read_document(path, &doc, options),
+        Format::OpenApi => openapi::read(path, &doc.value, options),
+        Format::OpenAiFunctions => openai::read(path, &doc.value, options),
+        Format::ToolBenchQueries => toolbench::read_queries(path, &doc.value),
+        Format::ToolBenchToolset => toolbench::read_toolset(path, &doc.value),
+        Format::DraftDocs | Format::EasyToolDocs => {
+            refined::read(path, &doc.value, format, options)
+        }
+    }?;
+    batch.source = display_path(path);
+    batch.format = Some(format);
+    batch.sha256 = doc.sha256;
+    Ok(batch)
+}
+
+/// The display form of a path for error messages and source records.
+pub(crate) fn display_path(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// `archive!member`, the path we report for a file inside an archive.
+pub(crate) fn member_path(archive: &Path, member: &str) -> PathBuf {
+    PathBuf::from(format!("{}!{member}", archive.display()))
+}
+
+/// Fails with every collected error unless `keep_going` lets the rest through.
+pub(crate) fn collect_failures(errors: Vec<Error>, keep_going: bool) -> Result<Vec<Error>> {
+    if errors.is_empty() || keep_going {
+        Ok(errors)
+    } else {
+        Err(Error::Several(errors))
+    }
+}

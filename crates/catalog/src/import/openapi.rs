@@ -1,0 +1,548 @@
+//! OpenAPI 3.0/3.1 and Swagger 2.0 importer. No maintained crate reads all
+//! three alike, so this walks the document as JSON: paths and methods,
+//! path- and operation-level parameters, request bodies, the success
+//! response's schema and examples, servers and security schemes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, Result};
+use crate::id::{ApiName, ToolId};
+use crate::import::ImportOptions;
+use crate::import::records::{ApiRecord, ImportBatch, ToolRecord};
+use crate::import::schema::Resolver;
+use crate::import::text::{pointer_escape, str_at};
+use crate::model::{Doc, Endpoint, HttpMethod, Param, ParamLocation, SecurityScheme};
+use crate::names::{draft_endpoint_name, restgpt_endpoint_name};
+
+/// The OpenAPI extension naming the toolsmith tool a spec describes (written by our exporter).
+pub(crate) const X_TOOL: &str = "x-toolsmith-tool";
+/// The OpenAPI extension naming the tool's category.
+pub(crate) const X_CATEGORY: &str = "x-toolsmith-category";
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    Swagger2,
+    OpenApi3,
+}
+
+pub(crate) fn read(path: &Path, spec: &Value, options: &ImportOptions) -> Result<ImportBatch> {
+    let dialect = dialect(path, spec)?;
+    let resolver = Resolver::new(spec, path);
+    let info = spec.get("info").cloned().unwrap_or(Value::Null);
+
+    let tool_name = options
+        .tool
+        .clone()
+        .or_else(|| info.get(X_TOOL).and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or_else(|| tool_name_from_file(path));
+    let id =
+        ToolId::from_name(&tool_name).map_err(|e| Error::bad(path, "#/info", e.to_string()))?;
+    let category = options
+        .category
+        .clone()
+        .or_else(|| {
+            info.get(X_CATEGORY)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "General".to_owned());
+    let title = str_at(&info, "title").trim();
+    let description = [str_at(&info, "description").trim(), title]
+        .into_iter()
+        .find(|s| !s.is_empty())
+        .map(str::to_owned);
+
+    let mut apis: Vec<ApiRecord> = Vec::new();
+    let mut seen: BTreeMap<ApiName, String> = BTreeMap::new();
+    let paths = spec
+        .get("paths")
+        .and_then(Value::as_object)
+        .ok_or_else(|| Error::bad(path, "#/paths", "no `paths` object"))?;
+    for (route, item) in paths {
+        let item_at = format!("#/paths/{}", pointer_escape(route));
+        let (item, _) = resolver.deref(item, &item_at)?;
+        let shared = item.get("parameters");
+        for method in HttpMethod::ALL {
+            let key = method.as_str().to_ascii_lowercase();
+            let Some(op) = item.get(&key) else { continue };
+            let at = format!("{item_at}/{key}");
+            let api = operation(&resolver, dialect, method, route, op, shared, &at)?;
+            if let Some(first) = seen.insert(api.name.clone(), at.clone()) {
+                return Err(Error::bad(
+                    path,
+                    &at,
+                    format!(
+                        "duplicate operation `{}`: also defined at {first}",
+                        api.source_name
+                    ),
+                ));
+            }
+            apis.push(api);
+        }
+    }
+
+    let tool = ToolRecord {
+        key: format!("openapi:{id}"),
+        preferred_id: id,
+        name: if title.is_empty() || title.eq_ignore_ascii_case("api") {
+            tool_name.clone()
+        } else {
+            title.to_owned()
+        },
+        category,
+        base_url: base_url(dialect, spec),
+        security: security_schemes(dialect, spec),
+        description,
+        aliases: vec![tool_name],
+        apis,
+    };
+    Ok(ImportBatch {
+        tools: vec![tool],
+        ..ImportBatch::default()
+    })
+}
+
+fn dialect(path: &Path, spec: &Value) -> Result<Dialect> {
+    if let Some(v) = spec.get("swagger") {
+        return match v.as_str() {
+            Some(v) if v.starts_with("2.") => Ok(Dialect::Swagger2),
+            _ => Err(Error::bad(
+                path,
+                "#/swagger",
+                format!("unsupported Swagger version {v}"),
+            )),
+        };
+    }
+    match spec.get("openapi").and_then(Value::as_str) {
+        Some(v) if v.starts_with("3.") => Ok(Dialect::OpenApi3),
+        Some(v) => Err(Error::bad(
+            path,
+            "#/openapi",
+            format!("unsupported OpenAPI version {v}"),
+        )),
+        None => Err(Error::bad(
+            path,
+            "#",
+            "neither `openapi` nor `swagger` version field",
+        )),
+    }
+}
+
+/// `tmdb_oas.json` -> `tmdb`; `petstore.openapi.yaml` -> `petstore`.
+fn tool_name_from_file(path: &Path) -> String {
+    let stem = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut stem = stem.split('.').next().unwrap_or_default().to_owned();
+    for suffix in [
+        "_oas", "-oas", "_openapi", "-openapi", "_swagger", "-swagger", "_spec", "-spec",
+    ] {
+        if let Some(s) = stem.strip_suffix(suffix) {
+            stem = s.to_owned();
+        }
+    }
+    if stem.is_empty() {
+        "api".to_owned()
+    } else {
+        stem
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn operation(
+    resolver: &Resolver<'_>,
+    dialect: Dialect,
+    method: HttpMethod,
+    route: &str,
+    op: &Value,
+    shared: Option<&Value>,
+    at: &str,
+) -> Result<ApiRecord> {
+    let path = resolver.path();
+    let operation_id = str_at(op, "operationId").trim();
+    let restgpt = restgpt_endpoint_name(method.as_str(), route);
+    let source_name = if operation_id.is_empty() {
+        restgpt.clone()
+    } else {
+        operation_id.to_owned()
+    };
+    let name_source = if operation_id.is_empty() {
+        format!("{}{}", method.as_str(), route)
+    } else {
+        operation_id.to_owned()
+    };
+    let name = ApiName::from_name(&name_source).map_err(|e| Error::bad(path, at, e.to_string()))?;
+
+    // Operation-level parameters override path-level ones with the same name and location.
+    let mut params: Vec<Param> = Vec::new();
+    let mut request_body: Option<Value> = None;
+    let mut form: Vec<Param> = Vec::new();
+    let item_at = at.rsplit_once('/').map_or(at, |(item, _)| item);
+    let lists = [
+        (shared, format!("{item_at}/parameters")),
+        (op.get("parameters"), format!("{at}/parameters")),
+    ];
+    for (list, list_at) in lists {
+        let Some(list) = list else { continue };
+        let items = list
+            .as_array()
+            .ok_or_else(|| Error::bad(path, &list_at, "`parameters` is not a list"))?;
+        for (i, raw) in items.iter().enumerate() {
+            let param_at = format!("{list_at}/{i}");
+            let (raw, _) = resolver.deref(raw, &param_at)?;
+            match parameter(resolver, dialect, raw, &param_at)? {
+                ParamOrBody::Param(p) => {
+                    let target = if p.location == ParamLocation::Body {
+                        &mut form
+                    } else {
+                        &mut params
+                    };
+                    target.retain(|q| !(q.name == p.name && q.location == p.location));
+                    target.push(p);
+                }
+                ParamOrBody::Body(schema) => request_body = Some(schema),
+            }
+        }
+    }
+    if let Some(body) = op.get("requestBody") {
+        let body_at = format!("{at}/requestBody");
+        let (body, _) = resolver.deref(body, &body_at)?;
+        if let Some((media, media_at)) =
+            pick_media(body.get("content"), &format!("{body_at}/content"))
+            && let Some(schema) = media.get("schema")
+        {
+            request_body = Some(resolver.schema(schema, &format!("{media_at}/schema"))?);
+        }
+        let required = body
+            .get("required")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if let (Some(schema), true) = (&request_body, required) {
+            // Remember that the body as a whole is required.
+            let mut schema = schema.clone();
+            if let Value::Object(map) = &mut schema {
+                map.insert("x-body-required".to_owned(), Value::Bool(true));
+            }
+            request_body = Some(schema);
+        }
+    }
+    if !form.is_empty() {
+        request_body = Some(form_schema(&form));
+    }
+    params.extend(form);
+    if let Some(schema) = &request_body {
+        params.extend(body_params(schema, &params));
+    }
+
+    let (response_schema, response_examples) = success_response(resolver, dialect, op, at)?;
+    let summary = str_at(op, "summary").trim();
+    let description = str_at(op, "description").trim();
+    let doc_text = if description.is_empty() {
+        summary
+    } else {
+        description
+    };
+
+    let mut aliases = vec![
+        source_name.clone(),
+        restgpt,
+        draft_endpoint_name(method.as_str(), route),
+        name.to_string(),
+    ];
+    aliases.dedup();
+    Ok(ApiRecord {
+        display_name: if summary.is_empty() {
+            source_name.clone()
+        } else {
+            summary.to_owned()
+        },
+        name,
+        source_name,
+        endpoint: Endpoint::Http {
+            method,
+            path: route.to_owned(),
+        },
+        params,
+        request_body,
+        response_schema,
+        response_examples,
+        aliases,
+        doc: Some(Doc::text(doc_text)),
+    })
+}
+
+enum ParamOrBody {
+    Param(Param),
+    Body(Value),
+}
+
+fn parameter(
+    resolver: &Resolver<'_>,
+    dialect: Dialect,
+    raw: &Value,
+    at: &str,
+) -> Result<ParamOrBody> {
+    let path = resolver.path();
+    let name = str_at(raw, "name").to_owned();
+    if name.is_empty() {
+        return Err(Error::bad(path, at, "parameter without a `name`"));
+    }
+    let location = match str_at(raw, "in") {
+        "path" => ParamLocation::Path,
+        "query" => ParamLocation::Query,
+        "header" => ParamLocation::Header,
+        "cookie" => ParamLocation::Cookie,
+        "formData" if dialect == Dialect::Swagger2 => ParamLocation::Body,
+        "body" if dialect == Dialect::Swagger2 => {
+            let schema = raw
+                .get("schema")
+                .ok_or_else(|| Error::bad(path, at, "body parameter without a `schema`"))?;
+            return Ok(ParamOrBody::Body(
+                resolver.schema(schema, &format!("{at}/schema"))?,
+            ));
+        }
+        other => {
+            return Err(Error::bad(
+                path,
+                at,
+                format!("parameter `{name}` has unknown location `{other}`"),
+            ));
+        }
+    };
+    let schema = match (raw.get("schema"), raw.get("content")) {
+        (Some(schema), _) => resolver.schema(schema, &format!("{at}/schema"))?,
+        (None, Some(content)) => match pick_media(Some(content), &format!("{at}/content")) {
+            Some((media, media_at)) => match media.get("schema") {
+                Some(schema) => resolver.schema(schema, &format!("{media_at}/schema"))?,
+                None => json!({}),
+            },
+            None => json!({}),
+        },
+        // Swagger 2.0 (and sloppy 3.x) put the schema keywords on the parameter itself.
+        (None, None) => {
+            let keys = [
+                "type",
+                "format",
+                "items",
+                "enum",
+                "default",
+                "minimum",
+                "maximum",
+                "pattern",
+                "minLength",
+                "maxLength",
+            ];
+            let map: Map<String, Value> = keys
+                .iter()
+                .filter_map(|k| raw.get(*k).map(|v| ((*k).to_owned(), v.clone())))
+                .collect();
+            resolver.schema(&Value::Object(map), at)?
+        }
+    };
+    let required = location == ParamLocation::Path
+        || raw
+            .get("required")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+    Ok(ParamOrBody::Param(Param {
+        name,
+        location,
+        required,
+        schema,
+        description: str_at(raw, "description").trim().to_owned(),
+    }))
+}
+
+/// The top-level properties of an object body, offered as `body` parameters
+/// so that agents can fill them like any other argument.
+fn body_params(schema: &Value, existing: &[Param]) -> Vec<Param> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    props
+        .iter()
+        .filter(|(name, _)| {
+            !existing
+                .iter()
+                .any(|p| p.location == ParamLocation::Body && &p.name == *name)
+        })
+        .map(|(name, prop)| Param {
+            name: name.clone(),
+            location: ParamLocation::Body,
+            required: required.contains(&name.as_str()),
+            description: str_at(prop, "description").trim().to_owned(),
+            schema: prop.clone(),
+        })
+        .collect()
+}
+
+fn form_schema(form: &[Param]) -> Value {
+    let properties: Map<String, Value> = form
+        .iter()
+        .map(|p| (p.name.clone(), p.schema.clone()))
+        .collect();
+    let required: Vec<&str> = form
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name.as_str())
+        .collect();
+    json!({ "type": "object", "properties": properties, "required": required })
+}
+
+/// The JSON media type of a `content` map, else its first one.
+fn pick_media<'v>(content: Option<&'v Value>, at: &str) -> Option<(&'v Value, String)> {
+    let content = content?.as_object()?;
+    let (mime, media) = content
+        .iter()
+        .find(|(mime, _)| mime.starts_with("application/json"))
+        .or_else(|| content.iter().find(|(mime, _)| mime.contains("json")))
+        .or_else(|| content.iter().next())?;
+    Some((media, format!("{at}/{}", pointer_escape(mime))))
+}
+
+/// Schema and examples of the first success response (`200`, `201`, ..., `2XX`, then `default`).
+fn success_response(
+    resolver: &Resolver<'_>,
+    dialect: Dialect,
+    op: &Value,
+    at: &str,
+) -> Result<(Option<Value>, Vec<Value>)> {
+    let Some(responses) = op.get("responses").and_then(Value::as_object) else {
+        return Ok((None, Vec::new()));
+    };
+    let mut codes: Vec<&String> = responses.keys().filter(|c| c.starts_with('2')).collect();
+    codes.sort();
+    let Some(code) = codes
+        .first()
+        .copied()
+        .or_else(|| responses.keys().find(|c| c.as_str() == "default"))
+    else {
+        return Ok((None, Vec::new()));
+    };
+    let response_at = format!("{at}/responses/{}", pointer_escape(code));
+    let Some(raw) = responses.get(code) else {
+        return Ok((None, Vec::new()));
+    };
+    let (response, _) = resolver.deref(raw, &response_at)?;
+    let mut examples = Vec::new();
+    let schema = match dialect {
+        Dialect::Swagger2 => {
+            if let Some(map) = response.get("examples").and_then(Value::as_object) {
+                examples.extend(
+                    map.iter()
+                        .filter(|(m, _)| m.contains("json"))
+                        .map(|(_, v)| v.clone()),
+                );
+            }
+            match response.get("schema") {
+                Some(s) => Some(resolver.schema(s, &format!("{response_at}/schema"))?),
+                None => None,
+            }
+        }
+        Dialect::OpenApi3 => {
+            match pick_media(response.get("content"), &format!("{response_at}/content")) {
+                Some((media, media_at)) => {
+                    if let Some(example) = media.get("example") {
+                        examples.push(example.clone());
+                    }
+                    if let Some(map) = media.get("examples").and_then(Value::as_object) {
+                        for (name, example) in map {
+                            let example_at =
+                                format!("{media_at}/examples/{}", pointer_escape(name));
+                            let (example, _) = resolver.deref(example, &example_at)?;
+                            if let Some(value) = example.get("value") {
+                                examples.push(value.clone());
+                            }
+                        }
+                    }
+                    match media.get("schema") {
+                        Some(s) => Some(resolver.schema(s, &format!("{media_at}/schema"))?),
+                        None => None,
+                    }
+                }
+                None => None,
+            }
+        }
+    };
+    if let Some(example) = schema.as_ref().and_then(|s| s.get("example"))
+        && examples.is_empty()
+    {
+        examples.push(example.clone());
+    }
+    Ok((schema, examples))
+}
+
+fn base_url(dialect: Dialect, spec: &Value) -> Option<String> {
+    match dialect {
+        Dialect::Swagger2 => {
+            let host = spec.get("host").and_then(Value::as_str)?;
+            let scheme = spec
+                .get("schemes")
+                .and_then(Value::as_array)
+                .and_then(|s| s.first())
+                .and_then(Value::as_str)
+                .unwrap_or("https");
+            Some(format!(
+                "{scheme}://{host}{}",
+                str_at(spec, "basePath").trim_end_matches('/')
+            ))
+        }
+        Dialect::OpenApi3 => {
+            let server = spec.get("servers")?.as_array()?.first()?;
+            let mut url = str_at(server, "url").trim().to_owned();
+            if let Some(vars) = server.get("variables").and_then(Value::as_object) {
+                for (name, var) in vars {
+                    url = url.replace(&format!("{{{name}}}"), str_at(var, "default"));
+                }
+            }
+            (!url.is_empty()).then(|| url.trim_end_matches('/').to_owned())
+        }
+    }
+}
+
+fn security_schemes(dialect: Dialect, spec: &Value) -> Vec<SecurityScheme> {
+    let schemes = match dialect {
+        Dialect::Swagger2 => spec.get("securityDefinitions"),
+        Dialect::OpenApi3 => spec.pointer("/components/securitySchemes"),
+    };
+    let Some(schemes) = schemes.and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    schemes
+        .iter()
+        .filter_map(|(scheme, def)| {
+            let scheme = scheme.clone();
+            match (
+                str_at(def, "type"),
+                str_at(def, "scheme").to_ascii_lowercase().as_str(),
+            ) {
+                ("apiKey", _) => {
+                    let location = match str_at(def, "in") {
+                        "query" => ParamLocation::Query,
+                        "cookie" => ParamLocation::Cookie,
+                        _ => ParamLocation::Header,
+                    };
+                    Some(SecurityScheme::ApiKey {
+                        scheme,
+                        name: str_at(def, "name").to_owned(),
+                        location,
+                    })
+                }
+                ("http", "basic") | ("basic", _) => Some(SecurityScheme::Basic { scheme }),
+                ("http", _) | ("oauth2", _) | ("openIdConnect", _) => {
+                    Some(SecurityScheme::Bearer { scheme })
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}

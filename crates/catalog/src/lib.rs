@@ -1,0 +1,50 @@
+//! The tool catalog: every tool and API toolsmith knows, with versioned docs.
+//!
+//! Data flows one way through toolsmith: **catalog -> refine -> retrieve ->
+//! solve -> evaluate**. This crate is the first stage:
+//!
+//! - [`Tool`] and [`Api`] are the model (category -> tool -> API), identified
+//!   by [`ToolId`] and [`ApiId`] (`tool/api`);
+//! - every description is a history of [`DocVersion`]s with a [`DocLabel`]
+//!   (`original`, `easytool`, `draft`, `draft-ref`, ...), one of them active;
+//! - [`read_source`] imports OpenAPI 2.0/3.0/3.1, RapidAPI/ToolBench tool files
+//!   and archives, ToolBench query files, DRAFT tool sets, OpenAI function
+//!   lists, and the papers' refined docs, into an [`ImportBatch`];
+//! - [`Store`] keeps it all in one SQLite file and lands each batch in one
+//!   transaction;
+//! - [`export`] writes the active docs as OpenAPI 3.1, OpenAI tools, an MCP
+//!   tool list or Markdown, and [`TokenStats`] counts their tokens.
+//!
+//! ```no_run
+//! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
+//! let mut store = Store::open("toolsmith.db".as_ref())?;
+//! let batch = read_source("tmdb_oas.json".as_ref(), &ImportOptions::default())?;
+//! store.import(&batch, false)?;
+//! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
+//! assert_eq!(catalog.api_count(), 54);
+//! # Ok::<(), toolsmith_catalog::Error>(())
+//! ```
+
+pub use crate::error::{Error, Result};
+pub use crate::id::{ApiId, ApiName, DocLabel, DocTarget, InvalidId, ToolId};
+pub use crate::import::{
+    ApiRecord, Format, ImportBatch, ImportOptions, RefDoc, RefTarget, ToolRecord, read_source,
+};
+pub use crate::model::{
+    Api, Doc, DocVersion, Endpoint, HttpMethod, Param, ParamLocation, SecurityScheme, Tool,
+    UsageExample,
+};
+pub use crate::store::{
+    ApiEntry, Catalog, DocSelector, ImportReport, NewDoc, Scope, Store, ToolEntry,
+};
+pub use crate::tokens::{Encoding, TokenCounter, TokenStats};
+
+mod error;
+pub mod export;
+mod id;
+mod import;
+mod model;
+pub mod names;
+pub mod render;
+mod store;
+mod tokens;

@@ -1,0 +1,25 @@
+//! Where the shared benchmark data lives.
+
+use std::path::PathBuf;
+
+/// `../shared/data` beside the repository (or `TOOLSMITH_SHARED_DATA`).
+pub fn shared(relative: &str) -> PathBuf {
+    let root = std::env::var_os("TOOLSMITH_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    let path = root.join(relative);
+    assert!(
+        path.exists(),
+        "benchmark data missing: {} (set TOOLSMITH_SHARED_DATA)",
+        path.display()
+    );
+    path
+}
+
+/// Writes `text` to a file named `name` in a fresh temporary folder.
+pub fn write_temp(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}

@@ -1,0 +1,136 @@
+//! Doc versions, activation and rollback, atomic imports, persistence.
+
+use toolsmith_catalog::{
+    Doc, DocLabel, DocSelector, DocTarget, ImportOptions, NewDoc, Scope, Store, read_source,
+};
+
+use crate::data::write_temp;
+
+const SPEC: &str = r#"{"openapi": "3.0.0", "info": {"title": "Pets", "version": "1"},
+  "servers": [{"url": "https://pets.example/v1"}],
+  "paths": {"/pets/{id}": {"get": {"operationId": "getPet", "description": "Fetch a pet.",
+     "parameters": [{"name": "id", "in": "path", "schema": {"type": "integer"}}],
+     "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}}}}}"#;
+
+fn pets(store: &mut Store) {
+    let (_dir, path) = write_temp("pets.json", SPEC);
+    store
+        .import(
+            &read_source(&path, &ImportOptions::default()).unwrap(),
+            false,
+        )
+        .unwrap();
+}
+
+#[test]
+fn new_versions_append_and_rollback_reactivates() {
+    let mut store = Store::in_memory().unwrap();
+    pets(&mut store);
+    let target: DocTarget = "pets/getpet".parse().unwrap();
+    let label: DocLabel = "manual".parse().unwrap();
+    let v2 = store
+        .add_doc(
+            &target,
+            NewDoc {
+                label,
+                source: "test".into(),
+                doc: Doc::text("Better words."),
+            },
+            true,
+        )
+        .unwrap();
+    assert_eq!((v2.version, v2.active), (2, true));
+    assert_eq!(
+        store
+            .api(&"pets/getpet".parse().unwrap())
+            .unwrap()
+            .description(),
+        "Better words."
+    );
+    store.activate(&target, 1).unwrap();
+    let history = store.doc_history(&target).unwrap();
+    assert_eq!(history.len(), 2, "nothing is lost by a rollback");
+    assert!(history[0].active && !history[1].active);
+    assert!(store.activate(&target, 9).is_err());
+}
+
+#[test]
+fn reimport_does_not_displace_a_chosen_refinement() {
+    let mut store = Store::in_memory().unwrap();
+    pets(&mut store);
+    let target: DocTarget = "pets/getpet".parse().unwrap();
+    store
+        .add_doc(
+            &target,
+            NewDoc {
+                label: "draft".parse().unwrap(),
+                source: "t".into(),
+                doc: Doc::text("Refined."),
+            },
+            true,
+        )
+        .unwrap();
+    pets(&mut store);
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    assert_eq!(view.tools[0].apis[0].description(), "Refined.");
+}
+
+#[test]
+fn a_failing_import_leaves_the_store_unchanged() {
+    let mut store = Store::in_memory().unwrap();
+    pets(&mut store);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("Data")).unwrap();
+    std::fs::write(dir.path().join("Data/good.json"), r#"{"tool_name": "Good", "api_list": [{"name": "ping", "url": "https://good.p.rapidapi.com/ping", "method": "GET"}]}"#).unwrap();
+    std::fs::write(
+        dir.path().join("Data/bad.json"),
+        r#"{"tool_name": "Bad", "api_list": [{"#,
+    )
+    .unwrap();
+    let err = read_source(dir.path(), &ImportOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("bad.json"), "{err}");
+    let before = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap()
+        .api_count();
+    assert_eq!(before, 1);
+    // With keep_going the good file lands and the bad one is reported.
+    let batch = read_source(
+        dir.path(),
+        &ImportOptions {
+            keep_going: true,
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap();
+    let report = store.import(&batch, false).unwrap();
+    assert_eq!(report.apis_added, 1);
+    assert_eq!(report.failures.len(), 1);
+    assert!(
+        report.failures[0].contains("bad.json:1:"),
+        "{:?}",
+        report.failures
+    );
+}
+
+#[test]
+fn the_store_persists_in_one_file_in_wal_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("catalog.db");
+    {
+        let mut store = Store::open(&db).unwrap();
+        pets(&mut store);
+        assert_eq!(store.schema_version().unwrap(), 1);
+    }
+    let store = Store::open(&db).unwrap();
+    assert_eq!(
+        store
+            .catalog(&DocSelector::Active, &Scope::default())
+            .unwrap()
+            .api_count(),
+        1
+    );
+    assert!(dir.path().join("catalog.db-wal").exists() || db.exists());
+}
