@@ -10,7 +10,7 @@ use crate::id::{ApiId, DocTarget, InvalidId, ToolId};
 #[non_exhaustive]
 pub enum Error {
     /// A file could not be read.
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read")]
     Io {
         /// The file.
         path: PathBuf,
@@ -64,7 +64,7 @@ pub enum Error {
     #[error("{} file(s) failed to import:\n{}", .0.len(), list(.0))]
     Several(Vec<Error>),
     /// The SQLite store failed.
-    #[error("catalog store: {context}: {source}")]
+    #[error("catalog store: {context}")]
     Store {
         /// What the store was doing.
         context: String,

@@ -28,7 +28,8 @@
 pub use crate::error::{Error, Result};
 pub use crate::id::{ApiId, ApiName, DocLabel, DocTarget, InvalidId, ToolId};
 pub use crate::import::{
-    ApiRecord, Format, ImportBatch, ImportOptions, RefDoc, RefTarget, ToolRecord, read_source,
+    ApiRecord, Format, ImportBatch, ImportOptions, RefDoc, RefTarget, ToolRecord, read_bytes,
+    read_source,
 };
 pub use crate::model::{
     Api, Doc, DocVersion, Endpoint, HttpMethod, Param, ParamLocation, SecurityScheme, Tool,

@@ -35,6 +35,15 @@ pub fn api_markdown(api: &ApiEntry) -> String {
 
 /// Markdown for a tool and all its APIs.
 pub fn tool_markdown(tool: &ToolEntry) -> String {
+    let mut out = tool_header(tool);
+    for api in &tool.apis {
+        out.push_str(&api_markdown(api));
+    }
+    out
+}
+
+/// Markdown for a tool without its APIs: name, category, base URL, description.
+pub fn tool_header(tool: &ToolEntry) -> String {
     let mut out = String::new();
     let t = &tool.tool;
     let _ = writeln!(out, "## {} (`{}`)", t.name, t.id);
@@ -45,9 +54,6 @@ pub fn tool_markdown(tool: &ToolEntry) -> String {
     out.push('\n');
     if let Some(doc) = &tool.doc {
         write_doc(&mut out, &doc.doc);
-    }
-    for api in &tool.apis {
-        out.push_str(&api_markdown(api));
     }
     out
 }

@@ -84,6 +84,12 @@ pub struct TokenStats {
     pub mean_per_api: f64,
     /// Largest API doc.
     pub max_per_api: usize,
+    /// Tokens of the APIs' full spec records (endpoint, parameters with their
+    /// schemas, response schema, description) as compact JSON: the raw
+    /// documentation a model would read without a rendering step.
+    pub spec_total: usize,
+    /// Mean of those per API.
+    pub spec_mean_per_api: f64,
     /// Tokens per API, by id.
     pub per_api: Vec<(String, usize)>,
     /// Tokens per tool, by id.
@@ -99,11 +105,17 @@ impl TokenStats {
             ..Self::default()
         };
         for tool in &catalog.tools {
-            let tool_tokens = counter.count(&render::tool_markdown(tool));
+            // A tool's doc is its header plus its APIs' docs: count each API once
+            // and add them up (BPE merges across the joins are too rare to matter).
+            let header = render::tool_header(tool);
+            let mut tool_tokens = counter.count(&header);
             for api in &tool.apis {
                 let n = counter.count(&render::api_markdown(api));
+                let spec = serde_json::json!({"api": &api.api, "description": api.description()});
+                stats.spec_total += counter.count(&spec.to_string());
                 stats.max_per_api = stats.max_per_api.max(n);
                 stats.per_api.push((api.api.id.to_string(), n));
+                tool_tokens += n;
             }
             stats.per_tool.push((tool.tool.id.to_string(), tool_tokens));
             stats.total += tool_tokens;
@@ -113,6 +125,7 @@ impl TokenStats {
         let api_total: usize = stats.per_api.iter().map(|(_, n)| n).sum();
         stats.mean_per_tool = mean(stats.total, stats.tools);
         stats.mean_per_api = mean(api_total, stats.apis);
+        stats.spec_mean_per_api = mean(stats.spec_total, stats.apis);
         Ok(stats)
     }
 }

@@ -110,7 +110,9 @@ pub(crate) fn detect_value(path: &Path, value: &Value) -> Result<Format> {
                 return Ok(refined_by_name(&file).unwrap_or(Format::ToolBenchToolset));
             }
             if first.get("tool_name").is_some() && first.get("url").is_some() {
-                return Ok(refined_by_name(&file).unwrap_or(Format::DraftDocs));
+                return refined_by_name(&file).ok_or_else(|| {
+                    unknown("endpoint docs keyed by number (DRAFT's RestBench layout) under a name that says neither DRAFT nor EasyTool; import the OpenAPI spec for the APIs, or name the docs' format and label with --format draft-docs --label LABEL")
+                });
             }
             Err(unknown(
                 "an object that is neither an OpenAPI spec, a RapidAPI tool nor a tool set",

@@ -51,6 +51,18 @@ pub fn read_source(path: &Path, options: &ImportOptions) -> Result<ImportBatch> 
         return rapidapi::read(path, options);
     }
     let doc = text::read_document(path)?;
+    read_parsed(path, doc, options)
+}
+
+/// Reads a single-document source from bytes already in memory (a spec
+/// fetched over HTTP, stdin, a fuzzer's input). `name` stands for the file in
+/// errors and guides detection by its extension.
+pub fn read_bytes(name: &Path, bytes: &[u8], options: &ImportOptions) -> Result<ImportBatch> {
+    let doc = text::parse_bytes(name, bytes)?;
+    read_parsed(name, doc, options)
+}
+
+fn read_parsed(path: &Path, doc: text::Document, options: &ImportOptions) -> Result<ImportBatch> {
     let format = match options.format {
         Some(format) => format,
         None => detect::detect_value(path, &doc.value)?,

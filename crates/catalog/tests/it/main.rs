@@ -1,5 +1,6 @@
 //! Integration tests of the catalog: importers on hand-written specs and on
 //! the real benchmark data in `../shared/data`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
 
 mod bad_input;
 mod data;

@@ -184,3 +184,31 @@ fn openai_function_lists_import_as_one_tool() {
     assert_eq!(api.api.endpoint, Endpoint::Function { name: "add".into() });
     assert_eq!(api.api.params.iter().filter(|p| p.required).count(), 1);
 }
+
+#[test]
+fn toolenv2404_archive_imports_every_tool_file() {
+    let batch = read_source(
+        &shared("toolbench/toolenv2404/toolenv2404_filtered.tar.gz"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    assert!(batch.failures.is_empty(), "{:?}", batch.failures.first());
+    assert_eq!(batch.tools.len(), 12_301);
+    assert_eq!(
+        batch.api_count(),
+        46_803,
+        "every api_list entry of the 12,301 files"
+    );
+    let located = batch
+        .tools
+        .iter()
+        .flat_map(|t| &t.apis)
+        .filter(|a| matches!(a.endpoint, Endpoint::Http { .. }))
+        .count();
+    assert_eq!(located, batch.api_count(), "every RapidAPI API has a URL");
+    let mut store = Store::in_memory().unwrap();
+    let report = store.import(&batch, false).unwrap();
+    assert_eq!((report.tools_added, report.apis_added), (12_301, 46_803));
+    // Tool names that collide across categories get distinct ids; both resolve by their ToolBench name.
+    assert!(store.resolve_tool("tb:abc").unwrap().len() > 1);
+}
