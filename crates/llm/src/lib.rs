@@ -1,0 +1,79 @@
+//! How toolsmith talks to language models and embedders.
+//!
+//! # Overview
+//! - [`ChatModel`] is the contract every method uses: [`ChatRequest`] in (messages, tools,
+//!   tool choice, response format, sampling, the [`Role`] asking), [`ChatResponse`] out (text,
+//!   [`ToolCall`]s with their ids and raw arguments, [`Usage`], whether it was a cache hit).
+//! - [`OpenAiClient`] speaks to any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp)
+//!   with retries (exponential backoff with jitter, `Retry-After`), a bound on requests in
+//!   flight, and typed errors ([`Error::is_retryable`]). Configure it with [`LlmSettings`]
+//!   ([`LlmSettings::from_env`] reads `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `TOOLSMITH_MODEL`).
+//! - Wrappers compose around any model: [`CachedChat`] (SQLite response cache, modes
+//!   [`CacheMode`]) and [`Metered`] (a shared [`Budget`] of calls and tokens, and the
+//!   [`UsageLedger`] per role, per query, per run). Put `Metered` outermost:
+//!   `Metered::new(CachedChat::new(client, db, mode), budget)`.
+//! - [`ask_json`] gets a typed value out of a model, repairing bad replies; [`parse_react`] reads
+//!   text-mode ReAct steps for models without tool calling; [`Prompt`] renders prompt files
+//!   strictly and names them in the cache key.
+//! - [`Embedder`] turns texts into vectors: [`OpenAiEmbedder`], the local all-MiniLM-L6-v2
+//!   `LocalEmbedder` (feature `local-embed`, on by default; install the weights with
+//!   `scripts/install-model.sh`), and the [`CachedEmbedder`] wrapper.
+//! - The `testing` module (feature `test-utils`) has `ScriptedLlm` and `ScriptedEmbedder` for tests.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use toolsmith_llm::{
+//!     Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, ChatRequest, LlmSettings,
+//!     Message, Metered, OpenAiClient,
+//! };
+//! # async fn run() -> toolsmith_llm::Result<()> {
+//! let client = OpenAiClient::new(&LlmSettings::from_env())?;
+//! let budget = Arc::new(Budget::new(BudgetLimits { max_calls: Some(100), max_tokens: None }));
+//! let llm = Metered::new(CachedChat::new(client, CacheDb::open("toolsmith.db")?, CacheMode::ReadWrite), budget.clone());
+//! let answer = llm.chat(&ChatRequest::new("agent", vec![Message::user("Say hi")])).await?;
+//! println!("{} ({} tokens so far)", answer.text(), budget.used().tokens());
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+pub use crate::budget::{
+    Budget, BudgetExhausted, BudgetLimit, BudgetLimits, BudgetUsed, Metered, UsageLedger,
+    UsageTotals,
+};
+pub use crate::cache::{CacheDb, CacheMode, CachedChat, cache_key};
+pub use crate::chat::{
+    ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ResponseFormat, Sampling,
+    ToolArgumentsError, ToolCall, ToolChoice, ToolSpec, Usage,
+};
+pub use crate::embed::cache::CachedEmbedder;
+pub use crate::embed::http::{DEFAULT_HTTP_EMBED_BATCH, OpenAiEmbedder};
+#[cfg(feature = "local-embed")]
+pub use crate::embed::local::{
+    DEFAULT_LOCAL_EMBED_BATCH, LocalEmbedder, MINILM_MAX_TOKENS, MINILM_MODEL_ID,
+};
+pub use crate::embed::{Embedder, cosine};
+pub use crate::error::{Error, Result};
+pub use crate::http::redact_url;
+pub use crate::openai::OpenAiClient;
+pub use crate::prompt::Prompt;
+pub use crate::react::{REACT_STOP, ReactParseError, ReactStep, parse_react};
+pub use crate::settings::{LlmSettings, RetrySettings, Role, Secret, default_models_dir, env};
+pub use crate::structured::{Structured, StructuredSettings, ask_json, extract_json, parse_as};
+pub use crate::tokens::count_tokens;
+/// Builds a prompt context: `context! { doc => text, tools => &names }`.
+pub use minijinja::context;
+
+mod budget;
+mod cache;
+mod chat;
+mod embed;
+mod error;
+mod http;
+mod openai;
+mod prompt;
+mod react;
+mod settings;
+mod structured;
+#[cfg(any(test, feature = "test-utils"))]
+pub mod testing;
+mod tokens;
