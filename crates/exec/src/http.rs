@@ -1,0 +1,701 @@
+//! Live calls over HTTP: the request is built from the arguments as the
+//! catalog's parameters say (path, query, header, cookie, JSON body), with
+//! credentials added, to the tool's base URL host only, with timeouts,
+//! retries on 429 and 5xx, and a cap on the response size.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, Url};
+use serde_json::{Map, Value};
+use toolsmith_catalog::{ApiId, Endpoint, HttpMethod, ParamLocation, SecurityScheme, Tool, ToolId};
+
+use crate::error::{Error, Result};
+use crate::executor::{ApiBook, BookEntry, Executor, check_arguments};
+use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
+
+/// A credential: usable, never printed, never serialized.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a key or token.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The secret itself; called only where a request is built or redacted.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// How a tool's requests carry its secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Credential {
+    /// `Authorization: Bearer <token>`.
+    Bearer(Secret),
+    /// An API key in a header.
+    Header {
+        /// The header name.
+        name: String,
+        /// The key.
+        key: Secret,
+    },
+    /// An API key in a query parameter.
+    Query {
+        /// The parameter name.
+        name: String,
+        /// The key.
+        key: Secret,
+    },
+    /// RapidAPI's `X-RapidAPI-Key` and `X-RapidAPI-Host` headers.
+    RapidApi {
+        /// The value of `X-RapidAPI-Host`.
+        host: String,
+        /// The key.
+        key: Secret,
+    },
+}
+
+impl Credential {
+    fn secret(&self) -> &Secret {
+        match self {
+            Self::Bearer(s)
+            | Self::Header { key: s, .. }
+            | Self::Query { key: s, .. }
+            | Self::RapidApi { key: s, .. } => s,
+        }
+    }
+
+    /// The credential a tool's first usable security scheme calls for, with
+    /// `secret` as its value.
+    pub fn for_tool(tool: &Tool, secret: Secret) -> Option<Self> {
+        tool.security.iter().find_map(|scheme| match scheme {
+            SecurityScheme::Bearer { .. } => Some(Self::Bearer(secret.clone())),
+            SecurityScheme::ApiKey { name, location, .. } => match location {
+                ParamLocation::Header => Some(Self::Header {
+                    name: name.clone(),
+                    key: secret.clone(),
+                }),
+                ParamLocation::Query => Some(Self::Query {
+                    name: name.clone(),
+                    key: secret.clone(),
+                }),
+                _ => None,
+            },
+            SecurityScheme::RapidApi { host } => Some(Self::RapidApi {
+                host: host.clone(),
+                key: secret.clone(),
+            }),
+            SecurityScheme::Basic { .. } => None,
+        })
+    }
+}
+
+/// Credentials by tool.
+#[derive(Clone, Debug, Default)]
+pub struct Credentials {
+    by_tool: HashMap<ToolId, Credential>,
+}
+
+impl Credentials {
+    /// No credentials.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the credential of a tool.
+    pub fn insert(&mut self, tool: ToolId, credential: Credential) {
+        self.by_tool.insert(tool, credential);
+    }
+
+    /// The name of the variable holding a tool's key: `TOOLSMITH_KEY_<TOOL>`
+    /// (RapidAPI tools fall back to `RAPIDAPI_KEY`).
+    pub fn variable_name(tool: &ToolId) -> String {
+        format!("TOOLSMITH_KEY_{}", tool.as_str().to_ascii_uppercase())
+    }
+
+    /// Credentials for `tools` from a variable lookup (the binary passes the
+    /// environment): each tool's key under [`Self::variable_name`], applied
+    /// as its security scheme says.
+    pub fn from_lookup<'t>(
+        tools: impl IntoIterator<Item = &'t Tool>,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Self {
+        let mut credentials = Self::new();
+        for tool in tools {
+            let rapid = tool
+                .security
+                .iter()
+                .any(|s| matches!(s, SecurityScheme::RapidApi { .. }));
+            let key = lookup(&Self::variable_name(&tool.id))
+                .or_else(|| rapid.then(|| lookup("RAPIDAPI_KEY")).flatten());
+            if let Some(credential) = key.and_then(|k| Credential::for_tool(tool, Secret::new(k))) {
+                credentials.insert(tool.id.clone(), credential);
+            }
+        }
+        credentials
+    }
+
+    fn get(&self, tool: &ToolId) -> Option<&Credential> {
+        self.by_tool.get(tool)
+    }
+
+    fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.by_tool
+            .values()
+            .map(|c| c.secret().expose())
+            .filter(|s| !s.is_empty())
+    }
+}
+
+/// The HTTP executor's knobs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpSettings {
+    /// Time allowed to connect.
+    pub connect_timeout: Duration,
+    /// Time allowed for a whole request, body included.
+    pub timeout: Duration,
+    /// Response bodies are cut at this many bytes.
+    pub max_response_bytes: usize,
+    /// Retries after a 429, a 5xx or a transport failure.
+    pub max_retries: u32,
+    /// First backoff; doubled after each retry.
+    pub backoff: Duration,
+    /// Longest wait a `Retry-After` header is honoured for.
+    pub max_retry_wait: Duration,
+}
+
+impl Default for HttpSettings {
+    /// Connect in 5 s, finish in 15 s (ToolBench's client timeout), cut
+    /// bodies at 1 MB, retry twice from 500 ms, wait at most 10 s.
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(5),
+            timeout: Duration::from_secs(15),
+            max_response_bytes: 1024 * 1024,
+            max_retries: 2,
+            backoff: Duration::from_millis(500),
+            max_retry_wait: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Calls APIs over HTTP.
+#[derive(Clone)]
+pub struct HttpExecutor {
+    book: Arc<ApiBook>,
+    client: reqwest::Client,
+    credentials: Arc<Credentials>,
+    settings: HttpSettings,
+}
+
+impl fmt::Debug for HttpExecutor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpExecutor")
+            .field("apis", &self.book.len())
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The request an API call becomes, before credentials.
+#[derive(Debug)]
+struct Prepared {
+    method: Method,
+    url: Url,
+    headers: HeaderMap,
+    body: Option<Value>,
+}
+
+impl HttpExecutor {
+    /// An executor over `book` with these credentials and settings.
+    pub fn new(
+        book: Arc<ApiBook>,
+        credentials: Credentials,
+        settings: HttpSettings,
+    ) -> Result<Self> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(settings.connect_timeout)
+            .timeout(settings.timeout)
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                // Follow a redirect only to the host of the original request.
+                let origin = attempt.previous().first().map(host_port);
+                if attempt.previous().len() > 5 {
+                    attempt.error("too many redirects")
+                } else if origin == Some(host_port(attempt.url())) {
+                    attempt.follow()
+                } else {
+                    attempt.stop()
+                }
+            }))
+            .build()
+            .map_err(|e| Error::HttpClient(e.to_string()))?;
+        Ok(Self {
+            book,
+            client,
+            credentials: Arc::new(credentials),
+            settings,
+        })
+    }
+
+    fn redact(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for secret in self.credentials.secrets() {
+            if out.contains(secret) {
+                out = out.replace(secret, "***");
+            }
+        }
+        out
+    }
+
+    async fn send(&self, entry: &BookEntry, prepared: &Prepared) -> Observation {
+        let start = Instant::now();
+        let mut attempt = 0u32;
+        let mut url = prepared.url.clone();
+        if let Some(Credential::Query { name, key }) = self.credentials.get(&entry.tool.id) {
+            url.query_pairs_mut().append_pair(name, key.expose());
+        }
+        loop {
+            let mut request = self
+                .client
+                .request(prepared.method.clone(), url.clone())
+                .headers(prepared.headers.clone());
+            if let Some(body) = &prepared.body {
+                request = request
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(body.to_string());
+            }
+            request = self.authorize(request, &entry.tool.id);
+            let result = request.send().await;
+            let retry_wait = match &result {
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    (status == 429 || status >= 500).then(|| self.wait_for(response, attempt))
+                }
+                Err(err) if err.is_timeout() || err.is_connect() => Some(self.backoff(attempt)),
+                Err(_) => None,
+            };
+            if let (Some(wait), true) = (retry_wait, attempt < self.settings.max_retries) {
+                tracing::debug!(api = %entry.api.api.id, attempt, ?wait, "retrying");
+                tokio::time::sleep(wait).await;
+                attempt += 1;
+                continue;
+            }
+            let obs = match result {
+                Ok(response) => self.read(response).await,
+                Err(err) => {
+                    let kind = if err.is_timeout() {
+                        FailureKind::Timeout
+                    } else {
+                        FailureKind::Network
+                    };
+                    let message = self.redact(&error_chain(&err.without_url()));
+                    Observation::transport_error(kind, message, Provenance::Live)
+                }
+            };
+            return obs.with_latency(start.elapsed());
+        }
+    }
+
+    fn authorize(
+        &self,
+        request: reqwest::RequestBuilder,
+        tool: &ToolId,
+    ) -> reqwest::RequestBuilder {
+        match self.credentials.get(tool) {
+            // Query keys are added to the URL before the first attempt.
+            None | Some(Credential::Query { .. }) => request,
+            Some(Credential::Bearer(token)) => request.bearer_auth(token.expose()),
+            Some(Credential::Header { name, key }) => request.header(name.as_str(), key.expose()),
+            Some(Credential::RapidApi { host, key }) => request
+                .header("X-RapidAPI-Key", key.expose())
+                .header("X-RapidAPI-Host", host.as_str()),
+        }
+    }
+
+    fn backoff(&self, attempt: u32) -> Duration {
+        self.settings
+            .backoff
+            .saturating_mul(2u32.saturating_pow(attempt))
+            .min(self.settings.max_retry_wait)
+    }
+
+    fn wait_for(&self, response: &reqwest::Response, attempt: u32) -> Duration {
+        response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or_else(|| self.backoff(attempt), Duration::from_secs)
+            .min(self.settings.max_retry_wait)
+    }
+
+    async fn read(&self, mut response: reqwest::Response) -> Observation {
+        let status = response.status();
+        let code = status.as_u16();
+        if status.is_redirection() {
+            let target = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("?");
+            let mut obs = Observation::transport_error(
+                FailureKind::Network,
+                format!(
+                    "redirect to `{}` refused: only the tool's own host may be contacted",
+                    self.redact(target)
+                ),
+                Provenance::Live,
+            );
+            obs.status = Some(code);
+            return obs;
+        }
+        let is_json = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.contains("json"));
+        let declared = response
+            .content_length()
+            .and_then(|n| usize::try_from(n).ok());
+        let cap = self.settings.max_response_bytes;
+        let mut raw: Vec<u8> = Vec::new();
+        let mut truncated = false;
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    raw.extend_from_slice(&chunk);
+                    if raw.len() > cap {
+                        raw.truncate(cap);
+                        truncated = true;
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(err) => {
+                    let kind = if err.is_timeout() {
+                        FailureKind::Timeout
+                    } else {
+                        FailureKind::Network
+                    };
+                    let mut obs = Observation::transport_error(
+                        kind,
+                        format!(
+                            "reading the response failed: {}",
+                            self.redact(&error_chain(&err.without_url()))
+                        ),
+                        Provenance::Live,
+                    );
+                    obs.status = Some(code);
+                    return obs;
+                }
+            }
+        }
+        let bytes = if truncated {
+            declared.unwrap_or(raw.len()).max(raw.len())
+        } else {
+            raw.len()
+        };
+        let text = self.redact(&String::from_utf8_lossy(&raw));
+        let (body, parse_failed) = if text.is_empty() {
+            (Body::Empty, false)
+        } else if truncated {
+            (Body::Text(text.clone()), false)
+        } else {
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v) => (Body::Json(v), false),
+                Err(_) => (Body::Text(text.clone()), is_json),
+            }
+        };
+        let outcome = if let Some(kind) = kind_for_status(code) {
+            let snippet: String = text.chars().take(300).collect();
+            Outcome::ToolError {
+                kind,
+                message: format!(
+                    "HTTP {code} {}: {snippet}",
+                    status.canonical_reason().unwrap_or("")
+                ),
+            }
+        } else if truncated {
+            Outcome::ToolError {
+                kind: FailureKind::ResponseTooLarge,
+                message: format!(
+                    "the response is over {cap} bytes; only its first {cap} bytes are kept"
+                ),
+            }
+        } else if parse_failed {
+            Outcome::ToolError {
+                kind: FailureKind::UnparsableResponse,
+                message: "the response says it is JSON but does not parse".to_owned(),
+            }
+        } else {
+            Outcome::Ok
+        };
+        Observation {
+            outcome,
+            status: Some(code),
+            body,
+            bytes,
+            truncated,
+            latency: Duration::ZERO,
+            provenance: Provenance::Live,
+        }
+    }
+}
+
+/// The failure kind of an HTTP status, `None` for success.
+pub fn kind_for_status(status: u16) -> Option<FailureKind> {
+    match status {
+        200..=299 => None,
+        401 => Some(FailureKind::Unauthorized),
+        403 => Some(FailureKind::Forbidden),
+        404 | 410 => Some(FailureKind::NotFound),
+        408 => Some(FailureKind::Timeout),
+        429 => Some(FailureKind::RateLimited),
+        500..=599 => Some(FailureKind::ServerError),
+        _ => Some(FailureKind::BadParameters),
+    }
+}
+
+fn host_port(url: &Url) -> (String, Option<u16>) {
+    (
+        url.host_str().unwrap_or_default().to_owned(),
+        url.port_or_known_default(),
+    )
+}
+
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn method(m: HttpMethod) -> Method {
+    match m {
+        HttpMethod::Get => Method::GET,
+        HttpMethod::Post => Method::POST,
+        HttpMethod::Put => Method::PUT,
+        HttpMethod::Patch => Method::PATCH,
+        HttpMethod::Delete => Method::DELETE,
+        HttpMethod::Head => Method::HEAD,
+        HttpMethod::Options => Method::OPTIONS,
+    }
+}
+
+/// The text form of an argument for a path, query, header or cookie.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters, so an
+/// argument can never add a path segment, a query or a host.
+fn encode_segment(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for byte in raw.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Builds the request of a call. `Err` is a message for the agent.
+fn prepare(
+    entry: &BookEntry,
+    args: &Map<String, Value>,
+) -> std::result::Result<Prepared, (FailureKind, String)> {
+    let api = &entry.api.api;
+    let Endpoint::Http { method: m, path } = &api.endpoint else {
+        return Err((
+            FailureKind::Unsupported,
+            format!("`{}` has no HTTP endpoint to call", api.id),
+        ));
+    };
+    let Some(base) = entry.tool.base_url.as_deref() else {
+        return Err((
+            FailureKind::Unsupported,
+            format!("tool `{}` has no base URL to call", entry.tool.id),
+        ));
+    };
+    let base_url = Url::parse(base).map_err(|e| {
+        (
+            FailureKind::Unsupported,
+            format!("tool `{}` has a bad base URL: {e}", entry.tool.id),
+        )
+    })?;
+    let mut path = path.clone();
+    let mut query: Vec<(String, String)> = Vec::new();
+    let mut headers = HeaderMap::new();
+    let mut cookies: Vec<String> = Vec::new();
+    let mut body = Map::new();
+    for param in &api.params {
+        let Some(value) = args.get(&param.name).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        match param.location {
+            ParamLocation::Path => {
+                path = path.replace(
+                    &format!("{{{}}}", param.name),
+                    &encode_segment(&text_of(value)),
+                );
+            }
+            ParamLocation::Query => match value {
+                Value::Array(items) => {
+                    query.extend(items.iter().map(|i| (param.name.clone(), text_of(i))));
+                }
+                other => query.push((param.name.clone(), text_of(other))),
+            },
+            ParamLocation::Header => {
+                let name = HeaderName::from_bytes(param.name.as_bytes()).map_err(|_| {
+                    (
+                        FailureKind::BadParameters,
+                        format!("`{}` is not a valid header name", param.name),
+                    )
+                })?;
+                let value = HeaderValue::from_str(&text_of(value)).map_err(|_| {
+                    (
+                        FailureKind::BadParameters,
+                        format!("parameter `{}`: not a valid header value", param.name),
+                    )
+                })?;
+                headers.insert(name, value);
+            }
+            ParamLocation::Cookie => cookies.push(format!(
+                "{}={}",
+                param.name,
+                encode_segment(&text_of(value))
+            )),
+            ParamLocation::Body => {
+                body.insert(param.name.clone(), value.clone());
+            }
+        }
+    }
+    if let Some(unfilled) = path
+        .split('/')
+        .find(|s| s.starts_with('{') && s.ends_with('}'))
+    {
+        return Err((
+            FailureKind::BadParameters,
+            format!("path parameter {unfilled} is missing"),
+        ));
+    }
+    if !cookies.is_empty() {
+        let value = HeaderValue::from_str(&cookies.join("; ")).map_err(|_| {
+            (
+                FailureKind::BadParameters,
+                "a cookie value is not valid".to_owned(),
+            )
+        })?;
+        headers.insert(reqwest::header::COOKIE, value);
+    }
+    let joined = format!(
+        "{}{}",
+        base.trim_end_matches('/'),
+        if path.starts_with('/') {
+            path
+        } else {
+            format!("/{path}")
+        }
+    );
+    let mut url = Url::parse(&joined).map_err(|e| {
+        (
+            FailureKind::BadParameters,
+            format!("the arguments make a bad URL: {e}"),
+        )
+    })?;
+    if host_port(&url) != host_port(&base_url) {
+        return Err((
+            FailureKind::Forbidden,
+            "the arguments would change the host; refused".to_owned(),
+        ));
+    }
+    if !query.is_empty() {
+        url.query_pairs_mut()
+            .extend_pairs(query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    }
+    let body = if body.is_empty() {
+        args.get("body")
+            .filter(|_| api.request_body.is_some())
+            .cloned()
+    } else {
+        Some(Value::Object(body))
+    };
+    Ok(Prepared {
+        method: method(*m),
+        url,
+        headers,
+        body,
+    })
+}
+
+#[async_trait]
+impl Executor for HttpExecutor {
+    async fn call(&self, api: &ApiId, args: &Value) -> Result<Observation> {
+        let start = Instant::now();
+        let entry = self.book.entry(api)?;
+        if let Some(refused) = check_arguments(&entry.input_schema, args, Provenance::Live) {
+            return Ok(refused.with_latency(start.elapsed()));
+        }
+        let empty = Map::new();
+        let prepared = match prepare(entry, args.as_object().unwrap_or(&empty)) {
+            Ok(p) => p,
+            Err((kind, message)) => {
+                return Ok(
+                    Observation::tool_error(kind, self.redact(&message), Provenance::Live)
+                        .with_latency(start.elapsed()),
+                );
+            }
+        };
+        Ok(self.send(entry, &prepared).await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_never_prints() {
+        let secret = Secret::new("sk-123");
+        assert_eq!(format!("{secret:?}"), "Secret(***)");
+        let cred = Credential::Bearer(secret);
+        assert!(!format!("{cred:?}").contains("sk-123"));
+    }
+
+    #[test]
+    fn segments_cannot_escape() {
+        assert_eq!(encode_segment("a/b?c#d@e"), "a%2Fb%3Fc%23d%40e");
+        assert_eq!(encode_segment("Tom Hanks"), "Tom%20Hanks");
+    }
+
+    #[test]
+    fn statuses() {
+        assert_eq!(kind_for_status(200), None);
+        assert_eq!(kind_for_status(404), Some(FailureKind::NotFound));
+        assert_eq!(kind_for_status(429), Some(FailureKind::RateLimited));
+        assert_eq!(kind_for_status(503), Some(FailureKind::ServerError));
+        assert_eq!(kind_for_status(422), Some(FailureKind::BadParameters));
+    }
+}

@@ -1,0 +1,81 @@
+//! Tool execution: run one API call against a live, simulated or recorded
+//! backend, and extract what an agent needs from what comes back.
+//!
+//! - [`Executor`] is the contract every backend meets; [`Observation`] is
+//!   what the agent sees (a tool failure is an observation with a
+//!   [`FailureKind`], never an `Err`), and its [`Provenance`] says where it
+//!   came from.
+//! - Arguments are checked against the API's input schema first
+//!   ([`check_arguments`]); a violation is a `bad_parameters` observation
+//!   and no call is made.
+//! - Backends: [`HttpExecutor`] (live HTTP with credentials held as
+//!   [`Secret`]s, host allow-list, timeouts, retries and a size cap),
+//!   [`NativeTools`] (FuncQA's arithmetic), [`Simulator`] (deterministic
+//!   responses synthesized from response schemas and examples), and
+//!   [`ModeExecutor`] over a [`ResponseCache`] for record and replay.
+//! - For large responses: [`pseudo_schema`] outlines a JSON value, and
+//!   [`JqSandbox`] runs a jq filter in a child process with time, memory and
+//!   output limits.
+//! - The example API ([`ExampleApi`], feature `example-api`) is a small
+//!   library service with its own OpenAPI spec, for the quickstart and
+//!   end-to-end tests.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
+//! use toolsmith_exec::{ApiBook, Executor, Simulator};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut store = Store::in_memory()?;
+//! store.import(&read_source("tmdb_oas.json".as_ref(), &ImportOptions::default())?, false)?;
+//! let book = Arc::new(ApiBook::from_catalog(&store.catalog(&DocSelector::Active, &Scope::default())?));
+//! let simulator = Simulator::new(book);
+//! let obs = simulator.call(&"tmdb/get_search_movie".parse()?, &json!({"query": "Titanic"})).await?;
+//! assert!(obs.is_ok());
+//! # Ok(()) }
+//! ```
+
+pub use crate::canonical::canonical_json;
+pub use crate::error::{Error, Result};
+#[cfg(feature = "example-api")]
+pub use crate::example_api::{ExampleApi, LIBRARY_SPEC, library_router, library_spec};
+pub use crate::executor::{ApiBook, BookEntry, Executor, check_arguments};
+pub use crate::http::{
+    Credential, Credentials, HttpExecutor, HttpSettings, Secret, kind_for_status,
+};
+pub use crate::native::{ArithOp, NativeTools};
+pub use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
+pub use crate::pseudo_schema::{OutlineSettings, pseudo_schema, pseudo_schema_with};
+pub use crate::replay::{Coverage, Mode, ModeExecutor, ResponseCache};
+pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
+#[cfg(feature = "llm-oracle")]
+pub use crate::simulate::{LlmOracle, ORACLE_ROLE};
+pub use crate::simulate::{ResponseOracle, Simulator, SimulatorSettings};
+
+mod canonical;
+mod error;
+#[cfg(feature = "example-api")]
+mod example_api;
+mod executor;
+mod http;
+mod native;
+mod observation;
+mod pseudo_schema;
+mod replay;
+pub mod sandbox;
+mod simulate;
+#[cfg(any(test, feature = "test-utils"))]
+pub mod testing;
+
+/// A tokio runtime for callers that are not async themselves (the command
+/// line): current-thread, with timers and I/O enabled.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Io {
+            context: "starting the async runtime".to_owned(),
+            source,
+        })
+}

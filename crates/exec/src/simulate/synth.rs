@@ -1,0 +1,797 @@
+//! Synthesis of one JSON value from a JSON Schema, deterministic in a seed.
+//!
+//! Consistency across calls comes from how seeds are derived:
+//! - the call's seed is a hash of the API id and the canonical arguments;
+//! - an object with an `id` property is an *entity*: its id comes first (the
+//!   path parameter's value at the top level, else drawn from the call's
+//!   seed), and every other field's seed is a hash of the id and the field's
+//!   name. So movie 42 has the same release date in a search result and in
+//!   its detail, whatever else either schema holds;
+//! - a field named like an argument echoes the argument, and the name or
+//!   title of a search result contains the search term.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Number, Value};
+
+use super::rng::{Rng, child_seed};
+use crate::canonical::{canonical_json, stable_hash};
+
+/// Arguments that carry a search term.
+const TERM_ARGS: &[&str] = &[
+    "query",
+    "q",
+    "search",
+    "keyword",
+    "keywords",
+    "term",
+    "search_term",
+    "text",
+    "name",
+    "title",
+];
+
+/// Fields that label an entity and so should contain the search term.
+const LABEL_FIELDS: &[&str] = &[
+    "title",
+    "name",
+    "original_title",
+    "original_name",
+    "full_name",
+    "display_name",
+    "label",
+];
+
+/// Labels deeper than this (a genre's name inside a search result) do not
+/// take the search term: only the top object and the items of a top list do.
+const MAX_LABEL_DEPTH: usize = 3;
+
+const WORDS: &[&str] = &[
+    "river", "silver", "north", "garden", "echo", "harbor", "lantern", "meadow", "summit",
+    "velvet", "amber", "canyon", "falcon", "island", "marble", "orbit", "prairie", "quartz",
+    "raven", "stone", "timber", "willow", "zenith", "crimson", "delta", "ember", "frost", "glade",
+    "horizon", "ivory",
+];
+
+/// Fixed limits of synthesis.
+#[derive(Clone, Debug)]
+pub(crate) struct Limits {
+    pub(crate) min_items: usize,
+    pub(crate) max_items: usize,
+    pub(crate) max_depth: usize,
+}
+
+/// Context of one synthesis: the schema's root (for `$ref`), the call's
+/// arguments, and example values by field name.
+pub(crate) struct Synth<'a> {
+    root: &'a Value,
+    args: &'a Map<String, Value>,
+    term: Option<&'a str>,
+    path_id: Option<&'a Value>,
+    pool: &'a Pool,
+    limits: &'a Limits,
+}
+
+/// Example values by field name, gathered from every example of a tool so
+/// that every API of the tool draws from the same values.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pool(HashMap<String, Vec<Value>>);
+
+impl Pool {
+    /// Adds the scalar values (and arrays of scalars) of one example.
+    pub(crate) fn add_example(&mut self, example: &Value) {
+        collect_pool(example, None, &mut self.0, 0);
+    }
+
+    fn get(&self, name: &str) -> Option<&Vec<Value>> {
+        self.0.get(name)
+    }
+}
+
+impl<'a> Synth<'a> {
+    pub(crate) fn new(
+        root: &'a Value,
+        args: &'a Map<String, Value>,
+        path_id: Option<&'a Value>,
+        pool: &'a Pool,
+        limits: &'a Limits,
+    ) -> Self {
+        let term = TERM_ARGS
+            .iter()
+            .find_map(|name| args.get(*name).and_then(Value::as_str))
+            .filter(|t| !t.trim().is_empty());
+        Self {
+            root,
+            args,
+            term,
+            path_id,
+            pool,
+            limits,
+        }
+    }
+
+    /// Synthesizes the value of `schema` (the root when called from outside).
+    pub(crate) fn value(&self, schema: &Value, seed: u64) -> Value {
+        self.node(schema, None, seed, 0, None)
+    }
+
+    fn resolve<'s>(&'s self, mut schema: &'s Value) -> &'s Value
+    where
+        'a: 's,
+    {
+        for _ in 0..16 {
+            let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
+                break;
+            };
+            let Some(pointer) = reference.strip_prefix('#') else {
+                break;
+            };
+            match self.root.pointer(pointer) {
+                Some(target) => schema = target,
+                None => break,
+            }
+        }
+        schema
+    }
+
+    fn node(
+        &self,
+        schema: &Value,
+        name: Option<&str>,
+        seed: u64,
+        depth: usize,
+        item: Option<usize>,
+    ) -> Value {
+        let schema = self.resolve(schema);
+        if let Some(constant) = schema.get("const") {
+            return constant.clone();
+        }
+        if let Some(choices) = schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .filter(|c| !c.is_empty())
+        {
+            let echoed = name
+                .and_then(|n| self.args.get(n))
+                .filter(|v| choices.contains(v));
+            if let Some(v) = echoed {
+                return v.clone();
+            }
+            let mut rng = Rng::new(seed);
+            return choices
+                .get(rng.index(choices.len()))
+                .cloned()
+                .unwrap_or(Value::Null);
+        }
+        if let Some(value) = schema
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .and_then(|alts| self.one_of(alts, name, seed, depth, item))
+        {
+            return value;
+        }
+        if let Some(first) = schema
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .and_then(|alts| alts.iter().find(|alt| !is_null_schema(self.resolve(alt))))
+        {
+            return self.node(first, name, seed, depth, item);
+        }
+        if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
+            let merged = self.merge_all_of(schema, parts);
+            return self.node(&merged, name, seed, depth, item);
+        }
+        match schema_type(schema) {
+            Some("object") => self.object(schema, seed, depth, item),
+            Some("array") => self.array(schema, name, seed, depth),
+            Some("string") => Value::String(self.string(schema, name, seed, item, depth)),
+            Some("integer") => self.integer(schema, name, seed),
+            Some("number") => self.number(schema, name, seed),
+            Some("boolean") => self.boolean(name, seed),
+            Some("null") => Value::Null,
+            _ => self.untyped(name, seed),
+        }
+    }
+
+    /// A value that matches exactly one alternative by type (an integer
+    /// matches both `integer` and `number`, so `oneOf` of the two needs a
+    /// fraction). Tries each alternative with a few seeds.
+    fn one_of(
+        &self,
+        alts: &[Value],
+        name: Option<&str>,
+        seed: u64,
+        depth: usize,
+        item: Option<usize>,
+    ) -> Option<Value> {
+        let candidates: Vec<&Value> = alts
+            .iter()
+            .filter(|a| !is_null_schema(self.resolve(a)))
+            .collect();
+        for round in 0..4u64 {
+            for alt in &candidates {
+                let value = self.node(alt, name, seed.wrapping_add(round), depth, item);
+                let matching = candidates
+                    .iter()
+                    .filter(|other| self.shallow_matches(self.resolve(other), &value))
+                    .count();
+                if matching == 1 {
+                    return Some(value);
+                }
+            }
+        }
+        // No value told the alternatives apart: a fraction for
+        // integer-or-number, else the first alternative.
+        let number = candidates
+            .iter()
+            .any(|a| schema_type(self.resolve(a)) == Some("number"));
+        let mut rng = Rng::new(seed);
+        if number {
+            let tenths = f64::from(i32::try_from(rng.range(0, 99)).unwrap_or(0));
+            return Number::from_f64(tenths / 10.0 + 0.05).map(Value::Number);
+        }
+        candidates
+            .first()
+            .map(|alt| self.node(alt, name, seed, depth, item))
+    }
+
+    /// Whether `value` fits `schema` by type, and for objects by required
+    /// properties and the enums, consts and types of its properties: enough
+    /// to tell the alternatives of a `oneOf` apart by a discriminator.
+    fn shallow_matches(&self, schema: &Value, value: &Value) -> bool {
+        if !type_matches(schema, value) {
+            return false;
+        }
+        if let Some(choices) = schema.get("enum").and_then(Value::as_array) {
+            return choices.contains(value);
+        }
+        if let Some(constant) = schema.get("const") {
+            return constant == value;
+        }
+        let Value::Object(map) = value else {
+            return true;
+        };
+        let required_ok = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_none_or(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .all(|k| map.contains_key(k))
+            });
+        let props = schema.get("properties").and_then(Value::as_object);
+        required_ok
+            && map.iter().all(|(k, v)| {
+                props.and_then(|p| p.get(k)).is_none_or(|sub| {
+                    let sub = self.resolve(sub);
+                    let enum_ok = sub
+                        .get("enum")
+                        .and_then(Value::as_array)
+                        .is_none_or(|choices| choices.contains(v));
+                    let const_ok = sub.get("const").is_none_or(|c| c == v);
+                    enum_ok && const_ok && type_matches(sub, v)
+                })
+            })
+    }
+
+    /// One schema from the parts of an `allOf` (and the schema's own
+    /// keywords): properties and required lists are united, other keywords
+    /// (enum, format, bounds) taken from the first part that has them.
+    fn merge_all_of(&self, schema: &Value, parts: &[Value]) -> Value {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        let mut merged = Map::new();
+        let own = std::iter::once(schema);
+        for part in own.chain(parts.iter().map(|p| self.resolve(p))) {
+            let Some(map) = part.as_object() else {
+                continue;
+            };
+            for (key, value) in map {
+                match key.as_str() {
+                    "properties" => {
+                        if let Some(props) = value.as_object() {
+                            properties.extend(props.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        }
+                    }
+                    "required" => {
+                        if let Some(req) = value.as_array() {
+                            required.extend(req.iter().cloned());
+                        }
+                    }
+                    "allOf" | "$ref" => {}
+                    _ => {
+                        merged.entry(key.clone()).or_insert_with(|| value.clone());
+                    }
+                }
+            }
+        }
+        if !properties.is_empty() {
+            merged
+                .entry("type")
+                .or_insert_with(|| Value::String("object".to_owned()));
+            merged.insert("properties".to_owned(), Value::Object(properties));
+        }
+        if !required.is_empty() {
+            merged.insert("required".to_owned(), Value::Array(required));
+        }
+        Value::Object(merged)
+    }
+
+    fn object(&self, schema: &Value, seed: u64, depth: usize, item: Option<usize>) -> Value {
+        let empty = Map::new();
+        let props = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut out = Map::new();
+        let mut seed = seed;
+        if let Some(id_schema) = props.get("id") {
+            let echoed = self
+                .path_id
+                .filter(|_| depth == 0)
+                .and_then(|p| coerce(p, self.resolve(id_schema)));
+            let id = echoed.unwrap_or_else(|| {
+                self.node(
+                    id_schema,
+                    Some("id"),
+                    child_seed(seed, "id"),
+                    depth + 1,
+                    None,
+                )
+            });
+            seed = stable_hash(&[b"entity", canonical_json(&id).as_bytes()]);
+            out.insert("id".to_owned(), id);
+        }
+        let deep = depth >= self.limits.max_depth;
+        for (key, sub) in props {
+            if key == "id" || (deep && !required.contains(&key.as_str())) {
+                continue;
+            }
+            let value = self.node(sub, Some(key), child_seed(seed, key), depth + 1, item);
+            out.insert(key.clone(), value);
+        }
+        Value::Object(out)
+    }
+
+    fn array(&self, schema: &Value, name: Option<&str>, seed: u64, depth: usize) -> Value {
+        if let Some(echo) = name.and_then(|n| self.args.get(n)).filter(|v| v.is_array()) {
+            return echo.clone();
+        }
+        let min_items = usize_kw(schema, "minItems").unwrap_or(0);
+        let max_items = usize_kw(schema, "maxItems").unwrap_or(usize::MAX);
+        let mut rng = Rng::new(seed);
+        let count = if depth >= self.limits.max_depth {
+            min_items
+        } else {
+            let lo = self.limits.min_items.max(min_items);
+            let hi = self.limits.max_items.min(max_items).max(lo);
+            lo + rng.index(hi - lo + 1)
+        };
+        let Some(items) = schema.get("items").filter(|i| i.is_object()) else {
+            let pooled = name
+                .and_then(|n| self.pool.get(n))
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            return Value::Array(
+                pooled
+                    .iter()
+                    .filter(|v| !v.is_array())
+                    .take(count)
+                    .cloned()
+                    .collect(),
+            );
+        };
+        let unique = schema
+            .get("uniqueItems")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let mut out: Vec<Value> = Vec::with_capacity(count);
+        let mut attempt = 0usize;
+        while out.len() < count && attempt < count * 4 + 4 {
+            let item_seed = child_seed(seed, &attempt.to_string());
+            let value = self.node(items, name, item_seed, depth + 1, Some(out.len()));
+            attempt += 1;
+            if unique && out.contains(&value) {
+                continue;
+            }
+            out.push(value);
+        }
+        Value::Array(out)
+    }
+
+    fn pooled(
+        &self,
+        name: Option<&str>,
+        seed: u64,
+        accept: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        let candidates: Vec<&Value> = self.pool.get(name?)?.iter().filter(|v| accept(v)).collect();
+        let mut rng = Rng::new(seed ^ 0x5eed);
+        candidates
+            .get(rng.index(candidates.len()))
+            .map(|v| (*v).clone())
+    }
+
+    fn string(
+        &self,
+        schema: &Value,
+        name: Option<&str>,
+        seed: u64,
+        item: Option<usize>,
+        depth: usize,
+    ) -> String {
+        let mut rng = Rng::new(seed);
+        let lower = name.map(str::to_ascii_lowercase).unwrap_or_default();
+        let text = if let Some(echo) = name.and_then(|n| self.args.get(n)).and_then(scalar_text) {
+            echo
+        } else if let (Some(term), true) = (
+            self.term,
+            depth <= MAX_LABEL_DEPTH && LABEL_FIELDS.contains(&lower.as_str()),
+        ) {
+            match item {
+                Some(i) if i > 0 => format!("{term} {}", capitalized(word(&mut rng))),
+                _ => term.to_owned(),
+            }
+        } else if let Some(Value::String(s)) = self.pooled(name, seed, Value::is_string) {
+            s
+        } else {
+            by_format_or_name(schema, &lower, &mut rng)
+        };
+        let text = fit_length(schema, text, &mut rng);
+        match schema.get("pattern").and_then(Value::as_str) {
+            Some(pattern) => fit_pattern(pattern, text, &mut rng),
+            None => text,
+        }
+    }
+
+    fn integer(&self, schema: &Value, name: Option<&str>, seed: u64) -> Value {
+        if let Some(n) = name.and_then(|n| self.args.get(n)).and_then(as_integer) {
+            return Value::from(clamp_i64(schema, n));
+        }
+        let lower = name.map(str::to_ascii_lowercase).unwrap_or_default();
+        let is_id = lower == "id" || lower.ends_with("_id") || lower.ends_with("id");
+        let pooled = (!is_id)
+            .then(|| self.pooled(name, seed, |v| v.is_i64() || v.is_u64()))
+            .flatten();
+        if let Some(v) = pooled {
+            return v;
+        }
+        let mut rng = Rng::new(seed);
+        let value = if is_id {
+            rng.range(1, 999_999)
+        } else if lower.contains("year") {
+            rng.range(1950, 2024)
+        } else if lower == "page" {
+            1
+        } else if lower.contains("count") || lower.starts_with("total") {
+            rng.range(0, 5000)
+        } else {
+            rng.range(0, 1000)
+        };
+        Value::from(clamp_i64(schema, value))
+    }
+
+    fn number(&self, schema: &Value, name: Option<&str>, seed: u64) -> Value {
+        if let Some(n) = name
+            .and_then(|n| self.args.get(n))
+            .filter(|v| v.is_number())
+        {
+            return n.clone();
+        }
+        if let Some(v) = self.pooled(name, seed, Value::is_number) {
+            return v;
+        }
+        let mut rng = Rng::new(seed);
+        let lo = schema.get("minimum").and_then(Value::as_f64).unwrap_or(0.0);
+        let hi = schema
+            .get("maximum")
+            .and_then(Value::as_f64)
+            .unwrap_or(lo + 10.0)
+            .max(lo);
+        let raw = lo + rng.unit() * (hi - lo);
+        let rounded = (raw * 1000.0).round() / 1000.0;
+        Number::from_f64(rounded.clamp(lo, hi)).map_or(Value::from(0), Value::Number)
+    }
+
+    fn boolean(&self, name: Option<&str>, seed: u64) -> Value {
+        if let Some(b) = name.and_then(|n| self.args.get(n)).and_then(Value::as_bool) {
+            return Value::Bool(b);
+        }
+        if let Some(v) = self.pooled(name, seed, Value::is_boolean) {
+            return v;
+        }
+        Value::Bool(Rng::new(seed).below(2) == 1)
+    }
+
+    /// A schema with no type: an example value for the name if there is one,
+    /// else a short string.
+    fn untyped(&self, name: Option<&str>, seed: u64) -> Value {
+        if let Some(v) = name.and_then(|n| self.args.get(n)) {
+            return v.clone();
+        }
+        if let Some(v) = self.pooled(name, seed, |_| true) {
+            return v;
+        }
+        let mut rng = Rng::new(seed);
+        Value::String(word(&mut rng).to_owned())
+    }
+}
+
+/// Collects scalar example values under their field names (and arrays of
+/// scalars), walking at most a few levels deep.
+fn collect_pool(
+    value: &Value,
+    name: Option<&str>,
+    pool: &mut HashMap<String, Vec<Value>>,
+    depth: usize,
+) {
+    if depth > 12 {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                collect_pool(v, Some(k), pool, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            let scalars = items.iter().all(|i| !i.is_object() && !i.is_array());
+            if let (true, Some(n), false) = (scalars, name, items.is_empty()) {
+                let slot = pool.entry(n.to_owned()).or_default();
+                if slot.len() < 32 && !slot.contains(value) {
+                    slot.push(value.clone());
+                }
+            }
+            for item in items.iter().take(16) {
+                collect_pool(item, name, pool, depth + 1);
+            }
+        }
+        Value::Null => {}
+        scalar => {
+            if let Some(n) = name {
+                let slot = pool.entry(n.to_owned()).or_default();
+                if slot.len() < 32 && !slot.contains(scalar) {
+                    slot.push(scalar.clone());
+                }
+            }
+        }
+    }
+}
+
+fn schema_type(schema: &Value) -> Option<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => Some(t.as_str()),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .or(Some("null")),
+        _ => {
+            if schema.get("properties").is_some() {
+                Some("object")
+            } else if schema.get("items").is_some() {
+                Some("array")
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Whether `value` has a type `schema` allows (a schema without a type
+/// allows anything).
+fn type_matches(schema: &Value, value: &Value) -> bool {
+    let allowed: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => match schema_type(schema) {
+            Some(t) => vec![t],
+            None => return true,
+        },
+    };
+    allowed.iter().any(|t| match *t {
+        "integer" => value.as_f64().is_some_and(|f| f.fract() == 0.0),
+        "number" => value.is_number(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "null" => value.is_null(),
+        _ => true,
+    })
+}
+
+fn is_null_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("null")
+}
+
+fn usize_kw(schema: &Value, key: &str) -> Option<usize> {
+    schema
+        .get(key)
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn as_integer(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A value converted to what an `id` schema expects (a path parameter
+/// arrives as text or a number).
+/// `None` when the value cannot take that type.
+fn coerce(value: &Value, schema: &Value) -> Option<Value> {
+    match schema_type(schema) {
+        Some("integer") => as_integer(value).map(Value::from),
+        Some("number") => value
+            .as_f64()
+            .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
+            .and_then(Number::from_f64)
+            .map(Value::Number),
+        Some("string") => scalar_text(value).map(Value::String),
+        _ => Some(value.clone()),
+    }
+}
+
+fn clamp_i64(schema: &Value, value: i64) -> i64 {
+    let mut value = value;
+    if let Some(min) = schema.get("minimum").and_then(Value::as_i64) {
+        value = value.max(min);
+    }
+    if let Some(min) = schema.get("exclusiveMinimum").and_then(Value::as_i64) {
+        value = value.max(min.saturating_add(1));
+    }
+    if let Some(max) = schema.get("maximum").and_then(Value::as_i64) {
+        value = value.min(max);
+    }
+    if let Some(max) = schema.get("exclusiveMaximum").and_then(Value::as_i64) {
+        value = value.min(max.saturating_sub(1));
+    }
+    value
+}
+
+fn word(rng: &mut Rng) -> &'static str {
+    WORDS.get(rng.index(WORDS.len())).copied().unwrap_or("item")
+}
+
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+fn hex(rng: &mut Rng, len: usize) -> String {
+    let mut out = format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64());
+    out.truncate(len);
+    out
+}
+
+fn date(rng: &mut Rng) -> String {
+    format!(
+        "{}-{:02}-{:02}",
+        rng.range(1970, 2024),
+        rng.range(1, 12),
+        rng.range(1, 28)
+    )
+}
+
+/// `text` if it matches `pattern`, else the first of a few common shapes
+/// (slug, digits, decimal, hex, uuid, date, letters) that does; `text` when
+/// none does. The pattern is checked with the JSON Schema validator itself.
+fn fit_pattern(pattern: &str, text: String, rng: &mut Rng) -> String {
+    let schema = serde_json::json!({ "type": "string", "pattern": pattern });
+    let Ok(validator) = jsonschema::validator_for(&schema) else {
+        return text;
+    };
+    if validator.is_valid(&Value::String(text.clone())) {
+        return text;
+    }
+    let slug = text
+        .to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    let candidates = [
+        slug,
+        rng.range(1, 99_999).to_string(),
+        format!("{}.{:02}", rng.range(1, 9_999), rng.range(0, 99)),
+        hex(rng, 8),
+        uuid(rng),
+        date(rng),
+        word(rng).to_ascii_uppercase(),
+        word(rng).to_owned(),
+        String::new(),
+    ];
+    candidates
+        .into_iter()
+        .find(|c| validator.is_valid(&Value::String(c.clone())))
+        .unwrap_or(text)
+}
+
+fn uuid(rng: &mut Rng) -> String {
+    let h = hex(rng, 32);
+    format!(
+        "{}-{}-{}-{}-{}",
+        h.get(0..8).unwrap_or_default(),
+        h.get(8..12).unwrap_or_default(),
+        h.get(12..16).unwrap_or_default(),
+        h.get(16..20).unwrap_or_default(),
+        h.get(20..32).unwrap_or_default()
+    )
+}
+
+fn by_format_or_name(schema: &Value, lower: &str, rng: &mut Rng) -> String {
+    match schema.get("format").and_then(Value::as_str) {
+        Some("date") => return date(rng),
+        Some("date-time") => {
+            return format!(
+                "{}T{:02}:{:02}:00Z",
+                date(rng),
+                rng.range(0, 23),
+                rng.range(0, 59)
+            );
+        }
+        Some("uri" | "url") => return format!("https://example.com/{}", hex(rng, 10)),
+        Some("email") => return format!("{}@example.com", word(rng)),
+        Some("uuid") => return uuid(rng),
+        _ => {}
+    }
+    if lower.contains("uuid") {
+        return uuid(rng);
+    }
+    if lower.ends_with("date") || lower.ends_with("_at") || lower == "birthday" {
+        date(rng)
+    } else if lower.ends_with("_path") {
+        format!("/{}.jpg", hex(rng, 12))
+    } else if lower.contains("url") || lower == "homepage" || lower.contains("link") {
+        format!("https://example.com/{}", hex(rng, 10))
+    } else if lower.contains("email") {
+        format!("{}@example.com", word(rng))
+    } else if lower.starts_with("iso_639") || lower.ends_with("language") {
+        "en".to_owned()
+    } else if lower.starts_with("iso_3166") || lower.contains("country") {
+        "US".to_owned()
+    } else if lower == "id" || lower.ends_with("_id") {
+        hex(rng, 12)
+    } else if LABEL_FIELDS.contains(&lower) {
+        format!("{} {}", capitalized(word(rng)), capitalized(word(rng)))
+    } else {
+        let n = rng.range(1, 4);
+        (0..n).map(|_| word(rng)).collect::<Vec<_>>().join(" ")
+    }
+}
+
+fn fit_length(schema: &Value, text: String, rng: &mut Rng) -> String {
+    let min = usize_kw(schema, "minLength").unwrap_or(0);
+    let max = usize_kw(schema, "maxLength").unwrap_or(usize::MAX);
+    let mut text = text;
+    let mut len = text.chars().count();
+    while len < min {
+        text.push(char::from(b'a' + u8::try_from(rng.below(26)).unwrap_or(0)));
+        len += 1;
+    }
+    if len > max {
+        text = text.chars().take(max).collect();
+    }
+    text
+}
