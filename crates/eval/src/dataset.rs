@@ -1,0 +1,375 @@
+//! Benchmark query sets: what each query asks and which APIs answer it.
+//!
+//! Three file formats are read, each into the same [`Dataset`]:
+//! - RestGPT's RestBench (`restbench-tmdb/restgpt/tmdb.json`): `{query, solution: ["GET /search/person", ...]}`;
+//! - DRAFT's RestBench (`restbench-tmdb/draft/TMDB.json`): `{query, query_id, "relevant APIs": ["GET_search_person", ...]}`;
+//! - ToolBench / StableToolBench / DRAFT's G2 (`toolbench/**.json`):
+//!   `{query, query_id, "relevant APIs": [[tool, api], ...]}`.
+//!
+//! Gold answers stay names ([`GoldApi`]) until [`Dataset::resolve`] looks them up in a catalog
+//! [`Store`], which knows every naming scheme (`GET /movie/{movie_id}`, `GET_movie_movie_id`,
+//! ToolBench's tool and API names).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
+
+use crate::error::{Error, Result};
+
+/// A named set of queries with their gold APIs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Dataset {
+    /// Where it came from: a benchmark name or a file name.
+    pub name: String,
+    /// The queries, in file order.
+    pub queries: Vec<Query>,
+}
+
+/// One benchmark query.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Query {
+    /// The file's query id, or the position in the file (from 0) when it has none. Queries
+    /// merged from several files are prefixed with the file's stem (`G1_tool/394`).
+    pub id: String,
+    /// What the user asks.
+    pub text: String,
+    /// The APIs a correct solution calls, as the file names them, in the file's order.
+    pub gold: Vec<GoldApi>,
+}
+
+/// A gold API as a dataset names it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(untagged)]
+pub enum GoldApi {
+    /// A name the catalog resolves on its own: `GET /search/person` (RestGPT) or
+    /// `GET_search_person` (DRAFT).
+    Named(String),
+    /// A ToolBench API: the tool's and the API's names as RapidAPI spells them.
+    ToolBench {
+        /// The tool name (`TheClique`).
+        tool: String,
+        /// The API name (`Transfermarkt search`).
+        api: String,
+    },
+}
+
+impl std::fmt::Display for GoldApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Named(name) => f.write_str(name),
+            Self::ToolBench { tool, api } => write!(f, "{tool} / {api}"),
+        }
+    }
+}
+
+impl GoldApi {
+    /// The catalog APIs this name refers to (empty when none).
+    pub fn resolve(&self, store: &Store) -> Result<Vec<ApiId>> {
+        Ok(match self {
+            Self::Named(name) => store.resolve_api(name)?,
+            Self::ToolBench { tool, api } => store.resolve_toolbench_api(tool, api)?,
+        })
+    }
+}
+
+/// A query whose gold APIs are catalog ids.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ResolvedQuery {
+    /// The query's id.
+    pub id: String,
+    /// What the user asks.
+    pub text: String,
+    /// The distinct gold APIs, in the file's order (binary relevance: each counts once).
+    pub gold: Vec<ApiId>,
+}
+
+/// A gold name that did not resolve to exactly one API.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unresolved {
+    /// The query it belongs to.
+    pub query: String,
+    /// The name.
+    pub gold: GoldApi,
+    /// The APIs it matched: none, or more than one (ambiguous).
+    pub matches: Vec<ApiId>,
+}
+
+/// A dataset checked against a catalog.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Resolution {
+    /// Queries whose every gold API resolved to exactly one catalog API: the ones to score.
+    pub queries: Vec<ResolvedQuery>,
+    /// Queries left out, with the names that failed.
+    pub skipped: usize,
+    /// Every gold name that did not resolve to exactly one API.
+    pub unresolved: Vec<Unresolved>,
+    /// Gold names that resolved only once their path parameters were ignored, with the API
+    /// they matched (RestGPT's query 98 names `GET /person/{movie_id}/movie_credits`).
+    pub repaired: Vec<(String, GoldApi, ApiId)>,
+}
+
+impl Dataset {
+    /// Number of queries.
+    pub fn len(&self) -> usize {
+        self.queries.len()
+    }
+
+    /// Whether it has no queries.
+    pub fn is_empty(&self) -> bool {
+        self.queries.is_empty()
+    }
+
+    /// Looks every gold name up in `store`. A query is scored only when all its gold names
+    /// resolve to exactly one API each; the others are counted in [`Resolution::skipped`] and
+    /// their failing names listed in [`Resolution::unresolved`].
+    pub fn resolve(&self, store: &Store) -> Result<Resolution> {
+        let mut out = Resolution::default();
+        let mut shapes: Option<HashMap<String, Vec<ApiId>>> = None;
+        for query in &self.queries {
+            let mut gold: Vec<ApiId> = Vec::with_capacity(query.gold.len());
+            let mut complete = !query.gold.is_empty();
+            for name in &query.gold {
+                let mut matches = name.resolve(store)?;
+                if let (GoldApi::Named(text), true) = (name, matches.is_empty()) {
+                    if shapes.is_none() {
+                        shapes = Some(endpoint_shapes(store)?);
+                    }
+                    let found = shapes.as_ref().and_then(|s| s.get(&shape(text)));
+                    if let Some([one]) = found.map(Vec::as_slice) {
+                        out.repaired
+                            .push((query.id.clone(), name.clone(), one.clone()));
+                        matches = vec![one.clone()];
+                    }
+                }
+                match matches.as_slice() {
+                    [one] => {
+                        if !gold.contains(one) {
+                            gold.push(one.clone());
+                        }
+                    }
+                    _ => {
+                        complete = false;
+                        out.unresolved.push(Unresolved {
+                            query: query.id.clone(),
+                            gold: name.clone(),
+                            matches,
+                        });
+                    }
+                }
+            }
+            if complete {
+                out.queries.push(ResolvedQuery {
+                    id: query.id.clone(),
+                    text: query.text.clone(),
+                    gold,
+                });
+            } else {
+                out.skipped += 1;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `METHOD /path/{}/...`: an HTTP endpoint name with its path parameters' names erased.
+fn shape(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut in_param = false;
+    for c in name.chars() {
+        match c {
+            '{' => {
+                in_param = true;
+                out.push_str("{}");
+            }
+            '}' => in_param = false,
+            c if !in_param => out.push(c.to_ascii_lowercase()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every HTTP API of the catalog by [`shape`].
+fn endpoint_shapes(store: &Store) -> Result<HashMap<String, Vec<ApiId>>> {
+    let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
+    let mut map: HashMap<String, Vec<ApiId>> = HashMap::new();
+    for (_, entry) in catalog.apis() {
+        let api = &entry.api;
+        if let (Some(method), Some(path)) = (api.endpoint.method(), api.endpoint.path()) {
+            map.entry(shape(&format!("{method} {path}")))
+                .or_default()
+                .push(api.id.clone());
+        }
+    }
+    Ok(map)
+}
+
+/// The file formats [`load`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DatasetFormat {
+    /// RestGPT's RestBench: `{query, solution: ["GET /path", ...]}`.
+    RestGpt,
+    /// DRAFT's RestBench: `{query, query_id, "relevant APIs": ["GET_path", ...]}`.
+    DraftRestBench,
+    /// ToolBench and its descendants: `{query, query_id, "relevant APIs": [[tool, api], ...]}`.
+    ToolBench,
+}
+
+/// Reads a dataset file, detecting its format from the first query.
+pub fn load(path: &Path) -> Result<Dataset> {
+    let items = read_items(path)?;
+    let format = detect(path, &items)?;
+    parse(path, &items, format)
+}
+
+/// Reads a dataset file in the given format.
+pub fn load_as(path: &Path, format: DatasetFormat) -> Result<Dataset> {
+    let items = read_items(path)?;
+    parse(path, &items, format)
+}
+
+/// Reads several files into one dataset named `name`, prefixing each query id with its
+/// file's stem so ids stay distinct.
+pub fn load_merged(name: &str, paths: &[PathBuf]) -> Result<Dataset> {
+    let mut queries = Vec::new();
+    for path in paths {
+        let part = load(path)?;
+        let stem = file_stem(path);
+        queries.extend(part.queries.into_iter().map(|mut q| {
+            q.id = format!("{stem}/{}", q.id);
+            q
+        }));
+    }
+    Ok(Dataset {
+        name: name.to_owned(),
+        queries,
+    })
+}
+
+fn file_stem(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+fn read_items(path: &Path) -> Result<Vec<Value>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let value: Value = serde_json::from_str(&text).map_err(|source| Error::Json {
+        path: path.to_owned(),
+        source,
+    })?;
+    match value {
+        Value::Array(items) => Ok(items),
+        other => Err(bad(
+            path,
+            format!("expected a JSON array of queries, found {}", kind(&other)),
+        )),
+    }
+}
+
+fn bad(path: &Path, reason: impl Into<String>) -> Error {
+    Error::BadDataset {
+        path: path.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+const RELEVANT: &str = "relevant APIs";
+
+fn detect(path: &Path, items: &[Value]) -> Result<DatasetFormat> {
+    let Some(first) = items.first() else {
+        return Err(bad(path, "no queries in the file"));
+    };
+    if first.get("solution").is_some() {
+        return Ok(DatasetFormat::RestGpt);
+    }
+    match first
+        .get(RELEVANT)
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
+        Some(Value::String(_)) => Ok(DatasetFormat::DraftRestBench),
+        Some(Value::Array(_)) => Ok(DatasetFormat::ToolBench),
+        _ => Err(bad(
+            path,
+            "unknown query format: expected `solution` (RestGPT) or `relevant APIs` (DRAFT, ToolBench)",
+        )),
+    }
+}
+
+fn parse(path: &Path, items: &[Value], format: DatasetFormat) -> Result<Dataset> {
+    let queries = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| parse_query(path, i, item, format))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Dataset {
+        name: file_stem(path),
+        queries,
+    })
+}
+
+fn parse_query(path: &Path, i: usize, item: &Value, format: DatasetFormat) -> Result<Query> {
+    let text = item
+        .get("query")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad(path, format!("query {i}: no `query` text")))?
+        .trim()
+        .to_owned();
+    let id = match item.get("query_id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => i.to_string(),
+    };
+    let field = match format {
+        DatasetFormat::RestGpt => "solution",
+        DatasetFormat::DraftRestBench | DatasetFormat::ToolBench => RELEVANT,
+    };
+    let list = item
+        .get(field)
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad(path, format!("query {id}: no `{field}` list")))?;
+    let gold = list
+        .iter()
+        .map(|g| {
+            parse_gold(g, format).ok_or_else(|| bad(path, format!("query {id}: bad gold API {g}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Query { id, text, gold })
+}
+
+fn parse_gold(g: &Value, format: DatasetFormat) -> Option<GoldApi> {
+    match format {
+        DatasetFormat::RestGpt | DatasetFormat::DraftRestBench => {
+            // RestGPT's file has a few names with stray spaces ("GET  /movie/{movie_id} ").
+            let name = g.as_str()?.split_whitespace().collect::<Vec<_>>().join(" ");
+            (!name.is_empty()).then_some(GoldApi::Named(name))
+        }
+        DatasetFormat::ToolBench => match g.as_array()?.as_slice() {
+            [tool, api] => Some(GoldApi::ToolBench {
+                tool: tool.as_str()?.to_owned(),
+                api: api.as_str()?.to_owned(),
+            }),
+            _ => None,
+        },
+    }
+}

@@ -1,0 +1,298 @@
+//! The corpus: one document per API, cut into the fields an index may use, with the tool and
+//! category kept as small integers so filters cost a comparison per document.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use toolsmith_catalog::{ApiEntry, ApiId, Catalog, ToolEntry, ToolId};
+
+use crate::retriever::Filter;
+
+/// How much each field of an API's document counts. A weight multiplies the field's term
+/// frequencies and length in BM25 (BM25F-style); a weight of 0 leaves the field out. The dense
+/// index embeds the fields whose weight is above 0.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FieldWeights {
+    /// The tool's name (`TheClique`, `tmdb`).
+    pub tool_name: f32,
+    /// The API's name and, for HTTP APIs, its method and path (`Get Details GET /movie/{movie_id}`).
+    pub api_name: f32,
+    /// The tool's description.
+    pub tool_description: f32,
+    /// The API's description (from the chosen doc version).
+    pub api_description: f32,
+    /// Parameter names and descriptions.
+    pub params: f32,
+    /// The user requests of the doc's usage examples (DRAFT's refined docs have one per API).
+    pub examples: f32,
+}
+
+impl FieldWeights {
+    /// Every field once.
+    pub const ALL: Self = Self {
+        tool_name: 1.0,
+        api_name: 1.0,
+        tool_description: 1.0,
+        api_description: 1.0,
+        params: 1.0,
+        examples: 1.0,
+    };
+
+    /// The weights of each field, in [`Field`] order.
+    pub fn get(&self, field: Field) -> f32 {
+        match field {
+            Field::ToolName => self.tool_name,
+            Field::ApiName => self.api_name,
+            Field::ToolDescription => self.tool_description,
+            Field::ApiDescription => self.api_description,
+            Field::Params => self.params,
+            Field::Examples => self.examples,
+        }
+    }
+}
+
+impl Default for FieldWeights {
+    /// [`FieldWeights::ALL`].
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// A field of an API's document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Field {
+    ToolName,
+    ApiName,
+    ToolDescription,
+    ApiDescription,
+    Params,
+    Examples,
+}
+
+impl Field {
+    /// Every field, in document order.
+    pub const ALL: [Self; 6] = [
+        Self::ToolName,
+        Self::ApiName,
+        Self::ToolDescription,
+        Self::ApiDescription,
+        Self::Params,
+        Self::Examples,
+    ];
+}
+
+/// One API as the indexes see it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CorpusDoc {
+    /// The API.
+    pub api: ApiId,
+    /// Its tool.
+    pub tool: ToolId,
+    /// The tool's category.
+    pub category: String,
+    /// The text of each field, in [`Field::ALL`] order.
+    pub fields: [String; 6],
+}
+
+impl CorpusDoc {
+    /// The text of one field.
+    pub fn field(&self, field: Field) -> &str {
+        let i = Field::ALL.iter().position(|f| *f == field).unwrap_or(0);
+        self.fields.get(i).map_or("", String::as_str)
+    }
+
+    /// The fields with weight above 0, joined by `. `: what the dense index embeds.
+    pub fn text(&self, weights: &FieldWeights) -> String {
+        Field::ALL
+            .iter()
+            .zip(&self.fields)
+            .filter(|(f, text)| weights.get(**f) > 0.0 && !text.trim().is_empty())
+            .map(|(_, text)| text.trim())
+            .collect::<Vec<_>>()
+            .join(". ")
+    }
+
+    /// A one-line summary for result lists: the API's name (and path) and its description.
+    pub fn summary(&self) -> String {
+        let name = self.field(Field::ApiName);
+        let description = self.field(Field::ApiDescription).replace('\n', " ");
+        let description = description.trim();
+        let mut line = format!("{}: {name}", self.tool);
+        if !description.is_empty() {
+            line.push_str(" - ");
+            line.extend(description.chars().take(SUMMARY_CHARS));
+            if description.chars().nth(SUMMARY_CHARS).is_some() {
+                line.push_str("...");
+            }
+        }
+        line
+    }
+}
+
+/// Characters of description kept in [`CorpusDoc::summary`].
+const SUMMARY_CHARS: usize = 160;
+
+/// Every API of a catalog view, in catalog order.
+#[derive(Clone, Debug, Default)]
+pub struct Corpus {
+    docs: Vec<CorpusDoc>,
+    doc_tool: Vec<u32>,
+    doc_category: Vec<u32>,
+    tools: HashMap<ToolId, u32>,
+    categories: HashMap<String, u32>,
+}
+
+/// A [`Filter`] resolved against a corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Allowed {
+    /// Every document.
+    All,
+    /// Documents of this category and/or tool.
+    Only {
+        category: Option<u32>,
+        tool: Option<u32>,
+    },
+    /// No document (the filter names a category or tool the corpus lacks).
+    Nothing,
+}
+
+impl Corpus {
+    /// The corpus of a catalog view (one doc version per tool and API, as the view chose).
+    pub fn from_catalog(catalog: &Catalog) -> Self {
+        let mut corpus = Self::default();
+        for (tool, api) in catalog.apis() {
+            corpus.push(document(tool, api));
+        }
+        corpus
+    }
+
+    /// A corpus of ready-made documents.
+    pub fn from_docs(docs: impl IntoIterator<Item = CorpusDoc>) -> Self {
+        let mut corpus = Self::default();
+        for doc in docs {
+            corpus.push(doc);
+        }
+        corpus
+    }
+
+    fn push(&mut self, doc: CorpusDoc) {
+        let next = u32::try_from(self.tools.len()).unwrap_or(u32::MAX);
+        let tool = *self.tools.entry(doc.tool.clone()).or_insert(next);
+        let next = u32::try_from(self.categories.len()).unwrap_or(u32::MAX);
+        let category = *self
+            .categories
+            .entry(doc.category.to_lowercase())
+            .or_insert(next);
+        self.doc_tool.push(tool);
+        self.doc_category.push(category);
+        self.docs.push(doc);
+    }
+
+    /// Number of APIs.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// The documents, in order.
+    pub fn docs(&self) -> &[CorpusDoc] {
+        &self.docs
+    }
+
+    /// Document `i`.
+    pub fn doc(&self, i: usize) -> Option<&CorpusDoc> {
+        self.docs.get(i)
+    }
+
+    /// The first `n` documents as a corpus of their own (for scaling measurements).
+    pub fn prefix(&self, n: usize) -> Self {
+        Self::from_docs(self.docs.iter().take(n).cloned())
+    }
+
+    pub(crate) fn allowed(&self, filter: &Filter) -> Allowed {
+        if filter.category.is_none() && filter.tool.is_none() {
+            return Allowed::All;
+        }
+        let category = match &filter.category {
+            Some(c) => match self.categories.get(&c.to_lowercase()) {
+                Some(&id) => Some(id),
+                None => return Allowed::Nothing,
+            },
+            None => None,
+        };
+        let tool = match &filter.tool {
+            Some(t) => match self.tools.get(t) {
+                Some(&id) => Some(id),
+                None => return Allowed::Nothing,
+            },
+            None => None,
+        };
+        Allowed::Only { category, tool }
+    }
+
+    /// Whether document `i` passes a resolved filter.
+    pub(crate) fn passes(&self, i: usize, allowed: Allowed) -> bool {
+        match allowed {
+            Allowed::All => true,
+            Allowed::Nothing => false,
+            Allowed::Only { category, tool } => {
+                category.is_none_or(|c| self.doc_category.get(i) == Some(&c))
+                    && tool.is_none_or(|t| self.doc_tool.get(i) == Some(&t))
+            }
+        }
+    }
+}
+
+fn document(tool: &ToolEntry, api: &ApiEntry) -> CorpusDoc {
+    let a = &api.api;
+    let mut api_name = a.name.clone();
+    if let (Some(method), Some(path)) = (a.endpoint.method(), a.endpoint.path()) {
+        api_name.push_str(&format!(" {method} {path}"));
+    }
+    let params = a
+        .params
+        .iter()
+        .map(|p| {
+            if p.description.is_empty() {
+                p.name.clone()
+            } else {
+                format!("{}: {}", p.name, p.description)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let examples = api
+        .doc
+        .as_ref()
+        .map(|d| {
+            d.doc
+                .examples
+                .iter()
+                .map(|e| e.query.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    CorpusDoc {
+        api: a.id.clone(),
+        tool: tool.tool.id.clone(),
+        category: tool.tool.category.clone(),
+        fields: [
+            tool.tool.name.clone(),
+            api_name,
+            tool.doc
+                .as_ref()
+                .map(|d| d.doc.description.clone())
+                .unwrap_or_default(),
+            api.description().to_owned(),
+            params,
+            examples,
+        ],
+    }
+}

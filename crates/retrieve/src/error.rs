@@ -1,0 +1,48 @@
+//! Everything that can go wrong while building an index or searching it.
+
+/// A failure of this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The embedder failed.
+    #[error("embedding {what}")]
+    Embed {
+        /// What was being embedded (`query`, `APIs 0..256 of 1006`).
+        what: String,
+        /// The embedder's error.
+        #[source]
+        source: toolsmith_llm::Error,
+    },
+    /// The embedder returned vectors of the wrong count or length.
+    #[error("embedder `{model}` returned {got}, expected {expected}")]
+    EmbeddingShape {
+        /// The embedder's model id.
+        model: String,
+        /// What was expected.
+        expected: String,
+        /// What came back.
+        got: String,
+    },
+    /// Vectors handed to an index do not match its shape.
+    #[error("{got} floats do not make rows of {dims} dimensions for {rows} APIs")]
+    VectorShape {
+        /// Dimensions per row.
+        dims: usize,
+        /// Rows expected (APIs in the corpus).
+        rows: usize,
+        /// Floats given.
+        got: usize,
+    },
+    /// An unknown method name.
+    #[error("unknown retrieval method `{0}`: use bm25, dense or hybrid")]
+    UnknownMethod(String),
+    /// A method that embeds was asked for without an embedder.
+    #[error("retrieval method `{0}` needs an embedder")]
+    NoEmbedder(&'static str),
+    /// Reading the catalog failed.
+    #[error("reading the catalog")]
+    Catalog(#[from] toolsmith_catalog::Error),
+}
+
+/// `Result` with this crate's [`Error`] as the default.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,173 @@
+//! Hybrid retrieval: BM25 and dense result lists fused into one.
+//!
+//! Two fusions are offered ([`Fusion`]): reciprocal-rank fusion (Cormack et al., 2009), which
+//! needs no score calibration, and a weighted sum of min-max normalized scores. Both read the
+//! top [`HybridSettings::depth`] of each list. The default was chosen by measurement on
+//! restbench-tmdb and toolbench-draft282 (see the crate docs).
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::bm25::{Bm25Index, hits};
+use crate::dense::DenseRetriever;
+use crate::error::Result;
+use crate::retriever::{Filter, Hit, Retriever, top_k};
+
+/// RRF's rank constant, from Cormack, Clarke and Büttcher (SIGIR 2009).
+pub const RRF_K: f32 = 60.0;
+
+/// How two ranked lists become one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Fusion {
+    /// Reciprocal-rank fusion: `Σ 1 / (k + rank)` over the lists a document appears in
+    /// (rank from 1).
+    Rrf {
+        /// The rank constant ([`RRF_K`] = 60).
+        k: f32,
+    },
+    /// `w · bm25' + (1 − w) · dense'`, each score min-max normalized within its list's top
+    /// [`HybridSettings::depth`]; a document missing from a list gets 0 there.
+    Weighted {
+        /// The BM25 weight `w` in [0, 1].
+        bm25: f32,
+    },
+}
+
+/// How the hybrid retriever fuses.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HybridSettings {
+    /// The fusion. By default [`HybridSettings::DEFAULT_FUSION`].
+    pub fusion: Fusion,
+    /// Results read from each list before fusing. By default 100.
+    pub depth: usize,
+}
+
+impl HybridSettings {
+    /// The fusion chosen by measurement (see the crate docs).
+    pub const DEFAULT_FUSION: Fusion = Fusion::Rrf { k: RRF_K };
+}
+
+impl Default for HybridSettings {
+    fn default() -> Self {
+        Self {
+            fusion: Self::DEFAULT_FUSION,
+            depth: 100,
+        }
+    }
+}
+
+/// Fuses two ranked `(document, score)` lists (best first) and keeps the best `k`.
+pub fn fuse(
+    fusion: Fusion,
+    lexical: &[(u32, f32)],
+    dense: &[(u32, f32)],
+    k: usize,
+) -> Vec<(u32, f32)> {
+    let mut fused: HashMap<u32, f32> = HashMap::with_capacity(lexical.len() + dense.len());
+    match fusion {
+        Fusion::Rrf { k: rank_k } => {
+            for list in [lexical, dense] {
+                for (rank, &(doc, _)) in list.iter().enumerate() {
+                    #[allow(clippy::cast_precision_loss)]
+                    let rank = rank as f32 + 1.0;
+                    *fused.entry(doc).or_insert(0.0) += 1.0 / (rank_k + rank);
+                }
+            }
+        }
+        Fusion::Weighted { bm25 } => {
+            let w = bm25.clamp(0.0, 1.0);
+            for (list, weight) in [(lexical, w), (dense, 1.0 - w)] {
+                let (lo, hi) = list
+                    .iter()
+                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &(_, s)| {
+                        (lo.min(s), hi.max(s))
+                    });
+                let span = hi - lo;
+                for &(doc, s) in list {
+                    let normalized = if span > 0.0 { (s - lo) / span } else { 1.0 };
+                    *fused.entry(doc).or_insert(0.0) += weight * normalized;
+                }
+            }
+        }
+    }
+    top_k(fused.into_iter().collect(), k)
+}
+
+/// BM25 and dense retrieval over the same corpus, fused.
+#[derive(Clone, Debug)]
+pub struct HybridRetriever {
+    bm25: Bm25Index,
+    dense: DenseRetriever,
+    settings: HybridSettings,
+}
+
+impl HybridRetriever {
+    /// Fuses `bm25` and `dense`, which must index the same corpus (same documents, same order).
+    pub fn new(bm25: Bm25Index, dense: DenseRetriever, settings: HybridSettings) -> Self {
+        Self {
+            bm25,
+            dense,
+            settings,
+        }
+    }
+
+    /// The fused `(document, score)` list for a query vector computed elsewhere.
+    pub fn scores_with_vector(
+        &self,
+        query: &str,
+        vector: &[f32],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Vec<(u32, f32)>> {
+        let depth = self.settings.depth.max(k);
+        let lexical = self.bm25.scores(query, depth, filter);
+        let dense = self.dense.index().scores(vector, depth, filter)?;
+        Ok(fuse(self.settings.fusion, &lexical, &dense, k))
+    }
+}
+
+#[async_trait]
+impl Retriever for HybridRetriever {
+    async fn search(&self, query: &str, k: usize, filter: &Filter) -> Result<Vec<Hit>> {
+        let vector = self.dense.embed_query(query).await?;
+        let scored = self.scores_with_vector(query, &vector, k, filter)?;
+        Ok(hits(self.bm25.corpus(), &scored))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rrf_rewards_agreement() {
+        // Doc 2 is second in both lists; doc 1 first in one only.
+        let fused = fuse(
+            Fusion::Rrf { k: RRF_K },
+            &[(1, 9.0), (2, 5.0)],
+            &[(3, 0.9), (2, 0.8)],
+            3,
+        );
+        assert_eq!(fused.iter().map(|p| p.0).collect::<Vec<_>>(), vec![2, 1, 3]);
+    }
+
+    #[test]
+    fn weighted_sum_normalizes_each_list() {
+        let lexical = [(1, 10.0), (2, 5.0), (3, 0.0)];
+        let dense = [(3, 0.9), (2, 0.5), (1, 0.1)];
+        let only_bm25 = fuse(Fusion::Weighted { bm25: 1.0 }, &lexical, &dense, 3);
+        assert_eq!(
+            only_bm25.iter().map(|p| p.0).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
+        let only_dense = fuse(Fusion::Weighted { bm25: 0.0 }, &lexical, &dense, 3);
+        assert_eq!(
+            only_dense.iter().map(|p| p.0).collect::<Vec<_>>(),
+            vec![3, 2, 1]
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! Shared fixtures: where the benchmark data lives, and a tiny hand-made corpus.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use toolsmith_catalog::{ApiId, ImportOptions, Store, read_source};
+use toolsmith_eval::Benchmark;
+use toolsmith_retrieve::{Corpus, CorpusDoc};
+
+/// `../shared/data` beside the repository (or `TOOLSMITH_DATA`).
+pub fn data_dir() -> PathBuf {
+    let root = std::env::var_os("TOOLSMITH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    assert!(
+        root.join("restbench-tmdb").is_dir(),
+        "benchmark data missing under {} (set TOOLSMITH_DATA)",
+        root.display()
+    );
+    root
+}
+
+/// A store with a benchmark's corpus sources imported (refined docs not activated).
+pub fn benchmark_store(benchmark: &Benchmark) -> Store {
+    let mut store = Store::in_memory().unwrap();
+    for source in benchmark.corpus_sources(&data_dir()) {
+        let batch = read_source(&source, &ImportOptions::default()).unwrap();
+        store.import(&batch, false).unwrap();
+    }
+    store
+}
+
+fn doc(api: &str, category: &str, name: &str, description: &str, params: &str) -> CorpusDoc {
+    let id: ApiId = api.parse().unwrap();
+    CorpusDoc {
+        tool: id.tool().clone(),
+        api: id,
+        category: category.into(),
+        fields: [
+            String::new(),
+            name.into(),
+            String::new(),
+            description.into(),
+            params.into(),
+            String::new(),
+        ],
+    }
+}
+
+/// Five APIs of three tools in two categories.
+pub fn tiny() -> Arc<Corpus> {
+    Arc::new(Corpus::from_docs([
+        doc(
+            "movies/search_movie",
+            "Media",
+            "searchMovie GET /search/movie",
+            "Search for movies by their title.",
+            "query: the movie title",
+        ),
+        doc(
+            "movies/movie_credits",
+            "Media",
+            "movie_credits GET /movie/{movie_id}/credits",
+            "Get the cast and crew of a movie.",
+            "movie_id",
+        ),
+        doc(
+            "movies/search_person",
+            "Media",
+            "searchPerson GET /search/person",
+            "Search for people: actors, directors.",
+            "query: a name",
+        ),
+        doc(
+            "weather/forecast",
+            "Weather",
+            "forecast",
+            "Weather forecast for a city for the next days.",
+            "city; days",
+        ),
+        doc(
+            "weather/current",
+            "Weather",
+            "currentWeather",
+            "Current temperature and wind in a city.",
+            "city",
+        ),
+    ]))
+}

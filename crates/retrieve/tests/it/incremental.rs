@@ -1,0 +1,90 @@
+//! Changing one API's doc re-embeds that API only.
+
+use std::sync::Arc;
+
+use toolsmith_catalog::{
+    Doc, DocLabel, DocSelector, DocTarget, ImportOptions, NewDoc, Scope, Store, read_source,
+};
+use toolsmith_llm::testing::ScriptedEmbedder;
+use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder};
+use toolsmith_retrieve::{Corpus, DenseIndex, DenseRetriever, DenseSettings, Filter, Retriever};
+
+use crate::data::data_dir;
+
+fn tmdb() -> Store {
+    let mut store = Store::in_memory().unwrap();
+    let spec = data_dir().join("restbench-tmdb/restgpt/tmdb_oas.json");
+    store
+        .import(
+            &read_source(&spec, &ImportOptions::default()).unwrap(),
+            false,
+        )
+        .unwrap();
+    store
+}
+
+fn corpus(store: &Store) -> Arc<Corpus> {
+    Arc::new(Corpus::from_catalog(
+        &store
+            .catalog(&DocSelector::Active, &Scope::default())
+            .unwrap(),
+    ))
+}
+
+#[tokio::test]
+async fn a_new_doc_version_re_embeds_only_its_api() {
+    let mut store = tmdb();
+    let embedder = ScriptedEmbedder::new(1024);
+    let first = DenseIndex::build(corpus(&store), &embedder, DenseSettings::default())
+        .await
+        .unwrap();
+    assert_eq!(embedder.texts_embedded(), 54);
+
+    let api = store
+        .resolve_api("GET /movie/{movie_id}")
+        .unwrap()
+        .remove(0);
+    let doc = NewDoc {
+        label: "manual".parse::<DocLabel>().unwrap(),
+        source: "test".into(),
+        doc: Doc::text("Zebra giraffe details of one film."),
+    };
+    store
+        .add_doc(&DocTarget::Api(api.clone()), doc, true)
+        .unwrap();
+    let second = first.refresh(corpus(&store), &embedder).await.unwrap();
+    assert_eq!(
+        embedder.texts_embedded(),
+        55,
+        "only the changed API is embedded again"
+    );
+
+    let dense = DenseRetriever::new(Arc::new(second), Arc::new(embedder.clone()));
+    let hits = dense
+        .search("zebra giraffe film details", 1, &Filter::default())
+        .await
+        .unwrap();
+    assert_eq!(hits[0].api, api);
+}
+
+#[tokio::test]
+async fn the_embedding_cache_makes_rebuilds_free() {
+    let store = tmdb();
+    let inner = ScriptedEmbedder::new(64);
+    let cached = CachedEmbedder::new(
+        inner.clone(),
+        CacheDb::in_memory().unwrap(),
+        CacheMode::ReadWrite,
+    );
+    DenseIndex::build(corpus(&store), &cached, DenseSettings::default())
+        .await
+        .unwrap();
+    DenseIndex::build(corpus(&store), &cached, DenseSettings::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        inner.texts_embedded(),
+        54,
+        "the second build is served by the cache"
+    );
+}
