@@ -1,0 +1,189 @@
+//! DFSDT with ToolBench's semantics (`DFS_woFilter_w2`): depth-first search
+//! over agent states, `width` children per node. Expanding a node again shows
+//! the model its earlier children and asks for something different; a failed
+//! branch backtracks to its sibling; `give_up_and_restart` abandons the parent
+//! too; the first answer ends the search.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use async_trait::async_trait;
+use toolsmith_llm::Message;
+
+use crate::error::Result;
+use crate::prompts::DFSDT_DIVERSITY;
+use crate::react::{CALL_A_FUNCTION, nodes, opening};
+use crate::run::{Finish, Run};
+use crate::runtime::{Runtime, Stop};
+use crate::settings::DfsdtSettings;
+use crate::solver::{Solver, finished};
+use crate::toolset::{FinishCall, Toolset};
+use crate::trace::{TraceEvent, cut};
+
+/// The DFSDT solver.
+pub struct Dfsdt {
+    runtime: Runtime,
+    settings: DfsdtSettings,
+}
+
+impl Dfsdt {
+    /// DFSDT over `runtime` with these settings.
+    pub fn new(runtime: Runtime, settings: DfsdtSettings) -> Self {
+        Self { runtime, settings }
+    }
+}
+
+/// What a subtree gave.
+enum Outcome {
+    Answer(String),
+    /// Nothing here: the caller tries its next child.
+    Failed,
+}
+
+struct Search<'a> {
+    query: &'a str,
+    toolset: Toolset,
+    llm_calls: usize,
+    last_give_up: Option<String>,
+}
+
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+impl Dfsdt {
+    fn expand<'a>(
+        &'a self,
+        messages: Vec<Message>,
+        depth: usize,
+        search: &'a mut Search<'_>,
+    ) -> Boxed<'a, std::result::Result<Outcome, Stop>> {
+        Box::pin(async move {
+            if depth >= self.settings.max_depth {
+                self.runtime.tracer.emit(TraceEvent::Backtrack {
+                    depth,
+                    reason: "depth_limit".to_owned(),
+                });
+                return Ok(Outcome::Failed);
+            }
+            let mut children: Vec<String> = Vec::new();
+            for _ in 0..self.settings.width.max(1) {
+                if search.llm_calls >= self.settings.max_llm_calls {
+                    return Err(Stop {
+                        finish: Finish::StepLimit,
+                        detail: format!(
+                            "the search used its {} LLM calls",
+                            self.settings.max_llm_calls
+                        ),
+                    });
+                }
+                let mut asked = messages.clone();
+                if !children.is_empty() {
+                    let nudge = DFSDT_DIVERSITY
+                        .render(&serde_json::json!({"attempts": &children}))
+                        .map_err(|e| Stop {
+                            finish: Finish::Error,
+                            detail: e.to_string(),
+                        })?;
+                    asked.push(Message::user(nudge));
+                }
+                let response = self
+                    .runtime
+                    .ask("agent", asked, search.toolset.specs(), search.query)
+                    .await?;
+                search.llm_calls += 1;
+                // The diversity note is shown once, not kept in the child's history.
+                let mut child = messages.clone();
+                child.push(response.to_message());
+                let child_depth = depth + nodes(&response).max(1);
+                if response.tool_calls.is_empty() {
+                    child.push(Message::user(CALL_A_FUNCTION));
+                    children.push(format!(
+                        "replied without calling a function: {}",
+                        cut(response.text(), 200)
+                    ));
+                } else {
+                    let answers = self
+                        .runtime
+                        .answer_calls(&response.tool_calls, &mut search.toolset, search.query)
+                        .await;
+                    let mut summary = Vec::new();
+                    let mut gave_up = None;
+                    for (call, answered) in response.tool_calls.iter().zip(&answers) {
+                        summary.push(format!(
+                            "{}({}) -> {}",
+                            call.name,
+                            cut(&call.arguments, 200),
+                            cut(&answered.content, 200)
+                        ));
+                    }
+                    for answered in answers {
+                        child.push(Message::tool(answered.call_id, answered.content));
+                        match answered.finish {
+                            Some(FinishCall::Answer(answer)) => return Ok(Outcome::Answer(answer)),
+                            Some(FinishCall::GiveUp(reason)) => gave_up = Some(reason),
+                            _ => {}
+                        }
+                    }
+                    children.push(summary.join("; "));
+                    if let Some(reason) = gave_up {
+                        // ToolBench: a give-up prunes this child and abandons its parent as well.
+                        self.runtime.tracer.emit(TraceEvent::Backtrack {
+                            depth: child_depth,
+                            reason: "give_up".to_owned(),
+                        });
+                        search.last_give_up = Some(reason);
+                        return Ok(Outcome::Failed);
+                    }
+                }
+                match self.expand(child, child_depth, search).await? {
+                    Outcome::Answer(answer) => return Ok(Outcome::Answer(answer)),
+                    Outcome::Failed => continue,
+                }
+            }
+            Ok(Outcome::Failed)
+        })
+    }
+}
+
+#[async_trait]
+impl Solver for Dfsdt {
+    fn name(&self) -> &str {
+        "dfsdt"
+    }
+
+    async fn solve(&self, query: &str, toolset: Toolset) -> Result<Run> {
+        let tracer = &self.runtime.tracer;
+        crate::solver::started(tracer, self.name(), query, &toolset);
+        let messages = match opening(&toolset, query) {
+            Ok(m) => m,
+            Err(stop) => {
+                return Ok(finished(
+                    tracer,
+                    self.name(),
+                    query,
+                    stop.finish,
+                    None,
+                    Some(stop.detail),
+                ));
+            }
+        };
+        let mut search = Search {
+            query,
+            toolset,
+            llm_calls: 0,
+            last_give_up: None,
+        };
+        let (finish, answer, detail) = match self.expand(messages, 0, &mut search).await {
+            Ok(Outcome::Answer(answer)) => (Finish::Answered, Some(answer), None),
+            Ok(Outcome::Failed) => match search.last_give_up.take() {
+                Some(reason) => (Finish::GaveUp, None, Some(reason)),
+                None => (
+                    Finish::StepLimit,
+                    None,
+                    Some("every branch reached the depth limit".to_owned()),
+                ),
+            },
+            Err(stop) => (stop.finish, None, Some(stop.detail)),
+        };
+        Ok(finished(tracer, self.name(), query, finish, answer, detail))
+    }
+}

@@ -1,0 +1,151 @@
+//! ReAct as ToolBench runs it (CoT@n): one chain of thought, tool call and
+//! observation until `Finish` or the depth limit; `n` independent tries, the
+//! first answer wins.
+
+use async_trait::async_trait;
+use toolsmith_llm::{ChatResponse, Message};
+
+use crate::error::Result;
+use crate::prompts::{AGENT_SYSTEM, tool_lines};
+use crate::run::{Finish, Run};
+use crate::runtime::{Runtime, Stop};
+use crate::settings::ReactSettings;
+use crate::solver::{Solver, finished};
+use crate::toolset::{FinishCall, Toolset};
+
+/// The reminder sent when a reply calls no function.
+pub(crate) const CALL_A_FUNCTION: &str = "Continue by calling a function. If you have the answer, call Finish with return_type \"give_answer\".";
+
+/// The ReAct solver.
+pub struct React {
+    runtime: Runtime,
+    settings: ReactSettings,
+}
+
+impl React {
+    /// ReAct over `runtime` with these settings.
+    pub fn new(runtime: Runtime, settings: ReactSettings) -> Self {
+        Self { runtime, settings }
+    }
+}
+
+/// How many of ToolBench's nodes a reply adds to a chain: a thought (if the
+/// reply has text) plus an action and its input per step.
+pub(crate) fn nodes(response: &ChatResponse) -> usize {
+    usize::from(!response.text().trim().is_empty())
+        + if response.tool_calls.is_empty() { 0 } else { 2 }
+}
+
+/// The opening messages of a chain.
+pub(crate) fn opening(toolset: &Toolset, query: &str) -> std::result::Result<Vec<Message>, Stop> {
+    let system = AGENT_SYSTEM
+        .render(&serde_json::json!({"tools": tool_lines(&toolset.api_specs())}))
+        .map_err(|e| Stop {
+            finish: Finish::Error,
+            detail: e.to_string(),
+        })?;
+    Ok(vec![
+        Message::system(system),
+        Message::user(format!("{query}\nBegin!")),
+    ])
+}
+
+enum ChainEnd {
+    Answer(String),
+    GaveUp(String),
+    DepthLimit,
+}
+
+impl React {
+    async fn chain(
+        &self,
+        toolset: &mut Toolset,
+        query: &str,
+    ) -> std::result::Result<ChainEnd, Stop> {
+        let mut messages = opening(toolset, query)?;
+        let mut depth = 0;
+        while depth < self.settings.max_depth {
+            let response = self
+                .runtime
+                .ask("agent", messages.clone(), toolset.specs(), query)
+                .await?;
+            depth += nodes(&response).max(1);
+            messages.push(response.to_message());
+            if response.tool_calls.is_empty() {
+                messages.push(Message::user(CALL_A_FUNCTION));
+                continue;
+            }
+            let answers = self
+                .runtime
+                .answer_calls(&response.tool_calls, toolset, query)
+                .await;
+            let mut end = None;
+            for answered in answers {
+                messages.push(Message::tool(answered.call_id, answered.content));
+                match answered.finish {
+                    Some(FinishCall::Answer(answer)) => end = Some(ChainEnd::Answer(answer)),
+                    Some(FinishCall::GiveUp(reason)) if end.is_none() => {
+                        end = Some(ChainEnd::GaveUp(reason))
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(end) = end {
+                return Ok(end);
+            }
+        }
+        Ok(ChainEnd::DepthLimit)
+    }
+}
+
+#[async_trait]
+impl Solver for React {
+    fn name(&self) -> &str {
+        "react"
+    }
+
+    async fn solve(&self, query: &str, mut toolset: Toolset) -> Result<Run> {
+        let tracer = &self.runtime.tracer;
+        crate::solver::started(tracer, self.name(), query, &toolset);
+        let mut last = (Finish::StepLimit, "no try was made".to_owned());
+        for _ in 0..self.settings.tries.max(1) {
+            match self.chain(&mut toolset, query).await {
+                Ok(ChainEnd::Answer(answer)) => {
+                    return Ok(finished(
+                        tracer,
+                        self.name(),
+                        query,
+                        Finish::Answered,
+                        Some(answer),
+                        None,
+                    ));
+                }
+                Ok(ChainEnd::GaveUp(reason)) => last = (Finish::GaveUp, reason),
+                Ok(ChainEnd::DepthLimit) => {
+                    last = (
+                        Finish::StepLimit,
+                        format!("no answer within {} nodes", self.settings.max_depth),
+                    )
+                }
+                Err(stop) => {
+                    return Ok(finished(
+                        tracer,
+                        self.name(),
+                        query,
+                        stop.finish,
+                        None,
+                        Some(stop.detail),
+                    ));
+                }
+            }
+        }
+        Ok(finished(
+            tracer,
+            self.name(),
+            query,
+            last.0,
+            None,
+            Some(last.1),
+        ))
+    }
+}

@@ -1,0 +1,87 @@
+//! What a run produces: its final state, answer and trace.
+
+use serde::{Deserialize, Serialize};
+
+use crate::trace::{Stamped, TraceEvent};
+
+/// How a run ended. Every run ends in one of these, with a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finish {
+    /// The agent gave an answer.
+    Answered,
+    /// The agent gave up (every branch or try).
+    GaveUp,
+    /// A call, token or LLM-call budget ran out.
+    BudgetExhausted,
+    /// The step or depth limit was reached without an answer.
+    StepLimit,
+    /// The LLM failed in a way retrying could not fix.
+    Error,
+}
+
+impl Finish {
+    /// Stable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Answered => "answered",
+            Self::GaveUp => "gave_up",
+            Self::BudgetExhausted => "budget_exhausted",
+            Self::StepLimit => "step_limit",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// One solved (or not) query.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Run {
+    /// The solver that ran.
+    pub solver: String,
+    /// The query.
+    pub query: String,
+    /// How it ended.
+    pub finish: Finish,
+    /// The final answer, when there is one.
+    pub answer: Option<String>,
+    /// Why it ended without an answer.
+    pub detail: Option<String>,
+    /// Every event, in order.
+    pub trace: Vec<Stamped>,
+}
+
+impl Run {
+    /// The APIs called, in order (unknown tools excluded).
+    pub fn api_calls(&self) -> Vec<String> {
+        self.trace
+            .iter()
+            .filter_map(|e| match &e.event {
+                TraceEvent::ToolCall { api: Some(api), .. } => Some(api.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Number of LLM calls made.
+    pub fn llm_calls(&self) -> usize {
+        self.trace
+            .iter()
+            .filter(|e| matches!(e.event, TraceEvent::LlmCall { .. }))
+            .count()
+    }
+
+    /// Prompt plus completion tokens over all LLM calls.
+    pub fn tokens(&self) -> u64 {
+        self.trace
+            .iter()
+            .map(|e| match &e.event {
+                TraceEvent::LlmCall {
+                    prompt_tokens,
+                    completion_tokens,
+                    ..
+                } => prompt_tokens + completion_tokens,
+                _ => 0,
+            })
+            .sum()
+    }
+}

@@ -1,0 +1,353 @@
+//! The machinery every agent shares: asking the LLM (with accounting and a
+//! trace), and running the tool calls of one turn concurrently with their ids
+//! kept straight, turning every failure into an observation the agent can
+//! recover from.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::future::join_all;
+use serde_json::{Value, json};
+use toolsmith_exec::{ApiBook, Executor, Observation, Provenance};
+use toolsmith_llm::{
+    ChatModel, ChatRequest, ChatResponse, Message, Sampling, ToolCall, ToolChoice, ToolSpec,
+};
+use toolsmith_retrieve::{Filter, Retriever};
+
+use crate::run::Finish;
+use crate::settings::AgentSettings;
+use crate::toolset::{FINISH, FinishCall, RenderOptions, SEARCH_TOOLS, Toolset, parse_finish};
+use crate::trace::{TraceEvent, Tracer, cut};
+
+/// Why a run has to stop now.
+#[derive(Debug)]
+pub struct Stop {
+    /// The final state to report.
+    pub finish: Finish,
+    /// What happened.
+    pub detail: String,
+}
+
+/// What the agents need: a model, an executor, optionally a retriever for
+/// `search_tools`, and the catalog entries those searches may add.
+#[derive(Clone)]
+pub struct Runtime {
+    /// The model (wrap it in `Metered` for budgets, `CachedChat` for caching).
+    pub llm: Arc<dyn ChatModel>,
+    /// Runs the tools.
+    pub executor: Arc<dyn Executor>,
+    /// Finds tools for `search_tools`.
+    pub retriever: Option<Arc<dyn Retriever>>,
+    /// Catalog entries `search_tools` can add to the toolset.
+    pub book: Arc<ApiBook>,
+    /// Shared settings.
+    pub settings: AgentSettings,
+    /// Where events go.
+    pub tracer: Tracer,
+}
+
+/// One tool call of a turn, answered.
+#[derive(Debug)]
+pub struct Answered {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The text to send back as the tool message.
+    pub content: String,
+    /// Set when the call was `Finish`.
+    pub finish: Option<FinishCall>,
+    /// Whether the call failed (unknown tool, bad arguments, tool error).
+    pub failed: bool,
+}
+
+impl Runtime {
+    /// Asks the model, records the call, and maps budget and model failures to a [`Stop`].
+    pub async fn ask(
+        &self,
+        role: &str,
+        messages: Vec<Message>,
+        tools: Vec<ToolSpec>,
+        query: &str,
+    ) -> Result<ChatResponse, Stop> {
+        let sampling = Sampling {
+            temperature: self.settings.temperature,
+            seed: self.settings.seed,
+            max_tokens: self.settings.max_tokens,
+            ..Sampling::default()
+        };
+        let choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
+        let request = ChatRequest::new(role, messages)
+            .with_tools(tools, choice)
+            .with_sampling(sampling)
+            .with_query(query);
+        match self.traced().chat(&request).await {
+            Ok(response) => Ok(response),
+            Err(toolsmith_llm::Error::Budget(exhausted)) => Err(Stop {
+                finish: Finish::BudgetExhausted,
+                detail: exhausted.to_string(),
+            }),
+            Err(e) => Err(Stop {
+                finish: Finish::Error,
+                detail: format!("the LLM failed: {e}"),
+            }),
+        }
+    }
+
+    /// The model, recording every call it answers in the trace.
+    pub fn traced(&self) -> Traced {
+        Traced {
+            inner: self.llm.clone(),
+            tracer: self.tracer.clone(),
+        }
+    }
+
+    /// Runs every call of one turn, API calls concurrently, answers in call order.
+    pub async fn answer_calls(
+        &self,
+        calls: &[ToolCall],
+        toolset: &mut Toolset,
+        query: &str,
+    ) -> Vec<Answered> {
+        let mut answers: Vec<Option<Answered>> = calls.iter().map(|_| None).collect();
+        let mut pending = Vec::new();
+        for (i, call) in calls.iter().enumerate() {
+            if call.name == FINISH {
+                let finish = parse_finish(&call.arguments);
+                let content = match &finish {
+                    FinishCall::Invalid(why) => json!({"error": why, "response": ""}).to_string(),
+                    _ => json!({"response": "successfully finished"}).to_string(),
+                };
+                let failed = matches!(finish, FinishCall::Invalid(_));
+                answers[i] = Some(Answered {
+                    call_id: call.id.clone(),
+                    content,
+                    finish: Some(finish),
+                    failed,
+                });
+            } else if call.name == SEARCH_TOOLS && toolset.has_search_tool() {
+                answers[i] = Some(self.search_tools(call, toolset, query).await);
+            } else {
+                pending.push((i, call));
+            }
+        }
+        let toolset_ref: &Toolset = toolset;
+        let results = join_all(
+            pending
+                .iter()
+                .map(|(_, call)| self.call_api(call, toolset_ref)),
+        )
+        .await;
+        for ((i, _), answered) in pending.into_iter().zip(results) {
+            answers[i] = Some(answered);
+        }
+        answers.into_iter().flatten().collect()
+    }
+
+    async fn call_api(&self, call: &ToolCall, toolset: &Toolset) -> Answered {
+        self.call_api_full(call, toolset).await.0
+    }
+
+    /// Runs one API call and returns the answer for the model with the whole observation.
+    pub async fn call_api_full(
+        &self,
+        call: &ToolCall,
+        toolset: &Toolset,
+    ) -> (Answered, Option<Observation>) {
+        let limit = self.settings.max_observation_chars;
+        let failed = |content: String, outcome: &str, api: Option<String>, arguments: Value| {
+            self.tracer.emit(TraceEvent::ToolCall {
+                call_id: call.id.clone(),
+                function: call.name.clone(),
+                api,
+                arguments,
+                outcome: outcome.to_owned(),
+                provenance: "none".to_owned(),
+                observation: content.clone(),
+            });
+            (
+                Answered {
+                    call_id: call.id.clone(),
+                    content,
+                    finish: None,
+                    failed: true,
+                },
+                None,
+            )
+        };
+        let Some(api) = toolset.resolve(&call.name) else {
+            let message = format!(
+                "No such function name: {}. Use only the functions offered.",
+                call.name
+            );
+            return failed(
+                json!({"error": message, "response": ""}).to_string(),
+                "unknown_tool",
+                None,
+                Value::Null,
+            );
+        };
+        let arguments = match call.parsed_arguments() {
+            Ok(Value::Object(map)) => Value::Object(map),
+            Ok(Value::Null) => json!({}),
+            Ok(other) => {
+                let message = format!("The arguments must be a JSON object, got {other}");
+                return failed(
+                    json!({"error": message, "response": ""}).to_string(),
+                    "bad_parameters",
+                    Some(api.to_string()),
+                    other,
+                );
+            }
+            Err(e) => {
+                let message = format!("The arguments are not valid JSON ({e}); send a JSON object");
+                return failed(
+                    json!({"error": message, "response": ""}).to_string(),
+                    "bad_parameters",
+                    Some(api.to_string()),
+                    Value::String(call.arguments.clone()),
+                );
+            }
+        };
+        let observation = match self.executor.call(api, &arguments).await {
+            Ok(observation) => observation,
+            Err(e) => {
+                let message = format!("toolsmith could not run {api}: {e}");
+                return failed(
+                    json!({"error": message, "response": ""}).to_string(),
+                    "unknown_api",
+                    Some(api.to_string()),
+                    arguments,
+                );
+            }
+        };
+        let content = cut(&observation_text(&observation), limit);
+        self.tracer.emit(TraceEvent::ToolCall {
+            call_id: call.id.clone(),
+            function: call.name.clone(),
+            api: Some(api.to_string()),
+            arguments,
+            outcome: observation
+                .failure()
+                .map_or("ok", |k| k.as_str())
+                .to_owned(),
+            provenance: provenance_name(observation.provenance).to_owned(),
+            observation: content.clone(),
+        });
+        let failed = !observation.is_ok();
+        (
+            Answered {
+                call_id: call.id.clone(),
+                content,
+                finish: None,
+                failed,
+            },
+            Some(observation),
+        )
+    }
+
+    async fn search_tools(&self, call: &ToolCall, toolset: &mut Toolset, query: &str) -> Answered {
+        let wanted = call
+            .parsed_arguments()
+            .ok()
+            .and_then(|v| v.get("query").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_else(|| query.to_owned());
+        let (content, outcome) = match &self.retriever {
+            None => (
+                json!({"error": "search_tools is not available", "response": ""}).to_string(),
+                "unknown_tool",
+            ),
+            Some(retriever) => match retriever
+                .search(&wanted, self.settings.search_k, &Filter::default())
+                .await
+            {
+                Ok(hits) => {
+                    let mut found = Vec::new();
+                    for hit in hits {
+                        if let Some(entry) = self.book.get(&hit.api) {
+                            toolset.add(&entry.api, &RenderOptions::default());
+                            found.push(json!({"function": toolsmith_catalog::export::function_name(&hit.api), "about": hit.text}));
+                        }
+                    }
+                    (json!({"error": "", "response": found}).to_string(), "ok")
+                }
+                Err(e) => (
+                    json!({"error": format!("search failed: {e}"), "response": ""}).to_string(),
+                    "server_error",
+                ),
+            },
+        };
+        self.tracer.emit(TraceEvent::ToolCall {
+            call_id: call.id.clone(),
+            function: call.name.clone(),
+            api: None,
+            arguments: json!({"query": wanted}),
+            outcome: outcome.to_owned(),
+            provenance: "none".to_owned(),
+            observation: content.clone(),
+        });
+        Answered {
+            call_id: call.id.clone(),
+            content,
+            finish: None,
+            failed: outcome != "ok",
+        }
+    }
+}
+
+/// ToolBench's observation format: `{"error": "...", "response": ...}`.
+pub fn observation_text(observation: &Observation) -> String {
+    let error = match &observation.outcome {
+        toolsmith_exec::Outcome::Ok => String::new(),
+        other => {
+            let kind = observation.failure().map_or("error", |k| k.as_str());
+            let message = match other {
+                toolsmith_exec::Outcome::ToolError { message, .. }
+                | toolsmith_exec::Outcome::TransportError { message, .. } => message.clone(),
+                _ => String::new(),
+            };
+            format!("{kind}: {message}")
+        }
+    };
+    let response = match observation.body.json() {
+        Some(value) => value.clone(),
+        None => Value::String(observation.body.to_text()),
+    };
+    json!({"error": error, "response": response}).to_string()
+}
+
+fn provenance_name(provenance: Provenance) -> &'static str {
+    provenance.as_str()
+}
+
+/// A model that records each call it answers as a [`TraceEvent::LlmCall`].
+pub struct Traced {
+    inner: Arc<dyn ChatModel>,
+    tracer: Tracer,
+}
+
+#[async_trait::async_trait]
+impl ChatModel for Traced {
+    async fn chat(&self, request: &ChatRequest) -> toolsmith_llm::Result<ChatResponse> {
+        let started = Instant::now();
+        let response = self.inner.chat(request).await?;
+        self.tracer.emit(TraceEvent::LlmCall {
+            role: request.role.to_string(),
+            messages: request.messages.len(),
+            last_message: cut(request.last_message(), 2000),
+            reply: cut(response.text(), 2000),
+            tool_calls: response
+                .tool_calls
+                .iter()
+                .map(|c| format!("{}({})", c.name, cut(&c.arguments, 300)))
+                .collect(),
+            prompt_tokens: response.usage.prompt_tokens,
+            completion_tokens: response.usage.completion_tokens,
+            latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            cache_hit: response.cache_hit,
+        });
+        Ok(response)
+    }
+
+    fn model_name(&self) -> &str {
+        self.inner.model_name()
+    }
+}

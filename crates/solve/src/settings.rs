@@ -1,0 +1,120 @@
+//! Every solver's knobs, with the published defaults.
+
+use serde::{Deserialize, Serialize};
+
+/// Settings every agent shares.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentSettings {
+    /// Observations shown to the model are cut to this many characters
+    /// (ToolBench: 1,024).
+    pub max_observation_chars: usize,
+    /// Sampling temperature (`None`: the server's default, as ToolBench ran).
+    pub temperature: Option<f32>,
+    /// Seed for servers that support it.
+    pub seed: Option<u64>,
+    /// Largest completion per LLM call (ToolBench: 1,024).
+    pub max_tokens: Option<u32>,
+    /// Tools found per `search_tools` call.
+    pub search_k: usize,
+}
+
+impl AgentSettings {
+    /// ToolBench's runtime (ToolLLM, ICLR 2024), as its reference code runs.
+    pub const PAPER: Self = Self {
+        max_observation_chars: 1024,
+        temperature: None,
+        seed: None,
+        max_tokens: Some(1024),
+        search_k: 5,
+    };
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}
+
+/// ReAct as ToolBench's CoT@n.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReactSettings {
+    /// Independent tries (n of CoT@n; ReAct is n = 1).
+    pub tries: usize,
+    /// Depth limit of a chain in ToolBench's nodes (a step with a thought is
+    /// three nodes: thought, action, action input): 12.
+    pub max_depth: usize,
+}
+
+impl ReactSettings {
+    /// ToolBench's defaults: one chain, 12 nodes deep.
+    pub const PAPER: Self = Self {
+        tries: 1,
+        max_depth: 12,
+    };
+}
+
+impl Default for ReactSettings {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}
+
+/// DFSDT as ToolBench's `DFS_woFilter_w2`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DfsdtSettings {
+    /// Children tried per node: 2.
+    pub width: usize,
+    /// Depth limit in nodes: 12.
+    pub max_depth: usize,
+    /// LLM calls for the whole search: 200.
+    pub max_llm_calls: usize,
+}
+
+impl DfsdtSettings {
+    /// ToolBench's defaults.
+    pub const PAPER: Self = Self {
+        width: 2,
+        max_depth: 12,
+        max_llm_calls: 200,
+    };
+}
+
+impl Default for DfsdtSettings {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}
+
+/// ConAgents' calibration limits and turn budget.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConAgentsSettings {
+    /// Retries of the execution agent after a tool-server error (alpha = 3).
+    pub alpha: u32,
+    /// Retries of the observing agent after an interpreter error (beta = 3).
+    pub beta: u32,
+    /// Grounding turns before the run stops.
+    pub max_turns: usize,
+    /// Responses shorter than this many characters go to the grounding agent
+    /// whole; longer ones go through the observing agent.
+    pub observe_above_chars: usize,
+}
+
+impl ConAgentsSettings {
+    /// ConAgents (Shi et al., 2024), section 4 and its reference code.
+    pub const PAPER: Self = Self {
+        alpha: 3,
+        beta: 3,
+        max_turns: 10,
+        observe_above_chars: 1024,
+    };
+}
+
+impl Default for ConAgentsSettings {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}

@@ -1,0 +1,112 @@
+//! Runs kept in the SQLite file beside the catalog: one row per run with its
+//! final state and its whole trace as JSON.
+
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+
+use crate::error::{Error, Result};
+use crate::run::Run;
+
+const COMPONENT: &str = "solve";
+const MIGRATIONS: &[&str] = &["CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    solver TEXT NOT NULL,
+    query TEXT NOT NULL,
+    finish TEXT NOT NULL,
+    answer TEXT,
+    detail TEXT,
+    llm_calls INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    trace TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL
+)"];
+
+/// The table of runs.
+pub struct RunStore {
+    conn: Connection,
+}
+
+fn store_err(context: &str) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
+    move |source| Error::Store {
+        context: context.to_owned(),
+        source,
+    }
+}
+
+impl RunStore {
+    /// Opens the runs table in the database at `path` (creating it if needed).
+    pub fn open(path: &Path) -> Result<Self> {
+        let conn = Connection::open(path).map_err(store_err("opening the database"))?;
+        Self::init(conn)
+    }
+
+    /// A private store in memory.
+    pub fn in_memory() -> Result<Self> {
+        Self::init(Connection::open_in_memory().map_err(store_err("opening memory"))?)
+    }
+
+    fn init(mut conn: Connection) -> Result<Self> {
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(store_err("enabling WAL"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(store_err("setting a busy timeout"))?;
+        conn.execute_batch("CREATE TABLE IF NOT EXISTS toolsmith_migrations (component TEXT PRIMARY KEY, version INTEGER NOT NULL)")
+            .map_err(store_err("creating the migrations table"))?;
+        let current: usize = conn
+            .query_row(
+                "SELECT COALESCE(MAX(version), 0) FROM toolsmith_migrations WHERE component = ?1",
+                [COMPONENT],
+                |r| r.get(0),
+            )
+            .map_err(store_err("reading the schema version"))?;
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(current) {
+            let tx = conn
+                .transaction()
+                .map_err(store_err("starting a migration"))?;
+            tx.execute_batch(sql).map_err(store_err("migrating"))?;
+            tx.execute(
+                "INSERT INTO toolsmith_migrations (component, version) VALUES (?1, ?2) ON CONFLICT(component) DO UPDATE SET version = excluded.version",
+                params![COMPONENT, i + 1],
+            )
+            .map_err(store_err("recording the schema version"))?;
+            tx.commit().map_err(store_err("committing a migration"))?;
+        }
+        Ok(Self { conn })
+    }
+
+    /// Stores a run; returns its id.
+    pub fn save(&self, run: &Run) -> Result<i64> {
+        let trace = serde_json::to_string(&run.trace).map_err(|e| Error::Trace(e.to_string()))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(0))
+            .unwrap_or(0);
+        self.conn
+            .execute(
+                "INSERT INTO runs (solver, query, finish, answer, detail, llm_calls, tokens, trace, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    run.solver,
+                    run.query,
+                    run.finish.as_str(),
+                    run.answer,
+                    run.detail,
+                    i64::try_from(run.llm_calls()).unwrap_or(i64::MAX),
+                    i64::try_from(run.tokens()).unwrap_or(i64::MAX),
+                    trace,
+                    now
+                ],
+            )
+            .map_err(store_err("saving a run"))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// The trace of a stored run.
+    pub fn trace(&self, id: i64) -> Result<Vec<crate::trace::Stamped>> {
+        let text: String = self
+            .conn
+            .query_row("SELECT trace FROM runs WHERE id = ?1", [id], |r| r.get(0))
+            .map_err(store_err("reading a run"))?;
+        serde_json::from_str(&text).map_err(|e| Error::Trace(e.to_string()))
+    }
+}

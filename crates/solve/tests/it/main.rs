@@ -1,0 +1,8 @@
+//! The solvers against a scripted LLM and scripted tools: what each loop did,
+//! which branch it took, what it stored.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
+
+mod conagents;
+mod dfsdt;
+mod react;
+mod support;

@@ -1,0 +1,197 @@
+//! ReAct: a dependent two-step chain, parallel calls, bad tool calls, budgets.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use toolsmith_exec::testing::ScriptedExecutor;
+use toolsmith_llm::testing::{Reply, ScriptedLlm};
+use toolsmith_llm::{Budget, BudgetLimits, Message, Metered};
+use toolsmith_solve::{Finish, React, ReactSettings, Solver, TraceEvent};
+
+use crate::support::*;
+
+#[tokio::test]
+async fn react_searches_then_fetches_details_by_the_returned_id() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::tool_call(SEARCH, args(json!({"query": "Dune"}))),
+        Reply::tool_call(DETAILS, args(json!({"movie_id": 438631}))),
+        Reply::tool_call("Finish", answer("Denis Villeneuve")),
+    ]));
+    let tools = Arc::new(
+        ScriptedExecutor::new()
+            .respond(
+                search_id(),
+                json!({"results": [{"id": 438631, "title": "Dune"}]}),
+            )
+            .respond(
+                details_id(),
+                json!({"id": 438631, "director": "Denis Villeneuve"}),
+            ),
+    );
+    let solver = React::new(
+        runtime(llm.clone(), tools.clone(), fx.book),
+        ReactSettings::PAPER,
+    );
+    let run = solver
+        .solve("Who directed Dune?", fx.toolset)
+        .await
+        .unwrap();
+    assert_eq!(run.finish, Finish::Answered);
+    assert_eq!(run.answer.as_deref(), Some("Denis Villeneuve"));
+    assert_eq!(run.api_calls(), ["movies/search_movie", "movies/get_movie"]);
+    assert_eq!(tools.calls()[1].1, json!({"movie_id": 438631}));
+    let requests = llm.requests();
+    assert!(
+        requests[1].contains("438631"),
+        "the search result reached the model before the second step"
+    );
+    assert_eq!(run.llm_calls(), 3);
+    llm.assert_finished();
+}
+
+#[tokio::test]
+async fn parallel_calls_are_answered_in_the_order_of_their_ids() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::tool_calls([
+            (SEARCH, args(json!({"query": "Dune"}))),
+            (SEARCH, args(json!({"query": "Alien"}))),
+            ("nope", "{}".to_owned()),
+        ]),
+        Reply::tool_call("Finish", answer("both found")),
+    ]));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), json!({"results": []})));
+    let run = React::new(runtime(llm.clone(), tools, fx.book), ReactSettings::PAPER)
+        .solve("Find Dune and Alien", fx.toolset)
+        .await
+        .unwrap();
+    assert_eq!(run.finish, Finish::Answered);
+    let second = &llm.requests()[1];
+    let tool_messages: Vec<(String, String)> = second
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool { call_id, content } => Some((call_id.clone(), content.clone())),
+            _ => None,
+        })
+        .collect();
+    let ids: Vec<&str> = tool_messages.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["call_0", "call_1", "call_2"]);
+    assert!(
+        tool_messages[2].1.contains("No such function name: nope"),
+        "{}",
+        tool_messages[2].1
+    );
+}
+
+#[tokio::test]
+async fn bad_tool_calls_become_observations_the_agent_recovers_from() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::tool_call("made_up_tool", "{}"),
+        Reply::tool_call(SEARCH, "{not json"),
+        Reply::text("I think the answer is Dune."),
+        Reply::tool_call("Finish", answer("Dune")),
+    ]));
+    let tools = Arc::new(ScriptedExecutor::new());
+    let run = React::new(
+        runtime(llm.clone(), tools.clone(), fx.book),
+        ReactSettings {
+            tries: 1,
+            max_depth: 40,
+        },
+    )
+    .solve("q", fx.toolset)
+    .await
+    .unwrap();
+    assert_eq!(run.finish, Finish::Answered);
+    assert!(tools.calls().is_empty(), "neither bad call reached a tool");
+    let requests = llm.requests();
+    assert!(requests[1].contains("No such function name: made_up_tool"));
+    assert!(requests[2].contains("not valid JSON"));
+    assert!(
+        requests[3].contains("Continue by calling a function"),
+        "a reply without a call gets a reminder"
+    );
+    let outcomes: Vec<String> = run
+        .trace
+        .iter()
+        .filter_map(|e| match &e.event {
+            TraceEvent::ToolCall { outcome, .. } => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outcomes, ["unknown_tool", "bad_parameters"]);
+}
+
+#[tokio::test]
+async fn a_model_that_never_finishes_stops_at_the_depth_limit() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([]).with_rule_times(
+        toolsmith_llm::testing::When::role("agent"),
+        Reply::tool_call(SEARCH, args(json!({"query": "again"}))),
+        100,
+    ));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), json!({"results": []})));
+    let run = React::new(runtime(llm.clone(), tools, fx.book), ReactSettings::PAPER)
+        .solve("loop forever", fx.toolset)
+        .await
+        .unwrap();
+    assert_eq!(run.finish, Finish::StepLimit);
+    assert_eq!(
+        run.llm_calls(),
+        6,
+        "12 nodes at 2 nodes per thoughtless step"
+    );
+    assert!(matches!(
+        run.trace.last().unwrap().event,
+        TraceEvent::Finished { .. }
+    ));
+}
+
+#[tokio::test]
+async fn budget_exhaustion_ends_the_run_cleanly() {
+    let fx = fixture();
+    let scripted = ScriptedLlm::new([]).with_rule_times(
+        toolsmith_llm::testing::When::role("agent"),
+        Reply::tool_call(SEARCH, args(json!({"query": "x"}))),
+        100,
+    );
+    let budget = Arc::new(Budget::new(BudgetLimits {
+        max_calls: Some(2),
+        max_tokens: None,
+    }));
+    let llm = Arc::new(Metered::new(scripted, budget.clone()));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), json!({"results": []})));
+    let run = React::new(runtime(llm, tools, fx.book), ReactSettings::PAPER)
+        .solve("q", fx.toolset)
+        .await
+        .unwrap();
+    assert_eq!(run.finish, Finish::BudgetExhausted);
+    assert_eq!(run.llm_calls(), 2);
+    assert!(run.detail.unwrap().contains("call"));
+}
+
+#[tokio::test]
+async fn cot_at_n_tries_again_after_a_give_up() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::tool_call("Finish", give_up("search failed")),
+        Reply::tool_call("Finish", answer("second try")),
+    ]));
+    let run = React::new(
+        runtime(llm, Arc::new(ScriptedExecutor::new()), fx.book),
+        ReactSettings {
+            tries: 2,
+            max_depth: 12,
+        },
+    )
+    .solve("q", fx.toolset)
+    .await
+    .unwrap();
+    assert_eq!(
+        (run.finish, run.answer.as_deref()),
+        (Finish::Answered, Some("second try"))
+    );
+}

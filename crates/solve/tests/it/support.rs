@@ -1,0 +1,82 @@
+//! A two-API movie tool, a runtime over scripted parts, and helpers.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, read_bytes};
+use toolsmith_exec::{ApiBook, Executor};
+use toolsmith_llm::ChatModel;
+use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Toolset, Tracer};
+
+pub const SEARCH: &str = "search_movie_for_movies";
+pub const DETAILS: &str = "get_movie_for_movies";
+
+const SPEC: &str = r#"{"openapi": "3.0.0", "info": {"title": "Movies", "version": "1"},
+  "servers": [{"url": "https://movies.example"}],
+  "paths": {
+    "/search/movie": {"get": {"operationId": "search_movie", "description": "Find movies by title.",
+       "parameters": [{"name": "query", "in": "query", "required": true, "schema": {"type": "string"}}],
+       "responses": {"200": {"description": "ok"}}}},
+    "/movie/{movie_id}": {"get": {"operationId": "get_movie", "description": "A movie's details by id.",
+       "parameters": [{"name": "movie_id", "in": "path", "schema": {"type": "integer"}}],
+       "responses": {"200": {"description": "ok"}}}}}}"#;
+
+pub fn search_id() -> ApiId {
+    "movies/search_movie".parse().unwrap()
+}
+
+pub fn details_id() -> ApiId {
+    "movies/get_movie".parse().unwrap()
+}
+
+pub struct Fixture {
+    pub toolset: Toolset,
+    pub book: Arc<ApiBook>,
+}
+
+pub fn fixture() -> Fixture {
+    let batch = read_bytes(
+        Path::new("movies.json"),
+        SPEC.as_bytes(),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let entries: Vec<_> = catalog.apis().map(|(_, a)| a.clone()).collect();
+    Fixture {
+        toolset: Toolset::new(&entries, &RenderOptions::default()),
+        book: Arc::new(ApiBook::from_catalog(&catalog)),
+    }
+}
+
+pub fn runtime(
+    llm: Arc<dyn ChatModel>,
+    executor: Arc<dyn Executor>,
+    book: Arc<ApiBook>,
+) -> Runtime {
+    Runtime {
+        llm,
+        executor,
+        retriever: None,
+        book,
+        settings: AgentSettings::default(),
+        tracer: Tracer::new(),
+    }
+}
+
+pub fn args(value: Value) -> String {
+    value.to_string()
+}
+
+pub fn answer(text: &str) -> String {
+    json!({"return_type": "give_answer", "final_answer": text}).to_string()
+}
+
+pub fn give_up(reason: &str) -> String {
+    json!({"return_type": "give_up_and_restart", "reason": reason}).to_string()
+}
