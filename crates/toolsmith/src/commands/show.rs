@@ -1,0 +1,102 @@
+//! `toolsmith show`: one API (or tool) with its docs.
+
+use std::process::ExitCode;
+
+use serde_json::json;
+use toolsmith_catalog::{DocSelector, DocTarget, Scope, render};
+
+use crate::cli::Global;
+use crate::commands::open_store;
+use crate::printer;
+
+/// Show one API (`tool/api`) or tool (`tool`) with its docs.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// `tool/api` for an API, `tool` for a tool.
+    pub id: DocTarget,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Include every doc version, not only the active one.
+    #[arg(long)]
+    pub all_versions: bool,
+}
+
+/// Runs `toolsmith show`.
+pub fn run(global: &Global, args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let store = open_store(global)?;
+    let history = if args.all_versions {
+        Some(store.doc_history(&args.id)?)
+    } else {
+        None
+    };
+    match &args.id {
+        DocTarget::Api(id) => {
+            let entry = store.api(id)?;
+            if args.json {
+                let mut value = serde_json::to_value(&entry)?;
+                if let Some(history) = &history {
+                    value["versions"] = serde_json::to_value(history)?;
+                }
+                printer::json(&value)?;
+            } else {
+                printer::line(render::api_markdown(&entry));
+                if let Some(schema) = &entry.api.response_schema {
+                    let text = serde_json::to_string(schema)?;
+                    printer::line(format!(
+                        "Response schema: {} characters; {} example(s)",
+                        text.len(),
+                        entry.api.response_examples.len()
+                    ));
+                }
+                print_history(history.as_deref());
+            }
+        }
+        DocTarget::Tool(id) => {
+            let scope = Scope {
+                tool: Some(id.clone()),
+                ..Scope::default()
+            };
+            let catalog = store.catalog(&DocSelector::Active, &scope)?;
+            let Some(tool) = catalog.tools.first() else {
+                return Err(toolsmith_catalog::Error::UnknownTool(id.clone()).into());
+            };
+            if args.json {
+                let mut value = json!({ "tool": tool.tool, "doc": tool.doc, "apis": tool.apis.iter().map(|a| a.api.id.to_string()).collect::<Vec<_>>() });
+                if let Some(history) = &history {
+                    value["versions"] = serde_json::to_value(history)?;
+                }
+                printer::json(&value)?;
+            } else {
+                printer::line(render::tool_markdown(tool));
+                print_history(history.as_deref());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_history(history: Option<&[toolsmith_catalog::DocVersion]>) {
+    let Some(history) = history else { return };
+    printer::line("Doc versions:");
+    for v in history {
+        let first: String = v
+            .doc
+            .description
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(70)
+            .collect();
+        printer::line(format!(
+            "  {}{:>3}  {:<14} {:<3} examples  {}  ({})",
+            if v.active { "*" } else { " " },
+            v.version,
+            v.label,
+            v.doc.examples.len(),
+            first,
+            v.source
+        ));
+    }
+}

@@ -1,0 +1,274 @@
+//! `toolsmith solve`: answer a query with tools, printing the trace as it goes.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use toolsmith_catalog::{ApiId, DocLabel, Scope, Store};
+use toolsmith_exec::{
+    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, JqSandbox, Mode, ModeExecutor,
+    NativeTools, ResponseCache, Simulator,
+};
+use toolsmith_llm::{
+    Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, LlmSettings, Metered,
+    OpenAiClient,
+};
+use toolsmith_retrieve::{Filter, Method, RetrieveSettings, Retriever, build_retriever};
+use toolsmith_solve::{
+    AgentSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, Finish, JsonlSink, React,
+    ReactSettings, RenderOptions, RunStore, Runtime, Solver, Stamped, Toolset, TraceSink, Tracer,
+};
+
+use crate::cli::Global;
+use crate::commands::search::{corpus, embedder, runtime};
+use crate::commands::{open_store, selector};
+use crate::printer;
+
+/// The agents `solve` can run.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SolverName {
+    /// ReAct (ToolBench's CoT@n).
+    React,
+    /// Depth-first search-based decision tree (ToolBench's DFSDT, width 2).
+    Dfsdt,
+    /// Grounding, execution and observing agents with iterative calibration.
+    Conagents,
+}
+
+/// Answer a query by calling tools.
+#[derive(Debug, clap::Args)]
+pub struct SolveArgs {
+    /// The user's request.
+    pub query: String,
+    /// Which agent.
+    #[arg(long, value_enum, default_value = "react")]
+    pub solver: SolverName,
+    /// Offer exactly these APIs (`tool/api`, comma-separated).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["retrieve", "search_tool"])]
+    pub tools: Vec<ApiId>,
+    /// Offer the top K APIs found by hybrid retrieval.
+    #[arg(long, value_name = "K")]
+    pub retrieve: Option<usize>,
+    /// Offer a `search_tools` meta-tool the agent calls to find tools itself.
+    #[arg(long)]
+    pub search_tool: bool,
+    /// How tools are called: live, record, replay, replay-or-simulate, simulate.
+    #[arg(long, default_value = "simulate")]
+    pub mode: Mode,
+    /// Render tools from the docs of this label instead of the active ones.
+    #[arg(long = "doc-version")]
+    pub doc_version: Option<DocLabel>,
+    /// Add the docs' usage examples to tool descriptions.
+    #[arg(long)]
+    pub examples: bool,
+    /// Also write the trace as JSON lines here.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Model (default: `TOOLSMITH_MODEL`).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// LLM response cache: off, read-write, replay (a miss is an error).
+    #[arg(long, default_value = "read-write")]
+    pub cache: CacheMode,
+    /// Stop after this many LLM calls.
+    #[arg(long, default_value_t = 200)]
+    pub max_llm_calls: u64,
+    /// Stop after this many tokens.
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    /// Print the result as JSON instead of the trace.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Prints each event as it happens.
+struct Terminal;
+
+impl TraceSink for Terminal {
+    fn event(&self, event: &Stamped) {
+        printer::note(toolsmith_solve::render(&event.event));
+    }
+}
+
+/// Runs `toolsmith solve`. Exit 0 with an answer, 1 without one, 2 on errors.
+pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
+    let store = open_store(global)?;
+    let selector = selector(args.doc_version.as_ref());
+    let catalog = store.catalog(&selector, &Scope::default())?;
+    let book = Arc::new(ApiBook::from_catalog(&catalog));
+    let options = RenderOptions {
+        include_examples: args.examples,
+    };
+    let rt = runtime()?;
+
+    let needs_retriever = args.retrieve.is_some() || args.search_tool;
+    let retriever: Option<Arc<dyn Retriever>> = if needs_retriever {
+        let corpus = corpus(&store, &selector)?;
+        let embedder = embedder(&global.db, CacheMode::ReadWrite)?;
+        Some(rt.block_on(build_retriever(
+            Method::Hybrid,
+            corpus,
+            Some(embedder),
+            &RetrieveSettings::default(),
+        ))?)
+    } else {
+        None
+    };
+    let mut toolset = Toolset::default();
+    if !args.tools.is_empty() {
+        for id in &args.tools {
+            let entry = book
+                .get(id)
+                .with_context(|| format!("no API `{id}` in the catalog"))?;
+            toolset.add(&entry.api, &options);
+        }
+    } else if let (Some(k), Some(retriever)) = (args.retrieve, &retriever) {
+        let hits = rt.block_on(retriever.search(&args.query, k, &Filter::default()))?;
+        for hit in hits {
+            if let Some(entry) = book.get(&hit.api) {
+                toolset.add(&entry.api, &options);
+            }
+        }
+    } else if !args.search_tool {
+        bail!("say which tools the agent sees: --tools ID,..., --retrieve K or --search-tool");
+    }
+    if args.search_tool {
+        toolset = toolset.with_search_tool();
+    }
+
+    let executor = build_executor(global, &store, Arc::clone(&book), args.mode)?;
+    let mut settings = LlmSettings::from_env();
+    if let Some(model) = &args.model {
+        settings.model = model.clone();
+    }
+    let client = OpenAiClient::new(&settings).context("configuring the LLM client")?;
+    let cached = CachedChat::new(
+        client,
+        CacheDb::open(&global.db).context("opening the LLM cache")?,
+        args.cache,
+    );
+    let budget = Arc::new(Budget::new(BudgetLimits {
+        max_calls: Some(args.max_llm_calls),
+        max_tokens: args.max_tokens,
+    }));
+    let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(cached, budget));
+
+    let mut tracer = Tracer::new();
+    if !args.json {
+        tracer = tracer.with_sink(Arc::new(Terminal));
+    }
+    if let Some(path) = &args.trace {
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("creating the trace file {}", path.display()))?;
+        tracer = tracer.with_sink(Arc::new(JsonlSink::new(file)));
+    }
+    let runtime = Runtime {
+        llm,
+        executor,
+        retriever,
+        book,
+        settings: AgentSettings::default(),
+        tracer,
+    };
+    let solver: Box<dyn Solver> = match args.solver {
+        SolverName::React => Box::new(React::new(runtime, ReactSettings::default())),
+        SolverName::Dfsdt => Box::new(Dfsdt::new(runtime, DfsdtSettings::default())),
+        SolverName::Conagents => {
+            let exe = std::env::current_exe()
+                .context("locating the toolsmith binary for the jq sandbox")?;
+            let sandbox = JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]);
+            Box::new(ConAgents::new(
+                runtime,
+                Arc::new(sandbox),
+                ConAgentsSettings::default(),
+            ))
+        }
+    };
+    let run = rt.block_on(solver.solve(&args.query, toolset))?;
+    let id = RunStore::open(&global.db)?.save(&run)?;
+    if args.json {
+        printer::json(&run)?;
+    } else {
+        match &run.answer {
+            Some(answer) => printer::line(answer),
+            None => printer::line(format!(
+                "no answer ({}): {}",
+                run.finish.as_str(),
+                run.detail.as_deref().unwrap_or("")
+            )),
+        }
+        printer::note(format!(
+            "run {id}: {} LLM calls, {} tokens, {} API calls",
+            run.llm_calls(),
+            run.tokens(),
+            run.api_calls().len()
+        ));
+    }
+    Ok(if run.finish == Finish::Answered {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The executor for a mode: live HTTP (or the built-in tools), the response
+/// cache, and the simulator, over the catalog's APIs.
+fn build_executor(
+    global: &Global,
+    store: &Store,
+    book: Arc<ApiBook>,
+    mode: Mode,
+) -> anyhow::Result<Arc<dyn Executor>> {
+    let _ = store;
+    let native = Arc::new(NativeTools::funcqa());
+    let tools: Vec<_> = book
+        .ids()
+        .filter_map(|id| book.get(id))
+        .map(|e| e.tool.clone())
+        .collect();
+    let credentials = Credentials::from_lookup(&tools, |name| std::env::var(name).ok());
+    let http: Arc<dyn Executor> = Arc::new(HttpExecutor::new(
+        Arc::clone(&book),
+        credentials,
+        HttpSettings::default(),
+    )?);
+    let live: Arc<dyn Executor> = Arc::new(Routed {
+        native: Arc::clone(&native),
+        other: http,
+    });
+    let simulator: Arc<dyn Executor> = Arc::new(Routed {
+        native,
+        other: Arc::new(Simulator::new(book)),
+    });
+    let cache = Arc::new(
+        ResponseCache::open(&global.db)
+            .with_context(|| format!("opening the response cache in {}", global.db.display()))?,
+    );
+    Ok(Arc::new(
+        ModeExecutor::new(mode, cache)
+            .live(live)
+            .simulator(simulator),
+    ))
+}
+
+/// Sends the built-in tools' calls to them and everything else on.
+struct Routed {
+    native: Arc<NativeTools>,
+    other: Arc<dyn Executor>,
+}
+
+#[async_trait::async_trait]
+impl Executor for Routed {
+    async fn call(
+        &self,
+        api: &ApiId,
+        args: &serde_json::Value,
+    ) -> toolsmith_exec::Result<toolsmith_exec::Observation> {
+        if api.tool() == self.native.tool_id() {
+            self.native.call(api, args).await
+        } else {
+            self.other.call(api, args).await
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! The `toolsmith` command line.
+
+fn main() -> std::process::ExitCode {
+    toolsmith::run()
+}

@@ -1,0 +1,142 @@
+//! import, tools, show, docs, export, stats.
+
+use serde_json::Value;
+
+use crate::support::{Workspace, shared};
+
+fn tmdb(ws: &Workspace) {
+    ws.ok(&[
+        "import",
+        &shared("restbench-tmdb/restgpt/tmdb_oas.json"),
+        &shared("restbench-tmdb/draft/TMDB_DRAFT.json"),
+    ]);
+}
+
+#[test]
+fn tools_json_lists_every_api_with_the_documented_fields() {
+    let ws = Workspace::new();
+    tmdb(&ws);
+    let rows: Vec<Value> = serde_json::from_str(&ws.ok(&["tools", "--json"])).unwrap();
+    assert_eq!(rows.len(), 54);
+    let search = rows
+        .iter()
+        .find(|r| r["id"] == "tmdb/get_search_person")
+        .unwrap();
+    for key in [
+        "id",
+        "category",
+        "tool",
+        "method",
+        "path",
+        "source_name",
+        "description",
+    ] {
+        assert!(search.get(key).is_some(), "missing {key}: {search}");
+    }
+    assert_eq!(search["path"], "/search/person");
+    assert_eq!(search["source_name"], "GET_search-person");
+    let draft: Vec<Value> =
+        serde_json::from_str(&ws.ok(&["tools", "--json", "--doc-version", "draft-ref"])).unwrap();
+    assert!(draft.iter().all(|r| r["doc_label"] == "draft-ref"));
+}
+
+#[test]
+fn docs_roll_back_and_forward_from_the_command_line() {
+    let ws = Workspace::new();
+    tmdb(&ws);
+    ws.ok(&["docs", "activate", "tmdb/get_search_person", "2"]);
+    let shown: Value = serde_json::from_str(&ws.ok(&[
+        "show",
+        "tmdb/get_search_person",
+        "--json",
+        "--all-versions",
+    ]))
+    .unwrap();
+    assert_eq!(shown["doc"]["label"], "draft-ref");
+    assert_eq!(shown["versions"].as_array().unwrap().len(), 2);
+    ws.ok(&["docs", "activate", "tmdb/get_search_person", "1"]);
+    let shown: Value =
+        serde_json::from_str(&ws.ok(&["show", "tmdb/get_search_person", "--json"])).unwrap();
+    assert_eq!(shown["doc"]["label"], "original");
+    let out = ws.run(&["docs", "activate", "tmdb/get_search_person", "7"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no doc version 7"));
+}
+
+#[test]
+fn export_formats_are_valid_json_of_the_right_shape() {
+    let ws = Workspace::new();
+    tmdb(&ws);
+    let openapi: Value = serde_json::from_str(&ws.ok(&["export", "--format", "openapi"])).unwrap();
+    assert_eq!(openapi["openapi"], "3.1.0");
+    assert_eq!(openapi["servers"][0]["url"], "https://api.themoviedb.org/3");
+    let openai: Value = serde_json::from_str(&ws.ok(&[
+        "export",
+        "--format",
+        "openai",
+        "--doc-version",
+        "draft-ref",
+    ]))
+    .unwrap();
+    assert_eq!(openai.as_array().unwrap().len(), 54);
+    let mcp: Value = serde_json::from_str(&ws.ok(&["export", "--format", "mcp"])).unwrap();
+    assert_eq!(mcp["tools"].as_array().unwrap().len(), 54);
+    let markdown = ws.ok(&["export", "--format", "markdown"]);
+    assert!(markdown.contains("### tmdb/get_search_person"));
+    // The exported OpenAPI file imports again as the same tool.
+    let out = ws.dir.path().join("tmdb.openapi.json");
+    ws.ok(&[
+        "export",
+        "--format",
+        "openapi",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let again = ws.ok(&["import", out.to_str().unwrap()]);
+    assert!(
+        again.contains("0 tools added, 1 updated; 0 APIs added, 54 updated"),
+        "{again}"
+    );
+}
+
+#[test]
+fn stats_report_tokens_per_doc_version() {
+    let ws = Workspace::new();
+    tmdb(&ws);
+    let stats: Value = serde_json::from_str(&ws.ok(&["stats", "--json"])).unwrap();
+    assert_eq!(stats["apis"], 54);
+    let versions: Vec<&str> = stats["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["doc_version"].as_str().unwrap())
+        .collect();
+    assert_eq!(versions, ["active", "draft-ref", "original"]);
+    let original = &stats["tokens"][2];
+    assert!(original["cl100k_base"]["total"].as_u64().unwrap() > 1000);
+    assert!(
+        original["cl100k_base"]["spec_mean_per_api"]
+            .as_f64()
+            .unwrap()
+            > original["cl100k_base"]["mean_per_api"].as_f64().unwrap()
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_the_file_and_place() {
+    let ws = Workspace::new();
+    let bad = ws.dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"openapi\": \"3.0.0\",\n  \"paths\": [}").unwrap();
+    let out = ws.run(&["import", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.json:2:") && err.contains("malformed JSON"),
+        "{err}"
+    );
+    // Nothing was stored.
+    let rows: Vec<Value> = serde_json::from_str(&ws.ok(&["tools", "--json"])).unwrap();
+    assert!(rows.is_empty());
+    let out = ws.run(&["import", "--format", "nonsense", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,6 @@
+//! Tests of the `toolsmith` command line, run as a user would run it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
+
+mod architecture;
+mod catalog_commands;
+mod support;

@@ -1,0 +1,53 @@
+//! Running the binary against a temporary database.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+/// A temporary folder with a catalog database in it.
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("toolsmith.db")
+    }
+
+    /// Runs `toolsmith --db <tmp>/toolsmith.db ARGS...`.
+    pub fn run(&self, args: &[&str]) -> Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+            .arg("--db")
+            .arg(self.db())
+            .args(args)
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap()
+    }
+
+    /// Runs and asserts success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "toolsmith {args:?} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+/// A path in `../shared/data` (or `TOOLSMITH_SHARED_DATA`).
+pub fn shared(relative: &str) -> String {
+    let root = std::env::var_os("TOOLSMITH_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    let path = root.join(relative);
+    assert!(path.exists(), "benchmark data missing: {}", path.display());
+    path.to_string_lossy().into_owned()
+}
