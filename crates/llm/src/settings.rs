@@ -193,7 +193,13 @@ impl LlmSettings {
     /// The defaults, with `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `TOOLSMITH_MODEL` applied where
     /// set and non-empty.
     pub fn from_env() -> Self {
-        let mut settings = Self::default();
+        Self::default().with_env()
+    }
+
+    /// These settings with `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `TOOLSMITH_MODEL` applied
+    /// where set and non-empty (a config file's values, overridden by the environment).
+    pub fn with_env(self) -> Self {
+        let mut settings = self;
         if let Some(url) = non_empty_env(env::OPENAI_BASE_URL) {
             settings.base_url = url;
         }

@@ -2,3 +2,6 @@
 
 /// Path of the catalog database.
 pub const DB: &str = "TOOLSMITH_DB";
+
+/// Path of the config file (default: `./toolsmith.toml` when present).
+pub const CONFIG: &str = "TOOLSMITH_CONFIG";

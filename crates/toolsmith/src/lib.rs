@@ -5,6 +5,7 @@ mod cli;
 mod commands;
 mod env;
 mod printer;
+mod settings;
 
 use std::process::ExitCode;
 

@@ -11,8 +11,7 @@ use toolsmith_exec::{
     NativeTools, ResponseCache, Simulator,
 };
 use toolsmith_llm::{
-    Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, LlmSettings, Metered,
-    OpenAiClient,
+    Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, Metered, OpenAiClient,
 };
 use toolsmith_retrieve::{Filter, Method, RetrieveSettings, Retriever, build_retriever};
 use toolsmith_solve::{
@@ -65,7 +64,7 @@ pub struct SolveArgs {
     /// Also write the trace as JSON lines here.
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Model (default: `TOOLSMITH_MODEL`).
+    /// Model (default: `TOOLSMITH_MODEL`, else `[llm] model` in toolsmith.toml).
     #[arg(long)]
     pub model: Option<String>,
     /// LLM response cache: off, read-write, replay (a miss is an error).
@@ -138,10 +137,7 @@ pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     }
 
     let executor = build_executor(global, &store, Arc::clone(&book), args.mode)?;
-    let mut settings = LlmSettings::from_env();
-    if let Some(model) = &args.model {
-        settings.model = model.clone();
-    }
+    let settings = crate::settings::llm_settings(args.model.as_deref())?;
     let client = OpenAiClient::new(&settings).context("configuring the LLM client")?;
     let cached = CachedChat::new(
         client,

@@ -3,4 +3,5 @@
 
 mod architecture;
 mod catalog_commands;
+mod solve_command;
 mod support;

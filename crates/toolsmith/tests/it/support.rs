@@ -26,6 +26,12 @@ impl Workspace {
             .arg(self.db())
             .args(args)
             .current_dir(self.dir.path())
+            // The user's own endpoint and files must not leak into tests.
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("TOOLSMITH_MODEL")
+            .env_remove("TOOLSMITH_CONFIG")
+            .env_remove("TOOLSMITH_DB")
             .output()
             .unwrap()
     }

@@ -1,0 +1,144 @@
+//! `toolsmith solve` end to end: a loopback OpenAI-compatible server stands in
+//! for the LLM, the simulated TMDB API for the tools.
+
+use std::sync::{Arc, Mutex};
+
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+use crate::support::{Workspace, shared};
+
+type Seen = Arc<Mutex<Vec<Value>>>;
+
+/// Answers like a model that searches once, then finishes with the title it found.
+async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> Json<Value> {
+    seen.lock().unwrap().push(request.clone());
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let tool_result = messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or("").to_owned());
+    let message = match tool_result {
+        None => {
+            json!({"role": "assistant", "content": "I will search for the movie.", "tool_calls": [{
+            "id": "call_a", "type": "function",
+            "function": {"name": "get_search_movie_for_tmdb", "arguments": "{\"query\": \"Dune\"}"}}]})
+        }
+        Some(result) => {
+            let answer = if result.contains("Dune") {
+                "Found Dune"
+            } else {
+                "Not found"
+            };
+            json!({"role": "assistant", "content": null, "tool_calls": [{
+                "id": "call_b", "type": "function",
+                "function": {"name": "Finish", "arguments": json!({"return_type": "give_answer", "final_answer": answer}).to_string()}}]})
+        }
+    };
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn solve_runs_an_agent_against_a_loopback_llm_and_the_simulated_api() {
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
+    )
+    .unwrap();
+    let trace = ws.dir.path().join("trace.jsonl");
+    let trace_arg = trace.to_str().unwrap().to_owned();
+    let args: Vec<String> = [
+        "solve",
+        "Find the movie Dune",
+        "--tools",
+        "tmdb/get_search_movie,tmdb/get_movie_movie_id",
+        "--trace",
+        &trace_arg,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let run = move |ws: Workspace| {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = ws.run(&refs);
+        (out, ws)
+    };
+    let run_again = run.clone();
+    let (out, ws) = tokio::task::spawn_blocking(move || run(ws)).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        stdout,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.trim(),
+        "Found Dune",
+        "the simulated search echoes the query into titles"
+    );
+
+    let requests = seen.lock().unwrap().clone();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0]["model"], "loopback-model",
+        "the model comes from toolsmith.toml"
+    );
+    let offered: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            "get_search_movie_for_tmdb",
+            "get_movie_movie_id_for_tmdb",
+            "Finish"
+        ]
+    );
+
+    let events: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["started", "llm_call", "tool_call", "llm_call", "finished"]
+    );
+    assert_eq!(events[2]["api"], "tmdb/get_search_movie");
+    assert_eq!(events[2]["provenance"], "simulated");
+
+    // A second run is answered from the LLM cache: the server sees nothing new.
+    let (again, _ws) = tokio::task::spawn_blocking(move || run_again(ws))
+        .await
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
