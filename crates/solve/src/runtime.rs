@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use futures::future::join_all;
 use serde_json::{Value, json};
-use toolsmith_exec::{ApiBook, Executor, Observation, Provenance};
+use toolsmith_exec::{ApiBook, Executor, Observation};
 use toolsmith_llm::{
     ChatModel, ChatRequest, ChatResponse, Message, Sampling, ToolCall, ToolChoice, ToolSpec,
 };
@@ -154,22 +154,8 @@ impl Runtime {
     ) -> (Answered, Option<Observation>) {
         let limit = self.settings.max_observation_chars;
         let failed = |content: String, outcome: &str, api: Option<String>, arguments: Value| {
-            self.tracer.emit(TraceEvent::ToolCall {
-                call_id: call.id.clone(),
-                function: call.name.clone(),
-                api,
-                arguments,
-                outcome: outcome.to_owned(),
-                provenance: "none".to_owned(),
-                observation: content.clone(),
-            });
             (
-                Answered {
-                    call_id: call.id.clone(),
-                    content,
-                    finish: None,
-                    failed: true,
-                },
+                self.record(call, api, arguments, outcome, "none", content, true),
                 None,
             )
         };
@@ -220,28 +206,48 @@ impl Runtime {
             }
         };
         let content = cut(&observation_text(&observation), limit);
+        let outcome = observation.failure().map_or("ok", |k| k.as_str());
+        let provenance = observation.provenance.as_str();
+        let failed = !observation.is_ok();
+        let answered = self.record(
+            call,
+            Some(api.to_string()),
+            arguments,
+            outcome,
+            provenance,
+            content,
+            failed,
+        );
+        (answered, Some(observation))
+    }
+
+    /// Records a tool call in the trace and makes its answer for the model.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        call: &ToolCall,
+        api: Option<String>,
+        arguments: Value,
+        outcome: &str,
+        provenance: &str,
+        content: String,
+        failed: bool,
+    ) -> Answered {
         self.tracer.emit(TraceEvent::ToolCall {
             call_id: call.id.clone(),
             function: call.name.clone(),
-            api: Some(api.to_string()),
+            api,
             arguments,
-            outcome: observation
-                .failure()
-                .map_or("ok", |k| k.as_str())
-                .to_owned(),
-            provenance: provenance_name(observation.provenance).to_owned(),
+            outcome: outcome.to_owned(),
+            provenance: provenance.to_owned(),
             observation: content.clone(),
         });
-        let failed = !observation.is_ok();
-        (
-            Answered {
-                call_id: call.id.clone(),
-                content,
-                finish: None,
-                failed,
-            },
-            Some(observation),
-        )
+        Answered {
+            call_id: call.id.clone(),
+            content,
+            finish: None,
+            failed,
+        }
     }
 
     async fn search_tools(&self, call: &ToolCall, toolset: &mut Toolset, query: &str) -> Answered {
@@ -275,21 +281,16 @@ impl Runtime {
                 ),
             },
         };
-        self.tracer.emit(TraceEvent::ToolCall {
-            call_id: call.id.clone(),
-            function: call.name.clone(),
-            api: None,
-            arguments: json!({"query": wanted}),
-            outcome: outcome.to_owned(),
-            provenance: "none".to_owned(),
-            observation: content.clone(),
-        });
-        Answered {
-            call_id: call.id.clone(),
+        let failed = outcome != "ok";
+        self.record(
+            call,
+            None,
+            json!({"query": wanted}),
+            outcome,
+            "none",
             content,
-            finish: None,
-            failed: outcome != "ok",
-        }
+            failed,
+        )
     }
 }
 
@@ -312,10 +313,6 @@ pub fn observation_text(observation: &Observation) -> String {
         None => Value::String(observation.body.to_text()),
     };
     json!({"error": error, "response": response}).to_string()
-}
-
-fn provenance_name(provenance: Provenance) -> &'static str {
-    provenance.as_str()
 }
 
 /// A model that records each call it answers as a [`TraceEvent::LlmCall`].
