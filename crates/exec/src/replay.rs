@@ -238,17 +238,39 @@ impl ResponseCache {
 
     /// Counts of calls by provenance, and of recorded responses.
     pub fn coverage(&self) -> Result<Coverage> {
+        let mut total = Coverage::default();
+        for (_, part) in self.coverage_by_tool()? {
+            total.live += part.live;
+            total.replayed += part.replayed;
+            total.simulated += part.simulated;
+            total.recorded += part.recorded;
+        }
+        Ok(total)
+    }
+
+    /// The same counts per tool (the part of the API id before `/`), in tool order.
+    pub fn coverage_by_tool(&self) -> Result<Vec<(String, Coverage)>> {
         self.with_conn(|conn| {
-            let mut coverage = Coverage::default();
+            let mut by_tool: std::collections::BTreeMap<String, Coverage> = Default::default();
+            let tool = "substr(api, 1, instr(api || '/', '/') - 1)";
+            let calls =
+                format!("SELECT {tool}, provenance, COUNT(*) FROM tool_calls GROUP BY 1, 2");
             let mut stmt = conn
-                .prepare("SELECT provenance, COUNT(*) FROM tool_calls GROUP BY provenance")
+                .prepare(&calls)
                 .map_err(Error::cache("counting calls"))?;
             let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
+                })
                 .map_err(Error::cache("counting calls"))?;
             for row in rows {
-                let (provenance, count) = row.map_err(Error::cache("counting calls"))?;
+                let (tool, provenance, count) = row.map_err(Error::cache("counting calls"))?;
                 let count = u64::try_from(count).unwrap_or(0);
+                let coverage = by_tool.entry(tool).or_default();
                 match provenance.as_str() {
                     "live" => coverage.live += count,
                     "replayed" => coverage.replayed += count,
@@ -260,11 +282,18 @@ impl ResponseCache {
                     }
                 }
             }
-            let recorded: i64 = conn
-                .query_row("SELECT COUNT(*) FROM tool_responses", [], |r| r.get(0))
+            let recorded = format!("SELECT {tool}, COUNT(*) FROM tool_responses GROUP BY 1");
+            let mut stmt = conn
+                .prepare(&recorded)
                 .map_err(Error::cache("counting recorded responses"))?;
-            coverage.recorded = u64::try_from(recorded).unwrap_or(0);
-            Ok(coverage)
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .map_err(Error::cache("counting recorded responses"))?;
+            for row in rows {
+                let (tool, count) = row.map_err(Error::cache("counting recorded responses"))?;
+                by_tool.entry(tool).or_default().recorded = u64::try_from(count).unwrap_or(0);
+            }
+            Ok(by_tool.into_iter().collect())
         })
     }
 }

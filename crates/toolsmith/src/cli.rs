@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::commands::env::EnvArgs;
 use crate::commands::solve::SolveArgs;
 use crate::commands::{bench::BenchArgs, index::IndexArgs, search::SearchArgs};
 use crate::commands::{call::CallArgs, example_api::ExampleApiArgs, jq_sandbox::JqSandboxArgs};
@@ -63,6 +64,8 @@ pub enum Command {
     Call(CallArgs),
     /// Serve the example library API (authors, books, loans) for the quickstart.
     ExampleApi(ExampleApiArgs),
+    /// The tool environment: how calls were answered (live, replayed, simulated), per tool.
+    Env(EnvArgs),
     /// Answer a query by calling tools with an agent (ReAct, DFSDT, ConAgents).
     Solve(SolveArgs),
     /// Internal: the jq sandbox's child process.

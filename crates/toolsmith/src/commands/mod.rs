@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod call;
 pub mod docs;
+pub mod env;
 pub mod example_api;
 pub mod export;
 pub mod import;
@@ -37,6 +38,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Call(args) => call::run(global, &args),
         Command::ExampleApi(args) => example_api::run(global, &args),
         Command::Solve(args) => solve::run(global, &args),
+        Command::Env(args) => env::run(global, &args),
         Command::JqSandbox(args) => jq_sandbox::run(global, &args),
     }
 }

@@ -140,3 +140,29 @@ fn bad_input_exits_2_with_the_file_and_place() {
     let out = ws.run(&["import", "--format", "nonsense", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn env_coverage_counts_calls_by_where_they_were_answered() {
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    ws.ok(&[
+        "call",
+        "tmdb/get_search_movie",
+        "--args",
+        r#"{"query": "Titanic"}"#,
+        "--mode",
+        "simulate",
+    ]);
+    ws.ok(&[
+        "call",
+        "tmdb/get_search_movie",
+        "--args",
+        r#"{"query": "Dune"}"#,
+        "--mode",
+        "replay-or-simulate",
+    ]);
+    let coverage: Value = serde_json::from_str(&ws.ok(&["env", "coverage", "--json"])).unwrap();
+    assert_eq!(coverage["tools"][0]["tool"], "tmdb");
+    assert_eq!(coverage["total"]["simulated"], 2);
+    assert_eq!(coverage["total"]["live"], 0);
+}
