@@ -5,13 +5,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
-use toolsmith_exec::{
-    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, Mode, ModeExecutor, NativeTools,
-    ResponseCache, Simulator,
-};
+use toolsmith_exec::{ApiBook, Mode, NativeTools};
 
 use crate::cli::Global;
-use crate::commands::open_store;
+use crate::commands::{executor, open_store};
 use crate::printer;
 
 /// Call one API and print what came back (the observation) as JSON.
@@ -52,35 +49,7 @@ pub fn run(global: &Global, args: &CallArgs) -> anyhow::Result<ExitCode> {
     }
     book.entry(&args.api)?;
     let book = Arc::new(book);
-    let is_native = args.api.tool() == native.tool_id();
-    let live: Arc<dyn Executor> = if is_native {
-        Arc::new(native)
-    } else {
-        let tools: Vec<_> = book
-            .ids()
-            .filter_map(|id| book.get(id))
-            .map(|e| e.tool.clone())
-            .collect();
-        let credentials = Credentials::from_lookup(&tools, |name| std::env::var(name).ok());
-        Arc::new(HttpExecutor::new(
-            Arc::clone(&book),
-            credentials,
-            HttpSettings::default(),
-        )?)
-    };
-    let cache = Arc::new(
-        ResponseCache::open(&global.db)
-            .with_context(|| format!("opening the response cache in {}", global.db.display()))?,
-    );
-    // Built-in tools are computed offline: they stand in for their own simulator.
-    let simulator: Arc<dyn Executor> = if is_native {
-        Arc::clone(&live)
-    } else {
-        Arc::new(Simulator::new(book))
-    };
-    let executor = ModeExecutor::new(args.mode, cache)
-        .live(live)
-        .simulator(simulator);
+    let executor = executor::build(global, book, args.mode)?;
     let runtime = toolsmith_exec::runtime()?;
     let observation = runtime.block_on(executor.call(&args.api, &call_args))?;
     printer::json(&observation)?;

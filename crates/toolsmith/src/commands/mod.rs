@@ -5,6 +5,7 @@ pub mod call;
 pub mod docs;
 pub mod env;
 pub mod example_api;
+pub(crate) mod executor;
 pub mod export;
 pub mod import;
 pub mod index;

@@ -5,11 +5,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use toolsmith_catalog::{ApiId, DocLabel, Scope, Store};
-use toolsmith_exec::{
-    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, JqSandbox, Mode, ModeExecutor,
-    NativeTools, ResponseCache, Simulator,
-};
+use toolsmith_catalog::{ApiId, DocLabel, Scope};
+use toolsmith_exec::{ApiBook, JqSandbox, Mode};
 use toolsmith_llm::{
     Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, Metered, OpenAiClient,
 };
@@ -21,7 +18,7 @@ use toolsmith_solve::{
 
 use crate::cli::Global;
 use crate::commands::search::{corpus, embedder, runtime};
-use crate::commands::{open_store, selector};
+use crate::commands::{executor, open_store, selector};
 use crate::printer;
 
 /// The agents `solve` can run.
@@ -136,7 +133,7 @@ pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         toolset = toolset.with_search_tool();
     }
 
-    let executor = build_executor(global, &store, Arc::clone(&book), args.mode)?;
+    let executor = executor::build(global, Arc::clone(&book), args.mode)?;
     let settings = crate::settings::llm_settings(args.model.as_deref())?;
     let client = OpenAiClient::new(&settings).context("configuring the LLM client")?;
     let cached = CachedChat::new(
@@ -206,65 +203,4 @@ pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
-}
-
-/// The executor for a mode: live HTTP (or the built-in tools), the response
-/// cache, and the simulator, over the catalog's APIs.
-fn build_executor(
-    global: &Global,
-    store: &Store,
-    book: Arc<ApiBook>,
-    mode: Mode,
-) -> anyhow::Result<Arc<dyn Executor>> {
-    let _ = store;
-    let native = Arc::new(NativeTools::funcqa());
-    let tools: Vec<_> = book
-        .ids()
-        .filter_map(|id| book.get(id))
-        .map(|e| e.tool.clone())
-        .collect();
-    let credentials = Credentials::from_lookup(&tools, |name| std::env::var(name).ok());
-    let http: Arc<dyn Executor> = Arc::new(HttpExecutor::new(
-        Arc::clone(&book),
-        credentials,
-        HttpSettings::default(),
-    )?);
-    let live: Arc<dyn Executor> = Arc::new(Routed {
-        native: Arc::clone(&native),
-        other: http,
-    });
-    let simulator: Arc<dyn Executor> = Arc::new(Routed {
-        native,
-        other: Arc::new(Simulator::new(book)),
-    });
-    let cache = Arc::new(
-        ResponseCache::open(&global.db)
-            .with_context(|| format!("opening the response cache in {}", global.db.display()))?,
-    );
-    Ok(Arc::new(
-        ModeExecutor::new(mode, cache)
-            .live(live)
-            .simulator(simulator),
-    ))
-}
-
-/// Sends the built-in tools' calls to them and everything else on.
-struct Routed {
-    native: Arc<NativeTools>,
-    other: Arc<dyn Executor>,
-}
-
-#[async_trait::async_trait]
-impl Executor for Routed {
-    async fn call(
-        &self,
-        api: &ApiId,
-        args: &serde_json::Value,
-    ) -> toolsmith_exec::Result<toolsmith_exec::Observation> {
-        if api.tool() == self.native.tool_id() {
-            self.native.call(api, args).await
-        } else {
-            self.other.call(api, args).await
-        }
-    }
 }
