@@ -16,7 +16,7 @@ use crate::react::{CALL_A_FUNCTION, nodes, opening};
 use crate::run::{Finish, Run};
 use crate::runtime::{Runtime, Stop};
 use crate::settings::DfsdtSettings;
-use crate::solver::{Solver, finished};
+use crate::solver::{Solver, finished, stopped};
 use crate::toolset::{FinishCall, Toolset};
 use crate::trace::{TraceEvent, cut};
 
@@ -156,14 +156,7 @@ impl Solver for Dfsdt {
         let messages = match opening(&toolset, query) {
             Ok(m) => m,
             Err(stop) => {
-                return Ok(finished(
-                    tracer,
-                    self.name(),
-                    query,
-                    stop.finish,
-                    None,
-                    Some(stop.detail),
-                ));
+                return Ok(stopped(tracer, self.name(), query, stop));
             }
         };
         let mut search = Search {

@@ -10,7 +10,7 @@ use crate::prompts::{AGENT_SYSTEM, tool_lines};
 use crate::run::{Finish, Run};
 use crate::runtime::{Runtime, Stop};
 use crate::settings::ReactSettings;
-use crate::solver::{Solver, finished};
+use crate::solver::{Solver, finished, stopped};
 use crate::toolset::{FinishCall, Toolset};
 
 /// The reminder sent when a reply calls no function.
@@ -128,14 +128,7 @@ impl Solver for React {
                     )
                 }
                 Err(stop) => {
-                    return Ok(finished(
-                        tracer,
-                        self.name(),
-                        query,
-                        stop.finish,
-                        None,
-                        Some(stop.detail),
-                    ));
+                    return Ok(stopped(tracer, self.name(), query, stop));
                 }
             }
         }

@@ -60,3 +60,13 @@ pub(crate) fn finished(
         trace: tracer.events(),
     }
 }
+
+/// Ends a run that had to stop early (budget, limit, LLM failure).
+pub(crate) fn stopped(
+    tracer: &Tracer,
+    solver: &str,
+    query: &str,
+    stop: crate::runtime::Stop,
+) -> Run {
+    finished(tracer, solver, query, stop.finish, None, Some(stop.detail))
+}
