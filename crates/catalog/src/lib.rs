@@ -9,7 +9,8 @@
 //!   (`original`, `easytool`, `draft`, `draft-ref`, ...), one of them active;
 //! - [`read_source`] imports OpenAPI 2.0/3.0/3.1, RapidAPI/ToolBench tool files
 //!   and archives, ToolBench query files, DRAFT tool sets, OpenAI function
-//!   lists, and the papers' refined docs, into an [`ImportBatch`];
+//!   lists, MCP `tools/list` results, and the papers' refined docs, into an
+//!   [`ImportBatch`];
 //! - [`Store`] keeps it all in one SQLite file and lands each batch in one
 //!   transaction;
 //! - [`export`] writes the active docs as OpenAPI 3.1, OpenAI tools, an MCP

@@ -24,6 +24,9 @@ pub enum Format {
     ToolBenchToolset,
     /// OpenAI function-tool JSON.
     OpenAiFunctions,
+    /// An MCP `tools/list` result (`{tools: [{name, inputSchema, ...}]}`), as
+    /// a server answers it or as `toolsmith export --format mcp` writes it.
+    McpTools,
     /// DRAFT's refined docs (`*_DRAFT.json`, `DRAFT.json`).
     DraftDocs,
     /// EasyTool's instructions (`tmdb_tool.json`, `EasyTool.json`).
@@ -32,12 +35,13 @@ pub enum Format {
 
 impl Format {
     /// Every format, for help texts.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::OpenApi,
         Self::RapidApi,
         Self::ToolBenchQueries,
         Self::ToolBenchToolset,
         Self::OpenAiFunctions,
+        Self::McpTools,
         Self::DraftDocs,
         Self::EasyToolDocs,
     ];
@@ -50,6 +54,7 @@ impl Format {
             Self::ToolBenchQueries => "toolbench-queries",
             Self::ToolBenchToolset => "toolbench-toolset",
             Self::OpenAiFunctions => "openai-functions",
+            Self::McpTools => "mcp-tools",
             Self::DraftDocs => "draft-docs",
             Self::EasyToolDocs => "easytool-docs",
         }
@@ -101,6 +106,7 @@ pub(crate) fn detect_value(path: &Path, value: &Value) -> Result<Format> {
         Value::Object(map) if map.contains_key("api_list") && map.contains_key("tool_name") => {
             Ok(Format::RapidApi)
         }
+        Value::Object(map) if is_mcp_tool_list(map) => Ok(Format::McpTools),
         Value::Object(map) => {
             let first = map
                 .values()
@@ -136,6 +142,17 @@ pub(crate) fn detect_value(path: &Path, value: &Value) -> Result<Format> {
         }
         _ => Err(unknown("neither an object nor a list")),
     }
+}
+
+/// `{tools: [...]}` whose first tool has an `inputSchema` (or no tools at all).
+fn is_mcp_tool_list(map: &serde_json::Map<String, Value>) -> bool {
+    map.get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| {
+            tools
+                .first()
+                .is_none_or(|t| t.get("inputSchema").is_some() && t.get("name").is_some())
+        })
 }
 
 fn refined_by_name(file: &str) -> Option<Format> {

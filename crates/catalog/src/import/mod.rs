@@ -6,6 +6,7 @@
 //! content, or takes the one it is told.
 
 mod detect;
+mod mcp;
 mod openai;
 mod openapi;
 mod rapidapi;
@@ -36,6 +37,10 @@ pub struct ImportOptions {
     pub tool: Option<String>,
     /// Category for single-tool sources. By default `x-toolsmith-category`, else `General`.
     pub category: Option<String>,
+    /// Where the tool is called, for sources that cannot say it themselves:
+    /// the MCP server address (`mcp+stdio:...`, `mcp+http://...`, `mcp://NAME`)
+    /// of an MCP tool list. Other formats take the address from the source.
+    pub base_url: Option<String>,
     /// Label for refined-doc files. By default from the format (`draft-ref`, `easytool-ref`).
     pub label: Option<DocLabel>,
     /// Import the good files of a folder or archive and report the bad ones,
@@ -71,6 +76,7 @@ fn read_parsed(path: &Path, doc: text::Document, options: &ImportOptions) -> Res
         Format::RapidApi => rapidapi::read_document(path, &doc, options),
         Format::OpenApi => openapi::read(path, &doc.value, options),
         Format::OpenAiFunctions => openai::read(path, &doc.value, options),
+        Format::McpTools => mcp::read(path, &doc.value, options),
         Format::ToolBenchQueries => toolbench::read_queries(path, &doc.value),
         Format::ToolBenchToolset => toolbench::read_toolset(path, &doc.value),
         Format::DraftDocs | Format::EasyToolDocs => {

@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod data;
+mod mcp;
 mod openapi;
 mod real_data;
 mod store;

@@ -17,7 +17,8 @@ pub struct ImportArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The format, when detection should not guess: openapi, rapidapi,
-    /// toolbench-queries, toolbench-toolset, openai-functions, draft-docs, easytool-docs.
+    /// toolbench-queries, toolbench-toolset, openai-functions, mcp-tools, draft-docs,
+    /// easytool-docs.
     #[arg(long)]
     pub format: Option<Format>,
     /// Tool name for single-tool sources (OpenAPI specs, OpenAI function lists).
@@ -48,6 +49,7 @@ pub fn run(global: &Global, args: &ImportArgs) -> anyhow::Result<ExitCode> {
         tool: args.tool.clone(),
         category: args.category.clone(),
         label: args.label.clone(),
+        base_url: None,
         keep_going: args.keep_going,
     };
     let mut reports = Vec::new();
