@@ -12,7 +12,9 @@
 //!   [`Secret`]s, host allow-list, timeouts, retries and a size cap),
 //!   [`NativeTools`] (FuncQA's arithmetic), [`Simulator`] (deterministic
 //!   responses synthesized from response schemas and examples), and
-//!   [`ModeExecutor`] over a [`ResponseCache`] for record and replay.
+//!   [`ModeExecutor`] over a [`ResponseCache`] for record and replay, and
+//!   (feature `mcp`, on by default) [`McpExecutor`] for the tools of MCP
+//!   servers over stdio or streamable HTTP, with [`McpClient`] to list them.
 //! - For large responses: [`pseudo_schema`] outlines a JSON value, and
 //!   [`JqSandbox`] runs a jq filter in a child process with time, memory and
 //!   output limits.
@@ -44,6 +46,13 @@ pub use crate::executor::{ApiBook, BookEntry, Executor, check_arguments};
 pub use crate::http::{
     Credential, Credentials, HttpExecutor, HttpSettings, Secret, kind_for_status,
 };
+#[cfg(feature = "mcp")]
+pub use crate::mcp::{
+    McpAddress, McpClient, McpError, McpExecutor, McpServer, McpServers, McpSettings, McpTransport,
+    ToolListChange, ToolListObserver,
+};
+#[cfg(feature = "mcp-fixture")]
+pub use crate::mcp::{McpFixture, McpHttpFixture};
 pub use crate::native::{ArithOp, NativeTools};
 pub use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
 pub use crate::pseudo_schema::{OutlineSettings, pseudo_schema, pseudo_schema_with};
@@ -59,6 +68,8 @@ mod error;
 mod example_api;
 mod executor;
 mod http;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod native;
 mod observation;
 mod pseudo_schema;

@@ -51,6 +51,8 @@ failure_kinds! {
     RateLimited = "rate_limited", retryable: true;
     /// The server failed (5xx).
     ServerError = "server_error", retryable: true;
+    /// The tool ran and reported a failure of its own (an MCP result with `isError`).
+    ToolFailed = "tool_failed", retryable: false;
     /// No complete response in time.
     Timeout = "timeout", retryable: true;
     /// The response claims JSON but does not parse.

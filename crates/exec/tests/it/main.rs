@@ -8,6 +8,7 @@
 mod example_api;
 mod funcqa;
 mod http;
+mod mcp;
 mod replay;
 mod sandbox;
 mod simulate;
