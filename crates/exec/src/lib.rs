@@ -52,7 +52,7 @@ pub use crate::mcp::{
     ToolListChange, ToolListObserver,
 };
 #[cfg(feature = "mcp-fixture")]
-pub use crate::mcp::{McpFixture, McpHttpFixture};
+pub use crate::mcp::{McpFixture, McpFixtureScript, McpHttpFixture};
 pub use crate::native::{ArithOp, NativeTools};
 pub use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
 pub use crate::pseudo_schema::{OutlineSettings, pseudo_schema, pseudo_schema_with};

@@ -7,8 +7,13 @@
 //! (`isError`), `crash` (the process exits; over HTTP the server stops),
 //! `slow {seconds}` (sleeps, then says `done`), and `add_tool {name}`
 //! (registers a tool `name` that greets, then sends `tools/list_changed`).
+//!
+//! The binary takes a script ([`McpFixtureScript`]) to change its list on
+//! its own and to exit after a while: `--announce NAME --after-ms N
+//! --exit-after-ms N`, for tests of clients that watch a server.
 
 use std::io::Write;
+use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -52,16 +57,60 @@ impl McpFixture {
         }
     }
 
-    /// Serves MCP on this process's stdin and stdout until stdin closes.
-    /// Writes a line to stderr first, as real servers do, which a client
-    /// must keep off its own stdout.
-    pub async fn serve_stdio(self) -> std::io::Result<()> {
+    /// The fixture binaries' `main`: serves on stdio as the command-line
+    /// arguments (without the program name) script it.
+    pub fn main_with_args(args: impl IntoIterator<Item = String>) -> ExitCode {
+        let served = McpFixtureScript::from_args(args).and_then(|script| {
+            let runtime = crate::runtime().map_err(|e| e.to_string())?;
+            let served = runtime.block_on(Self::new().serve_stdio(&script));
+            // Stdin is read on a blocking thread that a runtime's drop would
+            // wait for; when the script ends the server, do not wait.
+            runtime.shutdown_background();
+            served.map_err(|e| e.to_string())
+        });
+        match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                let _ = writeln!(std::io::stderr(), "toolsmith MCP fixture: {err}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    /// Serves MCP on this process's stdin and stdout until stdin closes (or
+    /// the script's time is up). Writes a line to stderr first, as real
+    /// servers do, which a client must keep off its own stdout.
+    pub async fn serve_stdio(self, script: &McpFixtureScript) -> std::io::Result<()> {
         let _ = writeln!(std::io::stderr(), "toolsmith MCP fixture: serving on stdio");
+        let added = Arc::clone(&self.added);
         let running = self
             .serve(rmcp::transport::stdio())
             .await
             .map_err(std::io::Error::other)?;
-        running.waiting().await.map_err(std::io::Error::other)?;
+        if let Some((name, after)) = script.announce.clone() {
+            let peer = running.peer().clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(after).await;
+                added
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(name);
+                if let Err(err) = peer.notify_tool_list_changed().await {
+                    tracing::warn!(%err, "could not send tools/list_changed");
+                }
+            });
+        }
+        match script.exit_after {
+            Some(after) => {
+                tokio::select! {
+                    done = running.waiting() => { done.map_err(std::io::Error::other)?; }
+                    () = tokio::time::sleep(after) => {}
+                }
+            }
+            None => {
+                running.waiting().await.map_err(std::io::Error::other)?;
+            }
+        }
         Ok(())
     }
 
@@ -275,6 +324,42 @@ impl ServerHandler for McpFixture {
     }
 }
 
+/// What the stdio fixture does on its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct McpFixtureScript {
+    /// Add this tool after this long, and send `tools/list_changed`.
+    pub announce: Option<(String, Duration)>,
+    /// Exit after this long.
+    pub exit_after: Option<Duration>,
+}
+
+impl McpFixtureScript {
+    /// Reads `--announce NAME [--after-ms N] [--exit-after-ms N]` (the
+    /// announcement comes after 1 s unless told otherwise).
+    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
+        let mut script = Self::default();
+        let mut announce = None;
+        let mut after = Duration::from_secs(1);
+        let mut args = args.into_iter();
+        while let Some(flag) = args.next() {
+            let mut value = || args.next().ok_or_else(|| format!("`{flag}` needs a value"));
+            let millis = |raw: String| {
+                raw.parse::<u64>()
+                    .map(Duration::from_millis)
+                    .map_err(|_| format!("`{raw}` is not a number of milliseconds"))
+            };
+            match flag.as_str() {
+                "--announce" => announce = Some(value()?),
+                "--after-ms" => after = millis(value()?)?,
+                "--exit-after-ms" => script.exit_after = Some(millis(value()?)?),
+                other => return Err(format!("unknown argument `{other}`")),
+            }
+        }
+        script.announce = announce.map(|name| (name, after));
+        Ok(script)
+    }
+}
+
 /// The fixture served over streamable HTTP on loopback; stops when dropped.
 #[derive(Debug)]
 pub struct McpHttpFixture {
@@ -299,5 +384,48 @@ impl Drop for McpHttpFixture {
     fn drop(&mut self) {
         self.stop.cancel();
         self.task.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(args: &[&str]) -> Result<McpFixtureScript, String> {
+        McpFixtureScript::from_args(args.iter().map(|a| (*a).to_owned()))
+    }
+
+    #[test]
+    fn scripts_parse() {
+        assert_eq!(script(&[]).unwrap(), McpFixtureScript::default());
+        let s = script(&[
+            "--announce",
+            "greet",
+            "--after-ms",
+            "20",
+            "--exit-after-ms",
+            "90",
+        ])
+        .unwrap();
+        assert_eq!(
+            s.announce,
+            Some(("greet".to_owned(), Duration::from_millis(20)))
+        );
+        assert_eq!(s.exit_after, Some(Duration::from_millis(90)));
+        assert!(
+            script(&["--after-ms"])
+                .unwrap_err()
+                .contains("needs a value")
+        );
+        assert!(
+            script(&["--after-ms", "soon"])
+                .unwrap_err()
+                .contains("`soon`")
+        );
+        assert!(
+            script(&["--verbose"])
+                .unwrap_err()
+                .contains("unknown argument")
+        );
     }
 }

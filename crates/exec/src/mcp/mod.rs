@@ -24,5 +24,5 @@ pub use client::{McpClient, McpSettings, ToolListChange, ToolListObserver};
 pub use error::McpError;
 pub use executor::McpExecutor;
 #[cfg(feature = "mcp-fixture")]
-pub use fixture::{McpFixture, McpHttpFixture};
+pub use fixture::{McpFixture, McpFixtureScript, McpHttpFixture};
 pub use server::{McpAddress, McpServer, McpServers, McpTransport};
