@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod env;
+mod mcp_settings;
 mod printer;
 mod settings;
 

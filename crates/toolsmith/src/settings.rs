@@ -16,6 +16,8 @@ pub struct ConfigFile {
     /// The LLM endpoint: `base_url`, `model`, `role_models` (a model per agent
     /// role: agent, grounding, execution, observing, judge, ...), timeouts, retries.
     pub llm: Option<LlmSettings>,
+    /// MCP servers by name (`[mcp.servers.NAME]`), which `mcp://NAME` refers to.
+    pub mcp: Option<crate::mcp_settings::McpConfig>,
 }
 
 /// The config file to read: `TOOLSMITH_CONFIG`, else `./toolsmith.toml` if it exists.

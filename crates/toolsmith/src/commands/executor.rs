@@ -1,19 +1,20 @@
-//! The executor commands share: live HTTP (or the built-in tools), the
-//! response cache and the simulator, over a snapshot of the catalog.
+//! The executor commands share: live HTTP, MCP servers or the built-in
+//! tools, the response cache and the simulator, over a snapshot of the catalog.
 
 use std::sync::Arc;
 
 use anyhow::Context;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
-    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, Mode, ModeExecutor, NativeTools,
-    ResponseCache, Simulator,
+    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, McpAddress, McpExecutor,
+    McpSettings, Mode, ModeExecutor, NativeTools, ResponseCache, Simulator,
 };
 
 use crate::cli::Global;
 
-/// The executor for a mode: live HTTP (or the built-in tools), the response
-/// cache, and the simulator, over the catalog's APIs.
+/// The executor for a mode: live HTTP, MCP servers (tools imported from an
+/// MCP address) or the built-in tools, the response cache, and the
+/// simulator, over the catalog's APIs.
 pub(crate) fn build(
     global: &Global,
     book: Arc<ApiBook>,
@@ -33,10 +34,12 @@ pub(crate) fn build(
     )?);
     let live: Arc<dyn Executor> = Arc::new(Routed {
         native: Arc::clone(&native),
+        mcp: mcp_executor(&book)?,
         other: http,
     });
     let simulator: Arc<dyn Executor> = Arc::new(Routed {
         native,
+        mcp: None,
         other: Arc::new(Simulator::new(book)),
     });
     let cache = Arc::new(
@@ -50,9 +53,32 @@ pub(crate) fn build(
     ))
 }
 
-/// Sends the built-in tools' calls to them and everything else on.
+/// The MCP executor, when the book holds tools of MCP servers (the
+/// `[mcp.servers]` of the config file are read only then).
+fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<McpExecutor>>> {
+    let has_mcp = book.ids().filter_map(|id| book.get(id)).any(|entry| {
+        entry
+            .tool
+            .base_url
+            .as_deref()
+            .is_some_and(McpAddress::is_mcp)
+    });
+    if !has_mcp {
+        return Ok(None);
+    }
+    let servers = crate::mcp_settings::mcp_servers()?;
+    Ok(Some(Arc::new(McpExecutor::new(
+        Arc::clone(book),
+        servers,
+        McpSettings::default(),
+    ))))
+}
+
+/// Sends the built-in tools' calls to them, MCP tools' calls to their
+/// servers, and everything else on.
 struct Routed {
     native: Arc<NativeTools>,
+    mcp: Option<Arc<McpExecutor>>,
     other: Arc<dyn Executor>,
 }
 
@@ -64,9 +90,11 @@ impl Executor for Routed {
         args: &serde_json::Value,
     ) -> toolsmith_exec::Result<toolsmith_exec::Observation> {
         if api.tool() == self.native.tool_id() {
-            self.native.call(api, args).await
-        } else {
-            self.other.call(api, args).await
+            return self.native.call(api, args).await;
+        }
+        match &self.mcp {
+            Some(mcp) if mcp.serves(api) => mcp.call(api, args).await,
+            _ => self.other.call(api, args).await,
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod export;
 pub mod import;
 pub mod index;
 pub mod jq_sandbox;
+pub(crate) mod mcp_import;
 pub mod search;
 pub mod show;
 pub mod solve;

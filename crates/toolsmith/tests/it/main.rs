@@ -3,5 +3,6 @@
 
 mod architecture;
 mod catalog_commands;
+mod mcp_command;
 mod solve_command;
 mod support;

@@ -1,0 +1,186 @@
+//! The `[mcp]` table of `toolsmith.toml`: MCP servers by name, which
+//! `mcp://NAME` addresses refer to.
+//!
+//! ```toml
+//! [mcp.servers.files]
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]
+//! env = { LOG_LEVEL = "warn" }
+//! cwd = "/srv"
+//!
+//! [mcp.servers.tickets]
+//! url = "https://tickets.example.com/mcp"
+//! bearer_token_env = "TICKETS_TOKEN"   # the variable's name; the token never goes in the file
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+use toolsmith_exec::{McpAddress, McpServer, McpServers, McpTransport, Secret};
+
+use crate::printer;
+use crate::settings::{config_path, read_config};
+
+/// The `[mcp]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct McpConfig {
+    /// Servers by name: `[mcp.servers.NAME]`.
+    pub servers: BTreeMap<String, McpServerConfig>,
+}
+
+/// One `[mcp.servers.NAME]` table: `command` (a child process on stdio) or
+/// `url` (streamable HTTP), not both.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The program of a stdio server.
+    pub command: Option<String>,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables added to its environment.
+    pub env: BTreeMap<String, String>,
+    /// Its working directory.
+    pub cwd: Option<PathBuf>,
+    /// The endpoint of a streamable HTTP server.
+    pub url: Option<String>,
+    /// The name of the environment variable holding its bearer token.
+    pub bearer_token_env: Option<String>,
+}
+
+impl McpServerConfig {
+    /// The server this table describes, its token read through `lookup`.
+    fn resolve(
+        &self,
+        name: &str,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<McpServer> {
+        let transport = match (&self.command, &self.url) {
+            (Some(command), None) => {
+                if self.bearer_token_env.is_some() {
+                    bail!("`bearer_token_env` is for `url` servers; a stdio server takes `env`");
+                }
+                McpTransport::Stdio {
+                    command: command.clone(),
+                    args: self.args.clone(),
+                    env: self.env.clone(),
+                    cwd: self.cwd.clone(),
+                }
+            }
+            (None, Some(url)) => {
+                if !self.args.is_empty() || !self.env.is_empty() || self.cwd.is_some() {
+                    bail!("`args`, `env` and `cwd` are for `command` servers, not `url` ones");
+                }
+                let Ok(McpAddress::Http(url)) = format!("mcp+{url}").parse::<McpAddress>() else {
+                    bail!("`url = \"{url}\"` is not an http or https URL without credentials");
+                };
+                let bearer_token = match &self.bearer_token_env {
+                    None => None,
+                    Some(var) => match lookup(var).filter(|v| !v.is_empty()) {
+                        Some(token) => Some(Secret::new(token)),
+                        None => {
+                            printer::note(format!(
+                                "note: MCP server `{name}`: `{var}` is not set; connecting without a token"
+                            ));
+                            None
+                        }
+                    },
+                };
+                McpTransport::Http {
+                    url,
+                    bearer_token,
+                    headers: BTreeMap::new(),
+                }
+            }
+            (Some(_), Some(_)) => bail!("give `command` or `url`, not both"),
+            (None, None) => bail!("give `command` (a stdio server) or `url` (streamable HTTP)"),
+        };
+        Ok(McpServer {
+            name: name.to_owned(),
+            transport,
+        })
+    }
+}
+
+impl McpConfig {
+    /// Every configured server, tokens read through `lookup`.
+    pub fn servers(&self, lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<McpServers> {
+        let mut servers = McpServers::new();
+        for (name, table) in &self.servers {
+            let server = table
+                .resolve(name, &lookup)
+                .with_context(|| format!("[mcp.servers.{name}] in the config file"))?;
+            servers.insert(server);
+        }
+        Ok(servers)
+    }
+}
+
+/// The named MCP servers of the config file (none without one), tokens from the environment.
+pub fn mcp_servers() -> anyhow::Result<McpServers> {
+    let config = match config_path() {
+        Some(path) => read_config(&path)?.mcp.unwrap_or_default(),
+        None => McpConfig::default(),
+    };
+    config.servers(|var| std::env::var(var).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> McpConfig {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn stdio_and_http_servers_resolve() {
+        let config = parse(
+            r#"
+            [servers.files]
+            command = "files-server"
+            args = ["--root", "/srv"]
+            env = { LOG = "warn" }
+            [servers.tickets]
+            url = "https://tickets.example.com/mcp"
+            bearer_token_env = "TICKETS_TOKEN"
+            "#,
+        );
+        let servers = config
+            .servers(|var| (var == "TICKETS_TOKEN").then(|| "t-123".to_owned()))
+            .unwrap();
+        let files = servers.get("files").unwrap();
+        assert!(
+            matches!(&files.transport, McpTransport::Stdio { args, env, .. }
+            if args.len() == 2 && env["LOG"] == "warn")
+        );
+        let tickets = servers.get("tickets").unwrap();
+        assert!(
+            matches!(&tickets.transport, McpTransport::Http { bearer_token: Some(t), .. }
+            if t.expose() == "t-123")
+        );
+    }
+
+    #[test]
+    fn contradictory_tables_say_where() {
+        let config = parse("[servers.x]\ncommand = \"a\"\nurl = \"http://h/mcp\"\n");
+        let err = format!("{:#}", config.servers(|_| None).unwrap_err());
+        assert!(
+            err.contains("[mcp.servers.x]") && err.contains("not both"),
+            "{err}"
+        );
+        let config = parse("[servers.y]\n");
+        assert!(config.servers(|_| None).is_err());
+        for url in ["ftp://h/mcp", "http://user:pw@h/mcp", "not a url"] {
+            let config = parse(&format!("[servers.w]\nurl = \"{url}\"\n"));
+            let err = format!("{:#}", config.servers(|_| None).unwrap_err());
+            assert!(
+                err.contains("[mcp.servers.w]") && err.contains(url),
+                "{err}"
+            );
+        }
+        assert!(toml::from_str::<McpConfig>("[servers.z]\ntoken = \"secret\"\n").is_err());
+    }
+}
