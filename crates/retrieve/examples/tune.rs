@@ -1,8 +1,11 @@
 //! The measurements behind the defaults: BM25 field weights and stemming, dense text fields,
 //! and the hybrid fusion, on restbench-tmdb and toolbench-draft282 (original, DRAFT and
 //! EasyTool docs). `cargo run --release -p toolsmith-retrieve --example tune [-- dense]`;
-//! `dense` also embeds with the local MiniLM (about a minute). Reads `$TOOLSMITH_DATA`, else
-//! `../shared/data`.
+//! `dense` also embeds with the local MiniLM (about a minute). `-- fusion` grids the hybrid's
+//! RRF dense weight on all four datasets, toolbench-g1/g2 over the whole ToolEnv2404 catalog
+//! (embedding its 46,803 APIs takes most of an hour the first time; point `$TUNE_CACHE` at a
+//! database that already holds them, e.g. one `toolsmith bench retrieval` filled). Reads
+//! `$TOOLSMITH_DATA`, else `../shared/data`.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -23,6 +26,10 @@ struct Bench {
 }
 
 fn load(benchmark: Benchmark, name: &'static str, data: &std::path::Path) -> Bench {
+    let labels: &[&'static str] = match benchmark {
+        Benchmark::ToolbenchG1 | Benchmark::ToolbenchG2 => &["original"],
+        _ => &["original", "draft", "easytool"],
+    };
     let mut store = Store::in_memory().unwrap();
     for source in benchmark.corpus_sources(data) {
         store
@@ -47,6 +54,7 @@ fn load(benchmark: Benchmark, name: &'static str, data: &std::path::Path) -> Ben
         ),
     ]
     .into_iter()
+    .filter(|(n, _)| labels.contains(n))
     .map(|(n, sel)| {
         (
             n,
@@ -106,6 +114,10 @@ fn bm25_runs(
 fn main() {
     let data = std::env::var_os("TOOLSMITH_DATA")
         .map_or_else(|| PathBuf::from("../shared/data"), PathBuf::from);
+    if std::env::args().any(|a| a == "fusion") {
+        fusion_grid(&data);
+        return;
+    }
     let dense = std::env::args().any(|a| a == "dense");
     let bm25_grid = !std::env::args().any(|a| a == "skip-bm25");
     let benches = [
@@ -200,18 +212,8 @@ fn main() {
     if !dense {
         return;
     }
-    let model =
-        LocalEmbedder::load_default().expect("install the model with scripts/install-model.sh");
-    let cache_path = std::env::temp_dir().join("toolsmith-tune-embeddings.db");
-    let embedder = CachedEmbedder::new(
-        model,
-        CacheDb::open(&cache_path).unwrap(),
-        CacheMode::ReadWrite,
-    );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let embedder = embedder();
+    let rt = runtime();
     let dense_grid: Vec<(&str, FieldWeights)> = vec![
         ("names+api desc", w(1.0, 1.0, 0.0, 1.0, 0.0, 0.0)),
         ("names+both desc", w(1.0, 1.0, 1.0, 1.0, 0.0, 0.0)),
@@ -248,8 +250,20 @@ fn main() {
                 }
                 let bruns = bm25_runs(b, corpus, Bm25Settings::default(), 100);
                 let mut fusions = vec![
-                    ("rrf k=60".to_owned(), Fusion::Rrf { k: RRF_K }),
-                    ("rrf k=10".to_owned(), Fusion::Rrf { k: 10.0 }),
+                    (
+                        "rrf k=60".to_owned(),
+                        Fusion::Rrf {
+                            k: RRF_K,
+                            dense_weight: 1.0,
+                        },
+                    ),
+                    (
+                        "rrf k=10".to_owned(),
+                        Fusion::Rrf {
+                            k: 10.0,
+                            dense_weight: 1.0,
+                        },
+                    ),
                 ];
                 for wgt in [0.2f32, 0.3, 0.4, 0.5, 0.6, 0.7] {
                     fusions.push((
@@ -273,6 +287,90 @@ fn main() {
                             &score(&b.queries, &fused, corpus),
                         );
                     }
+                }
+            }
+        }
+    }
+}
+
+fn embedder() -> CachedEmbedder<LocalEmbedder> {
+    let model =
+        LocalEmbedder::load_default().expect("install the model with scripts/install-model.sh");
+    let cache_path = std::env::var_os("TUNE_CACHE").map_or_else(
+        || std::env::temp_dir().join("toolsmith-tune-embeddings.db"),
+        PathBuf::from,
+    );
+    CachedEmbedder::new(
+        model,
+        CacheDb::open(&cache_path).unwrap(),
+        CacheMode::ReadWrite,
+    )
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// RRF's dense weight and rank constant on every dataset and doc version: the grid behind
+/// [`toolsmith_retrieve::HybridSettings::DEFAULT_FUSION`].
+fn fusion_grid(data: &std::path::Path) {
+    let embedder = embedder();
+    let rt = runtime();
+    let benches = [
+        (Benchmark::RestbenchTmdb, "restbench-tmdb"),
+        (Benchmark::ToolbenchDraft282, "toolbench-draft282"),
+        (Benchmark::ToolbenchG1, "toolbench-g1"),
+        (Benchmark::ToolbenchG2, "toolbench-g2"),
+    ];
+    println!(
+        "{:<44} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}",
+        "setting", "N@1", "N@3", "N@5", "N@10", "R@5", "R@10"
+    );
+    for (benchmark, name) in benches {
+        let b = load(benchmark, name, data);
+        let qtexts: Vec<String> = b.queries.iter().map(|q| q.text.clone()).collect();
+        let qvecs = rt.block_on(embedder.embed(&qtexts)).unwrap();
+        for (doc, corpus) in &b.corpora {
+            println!(
+                "== {} / {doc} docs ({} queries, {} APIs)",
+                b.name,
+                b.queries.len(),
+                corpus.len()
+            );
+            let index = rt
+                .block_on(DenseIndex::build(
+                    corpus.clone(),
+                    &embedder,
+                    DenseSettings::default(),
+                ))
+                .unwrap();
+            let druns: Vec<_> = qvecs
+                .iter()
+                .map(|v| index.scores(v, 100, &Filter::default()).unwrap())
+                .collect();
+            let bruns = bm25_runs(&b, corpus, Bm25Settings::default(), 100);
+            let top10 = |runs: &[Vec<(u32, f32)>]| -> Vec<Vec<(u32, f32)>> {
+                runs.iter()
+                    .map(|r| r.iter().take(10).copied().collect())
+                    .collect()
+            };
+            row("bm25", &score(&b.queries, &top10(&bruns), corpus));
+            row("dense", &score(&b.queries, &top10(&druns), corpus));
+            for k in [RRF_K, 20.0] {
+                for dense_weight in [1.0f32, 0.75, 0.5, 0.35, 0.25] {
+                    let fusion = Fusion::Rrf { k, dense_weight };
+                    let fused: Vec<_> = bruns
+                        .iter()
+                        .zip(&druns)
+                        .map(|(l, d)| fuse(fusion, l, d, 10))
+                        .collect();
+                    row(
+                        &format!("rrf k={k} dense weight {dense_weight}"),
+                        &score(&b.queries, &fused, corpus),
+                    );
                 }
             }
         }

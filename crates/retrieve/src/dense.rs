@@ -251,6 +251,17 @@ impl DenseIndex {
         &self.model
     }
 
+    /// Approximate heap memory the index holds: the vector matrix and the embedded texts
+    /// kept to detect changes.
+    pub fn heap_bytes(&self) -> usize {
+        self.vectors.capacity() * size_of::<f32>()
+            + self
+                .texts
+                .iter()
+                .map(|t| t.capacity() + size_of::<String>())
+                .sum::<usize>()
+    }
+
     /// The `k` documents most similar to a query vector as `(document, cosine)`, best first.
     pub fn scores(&self, query: &[f32], k: usize, filter: &Filter) -> Result<Vec<(u32, f32)>> {
         if query.len() != self.dims {

@@ -22,11 +22,14 @@ pub const RRF_K: f32 = 60.0;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Fusion {
-    /// Reciprocal-rank fusion: `Σ 1 / (k + rank)` over the lists a document appears in
-    /// (rank from 1).
+    /// Reciprocal-rank fusion: `Σ w / (k + rank)` over the lists a document appears in
+    /// (rank from 1), with weight 1 for BM25 and `dense_weight` for the dense list.
     Rrf {
         /// The rank constant ([`RRF_K`] = 60).
         k: f32,
+        /// The dense list's weight relative to BM25's (1 is plain RRF).
+        #[serde(default = "plain_rrf_weight")]
+        dense_weight: f32,
     },
     /// `w · bm25' + (1 − w) · dense'`, each score min-max normalized within its list's top
     /// [`HybridSettings::depth`]; a document missing from a list gets 0 there.
@@ -34,6 +37,10 @@ pub enum Fusion {
         /// The BM25 weight `w` in [0, 1].
         bm25: f32,
     },
+}
+
+fn plain_rrf_weight() -> f32 {
+    1.0
 }
 
 /// How the hybrid retriever fuses.
@@ -47,8 +54,14 @@ pub struct HybridSettings {
 }
 
 impl HybridSettings {
-    /// The fusion chosen by measurement (see the crate docs).
-    pub const DEFAULT_FUSION: Fusion = Fusion::Rrf { k: RRF_K };
+    /// The fusion chosen by measurement (see the crate docs): RRF with a rank constant of 20
+    /// and the dense list at 0.35 of BM25's weight. Plain RRF (k = 60, equal weights) is 3 NDCG@10
+    /// better on restbench-tmdb but 7 to 10 worse on ToolBench, where MiniLM is far weaker than
+    /// BM25; this setting has the best mean over the four retrieval benchmarks.
+    pub const DEFAULT_FUSION: Fusion = Fusion::Rrf {
+        k: 20.0,
+        dense_weight: 0.35,
+    };
 }
 
 impl Default for HybridSettings {
@@ -69,12 +82,15 @@ pub fn fuse(
 ) -> Vec<(u32, f32)> {
     let mut fused: HashMap<u32, f32> = HashMap::with_capacity(lexical.len() + dense.len());
     match fusion {
-        Fusion::Rrf { k: rank_k } => {
-            for list in [lexical, dense] {
+        Fusion::Rrf {
+            k: rank_k,
+            dense_weight,
+        } => {
+            for (list, weight) in [(lexical, 1.0), (dense, dense_weight.max(0.0))] {
                 for (rank, &(doc, _)) in list.iter().enumerate() {
                     #[allow(clippy::cast_precision_loss)]
                     let rank = rank as f32 + 1.0;
-                    *fused.entry(doc).or_insert(0.0) += 1.0 / (rank_k + rank);
+                    *fused.entry(doc).or_insert(0.0) += weight / (rank_k + rank);
                 }
             }
         }
@@ -147,12 +163,62 @@ mod tests {
     fn rrf_rewards_agreement() {
         // Doc 2 is second in both lists; doc 1 first in one only.
         let fused = fuse(
-            Fusion::Rrf { k: RRF_K },
+            Fusion::Rrf {
+                k: RRF_K,
+                dense_weight: 1.0,
+            },
             &[(1, 9.0), (2, 5.0)],
             &[(3, 0.9), (2, 0.8)],
             3,
         );
         assert_eq!(fused.iter().map(|p| p.0).collect::<Vec<_>>(), vec![2, 1, 3]);
+    }
+
+    #[test]
+    fn rrf_dense_weight_tilts_ties_toward_bm25() {
+        // Each list ranks its own favourite first: equal weights tie them (first seen wins the
+        // tie), a lighter dense list puts BM25's first, a heavier one the dense list's.
+        let lexical = [(1, 9.0), (2, 5.0)];
+        let dense = [(2, 0.9), (1, 0.8)];
+        let order = |dense_weight| {
+            fuse(
+                Fusion::Rrf {
+                    k: 20.0,
+                    dense_weight,
+                },
+                &lexical,
+                &dense,
+                2,
+            )
+            .iter()
+            .map(|p| p.0)
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(order(0.35), vec![1, 2]);
+        assert_eq!(order(3.0), vec![2, 1]);
+        let fused = fuse(
+            Fusion::Rrf {
+                k: 20.0,
+                dense_weight: 0.5,
+            },
+            &lexical,
+            &dense,
+            2,
+        );
+        let expected = 1.0 / 21.0 + 0.5 / 22.0;
+        assert!((fused[0].1 - expected).abs() < 1e-6, "{fused:?}");
+    }
+
+    #[test]
+    fn rrf_settings_read_without_a_dense_weight_mean_plain_rrf() {
+        let fusion: Fusion = serde_json::from_str(r#"{"kind": "rrf", "k": 60.0}"#).unwrap();
+        assert_eq!(
+            fusion,
+            Fusion::Rrf {
+                k: 60.0,
+                dense_weight: 1.0
+            }
+        );
     }
 
     #[test]

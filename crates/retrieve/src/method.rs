@@ -44,6 +44,13 @@ impl Method {
     }
 }
 
+impl Default for Method {
+    /// Hybrid: the best or near the best on every benchmark measured (see the crate docs).
+    fn default() -> Self {
+        Self::Hybrid
+    }
+}
+
 impl std::fmt::Display for Method {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -86,7 +86,13 @@ async fn hybrid_fuses_both_lists() {
         .await
         .unwrap();
     let bm25 = Bm25Index::build(corpus, Bm25Settings::default());
-    for fusion in [Fusion::Rrf { k: RRF_K }, Fusion::Weighted { bm25: 0.5 }] {
+    for fusion in [
+        Fusion::Rrf {
+            k: RRF_K,
+            dense_weight: 1.0,
+        },
+        Fusion::Weighted { bm25: 0.5 },
+    ] {
         let hybrid = HybridRetriever::new(
             bm25.clone(),
             DenseRetriever::new(Arc::new(index.clone()), embedder.clone()),
