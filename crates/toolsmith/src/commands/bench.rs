@@ -12,7 +12,7 @@ use toolsmith_catalog::{DocLabel, ImportOptions, Store, read_source};
 use toolsmith_eval::{Benchmark, RetrievalScores, TOOLENV2404};
 use toolsmith_llm::{CacheMode, Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Bm25Settings, DenseIndex, Filter, HybridSettings, Method, RetrieveSettings,
+    Bm25Index, Bm25Settings, Corpus, DenseIndex, DenseSettings, Filter, HybridSettings, Method,
     build_retriever, fuse,
 };
 
@@ -20,6 +20,7 @@ use crate::cli::Global;
 use crate::commands::search::{corpus, embedder, runtime};
 use crate::commands::{open_store, selector};
 use crate::printer;
+use crate::settings::retrieve_config;
 
 /// Measure retrieval quality or speed.
 #[derive(Debug, clap::Args)]
@@ -46,9 +47,9 @@ pub struct RetrievalArgs {
     /// against the `--db` catalog). A named benchmark builds its own corpus in memory.
     #[arg(long)]
     pub dataset: String,
-    /// bm25, dense or hybrid.
-    #[arg(long, default_value = "bm25")]
-    pub method: Method,
+    /// bm25, dense or hybrid. By default `[retrieve] method` of toolsmith.toml, else hybrid.
+    #[arg(long)]
+    pub method: Option<Method>,
     /// Score the docs of this label (`draft-ref`, `easytool-ref`) instead of the original ones.
     #[arg(long = "doc-version")]
     pub doc_version: Option<DocLabel>,
@@ -72,6 +73,10 @@ pub struct SpeedArgs {
     /// Also time embedding each query with the local MiniLM model.
     #[arg(long = "embed-queries")]
     pub embed_queries: bool,
+    /// Also time embedding this many API docs with the local MiniLM model (batched, as an
+    /// index build does), to give the dense index's build time at each size.
+    #[arg(long = "embed-docs", value_name = "N")]
+    pub embed_docs: Option<usize>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -162,15 +167,16 @@ fn retrieval(global: &Global, args: &RetrievalArgs) -> anyhow::Result<ExitCode> 
         ));
     }
     let corpus = corpus(&store, &selector(args.doc_version.as_ref()))?;
-    let embedder = if args.method.embeds() {
-        Some(embedder(&global.db, CacheMode::ReadWrite)?)
+    let config = retrieve_config()?;
+    let method = config.method(args.method);
+    let embedder = if method.embeds() {
+        Some(embedder(&global.db, &config, CacheMode::ReadWrite)?)
     } else {
         None
     };
     let rt = runtime()?;
     let scores = rt.block_on(async {
-        let retriever =
-            build_retriever(args.method, corpus, embedder, &RetrieveSettings::default()).await?;
+        let retriever = build_retriever(method, corpus, embedder, &config.settings()).await?;
         let mut runs = Vec::with_capacity(resolved.queries.len());
         for q in &resolved.queries {
             let hits = retriever.search(&q.text, 10, &Filter::default()).await?;
@@ -185,7 +191,7 @@ fn retrieval(global: &Global, args: &RetrievalArgs) -> anyhow::Result<ExitCode> 
     })?;
     let report = RetrievalReport {
         dataset: benchmark.name(),
-        method: args.method,
+        method,
         doc_version: args
             .doc_version
             .as_ref()
@@ -243,7 +249,13 @@ struct SpeedRow {
     apis: usize,
     bm25_build_ms: f64,
     bm25_terms: usize,
+    bm25_mib: f64,
     dense_load_ms: f64,
+    dense_mib: f64,
+    /// The dense index's build time at this size from the measured embedding rate.
+    dense_embed_s: Option<f64>,
+    /// Resident memory of the whole process after this row (the full catalog included).
+    rss_mib: Option<f64>,
     bm25: Latency,
     dense: Latency,
     hybrid: Latency,
@@ -307,6 +319,10 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
     let vectors: Vec<Vec<f32>> = (0..n).map(|_| rng.vector(SPEED_DIMS)).collect();
     let none = Filter::default();
     let hybrid = HybridSettings::default();
+    let docs_per_second = match args.embed_docs {
+        Some(n) => Some(doc_embedding_rate(&full, n)?),
+        None => None,
+    };
     let mut rows = Vec::new();
     for &size in &args.sizes {
         let corpus = Arc::new(full.prefix(size));
@@ -338,11 +354,16 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
             checksum > 0,
             "no results at all: the measurement timed nothing"
         );
+        #[allow(clippy::cast_precision_loss)]
         rows.push(SpeedRow {
             apis: corpus.len(),
             bm25_build_ms: bm25_build.as_secs_f64() * 1e3,
             bm25_terms: bm25.vocabulary(),
+            bm25_mib: bm25.heap_bytes() as f64 / MIB,
             dense_load_ms: dense_load.as_secs_f64() * 1e3,
+            dense_mib: dense.heap_bytes() as f64 / MIB,
+            dense_embed_s: docs_per_second.map(|rate| corpus.len() as f64 / rate),
+            rss_mib: memory_kib("VmRSS").map(|k| k / 1024.0),
             bm25: latency(lb),
             dense: latency(ld),
             hybrid: latency(lh),
@@ -354,26 +375,45 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
         None
     };
     if args.json {
-        printer::json(
-            &serde_json::json!({ "rows": rows, "query_embedding": embed, "queries": n }),
-        )?;
+        printer::json(&serde_json::json!({
+            "rows": rows,
+            "query_embedding": embed,
+            "doc_embeddings_per_second": docs_per_second,
+            "queries": n,
+            "peak_rss_mib": memory_kib("VmHWM").map(|k| k / 1024.0),
+        }))?;
         return Ok(ExitCode::SUCCESS);
     }
     printer::line(format!(
         "{n} queries per cell; dense = random unit vectors, {SPEED_DIMS} dims; latency in ms (p50 / p99)"
     ));
-    printer::line("   APIs  BM25 build  terms   BM25 p50/p99    dense p50/p99   hybrid p50/p99");
+    printer::line(
+        "   APIs  BM25 build  terms  BM25 MiB  dense MiB  dense embed   BM25 p50/p99    dense p50/p99   hybrid p50/p99  RSS MiB",
+    );
     let ms = |l: &Latency| format!("{:>6.2} /{:>6.2}", l.p50_us / 1e3, l.p99_us / 1e3);
     for r in &rows {
         printer::line(format!(
-            "{:>7}  {:>8.0}ms  {:>6}  {}  {}  {}",
+            "{:>7}  {:>8.0}ms  {:>6}  {:>8.1}  {:>9.1}  {:>10}  {}  {}  {}  {:>7}",
             r.apis,
             r.bm25_build_ms,
             r.bm25_terms,
+            r.bm25_mib,
+            r.dense_mib,
+            r.dense_embed_s
+                .map_or("-".to_owned(), |s| format!("{s:.0}s")),
             ms(&r.bm25),
             ms(&r.dense),
-            ms(&r.hybrid)
+            ms(&r.hybrid),
+            r.rss_mib.map_or("-".to_owned(), |m| format!("{m:.0}")),
         ));
+    }
+    if let Some(rate) = docs_per_second {
+        printer::line(format!(
+            "MiniLM document embedding: {rate:.0} API docs per second (batched)"
+        ));
+    }
+    if let Some(peak) = memory_kib("VmHWM") {
+        printer::line(format!("peak resident memory: {:.0} MiB", peak / 1024.0));
     }
     if let Some(l) = embed {
         printer::line(format!(
@@ -382,6 +422,40 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// A `/proc/self/status` memory line in KiB (`VmRSS`, `VmHWM`); `None` off Linux.
+fn memory_kib(key: &str) -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// API docs embedded per second by the local MiniLM, over the first `n` docs of `corpus` with
+/// the dense index's text fields, batched as an index build does.
+fn doc_embedding_rate(corpus: &Corpus, n: usize) -> anyhow::Result<f64> {
+    let model = LocalEmbedder::load_default().context("loading the local embedding model")?;
+    let fields = DenseSettings::default().fields;
+    let texts: Vec<String> = corpus
+        .docs()
+        .iter()
+        .take(n.max(1))
+        .map(|d| d.text(&fields))
+        .collect();
+    let rt = runtime()?;
+    let t = Instant::now();
+    let vectors = rt.block_on(model.embed(&texts))?;
+    let secs = t.elapsed().as_secs_f64();
+    anyhow::ensure!(
+        vectors.len() == texts.len(),
+        "the model returned {} vectors for {} texts",
+        vectors.len(),
+        texts.len()
+    );
+    #[allow(clippy::cast_precision_loss)]
+    Ok(texts.len() as f64 / secs.max(1e-9))
 }
 
 fn query_embedding_latency(texts: &[&String]) -> anyhow::Result<Latency> {

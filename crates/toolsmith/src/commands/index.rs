@@ -6,12 +6,13 @@ use std::time::Instant;
 
 use toolsmith_catalog::DocLabel;
 use toolsmith_llm::CacheMode;
-use toolsmith_retrieve::{DenseIndex, DenseSettings};
+use toolsmith_retrieve::DenseIndex;
 
 use crate::cli::Global;
 use crate::commands::search::{corpus, embedder, runtime};
 use crate::commands::{open_store, selector};
 use crate::printer;
+use crate::settings::retrieve_config;
 
 /// Precompute the embeddings dense and hybrid search use.
 #[derive(Debug, clap::Args)]
@@ -34,7 +35,8 @@ pub fn run(global: &Global, args: &IndexArgs) -> anyhow::Result<ExitCode> {
     } else {
         CacheMode::ReadWrite
     };
-    let embedder = embedder(&global.db, mode)?;
+    let config = retrieve_config()?;
+    let embedder = embedder(&global.db, &config, mode)?;
     let total = corpus.len();
     printer::note(format!(
         "embedding {total} APIs with {} (cached vectors are reused)",
@@ -44,17 +46,12 @@ pub fn run(global: &Global, args: &IndexArgs) -> anyhow::Result<ExitCode> {
     let rt = runtime()?;
     let index = rt.block_on(async {
         let mut last = Instant::now();
-        DenseIndex::build_with_progress(
-            corpus,
-            embedder.as_ref(),
-            DenseSettings::default(),
-            &mut |done, of| {
-                if last.elapsed().as_secs() >= 5 || done == of {
-                    printer::note(format!("  {done}/{of} batch texts looked up"));
-                    last = Instant::now();
-                }
-            },
-        )
+        DenseIndex::build_with_progress(corpus, embedder.as_ref(), config.dense, &mut |done, of| {
+            if last.elapsed().as_secs() >= 5 || done == of {
+                printer::note(format!("  {done}/{of} batch texts looked up"));
+                last = Instant::now();
+            }
+        })
         .await
     })?;
     printer::line(format!(

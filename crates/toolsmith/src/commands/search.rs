@@ -8,12 +8,13 @@ use std::sync::Arc;
 use anyhow::Context;
 use serde::Serialize;
 use toolsmith_catalog::{DocLabel, DocSelector, Scope, Store, ToolId};
-use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder};
-use toolsmith_retrieve::{Corpus, Filter, Hit, Method, RetrieveSettings, ToolHit, build_retriever};
+use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
+use toolsmith_retrieve::{Corpus, Filter, Hit, Method, ToolHit, build_retriever};
 
 use crate::cli::Global;
 use crate::commands::{open_store, selector};
 use crate::printer;
+use crate::settings::{EmbedderKind, RetrieveConfig, llm_settings, retrieve_config};
 
 /// Find the APIs that fit a query.
 #[derive(Debug, clap::Args)]
@@ -25,8 +26,9 @@ pub struct SearchArgs {
     pub k: usize,
     /// bm25, dense or hybrid. Dense and hybrid embed every API not yet embedded (run
     /// `toolsmith index` first on a large catalog).
-    #[arg(long, default_value = "bm25")]
-    pub method: Method,
+    /// By default `[retrieve] method` of toolsmith.toml, else hybrid.
+    #[arg(long)]
+    pub method: Option<Method>,
     /// Search the docs of this label instead of the active ones.
     #[arg(long = "doc-version")]
     pub doc_version: Option<DocLabel>,
@@ -54,8 +56,10 @@ pub fn run(global: &Global, args: &SearchArgs) -> anyhow::Result<ExitCode> {
             global.db.display()
         );
     }
-    let embedder = if args.method.embeds() {
-        Some(embedder(&global.db, CacheMode::ReadWrite)?)
+    let config = retrieve_config()?;
+    let method = config.method(args.method);
+    let embedder = if method.embeds() {
+        Some(embedder(&global.db, &config, CacheMode::ReadWrite)?)
     } else {
         None
     };
@@ -65,8 +69,7 @@ pub fn run(global: &Global, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     };
     let rt = runtime()?;
     rt.block_on(async {
-        let retriever =
-            build_retriever(args.method, corpus, embedder, &RetrieveSettings::default()).await?;
+        let retriever = build_retriever(method, corpus, embedder, &config.settings()).await?;
         if args.tools {
             let hits = retriever.search_tools(&args.query, args.k, &filter).await?;
             print_tools(&hits, args.json)
@@ -136,12 +139,28 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-/// The local MiniLM embedder, its vectors cached in the catalog database `db`.
-pub(crate) fn embedder(db: &Path, mode: CacheMode) -> anyhow::Result<Arc<dyn Embedder>> {
-    let local = LocalEmbedder::load_default().context("loading the local embedding model")?;
+/// The configured embedder (the local MiniLM, or the `[llm]` endpoint's embedding model), its
+/// vectors cached in the catalog database `db`.
+pub(crate) fn embedder(
+    db: &Path,
+    config: &RetrieveConfig,
+    mode: CacheMode,
+) -> anyhow::Result<Arc<dyn Embedder>> {
     let cache = CacheDb::open(db)
         .with_context(|| format!("opening the embedding cache in {}", db.display()))?;
-    Ok(Arc::new(CachedEmbedder::new(local, cache, mode)))
+    Ok(match config.embedder {
+        EmbedderKind::Local => {
+            let local =
+                LocalEmbedder::load_default().context("loading the local embedding model")?;
+            Arc::new(CachedEmbedder::new(local, cache, mode))
+        }
+        EmbedderKind::Http => {
+            let settings = llm_settings(None)?;
+            let remote = OpenAiEmbedder::new(&settings, config.embedding_dimensions)
+                .with_context(|| format!("the embedding endpoint {}", settings.base_url))?;
+            Arc::new(CachedEmbedder::new(remote, cache, mode))
+        }
+    })
 }
 
 /// The retrieval corpus of a catalog view.

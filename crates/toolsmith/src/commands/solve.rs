@@ -10,7 +10,7 @@ use toolsmith_exec::{ApiBook, JqSandbox, Mode};
 use toolsmith_llm::{
     Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, Metered, OpenAiClient,
 };
-use toolsmith_retrieve::{Filter, Method, RetrieveSettings, Retriever, build_retriever};
+use toolsmith_retrieve::{Filter, Retriever, build_retriever};
 use toolsmith_solve::{
     AgentSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, Finish, JsonlSink, React,
     ReactSettings, RenderOptions, RunStore, Runtime, Solver, Stamped, Toolset, TraceSink, Tracer,
@@ -101,12 +101,18 @@ pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     let needs_retriever = args.retrieve.is_some() || args.search_tool;
     let retriever: Option<Arc<dyn Retriever>> = if needs_retriever {
         let corpus = corpus(&store, &selector)?;
-        let embedder = embedder(&global.db, CacheMode::ReadWrite)?;
+        let config = crate::settings::retrieve_config()?;
+        let method = config.method(None);
+        let embedder = if method.embeds() {
+            Some(embedder(&global.db, &config, CacheMode::ReadWrite)?)
+        } else {
+            None
+        };
         Some(rt.block_on(build_retriever(
-            Method::Hybrid,
+            method,
             corpus,
-            Some(embedder),
-            &RetrieveSettings::default(),
+            embedder,
+            &config.settings(),
         ))?)
     } else {
         None

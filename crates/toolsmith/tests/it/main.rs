@@ -4,5 +4,6 @@
 mod architecture;
 mod catalog_commands;
 mod mcp_command;
+mod search_command;
 mod solve_command;
 mod support;

@@ -32,6 +32,7 @@ impl Workspace {
             .env_remove("TOOLSMITH_MODEL")
             .env_remove("TOOLSMITH_CONFIG")
             .env_remove("TOOLSMITH_DB")
+            .env_remove("TOOLSMITH_EMBEDDER")
             .output()
             .unwrap()
     }

@@ -1,0 +1,111 @@
+//! `toolsmith search` with the embedder and method from `toolsmith.toml`: a loopback
+//! OpenAI-compatible `/embeddings` endpoint stands in for a remote embedding model.
+
+use std::sync::{Arc, Mutex};
+
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+use crate::support::{Workspace, shared};
+
+const DIMS: usize = 64;
+
+/// Every text the server was asked to embed.
+type Seen = Arc<Mutex<Vec<String>>>;
+
+/// A bag of hashed lowercase words: texts sharing words get similar vectors.
+fn hashed_words(text: &str) -> Vec<f32> {
+    let mut v = vec![0.0f32; DIMS];
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 2)
+    {
+        let word = word.to_lowercase();
+        let h = word.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        v[(h % DIMS as u64) as usize] += 1.0;
+    }
+    v
+}
+
+async fn embeddings(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> Json<Value> {
+    let inputs: Vec<String> = match &request["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().unwrap_or_default().to_owned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    seen.lock().unwrap().extend(inputs.iter().cloned());
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": hashed_words(t)}))
+        .collect();
+    Json(
+        json!({"object": "list", "model": request["model"], "data": data,
+        "usage": {"prompt_tokens": 1, "total_tokens": 1}}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_uses_the_configured_http_embedder_and_caches_its_vectors() {
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route("/v1/embeddings", post(embeddings))
+        .with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[llm]\nbase_url = \"http://{addr}/v1\"\nembedding_model = \"loopback-embed\"\n\n\
+             [retrieve]\nmethod = \"dense\"\nembedder = \"http\"\nembedding_dimensions = {DIMS}\n"
+        ),
+    )
+    .unwrap();
+    let search = move || {
+        let out = ws.ok(&[
+            "search",
+            "search for a movie by its title",
+            "-k",
+            "3",
+            "--json",
+        ]);
+        (out, ws)
+    };
+    let (out, ws) = tokio::task::spawn_blocking(search).await.unwrap();
+    let hits: Vec<Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(hits.len(), 3);
+    let ids: Vec<&str> = hits.iter().map(|h| h["api"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"tmdb/get_search_movie"), "{ids:?}");
+    let first_round = seen.lock().unwrap().len();
+    assert_eq!(first_round, 54 + 1, "every API once, then the query");
+
+    // The vectors are cached in the catalog database: a new query embeds only itself.
+    let (_, ws) = tokio::task::spawn_blocking(move || {
+        let out = ws.ok(&["search", "popular people", "-k", "3", "--json"]);
+        (out, ws)
+    })
+    .await
+    .unwrap();
+    let asked = seen.lock().unwrap().clone();
+    assert_eq!(asked.len(), first_round + 1);
+    assert_eq!(asked.last().map(String::as_str), Some("popular people"));
+
+    // `--method bm25` needs no embedder at all.
+    let out = tokio::task::spawn_blocking(move || {
+        ws.ok(&["search", "popular people", "--method", "bm25", "-k", "1"])
+    })
+    .await
+    .unwrap();
+    assert!(out.contains("tmdb/"), "{out}");
+    assert_eq!(seen.lock().unwrap().len(), first_round + 1);
+}
