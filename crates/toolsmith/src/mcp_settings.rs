@@ -2,6 +2,11 @@
 //! `mcp://NAME` addresses refer to.
 //!
 //! ```toml
+//! [mcp]
+//! connect_timeout_ms = 10000   # start (or reach) a server and finish the handshake
+//! timeout_ms = 30000           # one tools/call, or every page of tools/list
+//! max_response_bytes = 1048576 # results are cut beyond this
+//!
 //! [mcp.servers.files]
 //! command = "npx"
 //! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]
@@ -15,10 +20,11 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
-use toolsmith_exec::{McpAddress, McpServer, McpServers, McpTransport, Secret};
+use toolsmith_exec::{McpAddress, McpServer, McpServers, McpSettings, McpTransport, Secret};
 
 use crate::printer;
 use crate::settings::{config_path, read_config};
@@ -27,6 +33,12 @@ use crate::settings::{config_path, read_config};
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct McpConfig {
+    /// Time to start or reach a server and finish the handshake, in ms (default 10,000).
+    pub connect_timeout_ms: Option<u64>,
+    /// Time for one request, in ms (default 30,000).
+    pub timeout_ms: Option<u64>,
+    /// Results are cut beyond this many bytes (default 1 MiB).
+    pub max_response_bytes: Option<usize>,
     /// Servers by name: `[mcp.servers.NAME]`.
     pub servers: BTreeMap<String, McpServerConfig>,
 }
@@ -105,6 +117,21 @@ impl McpServerConfig {
 }
 
 impl McpConfig {
+    /// The client settings: [`McpSettings::default`] with this table's values.
+    pub fn client_settings(&self) -> McpSettings {
+        let mut settings = McpSettings::default();
+        if let Some(ms) = self.connect_timeout_ms {
+            settings.connect_timeout = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.timeout_ms {
+            settings.timeout = Duration::from_millis(ms);
+        }
+        if let Some(bytes) = self.max_response_bytes {
+            settings.max_response_bytes = bytes;
+        }
+        settings
+    }
+
     /// Every configured server, tokens read through `lookup`.
     pub fn servers(&self, lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<McpServers> {
         let mut servers = McpServers::new();
@@ -118,13 +145,17 @@ impl McpConfig {
     }
 }
 
-/// The named MCP servers of the config file (none without one), tokens from the environment.
-pub fn mcp_servers() -> anyhow::Result<McpServers> {
-    let config = match config_path() {
+/// The `[mcp]` table of the config file (empty without one).
+pub fn mcp_config() -> anyhow::Result<McpConfig> {
+    Ok(match config_path() {
         Some(path) => read_config(&path)?.mcp.unwrap_or_default(),
         None => McpConfig::default(),
-    };
-    config.servers(|var| std::env::var(var).ok())
+    })
+}
+
+/// The named MCP servers of the config file (none without one), tokens from the environment.
+pub fn mcp_servers() -> anyhow::Result<McpServers> {
+    mcp_config()?.servers(|var| std::env::var(var).ok())
 }
 
 #[cfg(test)]
@@ -133,6 +164,18 @@ mod tests {
 
     fn parse(text: &str) -> McpConfig {
         toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn client_settings_default_and_override() {
+        assert_eq!(parse("").client_settings(), McpSettings::default());
+        let settings = parse("timeout_ms = 1500\nmax_response_bytes = 10\n").client_settings();
+        assert_eq!(settings.timeout, Duration::from_millis(1500));
+        assert_eq!(settings.max_response_bytes, 10);
+        assert_eq!(
+            settings.connect_timeout,
+            McpSettings::default().connect_timeout
+        );
     }
 
     #[test]

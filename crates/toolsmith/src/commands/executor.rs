@@ -6,8 +6,8 @@ use std::sync::Arc;
 use anyhow::Context;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
-    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, McpAddress, McpExecutor,
-    McpSettings, Mode, ModeExecutor, NativeTools, ResponseCache, Simulator,
+    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, McpAddress, McpExecutor, Mode,
+    ModeExecutor, NativeTools, ResponseCache, Simulator,
 };
 
 use crate::cli::Global;
@@ -66,11 +66,12 @@ fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<McpExecutor>>>
     if !has_mcp {
         return Ok(None);
     }
-    let servers = crate::mcp_settings::mcp_servers()?;
+    let config = crate::mcp_settings::mcp_config()?;
+    let servers = config.servers(|var| std::env::var(var).ok())?;
     Ok(Some(Arc::new(McpExecutor::new(
         Arc::clone(book),
         servers,
-        McpSettings::default(),
+        config.client_settings(),
     ))))
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde_json::Value;
 use toolsmith_catalog::{Format, ImportBatch, ImportOptions, Store, read_bytes};
-use toolsmith_exec::{McpAddress, McpClient, McpServer, McpSettings, ToolListChange};
+use toolsmith_exec::{McpAddress, McpClient, McpServer, ToolListChange};
 
 use crate::commands::import::{ImportArgs, print_report};
 use crate::mcp_settings::mcp_servers;
@@ -58,9 +58,10 @@ fn batch_of(source: &Source, list: &Value, options: &ImportOptions) -> anyhow::R
 pub(crate) fn read(raw: &str, base: &ImportOptions) -> anyhow::Result<ImportBatch> {
     let source = source(raw)?;
     let options = options_for(&source, base);
+    let settings = crate::mcp_settings::mcp_config()?.client_settings();
     let runtime = toolsmith_exec::runtime()?;
     let list = runtime.block_on(async {
-        let client = McpClient::connect(&source.server, &McpSettings::default()).await?;
+        let client = McpClient::connect(&source.server, &settings).await?;
         let listed = client.list_tools().await;
         client.close().await;
         listed
@@ -77,12 +78,12 @@ pub(crate) fn watch(
 ) -> anyhow::Result<ExitCode> {
     let source = source(raw)?;
     let options = options_for(&source, base);
+    let settings = crate::mcp_settings::mcp_config()?.client_settings();
     let runtime = toolsmith_exec::runtime()?;
     let (changes, mut received) = tokio::sync::mpsc::channel(PENDING_CHANGES);
     let (client, list) = runtime.block_on(async {
         let client =
-            McpClient::connect_watching(&source.server, &McpSettings::default(), Arc::new(changes))
-                .await?;
+            McpClient::connect_watching(&source.server, &settings, Arc::new(changes)).await?;
         let list = client.list_tools().await?;
         anyhow::Ok((client, list))
     })?;

@@ -88,7 +88,7 @@ fn named_servers_come_from_toolsmith_toml() {
     std::fs::write(
         ws.dir.path().join("toolsmith.toml"),
         format!(
-            "[mcp.servers.calc]\ncommand = {:?}\nenv = {{ FIXTURE_MODE = \"test\" }}\n",
+            "[mcp]\ntimeout_ms = 500\n\n[mcp.servers.calc]\ncommand = {:?}\nenv = {{ FIXTURE_MODE = \"test\" }}\n",
             fixture()
         ),
     )
@@ -100,6 +100,13 @@ fn named_servers_come_from_toolsmith_toml() {
     let (obs, ok) = call(&ws, "calc/add", r#"{"a": 1, "b": 41}"#);
     assert!(ok, "{obs}");
     assert_eq!(obs["body"]["value"]["sum"], 42.0);
+
+    // `[mcp] timeout_ms` bounds each call: a 20 s sleep is a timeout after 0.5 s.
+    let started = Instant::now();
+    let (obs, ok) = call(&ws, "calc/slow", r#"{"seconds": 20}"#);
+    assert!(!ok, "{obs}");
+    assert_eq!(obs["kind"], "timeout", "{obs}");
+    assert!(started.elapsed() < Duration::from_secs(15), "{obs}");
 
     let out = ws.run(&["import", "mcp://nowhere"]);
     assert_eq!(out.status.code(), Some(2));
