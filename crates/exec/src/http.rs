@@ -14,7 +14,7 @@ use reqwest::{Method, Url};
 use serde_json::{Map, Value};
 use toolsmith_catalog::{ApiId, Endpoint, HttpMethod, ParamLocation, SecurityScheme, Tool, ToolId};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, error_chain};
 use crate::executor::{ApiBook, BookEntry, Executor, check_arguments};
 use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
 
@@ -474,17 +474,6 @@ fn host_port(url: &Url) -> (String, Option<u16>) {
         url.host_str().unwrap_or_default().to_owned(),
         url.port_or_known_default(),
     )
-}
-
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 fn method(m: HttpMethod) -> Method {

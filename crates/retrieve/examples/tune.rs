@@ -91,6 +91,22 @@ fn score(
     RetrievalScores::mean(runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice()))).percent()
 }
 
+fn header() {
+    println!(
+        "{:<44} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}",
+        "setting", "N@1", "N@3", "N@5", "N@10", "R@5", "R@10"
+    );
+}
+
+fn section(b: &Bench, doc: &str, corpus: &Corpus) {
+    println!(
+        "== {} / {doc} docs ({} queries, {} APIs)",
+        b.name,
+        b.queries.len(),
+        corpus.len()
+    );
+}
+
 fn row(label: &str, s: &RetrievalScores) {
     println!(
         "{label:<44} {:>5.1} {:>5.1} {:>5.1} {:>5.1} {:>5.1} {:>5.1}",
@@ -179,18 +195,10 @@ fn main() {
     } else {
         grid
     };
-    println!(
-        "{:<44} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}",
-        "setting", "N@1", "N@3", "N@5", "N@10", "R@5", "R@10"
-    );
+    header();
     for b in benches.iter().filter(|_| bm25_grid) {
         for (doc, corpus) in &b.corpora {
-            println!(
-                "== {} / {doc} docs ({} queries, {} APIs)",
-                b.name,
-                b.queries.len(),
-                corpus.len()
-            );
+            section(b, doc, corpus);
             for stem in if only { vec![true] } else { vec![false, true] } {
                 for (name, weights) in &grid {
                     let settings = Bm25Settings {
@@ -325,21 +333,13 @@ fn fusion_grid(data: &std::path::Path) {
         (Benchmark::ToolbenchG1, "toolbench-g1"),
         (Benchmark::ToolbenchG2, "toolbench-g2"),
     ];
-    println!(
-        "{:<44} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}",
-        "setting", "N@1", "N@3", "N@5", "N@10", "R@5", "R@10"
-    );
+    header();
     for (benchmark, name) in benches {
         let b = load(benchmark, name, data);
         let qtexts: Vec<String> = b.queries.iter().map(|q| q.text.clone()).collect();
         let qvecs = rt.block_on(embedder.embed(&qtexts)).unwrap();
         for (doc, corpus) in &b.corpora {
-            println!(
-                "== {} / {doc} docs ({} queries, {} APIs)",
-                b.name,
-                b.queries.len(),
-                corpus.len()
-            );
+            section(&b, doc, corpus);
             let index = rt
                 .block_on(DenseIndex::build(
                     corpus.clone(),

@@ -13,11 +13,11 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::id::{ApiName, ToolId};
+use crate::id::ApiName;
 use crate::import::ImportOptions;
-use crate::import::openai::function_params;
+use crate::import::openai::{function_params, function_tool};
 use crate::import::rapidapi::UniqueNames;
-use crate::import::records::{ApiRecord, ImportBatch, ToolRecord};
+use crate::import::records::{ApiRecord, ImportBatch};
 use crate::model::{Doc, Endpoint};
 
 /// Reads a `tools/list` result.
@@ -34,12 +34,6 @@ pub(crate) fn read(path: &Path, value: &Value, options: &ImportOptions) -> Resul
         .ok_or_else(|| Error::bad(path, "#", "no `tools` list"))?
         .as_array()
         .ok_or_else(|| Error::bad(path, "#/tools", "`tools` is not a list"))?;
-    let tool_name = options.tool.clone().unwrap_or_else(|| {
-        path.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "mcp".to_owned())
-    });
-    let id = ToolId::from_name(&tool_name)?;
     let mut names = UniqueNames::default();
     let mut seen = HashSet::new();
     let mut apis = Vec::with_capacity(list.len());
@@ -52,23 +46,7 @@ pub(crate) fn read(path: &Path, value: &Value, options: &ImportOptions) -> Resul
         let api_name = names.unique(&name, i)?;
         apis.push(read_tool(path, &at, item, name, api_name)?);
     }
-    Ok(ImportBatch {
-        tools: vec![ToolRecord {
-            key: format!("mcp:{id}"),
-            preferred_id: id,
-            name: tool_name.clone(),
-            category: options
-                .category
-                .clone()
-                .unwrap_or_else(|| "General".to_owned()),
-            base_url: options.base_url.clone(),
-            security: Vec::new(),
-            description: None,
-            aliases: vec![tool_name],
-            apis,
-        }],
-        ..ImportBatch::default()
-    })
+    function_tool(path, options, "mcp", options.base_url.clone(), apis)
 }
 
 /// The `name` of one entry of `tools`: the name the server calls it by.

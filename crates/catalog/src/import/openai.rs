@@ -18,12 +18,6 @@ pub(crate) fn read(path: &Path, value: &Value, options: &ImportOptions) -> Resul
     let list = value
         .as_array()
         .ok_or_else(|| Error::bad(path, "#", "expected a list of functions"))?;
-    let tool_name = options.tool.clone().unwrap_or_else(|| {
-        path.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "functions".to_owned())
-    });
-    let id = ToolId::from_name(&tool_name)?;
     let mut names = UniqueNames::default();
     let mut seen = std::collections::HashSet::new();
     let mut apis = Vec::with_capacity(list.len());
@@ -64,16 +58,34 @@ pub(crate) fn read(path: &Path, value: &Value, options: &ImportOptions) -> Resul
             doc: Some(Doc::text(str_at(function, "description").trim())),
         });
     }
+    function_tool(path, options, "functions", None, apis)
+}
+
+/// The batch of a source that is one tool of functions (an OpenAI function list, an MCP
+/// server's tools): named by `--tool`, else the file name, else `kind`; filed under
+/// `--category`, else `General`.
+pub(crate) fn function_tool(
+    path: &Path,
+    options: &ImportOptions,
+    kind: &str,
+    base_url: Option<String>,
+    apis: Vec<ApiRecord>,
+) -> Result<ImportBatch> {
+    let tool_name = options.tool.clone().unwrap_or_else(|| {
+        path.file_stem()
+            .map_or_else(|| kind.to_owned(), |s| s.to_string_lossy().into_owned())
+    });
+    let id = ToolId::from_name(&tool_name)?;
     Ok(ImportBatch {
         tools: vec![ToolRecord {
-            key: format!("functions:{id}"),
+            key: format!("{kind}:{id}"),
             preferred_id: id,
             name: tool_name.clone(),
             category: options
                 .category
                 .clone()
                 .unwrap_or_else(|| "General".to_owned()),
-            base_url: None,
+            base_url,
             security: Vec::new(),
             description: None,
             aliases: vec![tool_name],

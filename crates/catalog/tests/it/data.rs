@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use toolsmith_catalog::{Catalog, DocSelector, ImportOptions, Scope, Store, read_source};
+
 /// `../shared/data` beside the repository (or `TOOLSMITH_SHARED_DATA`).
 pub fn shared(relative: &str) -> PathBuf {
     let root = std::env::var_os("TOOLSMITH_SHARED_DATA")
@@ -22,4 +24,19 @@ pub fn write_temp(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
     (dir, path)
+}
+
+/// RestBench's TMDB spec imported into a fresh in-memory store: its active view.
+pub fn tmdb_catalog() -> Catalog {
+    let path = shared("restbench-tmdb/restgpt/tmdb_oas.json");
+    let mut store = Store::in_memory().unwrap();
+    store
+        .import(
+            &read_source(&path, &ImportOptions::default()).unwrap(),
+            false,
+        )
+        .unwrap();
+    store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap()
 }

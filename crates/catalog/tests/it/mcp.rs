@@ -6,7 +6,7 @@ use toolsmith_catalog::{
     DocSelector, Endpoint, Format, ImportOptions, Scope, Store, export, read_bytes, read_source,
 };
 
-use crate::data::{shared, write_temp};
+use crate::data::{tmdb_catalog, write_temp};
 
 #[test]
 fn a_tool_list_file_is_detected_and_imported() {
@@ -69,17 +69,7 @@ fn reimporting_a_changed_list_updates_the_tool_in_place() {
 
 #[test]
 fn our_mcp_export_reads_back_with_the_same_arguments() {
-    let mut store = Store::in_memory().unwrap();
-    let path = shared("restbench-tmdb/restgpt/tmdb_oas.json");
-    store
-        .import(
-            &read_source(&path, &ImportOptions::default()).unwrap(),
-            false,
-        )
-        .unwrap();
-    let view = store
-        .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
+    let view = tmdb_catalog();
     let exported = export::mcp_tools(&view);
     let options = ImportOptions {
         tool: Some("tmdb_mcp".to_owned()),

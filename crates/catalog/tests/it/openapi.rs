@@ -206,17 +206,7 @@ fn export_then_reimport_gives_the_same_apis_and_parameters() {
 
 #[test]
 fn tmdb_round_trips_through_openapi_3_1() {
-    let path = crate::data::shared("restbench-tmdb/restgpt/tmdb_oas.json");
-    let mut store = Store::in_memory().unwrap();
-    store
-        .import(
-            &read_source(&path, &ImportOptions::default()).unwrap(),
-            false,
-        )
-        .unwrap();
-    let view = store
-        .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
+    let view = crate::data::tmdb_catalog();
     let exported = export::openapi(&view.tools[0]).unwrap();
     let again = import_text("tmdb.openapi.json", &exported.to_string());
     let view2 = again

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use toolsmith_catalog::{ApiId, Endpoint};
 
-use crate::error::Result;
+use crate::error::{Result, error_chain};
 use crate::executor::{ApiBook, BookEntry, Executor, check_arguments};
 use crate::mcp::client::{McpClient, McpSettings};
 use crate::mcp::error::McpError;
@@ -125,17 +125,6 @@ fn unreachable(err: &McpError, secrets: &[String]) -> Observation {
         message = message.replace(secret.as_str(), "***");
     }
     Observation::transport_error(kind, message, Provenance::Live)
-}
-
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[async_trait]

@@ -319,9 +319,14 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
     let vectors: Vec<Vec<f32>> = (0..n).map(|_| rng.vector(SPEED_DIMS)).collect();
     let none = Filter::default();
     let hybrid = HybridSettings::default();
-    let docs_per_second = match args.embed_docs {
-        Some(n) => Some(doc_embedding_rate(&full, n)?),
-        None => None,
+    let model = if args.embed_queries || args.embed_docs.is_some() {
+        Some(LocalEmbedder::load_default().context("loading the local embedding model")?)
+    } else {
+        None
+    };
+    let docs_per_second = match (&model, args.embed_docs) {
+        (Some(model), Some(n)) => Some(doc_embedding_rate(model, &full, n)?),
+        _ => None,
     };
     let mut rows = Vec::new();
     for &size in &args.sizes {
@@ -369,10 +374,9 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
             hybrid: latency(lh),
         });
     }
-    let embed = if args.embed_queries {
-        Some(query_embedding_latency(&texts)?)
-    } else {
-        None
+    let embed = match &model {
+        Some(model) if args.embed_queries => Some(query_embedding_latency(model, &texts)?),
+        _ => None,
     };
     if args.json {
         printer::json(&serde_json::json!({
@@ -435,8 +439,7 @@ fn memory_kib(key: &str) -> Option<f64> {
 
 /// API docs embedded per second by the local MiniLM, over the first `n` docs of `corpus` with
 /// the dense index's text fields, batched as an index build does.
-fn doc_embedding_rate(corpus: &Corpus, n: usize) -> anyhow::Result<f64> {
-    let model = LocalEmbedder::load_default().context("loading the local embedding model")?;
+fn doc_embedding_rate(model: &LocalEmbedder, corpus: &Corpus, n: usize) -> anyhow::Result<f64> {
     let fields = DenseSettings::default().fields;
     let texts: Vec<String> = corpus
         .docs()
@@ -458,8 +461,7 @@ fn doc_embedding_rate(corpus: &Corpus, n: usize) -> anyhow::Result<f64> {
     Ok(texts.len() as f64 / secs.max(1e-9))
 }
 
-fn query_embedding_latency(texts: &[&String]) -> anyhow::Result<Latency> {
-    let model = LocalEmbedder::load_default().context("loading the local embedding model")?;
+fn query_embedding_latency(model: &LocalEmbedder, texts: &[&String]) -> anyhow::Result<Latency> {
     let rt = runtime()?;
     let mut samples = Vec::new();
     for q in texts.iter().take(100) {

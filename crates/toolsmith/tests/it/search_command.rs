@@ -7,7 +7,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, shared};
+use crate::support::{Workspace, serve_loopback, shared};
 
 const DIMS: usize = 64;
 
@@ -57,9 +57,7 @@ async fn search_uses_the_configured_http_embedder_and_caches_its_vectors() {
     let app = Router::new()
         .route("/v1/embeddings", post(embeddings))
         .with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let addr = serve_loopback(app).await;
 
     let ws = Workspace::new();
     ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);

@@ -7,7 +7,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, shared};
+use crate::support::{Workspace, serve_loopback, shared};
 
 type Seen = Arc<Mutex<Vec<Value>>>;
 
@@ -50,9 +50,7 @@ async fn solve_runs_an_agent_against_a_loopback_llm_and_the_simulated_api() {
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
         .with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let addr = serve_loopback(app).await;
 
     let ws = Workspace::new();
     ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);

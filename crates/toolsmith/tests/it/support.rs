@@ -58,3 +58,11 @@ pub fn shared(relative: &str) -> String {
     assert!(path.exists(), "benchmark data missing: {}", path.display());
     path.to_string_lossy().into_owned()
 }
+
+/// Serves `app` on a loopback port for the rest of the test; returns its address.
+pub async fn serve_loopback(app: axum::Router) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
