@@ -16,14 +16,25 @@
 //! - [`export`] writes the active docs as OpenAPI 3.1, OpenAI tools, an MCP
 //!   tool list or Markdown, and [`TokenStats`] counts their tokens.
 //!
-//! ```no_run
-//! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
-//! let mut store = Store::open("toolsmith.db".as_ref())?;
-//! let batch = read_source("tmdb_oas.json".as_ref(), &ImportOptions::default())?;
+//! ```
+//! use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, read_bytes};
+//! let spec = br#"{
+//!   "openapi": "3.0.0",
+//!   "info": {"title": "Movies", "version": "1"},
+//!   "paths": {"/search/movie": {"get": {
+//!     "summary": "Search movies by title",
+//!     "parameters": [{"name": "query", "in": "query", "required": true, "schema": {"type": "string"}}],
+//!     "responses": {"200": {"description": "Matching movies"}}
+//!   }}}
+//! }"#;
+//! let batch = read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?;
+//! let mut store = Store::in_memory()?;
 //! store.import(&batch, false)?;
 //! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
-//! assert_eq!(catalog.api_count(), 54);
-//! # Ok::<(), toolsmith_catalog::Error>(())
+//! assert_eq!(catalog.api_count(), 1);
+//! let id: ApiId = "movies/get_search_movie".parse()?; // APIs are named `tool/api`
+//! assert_eq!(store.api(&id)?.description(), "Search movies by title");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub use crate::error::{Error, Result};

@@ -20,18 +20,24 @@
 //!   `scripts/install-model.sh`), and the [`CachedEmbedder`] wrapper.
 //! - The `testing` module (feature `test-utils`) has `ScriptedLlm` and `ScriptedEmbedder` for tests.
 //!
-//! ```no_run
+//! A scripted model stands in below for an endpoint (`OpenAiClient::new(&LlmSettings::from_env())?`):
+//!
+//! ```
 //! use std::sync::Arc;
+//! use toolsmith_llm::testing::{Reply, ScriptedLlm};
 //! use toolsmith_llm::{
-//!     Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, ChatRequest, LlmSettings,
-//!     Message, Metered, OpenAiClient,
+//!     Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, ChatRequest, Message, Metered,
 //! };
-//! # async fn run() -> toolsmith_llm::Result<()> {
-//! let client = OpenAiClient::new(&LlmSettings::from_env())?;
-//! let budget = Arc::new(Budget::new(BudgetLimits { max_calls: Some(100), max_tokens: None }));
-//! let llm = Metered::new(CachedChat::new(client, CacheDb::open("toolsmith.db")?, CacheMode::ReadWrite), budget.clone());
-//! let answer = llm.chat(&ChatRequest::new("agent", vec![Message::user("Say hi")])).await?;
-//! println!("{} ({} tokens so far)", answer.text(), budget.used().tokens());
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> toolsmith_llm::Result<()> {
+//! let model = ScriptedLlm::new([Reply::text("Hello!")]);
+//! let budget = Arc::new(Budget::new(BudgetLimits { max_calls: Some(10), max_tokens: None }));
+//! let cache = CacheDb::in_memory()?;
+//! let llm = Metered::new(CachedChat::new(model, cache, CacheMode::ReadWrite), budget.clone());
+//! let request = ChatRequest::new("agent", vec![Message::user("Say hi")]);
+//! assert_eq!(llm.chat(&request).await?.text(), "Hello!");
+//! // The same request again comes from the cache: the script has no second reply.
+//! assert!(llm.chat(&request).await?.cache_hit);
 //! # Ok(()) }
 //! ```
 #![warn(missing_docs)]

@@ -13,17 +13,25 @@
 //!   [`Hit`]s; `search_tools` aggregates them per tool. [`build_retriever`] builds any
 //!   [`Method`] from a corpus.
 //!
-//! ```no_run
+//! ```
 //! use std::sync::Arc;
-//! use toolsmith_catalog::{DocSelector, Scope, Store};
+//! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
 //! use toolsmith_retrieve::{Bm25Index, Bm25Settings, Corpus, Filter, Retriever};
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let store = Store::open("toolsmith.db".as_ref())?;
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let functions = br#"[
+//!   {"type": "function", "function": {"name": "search_movie", "description": "Find movies by their title",
+//!     "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}},
+//!   {"type": "function", "function": {"name": "person_credits", "description": "The films a person directed or acted in",
+//!     "parameters": {"type": "object", "properties": {"person_id": {"type": "integer"}}}}}
+//! ]"#;
+//! let batch = read_bytes("films.json".as_ref(), functions, &ImportOptions::default())?;
+//! let mut store = Store::in_memory()?;
+//! store.import(&batch, false)?;
 //! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
 //! let bm25 = Bm25Index::build(Arc::new(Corpus::from_catalog(&catalog)), Bm25Settings::default());
-//! for hit in bm25.search("movies directed by Sofia Coppola", 5, &Filter::default()).await? {
-//!     println!("{:.2} {} {}", hit.score, hit.api, hit.text);
-//! }
+//! let hits = bm25.search("films Sofia Coppola directed", 1, &Filter::default()).await?;
+//! assert_eq!(hits[0].api.to_string(), "films/person_credits");
 //! # Ok(()) }
 //! ```
 //!
