@@ -354,12 +354,23 @@ mod tests {
         assert!(!anytool_passes_judged(&judge, &case(&answered), votes).await?);
         assert_eq!(judge.requests().len(), 6);
         // A refusal, a give-up and a run that never answered fail without asking.
-        let refusal = run(FinishKind::Answered, Some("The API is down, so I cannot tell"));
+        let refusal = run(
+            FinishKind::Answered,
+            Some("The API is down, so I cannot tell"),
+        );
         assert!(!anytool_passes_judged(&judge, &case(&refusal), votes).await?);
         assert!(
             !anytool_passes_judged(&judge, &case(&run(FinishKind::GaveUp, None)), votes).await?
         );
+        let out_of_budget = run(FinishKind::BudgetExhausted, None);
+        assert!(!anytool_passes_judged(&judge, &case(&out_of_budget), votes).await?);
+        // AnyTool's check is case-sensitive: a capitalised refusal word reaches the judge.
+        let capitalised = run(FinishKind::Answered, Some("Unfortunately it is 42"));
+        assert!(anytool_refusal("unfortunately") && !anytool_refusal("Unfortunately it is 42"));
         assert_eq!(judge.requests().len(), 6);
+        let judge = judge.answers([Unsolved, Unsolved, Unsolved]);
+        assert!(!anytool_passes_judged(&judge, &case(&capitalised), votes).await?);
+        assert_eq!(judge.requests().len(), 9);
         Ok(())
     }
 
