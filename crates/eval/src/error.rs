@@ -1,4 +1,5 @@
-//! Everything that can go wrong while loading a benchmark or resolving its gold answers.
+//! Everything that can go wrong while loading a benchmark, resolving its gold answers or
+//! judging a run.
 
 use std::path::PathBuf;
 
@@ -37,6 +38,13 @@ pub enum Error {
         "unknown dataset `{0}`: use restbench-tmdb, toolbench-draft282, toolbench-g1, toolbench-g2 or a file path"
     )]
     UnknownBenchmark(String),
+    /// A judge failed to give a verdict (an LLM error, an unreadable reply, an exhausted
+    /// script).
+    #[error("judge: {message}")]
+    Judge {
+        /// What went wrong.
+        message: String,
+    },
     /// The catalog failed while resolving gold API names.
     #[error("resolving gold APIs")]
     Catalog(#[from] toolsmith_catalog::Error),

@@ -1,36 +1,100 @@
-//! Evaluation: benchmark datasets and the metrics toolsmith reports.
+//! Evaluation: benchmark datasets, and the metrics the five papers report as pure functions.
 //!
-//! - [`Dataset`] holds a benchmark's [`Query`]s with their gold APIs as the file names them
-//!   ([`GoldApi`]); [`load`] reads RestGPT's and DRAFT's RestBench files and ToolBench-style
-//!   query files, detecting the format. [`Dataset::resolve`] turns the gold names into catalog
-//!   [`ApiId`](toolsmith_catalog::ApiId)s and reports the ones that do not resolve.
-//! - [`Benchmark`] names the standard retrieval benchmarks (`restbench-tmdb`,
-//!   `toolbench-draft282`, `toolbench-g1`, `toolbench-g2`): their query files and the sources
-//!   their corpus is built from, under the shared data folder.
-//! - [`ndcg_at_k`] and [`recall_at_k`] are pure functions over a ranking and a gold set;
-//!   [`RetrievalScores::mean`] averages them over queries.
+//! - **Datasets.** [`Dataset`] holds a benchmark's [`Query`]s with their gold APIs as the file
+//!   names them ([`GoldApi`]); [`load`] reads RestGPT's and DRAFT's RestBench files,
+//!   ToolBench-style query files and AnyToolBench, detecting the format, and
+//!   [`Dataset::resolve`] turns the gold names into catalog [`ApiId`](toolsmith_catalog::ApiId)s.
+//!   [`load_funcqa`], [`load_anytoolbench`] and [`load_tooleval`] read the benchmarks that carry
+//!   answers or reference runs instead of (or besides) gold paths. [`Benchmark`] names the
+//!   standard retrieval benchmarks and their corpus sources under the shared data folder.
+//! - **Runs.** A [`RunRecord`] is what the metrics know of one solver run: its calls
+//!   ([`CallRecord`]: API or unknown name, arguments, outcome, observation) and how it ended
+//!   ([`FinishKind`]). The harness converts solver traces into it.
+//! - **Metrics** (module [`metrics`], one module per family, each function documented with its
+//!   source paper and exact definition): retrieval ([`ndcg_at_k`], [`recall_at_k`]), call paths
+//!   ([`correct_path`], [`path_set`], [`path_f1`], [`lcs_path_rate`], [`path_success`],
+//!   [`delta_solution_length`], [`offered_covers`]), judged pass rate (ToolEval's
+//!   [`tooleval_decision`] and [`tooleval_query_passes`], AnyTool's [`anytool_passes`]), win
+//!   rate over pairwise verdicts in both orders ([`pair_outcome`], [`WinRate`]), FuncQA
+//!   ([`funcqa_correct`], [`extract_number`]), cost ([`CostReport`], [`Prices`]), the error
+//!   taxonomy ([`classify`]) and judge variance ([`mean_std`]). Shares are counted in a
+//!   [`Rate`].
+//! - **Judges.** [`Judge`] gives typed verdicts ([`AnswerStatus`], [`TaskSolvability`],
+//!   [`Preference`]); with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
+//!   ones.
 //!
-//! ```no_run
-//! use toolsmith_eval::{Benchmark, RetrievalScores};
-//! let data = std::path::Path::new("../shared/data");
-//! let dataset = Benchmark::RestbenchTmdb.load(data)?;
-//! assert_eq!(dataset.len(), 100);
-//! let ranked = ["b", "a", "c"];
-//! let scores = RetrievalScores::mean([(&ranked[..], &["a"][..])]);
+//! ```
+//! use toolsmith_eval::{Rate, RetrievalScores, SolutionLength, correct_path, delta_solution_length,
+//!     funcqa_answer_correct, path_f1};
+//!
+//! // Two RestBench-style runs against the gold path search -> credits.
+//! let gold = ["search_movie", "movie_credits"];
+//! let runs = [
+//!     (vec!["search_movie", "movie_details", "movie_credits"], true),
+//!     (vec!["movie_credits"], false),
+//! ];
+//! let cp = Rate::of(runs.iter().map(|(called, _)| correct_path(called, &gold)));
+//! assert_eq!((cp.hits, cp.total), (1, 2));
+//! assert_eq!(cp.percent(), 50.0);
+//!
+//! // ConAgents' Path F1 of the first run: 2 gold APIs + the end token matched,
+//! // precision 3/4, recall 3/3.
+//! let f1 = path_f1(&runs[0].0, &gold, runs[0].1);
+//! assert!((f1.f1 - 6.0 / 7.0).abs() < 1e-12);
+//!
+//! // ΔSL over the successful run: one call more than the gold path.
+//! let lengths: Vec<SolutionLength> = runs
+//!     .iter()
+//!     .map(|(called, ok)| SolutionLength { called: called.len(), gold: gold.len(), success: *ok })
+//!     .collect();
+//! assert_eq!(delta_solution_length(&lengths), Some(1.0));
+//!
+//! // NDCG@1 and Recall@5 of one ranking.
+//! let scores = RetrievalScores::mean([(&["b", "a", "c"][..], &["a"][..])]);
 //! assert!(scores.ndcg_1 == 0.0 && scores.recall_5 == 1.0);
-//! # Ok::<(), toolsmith_eval::Error>(())
+//!
+//! // FuncQA: within 0.1 % of the gold value.
+//! assert!(funcqa_answer_correct("The car keeps 0.39355 of its price.", 0.3936));
 //! ```
 #![warn(missing_docs)]
 
 pub use crate::benchmark::{Benchmark, TOOLENV2404};
+pub use crate::dataset::anytool::{AnyToolQuery, CategorizedApi};
+pub use crate::dataset::funcqa::{FuncQaCall, FuncQaItem};
+pub use crate::dataset::tooleval::{
+    OfferedFunction, ReferenceFinish, ReferenceRun, ToolEvalQuery, ToolEvalSet,
+};
 pub use crate::dataset::{
-    Dataset, DatasetFormat, GoldApi, Query, Resolution, ResolvedQuery, Unresolved, load, load_as,
-    load_merged,
+    Dataset, DatasetFormat, GoldApi, Query, Resolution, ResolvedQuery, Unresolved, load,
+    load_anytoolbench, load_as, load_funcqa, load_merged, load_tooleval,
 };
 pub use crate::error::{Error, Result};
-pub use crate::metrics::{RetrievalScores, dcg_at_k, ndcg_at_k, recall_at_k};
+pub use crate::judge::{AnswerStatus, Judge, JudgeCase, Preference, TaskSolvability};
+pub use crate::metrics::Rate;
+pub use crate::metrics::cost::{CostReport, Prices, QueryCost, Summary};
+pub use crate::metrics::errors::{Diagnosis, ErrorKind, TaxonomyContext, classify};
+pub use crate::metrics::funcqa::{
+    FUNCQA_TOLERANCE, extract_number, funcqa_answer_correct, funcqa_correct,
+};
+pub use crate::metrics::pass_rate::{
+    ANYTOOL_REFUSAL_WORDS, PassRateSettings, SampleVerdict, Screening, anytool_passes,
+    anytool_passes_judged, anytool_refusal, tooleval_decision, tooleval_query_passes,
+    tooleval_sample, tooleval_screen,
+};
+pub use crate::metrics::path::{
+    PathF1, SolutionLength, correct_path, delta_solution_length, delta_solution_length_conagents,
+    lcs_len, lcs_path_rate, offered_covers, path_f1, path_set, path_success,
+};
+pub use crate::metrics::retrieval::{RetrievalScores, dcg_at_k, ndcg_at_k, recall_at_k};
+pub use crate::metrics::variance::{MeanStd, mean_std};
+pub use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
+pub use crate::run::{CallOutcome, CallRecord, CalledApi, FinishKind, RunRecord};
 
 mod benchmark;
 mod dataset;
 mod error;
-mod metrics;
+mod judge;
+pub mod metrics;
+mod run;
+#[cfg(any(test, feature = "test-utils"))]
+pub mod testing;

@@ -38,7 +38,7 @@
 //! # Measured choices
 //! Reproduce with `toolsmith bench retrieval --dataset restbench-tmdb|toolbench-draft282|
 //! toolbench-g1|toolbench-g2 --method bm25|dense|hybrid [--doc-version draft-ref|easytool-ref]`
-//! and with the `tune` example of this crate (the grids behind the defaults; `-- fusion` for the
+//! and with toolsmith-eval's `tune` example (the grids behind the defaults; `-- fusion` for the
 //! hybrid's). NDCG@10 in percent (g1/g2: the 349 and 117 queries whose gold APIs are all in
 //! ToolEnv2404's 46,803 APIs):
 //!

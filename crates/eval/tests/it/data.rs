@@ -1,6 +1,9 @@
-//! Where the shared benchmark data lives.
+//! Where the shared benchmark data lives, and catalogs built from a benchmark's sources.
 
 use std::path::PathBuf;
+
+use toolsmith_catalog::{ImportOptions, Store, read_source};
+use toolsmith_eval::Benchmark;
 
 /// `../shared/data` beside the repository (or `TOOLSMITH_DATA`).
 pub fn data_dir() -> PathBuf {
@@ -13,4 +16,14 @@ pub fn data_dir() -> PathBuf {
         root.display()
     );
     root
+}
+
+/// A store with a benchmark's corpus sources imported (refined docs not activated).
+pub fn benchmark_store(benchmark: &Benchmark) -> Store {
+    let mut store = Store::in_memory().unwrap();
+    for source in benchmark.corpus_sources(&data_dir()) {
+        let batch = read_source(&source, &ImportOptions::default()).unwrap();
+        store.import(&batch, false).unwrap();
+    }
+    store
 }

@@ -1,10 +1,15 @@
 //! The loaders on the real benchmark files: query counts as the data README states them,
-//! and gold names resolving against a catalog built from the benchmark's own sources.
+//! gold names resolving against a catalog built from the benchmark's own sources, and
+//! AnyToolBench (not shipped) on an inline sample.
 
-use toolsmith_catalog::{ImportOptions, Store, read_source};
-use toolsmith_eval::{Benchmark, DatasetFormat, GoldApi, load, load_as};
+use std::collections::BTreeSet;
 
-use crate::data::data_dir;
+use toolsmith_eval::{
+    Benchmark, CategorizedApi, DatasetFormat, GoldApi, ReferenceFinish, funcqa_correct, load,
+    load_anytoolbench, load_as, load_funcqa, load_tooleval,
+};
+
+use crate::data::{benchmark_store, data_dir};
 
 #[test]
 fn restgpt_tmdb_has_100_queries_with_trimmed_gold_names() {
@@ -97,18 +102,9 @@ fn bad_files_are_errors_that_name_the_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-fn corpus(benchmark: &Benchmark) -> Store {
-    let mut store = Store::in_memory().unwrap();
-    for source in benchmark.corpus_sources(&data_dir()) {
-        let batch = read_source(&source, &ImportOptions::default()).unwrap();
-        store.import(&batch, false).unwrap();
-    }
-    store
-}
-
 #[test]
 fn restbench_gold_resolves_in_both_name_schemes() {
-    let store = corpus(&Benchmark::RestbenchTmdb);
+    let store = benchmark_store(&Benchmark::RestbenchTmdb);
     let restgpt = Benchmark::RestbenchTmdb
         .load(&data_dir())
         .unwrap()
@@ -137,7 +133,7 @@ fn restbench_gold_resolves_in_both_name_schemes() {
 
 #[test]
 fn draft282_gold_resolves() {
-    let store = corpus(&Benchmark::ToolbenchDraft282);
+    let store = benchmark_store(&Benchmark::ToolbenchDraft282);
     let r = Benchmark::ToolbenchDraft282
         .load(&data_dir())
         .unwrap()
@@ -150,4 +146,180 @@ fn draft282_gold_resolves() {
         r.queries.len(),
         r.unresolved
     );
+}
+
+#[test]
+fn funcqa_one_hop_has_60_questions_whose_calls_reproduce_the_answers() {
+    let items = load_funcqa(&data_dir().join("funcqa/funcqa_oh.json")).unwrap();
+    assert_eq!(items.len(), 60, "README: 60 questions");
+    assert_eq!(items[0].call.function, "power");
+    assert_eq!(items[0].call.arguments, [0.89, 8.0]);
+    assert!((items[0].answer - 0.3936).abs() < 1e-12);
+    // One answer is stored as the string "546".
+    assert!(items.iter().any(|i| i.answer == 546.0));
+    let functions: BTreeSet<&str> = items.iter().map(|i| i.call.function.as_str()).collect();
+    assert_eq!(functions.len(), 13, "{functions:?}");
+    // Recomputing every recorded call with the 13 operators gives the gold answer within
+    // FuncQA's tolerance, except two items whose gold value is wrong in the data:
+    // lcm(38, 49, 17) is 31654, not 3724, and gcd(144, 126, 112) is 2, not 18.
+    let mut wrong = Vec::new();
+    for item in &items {
+        assert!(funcqa_correct(item.call.result, item.answer), "{item:?}");
+        let value = apply(&item.call.function, &item.call.arguments);
+        let value = if item.call.negated { -value } else { value };
+        if !funcqa_correct(value, item.answer) {
+            wrong.push((item.call.function.clone(), value));
+        }
+    }
+    assert_eq!(
+        wrong,
+        [("lcm".to_owned(), 31654.0), ("gcd".to_owned(), 2.0)]
+    );
+}
+
+/// FuncQA's 13 operators, for checking the loader's parse of the recorded calls.
+fn apply(function: &str, args: &[f64]) -> f64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let ints: Vec<u64> = args.iter().map(|a| *a as u64).collect();
+    let (a, b) = (args[0], args.get(1).copied().unwrap_or(0.0));
+    let falling = |n: u64, k: u64| (n - k + 1..=n).map(|x| x as f64).product::<f64>();
+    match function {
+        "add" => args.iter().sum(),
+        "subtract" => a - b,
+        "multiply" => args.iter().product(),
+        "divide" => a / b,
+        "power" => a.powf(b),
+        "sqrt" => a.sqrt(),
+        "log" => a.log10(),
+        "ln" => a.ln(),
+        "lcm" => ints.iter().fold(1, |l, x| l / gcd(l, *x) * x) as f64,
+        "gcd" => ints.iter().fold(0, |g, x| gcd(g, *x)) as f64,
+        "remainder" => a % b,
+        "choose" => falling(ints[0], ints[1]) / falling(ints[1], ints[1]),
+        "permutate" => falling(ints[0], ints[1]),
+        other => panic!("unknown FuncQA operator {other}"),
+    }
+}
+
+#[test]
+fn tooleval_default_sets_have_100_queries_each_with_a_reference_run() {
+    let dir = data_dir().join("toolbench/tooleval_default_evalset");
+    let (mut answered, mut gave_up, mut unfinished) = (0, 0, 0);
+    for name in [
+        "G1_instruction",
+        "G1_category",
+        "G1_tool",
+        "G2_instruction",
+        "G2_category",
+    ] {
+        let set = load_tooleval(&dir.join(format!("{name}.json"))).unwrap();
+        assert_eq!(set.name, name);
+        assert_eq!(set.queries.len(), 100, "{name}");
+        for q in &set.queries {
+            assert!(
+                !q.query.is_empty() && !q.offered.is_empty(),
+                "{name}/{}",
+                q.id
+            );
+            assert!(q.offered.iter().all(|f| f.name != "Finish"));
+            assert_eq!(q.reference.method, "chatgpt_CoT");
+            match &q.reference.finish {
+                ReferenceFinish::Answer(_) => answered += 1,
+                ReferenceFinish::GaveUp => gave_up += 1,
+                ReferenceFinish::Unfinished => unfinished += 1,
+            }
+        }
+    }
+    // 244 well-formed and 14 cut-short answers, 62 give-ups, 180 runs that never finished.
+    assert_eq!((answered, gave_up, unfinished), (258, 62, 180));
+    let g1 = load_tooleval(&dir.join("G1_instruction.json")).unwrap();
+    let first = &g1.queries[0];
+    assert_eq!(first.id, "42700");
+    assert!(
+        first
+            .query
+            .starts_with("I'm working on a research project about different car")
+    );
+    assert_eq!(first.offered.len(), 6);
+    assert_eq!(first.offered[0].name, "vin_decode_for_vin_decoder_v4");
+    assert_eq!(first.offered[0].parameters["required"][0], "vin");
+    assert_eq!(first.reference.calls, ["vin_decode_for_vin_decoder_v4"; 3]);
+    assert!(matches!(
+        &first.reference.finish,
+        ReferenceFinish::Answer(a) if a.starts_with("The decoded information for the VINs")
+    ));
+    // The format differs from StableToolBench's query files: `load` refuses it.
+    assert!(load(&dir.join("G1_instruction.json")).is_err());
+}
+
+const ANYTOOL_SAMPLE: &str = r#"[
+  {"query": "Find the current EUR to USD rate and a joke about money.",
+   "final_answer": "1 EUR = 1.08 USD. Joke: ...",
+   "query_id": 17,
+   "gt_api_list": [
+     {"category_name": "Finance", "tool_name": "Currency Exchange", "api_name": "exchange"},
+     {"category_name": "Entertainment", "tool_name": "Jokes by API-Ninjas", "api_name": "v1/jokes"}
+   ]},
+  {"query": "  What is the weather in Paris? ",
+   "final_answer": "Sunny, 21 C.",
+   "query_id": "q-2",
+   "gt_api_list": [
+     {"category_name": "Weather", "tool_name": "WeatherAPI.com", "api_name": "Realtime Weather Api"}
+   ]}
+]"#;
+
+#[test]
+fn anytoolbench_is_read_from_any_path() {
+    let dir = std::env::temp_dir().join(format!("toolsmith-eval-atb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("anytoolbench.json");
+    std::fs::write(&path, ANYTOOL_SAMPLE).unwrap();
+    let queries = load_anytoolbench(&path).unwrap();
+    assert_eq!(queries.len(), 2);
+    assert_eq!(queries[0].id, "17");
+    assert_eq!(queries[0].final_answer, "1 EUR = 1.08 USD. Joke: ...");
+    assert_eq!(
+        queries[0].gold[1],
+        CategorizedApi {
+            category: "Entertainment".into(),
+            tool: "Jokes by API-Ninjas".into(),
+            api: "v1/jokes".into(),
+        }
+    );
+    assert_eq!(queries[1].id, "q-2");
+    assert_eq!(queries[1].query, "What is the weather in Paris?");
+    // `load` detects the format and keeps queries and gold APIs.
+    let dataset = load(&path).unwrap();
+    assert_eq!(dataset.len(), 2);
+    assert_eq!(
+        dataset.queries[0].gold,
+        [
+            GoldApi::ToolBench {
+                tool: "Currency Exchange".into(),
+                api: "exchange".into()
+            },
+            GoldApi::ToolBench {
+                tool: "Jokes by API-Ninjas".into(),
+                api: "v1/jokes".into()
+            },
+        ]
+    );
+    assert_eq!(
+        load_as(&path, DatasetFormat::AnyToolBench).unwrap(),
+        dataset
+    );
+    // A ground-truth entry without its API name is an error naming the file and the query.
+    std::fs::write(
+        &path,
+        r#"[{"query": "q", "query_id": 3, "gt_api_list": [{"category_name": "A", "tool_name": "B"}]}]"#,
+    )
+    .unwrap();
+    let err = load_anytoolbench(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("anytoolbench.json") && err.contains("query 3") && err.contains("api_name"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

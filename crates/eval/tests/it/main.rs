@@ -1,8 +1,12 @@
-//! Integration tests of the eval crate: metrics worked by hand, and the loaders on the real
-//! benchmark files in `../shared/data`.
+//! Integration tests of the eval crate: retrieval metrics worked by hand, the loaders on the
+//! real benchmark files in `../shared/data`, and retrieval quality measured on RestBench TMDB
+//! (BM25 always; dense and hybrid with the MiniLM model installed). The other metrics are unit
+//! tested at the bottom of their modules.
 // Helpers outside `#[test]` functions unwrap too: a fixture that fails should stop the test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod data;
 mod datasets;
 mod metrics;
+mod retrieval;
+mod retrieval_model;

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use toolsmith_catalog::{ApiId, ImportOptions, Store, read_source};
-use toolsmith_eval::Benchmark;
+use toolsmith_catalog::ApiId;
 use toolsmith_retrieve::{Corpus, CorpusDoc};
 
 /// `../shared/data` beside the repository (or `TOOLSMITH_DATA`).
@@ -18,16 +17,6 @@ pub fn data_dir() -> PathBuf {
         root.display()
     );
     root
-}
-
-/// A store with a benchmark's corpus sources imported (refined docs not activated).
-pub fn benchmark_store(benchmark: &Benchmark) -> Store {
-    let mut store = Store::in_memory().unwrap();
-    for source in benchmark.corpus_sources(&data_dir()) {
-        let batch = read_source(&source, &ImportOptions::default()).unwrap();
-        store.import(&batch, false).unwrap();
-    }
-    store
 }
 
 fn doc(api: &str, category: &str, name: &str, description: &str, params: &str) -> CorpusDoc {

@@ -1,10 +1,16 @@
 //! Benchmark query sets: what each query asks and which APIs answer it.
 //!
-//! Three file formats are read, each into the same [`Dataset`]:
+//! Four file formats are read, each into the same [`Dataset`]:
 //! - RestGPT's RestBench (`restbench-tmdb/restgpt/tmdb.json`): `{query, solution: ["GET /search/person", ...]}`;
 //! - DRAFT's RestBench (`restbench-tmdb/draft/TMDB.json`): `{query, query_id, "relevant APIs": ["GET_search_person", ...]}`;
 //! - ToolBench / StableToolBench / DRAFT's G2 (`toolbench/**.json`):
-//!   `{query, query_id, "relevant APIs": [[tool, api], ...]}`.
+//!   `{query, query_id, "relevant APIs": [[tool, api], ...]}`;
+//! - AnyToolBench: `{query, final_answer, query_id, gt_api_list: [{category_name, tool_name, api_name}]}`.
+//!
+//! Benchmarks that are not query-to-gold-API sets have loaders of their own: FuncQA
+//! ([`load_funcqa`]: questions with a numeric answer), AnyToolBench with its reference answers
+//! ([`load_anytoolbench`]) and ToolEval's default evaluation sets ([`load_tooleval`]: queries
+//! with the tools offered and a reference run, no gold path).
 //!
 //! Gold answers stay names ([`GoldApi`]) until [`Dataset::resolve`] looks them up in a catalog
 //! [`Store`], which knows every naming scheme (`GET /movie/{movie_id}`, `GET_movie_movie_id`,
@@ -18,6 +24,14 @@ use serde_json::Value;
 use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
 
 use crate::error::{Error, Result};
+
+pub mod anytool;
+pub mod funcqa;
+pub mod tooleval;
+
+pub use anytool::load_anytoolbench;
+pub use funcqa::load_funcqa;
+pub use tooleval::load_tooleval;
 
 /// A named set of queries with their gold APIs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -217,6 +231,8 @@ pub enum DatasetFormat {
     DraftRestBench,
     /// ToolBench and its descendants: `{query, query_id, "relevant APIs": [[tool, api], ...]}`.
     ToolBench,
+    /// AnyToolBench: `{query, query_id, gt_api_list: [{category_name, tool_name, api_name}]}`.
+    AnyToolBench,
 }
 
 /// Reads a dataset file, detecting its format from the first query.
@@ -257,16 +273,21 @@ fn file_stem(path: &Path) -> String {
     )
 }
 
-fn read_items(path: &Path) -> Result<Vec<Value>> {
+/// Reads and parses a JSON file.
+fn read_json(path: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         path: path.to_owned(),
         source,
     })?;
-    let value: Value = serde_json::from_str(&text).map_err(|source| Error::Json {
+    serde_json::from_str(&text).map_err(|source| Error::Json {
         path: path.to_owned(),
         source,
-    })?;
-    match value {
+    })
+}
+
+/// Reads a JSON file holding an array of items.
+fn read_items(path: &Path) -> Result<Vec<Value>> {
+    match read_json(path)? {
         Value::Array(items) => Ok(items),
         other => Err(bad(
             path,
@@ -302,6 +323,9 @@ fn detect(path: &Path, items: &[Value]) -> Result<DatasetFormat> {
     if first.get("solution").is_some() {
         return Ok(DatasetFormat::RestGpt);
     }
+    if first.get(anytool::GT_API_LIST).is_some() {
+        return Ok(DatasetFormat::AnyToolBench);
+    }
     match first
         .get(RELEVANT)
         .and_then(Value::as_array)
@@ -311,7 +335,8 @@ fn detect(path: &Path, items: &[Value]) -> Result<DatasetFormat> {
         Some(Value::Array(_)) => Ok(DatasetFormat::ToolBench),
         _ => Err(bad(
             path,
-            "unknown query format: expected `solution` (RestGPT) or `relevant APIs` (DRAFT, ToolBench)",
+            "unknown query format: expected `solution` (RestGPT), `relevant APIs` (DRAFT, ToolBench) \
+             or `gt_api_list` (AnyToolBench)",
         )),
     }
 }
@@ -343,6 +368,14 @@ fn parse_query(path: &Path, i: usize, item: &Value, format: DatasetFormat) -> Re
     let field = match format {
         DatasetFormat::RestGpt => "solution",
         DatasetFormat::DraftRestBench | DatasetFormat::ToolBench => RELEVANT,
+        DatasetFormat::AnyToolBench => {
+            let gold = anytool::gold_list(item)
+                .map_err(|e| bad(path, format!("query {id}: {e}")))?
+                .iter()
+                .map(anytool::CategorizedApi::gold)
+                .collect();
+            return Ok(Query { id, text, gold });
+        }
     };
     let list = item
         .get(field)
@@ -364,6 +397,7 @@ fn parse_gold(g: &Value, format: DatasetFormat) -> Option<GoldApi> {
             let name = g.as_str()?.split_whitespace().collect::<Vec<_>>().join(" ");
             (!name.is_empty()).then_some(GoldApi::Named(name))
         }
+        DatasetFormat::AnyToolBench => None,
         DatasetFormat::ToolBench => match g.as_array()?.as_slice() {
             [tool, api] => Some(GoldApi::ToolBench {
                 tool: tool.as_str()?.to_owned(),

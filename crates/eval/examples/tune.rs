@@ -1,6 +1,6 @@
 //! The measurements behind the defaults: BM25 field weights and stemming, dense text fields,
 //! and the hybrid fusion, on restbench-tmdb and toolbench-draft282 (original, DRAFT and
-//! EasyTool docs). `cargo run --release -p toolsmith-retrieve --example tune [-- dense]`;
+//! EasyTool docs). `cargo run --release -p toolsmith-eval --example tune [-- dense]`;
 //! `dense` also embeds with the local MiniLM (about a minute). `-- fusion` grids the hybrid's
 //! RRF dense weight on all four datasets, toolbench-g1/g2 over the whole ToolEnv2404 catalog
 //! (embedding its 46,803 APIs takes most of an hour the first time; point `$TUNE_CACHE` at a

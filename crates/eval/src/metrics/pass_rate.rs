@@ -1,0 +1,390 @@
+//! Pass rate: the share of queries whose run a judge accepts, under ToolEval's rules (ToolLLM,
+//! Qin et al. 2024; `eval_pass_rate.py`) and under AnyTool's stricter ones (Du et al. 2024,
+//! Eq. 2 and `check_solved.py`).
+//!
+//! The decisions are pure functions of typed verdicts; [`tooleval_sample`] and
+//! [`anytool_passes_judged`] only add the calls to a [`Judge`]. A query's outcome is a `bool`
+//! (or `None` when it has no samples); [`Rate::of`](crate::Rate::of) turns them into a rate.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::judge::{AnswerStatus, Judge, JudgeCase, TaskSolvability};
+use crate::run::{FinishKind, RunRecord};
+
+/// How many judgements each protocol takes per query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PassRateSettings {
+    /// ToolEval judges each run this many times and takes the per-query vote
+    /// (`evaluate_times`, default 4 in `eval_pass_rate.py`).
+    pub tooleval_samples: usize,
+    /// AnyTool asks the judge this many times and needs a majority of Solved
+    /// (`check_solved_toolbench`, 3 votes).
+    pub anytool_votes: usize,
+}
+
+impl PassRateSettings {
+    /// The protocols as their reference code runs them.
+    pub const PAPER: Self = Self {
+        tooleval_samples: 4,
+        anytool_votes: 3,
+    };
+}
+
+impl Default for PassRateSettings {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}
+
+/// The outcome of one ToolEval sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SampleVerdict {
+    /// The sample passes.
+    Passed,
+    /// It fails.
+    Failed,
+    /// The table leaves it open; ToolEval flips a fair coin.
+    Undecided,
+}
+
+/// ToolEval's decision table over the two verdicts of one sample (`is_passed`):
+///
+/// | answer \ task | Solvable | Unsolvable | Unsure |
+/// |---|---|---|---|
+/// | Solved | pass | pass | pass |
+/// | Unsolved | fail | pass | undecided |
+/// | Unsure | undecided | pass | undecided |
+///
+/// A Solved answer passes without the task being assessed (ToolEval treats it as Solvable). An
+/// answer that does not solve an unsolvable task passes: a refusal is the right answer there.
+pub fn tooleval_decision(answer: AnswerStatus, task: TaskSolvability) -> SampleVerdict {
+    use AnswerStatus as A;
+    use TaskSolvability as T;
+    match (answer, task) {
+        (A::Solved, _) | (A::Unsolved | A::Unsure, T::Unsolvable) => SampleVerdict::Passed,
+        (A::Unsolved, T::Solvable) => SampleVerdict::Failed,
+        (A::Unsolved, T::Unsure) | (A::Unsure, T::Solvable | T::Unsure) => SampleVerdict::Undecided,
+    }
+}
+
+/// What ToolEval decides about a run before any judge is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Screening {
+    /// The run never called `Finish` (budget, step limit, error): the sample fails.
+    Failed,
+    /// It gave up, or answered with empty text: the answer is Unsolved without asking.
+    Unsolved,
+    /// It answered: ask the judge.
+    Judge,
+}
+
+/// ToolEval's screening of a run: a run whose last step is not a `Finish` call fails; a
+/// give-up, an empty answer or one that mentions `give_up_and_restart` is Unsolved without an
+/// LLM call (the task may still be judged unsolvable, and then the sample passes).
+pub fn tooleval_screen(run: &RunRecord) -> Screening {
+    let gives_up = |a: &str| a.contains("give_up_and_restart");
+    match run.finish {
+        FinishKind::Answered if run.answered() && !run.answer.as_deref().is_some_and(gives_up) => {
+            Screening::Judge
+        }
+        FinishKind::Answered | FinishKind::GaveUp => Screening::Unsolved,
+        FinishKind::BudgetExhausted | FinishKind::StepLimit | FinishKind::Error => {
+            Screening::Failed
+        }
+    }
+}
+
+/// One ToolEval sample of a run: screening, the answer status (asked only when the run
+/// answered), the task's solvability (asked only when the answer is not Solved), then
+/// [`tooleval_decision`].
+pub async fn tooleval_sample<J: Judge + ?Sized>(
+    judge: &J,
+    case: &JudgeCase<'_>,
+) -> Result<SampleVerdict> {
+    let answer = match tooleval_screen(case.run) {
+        Screening::Failed => return Ok(SampleVerdict::Failed),
+        Screening::Unsolved => AnswerStatus::Unsolved,
+        Screening::Judge => judge.answer_status(case).await?,
+    };
+    let task = if answer == AnswerStatus::Solved {
+        TaskSolvability::Solvable
+    } else {
+        judge.task_solvability(case.query, case.offered).await?
+    };
+    Ok(tooleval_decision(answer, task))
+}
+
+/// ToolEval's per-query vote over its samples: each undecided sample becomes a pass when
+/// `coin()` says so (ToolEval flips a fair coin), then the query passes when it has no more
+/// failed than passed samples (a tie passes). `None` for a query without samples: ToolEval
+/// leaves such a query out of the denominator.
+pub fn tooleval_query_passes(
+    samples: &[SampleVerdict],
+    coin: &mut dyn FnMut() -> bool,
+) -> Option<bool> {
+    if samples.is_empty() {
+        return None;
+    }
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for sample in samples {
+        let pass = match sample {
+            SampleVerdict::Passed => true,
+            SampleVerdict::Failed => false,
+            SampleVerdict::Undecided => coin(),
+        };
+        if pass {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    Some(failed <= passed)
+}
+
+/// Words whose presence (case-sensitive, anywhere) makes AnyTool count an answer as Unsolved
+/// without asking the judge (`main.py`'s exclusion list).
+pub const ANYTOOL_REFUSAL_WORDS: [&str; 11] = [
+    "sorry",
+    "apologize",
+    "apology",
+    "unfortunately",
+    "couldn't",
+    "could not",
+    "can't",
+    "cannot",
+    "unable",
+    "regret",
+    "not successfully",
+];
+
+/// Whether an answer contains one of [`ANYTOOL_REFUSAL_WORDS`].
+pub fn anytool_refusal(answer: &str) -> bool {
+    ANYTOOL_REFUSAL_WORDS.iter().any(|w| answer.contains(w))
+}
+
+/// AnyTool's vote: a query passes only when the judge said Solved in at least half of the
+/// votes (`passed >= failed`; with its 3 votes, 2 or 3 Solved). Unsolved and Unsure both count
+/// against, and unlike ToolEval nothing passes for being unsolvable. No votes: not passed.
+pub fn anytool_passes(votes: &[AnswerStatus]) -> bool {
+    let solved = votes.iter().filter(|v| **v == AnswerStatus::Solved).count();
+    !votes.is_empty() && solved >= votes.len() - solved
+}
+
+/// AnyTool's judgement of a run: no answer, an empty one or a refusal fails without asking;
+/// otherwise the judge votes `votes` times and [`anytool_passes`] decides. The denominator
+/// (AnyTool leaves out queries labelled unsolvable by hand) is the caller's choice of queries.
+pub async fn anytool_passes_judged<J: Judge + ?Sized>(
+    judge: &J,
+    case: &JudgeCase<'_>,
+    votes: usize,
+) -> Result<bool> {
+    let refused = case.run.answer.as_deref().is_none_or(anytool_refusal);
+    if !case.run.answered() || refused {
+        return Ok(false);
+    }
+    let mut verdicts = Vec::with_capacity(votes);
+    for _ in 0..votes {
+        verdicts.push(judge.answer_status(case).await?);
+    }
+    Ok(anytool_passes(&verdicts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rate;
+    use crate::testing::{JudgeRequest, ScriptedJudge};
+
+    use AnswerStatus::{Solved, Unsolved, Unsure as AUnsure};
+    use SampleVerdict::{Failed, Passed, Undecided};
+    use TaskSolvability::{Solvable, Unsolvable, Unsure as TUnsure};
+
+    #[test]
+    fn the_decision_table_cell_by_cell() {
+        let table = [
+            (Solved, Solvable, Passed),
+            (Solved, Unsolvable, Passed),
+            (Solved, TUnsure, Passed),
+            (Unsolved, Solvable, Failed),
+            (Unsolved, Unsolvable, Passed),
+            (Unsolved, TUnsure, Undecided),
+            (AUnsure, Solvable, Undecided),
+            (AUnsure, Unsolvable, Passed),
+            (AUnsure, TUnsure, Undecided),
+        ];
+        for (answer, task, expected) in table {
+            assert_eq!(
+                tooleval_decision(answer, task),
+                expected,
+                "{answer:?} {task:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn per_query_vote_ties_pass_and_the_coin_settles_undecided() {
+        let mut heads = || true;
+        let mut tails = || false;
+        // 2 passed, 2 failed: a tie passes.
+        assert_eq!(
+            tooleval_query_passes(&[Passed, Failed, Passed, Failed], &mut tails),
+            Some(true)
+        );
+        // 1 passed, 2 failed, 1 undecided: passes only if the coin makes it 2-2.
+        let samples = [Passed, Failed, Failed, Undecided];
+        assert_eq!(tooleval_query_passes(&samples, &mut heads), Some(true));
+        assert_eq!(tooleval_query_passes(&samples, &mut tails), Some(false));
+        // The coin is flipped once per undecided sample.
+        let mut flips = 0;
+        let mut counting = || {
+            flips += 1;
+            flips == 1
+        };
+        assert_eq!(
+            tooleval_query_passes(&[Undecided, Undecided, Failed], &mut counting),
+            Some(false)
+        );
+        assert_eq!(flips, 2);
+        // No samples: left out of the denominator.
+        assert_eq!(tooleval_query_passes(&[], &mut heads), None);
+        let rate = Rate::of(
+            [vec![Passed], vec![], vec![Failed]]
+                .iter()
+                .filter_map(|s| tooleval_query_passes(s, &mut tails)),
+        );
+        assert_eq!((rate.hits, rate.total), (1, 2));
+    }
+
+    #[test]
+    fn anytool_needs_a_solved_majority() {
+        assert!(anytool_passes(&[Solved, Solved, Unsolved]));
+        assert!(anytool_passes(&[Solved, Solved, Solved]));
+        assert!(!anytool_passes(&[Solved, AUnsure, Unsolved]));
+        assert!(!anytool_passes(&[AUnsure, AUnsure, AUnsure]));
+        assert!(!anytool_passes(&[]));
+        assert!(anytool_refusal("Sadly I cannot find it"));
+        assert!(anytool_refusal("I'm sorry"));
+        // Case-sensitive, as in AnyTool.
+        assert!(!anytool_refusal("Sorry, here it is: 42"));
+        assert!(!anytool_refusal("The answer is 42"));
+    }
+
+    fn run(finish: FinishKind, answer: Option<&str>) -> RunRecord {
+        RunRecord {
+            calls: Vec::new(),
+            finish,
+            answer: answer.map(str::to_owned),
+        }
+    }
+
+    fn case(run: &RunRecord) -> JudgeCase<'_> {
+        JudgeCase {
+            query: "q",
+            offered: &[],
+            run,
+        }
+    }
+
+    #[test]
+    fn screening_before_the_judge() {
+        assert_eq!(
+            tooleval_screen(&run(FinishKind::Answered, Some("42"))),
+            Screening::Judge
+        );
+        assert_eq!(
+            tooleval_screen(&run(FinishKind::Answered, Some(""))),
+            Screening::Unsolved
+        );
+        assert_eq!(
+            tooleval_screen(&run(FinishKind::Answered, Some("give_up_and_restart"))),
+            Screening::Unsolved
+        );
+        assert_eq!(
+            tooleval_screen(&run(FinishKind::GaveUp, None)),
+            Screening::Unsolved
+        );
+        for never in [
+            FinishKind::BudgetExhausted,
+            FinishKind::StepLimit,
+            FinishKind::Error,
+        ] {
+            assert_eq!(tooleval_screen(&run(never, None)), Screening::Failed);
+        }
+    }
+
+    #[tokio::test]
+    async fn tooleval_samples_ask_only_what_the_table_needs() -> Result<()> {
+        let answered = run(FinishKind::Answered, Some("42"));
+        let gave_up = run(FinishKind::GaveUp, None);
+        let never = run(FinishKind::StepLimit, None);
+        let judge = ScriptedJudge::new()
+            .answers([Solved, Unsolved])
+            .solvability([Unsolvable, Solvable]);
+        // Solved: no solvability question.
+        assert_eq!(tooleval_sample(&judge, &case(&answered)).await?, Passed);
+        // Unsolved on an unsolvable task passes.
+        assert_eq!(tooleval_sample(&judge, &case(&answered)).await?, Passed);
+        // A give-up is Unsolved without an answer question; the task is solvable: fails.
+        assert_eq!(tooleval_sample(&judge, &case(&gave_up)).await?, Failed);
+        // A run that never finished fails without any question.
+        assert_eq!(tooleval_sample(&judge, &case(&never)).await?, Failed);
+        let asked: Vec<JudgeRequest> = judge.requests().into_iter().map(|(r, _)| r).collect();
+        assert_eq!(
+            asked,
+            [
+                JudgeRequest::AnswerStatus,
+                JudgeRequest::AnswerStatus,
+                JudgeRequest::TaskSolvability,
+                JudgeRequest::TaskSolvability,
+            ]
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn anytool_votes_three_times_unless_the_answer_refuses() -> Result<()> {
+        let votes = PassRateSettings::PAPER.anytool_votes;
+        let judge =
+            ScriptedJudge::new().answers([Solved, Unsolved, Solved, AUnsure, Solved, AUnsure]);
+        let answered = run(FinishKind::Answered, Some("42"));
+        assert!(anytool_passes_judged(&judge, &case(&answered), votes).await?);
+        assert!(!anytool_passes_judged(&judge, &case(&answered), votes).await?);
+        assert_eq!(judge.requests().len(), 6);
+        // A refusal, a give-up and a run that never answered fail without asking.
+        let refusal = run(
+            FinishKind::Answered,
+            Some("The API is down, so I cannot tell"),
+        );
+        assert!(!anytool_passes_judged(&judge, &case(&refusal), votes).await?);
+        assert!(
+            !anytool_passes_judged(&judge, &case(&run(FinishKind::GaveUp, None)), votes).await?
+        );
+        let out_of_budget = run(FinishKind::BudgetExhausted, None);
+        assert!(!anytool_passes_judged(&judge, &case(&out_of_budget), votes).await?);
+        // AnyTool's check is case-sensitive: a capitalised refusal word reaches the judge.
+        let capitalised = run(FinishKind::Answered, Some("Unfortunately it is 42"));
+        assert!(anytool_refusal("unfortunately") && !anytool_refusal("Unfortunately it is 42"));
+        assert_eq!(judge.requests().len(), 6);
+        let judge = judge.answers([Unsolved, Unsolved, Unsolved]);
+        assert!(!anytool_passes_judged(&judge, &case(&capitalised), votes).await?);
+        assert_eq!(judge.requests().len(), 9);
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn an_exhausted_script_is_an_error() {
+        let judge = ScriptedJudge::new();
+        let answered = run(FinishKind::Answered, Some("42"));
+        let err = tooleval_sample(&judge, &case(&answered)).await;
+        assert!(err.is_err_and(|e| e.to_string().contains("no AnswerStatus verdict")));
+    }
+
+    #[test]
+    fn paper_settings_are_the_default() {
+        assert_eq!(PassRateSettings::default(), PassRateSettings::PAPER);
+        assert_eq!(PassRateSettings::PAPER.tooleval_samples, 4);
+    }
+}
