@@ -1,5 +1,6 @@
-//! The [`Executor`] contract, the catalog snapshot executors read
-//! ([`ApiBook`]), and the argument check every executor makes first.
+//! The [`Executor`] contract and the catalog snapshot executors read
+//! ([`ApiBook`]). Arguments are checked in front of executors, by
+//! [`Validated`](crate::Validated).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use serde_json::Value;
 use toolsmith_catalog::{ApiEntry, ApiId, Catalog, Store, Tool, export};
 
 use crate::error::{Error, Result};
-use crate::observation::{FailureKind, Observation, Provenance};
+use crate::observation::Observation;
 
 /// Runs one API call.
 ///
@@ -109,101 +110,5 @@ impl ApiBook {
     /// Whether the book is empty.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
-    }
-}
-
-/// Checks `args` against an API's input schema. `None` when they conform;
-/// otherwise a `bad_parameters` observation naming each offending argument
-/// and the rule it breaks, to return instead of making the call.
-pub fn check_arguments(
-    input_schema: &Value,
-    args: &Value,
-    provenance: Provenance,
-) -> Option<Observation> {
-    if !args.is_object() {
-        return Some(Observation::tool_error(
-            FailureKind::BadParameters,
-            format!(
-                "arguments must be a JSON object of parameter name to value, got {}",
-                json_type(args)
-            ),
-            provenance,
-        ));
-    }
-    let validator = match jsonschema::validator_for(input_schema) {
-        Ok(v) => v,
-        // A schema the validator cannot compile is the catalog's problem, not
-        // the caller's: let the call through rather than refuse every call.
-        Err(err) => {
-            tracing::warn!(%err, "input schema does not compile; arguments not checked");
-            return None;
-        }
-    };
-    let problems: Vec<String> = validator
-        .iter_errors(args)
-        .take(5)
-        .map(|err| {
-            let location = err.instance_path().to_string();
-            let param = location.trim_start_matches('/');
-            let schema_path = err.schema_path().to_string();
-            let rule = schema_path
-                .rsplit('/')
-                .next()
-                .unwrap_or_default()
-                .to_owned();
-            if param.is_empty() {
-                format!("{err} (rule `{rule}`)")
-            } else {
-                format!("parameter `{param}`: {err} (rule `{rule}`)")
-            }
-        })
-        .collect();
-    if problems.is_empty() {
-        None
-    } else {
-        Some(Observation::tool_error(
-            FailureKind::BadParameters,
-            format!("invalid arguments, no call made: {}", problems.join("; ")),
-            provenance,
-        ))
-    }
-}
-
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn names_the_parameter_and_the_rule() {
-        let schema = json!({
-            "type": "object",
-            "properties": {"page": {"type": "integer"}, "query": {"type": "string"}},
-            "required": ["query"]
-        });
-        assert!(
-            check_arguments(&schema, &json!({"query": "x", "page": 2}), Provenance::Live).is_none()
-        );
-        let obs = check_arguments(&schema, &json!({"page": "two"}), Provenance::Live).unwrap();
-        assert_eq!(obs.failure(), Some(FailureKind::BadParameters));
-        let text = serde_json::to_string(&obs).unwrap();
-        assert!(text.contains("parameter `page`"), "{text}");
-        assert!(text.contains("rule `type`"), "{text}");
-        assert!(text.contains("query"), "{text}");
-        assert!(text.contains("rule `required`"), "{text}");
-        let obs = check_arguments(&schema, &json!([1]), Provenance::Live).unwrap();
-        assert_eq!(obs.failure(), Some(FailureKind::BadParameters));
     }
 }

@@ -5,9 +5,10 @@
 //!   what the agent sees (a tool failure is an observation with a
 //!   [`FailureKind`], never an `Err`), and its [`Provenance`] says where it
 //!   came from.
-//! - Arguments are checked against the API's input schema first
-//!   ([`check_arguments`]); a violation is a `bad_parameters` observation
-//!   and no call is made.
+//! - Arguments are checked against the API's input schema in front of the
+//!   backend, by the [`Validated`] wrapper (each schema compiled once, from
+//!   [`InputSchemas`]); a violation is a `bad_parameters` observation and no
+//!   call is made.
 //! - Backends: [`HttpExecutor`] (live HTTP with credentials held as
 //!   [`Secret`]s, host allow-list, timeouts, retries and a size cap),
 //!   [`NativeTools`] (FuncQA's arithmetic), [`Simulator`] (deterministic
@@ -18,21 +19,20 @@
 //! - For large responses: [`pseudo_schema`] outlines a JSON value, and
 //!   [`JqSandbox`] runs a jq filter in a child process with time, memory and
 //!   output limits.
-//! - The example API ([`ExampleApi`], feature `example-api`) is a small
-//!   library service with its own OpenAPI spec, for the quickstart and
-//!   end-to-end tests.
+//! - Servers to try all this against (the example library API, an MCP test
+//!   server) live in the `toolsmith-testbed` crate.
 //!
 //! ```no_run
 //! use std::sync::Arc;
 //! use serde_json::json;
 //! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
-//! use toolsmith_exec::{ApiBook, Executor, Simulator};
+//! use toolsmith_exec::{ApiBook, Executor, Provenance, Simulator, Validated};
 //!
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut store = Store::in_memory()?;
 //! store.import(&read_source("tmdb_oas.json".as_ref(), &ImportOptions::default())?, false)?;
 //! let book = Arc::new(ApiBook::from_catalog(&store.catalog(&DocSelector::Active, &Scope::default())?));
-//! let simulator = Simulator::new(book);
+//! let simulator = Validated::new(Simulator::new(Arc::clone(&book)), book, Provenance::Simulated);
 //! let obs = simulator.call(&"tmdb/get_search_movie".parse()?, &json!({"query": "Titanic"})).await?;
 //! assert!(obs.is_ok());
 //! # Ok(()) }
@@ -40,9 +40,7 @@
 
 pub use crate::canonical::canonical_json;
 pub use crate::error::{Error, Result};
-#[cfg(feature = "example-api")]
-pub use crate::example_api::{ExampleApi, LIBRARY_SPEC, library_router, library_spec};
-pub use crate::executor::{ApiBook, BookEntry, Executor, check_arguments};
+pub use crate::executor::{ApiBook, BookEntry, Executor};
 pub use crate::http::{
     Credential, Credentials, HttpExecutor, HttpSettings, Secret, kind_for_status,
 };
@@ -51,8 +49,6 @@ pub use crate::mcp::{
     McpAddress, McpClient, McpError, McpExecutor, McpServer, McpServers, McpSettings, McpTransport,
     ToolListChange, ToolListObserver,
 };
-#[cfg(feature = "mcp-fixture")]
-pub use crate::mcp::{McpFixture, McpFixtureScript, McpHttpFixture};
 pub use crate::native::{ArithOp, NativeTools};
 pub use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
 pub use crate::pseudo_schema::{OutlineSettings, pseudo_schema, pseudo_schema_with};
@@ -61,11 +57,10 @@ pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
 #[cfg(feature = "llm-oracle")]
 pub use crate::simulate::{LlmOracle, ORACLE_ROLE};
 pub use crate::simulate::{ResponseOracle, Simulator, SimulatorSettings};
+pub use crate::validate::{InputSchemas, Validated};
 
 mod canonical;
 mod error;
-#[cfg(feature = "example-api")]
-mod example_api;
 mod executor;
 mod http;
 #[cfg(feature = "mcp")]
@@ -78,6 +73,7 @@ pub mod sandbox;
 mod simulate;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod testing;
+mod validate;
 
 /// A tokio runtime for callers that are not async themselves (the command
 /// line): current-thread, with timers and I/O enabled.

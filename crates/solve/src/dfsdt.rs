@@ -18,7 +18,7 @@ use crate::runtime::{Runtime, Stop};
 use crate::settings::DfsdtSettings;
 use crate::solver::{Solver, finished, stopped};
 use crate::toolset::{FinishCall, Toolset};
-use crate::trace::{TraceEvent, cut};
+use crate::trace::{BacktrackReason, TraceEvent, cut};
 
 /// The DFSDT solver.
 pub struct Dfsdt {
@@ -60,7 +60,7 @@ impl Dfsdt {
             if depth >= self.settings.max_depth {
                 self.runtime.tracer.emit(TraceEvent::Backtrack {
                     depth,
-                    reason: "depth_limit".to_owned(),
+                    reason: BacktrackReason::DepthLimit,
                 });
                 return Ok(Outcome::Failed);
             }
@@ -128,7 +128,7 @@ impl Dfsdt {
                         // ToolBench: a give-up prunes this child and abandons its parent as well.
                         self.runtime.tracer.emit(TraceEvent::Backtrack {
                             depth: child_depth,
-                            reason: "give_up".to_owned(),
+                            reason: BacktrackReason::GiveUp,
                         });
                         search.last_give_up = Some(reason);
                         return Ok(Outcome::Failed);

@@ -16,6 +16,14 @@ pub enum Error {
     /// A trace could not be written.
     #[error("writing a trace: {0}")]
     Trace(String),
+    /// A trace could not be read (not JSON, or not a trace format this version reads).
+    #[error("reading a trace, line {line}: {message}")]
+    ReadTrace {
+        /// The line (1-based) of a JSONL trace; 1 for a stored run's trace.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 /// `Result` with this crate's [`Error`].

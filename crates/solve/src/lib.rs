@@ -10,7 +10,9 @@
 //!   agents with iterative calibration) implement [`Solver`];
 //! - every [`Run`] ends in a [`Finish`] state with a full trace of
 //!   [`TraceEvent`]s, which sinks ([`JsonlSink`], a terminal renderer) receive
-//!   as they happen and [`RunStore`] keeps in the SQLite file.
+//!   as they happen and [`RunStore`] keeps in the SQLite file. Traces are
+//!   typed and versioned ([`TRACE_VERSION`]); older ones stay readable
+//!   ([`read_jsonl`]).
 
 pub use crate::conagents::ConAgents;
 pub use crate::dfsdt::Dfsdt;
@@ -25,7 +27,10 @@ pub use crate::toolset::{
     FINISH, FinishCall, RenderOptions, SEARCH_TOOLS, Toolset, finish_spec, parse_finish,
     search_tools_spec,
 };
-pub use crate::trace::{JsonlSink, Stamped, TraceEvent, TraceSink, Tracer, cut, render};
+pub use crate::trace::{
+    BacktrackReason, CallOutcome, JsonlSink, Stamped, TRACE_VERSION, TraceEvent, TraceSink, Tracer,
+    cut, read_jsonl, render,
+};
 
 mod conagents;
 mod dfsdt;

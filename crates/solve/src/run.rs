@@ -1,6 +1,7 @@
 //! What a run produces: its final state, answer and trace.
 
 use serde::{Deserialize, Serialize};
+use toolsmith_catalog::ApiId;
 
 use crate::trace::{Stamped, TraceEvent};
 
@@ -52,7 +53,7 @@ pub struct Run {
 
 impl Run {
     /// The APIs called, in order (unknown tools excluded).
-    pub fn api_calls(&self) -> Vec<String> {
+    pub fn api_calls(&self) -> Vec<ApiId> {
         self.trace
             .iter()
             .filter_map(|e| match &e.event {

@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use futures::future::join_all;
 use serde_json::{Value, json};
-use toolsmith_exec::{ApiBook, Executor, Observation};
+use toolsmith_catalog::ApiId;
+use toolsmith_exec::{ApiBook, Executor, Observation, Provenance};
 use toolsmith_llm::{
     ChatModel, ChatRequest, ChatResponse, Message, Sampling, ToolCall, ToolChoice, ToolSpec,
 };
@@ -17,7 +18,7 @@ use toolsmith_retrieve::{Filter, Retriever};
 use crate::run::Finish;
 use crate::settings::AgentSettings;
 use crate::toolset::{FINISH, FinishCall, RenderOptions, SEARCH_TOOLS, Toolset, parse_finish};
-use crate::trace::{TraceEvent, Tracer, cut};
+use crate::trace::{CallOutcome, TraceEvent, Tracer, cut};
 
 /// Why a run has to stop now.
 #[derive(Debug)]
@@ -153,9 +154,9 @@ impl Runtime {
         toolset: &Toolset,
     ) -> (Answered, Option<Observation>) {
         let limit = self.settings.max_observation_chars;
-        let failed = |content: String, outcome: &str, api: Option<String>, arguments: Value| {
+        let failed = |content: String, outcome, api: Option<ApiId>, arguments: Value| {
             (
-                self.record(call, api, arguments, outcome, "none", content, true),
+                self.record(call, api, arguments, outcome, None, content),
                 None,
             )
         };
@@ -166,7 +167,7 @@ impl Runtime {
             );
             return failed(
                 json!({"error": message, "response": ""}).to_string(),
-                "unknown_tool",
+                CallOutcome::UnknownTool,
                 None,
                 Value::Null,
             );
@@ -178,8 +179,8 @@ impl Runtime {
                 let message = format!("The arguments must be a JSON object, got {other}");
                 return failed(
                     json!({"error": message, "response": ""}).to_string(),
-                    "bad_parameters",
-                    Some(api.to_string()),
+                    CallOutcome::Rejected,
+                    Some(api.clone()),
                     other,
                 );
             }
@@ -187,8 +188,8 @@ impl Runtime {
                 let message = format!("The arguments are not valid JSON ({e}); send a JSON object");
                 return failed(
                     json!({"error": message, "response": ""}).to_string(),
-                    "bad_parameters",
-                    Some(api.to_string()),
+                    CallOutcome::Rejected,
+                    Some(api.clone()),
                     Value::String(call.arguments.clone()),
                 );
             }
@@ -199,54 +200,49 @@ impl Runtime {
                 let message = format!("toolsmith could not run {api}: {e}");
                 return failed(
                     json!({"error": message, "response": ""}).to_string(),
-                    "unknown_api",
-                    Some(api.to_string()),
+                    CallOutcome::NotRun,
+                    Some(api.clone()),
                     arguments,
                 );
             }
         };
         let content = cut(&observation_text(&observation), limit);
-        let outcome = observation.failure().map_or("ok", |k| k.as_str());
-        let provenance = observation.provenance.as_str();
-        let failed = !observation.is_ok();
         let answered = self.record(
             call,
-            Some(api.to_string()),
+            Some(api.clone()),
             arguments,
-            outcome,
-            provenance,
+            CallOutcome::of(&observation),
+            Some(observation.provenance),
             content,
-            failed,
         );
         (answered, Some(observation))
     }
 
-    /// Records a tool call in the trace and makes its answer for the model.
-    #[allow(clippy::too_many_arguments)]
+    /// Records a tool call in the trace and makes its answer for the model
+    /// (failed unless the outcome is [`CallOutcome::Ok`]).
     fn record(
         &self,
         call: &ToolCall,
-        api: Option<String>,
+        api: Option<ApiId>,
         arguments: Value,
-        outcome: &str,
-        provenance: &str,
+        outcome: CallOutcome,
+        provenance: Option<Provenance>,
         content: String,
-        failed: bool,
     ) -> Answered {
         self.tracer.emit(TraceEvent::ToolCall {
             call_id: call.id.clone(),
             function: call.name.clone(),
             api,
             arguments,
-            outcome: outcome.to_owned(),
-            provenance: provenance.to_owned(),
+            outcome,
+            provenance,
             observation: content.clone(),
         });
         Answered {
             call_id: call.id.clone(),
             content,
             finish: None,
-            failed,
+            failed: !outcome.is_ok(),
         }
     }
 
@@ -259,7 +255,7 @@ impl Runtime {
         let (content, outcome) = match &self.retriever {
             None => (
                 json!({"error": "search_tools is not available", "response": ""}).to_string(),
-                "unknown_tool",
+                CallOutcome::UnknownTool,
             ),
             Some(retriever) => match retriever
                 .search(&wanted, self.settings.search_k, &Filter::default())
@@ -273,24 +269,18 @@ impl Runtime {
                             found.push(json!({"function": toolsmith_catalog::export::function_name(&hit.api), "about": hit.text}));
                         }
                     }
-                    (json!({"error": "", "response": found}).to_string(), "ok")
+                    (
+                        json!({"error": "", "response": found}).to_string(),
+                        CallOutcome::Ok,
+                    )
                 }
                 Err(e) => (
                     json!({"error": format!("search failed: {e}"), "response": ""}).to_string(),
-                    "server_error",
+                    CallOutcome::NotRun,
                 ),
             },
         };
-        let failed = outcome != "ok";
-        self.record(
-            call,
-            None,
-            json!({"query": wanted}),
-            outcome,
-            "none",
-            content,
-            failed,
-        )
+        self.record(call, None, json!({"query": wanted}), outcome, None, content)
     }
 }
 
@@ -327,7 +317,7 @@ impl ChatModel for Traced {
         let started = Instant::now();
         let response = self.inner.chat(request).await?;
         self.tracer.emit(TraceEvent::LlmCall {
-            role: request.role.to_string(),
+            role: request.role.clone(),
             messages: request.messages.len(),
             last_message: cut(request.last_message(), 2000),
             reply: cut(response.text(), 2000),

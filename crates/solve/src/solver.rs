@@ -47,7 +47,7 @@ pub(crate) fn finished(
     detail: Option<String>,
 ) -> Run {
     tracer.emit(TraceEvent::Finished {
-        finish: finish.as_str().to_owned(),
+        finish,
         answer: answer.clone(),
         detail: detail.clone(),
     });

@@ -107,6 +107,10 @@ impl RunStore {
             .conn
             .query_row("SELECT trace FROM runs WHERE id = ?1", [id], |r| r.get(0))
             .map_err(store_err("reading a run"))?;
-        serde_json::from_str(&text).map_err(|e| Error::Trace(e.to_string()))
+        // Each event carries its format version: older traces read too.
+        serde_json::from_str(&text).map_err(|e| Error::ReadTrace {
+            line: 1,
+            message: e.to_string(),
+        })
     }
 }

@@ -1,13 +1,172 @@
 //! Structured traces of a run: every LLM call, tool call, calibration retry,
 //! backtrack, and the final state. Sinks receive events as they happen (the
 //! terminal renderer, a JSONL file); the run keeps them all.
+//!
+//! The trace is the record the evaluation harness scores, so its fields are
+//! typed ([`ApiId`], [`Role`], [`CallOutcome`], [`Provenance`], [`Finish`],
+//! [`BacktrackReason`]) and serialize under stable snake_case names.
+//!
+//! # Format and versions
+//!
+//! A trace is a sequence of [`Stamped`] events: one JSON object per line in a
+//! JSONL file ([`JsonlSink`], read back with [`read_jsonl`]), or a JSON array
+//! in the run store. Every event carries its format version in a `"v"` field
+//! ([`TRACE_VERSION`], now 1), so one line can be read without the others:
+//!
+//! ```json
+//! {"v":1,"at_ms":1700000000000,"event":"tool_call","call_id":"c1","function":"search_movie_for_movies","api":"movies/search_movie","arguments":{"query":"Dune"},"outcome":"not_found","provenance":"live","observation":"..."}
+//! ```
+//!
+//! Events without `"v"` are version 0, the untyped format written before
+//! (the same fields, as free strings, with `"provenance": "none"` for calls
+//! that made no observation); they are read and converted to the types.
 
-use std::io::Write;
+use std::fmt;
+use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use toolsmith_catalog::ApiId;
+use toolsmith_exec::{FailureKind, Provenance};
+use toolsmith_llm::Role;
+
+use crate::error::{Error, Result};
+use crate::run::Finish;
+
+/// The trace format this version writes (the `"v"` of every event).
+pub const TRACE_VERSION: u32 = 1;
+
+/// How one tool call ended, as the trace records it.
+///
+/// Serialized as one snake_case name: `ok`, `unknown_tool`, `rejected`,
+/// `not_run`, or the [`FailureKind`]'s own name (`bad_parameters`,
+/// `not_found`, ...) for [`CallOutcome::Failed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallOutcome {
+    /// The tool answered normally (or `search_tools` found tools).
+    Ok,
+    /// The tool answered with a failure, or the executor refused the
+    /// arguments before calling it.
+    Failed(FailureKind),
+    /// The model named a function that is not offered.
+    UnknownTool,
+    /// The arguments were not a JSON object (or not JSON at all); the call
+    /// reached no executor.
+    Rejected,
+    /// toolsmith could not carry the call out at all: the executor failed
+    /// (an API it does not know, no recording to replay, a cache failure),
+    /// or the tool search failed.
+    NotRun,
+}
+
+impl CallOutcome {
+    /// The outcome of an observation the executor returned.
+    pub fn of(observation: &toolsmith_exec::Observation) -> Self {
+        observation.failure().map_or(Self::Ok, Self::Failed)
+    }
+
+    /// Whether the call succeeded.
+    pub fn is_ok(self) -> bool {
+        self == Self::Ok
+    }
+
+    /// The failure kind, for [`CallOutcome::Failed`].
+    pub fn failure(self) -> Option<FailureKind> {
+        match self {
+            Self::Failed(kind) => Some(kind),
+            _ => None,
+        }
+    }
+}
+
+/// The outcomes that are not a [`FailureKind`], by their serialized names.
+#[derive(Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum OwnOutcome {
+    Ok,
+    UnknownTool,
+    Rejected,
+    NotRun,
+}
+
+/// A [`CallOutcome`] as written: one of its own names or a failure kind's.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum OutcomeName {
+    Own(OwnOutcome),
+    Failed(FailureKind),
+}
+
+impl From<CallOutcome> for OutcomeName {
+    fn from(outcome: CallOutcome) -> Self {
+        match outcome {
+            CallOutcome::Ok => Self::Own(OwnOutcome::Ok),
+            CallOutcome::Failed(kind) => Self::Failed(kind),
+            CallOutcome::UnknownTool => Self::Own(OwnOutcome::UnknownTool),
+            CallOutcome::Rejected => Self::Own(OwnOutcome::Rejected),
+            CallOutcome::NotRun => Self::Own(OwnOutcome::NotRun),
+        }
+    }
+}
+
+impl From<OutcomeName> for CallOutcome {
+    fn from(name: OutcomeName) -> Self {
+        match name {
+            OutcomeName::Own(OwnOutcome::Ok) => Self::Ok,
+            OutcomeName::Own(OwnOutcome::UnknownTool) => Self::UnknownTool,
+            OutcomeName::Own(OwnOutcome::Rejected) => Self::Rejected,
+            OutcomeName::Own(OwnOutcome::NotRun) => Self::NotRun,
+            OutcomeName::Failed(kind) => Self::Failed(kind),
+        }
+    }
+}
+
+impl Serialize for CallOutcome {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        OutcomeName::from(*self).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for CallOutcome {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        OutcomeName::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl fmt::Display for CallOutcome {
+    /// The serialized name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match serde_json::to_value(self) {
+            Ok(Value::String(name)) => f.write_str(&name),
+            _ => Err(fmt::Error),
+        }
+    }
+}
+
+/// Why DFSDT left a branch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BacktrackReason {
+    /// The model gave up on the branch.
+    GiveUp,
+    /// The branch reached the depth limit.
+    DepthLimit,
+    /// The branch failed (the model could not continue it).
+    Error,
+}
+
+impl fmt::Display for BacktrackReason {
+    /// The serialized name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match serde_json::to_value(self) {
+            Ok(Value::String(name)) => f.write_str(&name),
+            _ => Err(fmt::Error),
+        }
+    }
+}
 
 /// One thing that happened in a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -25,7 +184,7 @@ pub enum TraceEvent {
     /// One LLM call.
     LlmCall {
         /// Who asked (agent, grounding, execution, observing, ...).
-        role: String,
+        role: Role,
         /// How many messages were sent.
         messages: usize,
         /// The last message sent (cut to 2,000 characters).
@@ -49,14 +208,14 @@ pub enum TraceEvent {
         call_id: String,
         /// The function name the model used.
         function: String,
-        /// The API it resolved to (absent for unknown tools).
-        api: Option<String>,
+        /// The API it resolved to (`null` for unknown tools and `search_tools`).
+        api: Option<ApiId>,
         /// The arguments.
         arguments: Value,
-        /// `ok` or a failure kind (`bad_parameters`, `not_found`, `unknown_tool`, ...).
-        outcome: String,
-        /// `live`, `replayed`, `simulated` or `none`.
-        provenance: String,
+        /// How the call ended.
+        outcome: CallOutcome,
+        /// Where the observation came from; `null` when no executor answered.
+        provenance: Option<Provenance>,
         /// What the model was shown (cut to the observation length).
         observation: String,
     },
@@ -73,13 +232,13 @@ pub enum TraceEvent {
     Backtrack {
         /// Depth (in nodes) of the node abandoned.
         depth: usize,
-        /// Why: `give_up`, `depth_limit`, `error`.
-        reason: String,
+        /// Why.
+        reason: BacktrackReason,
     },
     /// The run ended.
     Finished {
-        /// `answered`, `gave_up`, `budget_exhausted`, `step_limit` or `error`.
-        finish: String,
+        /// How.
+        finish: Finish,
         /// The answer, if any.
         answer: Option<String>,
         /// Why it ended without an answer.
@@ -88,13 +247,247 @@ pub enum TraceEvent {
 }
 
 /// An event with its time (Unix milliseconds).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Serialized as the event's fields plus `"v"` ([`TRACE_VERSION`]) and
+/// `"at_ms"`; reads version 0 (no `"v"`) and version 1.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Stamped {
     /// Unix milliseconds.
     pub at_ms: u64,
     /// The event.
-    #[serde(flatten)]
     pub event: TraceEvent,
+}
+
+/// A [`Stamped`] event as version 1 writes it.
+#[derive(Serialize, Deserialize)]
+struct StampedV1<E> {
+    v: u32,
+    at_ms: u64,
+    #[serde(flatten)]
+    event: E,
+}
+
+impl Serialize for Stamped {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        StampedV1 {
+            v: TRACE_VERSION,
+            at_ms: self.at_ms,
+            event: &self.event,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Stamped {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        match value.get("v").map(Value::as_u64) {
+            None => v0::read(value).map_err(D::Error::custom),
+            Some(Some(1)) => {
+                let read: StampedV1<TraceEvent> =
+                    serde_json::from_value(value).map_err(D::Error::custom)?;
+                Ok(Self {
+                    at_ms: read.at_ms,
+                    event: read.event,
+                })
+            }
+            Some(_) => Err(D::Error::custom(format!(
+                "trace format version {} is not one this toolsmith reads (0 to {TRACE_VERSION})",
+                value["v"]
+            ))),
+        }
+    }
+}
+
+/// Reads a JSONL trace (one event per line, any readable version; blank
+/// lines skipped).
+pub fn read_jsonl(reader: impl BufRead) -> Result<Vec<Stamped>> {
+    let mut events = Vec::new();
+    for (i, line) in reader.lines().enumerate() {
+        let bad = |message: String| Error::ReadTrace {
+            line: i + 1,
+            message,
+        };
+        let line = line.map_err(|e| bad(e.to_string()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        events.push(serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?);
+    }
+    Ok(events)
+}
+
+/// Version 0: the untyped events written before the format had a version.
+mod v0 {
+    use serde::Deserialize;
+    use serde_json::Value;
+    use toolsmith_exec::Provenance;
+    use toolsmith_llm::Role;
+
+    use super::{BacktrackReason, CallOutcome, Stamped, TraceEvent};
+
+    /// A version 0 event: the same fields as version 1, as free strings.
+    #[derive(Deserialize)]
+    #[serde(tag = "event", rename_all = "snake_case")]
+    enum Event {
+        Started {
+            solver: String,
+            query: String,
+            tools: Vec<String>,
+        },
+        LlmCall {
+            role: String,
+            messages: usize,
+            last_message: String,
+            reply: String,
+            tool_calls: Vec<String>,
+            prompt_tokens: u64,
+            completion_tokens: u64,
+            latency_ms: u64,
+            cache_hit: bool,
+        },
+        ToolCall {
+            call_id: String,
+            function: String,
+            api: Option<String>,
+            arguments: Value,
+            outcome: String,
+            provenance: String,
+            observation: String,
+        },
+        Retry {
+            agent: String,
+            attempt: u32,
+            error: String,
+        },
+        Backtrack {
+            depth: usize,
+            reason: String,
+        },
+        Finished {
+            finish: String,
+            answer: Option<String>,
+            detail: Option<String>,
+        },
+    }
+
+    #[derive(Deserialize)]
+    struct Stamped0 {
+        at_ms: u64,
+        #[serde(flatten)]
+        event: Event,
+    }
+
+    /// A name version 0 wrote, read as the type that now holds it.
+    fn named<T: serde::de::DeserializeOwned>(field: &str, name: String) -> Result<T, String> {
+        serde_json::from_value(Value::String(name.clone()))
+            .map_err(|_| format!("version 0 trace: `{name}` is not a known {field}"))
+    }
+
+    /// Reads one version 0 event and converts its strings to the types.
+    pub(super) fn read(value: Value) -> Result<Stamped, String> {
+        let old: Stamped0 =
+            serde_json::from_value(value).map_err(|e| format!("version 0 trace: {e}"))?;
+        let event = match old.event {
+            Event::Started {
+                solver,
+                query,
+                tools,
+            } => TraceEvent::Started {
+                solver,
+                query,
+                tools,
+            },
+            Event::LlmCall {
+                role,
+                messages,
+                last_message,
+                reply,
+                tool_calls,
+                prompt_tokens,
+                completion_tokens,
+                latency_ms,
+                cache_hit,
+            } => TraceEvent::LlmCall {
+                role: Role::new(role),
+                messages,
+                last_message,
+                reply,
+                tool_calls,
+                prompt_tokens,
+                completion_tokens,
+                latency_ms,
+                cache_hit,
+            },
+            Event::ToolCall {
+                call_id,
+                function,
+                api,
+                arguments,
+                outcome,
+                provenance,
+                observation,
+            } => TraceEvent::ToolCall {
+                call_id,
+                function,
+                api: api.map(|api| named("API id", api)).transpose()?,
+                arguments,
+                // Version 0 had no `rejected` or `not_run`: its names are all
+                // outcomes or failure kinds today.
+                outcome: named::<CallOutcome>("call outcome", outcome)?,
+                // Version 0 wrote `none` where no executor answered.
+                provenance: named::<ProvenanceV0>("provenance", provenance)?.into_provenance(),
+                observation,
+            },
+            Event::Retry {
+                agent,
+                attempt,
+                error,
+            } => TraceEvent::Retry {
+                agent,
+                attempt,
+                error,
+            },
+            Event::Backtrack { depth, reason } => TraceEvent::Backtrack {
+                depth,
+                reason: named::<BacktrackReason>("backtrack reason", reason)?,
+            },
+            Event::Finished {
+                finish,
+                answer,
+                detail,
+            } => TraceEvent::Finished {
+                finish: named("finish", finish)?,
+                answer,
+                detail,
+            },
+        };
+        Ok(Stamped {
+            at_ms: old.at_ms,
+            event,
+        })
+    }
+
+    /// Version 0's provenance names: the three of today and `none`.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum ProvenanceV0 {
+        Live,
+        Replayed,
+        Simulated,
+        None,
+    }
+
+    impl ProvenanceV0 {
+        fn into_provenance(self) -> Option<Provenance> {
+            match self {
+                Self::Live => Some(Provenance::Live),
+                Self::Replayed => Some(Provenance::Replayed),
+                Self::Simulated => Some(Provenance::Simulated),
+                Self::None => None,
+            }
+        }
+    }
 }
 
 /// Receives events as they happen. Methods default to doing nothing.
@@ -226,8 +619,9 @@ pub fn render(event: &TraceEvent) -> String {
             observation,
             ..
         } => {
+            let from = provenance.map_or("none", Provenance::as_str);
             format!(
-                "    {function}: {outcome} [{provenance}] {}",
+                "    {function}: {outcome} [{from}] {}",
                 cut(&observation.replace('\n', " "), 200)
             )
         }
@@ -244,9 +638,9 @@ pub fn render(event: &TraceEvent) -> String {
             answer,
             detail,
         } => match (answer, detail) {
-            (Some(answer), _) => format!("■ {finish}: {answer}"),
-            (None, Some(detail)) => format!("■ {finish}: {detail}"),
-            (None, None) => format!("■ {finish}"),
+            (Some(answer), _) => format!("■ {}: {answer}", finish.as_str()),
+            (None, Some(detail)) => format!("■ {}: {detail}", finish.as_str()),
+            (None, None) => format!("■ {}", finish.as_str()),
         },
     }
 }

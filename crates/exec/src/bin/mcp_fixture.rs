@@ -1,6 +1,6 @@
-//! The MCP test server over stdio ([`toolsmith_exec::McpFixture`]), for this
-//! crate's tests and the command line's.
+//! The MCP test server of toolsmith-testbed over stdio, built as this
+//! package's binary so that this crate's tests can start it.
 
 fn main() -> std::process::ExitCode {
-    toolsmith_exec::McpFixture::main_with_args(std::env::args().skip(1))
+    toolsmith_testbed::McpFixture::main_with_args(std::env::args().skip(1))
 }

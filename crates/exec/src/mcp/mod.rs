@@ -9,13 +9,11 @@
 //!   `mcp-tools` importer, `tools/call` as an observation, and a
 //!   [`ToolListObserver`] told of every `tools/list_changed`.
 //! - [`McpExecutor`] is the [`Executor`](crate::Executor) over a book of MCP tools.
-//! - With feature `mcp-fixture`, [`McpFixture`] is a small server for tests.
+//! - The MCP test server these are tested against is `toolsmith-testbed`'s.
 
 mod client;
 mod error;
 mod executor;
-#[cfg(feature = "mcp-fixture")]
-mod fixture;
 mod result;
 mod server;
 mod stderr;
@@ -23,6 +21,4 @@ mod stderr;
 pub use client::{McpClient, McpSettings, ToolListChange, ToolListObserver};
 pub use error::McpError;
 pub use executor::McpExecutor;
-#[cfg(feature = "mcp-fixture")]
-pub use fixture::{McpFixture, McpFixtureScript, McpHttpFixture};
 pub use server::{McpAddress, McpServer, McpServers, McpTransport};

@@ -18,7 +18,7 @@ use toolsmith_catalog::{
 };
 use toolsmith_exec::{
     ApiBook, Credential, Credentials, Executor, FailureKind, HttpExecutor, HttpSettings, Mode,
-    ModeExecutor, ResponseCache, Secret,
+    ModeExecutor, Provenance, ResponseCache, Secret, Validated,
 };
 
 const SECRET: &str = "sk-live-7d1e9b2c";
@@ -256,14 +256,12 @@ async fn start(
     security: Vec<SecurityScheme>,
     credentials: Credentials,
     settings: HttpSettings,
-) -> (HttpExecutor, Arc<AtomicUsize>) {
+) -> (Validated<HttpExecutor>, Arc<AtomicUsize>) {
     let hits = Arc::new(AtomicUsize::new(0));
     let addr = serve(router(Arc::clone(&hits))).await;
     let book = book(&format!("http://{addr}"), security);
-    (
-        HttpExecutor::new(book, credentials, settings).unwrap(),
-        hits,
-    )
+    let http = HttpExecutor::new(Arc::clone(&book), credentials, settings).unwrap();
+    (Validated::new(http, book, Provenance::Live), hits)
 }
 
 fn fast() -> HttpSettings {

@@ -5,7 +5,6 @@
 // clippy.toml allows these inside #[test] functions; the helpers here are test code too.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod example_api;
 mod funcqa;
 mod http;
 mod mcp;

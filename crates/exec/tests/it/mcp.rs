@@ -1,5 +1,5 @@
-//! MCP round trips against our own test server (`toolsmith-exec-mcp-fixture`
-//! over stdio, `McpFixture::serve_http` over streamable HTTP): list, import,
+//! MCP round trips against toolsmith-testbed's test server (as this crate's
+//! `toolsmith-exec-mcp-fixture` binary over stdio, `McpFixture::serve_http` over streamable HTTP): list, import,
 //! call; and every way a server can misbehave is an observation, in time.
 
 use std::path::Path;
@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolsmith_catalog::{DocSelector, Format, ImportOptions, Scope, Store, read_bytes};
 use toolsmith_exec::{
-    ApiBook, Body, Executor, FailureKind, McpAddress, McpClient, McpExecutor, McpFixture,
-    McpServer, McpServers, McpSettings, Outcome, ToolListChange,
+    ApiBook, Body, Executor, FailureKind, McpAddress, McpClient, McpExecutor, McpServer,
+    McpServers, McpSettings, Outcome, Provenance, ToolListChange, Validated,
 };
+use toolsmith_testbed::McpFixture;
 
 fn fixture_command() -> &'static str {
     env!("CARGO_BIN_EXE_toolsmith-exec-mcp-fixture")
@@ -173,7 +174,12 @@ async fn bad_arguments_are_refused_before_any_connection() {
         "required": ["a", "b"]}}]});
     // Nothing runs at this address: reaching it would be a `network` failure.
     let address = "mcp+stdio:/nonexistent/toolsmith-mcp-server";
-    let executor = McpExecutor::new(book(&list, address), McpServers::new(), settings());
+    let book = book(&list, address);
+    let executor = Validated::new(
+        McpExecutor::new(Arc::clone(&book), McpServers::new(), settings()),
+        book,
+        Provenance::Live,
+    );
     let api = "fixture/add".parse().unwrap();
     let obs = executor.call(&api, &json!({"a": "two"})).await.unwrap();
     assert_eq!(obs.failure(), Some(FailureKind::BadParameters), "{obs:?}");

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith_catalog::ApiId;
-use toolsmith_exec::{ApiBook, Executor, FailureKind, Provenance, Simulator};
+use toolsmith_exec::{ApiBook, Executor, FailureKind, Provenance, Simulator, Validated};
 
 fn id(raw: &str) -> ApiId {
     raw.parse().unwrap()
@@ -129,12 +129,18 @@ async fn every_tmdb_response_conforms_to_its_schema() {
 
 #[tokio::test]
 async fn arguments_are_checked_before_simulating() {
-    let sim = Simulator::new(crate::tmdb());
+    let book = crate::tmdb();
+    let sim = Validated::new(
+        Simulator::new(Arc::clone(&book)),
+        book,
+        Provenance::Simulated,
+    );
     let obs = sim
         .call(&id("tmdb/get_search_movie"), &json!({"page": 1}))
         .await
         .unwrap();
     assert_eq!(obs.failure(), Some(FailureKind::BadParameters));
+    assert_eq!(obs.provenance, Provenance::Simulated);
     let text = serde_json::to_string(&obs).unwrap();
     assert!(
         text.contains("query") && text.contains("required"),

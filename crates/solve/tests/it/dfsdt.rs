@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::json;
 use toolsmith_exec::testing::ScriptedExecutor;
 use toolsmith_llm::testing::{Reply, ScriptedLlm, When};
-use toolsmith_solve::{Dfsdt, DfsdtSettings, Finish, Solver, TraceEvent};
+use toolsmith_solve::{BacktrackReason, Dfsdt, DfsdtSettings, Finish, Solver, TraceEvent};
 
 use crate::support::*;
 
@@ -49,7 +49,15 @@ async fn a_give_up_backtracks_and_the_second_branch_answers() {
     let backtracks: Vec<_> = run
         .trace
         .iter()
-        .filter(|e| matches!(&e.event, TraceEvent::Backtrack { reason, .. } if reason == "give_up"))
+        .filter(|e| {
+            matches!(
+                &e.event,
+                TraceEvent::Backtrack {
+                    reason: BacktrackReason::GiveUp,
+                    ..
+                }
+            )
+        })
         .collect();
     assert_eq!(backtracks.len(), 1);
     assert_eq!(tools.calls().len(), 2);

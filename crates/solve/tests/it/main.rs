@@ -6,3 +6,4 @@ mod conagents;
 mod dfsdt;
 mod react;
 mod support;
+mod trace;

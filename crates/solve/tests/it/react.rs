@@ -6,7 +6,7 @@ use serde_json::json;
 use toolsmith_exec::testing::ScriptedExecutor;
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 use toolsmith_llm::{Budget, BudgetLimits, Message, Metered};
-use toolsmith_solve::{Finish, React, ReactSettings, Solver, TraceEvent};
+use toolsmith_solve::{CallOutcome, Finish, React, ReactSettings, Solver, TraceEvent};
 
 use crate::support::*;
 
@@ -39,7 +39,7 @@ async fn react_searches_then_fetches_details_by_the_returned_id() {
         .unwrap();
     assert_eq!(run.finish, Finish::Answered);
     assert_eq!(run.answer.as_deref(), Some("Denis Villeneuve"));
-    assert_eq!(run.api_calls(), ["movies/search_movie", "movies/get_movie"]);
+    assert_eq!(run.api_calls(), [search_id(), details_id()]);
     assert_eq!(tools.calls()[1].1, json!({"movie_id": 438631}));
     let requests = llm.requests();
     assert!(
@@ -114,15 +114,26 @@ async fn bad_tool_calls_become_observations_the_agent_recovers_from() {
         requests[3].contains("Continue by calling a function"),
         "a reply without a call gets a reminder"
     );
-    let outcomes: Vec<String> = run
+    let calls: Vec<_> = run
         .trace
         .iter()
         .filter_map(|e| match &e.event {
-            TraceEvent::ToolCall { outcome, .. } => Some(outcome.clone()),
+            TraceEvent::ToolCall {
+                api,
+                outcome,
+                provenance,
+                ..
+            } => Some((api.clone(), *outcome, *provenance)),
             _ => None,
         })
         .collect();
-    assert_eq!(outcomes, ["unknown_tool", "bad_parameters"]);
+    assert_eq!(
+        calls,
+        [
+            (None, CallOutcome::UnknownTool, None),
+            (Some(search_id()), CallOutcome::Rejected, None)
+        ]
+    );
 }
 
 #[tokio::test]

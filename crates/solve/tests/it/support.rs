@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, read_bytes};
-use toolsmith_exec::{ApiBook, Executor};
+use toolsmith_exec::{ApiBook, Executor, Provenance, Validated};
 use toolsmith_llm::ChatModel;
 use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Toolset, Tracer};
 
@@ -54,6 +54,8 @@ pub fn fixture() -> Fixture {
     }
 }
 
+/// A runtime whose executor checks arguments against the book's schemas
+/// first, as the command line's does.
 pub fn runtime(
     llm: Arc<dyn ChatModel>,
     executor: Arc<dyn Executor>,
@@ -61,7 +63,11 @@ pub fn runtime(
 ) -> Runtime {
     Runtime {
         llm,
-        executor,
+        executor: Arc::new(Validated::new(
+            executor,
+            Arc::clone(&book),
+            Provenance::Live,
+        )),
         retriever: None,
         book,
         settings: AgentSettings::default(),

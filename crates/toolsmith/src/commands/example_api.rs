@@ -20,9 +20,10 @@ pub struct ExampleApiArgs {
 
 /// Runs `toolsmith example-api` until interrupted.
 pub fn run(_global: &Global, args: &ExampleApiArgs) -> anyhow::Result<ExitCode> {
-    let runtime = toolsmith_exec::runtime()?;
+    let runtime = toolsmith_testbed::runtime()?;
     runtime.block_on(async {
-        let api = toolsmith_exec::ExampleApi::start(SocketAddr::new(args.host, args.port)).await?;
+        let api =
+            toolsmith_testbed::ExampleApi::start(SocketAddr::new(args.host, args.port)).await?;
         printer::note(format!(
             "example API at {url} (OpenAPI spec at {url}/openapi.json); Ctrl-C stops it",
             url = api.base_url()

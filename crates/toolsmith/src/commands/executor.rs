@@ -7,7 +7,7 @@ use anyhow::Context;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
     ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, McpAddress, McpExecutor, Mode,
-    ModeExecutor, NativeTools, ResponseCache, Simulator,
+    ModeExecutor, NativeTools, Provenance, ResponseCache, Simulator, Validated,
 };
 
 use crate::cli::Global;
@@ -20,27 +20,30 @@ pub(crate) fn build(
     book: Arc<ApiBook>,
     mode: Mode,
 ) -> anyhow::Result<Arc<dyn Executor>> {
-    let native = Arc::new(NativeTools::funcqa());
+    // Every backend checks arguments against its schemas first; a refusal
+    // carries that backend's provenance.
+    let native = NativeTools::funcqa();
+    let native = Arc::new(Validated::new(native.clone(), native, Provenance::Live));
     let tools: Vec<_> = book
         .ids()
         .filter_map(|id| book.get(id))
         .map(|e| e.tool.clone())
         .collect();
     let credentials = Credentials::from_lookup(&tools, |name| std::env::var(name).ok());
-    let http: Arc<dyn Executor> = Arc::new(HttpExecutor::new(
-        Arc::clone(&book),
-        credentials,
-        HttpSettings::default(),
-    )?);
+    let http = HttpExecutor::new(Arc::clone(&book), credentials, HttpSettings::default())?;
     let live: Arc<dyn Executor> = Arc::new(Routed {
         native: Arc::clone(&native),
         mcp: mcp_executor(&book)?,
-        other: http,
+        other: Arc::new(Validated::new(http, Arc::clone(&book), Provenance::Live)),
     });
     let simulator: Arc<dyn Executor> = Arc::new(Routed {
         native,
         mcp: None,
-        other: Arc::new(Simulator::new(book)),
+        other: Arc::new(Validated::new(
+            Simulator::new(Arc::clone(&book)),
+            book,
+            Provenance::Simulated,
+        )),
     });
     let cache = Arc::new(
         ResponseCache::open(&global.db)
@@ -55,7 +58,7 @@ pub(crate) fn build(
 
 /// The MCP executor, when the book holds tools of MCP servers (the
 /// `[mcp.servers]` of the config file are read only then).
-fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<McpExecutor>>> {
+fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<Validated<McpExecutor>>>> {
     let has_mcp = book.ids().filter_map(|id| book.get(id)).any(|entry| {
         entry
             .tool
@@ -68,18 +71,19 @@ fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<McpExecutor>>>
     }
     let config = crate::mcp_settings::mcp_config()?;
     let servers = config.servers(|var| std::env::var(var).ok())?;
-    Ok(Some(Arc::new(McpExecutor::new(
+    let mcp = McpExecutor::new(Arc::clone(book), servers, config.client_settings());
+    Ok(Some(Arc::new(Validated::new(
+        mcp,
         Arc::clone(book),
-        servers,
-        config.client_settings(),
+        Provenance::Live,
     ))))
 }
 
 /// Sends the built-in tools' calls to them, MCP tools' calls to their
 /// servers, and everything else on.
 struct Routed {
-    native: Arc<NativeTools>,
-    mcp: Option<Arc<McpExecutor>>,
+    native: Arc<Validated<NativeTools>>,
+    mcp: Option<Arc<Validated<McpExecutor>>>,
     other: Arc<dyn Executor>,
 }
 
@@ -90,11 +94,11 @@ impl Executor for Routed {
         api: &ApiId,
         args: &serde_json::Value,
     ) -> toolsmith_exec::Result<toolsmith_exec::Observation> {
-        if api.tool() == self.native.tool_id() {
+        if api.tool() == self.native.inner().tool_id() {
             return self.native.call(api, args).await;
         }
         match &self.mcp {
-            Some(mcp) if mcp.serves(api) => mcp.call(api, args).await,
+            Some(mcp) if mcp.inner().serves(api) => mcp.call(api, args).await,
             _ => self.other.call(api, args).await,
         }
     }

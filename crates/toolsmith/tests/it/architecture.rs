@@ -7,7 +7,13 @@ use std::collections::BTreeMap;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("toolsmith-catalog", &[]),
     ("toolsmith-llm", &[]),
-    ("toolsmith-exec", &["toolsmith-catalog", "toolsmith-llm"]),
+    // Test servers depend on no toolsmith crate: they only speak HTTP and MCP.
+    ("toolsmith-testbed", &[]),
+    // toolsmith-testbed only under exec's test feature `mcp-fixture` (its stdio test server binary).
+    (
+        "toolsmith-exec",
+        &["toolsmith-catalog", "toolsmith-llm", "toolsmith-testbed"],
+    ),
     (
         "toolsmith-retrieve",
         &["toolsmith-catalog", "toolsmith-llm"],

@@ -1,5 +1,6 @@
 //! A small MCP server for tests, ours end to end: served over stdio by the
-//! `toolsmith-exec-mcp-fixture` binary, or over streamable HTTP on a loopback
+//! `toolsmith-testbed-mcp-fixture` binary (and the thin copies other crates
+//! build for their tests), or over streamable HTTP on a loopback
 //! port inside a test ([`McpFixture::serve_http`]).
 //!
 //! Its tools, listed three to a page so that clients must follow cursors:

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use serde_json::json;
 use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
 use toolsmith_exec::{
-    ApiBook, ExampleApi, Executor, FailureKind, HttpExecutor, Simulator, library_spec,
+    ApiBook, Executor, FailureKind, HttpExecutor, Provenance, Simulator, Validated,
 };
+use toolsmith_testbed::{ExampleApi, library_spec};
 
 async fn library() -> (ExampleApi, Arc<ApiBook>, tempfile::TempDir) {
     let server = ExampleApi::start("127.0.0.1:0".parse().unwrap())
@@ -36,8 +37,9 @@ async fn search_author_then_books_then_borrow() {
     let mut ids: Vec<String> = book.ids().map(ToString::to_string).collect();
     ids.sort();
     assert_eq!(ids.len(), 11, "{ids:?}");
-    let exec =
+    let http =
         HttpExecutor::new(Arc::clone(&book), Default::default(), Default::default()).unwrap();
+    let exec = Arc::new(Validated::new(http, Arc::clone(&book), Provenance::Live));
     let call = |api: &str, args: serde_json::Value| {
         let exec = exec.clone();
         let api = api.parse().unwrap();
