@@ -61,6 +61,7 @@ pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
 #[cfg(feature = "llm-oracle")]
 pub use crate::simulate::{LlmOracle, ORACLE_ROLE};
 pub use crate::simulate::{ResponseOracle, Simulator, SimulatorSettings};
+pub use toolsmith_plumbing::retry::RetrySettings;
 
 mod canonical;
 mod error;
