@@ -1,10 +1,9 @@
 //! The loaders on the real benchmark files: query counts as the data README states them,
 //! and gold names resolving against a catalog built from the benchmark's own sources.
 
+use toolsmith_catalog::testing::data_dir;
 use toolsmith_catalog::{ImportOptions, Store, read_source};
 use toolsmith_eval::{Benchmark, DatasetFormat, GoldApi, load, load_as};
-
-use crate::data::data_dir;
 
 #[test]
 fn restgpt_tmdb_has_100_queries_with_trimmed_gold_names() {

@@ -3,6 +3,5 @@
 // Helpers outside `#[test]` functions unwrap too: a fixture that fails should stop the test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod data;
 mod datasets;
 mod metrics;

@@ -4,21 +4,32 @@
 use std::collections::BTreeMap;
 
 /// Which toolsmith crates each toolsmith crate may depend on (normal dependencies).
+/// `toolsmith-plumbing` is the leaf every crate may use; it depends on none.
 const ALLOWED: &[(&str, &[&str])] = &[
-    ("toolsmith-catalog", &[]),
-    ("toolsmith-llm", &[]),
-    ("toolsmith-exec", &["toolsmith-catalog", "toolsmith-llm"]),
+    ("toolsmith-plumbing", &[]),
+    ("toolsmith-catalog", &["toolsmith-plumbing"]),
+    ("toolsmith-llm", &["toolsmith-plumbing"]),
+    (
+        "toolsmith-exec",
+        &["toolsmith-plumbing", "toolsmith-catalog", "toolsmith-llm"],
+    ),
     (
         "toolsmith-retrieve",
-        &["toolsmith-catalog", "toolsmith-llm"],
+        &["toolsmith-plumbing", "toolsmith-catalog", "toolsmith-llm"],
     ),
     (
         "toolsmith-refine",
-        &["toolsmith-catalog", "toolsmith-llm", "toolsmith-exec"],
+        &[
+            "toolsmith-plumbing",
+            "toolsmith-catalog",
+            "toolsmith-llm",
+            "toolsmith-exec",
+        ],
     ),
     (
         "toolsmith-solve",
         &[
+            "toolsmith-plumbing",
             "toolsmith-catalog",
             "toolsmith-llm",
             "toolsmith-exec",
