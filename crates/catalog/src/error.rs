@@ -72,6 +72,9 @@ pub enum Error {
         #[source]
         source: rusqlite::Error,
     },
+    /// The store's database could not be opened or migrated.
+    #[error("catalog store")]
+    Database(#[from] toolsmith_plumbing::sqlite::Error),
     /// The store holds data this build cannot read.
     #[error("catalog store: {0}")]
     Corrupt(String),
@@ -95,14 +98,6 @@ pub enum Error {
     /// An export was asked for something it cannot produce.
     #[error("export: {0}")]
     Export(String),
-    /// The tokenizer could not be built.
-    #[error("tokenizer {name}: {reason}")]
-    Tokenizer {
-        /// `cl100k_base` or `o200k_base`.
-        name: &'static str,
-        /// Why.
-        reason: String,
-    },
 }
 
 fn list(errors: &[Error]) -> String {

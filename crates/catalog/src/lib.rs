@@ -60,4 +60,6 @@ mod model;
 pub mod names;
 pub mod render;
 mod store;
+#[cfg(any(test, feature = "test-utils"))]
+pub mod testing;
 mod tokens;

@@ -1,12 +1,10 @@
 //! Token statistics of docs with OpenAI's real tokenizers (cl100k_base,
 //! o200k_base; tables built into tiktoken-rs, so this works offline).
 
-use std::sync::OnceLock;
-
 use serde::Serialize;
 use tiktoken_rs::CoreBPE;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::render;
 use crate::store::Catalog;
 
@@ -33,32 +31,22 @@ impl Encoding {
     }
 }
 
-/// Counts tokens with one encoding. Its table is built once per process.
+/// Counts tokens with one encoding. Its table is built once per process
+/// (tiktoken-rs's own singletons).
 #[derive(Clone, Copy)]
 pub struct TokenCounter {
     bpe: &'static CoreBPE,
 }
 
 impl TokenCounter {
-    /// The counter for an encoding (builds its table on first use, about a second).
+    /// The counter for an encoding (builds its table on first use, about a
+    /// second). Never fails today: the tables are compiled into tiktoken-rs.
     pub fn new(encoding: Encoding) -> Result<Self> {
-        static CL100K: OnceLock<std::result::Result<CoreBPE, String>> = OnceLock::new();
-        static O200K: OnceLock<std::result::Result<CoreBPE, String>> = OnceLock::new();
-        let cell = match encoding {
-            Encoding::Cl100kBase => {
-                CL100K.get_or_init(|| tiktoken_rs::cl100k_base().map_err(|e| e.to_string()))
-            }
-            Encoding::O200kBase => {
-                O200K.get_or_init(|| tiktoken_rs::o200k_base().map_err(|e| e.to_string()))
-            }
+        let bpe = match encoding {
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
         };
-        match cell {
-            Ok(bpe) => Ok(Self { bpe }),
-            Err(reason) => Err(Error::Tokenizer {
-                name: encoding.as_str(),
-                reason: reason.clone(),
-            }),
-        }
+        Ok(Self { bpe })
     }
 
     /// Number of tokens in `text` (special tokens counted as text).

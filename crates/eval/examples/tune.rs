@@ -5,7 +5,7 @@
 //! RRF dense weight on all four datasets, toolbench-g1/g2 over the whole ToolEnv2404 catalog
 //! (embedding its 46,803 APIs takes most of an hour the first time; point `$TUNE_CACHE` at a
 //! database that already holds them, e.g. one `toolsmith bench retrieval` filled). Reads
-//! `$TOOLSMITH_DATA`, else `../shared/data`.
+//! `$TOOLSMITH_DATA`, else `../shared/data` (`toolsmith_plumbing::data::data_dir`).
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -128,8 +128,7 @@ fn bm25_runs(
 }
 
 fn main() {
-    let data = std::env::var_os("TOOLSMITH_DATA")
-        .map_or_else(|| PathBuf::from("../shared/data"), PathBuf::from);
+    let data = toolsmith_plumbing::data::data_dir().expect("the benchmark data folder");
     if std::env::args().any(|a| a == "fusion") {
         fusion_grid(&data);
         return;

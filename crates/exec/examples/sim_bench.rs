@@ -3,20 +3,12 @@
 //!
 //! `cargo run --release -p toolsmith-exec --example sim_bench [-- --toolenv]`
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
 use toolsmith_exec::{ApiBook, Simulator};
-
-fn data_dir() -> PathBuf {
-    std::env::var_os("TOOLSMITH_SHARED_DATA").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
-        PathBuf::from,
-    )
-}
 
 fn book_of(path: &std::path::Path) -> Result<Arc<ApiBook>, Box<dyn std::error::Error>> {
     let mut store = Store::in_memory()?;
@@ -44,7 +36,8 @@ fn args_for(book: &ApiBook, api: &toolsmith_catalog::ApiId, round: usize) -> Val
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let book = book_of(&data_dir().join("restbench-tmdb/restgpt/tmdb_oas.json"))?;
+    let data_dir = toolsmith_plumbing::data::data_dir()?;
+    let book = book_of(&data_dir.join("restbench-tmdb/restgpt/tmdb_oas.json"))?;
     let sim = Simulator::new(Arc::clone(&book));
     let mut ids: Vec<_> = book.ids().cloned().collect();
     ids.sort();
@@ -96,7 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     if std::env::args().any(|a| a == "--toolenv") {
         let start = Instant::now();
-        let archive = data_dir().join("toolbench/toolenv2404/toolenv2404_filtered.tar.gz");
+        let archive = data_dir.join("toolbench/toolenv2404/toolenv2404_filtered.tar.gz");
         let book = book_of(&archive)?;
         let load = start.elapsed();
         let mut with_schema = 0usize;

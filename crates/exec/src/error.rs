@@ -30,8 +30,9 @@ pub enum Error {
     /// The catalog could not be read.
     #[error(transparent)]
     Catalog(#[from] toolsmith_catalog::Error),
-    /// The response cache (SQLite) failed.
-    #[error("response cache: {context}: {source}")]
+    /// The response cache (SQLite) failed. The message names what was being done; the SQLite
+    /// error is the source, so `{:#}` shows each once.
+    #[error("response cache: {context}")]
     Cache {
         /// What the cache was doing.
         context: String,
@@ -39,14 +40,18 @@ pub enum Error {
         #[source]
         source: rusqlite::Error,
     },
+    /// The response cache's database could not be opened or migrated.
+    #[error("response cache")]
+    Database(#[from] toolsmith_plumbing::sqlite::Error),
     /// The response cache holds a row this build cannot read.
     #[error("response cache: {0}")]
     CacheCorrupt(String),
     /// An HTTP client could not be built (bad TLS setup, bad settings).
     #[error("HTTP client: {0}")]
     HttpClient(String),
-    /// An I/O failure outside the sandbox (the example API's socket, a runtime).
-    #[error("{context}: {source}")]
+    /// An I/O failure outside the sandbox (the example API's socket, a runtime). The I/O
+    /// error is the source, not part of the message.
+    #[error("{context}")]
     Io {
         /// What was being done.
         context: String,
@@ -76,4 +81,40 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_and_io_errors_show_their_cause_once_in_the_chain() {
+        let cache = Error::cache("looking up tmdb/search")(rusqlite::Error::QueryReturnedNoRows);
+        assert_eq!(cache.to_string(), "response cache: looking up tmdb/search");
+        assert_eq!(
+            error_chain(&cache),
+            "response cache: looking up tmdb/search: Query returned no rows"
+        );
+        let io = Error::Io {
+            context: "binding 127.0.0.1:0".into(),
+            source: std::io::Error::new(std::io::ErrorKind::AddrInUse, "address in use"),
+        };
+        assert_eq!(error_chain(&io), "binding 127.0.0.1:0: address in use");
+    }
+
+    #[test]
+    fn database_errors_chain_through_the_shared_sqlite_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-folder");
+        std::fs::write(&file, "").unwrap();
+        let Err(err) = crate::ResponseCache::open(&file.join("cache.db")) else {
+            panic!("a database under a regular file cannot open");
+        };
+        let chain = error_chain(&err);
+        assert!(
+            chain.starts_with("response cache: cannot create the folder "),
+            "{chain}"
+        );
+        assert_eq!(chain.matches("response cache").count(), 1, "{chain}");
+    }
 }

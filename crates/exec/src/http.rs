@@ -13,32 +13,15 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, Url};
 use serde_json::{Map, Value};
 use toolsmith_catalog::{ApiId, Endpoint, HttpMethod, ParamLocation, SecurityScheme, Tool, ToolId};
+use toolsmith_plumbing::retry::{RetrySettings, is_retryable_status, parse_retry_after};
+use toolsmith_plumbing::text::char_prefix;
 
 use crate::error::{Error, Result, error_chain};
 use crate::executor::{ApiBook, BookEntry, Executor};
 use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
 
-/// A credential: usable, never printed, never serialized.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a key or token.
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The secret itself; called only where a request is built or redacted.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
+/// A credential: usable, never printed, never serialized (the one shared type).
+pub use toolsmith_plumbing::Secret;
 
 /// How a tool's requests carry its secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,27 +152,44 @@ pub struct HttpSettings {
     pub timeout: Duration,
     /// Response bodies are cut at this many bytes.
     pub max_response_bytes: usize,
-    /// Retries after a 429, a 5xx or a transport failure.
-    pub max_retries: u32,
-    /// First backoff; doubled after each retry.
-    pub backoff: Duration,
-    /// Longest wait a `Retry-After` header is honoured for.
-    pub max_retry_wait: Duration,
+    /// Retries after a 429, a 5xx or a transport failure (timeout, refused connection): the
+    /// policy every toolsmith HTTP client shares. By default, [`HttpSettings::RETRY`].
+    pub retry: RetrySettings,
+}
+
+impl HttpSettings {
+    /// The executor's default retry policy: two retries, backoff from 500 ms (drawn between
+    /// half and all of it, doubled each time), waits and `Retry-After` capped at 10 s.
+    pub const RETRY: RetrySettings = RetrySettings {
+        max_retries: 2,
+        initial_backoff_ms: 500,
+        max_backoff_ms: 10_000,
+        max_retry_after_ms: 10_000,
+    };
 }
 
 impl Default for HttpSettings {
     /// Connect in 5 s, finish in 15 s (ToolBench's client timeout), cut
-    /// bodies at 1 MB, retry twice from 500 ms, wait at most 10 s.
+    /// bodies at 1 MB, retry as [`HttpSettings::RETRY`] says.
     fn default() -> Self {
         Self {
             connect_timeout: Duration::from_secs(5),
             timeout: Duration::from_secs(15),
             max_response_bytes: 1024 * 1024,
-            max_retries: 2,
-            backoff: Duration::from_millis(500),
-            max_retry_wait: Duration::from_secs(10),
+            retry: Self::RETRY,
         }
     }
+}
+
+/// The wait a response's `Retry-After` header asks for, if it sent a readable one.
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    parse_retry_after(
+        response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)?
+            .to_str()
+            .ok()?,
+    )
 }
 
 /// Calls APIs over HTTP.
@@ -280,17 +280,20 @@ impl HttpExecutor {
             request = self.authorize(request, &entry.tool.id);
             let result = request.send().await;
             let retry_wait = match &result {
-                Ok(response) => {
-                    let status = response.status().as_u16();
-                    (status == 429 || status >= 500).then(|| self.wait_for(response, attempt))
+                Ok(response) if is_retryable_status(response.status().as_u16()) => {
+                    Some(retry_after(response))
                 }
-                Err(err) if err.is_timeout() || err.is_connect() => Some(self.backoff(attempt)),
+                Ok(_) => None,
+                Err(err) if err.is_timeout() || err.is_connect() => Some(None),
                 Err(_) => None,
             };
-            if let (Some(wait), true) = (retry_wait, attempt < self.settings.max_retries) {
+            attempt += 1;
+            if let Some(retry_after) = retry_wait
+                && self.settings.retry.allows_retry_after(attempt)
+            {
+                let wait = self.settings.retry.delay(attempt, retry_after);
                 tracing::debug!(api = %entry.api.api.id, attempt, ?wait, "retrying");
                 tokio::time::sleep(wait).await;
-                attempt += 1;
                 continue;
             }
             let obs = match result {
@@ -323,23 +326,6 @@ impl HttpExecutor {
                 .header("X-RapidAPI-Key", key.expose())
                 .header("X-RapidAPI-Host", host.as_str()),
         }
-    }
-
-    fn backoff(&self, attempt: u32) -> Duration {
-        self.settings
-            .backoff
-            .saturating_mul(2u32.saturating_pow(attempt))
-            .min(self.settings.max_retry_wait)
-    }
-
-    fn wait_for(&self, response: &reqwest::Response, attempt: u32) -> Duration {
-        response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or_else(|| self.backoff(attempt), Duration::from_secs)
-            .min(self.settings.max_retry_wait)
     }
 
     async fn read(&self, mut response: reqwest::Response) -> Observation {
@@ -420,7 +406,7 @@ impl HttpExecutor {
             }
         };
         let outcome = if let Some(kind) = kind_for_status(code) {
-            let snippet: String = text.chars().take(300).collect();
+            let snippet = char_prefix(&text, 300);
             Outcome::ToolError {
                 kind,
                 message: format!(

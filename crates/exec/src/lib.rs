@@ -58,6 +58,7 @@ pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
 pub use crate::simulate::{LlmOracle, ORACLE_ROLE};
 pub use crate::simulate::{ResponseOracle, Simulator, SimulatorSettings};
 pub use crate::validate::{InputSchemas, Validated};
+pub use toolsmith_plumbing::retry::RetrySettings;
 
 mod canonical;
 mod error;

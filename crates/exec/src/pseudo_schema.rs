@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 
 use serde_json::Value;
+use toolsmith_plumbing::text::char_prefix;
 
 /// Limits of the outline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,7 +93,7 @@ fn outline(
         Value::String(s) => {
             let count = s.chars().count();
             if count > settings.max_string_chars {
-                let head: String = s.chars().take(settings.max_string_chars).collect();
+                let head = char_prefix(s, settings.max_string_chars);
                 let _ = write!(line, "string = {:?}… ({count} chars)", head);
             } else {
                 let _ = write!(line, "string = {s:?}");

@@ -14,16 +14,18 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::ApiId;
+use toolsmith_plumbing::sqlite::{self, Migrations};
 
 use crate::canonical::canonical_json;
 use crate::error::{Error, Result};
 use crate::executor::Executor;
 use crate::observation::{Observation, Provenance};
 
-const COMPONENT: &str = "exec";
-
-/// Migration `i` brings the cache's tables from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &["
+/// The cache's tables, versioned as the component `exec` of `toolsmith_migrations`. Step `i`
+/// brings them from version `i` to `i + 1`; append only.
+const MIGRATIONS: Migrations = Migrations::new(
+    "exec",
+    &["
     CREATE TABLE tool_responses (
         api TEXT NOT NULL,
         args TEXT NOT NULL,
@@ -38,7 +40,8 @@ const MIGRATIONS: &[&str] = &["
         at_ms INTEGER NOT NULL
     );
     CREATE INDEX tool_calls_by_provenance ON tool_calls(provenance);
-"];
+"],
+);
 
 /// Where calls go.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -125,59 +128,18 @@ impl fmt::Debug for ResponseCache {
 
 impl ResponseCache {
     /// Opens (creating if needed) the cache tables in the database at `path`
-    /// (normally the catalog's file).
+    /// (normally the catalog's file), set up as every toolsmith store is (WAL, busy timeout).
     pub fn open(path: &Path) -> Result<Self> {
-        let conn =
-            Connection::open(path).map_err(Error::cache(format!("opening {}", path.display())))?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(Error::cache("setting the busy timeout"))?;
-        Self::init(conn)
+        Self::init(sqlite::open(path)?)
     }
 
     /// A private cache in memory, for tests.
     pub fn in_memory() -> Result<Self> {
-        let conn = Connection::open_in_memory().map_err(Error::cache("opening in memory"))?;
-        Self::init(conn)
+        Self::init(sqlite::open_in_memory()?)
     }
 
     fn init(mut conn: Connection) -> Result<Self> {
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS toolsmith_migrations (component TEXT PRIMARY KEY, version INTEGER NOT NULL)",
-        )
-        .map_err(Error::cache("creating the migrations table"))?;
-        let current: i64 = conn
-            .query_row(
-                "SELECT version FROM toolsmith_migrations WHERE component = ?1",
-                [COMPONENT],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(Error::cache("reading the schema version"))?
-            .unwrap_or(0);
-        let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
-        if current > known {
-            return Err(Error::CacheCorrupt(format!(
-                "schema version {current} is newer than this build knows ({known}); upgrade toolsmith"
-            )));
-        }
-        for (version, sql) in (1..)
-            .zip(MIGRATIONS)
-            .skip(usize::try_from(current).unwrap_or(0))
-        {
-            let tx = conn
-                .transaction()
-                .map_err(Error::cache("starting a migration"))?;
-            tx.execute_batch(sql)
-                .map_err(Error::cache(format!("migrating to version {version}")))?;
-            tx.execute(
-                "INSERT INTO toolsmith_migrations (component, version) VALUES (?1, ?2)
-                 ON CONFLICT(component) DO UPDATE SET version = excluded.version",
-                params![COMPONENT, version],
-            )
-            .map_err(Error::cache("recording the schema version"))?;
-            tx.commit()
-                .map_err(Error::cache("committing a migration"))?;
-        }
+        MIGRATIONS.apply(&mut conn)?;
         Ok(Self {
             conn: Mutex::new(conn),
         })

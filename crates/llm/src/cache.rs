@@ -18,15 +18,34 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
+use serde_json::json;
+use toolsmith_plumbing::json::{canonical_json, sha256_hex};
+use toolsmith_plumbing::sqlite::{self, Migrations};
+use toolsmith_plumbing::text::truncate_chars;
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse};
-use crate::error::{Error, Result, truncate_chars};
+use crate::error::{Error, Result};
 use crate::settings::Role;
 
-/// This crate's schema version in `toolsmith_migrations`.
-const SCHEMA_VERSION: i64 = 1;
+/// This crate's tables, versioned as the component `llm` of `toolsmith_migrations`. Step `i`
+/// brings them from version `i` to `i + 1`; append only.
+const MIGRATIONS: Migrations = Migrations::new(
+    "llm",
+    &["CREATE TABLE IF NOT EXISTS llm_cache(
+          key TEXT PRIMARY KEY,
+          model TEXT NOT NULL,
+          response TEXT NOT NULL,
+          raw TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS embedding_cache(
+          model TEXT NOT NULL,
+          text_sha256 TEXT NOT NULL,
+          dims INTEGER NOT NULL,
+          vector BLOB NOT NULL,
+          PRIMARY KEY (model, text_sha256)
+      ) WITHOUT ROWID;"],
+);
 /// Characters of the last message shown in a replay miss.
 const REPLAY_MISS_CHARS: usize = 80;
 
@@ -91,25 +110,17 @@ impl fmt::Debug for CacheDb {
 }
 
 impl CacheDb {
-    /// Opens (creating if needed) the database at `path`, switches it to WAL and migrates this
-    /// crate's tables. Blocking: call it at start-up or inside `spawn_blocking`.
+    /// Opens (creating if needed) the database at `path` as every toolsmith store does (WAL,
+    /// busy timeout) and migrates this crate's tables. Blocking: call it at start-up or inside
+    /// `spawn_blocking`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let conn = Connection::open(&path).map_err(|source| Error::Cache {
-            path: path.clone(),
-            source,
-        })?;
-        Self::init(conn, path)
+        Self::init(sqlite::open(&path)?, path)
     }
 
     /// A private in-memory database, for tests.
     pub fn in_memory() -> Result<Self> {
-        let path = PathBuf::from(":memory:");
-        let conn = Connection::open_in_memory().map_err(|source| Error::Cache {
-            path: path.clone(),
-            source,
-        })?;
-        Self::init(conn, path)
+        Self::init(sqlite::open_in_memory()?, PathBuf::from(":memory:"))
     }
 
     /// The database file.
@@ -117,18 +128,8 @@ impl CacheDb {
         &self.path
     }
 
-    fn init(conn: Connection, path: PathBuf) -> Result<Self> {
-        let err = |source| Error::Cache {
-            path: path.clone(),
-            source,
-        };
-        // `journal_mode` returns a row; in-memory databases answer "memory".
-        let _mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .map_err(err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(err)?;
-        migrate(&conn).map_err(err)?;
+    fn init(mut conn: Connection, path: PathBuf) -> Result<Self> {
+        MIGRATIONS.apply(&mut conn)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
             path: Arc::new(path),
@@ -168,72 +169,6 @@ impl CacheDb {
     }
 }
 
-fn migrate(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS toolsmith_migrations (component TEXT PRIMARY KEY, version INTEGER NOT NULL)",
-    )?;
-    let version: i64 = conn
-        .query_row(
-            "SELECT version FROM toolsmith_migrations WHERE component = 'llm'",
-            [],
-            |r| r.get::<_, Option<i64>>(0),
-        )
-        .optional()?
-        .flatten()
-        .unwrap_or(0);
-    if version < SCHEMA_VERSION {
-        conn.execute_batch(&format!(
-            "BEGIN;
-             CREATE TABLE IF NOT EXISTS llm_cache(
-                 key TEXT PRIMARY KEY,
-                 model TEXT NOT NULL,
-                 response TEXT NOT NULL,
-                 raw TEXT NOT NULL,
-                 created_at INTEGER NOT NULL
-             );
-             CREATE TABLE IF NOT EXISTS embedding_cache(
-                 model TEXT NOT NULL,
-                 text_sha256 TEXT NOT NULL,
-                 dims INTEGER NOT NULL,
-                 vector BLOB NOT NULL,
-                 PRIMARY KEY (model, text_sha256)
-             ) WITHOUT ROWID;
-             INSERT INTO toolsmith_migrations(component, version) VALUES ('llm', {SCHEMA_VERSION})
-                 ON CONFLICT(component) DO UPDATE SET version = excluded.version;
-             COMMIT;"
-        ))?;
-    }
-    Ok(())
-}
-
-/// Lowercase hex of the sha256 of `bytes`.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
-}
-
-/// `value` with every object's keys sorted, so equal content gives equal text.
-pub(crate) fn canonical(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k.clone(), canonical(v)))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-        other => other.clone(),
-    }
-}
-
 /// The cache key of `req` when answered by `model`.
 pub fn cache_key(model: &str, req: &ChatRequest) -> Result<String> {
     let keyed = json!({
@@ -245,9 +180,7 @@ pub fn cache_key(model: &str, req: &ChatRequest) -> Result<String> {
         "sampling": req.sampling,
         "prompt_id": req.prompt_id,
     });
-    let text = serde_json::to_string(&canonical(&keyed))
-        .map_err(|e| Error::Task(format!("serializing a cache key: {e}")))?;
-    Ok(sha256_hex(text.as_bytes()))
+    Ok(sha256_hex(canonical_json(&keyed)))
 }
 
 /// Any [`ChatModel`] with a response cache in front. Successful answers are cached; errors
@@ -367,6 +300,7 @@ impl<M: ChatModel> ChatModel for CachedChat<M> {
 mod tests {
     use super::*;
     use crate::chat::{Message, ToolSpec};
+    use serde_json::Value;
 
     #[test]
     fn cache_keys_ignore_key_order_and_query_but_not_prompt_or_model() {

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use toolsmith_plumbing::retry::is_retryable_status;
+
 use crate::budget::BudgetExhausted;
 
 /// Longest server message kept in an error; the rest is cut (HTML error pages are long).
@@ -95,6 +97,9 @@ pub enum Error {
         #[source]
         source: rusqlite::Error,
     },
+    /// The cache database could not be opened or migrated.
+    #[error("cache database")]
+    Database(#[from] toolsmith_plumbing::sqlite::Error),
     /// A cached row could not be read back.
     #[error("cache database {path}: corrupt entry {key}: {reason}")]
     CacheCorrupt {
@@ -161,9 +166,6 @@ pub enum Error {
         /// Why it is rejected.
         reason: String,
     },
-    /// A test double got a request its script did not expect.
-    #[error("scripted model: {0}")]
-    Scripted(String),
     /// A background task (SQLite, the local model) panicked or was cancelled.
     #[error("background task failed: {0}")]
     Task(String),
@@ -177,7 +179,7 @@ impl Error {
     /// 5xx. Never a 4xx other than 429, a malformed body, a budget or a cache error.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Error::Status { status, .. } => *status == 429 || (500..=599).contains(status),
+            Error::Status { status, .. } => is_retryable_status(*status),
             Error::Timeout { .. } | Error::Connection { .. } => true,
             _ => false,
         }
@@ -191,15 +193,6 @@ impl Error {
             _ => None,
         }
     }
-}
-
-/// The first `max` characters of `text`, with `…` when cut.
-pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
-    let mut out: String = text.chars().take(max).collect();
-    if text.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]
@@ -223,12 +216,5 @@ mod tests {
         assert!(!status(400).is_retryable());
         assert!(!status(401).is_retryable());
         assert!(!status(404).is_retryable());
-    }
-
-    #[test]
-    fn truncation_marks_the_cut() {
-        assert_eq!(truncate_chars("abcdef", 3), "abc…");
-        assert_eq!(truncate_chars("abc", 3), "abc");
-        assert_eq!(truncate_chars("ééé", 2), "éé…");
     }
 }

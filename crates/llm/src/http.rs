@@ -5,11 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rand::Rng;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use tokio::sync::Semaphore;
+use toolsmith_plumbing::retry::parse_retry_after;
+use toolsmith_plumbing::text::truncate_chars;
 
-use crate::error::{Error, MAX_MESSAGE_CHARS, Result, truncate_chars};
+use crate::error::{Error, MAX_MESSAGE_CHARS, Result};
 use crate::settings::{LlmSettings, RetrySettings, Secret};
 
 /// A JSON-posting client with bounded concurrency and retries.
@@ -64,7 +65,7 @@ impl HttpCore {
             if !err.is_retryable() {
                 return Err(err);
             }
-            if attempt > self.retry.max_retries {
+            if !self.retry.allows_retry_after(attempt) {
                 return Err(Error::GaveUp {
                     attempts: attempt,
                     last: Box::new(err),
@@ -123,35 +124,19 @@ impl HttpCore {
         }
     }
 
-    /// `Retry-After` when the server sent one (capped), else `initial * 2^(attempt-1)` capped at
-    /// `max_backoff`, with jitter: a uniform wait between half of it and all of it.
+    /// How long to wait before retry number `attempt`: the shared policy
+    /// ([`RetrySettings::delay`]), given the server's `Retry-After` when it sent one.
     fn wait_before_retry(&self, attempt: u32, err: &Error) -> Duration {
-        if let Error::Status {
-            retry_after: Some(after),
-            ..
-        } = err
-        {
-            return (*after).min(Duration::from_millis(self.retry.max_retry_after_ms));
-        }
-        let exp = attempt.saturating_sub(1).min(30);
-        let ceiling = self
-            .retry
-            .initial_backoff_ms
-            .saturating_mul(1u64 << exp)
-            .min(self.retry.max_backoff_ms);
-        let jittered = if ceiling == 0 {
-            0
-        } else {
-            rand::rng().random_range(ceiling / 2..=ceiling)
+        let retry_after = match err {
+            Error::Status { retry_after, .. } => *retry_after,
+            _ => None,
         };
-        Duration::from_millis(jittered)
+        self.retry.delay(attempt, retry_after)
     }
 }
 
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
-    let secs: f64 = value.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
+    parse_retry_after(headers.get(RETRY_AFTER)?.to_str().ok()?)
 }
 
 /// The `error.message` of an OpenAI-style error body, else the body's start.

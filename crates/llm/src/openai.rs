@@ -6,12 +6,13 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use toolsmith_plumbing::text::truncate_chars;
 
 use crate::chat::{
     ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ResponseFormat, ToolCall,
     ToolChoice, Usage,
 };
-use crate::error::{Error, MAX_MESSAGE_CHARS, Result, truncate_chars};
+use crate::error::{Error, MAX_MESSAGE_CHARS, Result};
 use crate::http::{HttpCore, redact_url};
 use crate::settings::{LlmSettings, Role};
 use crate::tokens::count_tokens;

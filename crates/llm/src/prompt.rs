@@ -7,8 +7,8 @@
 
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
+use toolsmith_plumbing::json::sha256_hex;
 
-use crate::cache::sha256_hex;
 use crate::error::{Error, Result};
 
 /// Hex characters of the text's sha256 kept in [`Prompt::id`].

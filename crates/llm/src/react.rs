@@ -13,8 +13,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use toolsmith_plumbing::text::truncate_chars;
 
-use crate::error::truncate_chars;
 use crate::structured::extract_json;
 
 /// Stop sequences for ReAct prompts: the model must stop before writing an observation.

@@ -27,34 +27,8 @@ pub mod env {
     pub const TOOLSMITH_SKIP_MODEL_TESTS: &str = "TOOLSMITH_SKIP_MODEL_TESTS";
 }
 
-/// An API key: usable, never printed (Debug and Display show `***`), never serialized.
-#[derive(Clone, PartialEq, Eq, Deserialize)]
-#[serde(transparent)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a key.
-    pub fn new(key: impl Into<String>) -> Self {
-        Self(key.into())
-    }
-
-    /// The key itself; called only where the request header is built.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
+/// An API key: usable, never printed, never serialized (the one shared type).
+pub use toolsmith_plumbing::Secret;
 
 /// What a call is for (agent, explorer, judge, ...): picks the model and groups the accounting.
 ///
@@ -110,42 +84,8 @@ impl From<&str> for Role {
     }
 }
 
-/// When and how to retry a failed request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RetrySettings {
-    /// Retries after the first attempt, for retryable errors only. By default, 4.
-    pub max_retries: u32,
-    /// Backoff before the first retry, doubled each time; each wait is drawn between half and
-    /// all of it. By default, 500 ms.
-    pub initial_backoff_ms: u64,
-    /// Upper bound of one backoff. By default, 30 s.
-    pub max_backoff_ms: u64,
-    /// Longest `Retry-After` honoured; a longer one is cut to this. By default, 120 s.
-    pub max_retry_after_ms: u64,
-}
-
-impl RetrySettings {
-    /// The defaults documented on each field.
-    pub const DEFAULT: Self = Self {
-        max_retries: 4,
-        initial_backoff_ms: 500,
-        max_backoff_ms: 30_000,
-        max_retry_after_ms: 120_000,
-    };
-
-    /// No retries at all.
-    pub const NONE: Self = Self {
-        max_retries: 0,
-        ..Self::DEFAULT
-    };
-}
-
-impl Default for RetrySettings {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
+/// When and how to retry a failed request (the policy shared with every HTTP client).
+pub use toolsmith_plumbing::retry::RetrySettings;
 
 /// Everything the OpenAI-compatible clients need. `Default` is OpenAI's endpoint with
 /// `gpt-4o-mini` and no key.

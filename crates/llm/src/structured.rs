@@ -10,9 +10,10 @@ use std::any::type_name;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use toolsmith_plumbing::text::truncate_chars;
 
 use crate::chat::{ChatModel, ChatRequest, Message, ResponseFormat};
-use crate::error::{Error, Result, truncate_chars};
+use crate::error::{Error, Result};
 
 /// Characters of a bad reply quoted back to the model in a repair request.
 const QUOTED_REPLY_CHARS: usize = 2_000;

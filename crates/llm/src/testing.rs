@@ -3,7 +3,8 @@
 //!
 //! `ScriptedLlm` answers from rules on the request first (role, a substring of the last
 //! message, a tool offered), then from an ordered script. A request that neither covers is
-//! answered with [`Error::Scripted`], whose message names the request, so the test fails with a
+//! answered with an [`Error::Config`] on the field `ScriptedLlm script` (the double was set up
+//! with too short a script), whose message names the request, so the test fails with a
 //! clear `Err` instead of a hang or a panic deep in library code. It records every request
 //! ([`ScriptedLlm::requests`]); call [`ScriptedLlm::assert_finished`] at the end of a test to
 //! check the whole script was used.
@@ -13,10 +14,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use toolsmith_plumbing::text::truncate_chars;
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, FinishReason, ToolCall, Usage};
 use crate::embed::Embedder;
-use crate::error::{Error, Result, truncate_chars};
+use crate::error::{Error, Result};
 use crate::openai::estimate_usage;
 use crate::settings::Role;
 
@@ -252,11 +254,14 @@ impl ScriptedLlm {
         }
         state.script.pop_front().ok_or_else(|| {
             let tools: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
-            Error::Scripted(format!(
-                "unexpected request #{n} (role `{}`, tools {tools:?}, last message {:?}): the script is exhausted and no rule matches",
-                req.role,
-                truncate_chars(req.last_message(), 120)
-            ))
+            Error::Config {
+                field: "ScriptedLlm script",
+                reason: format!(
+                    "unexpected request #{n} (role `{}`, tools {tools:?}, last message {:?}): the script is exhausted and no rule matches",
+                    req.role,
+                    truncate_chars(req.last_message(), 120)
+                ),
+            }
         })
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::{ApiEntry, ApiId, Catalog, ToolEntry, ToolId};
+use toolsmith_plumbing::text::truncate_with;
 
 use crate::retriever::Filter;
 
@@ -122,10 +123,7 @@ impl CorpusDoc {
         let mut line = format!("{}: {name}", self.tool);
         if !description.is_empty() {
             line.push_str(" - ");
-            line.extend(description.chars().take(SUMMARY_CHARS));
-            if description.chars().nth(SUMMARY_CHARS).is_some() {
-                line.push_str("...");
-            }
+            line.push_str(&truncate_with(description, SUMMARY_CHARS, "..."));
         }
         line
     }

@@ -13,6 +13,9 @@ pub enum Error {
         #[source]
         source: rusqlite::Error,
     },
+    /// The run store's database could not be opened or migrated.
+    #[error("run store")]
+    Database(#[from] toolsmith_plumbing::sqlite::Error),
     /// A trace could not be written.
     #[error("writing a trace: {0}")]
     Trace(String),

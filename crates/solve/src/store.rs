@@ -4,12 +4,16 @@
 use std::path::Path;
 
 use rusqlite::{Connection, params};
+use toolsmith_plumbing::sqlite::{self, Migrations};
 
 use crate::error::{Error, Result};
 use crate::run::Run;
 
-const COMPONENT: &str = "solve";
-const MIGRATIONS: &[&str] = &["CREATE TABLE runs (
+/// The runs table, versioned as the component `solve` of `toolsmith_migrations`. Step `i`
+/// brings it from version `i` to `i + 1`; append only.
+const MIGRATIONS: Migrations = Migrations::new(
+    "solve",
+    &["CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
     solver TEXT NOT NULL,
     query TEXT NOT NULL,
@@ -20,7 +24,8 @@ const MIGRATIONS: &[&str] = &["CREATE TABLE runs (
     tokens INTEGER NOT NULL,
     trace TEXT NOT NULL,
     created_at_ms INTEGER NOT NULL
-)"];
+)"],
+);
 
 /// The table of runs.
 pub struct RunStore {
@@ -35,43 +40,19 @@ fn store_err(context: &str) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
 }
 
 impl RunStore {
-    /// Opens the runs table in the database at `path` (creating it if needed).
+    /// Opens the runs table in the database at `path` (creating it if needed), set up as
+    /// every toolsmith store is (WAL, busy timeout).
     pub fn open(path: &Path) -> Result<Self> {
-        let conn = Connection::open(path).map_err(store_err("opening the database"))?;
-        Self::init(conn)
+        Self::init(sqlite::open(path)?)
     }
 
     /// A private store in memory.
     pub fn in_memory() -> Result<Self> {
-        Self::init(Connection::open_in_memory().map_err(store_err("opening memory"))?)
+        Self::init(sqlite::open_in_memory()?)
     }
 
     fn init(mut conn: Connection) -> Result<Self> {
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(store_err("enabling WAL"))?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(store_err("setting a busy timeout"))?;
-        conn.execute_batch("CREATE TABLE IF NOT EXISTS toolsmith_migrations (component TEXT PRIMARY KEY, version INTEGER NOT NULL)")
-            .map_err(store_err("creating the migrations table"))?;
-        let current: usize = conn
-            .query_row(
-                "SELECT COALESCE(MAX(version), 0) FROM toolsmith_migrations WHERE component = ?1",
-                [COMPONENT],
-                |r| r.get(0),
-            )
-            .map_err(store_err("reading the schema version"))?;
-        for (i, sql) in MIGRATIONS.iter().enumerate().skip(current) {
-            let tx = conn
-                .transaction()
-                .map_err(store_err("starting a migration"))?;
-            tx.execute_batch(sql).map_err(store_err("migrating"))?;
-            tx.execute(
-                "INSERT INTO toolsmith_migrations (component, version) VALUES (?1, ?2) ON CONFLICT(component) DO UPDATE SET version = excluded.version",
-                params![COMPONENT, i + 1],
-            )
-            .map_err(store_err("recording the schema version"))?;
-            tx.commit().map_err(store_err("committing a migration"))?;
-        }
+        MIGRATIONS.apply(&mut conn)?;
         Ok(Self { conn })
     }
 

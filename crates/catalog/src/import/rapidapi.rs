@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use toolsmith_plumbing::json::sha256_hex;
 
 use crate::error::{Error, Result};
 use crate::id::{ApiName, ToolId};
@@ -77,7 +78,7 @@ fn read_tree(root: &Path, options: &ImportOptions) -> Result<ImportBatch> {
         }
     }
     batch.failures = collect_failures(errors, options.keep_going)?;
-    batch.sha256 = text::sha256_hex(&hasher_input);
+    batch.sha256 = sha256_hex(&hasher_input);
     Ok(batch)
 }
 
@@ -111,7 +112,7 @@ fn read_archive(path: &Path, options: &ImportOptions) -> Result<ImportBatch> {
         path: path.to_owned(),
         source,
     })?;
-    let sha256 = text::sha256_hex(&bytes);
+    let sha256 = sha256_hex(&bytes);
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes.as_slice()));
     let entries = archive
         .entries()
@@ -179,9 +180,7 @@ pub(crate) fn tool_id(path: &Path, tool_name: &str) -> Result<ToolId> {
             ToolId::from_name(&stem).or_else(|_| {
                 ToolId::from_name(&format!(
                     "tool {}",
-                    text::sha256_hex(tool_name.as_bytes())
-                        .get(..8)
-                        .unwrap_or("0")
+                    sha256_hex(tool_name.as_bytes()).get(..8).unwrap_or("0")
                 ))
             })
         })

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+use toolsmith_plumbing::json::sha256_hex;
 
 use crate::error::{Error, Result};
 
@@ -66,7 +66,7 @@ fn parse_yaml(path: &Path, bytes: &[u8]) -> Result<Value> {
         reason,
     };
     let text = std::str::from_utf8(bytes).map_err(|e| syntax(0, 0, format!("not UTF-8: {e}")))?;
-    let yaml: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
+    let yaml: serde_norway::Value = serde_norway::from_str(text).map_err(|e| {
         let (line, column) = e
             .location()
             .map(|l| (l.line(), l.column()))
@@ -82,12 +82,6 @@ fn strip_position(message: &str) -> String {
         Some(at) => message[..at].to_owned(),
         None => message.to_owned(),
     }
-}
-
-/// Lowercase hex sha256 of some bytes.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Escapes a key for use in a JSON pointer (RFC 6901).

@@ -1,18 +1,18 @@
-//! Schema migrations of the catalog's tables. Each entry runs once, in order,
+//! Schema migrations of the catalog's tables, run by the shared runner
+//! ([`toolsmith_plumbing::sqlite::Migrations`]): each entry runs once, in order,
 //! in its own transaction; the version reached is kept in
 //! `toolsmith_migrations` under the component `catalog` (other crates keep
 //! their own components in the same table and file).
 
-use rusqlite::{Connection, OptionalExtension};
+use toolsmith_plumbing::sqlite::Migrations;
 
-use crate::error::{Error, Result};
-
-const COMPONENT: &str = "catalog";
-
-/// Migration `i` brings the schema from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[
-    // 1: sources, tools, APIs, aliases and versioned docs.
-    "
+/// The catalog's migrations: step `i` brings the schema from version `i` to `i + 1`. Append
+/// only.
+pub(super) const MIGRATIONS: Migrations = Migrations::new(
+    "catalog",
+    &[
+        // 1: sources, tools, APIs, aliases and versioned docs.
+        "
     CREATE TABLE sources (
         id INTEGER PRIMARY KEY,
         path TEXT NOT NULL,
@@ -65,49 +65,5 @@ const MIGRATIONS: &[&str] = &[
         doc_id INTEGER NOT NULL REFERENCES docs(id)
     ) WITHOUT ROWID;
     ",
-];
-
-/// Brings the schema up to date.
-pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS toolsmith_migrations (component TEXT PRIMARY KEY, version INTEGER NOT NULL)",
-    )
-    .map_err(Error::store("creating the migrations table"))?;
-    let current = current(conn)?;
-    let known = MIGRATIONS.len();
-    if current as usize > known {
-        return Err(Error::Corrupt(format!(
-            "schema version {current} is newer than this build knows ({known}); upgrade toolsmith"
-        )));
-    }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let version = i + 1;
-        let tx = conn
-            .transaction()
-            .map_err(Error::store("starting a migration"))?;
-        tx.execute_batch(sql).map_err(Error::store(format!(
-            "migrating to schema version {version}"
-        )))?;
-        tx.execute(
-            "INSERT INTO toolsmith_migrations (component, version) VALUES (?1, ?2)
-             ON CONFLICT(component) DO UPDATE SET version = excluded.version",
-            rusqlite::params![COMPONENT, version],
-        )
-        .map_err(Error::store("recording the schema version"))?;
-        tx.commit()
-            .map_err(Error::store(format!("committing schema version {version}")))?;
-    }
-    Ok(())
-}
-
-/// The schema version reached so far (0 for a new file).
-pub(super) fn current(conn: &Connection) -> Result<u32> {
-    conn.query_row(
-        "SELECT version FROM toolsmith_migrations WHERE component = ?1",
-        [COMPONENT],
-        |r| r.get(0),
-    )
-    .optional()
-    .map(|v| v.unwrap_or(0))
-    .map_err(Error::store("reading the schema version"))
-}
+    ],
+);

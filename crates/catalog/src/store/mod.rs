@@ -8,11 +8,12 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
+use toolsmith_plumbing::sqlite;
 
 pub use read::{ApiEntry, Catalog, DocSelector, Scope, ToolEntry};
 pub use write::{ImportReport, NewDoc};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The catalog database. Open one per process (or per thread); SQLite's WAL
 /// lets readers and one writer share the file.
@@ -30,34 +31,17 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Self> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-                path: dir.to_owned(),
-                source,
-            })?;
-        }
-        let conn =
-            Connection::open(path).map_err(Error::store(format!("opening {}", path.display())))?;
+        let conn = sqlite::open(path)?;
         Self::init(conn, Some(path.to_owned()))
     }
 
     /// A private database in memory, for tests and one-off runs.
     pub fn in_memory() -> Result<Self> {
-        let conn =
-            Connection::open_in_memory().map_err(Error::store("opening an in-memory database"))?;
-        Self::init(conn, None)
+        Self::init(sqlite::open_in_memory()?, None)
     }
 
     fn init(mut conn: Connection, path: Option<PathBuf>) -> Result<Self> {
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(Error::store("enabling WAL"))?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(Error::store("setting synchronous"))?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(Error::store("enabling foreign keys"))?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(Error::store("setting busy timeout"))?;
-        migrations::migrate(&mut conn)?;
+        migrations::MIGRATIONS.apply(&mut conn)?;
         Ok(Self { conn, path })
     }
 
@@ -68,7 +52,7 @@ impl Store {
 
     /// The schema version this store is at.
     pub fn schema_version(&self) -> Result<u32> {
-        migrations::current(&self.conn)
+        Ok(migrations::MIGRATIONS.current(&self.conn)?)
     }
 }
 

@@ -1,9 +1,10 @@
 //! Broken inputs get clear errors naming the file and place, never a panic.
 
 use proptest::prelude::*;
+use toolsmith_catalog::testing::{TMDB_SPEC, data_path};
 use toolsmith_catalog::{Error, Format, ImportOptions, read_source};
 
-use crate::data::{shared, write_temp};
+use crate::data::write_temp;
 
 fn err_of(name: &str, text: &str) -> String {
     let (_dir, path) = write_temp(name, text);
@@ -67,7 +68,7 @@ fn broken_archives_are_reported() {
 }
 
 fn tmdb_text() -> String {
-    std::fs::read_to_string(shared("restbench-tmdb/restgpt/tmdb_oas.json")).unwrap()
+    std::fs::read_to_string(data_path(TMDB_SPEC)).unwrap()
 }
 
 proptest! {

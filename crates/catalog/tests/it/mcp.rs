@@ -2,11 +2,12 @@
 //! our own `export::mcp_tools` reads back as the same arguments.
 
 use serde_json::json;
+use toolsmith_catalog::testing::tmdb_catalog;
 use toolsmith_catalog::{
     DocSelector, Endpoint, Format, ImportOptions, Scope, Store, export, read_bytes, read_source,
 };
 
-use crate::data::{tmdb_catalog, write_temp};
+use crate::data::write_temp;
 
 #[test]
 fn a_tool_list_file_is_detected_and_imported() {

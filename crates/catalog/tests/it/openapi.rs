@@ -206,7 +206,7 @@ fn export_then_reimport_gives_the_same_apis_and_parameters() {
 
 #[test]
 fn tmdb_round_trips_through_openapi_3_1() {
-    let view = crate::data::tmdb_catalog();
+    let view = toolsmith_catalog::testing::tmdb_catalog();
     let exported = export::openapi(&view.tools[0]).unwrap();
     let again = import_text("tmdb.openapi.json", &exported.to_string());
     let view2 = again

@@ -1,13 +1,12 @@
 //! The importers on the real data the benchmarks use.
 
+use toolsmith_catalog::testing::data_path;
 use toolsmith_catalog::{
     DocLabel, DocSelector, DocTarget, Endpoint, ImportOptions, Scope, Store, read_source,
 };
 
-use crate::data::shared;
-
 fn import(store: &mut Store, relative: &str) -> toolsmith_catalog::ImportReport {
-    let batch = read_source(&shared(relative), &ImportOptions::default()).unwrap();
+    let batch = read_source(&data_path(relative), &ImportOptions::default()).unwrap();
     store.import(&batch, false).unwrap()
 }
 
@@ -188,7 +187,7 @@ fn openai_function_lists_import_as_one_tool() {
 #[test]
 fn toolenv2404_archive_imports_every_tool_file() {
     let batch = read_source(
-        &shared("toolbench/toolenv2404/toolenv2404_filtered.tar.gz"),
+        &data_path("toolbench/toolenv2404/toolenv2404_filtered.tar.gz"),
         &ImportOptions::default(),
     )
     .unwrap();

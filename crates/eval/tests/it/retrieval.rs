@@ -2,11 +2,12 @@
 
 use std::sync::Arc;
 
+use toolsmith_catalog::testing::data_dir;
 use toolsmith_catalog::{DocSelector, Scope};
 use toolsmith_eval::{Benchmark, RetrievalScores};
 use toolsmith_retrieve::{Bm25Index, Bm25Settings, Corpus, Filter, Retriever};
 
-use crate::data::{benchmark_store, data_dir};
+use crate::data::benchmark_store;
 
 async fn bm25_scores(selector: DocSelector) -> RetrievalScores {
     let store = benchmark_store(&Benchmark::RestbenchTmdb);

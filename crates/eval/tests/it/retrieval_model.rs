@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
+use toolsmith_catalog::testing::data_dir;
 use toolsmith_catalog::{DocSelector, Scope};
 use toolsmith_eval::{Benchmark, RetrievalScores};
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{Corpus, Filter, Method, RetrieveSettings, build_retriever};
 
-use crate::data::{benchmark_store, data_dir};
+use crate::data::benchmark_store;
 
 fn minilm() -> Option<Arc<dyn Embedder>> {
     if std::env::var("TOOLSMITH_SKIP_MODEL_TESTS").is_ok_and(|v| v == "1") {

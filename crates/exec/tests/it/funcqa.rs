@@ -34,7 +34,7 @@ fn parse_func(func: &str) -> (bool, ArithOp, Vec<f64>, f64) {
 
 #[tokio::test]
 async fn all_sixty_questions_reproduce_their_values() {
-    let path = crate::data_dir().join("funcqa/funcqa_oh.json");
+    let path = toolsmith_catalog::testing::data_path("funcqa/funcqa_oh.json");
     let questions: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     assert_eq!(questions.len(), 60);

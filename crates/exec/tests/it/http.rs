@@ -18,7 +18,7 @@ use toolsmith_catalog::{
 };
 use toolsmith_exec::{
     ApiBook, Credential, Credentials, Executor, FailureKind, HttpExecutor, HttpSettings, Mode,
-    ModeExecutor, Provenance, ResponseCache, Secret, Validated,
+    ModeExecutor, Provenance, ResponseCache, RetrySettings, Secret, Validated,
 };
 
 const SECRET: &str = "sk-live-7d1e9b2c";
@@ -267,9 +267,19 @@ async fn start(
 fn fast() -> HttpSettings {
     HttpSettings {
         timeout: Duration::from_millis(800),
-        backoff: Duration::from_millis(10),
+        retry: RetrySettings {
+            initial_backoff_ms: 10,
+            ..HttpSettings::RETRY
+        },
         ..HttpSettings::default()
     }
+}
+
+/// [`fast`] with this many retries.
+fn fast_retrying(max_retries: u32) -> HttpSettings {
+    let mut settings = fast();
+    settings.retry.max_retries = max_retries;
+    settings
 }
 
 #[tokio::test]
@@ -397,10 +407,7 @@ async fn a_redirect_to_another_host_is_refused() {
 
 #[tokio::test]
 async fn a_slow_server_times_out() {
-    let settings = HttpSettings {
-        max_retries: 0,
-        ..fast()
-    };
+    let settings = fast_retrying(0);
     let (exec, _) = start(vec![], Credentials::new(), settings).await;
     let start = Instant::now();
     let obs = exec.call(&id("svc/slow"), &json!({})).await.unwrap();
@@ -434,15 +441,7 @@ async fn rate_limits_are_retried() {
     let obs = exec.call(&id("svc/flaky"), &json!({})).await.unwrap();
     assert!(obs.is_ok(), "{obs:?}");
     assert_eq!(hits.load(Ordering::SeqCst), 3);
-    let (exec, hits) = start(
-        vec![],
-        Credentials::new(),
-        HttpSettings {
-            max_retries: 1,
-            ..fast()
-        },
-    )
-    .await;
+    let (exec, hits) = start(vec![], Credentials::new(), fast_retrying(1)).await;
     let obs = exec.call(&id("svc/flaky"), &json!({})).await.unwrap();
     assert_eq!(obs.failure(), Some(FailureKind::RateLimited));
     assert_eq!(hits.load(Ordering::SeqCst), 2);
@@ -466,10 +465,7 @@ async fn a_closed_port_is_a_network_error() {
     let exec = HttpExecutor::new(
         book(&format!("http://{addr}"), vec![]),
         Credentials::new(),
-        HttpSettings {
-            max_retries: 0,
-            ..fast()
-        },
+        fast_retrying(0),
     )
     .unwrap();
     let obs = exec.call(&id("svc/whoami"), &json!({})).await.unwrap();

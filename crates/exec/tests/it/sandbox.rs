@@ -162,8 +162,10 @@ async fn a_missing_sandbox_binary_is_a_spawn_error() {
 #[test]
 fn outline_of_a_tmdb_example() {
     let spec: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::data_dir().join("restbench-tmdb/restgpt/tmdb_oas.json"))
-            .unwrap(),
+        &std::fs::read_to_string(toolsmith_catalog::testing::data_path(
+            toolsmith_catalog::testing::TMDB_SPEC,
+        ))
+        .unwrap(),
     )
     .unwrap();
     let example = &spec["paths"]["/search/movie"]["get"]["responses"]["200"]["content"]["application/json"]

@@ -6,10 +6,12 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use rusqlite::{OptionalExtension, params};
+use toolsmith_plumbing::json::sha256_hex;
+use toolsmith_plumbing::text::truncate_chars;
 
-use crate::cache::{CacheDb, CacheMode, sha256_hex};
+use crate::cache::{CacheDb, CacheMode};
 use crate::embed::Embedder;
-use crate::error::{Error, Result, truncate_chars};
+use crate::error::{Error, Result};
 
 /// Any [`Embedder`] with a vector cache in front.
 #[derive(Clone, Debug)]

@@ -3,9 +3,10 @@
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
+use toolsmith_plumbing::text::truncate_chars;
 
 use crate::embed::Embedder;
-use crate::error::{Error, MAX_MESSAGE_CHARS, Result, truncate_chars};
+use crate::error::{Error, MAX_MESSAGE_CHARS, Result};
 use crate::http::{HttpCore, redact_url};
 use crate::settings::LlmSettings;
 

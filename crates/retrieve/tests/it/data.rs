@@ -1,23 +1,9 @@
-//! Shared fixtures: where the benchmark data lives, and a tiny hand-made corpus.
+//! Shared fixtures: benchmark stores from the shared data, and a tiny hand-made corpus.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use toolsmith_catalog::ApiId;
 use toolsmith_retrieve::{Corpus, CorpusDoc};
-
-/// `../shared/data` beside the repository (or `TOOLSMITH_DATA`).
-pub fn data_dir() -> PathBuf {
-    let root = std::env::var_os("TOOLSMITH_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    assert!(
-        root.join("restbench-tmdb").is_dir(),
-        "benchmark data missing under {} (set TOOLSMITH_DATA)",
-        root.display()
-    );
-    root
-}
 
 fn doc(api: &str, category: &str, name: &str, description: &str, params: &str) -> CorpusDoc {
     let id: ApiId = api.parse().unwrap();

@@ -2,26 +2,11 @@
 
 use std::sync::Arc;
 
-use toolsmith_catalog::{
-    Doc, DocLabel, DocSelector, DocTarget, ImportOptions, NewDoc, Scope, Store, read_source,
-};
+use toolsmith_catalog::testing::tmdb_store;
+use toolsmith_catalog::{Doc, DocLabel, DocSelector, DocTarget, NewDoc, Scope, Store};
 use toolsmith_llm::testing::ScriptedEmbedder;
 use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder};
 use toolsmith_retrieve::{Corpus, DenseIndex, DenseRetriever, DenseSettings, Filter, Retriever};
-
-use crate::data::data_dir;
-
-fn tmdb() -> Store {
-    let mut store = Store::in_memory().unwrap();
-    let spec = data_dir().join("restbench-tmdb/restgpt/tmdb_oas.json");
-    store
-        .import(
-            &read_source(&spec, &ImportOptions::default()).unwrap(),
-            false,
-        )
-        .unwrap();
-    store
-}
 
 fn corpus(store: &Store) -> Arc<Corpus> {
     Arc::new(Corpus::from_catalog(
@@ -33,7 +18,7 @@ fn corpus(store: &Store) -> Arc<Corpus> {
 
 #[tokio::test]
 async fn a_new_doc_version_re_embeds_only_its_api() {
-    let mut store = tmdb();
+    let mut store = tmdb_store();
     let embedder = ScriptedEmbedder::new(1024);
     let first = DenseIndex::build(corpus(&store), &embedder, DenseSettings::default())
         .await
@@ -69,7 +54,7 @@ async fn a_new_doc_version_re_embeds_only_its_api() {
 
 #[tokio::test]
 async fn the_embedding_cache_makes_rebuilds_free() {
-    let store = tmdb();
+    let store = tmdb_store();
     let inner = ScriptedEmbedder::new(64);
     let cached = CachedEmbedder::new(
         inner.clone(),

@@ -4,27 +4,40 @@
 use std::collections::BTreeMap;
 
 /// Which toolsmith crates each toolsmith crate may depend on (normal dependencies).
+/// `toolsmith-plumbing` is the leaf every crate may use; it depends on none.
 const ALLOWED: &[(&str, &[&str])] = &[
-    ("toolsmith-catalog", &[]),
-    ("toolsmith-llm", &[]),
+    ("toolsmith-plumbing", &[]),
+    ("toolsmith-catalog", &["toolsmith-plumbing"]),
+    ("toolsmith-llm", &["toolsmith-plumbing"]),
     // Test servers depend on no toolsmith crate: they only speak HTTP and MCP.
     ("toolsmith-testbed", &[]),
     // toolsmith-testbed only under exec's test feature `mcp-fixture` (its stdio test server binary).
     (
         "toolsmith-exec",
-        &["toolsmith-catalog", "toolsmith-llm", "toolsmith-testbed"],
+        &[
+            "toolsmith-plumbing",
+            "toolsmith-catalog",
+            "toolsmith-llm",
+            "toolsmith-testbed",
+        ],
     ),
     (
         "toolsmith-retrieve",
-        &["toolsmith-catalog", "toolsmith-llm"],
+        &["toolsmith-plumbing", "toolsmith-catalog", "toolsmith-llm"],
     ),
     (
         "toolsmith-refine",
-        &["toolsmith-catalog", "toolsmith-llm", "toolsmith-exec"],
+        &[
+            "toolsmith-plumbing",
+            "toolsmith-catalog",
+            "toolsmith-llm",
+            "toolsmith-exec",
+        ],
     ),
     (
         "toolsmith-solve",
         &[
+            "toolsmith-plumbing",
             "toolsmith-catalog",
             "toolsmith-llm",
             "toolsmith-exec",

@@ -49,14 +49,11 @@ impl Workspace {
     }
 }
 
-/// A path in `../shared/data` (or `TOOLSMITH_SHARED_DATA`).
+/// A path in the shared benchmark data (`TOOLSMITH_DATA`, else `../shared/data`), as an argument.
 pub fn shared(relative: &str) -> String {
-    let root = std::env::var_os("TOOLSMITH_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    let path = root.join(relative);
-    assert!(path.exists(), "benchmark data missing: {}", path.display());
-    path.to_string_lossy().into_owned()
+    toolsmith_catalog::testing::data_path(relative)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Serves `app` on a loopback port for the rest of the test; returns its address.
