@@ -3,6 +3,7 @@
 
 mod architecture;
 mod catalog_commands;
+mod cli_output;
 mod mcp_command;
 mod search_command;
 mod solve_command;

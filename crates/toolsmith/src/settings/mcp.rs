@@ -27,7 +27,6 @@ use serde::Deserialize;
 use toolsmith_exec::{McpAddress, McpServer, McpServers, McpSettings, McpTransport, Secret};
 
 use crate::printer;
-use crate::settings::{config_path, read_config};
 
 /// The `[mcp]` table.
 #[derive(Debug, Default, Deserialize)]
@@ -145,17 +144,11 @@ impl McpConfig {
     }
 }
 
-/// The `[mcp]` table of the config file (empty without one).
-pub fn mcp_config() -> anyhow::Result<McpConfig> {
-    Ok(match config_path() {
-        Some(path) => read_config(&path)?.mcp.unwrap_or_default(),
-        None => McpConfig::default(),
-    })
-}
-
-/// The named MCP servers of the config file (none without one), tokens from the environment.
-pub fn mcp_servers() -> anyhow::Result<McpServers> {
-    mcp_config()?.servers(|var| std::env::var(var).ok())
+impl McpConfig {
+    /// The named MCP servers (none without a config file), tokens from the environment.
+    pub fn servers_from_env(&self) -> anyhow::Result<McpServers> {
+        self.servers(|var| std::env::var(var).ok())
+    }
 }
 
 #[cfg(test)]

@@ -1,25 +1,21 @@
-//! The executor commands share: live HTTP, MCP servers or the built-in
+//! The executor `call` and `solve` run tools with: live HTTP, MCP servers or the built-in
 //! tools, the response cache and the simulator, over a snapshot of the catalog.
 
 use std::sync::Arc;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
     ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, McpAddress, McpExecutor, Mode,
     ModeExecutor, NativeTools, ResponseCache, Simulator,
 };
 
-use crate::cli::Global;
+use crate::context::Context;
 
 /// The executor for a mode: live HTTP, MCP servers (tools imported from an
 /// MCP address) or the built-in tools, the response cache, and the
 /// simulator, over the catalog's APIs.
-pub(crate) fn build(
-    global: &Global,
-    book: Arc<ApiBook>,
-    mode: Mode,
-) -> anyhow::Result<Arc<dyn Executor>> {
+pub fn build(ctx: &Context, book: Arc<ApiBook>, mode: Mode) -> anyhow::Result<Arc<dyn Executor>> {
     let native = Arc::new(NativeTools::funcqa());
     let tools: Vec<_> = book
         .ids()
@@ -34,7 +30,7 @@ pub(crate) fn build(
     )?);
     let live: Arc<dyn Executor> = Arc::new(Routed {
         native: Arc::clone(&native),
-        mcp: mcp_executor(&book)?,
+        mcp: mcp_executor(ctx, &book)?,
         other: http,
     });
     let simulator: Arc<dyn Executor> = Arc::new(Routed {
@@ -42,9 +38,10 @@ pub(crate) fn build(
         mcp: None,
         other: Arc::new(Simulator::new(book)),
     });
+    let db = ctx.db();
     let cache = Arc::new(
-        ResponseCache::open(&global.db)
-            .with_context(|| format!("opening the response cache in {}", global.db.display()))?,
+        ResponseCache::open(db)
+            .with_context(|| format!("opening the response cache in {}", db.display()))?,
     );
     Ok(Arc::new(
         ModeExecutor::new(mode, cache)
@@ -55,7 +52,7 @@ pub(crate) fn build(
 
 /// The MCP executor, when the book holds tools of MCP servers (the
 /// `[mcp.servers]` of the config file are read only then).
-fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<McpExecutor>>> {
+fn mcp_executor(ctx: &Context, book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<McpExecutor>>> {
     let has_mcp = book.ids().filter_map(|id| book.get(id)).any(|entry| {
         entry
             .tool
@@ -66,11 +63,10 @@ fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<McpExecutor>>>
     if !has_mcp {
         return Ok(None);
     }
-    let config = crate::mcp_settings::mcp_config()?;
-    let servers = config.servers(|var| std::env::var(var).ok())?;
+    let config = &ctx.config()?.mcp;
     Ok(Some(Arc::new(McpExecutor::new(
         Arc::clone(book),
-        servers,
+        config.servers_from_env()?,
         config.client_settings(),
     ))))
 }
