@@ -131,6 +131,11 @@ impl McpConfig {
         settings
     }
 
+    /// Every configured server, tokens read from the environment.
+    pub fn servers_from_env(&self) -> anyhow::Result<McpServers> {
+        self.servers(|var| std::env::var(var).ok())
+    }
+
     /// Every configured server, tokens read through `lookup`.
     pub fn servers(&self, lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<McpServers> {
         let mut servers = McpServers::new();
@@ -141,13 +146,6 @@ impl McpConfig {
             servers.insert(server);
         }
         Ok(servers)
-    }
-}
-
-impl McpConfig {
-    /// The named MCP servers (none without a config file), tokens from the environment.
-    pub fn servers_from_env(&self) -> anyhow::Result<McpServers> {
-        self.servers(|var| std::env::var(var).ok())
     }
 }
 
