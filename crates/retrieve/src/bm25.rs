@@ -20,7 +20,7 @@ use crate::retriever::{Filter, Hit, Retriever, top_k};
 use crate::tokenize::tokenize;
 
 /// BM25's term-frequency saturation: Robertson's and Lucene's default.
-pub const K1: f32 = 1.2;
+pub(crate) const K1: f32 = 1.2;
 /// BM25's length normalization: Robertson's and Lucene's default.
 pub const B: f32 = 0.75;
 
