@@ -147,15 +147,19 @@ pub enum Provenance {
     Replayed,
     /// A response synthesized from the API's schema and examples.
     Simulated,
+    /// A response a language model invented for an API with no schema or example to
+    /// simulate from (StableToolBench's virtual APIs); cached, so a re-run replays it.
+    Invented,
 }
 
 impl Provenance {
-    /// The stable name (`live`, `replayed`, `simulated`).
+    /// The stable name (`live`, `replayed`, `simulated`, `invented`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Live => "live",
             Self::Replayed => "replayed",
             Self::Simulated => "simulated",
+            Self::Invented => "invented",
         }
     }
 }

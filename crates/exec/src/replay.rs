@@ -109,8 +109,10 @@ pub struct Coverage {
     pub live: u64,
     /// Calls answered from the cache.
     pub replayed: u64,
-    /// Calls answered by the simulator.
+    /// Calls answered by the simulator from a schema or an example.
     pub simulated: u64,
+    /// Calls answered by a language model inventing the response.
+    pub invented: u64,
     /// Distinct (API, arguments) pairs recorded in the cache.
     pub recorded: u64,
 }
@@ -205,6 +207,7 @@ impl ResponseCache {
             total.live += part.live;
             total.replayed += part.replayed;
             total.simulated += part.simulated;
+            total.invented += part.invented;
             total.recorded += part.recorded;
         }
         Ok(total)
@@ -237,6 +240,7 @@ impl ResponseCache {
                     "live" => coverage.live += count,
                     "replayed" => coverage.replayed += count,
                     "simulated" => coverage.simulated += count,
+                    "invented" => coverage.invented += count,
                     other => {
                         return Err(Error::CacheCorrupt(format!(
                             "unknown provenance `{other}` in tool_calls"

@@ -6,19 +6,23 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
-    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, McpAddress, McpExecutor, Mode,
-    ModeExecutor, NativeTools, Provenance, ResponseCache, Simulator, Validated,
+    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, LlmOracle, McpAddress, McpExecutor,
+    Mode, ModeExecutor, NativeTools, Provenance, ResponseCache, Simulator, Validated,
 };
+use toolsmith_llm::CacheMode;
 
 use crate::context::Context;
 
 /// The executor for a mode: live HTTP, MCP servers (tools imported from an
 /// MCP address) or the built-in tools, the response cache, and the
-/// simulator, over the catalog's APIs.
+/// simulator, over the catalog's APIs. When an LLM endpoint is configured, the
+/// simulator asks it to invent the responses of APIs with no schema or example
+/// (`oracle_cache` is the LLM cache's mode, so a replayed run replays those too).
 pub(crate) fn build(
     ctx: &Context,
     book: Arc<ApiBook>,
     mode: Mode,
+    oracle_cache: CacheMode,
 ) -> anyhow::Result<Arc<dyn Executor>> {
     // Every backend checks arguments against its schemas first; a refusal
     // carries that backend's provenance.
@@ -40,7 +44,7 @@ pub(crate) fn build(
         native,
         mcp: None,
         other: Arc::new(Validated::new(
-            Simulator::new(Arc::clone(&book)),
+            simulator(ctx, Arc::clone(&book), oracle_cache)?,
             book,
             Provenance::Simulated,
         )),
@@ -55,6 +59,16 @@ pub(crate) fn build(
             .live(live)
             .simulator(simulator),
     ))
+}
+
+/// The schema simulator, with the configured LLM as its oracle when there is one.
+fn simulator(ctx: &Context, book: Arc<ApiBook>, cache: CacheMode) -> anyhow::Result<Simulator> {
+    let simulator = Simulator::new(book);
+    if !crate::llm::is_configured(&ctx.config()?.llm) {
+        return Ok(simulator);
+    }
+    let model = crate::llm::cached_chat(ctx, None, cache)?;
+    Ok(simulator.with_oracle(Arc::new(LlmOracle::new(Arc::new(model)))))
 }
 
 /// The MCP executor, when the book holds tools of MCP servers (the

@@ -15,6 +15,7 @@ mod commands;
 mod context;
 mod env;
 mod executor;
+mod llm;
 mod logging;
 mod mcp_source;
 mod printer;

@@ -210,11 +210,11 @@ impl Executor for Simulator {
     async fn call(&self, api: &ApiId, args: &Value) -> Result<Observation> {
         let start = Instant::now();
         let entry = self.book.entry(api)?;
-        let body = match self.synthesize(entry, args) {
-            Some(body) => body,
+        let (body, provenance) = match self.synthesize(entry, args) {
+            Some(body) => (body, Provenance::Simulated),
             None => match &self.oracle {
                 Some(oracle) => match oracle.invent(entry, args).await {
-                    Ok(body) => body,
+                    Ok(body) => (body, Provenance::Invented),
                     Err(reason) => {
                         return Ok(Observation::tool_error(
                             FailureKind::Unsupported,
@@ -234,7 +234,7 @@ impl Executor for Simulator {
                 }
             },
         };
-        let mut obs = Observation::ok_json(body, Provenance::Simulated);
+        let mut obs = Observation::ok_json(body, provenance);
         obs.status = Some(200);
         Ok(obs.with_latency(start.elapsed()))
     }

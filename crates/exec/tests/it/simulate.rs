@@ -236,7 +236,7 @@ async fn an_llm_oracle_fills_in_where_there_is_no_schema() {
         .await
         .unwrap();
     assert!(obs.is_ok(), "{obs:?}");
-    assert_eq!(obs.provenance, Provenance::Simulated);
+    assert_eq!(obs.provenance, Provenance::Invented);
     assert_eq!(obs.body.json(), Some(&json!({"city": "Oslo", "temp_c": 4})));
     let asked = format!("{:?}", llm.requests());
     assert!(

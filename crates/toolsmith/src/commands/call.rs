@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolsmith_catalog::{DocSelector, Scope, Store};
 use toolsmith_exec::{ApiBook, NativeTools};
+use toolsmith_llm::CacheMode;
 
 use crate::cli::CallArgs;
 use crate::context::Context;
@@ -31,7 +32,12 @@ pub(super) fn run(ctx: &Context, args: &CallArgs) -> anyhow::Result<ExitCode> {
         book = ApiBook::from_catalog(&scratch.catalog(&DocSelector::Active, &scope)?);
     }
     book.entry(&args.api)?;
-    let executor = executor::build(ctx, Arc::new(book), args.mode.mode.into())?;
+    let executor = executor::build(
+        ctx,
+        Arc::new(book),
+        args.mode.mode.into(),
+        CacheMode::ReadWrite,
+    )?;
     let runtime = ctx.runtime()?;
     let observation = runtime.block_on(executor.call(&args.api, &call_args))?;
     printer::json(&observation)?;

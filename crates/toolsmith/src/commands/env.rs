@@ -27,7 +27,14 @@ pub(super) fn run(ctx: &Context, args: &EnvArgs) -> anyhow::Result<ExitCode> {
                 printer::json(&json!({"tools": tools, "total": total}))?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let mut out = table::new(["tool", "live", "replayed", "simulated", "recorded"]);
+            let mut out = table::new([
+                "tool",
+                "live",
+                "replayed",
+                "simulated",
+                "invented",
+                "recorded",
+            ]);
             for (tool, c) in rows
                 .iter()
                 .chain(std::iter::once(&("total".to_owned(), total)))
@@ -37,10 +44,11 @@ pub(super) fn run(ctx: &Context, args: &EnvArgs) -> anyhow::Result<ExitCode> {
                     c.live.to_string(),
                     c.replayed.to_string(),
                     c.simulated.to_string(),
+                    c.invented.to_string(),
                     c.recorded.to_string(),
                 ]);
             }
-            table::align_right(&mut out, 1..5);
+            table::align_right(&mut out, 1..6);
             table::print(&out)?;
         }
     }

@@ -10,12 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::mpsc;
 
-use anyhow::Context as _;
-use toolsmith_llm::LlmSettings;
-
 use crate::cli::QuickstartArgs;
 use crate::context::Context;
 use crate::printer;
+use anyhow::Context as _;
 
 /// The catalog's name for the example API's tool.
 const TOOL: &str = "library";
@@ -99,7 +97,7 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
     }
 
     let llm = &ctx.config()?.llm;
-    if is_configured(llm) {
+    if crate::llm::is_configured(llm) {
         printer::line("\nAn LLM endpoint is configured: two agents answer one query live.")?;
         for solver in ["react", "conagents"] {
             let title = format!("Answer a query with {solver}");
@@ -136,12 +134,6 @@ OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp server) and run this a
   export OPENAI_API_KEY=...                           # when the server needs a key
   export TOOLSMITH_MODEL=llama3.1                     # the model to use
 or set base_url and model in the [llm] section of toolsmith.toml.";
-
-/// Whether the user pointed toolsmith at an endpoint: a key, or an address other than the
-/// default (a local server needs no key).
-fn is_configured(llm: &LlmSettings) -> bool {
-    llm.api_key.is_some() || llm.base_url != LlmSettings::default().base_url
-}
 
 /// The folder beside the catalog that holds the tour's files (the spec with its server).
 fn work_dir(db: &Path) -> PathBuf {
@@ -290,13 +282,5 @@ mod tests {
             work_dir(Path::new("/tmp/x/toolsmith.db")),
             Path::new("/tmp/x/toolsmith-quickstart")
         );
-    }
-
-    #[test]
-    fn an_endpoint_counts_as_configured_by_key_or_address() {
-        let mut llm = LlmSettings::default();
-        assert!(!is_configured(&llm));
-        llm.base_url = "http://127.0.0.1:11434/v1".into();
-        assert!(is_configured(&llm));
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, bail};
 use tokio::runtime::Runtime as AsyncRuntime;
 use toolsmith_exec::{ApiBook, JqSandbox};
-use toolsmith_llm::{Budget, BudgetLimits, CacheDb, CachedChat, ChatModel, Metered, OpenAiClient};
+use toolsmith_llm::{Budget, BudgetLimits, ChatModel, Metered};
 use toolsmith_retrieve::{Filter, Retriever};
 use toolsmith_solve::{
     AgentSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, Finish, JsonlSink, React,
@@ -36,7 +36,12 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         None
     };
     let toolset = offered_tools(&rt, args, &book, retriever.as_deref())?;
-    let executor = executor::build(ctx, Arc::clone(&book), args.mode.mode.into())?;
+    let executor = executor::build(
+        ctx,
+        Arc::clone(&book),
+        args.mode.mode.into(),
+        args.cache.into(),
+    )?;
     let runtime = Runtime {
         llm: build_llm(ctx, args)?,
         executor,
@@ -93,10 +98,7 @@ fn offered_tools(
 
 /// The configured LLM (`--model` first), behind the response cache and the budget.
 fn build_llm(ctx: &Context, args: &SolveArgs) -> anyhow::Result<Arc<dyn ChatModel>> {
-    let settings = ctx.config()?.llm_settings(args.model.as_deref());
-    let client = OpenAiClient::new(&settings).context("configuring the LLM client")?;
-    let cache = CacheDb::open(ctx.db()).context("opening the LLM cache")?;
-    let cached = CachedChat::new(client, cache, args.cache.into());
+    let cached = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
     let budget = Arc::new(Budget::new(BudgetLimits {
         max_calls: Some(args.max_llm_calls),
         max_tokens: args.max_tokens,

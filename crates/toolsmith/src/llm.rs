@@ -1,0 +1,39 @@
+//! The configured chat model, built one way for every command that asks one: the
+//! OpenAI-compatible client of `[llm]` (and the environment), behind the response cache in the
+//! catalog's database, so a re-run costs nothing and `--cache replay` needs no endpoint.
+
+use anyhow::Context as _;
+use toolsmith_llm::{CacheDb, CacheMode, CachedChat, LlmSettings, OpenAiClient};
+
+use crate::context::Context;
+
+/// The configured model (`model` overrides the configured name), behind the cache.
+pub(crate) fn cached_chat(
+    ctx: &Context,
+    model: Option<&str>,
+    cache: CacheMode,
+) -> anyhow::Result<CachedChat<OpenAiClient>> {
+    let settings = ctx.config()?.llm_settings(model);
+    let client = OpenAiClient::new(&settings).context("configuring the LLM client")?;
+    let db = CacheDb::open(ctx.db()).context("opening the LLM cache")?;
+    Ok(CachedChat::new(client, db, cache))
+}
+
+/// Whether the user pointed toolsmith at an endpoint: a key, or an address other than the
+/// default (a local server needs no key).
+pub(crate) fn is_configured(llm: &LlmSettings) -> bool {
+    llm.api_key.is_some() || llm.base_url != LlmSettings::default().base_url
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endpoint_counts_as_configured_by_key_or_address() {
+        let mut llm = LlmSettings::default();
+        assert!(!is_configured(&llm));
+        llm.base_url = "http://127.0.0.1:11434/v1".into();
+        assert!(is_configured(&llm));
+    }
+}

@@ -1,0 +1,74 @@
+//! `call --mode simulate` on an API with nothing to simulate from: with an LLM endpoint
+//! configured, the model invents the response (marked `invented`), and the LLM cache replays
+//! it; without one, the call is `unsupported`.
+
+use std::sync::{Arc, Mutex};
+
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+use crate::support::{Workspace, serve_loopback};
+
+type Seen = Arc<Mutex<Vec<Value>>>;
+
+async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> Json<Value> {
+    seen.lock().unwrap().push(request.clone());
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": "{\"city\": \"Oslo\", \"temp_c\": 4}"}}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59}}),
+    )
+}
+
+const FUNCTIONS: &str = r#"[{"type": "function", "function": {"name": "current_weather",
+  "description": "The weather now in a city.",
+  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_configured_llm_invents_responses_once_and_the_cache_replays_them() {
+    let ws = Workspace::new();
+    let functions = ws.dir.path().join("weather.json");
+    std::fs::write(&functions, FUNCTIONS).unwrap();
+    ws.ok(&["import", functions.to_str().unwrap(), "--tool", "weather"]);
+    let call = [
+        "call",
+        "weather/current_weather",
+        "--args",
+        r#"{"city": "Oslo"}"#,
+    ];
+
+    let without: Value = serde_json::from_slice(&ws.run(&call).stdout).unwrap();
+    assert_eq!(without["kind"], "unsupported", "{without}");
+
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(seen.clone());
+    let addr = serve_loopback(app).await;
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
+    )
+    .unwrap();
+    let run = move |ws: Workspace| {
+        let out = ws.ok(&call);
+        (serde_json::from_str::<Value>(&out).unwrap(), ws)
+    };
+    let (first, ws) = tokio::task::spawn_blocking(move || run(ws)).await.unwrap();
+    assert_eq!(first["provenance"], "invented", "{first}");
+    assert_eq!(first["body"]["value"], json!({"city": "Oslo", "temp_c": 4}));
+    let (again, _ws) = tokio::task::spawn_blocking(move || run(ws)).await.unwrap();
+    assert_eq!(again["body"], first["body"]);
+    let requests = seen.lock().unwrap();
+    assert_eq!(
+        requests.len(),
+        1,
+        "the second call was answered from the LLM cache"
+    );
+    assert!(
+        requests[0].to_string().contains("Oslo"),
+        "the model saw the arguments"
+    );
+}
