@@ -7,6 +7,7 @@
 
 mod data;
 mod datasets;
+mod harness;
 mod metrics;
 mod retrieval;
 mod retrieval_model;
