@@ -118,7 +118,6 @@ impl TokenStats {
     }
 }
 
-#[allow(clippy::cast_precision_loss)]
 fn mean(sum: usize, n: usize) -> f64 {
     if n == 0 { 0.0 } else { sum as f64 / n as f64 }
 }

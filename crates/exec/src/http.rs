@@ -442,7 +442,7 @@ impl HttpExecutor {
 }
 
 /// The failure kind of an HTTP status, `None` for success.
-pub fn kind_for_status(status: u16) -> Option<FailureKind> {
+pub(crate) fn kind_for_status(status: u16) -> Option<FailureKind> {
     match status {
         200..=299 => None,
         401 => Some(FailureKind::Unauthorized),

@@ -41,9 +41,7 @@
 pub use crate::canonical::canonical_json;
 pub use crate::error::{Error, Result};
 pub use crate::executor::{ApiBook, BookEntry, Executor};
-pub use crate::http::{
-    Credential, Credentials, HttpExecutor, HttpSettings, Secret, kind_for_status,
-};
+pub use crate::http::{Credential, Credentials, HttpExecutor, HttpSettings, Secret};
 #[cfg(feature = "mcp")]
 pub use crate::mcp::{
     McpAddress, McpClient, McpError, McpExecutor, McpServer, McpServers, McpSettings, McpTransport,
@@ -51,7 +49,7 @@ pub use crate::mcp::{
 };
 pub use crate::native::{ArithOp, NativeTools};
 pub use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
-pub use crate::pseudo_schema::{OutlineSettings, pseudo_schema, pseudo_schema_with};
+pub use crate::pseudo_schema::pseudo_schema;
 pub use crate::replay::{Coverage, Mode, ModeExecutor, ResponseCache};
 pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
 #[cfg(feature = "llm-oracle")]

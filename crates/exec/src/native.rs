@@ -200,7 +200,6 @@ fn whole_numbers(op: ArithOp, input: &[f64]) -> std::result::Result<Vec<u128>, S
         .map(|x| {
             if x.fract() == 0.0 && *x >= 0.0 && *x < 1e30 {
                 // In range and whole: the cast is exact.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 Ok(*x as u128)
             } else {
                 Err(format!(
@@ -216,7 +215,6 @@ fn gcd(a: u128, b: u128) -> u128 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-#[allow(clippy::cast_precision_loss)]
 fn integer_op(op: ArithOp, ints: &[u128]) -> std::result::Result<f64, String> {
     let overflow = || format!("`{}` overflowed", op.name());
     let a = ints.first().copied().unwrap_or_default();
@@ -353,7 +351,6 @@ impl NativeTools {
 fn number(value: f64) -> Value {
     if value.fract() == 0.0 && value.abs() < 9.0e15 {
         // Whole and within i64's exact range: the cast is exact.
-        #[allow(clippy::cast_possible_truncation)]
         let int = value as i64;
         json!(int)
     } else {

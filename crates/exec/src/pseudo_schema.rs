@@ -13,7 +13,7 @@ use toolsmith_plumbing::text::char_prefix;
 
 /// Limits of the outline.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutlineSettings {
+pub(crate) struct OutlineSettings {
     /// Strings longer than this many characters are cut, with `…` and their length.
     pub max_string_chars: usize,
     /// Nesting deeper than this is summarized as `…`.
@@ -39,7 +39,7 @@ pub fn pseudo_schema(value: &Value) -> String {
 }
 
 /// The outline of `value`, its top named `name`.
-pub fn pseudo_schema_with(value: &Value, name: &str, settings: &OutlineSettings) -> String {
+pub(crate) fn pseudo_schema_with(value: &Value, name: &str, settings: &OutlineSettings) -> String {
     let mut lines = Vec::new();
     outline(value, name, 0, settings, &mut lines);
     if lines.len() > settings.max_lines {

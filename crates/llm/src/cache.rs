@@ -170,7 +170,7 @@ impl CacheDb {
 }
 
 /// The cache key of `req` when answered by `model`.
-pub fn cache_key(model: &str, req: &ChatRequest) -> Result<String> {
+pub(crate) fn cache_key(model: &str, req: &ChatRequest) -> Result<String> {
     let keyed = json!({
         "model": model,
         "messages": req.messages,

@@ -158,7 +158,7 @@ pub(crate) fn server_message(body: &str) -> String {
 }
 
 /// The URL without user, password or query string, for errors and logs.
-pub fn redact_url(url: &str) -> String {
+pub(crate) fn redact_url(url: &str) -> String {
     match reqwest::Url::parse(url) {
         Ok(mut parsed) => {
             // Both only fail for URLs that cannot have credentials, which then have none.

@@ -12,9 +12,8 @@
 //!   [`CacheMode`]) and [`Metered`] (a shared [`Budget`] of calls and tokens, and the
 //!   [`UsageLedger`] per role, per query, per run). Put `Metered` outermost:
 //!   `Metered::new(CachedChat::new(client, db, mode), budget)`.
-//! - [`ask_json`] gets a typed value out of a model, repairing bad replies; [`parse_react`] reads
-//!   text-mode ReAct steps for models without tool calling; [`Prompt`] renders prompt files
-//!   strictly and names them in the cache key.
+//! - [`ask_json`] gets a typed value out of a model, repairing bad replies; [`Prompt`] renders
+//!   prompt files strictly and names them in the cache key.
 //! - [`Embedder`] turns texts into vectors: [`OpenAiEmbedder`], the local all-MiniLM-L6-v2
 //!   `LocalEmbedder` (feature `local-embed`, on by default; install the weights with
 //!   `scripts/install-model.sh`), and the [`CachedEmbedder`] wrapper.
@@ -46,28 +45,21 @@ pub use crate::budget::{
     Budget, BudgetExhausted, BudgetLimit, BudgetLimits, BudgetUsed, Metered, UsageLedger,
     UsageTotals,
 };
-pub use crate::cache::{CacheDb, CacheMode, CachedChat, cache_key};
+pub use crate::cache::{CacheDb, CacheMode, CachedChat};
 pub use crate::chat::{
     ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ResponseFormat, Sampling,
     ToolArgumentsError, ToolCall, ToolChoice, ToolSpec, Usage,
 };
 pub use crate::embed::cache::CachedEmbedder;
-pub use crate::embed::http::{DEFAULT_HTTP_EMBED_BATCH, OpenAiEmbedder};
+pub use crate::embed::http::OpenAiEmbedder;
 #[cfg(feature = "local-embed")]
-pub use crate::embed::local::{
-    DEFAULT_LOCAL_EMBED_BATCH, LocalEmbedder, MINILM_MAX_TOKENS, MINILM_MODEL_ID,
-};
+pub use crate::embed::local::LocalEmbedder;
 pub use crate::embed::{Embedder, cosine};
 pub use crate::error::{Error, Result};
-pub use crate::http::redact_url;
 pub use crate::openai::OpenAiClient;
 pub use crate::prompt::Prompt;
-pub use crate::react::{REACT_STOP, ReactParseError, ReactStep, parse_react};
 pub use crate::settings::{LlmSettings, RetrySettings, Role, Secret, default_models_dir, env};
-pub use crate::structured::{Structured, StructuredSettings, ask_json, extract_json, parse_as};
-pub use crate::tokens::count_tokens;
-/// Builds a prompt context: `context! { doc => text, tools => &names }`.
-pub use minijinja::context;
+pub use crate::structured::{Structured, StructuredSettings, ask_json, extract_json};
 
 mod budget;
 mod cache;
@@ -77,7 +69,6 @@ mod error;
 mod http;
 mod openai;
 mod prompt;
-mod react;
 mod settings;
 mod structured;
 #[cfg(any(test, feature = "test-utils"))]

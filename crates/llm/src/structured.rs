@@ -99,7 +99,7 @@ where
 }
 
 /// Extracts a JSON value from `text` and deserializes it into `T`; the error says why not.
-pub fn parse_as<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+pub(crate) fn parse_as<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let value = extract_json(text)?;
     serde_json::from_value(value)
         .map_err(|e| format!("the JSON does not have the expected shape: {e}"))

@@ -3,7 +3,7 @@
 //! The BPE table is tiktoken-rs's own singleton, built once per process on first use.
 
 /// Tokens of `text` under cl100k_base (special tokens counted as text).
-pub fn count_tokens(text: &str) -> u64 {
+pub(crate) fn count_tokens(text: &str) -> u64 {
     if text.is_empty() {
         return 0;
     }

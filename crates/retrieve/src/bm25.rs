@@ -20,7 +20,7 @@ use crate::retriever::{Filter, Hit, Retriever, top_k};
 use crate::tokenize::tokenize;
 
 /// BM25's term-frequency saturation: Robertson's and Lucene's default.
-pub const K1: f32 = 1.2;
+pub(crate) const K1: f32 = 1.2;
 /// BM25's length normalization: Robertson's and Lucene's default.
 pub const B: f32 = 0.75;
 
@@ -117,7 +117,6 @@ impl Bm25Index {
             }
             lengths.push(length);
         }
-        #[allow(clippy::cast_precision_loss)]
         let n = corpus.len() as f32;
         let avg = if lengths.is_empty() {
             1.0
@@ -131,7 +130,6 @@ impl Bm25Index {
         let idf = postings
             .iter()
             .map(|list| {
-                #[allow(clippy::cast_precision_loss)]
                 let df = list.len() as f32;
                 // Lucene's IDF: never negative, even for terms in most documents.
                 (1.0 + (n - df + 0.5) / (df + 0.5)).ln()

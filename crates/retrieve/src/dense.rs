@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::retriever::{Filter, Hit, Retriever, top_k};
 
 /// Floats per step of the dot product (two AVX registers, four SSE ones).
-pub const LANES: usize = 16;
+pub(crate) const LANES: usize = 16;
 
 /// How the dense index is built.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

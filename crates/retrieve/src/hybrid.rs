@@ -88,7 +88,6 @@ pub fn fuse(
         } => {
             for (list, weight) in [(lexical, 1.0), (dense, dense_weight.max(0.0))] {
                 for (rank, &(doc, _)) in list.iter().enumerate() {
-                    #[allow(clippy::cast_precision_loss)]
                     let rank = rank as f32 + 1.0;
                     *fused.entry(doc).or_insert(0.0) += weight / (rank_k + rank);
                 }

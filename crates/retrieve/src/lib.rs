@@ -75,14 +75,14 @@
 //!   `toolsmith bench search-speed`.
 #![warn(missing_docs)]
 
-pub use crate::bm25::{B, Bm25Index, Bm25Settings, K1};
-pub use crate::corpus::{Corpus, CorpusDoc, Field, FieldWeights};
-pub use crate::dense::{DenseIndex, DenseRetriever, DenseSettings, LANES, dot};
+pub use crate::bm25::{B, Bm25Index, Bm25Settings};
+pub use crate::corpus::{Corpus, CorpusDoc, FieldWeights};
+pub use crate::dense::{DenseIndex, DenseRetriever, DenseSettings, dot};
 pub use crate::error::{Error, Result};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse};
 pub use crate::method::{Method, RetrieveSettings, build_retriever};
-pub use crate::retriever::{Filter, Hit, Retriever, TOOL_FANOUT, ToolHit, aggregate_tools};
-pub use crate::tokenize::{stem, tokenize};
+pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
+pub use crate::tokenize::stem;
 
 mod bm25;
 mod corpus;

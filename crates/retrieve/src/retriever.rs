@@ -43,7 +43,7 @@ pub struct ToolHit {
 }
 
 /// How many API hits [`Retriever::search_tools`] looks at per tool wanted.
-pub const TOOL_FANOUT: usize = 10;
+pub(crate) const TOOL_FANOUT: usize = 10;
 
 /// Finds the APIs that fit a query. Object-safe: share it as `Arc<dyn Retriever>`.
 ///
@@ -72,7 +72,7 @@ impl<T: Retriever + ?Sized> Retriever for Arc<T> {
 }
 
 /// Groups API hits (best first) by tool, scoring each tool by its best API; the `k` best tools.
-pub fn aggregate_tools(hits: &[Hit], k: usize) -> Vec<ToolHit> {
+pub(crate) fn aggregate_tools(hits: &[Hit], k: usize) -> Vec<ToolHit> {
     let mut order: Vec<ToolHit> = Vec::new();
     let mut index: HashMap<&ToolId, usize> = HashMap::new();
     for hit in hits {

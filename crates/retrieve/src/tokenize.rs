@@ -14,7 +14,7 @@ const STOPWORDS: &[&str] = &[
 ];
 
 /// Splits `text` into index terms. With `stem`, plural forms are reduced (see [`stem`]).
-pub fn tokenize(text: &str, stem_plurals: bool) -> Vec<String> {
+pub(crate) fn tokenize(text: &str, stem_plurals: bool) -> Vec<String> {
     let mut out = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric()) {
         if word.is_empty() {

@@ -19,14 +19,11 @@ pub use crate::dfsdt::Dfsdt;
 pub use crate::error::{Error, Result};
 pub use crate::react::React;
 pub use crate::run::{Finish, Run};
-pub use crate::runtime::{Answered, Runtime, Stop, Traced, observation_text};
+pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{AgentSettings, ConAgentsSettings, DfsdtSettings, ReactSettings};
 pub use crate::solver::Solver;
 pub use crate::store::RunStore;
-pub use crate::toolset::{
-    FINISH, FinishCall, RenderOptions, SEARCH_TOOLS, Toolset, finish_spec, parse_finish,
-    search_tools_spec,
-};
+pub use crate::toolset::{FINISH, RenderOptions, Toolset};
 pub use crate::trace::{
     BacktrackReason, CallOutcome, JsonlSink, Stamped, TRACE_VERSION, TraceEvent, TraceSink, Tracer,
     cut, read_jsonl, render,

@@ -285,7 +285,7 @@ impl Runtime {
 }
 
 /// ToolBench's observation format: `{"error": "...", "response": ...}`.
-pub fn observation_text(observation: &Observation) -> String {
+pub(crate) fn observation_text(observation: &Observation) -> String {
     let error = match &observation.outcome {
         toolsmith_exec::Outcome::Ok => String::new(),
         other => {

@@ -10,7 +10,7 @@ use toolsmith_llm::ToolSpec;
 /// Name of the tool that ends a run.
 pub const FINISH: &str = "Finish";
 /// Name of the meta-tool that searches the catalog for more tools.
-pub const SEARCH_TOOLS: &str = "search_tools";
+pub(crate) const SEARCH_TOOLS: &str = "search_tools";
 
 /// How API docs are rendered into tool descriptions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -135,7 +135,7 @@ impl Toolset {
 
 /// ToolBench's `Finish`: `return_type` is `give_answer` (with `final_answer`)
 /// or `give_up_and_restart` (with a `reason` naming what failed).
-pub fn finish_spec() -> ToolSpec {
+pub(crate) fn finish_spec() -> ToolSpec {
     ToolSpec {
         name: FINISH.to_owned(),
         description: "Call this when you are done: with return_type `give_answer` and the complete final answer, or with `give_up_and_restart` and the reason (which tools failed) when the task cannot be solved this way.".to_owned(),
@@ -152,7 +152,7 @@ pub fn finish_spec() -> ToolSpec {
 }
 
 /// The `search_tools` meta-tool.
-pub fn search_tools_spec() -> ToolSpec {
+pub(crate) fn search_tools_spec() -> ToolSpec {
     ToolSpec {
         name: SEARCH_TOOLS.to_owned(),
         description:
@@ -178,7 +178,7 @@ pub enum FinishCall {
 }
 
 /// Reads a `Finish` call's arguments, tolerating the usual slips.
-pub fn parse_finish(raw: &str) -> FinishCall {
+pub(crate) fn parse_finish(raw: &str) -> FinishCall {
     let value: Value = match toolsmith_llm::extract_json(raw) {
         Ok(v) => v,
         Err(e) => {

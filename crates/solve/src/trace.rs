@@ -569,12 +569,7 @@ impl<W: Write + Send> TraceSink for JsonlSink<W> {
 
 /// Cuts text to at most `max` characters, marking the cut.
 pub fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut out: String = text.chars().take(max).collect();
-    out.push_str("...");
-    out
+    toolsmith_plumbing::text::truncate_with(text, max, "...")
 }
 
 /// A one-line human rendering of an event, for the terminal.

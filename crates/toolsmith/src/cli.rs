@@ -1,17 +1,15 @@
-//! The command line's flags and subcommands. Doc comments here are the help text.
+//! Every flag and subcommand of the command line, as clap types. Doc comments here are the
+//! help text. This module imports nothing from `commands`: commands import their flags
+//! from here (uv's `uv-cli` shape). Enumerated flags are `ValueEnum`s, so `--help` lists
+//! their values, and map onto the library enums through `From` (libraries know no clap).
 
+use std::net::IpAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use toolsmith_catalog::{ApiId, DocLabel, DocSelector, DocTarget, Scope, ToolId};
+use toolsmith_retrieve::Filter;
 
-use crate::commands::env::EnvArgs;
-use crate::commands::solve::SolveArgs;
-use crate::commands::{bench::BenchArgs, index::IndexArgs, search::SearchArgs};
-use crate::commands::{call::CallArgs, example_api::ExampleApiArgs, jq_sandbox::JqSandboxArgs};
-use crate::commands::{
-    docs::DocsArgs, export::ExportArgs, import::ImportArgs, show::ShowArgs, stats::StatsArgs,
-    tools::ToolsArgs,
-};
 use crate::env;
 
 /// toolsmith: make LLM agents master large sets of tools.
@@ -29,12 +27,25 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The help heading of [`Global`]'s flags.
+const GLOBAL: &str = "Global options";
+
 /// Options every command takes.
 #[derive(Debug, Args)]
 pub struct Global {
     /// The catalog database (one SQLite file).
-    #[arg(long, global = true, env = env::DB, default_value = "toolsmith.db")]
+    #[arg(long, global = true, env = env::DB, default_value = "toolsmith.db", help_heading = GLOBAL)]
     pub db: PathBuf,
+    /// No progress bars or spinners (they are also hidden when stderr is not a terminal).
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
+    pub quiet: bool,
+    /// More log output on stderr: `-v` info, `-vv` debug, `-vvv` trace (default: warnings).
+    /// `RUST_LOG` overrides it.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
+    pub verbose: u8,
+    /// Colors in the log on stderr: `auto` when stderr is a terminal and `NO_COLOR` is unset.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, help_heading = GLOBAL)]
+    pub color: ColorChoice,
 }
 
 /// The subcommands.
@@ -71,4 +82,631 @@ pub enum Command {
     /// Internal: the jq sandbox's child process.
     #[command(name = "__jq-sandbox", hide = true)]
     JqSandbox(JqSandboxArgs),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared flag groups (`#[command(flatten)]`).
+
+/// `--doc-version LABEL`: which docs a command reads.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DocVersionArg {
+    /// Use the docs of this label (`original`, `draft-ref`, `easytool-ref`, ...) instead of
+    /// the active ones; an API without a doc of that label shows its active doc.
+    #[arg(long = "doc-version", value_name = "LABEL")]
+    pub doc_version: Option<DocLabel>,
+}
+
+impl DocVersionArg {
+    /// The catalog view: the label's docs, or the active ones when absent.
+    pub fn selector(&self) -> DocSelector {
+        self.doc_version
+            .as_ref()
+            .map_or(DocSelector::Active, |l| DocSelector::Label(l.clone()))
+    }
+}
+
+/// `--json`: machine-readable output.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct JsonArg {
+    /// Print JSON instead of text (the stable, scriptable form).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--category` and `--tool`: a part of the catalog.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ScopeArgs {
+    /// Only this category.
+    #[arg(long)]
+    pub category: Option<String>,
+    /// Only this tool (its id).
+    #[arg(long)]
+    pub tool: Option<ToolId>,
+}
+
+impl ScopeArgs {
+    /// The catalog scope these flags name.
+    pub fn scope(&self) -> Scope {
+        Scope {
+            category: self.category.clone(),
+            tool: self.tool.clone(),
+        }
+    }
+
+    /// The same restriction as a retrieval filter.
+    pub fn filter(&self) -> Filter {
+        Filter {
+            category: self.category.clone(),
+            tool: self.tool.clone(),
+        }
+    }
+}
+
+/// `--method`: how to retrieve.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct MethodArg {
+    /// The retrieval method. Dense and hybrid embed every API not yet embedded (run
+    /// `toolsmith index` first on a large catalog). By default `[retrieve] method` of
+    /// toolsmith.toml, else hybrid.
+    #[arg(long, value_enum, ignore_case = true)]
+    pub method: Option<SearchMethod>,
+}
+
+/// `--mode`: where tool calls go.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ModeArg {
+    /// Where calls go.
+    #[arg(long, value_enum, default_value_t = CallMode::Simulate)]
+    pub mode: CallMode,
+}
+
+/// `--data-dir`: the shared benchmark data.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DataDirArg {
+    /// The shared benchmark data (default: `$TOOLSMITH_DATA`, else `../shared/data`).
+    #[arg(long = "data-dir", env = env::DATA)]
+    pub data_dir: Option<PathBuf>,
+}
+
+impl DataDirArg {
+    /// The folder: the flag's, else `../shared/data`.
+    pub fn path(&self) -> PathBuf {
+        self.data_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("../shared/data"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enumerated values.
+
+/// When to color what goes to stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// When stderr is a terminal and `NO_COLOR` is unset.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Retrieval methods (`toolsmith_retrieve::Method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SearchMethod {
+    /// BM25 over the doc fields.
+    Bm25,
+    /// Cosine similarity of embeddings.
+    Dense,
+    /// BM25 and dense, fused.
+    Hybrid,
+}
+
+impl From<SearchMethod> for toolsmith_retrieve::Method {
+    fn from(method: SearchMethod) -> Self {
+        match method {
+            SearchMethod::Bm25 => Self::Bm25,
+            SearchMethod::Dense => Self::Dense,
+            SearchMethod::Hybrid => Self::Hybrid,
+        }
+    }
+}
+
+/// Where tool calls go (`toolsmith_exec::Mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CallMode {
+    /// Live calls only; nothing is stored.
+    Live,
+    /// Live calls, each stored in the response cache.
+    Record,
+    /// Stored responses only (a miss is an error).
+    Replay,
+    /// Stored responses, and the simulator on a miss.
+    ReplayOrSimulate,
+    /// The simulator only (offline, deterministic).
+    Simulate,
+}
+
+impl From<CallMode> for toolsmith_exec::Mode {
+    fn from(mode: CallMode) -> Self {
+        match mode {
+            CallMode::Live => Self::Live,
+            CallMode::Record => Self::Record,
+            CallMode::Replay => Self::Replay,
+            CallMode::ReplayOrSimulate => Self::ReplayOrSimulate,
+            CallMode::Simulate => Self::Simulate,
+        }
+    }
+}
+
+/// The LLM response cache (`toolsmith_llm::CacheMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LlmCache {
+    /// Never read nor write.
+    Off,
+    /// Read hits, write misses.
+    #[value(alias = "readwrite", alias = "rw")]
+    ReadWrite,
+    /// Read only: a miss is an error (reproduces a recorded run offline).
+    Replay,
+}
+
+impl From<LlmCache> for toolsmith_llm::CacheMode {
+    fn from(mode: LlmCache) -> Self {
+        match mode {
+            LlmCache::Off => Self::Off,
+            LlmCache::ReadWrite => Self::ReadWrite,
+            LlmCache::Replay => Self::Replay,
+        }
+    }
+}
+
+/// Source formats of `import` (`toolsmith_catalog::Format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImportFormat {
+    /// OpenAPI 3.0/3.1 or Swagger 2.0, JSON or YAML.
+    Openapi,
+    /// RapidAPI/ToolBench tool JSON (a file, a folder tree or a .tar.gz of one).
+    Rapidapi,
+    /// ToolBench/StableToolBench query files.
+    ToolbenchQueries,
+    /// DRAFT's tool-set files.
+    ToolbenchToolset,
+    /// OpenAI function-tool JSON.
+    OpenaiFunctions,
+    /// An MCP `tools/list` result.
+    McpTools,
+    /// DRAFT's refined docs.
+    DraftDocs,
+    /// EasyTool's instructions.
+    EasytoolDocs,
+}
+
+impl From<ImportFormat> for toolsmith_catalog::Format {
+    fn from(format: ImportFormat) -> Self {
+        match format {
+            ImportFormat::Openapi => Self::OpenApi,
+            ImportFormat::Rapidapi => Self::RapidApi,
+            ImportFormat::ToolbenchQueries => Self::ToolBenchQueries,
+            ImportFormat::ToolbenchToolset => Self::ToolBenchToolset,
+            ImportFormat::OpenaiFunctions => Self::OpenAiFunctions,
+            ImportFormat::McpTools => Self::McpTools,
+            ImportFormat::DraftDocs => Self::DraftDocs,
+            ImportFormat::EasytoolDocs => Self::EasyToolDocs,
+        }
+    }
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// OpenAPI 3.1, one document per tool.
+    Openapi,
+    /// OpenAI tools JSON (`[{type: function, function: {...}}]`).
+    Openai,
+    /// An MCP `tools/list` result (`{tools: [{name, description, inputSchema}]}`).
+    Mcp,
+    /// Markdown for people and prompts.
+    Markdown,
+}
+
+/// The agents `solve` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SolverName {
+    /// ReAct (ToolBench's CoT@n).
+    React,
+    /// Depth-first search-based decision tree (ToolBench's DFSDT, width 2).
+    Dfsdt,
+    /// Grounding, execution and observing agents with iterative calibration.
+    Conagents,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The commands' flags.
+
+/// Import tools or docs into the catalog.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Spec files, tool files, folders of `<Category>/<tool>.json`, `.tar.gz`
+    /// archives, or MCP servers: `mcp://NAME` (a `[mcp.servers.NAME]` of
+    /// toolsmith.toml), `mcp+http://URL`, `mcp+https://URL` or
+    /// `'mcp+stdio:COMMAND ARGS...'`, whose tools become one tool's APIs.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The format, when detection should not guess.
+    #[arg(long, value_enum)]
+    pub format: Option<ImportFormat>,
+    /// Tool name for single-tool sources (OpenAPI specs, OpenAI function lists,
+    /// MCP servers; by default an MCP server's name or host).
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// Category for single-tool sources.
+    #[arg(long)]
+    pub category: Option<String>,
+    /// Label for refined-doc files (default: draft-ref or easytool-ref).
+    #[arg(long)]
+    pub label: Option<DocLabel>,
+    /// Make imported refined docs the active ones.
+    #[arg(long)]
+    pub activate: bool,
+    /// Import the good files of a folder or archive and report the bad ones.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Print the import reports as JSON.
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Stay connected to the (one) MCP server and import its tools again each
+    /// time it says they changed (`tools/list_changed`), until it goes away.
+    #[arg(long)]
+    pub watch: bool,
+}
+
+/// List the catalog's APIs.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// Which part of the catalog.
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// Which docs.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// A JSON array, one object per API.
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Show one API (`tool/api`) or tool (`tool`) with its docs.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// `tool/api` for an API, `tool` for a tool.
+    pub id: DocTarget,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Include every doc version, not only the active one.
+    #[arg(long)]
+    pub all_versions: bool,
+}
+
+/// Export docs (the active ones unless `--doc-version` says otherwise).
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Output file (or, for OpenAPI with several tools, a folder); stdout when absent.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Which docs.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// Which part of the catalog.
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+}
+
+/// Counts and token statistics of the docs (with no `--doc-version`: the active docs and
+/// every label in the store).
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Which docs.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// Which part of the catalog.
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Doc versions of a tool or API.
+#[derive(Debug, Args)]
+pub struct DocsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: DocsAction,
+}
+
+/// What `toolsmith docs` does.
+#[derive(Debug, Subcommand)]
+pub enum DocsAction {
+    /// List every version of a doc, oldest first (`*` marks the active one).
+    History {
+        /// `tool/api` or `tool`.
+        target: DocTarget,
+        /// JSON output.
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Make a version the active one (rollback or roll forward; nothing is deleted).
+    Activate {
+        /// `tool/api` or `tool`.
+        target: DocTarget,
+        /// The version number (see `docs history`).
+        version: u32,
+    },
+    /// Append a version written by hand.
+    Add {
+        /// `tool/api` or `tool`.
+        target: DocTarget,
+        /// The new description.
+        #[arg(long)]
+        description: String,
+        /// Its label.
+        #[arg(long, default_value = "manual")]
+        label: DocLabel,
+        /// Make it the active version.
+        #[arg(long)]
+        activate: bool,
+    },
+}
+
+/// Precompute the embeddings dense and hybrid search use.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Which docs to embed.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// Embed every API again, ignoring the vectors already stored (they are left as they
+    /// are); shows what a cold build costs.
+    #[arg(long)]
+    pub rebuild: bool,
+}
+
+/// Find the APIs that fit a query.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// What the user wants to do.
+    pub query: String,
+    /// How many results.
+    #[arg(short = 'k', long, default_value_t = 10)]
+    pub k: usize,
+    /// How to retrieve.
+    #[command(flatten)]
+    pub method: MethodArg,
+    /// Which docs to search.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// Which part of the catalog.
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// Rank tools (each by its best API) instead of APIs.
+    #[arg(long)]
+    pub tools: bool,
+    /// JSON output (an array of hits).
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Measure retrieval quality or speed.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// What to measure.
+    #[command(subcommand)]
+    pub what: BenchCommand,
+}
+
+/// The benchmarks.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// NDCG@1/3/5/10 and Recall@5/10 of a retrieval method on a benchmark's queries.
+    Retrieval(RetrievalArgs),
+    /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
+    /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.
+    SearchSpeed(SpeedArgs),
+}
+
+/// Flags of `bench retrieval`.
+#[derive(Debug, Args)]
+pub struct RetrievalArgs {
+    /// restbench-tmdb, toolbench-draft282, toolbench-g1, toolbench-g2, or a query file (scored
+    /// against the `--db` catalog). A named benchmark builds its own corpus in memory.
+    #[arg(long)]
+    pub dataset: String,
+    /// How to retrieve.
+    #[command(flatten)]
+    pub method: MethodArg,
+    /// Which docs to score (`draft-ref`, `easytool-ref`; by default the original ones).
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// JSON output (one object).
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// Flags of `bench search-speed`.
+#[derive(Debug, Args)]
+pub struct SpeedArgs {
+    /// Catalog sizes to measure (the first N APIs of ToolEnv2404).
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,46802")]
+    pub sizes: Vec<usize>,
+    /// Queries timed per size and method (StableToolBench's G1 and G2 queries, cycled).
+    #[arg(long, default_value_t = 300)]
+    pub queries: usize,
+    /// Also time embedding each query with the local MiniLM model.
+    #[arg(long = "embed-queries")]
+    pub embed_queries: bool,
+    /// Also time embedding this many API docs with the local MiniLM model (batched, as an
+    /// index build does), to give the dense index's build time at each size.
+    #[arg(long = "embed-docs", value_name = "N")]
+    pub embed_docs: Option<usize>,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// Call one API and print what came back (the observation) as JSON.
+///
+/// Credentials come from `TOOLSMITH_KEY_<TOOL>` (RapidAPI tools also read
+/// `RAPIDAPI_KEY`); they never appear in the output or the cache.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The API, `tool/api` (e.g. `tmdb/get_search_movie`, `funcqa/power`).
+    pub api: ApiId,
+    /// The arguments, a JSON object.
+    #[arg(long, default_value = "{}")]
+    pub args: String,
+    /// Where the call goes.
+    #[command(flatten)]
+    pub mode: ModeArg,
+}
+
+/// Serve the example library API (authors, books, members, loans) for the
+/// quickstart, with its OpenAPI spec at `/openapi.json`.
+#[derive(Debug, Args)]
+pub struct ExampleApiArgs {
+    /// Port to listen on (0 for any free port).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: IpAddr,
+}
+
+/// The tool environment: how calls were answered.
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    /// What to show.
+    #[command(subcommand)]
+    pub action: EnvAction,
+}
+
+/// What `toolsmith env` shows.
+#[derive(Debug, Subcommand)]
+pub enum EnvAction {
+    /// Calls answered live, replayed or simulated, and responses recorded, per tool.
+    Coverage {
+        /// JSON output.
+        #[command(flatten)]
+        json: JsonArg,
+    },
+}
+
+/// Answer a query by calling tools.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The user's request.
+    pub query: String,
+    /// Which agent.
+    #[arg(long, value_enum, default_value_t = SolverName::React)]
+    pub solver: SolverName,
+    /// Offer exactly these APIs (`tool/api`, comma-separated).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["retrieve", "search_tool"])]
+    pub tools: Vec<ApiId>,
+    /// Offer the top K APIs found by retrieval (`[retrieve] method`, else hybrid).
+    #[arg(long, value_name = "K")]
+    pub retrieve: Option<usize>,
+    /// Offer a `search_tools` meta-tool the agent calls to find tools itself.
+    #[arg(long)]
+    pub search_tool: bool,
+    /// How tools are called.
+    #[command(flatten)]
+    pub mode: ModeArg,
+    /// Which docs tools are rendered from.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// Add the docs' usage examples to tool descriptions.
+    #[arg(long)]
+    pub examples: bool,
+    /// Also write the trace as JSON lines here.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Model (default: `TOOLSMITH_MODEL`, else `[llm] model` in toolsmith.toml).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// LLM response cache.
+    #[arg(long, value_enum, default_value_t = LlmCache::ReadWrite)]
+    pub cache: LlmCache,
+    /// Stop after this many LLM calls.
+    #[arg(long, default_value_t = 200)]
+    pub max_llm_calls: u64,
+    /// Stop after this many tokens.
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    /// Print the result as JSON instead of the trace.
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Run one jq filter read from stdin (internal: the jq sandbox's child).
+#[derive(Debug, Args)]
+pub struct JqSandboxArgs {
+    /// Address-space limit the child sets on itself, in bytes.
+    #[arg(long)]
+    pub max_memory_bytes: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn enumerated_flags_map_onto_every_library_value() {
+        assert_eq!(
+            SearchMethod::value_variants().len(),
+            toolsmith_retrieve::Method::ALL.len()
+        );
+        assert_eq!(
+            CallMode::value_variants().len(),
+            toolsmith_exec::Mode::ALL.len()
+        );
+        assert_eq!(
+            ImportFormat::value_variants().len(),
+            toolsmith_catalog::Format::ALL.len()
+        );
+        for method in SearchMethod::value_variants() {
+            let name = method.to_possible_value().map(|v| v.get_name().to_owned());
+            let lib: toolsmith_retrieve::Method = (*method).into();
+            assert_eq!(name.as_deref(), Some(lib.as_str()));
+        }
+        for mode in CallMode::value_variants() {
+            let name = mode.to_possible_value().map(|v| v.get_name().to_owned());
+            let lib: toolsmith_exec::Mode = (*mode).into();
+            assert_eq!(name.as_deref(), Some(lib.as_str()));
+        }
+        for cache in LlmCache::value_variants() {
+            let name = cache.to_possible_value().map(|v| v.get_name().to_owned());
+            let lib: toolsmith_llm::CacheMode = (*cache).into();
+            assert_eq!(name.as_deref(), Some(lib.as_str()));
+        }
+        for format in ImportFormat::value_variants() {
+            let name = format.to_possible_value().map(|v| v.get_name().to_owned());
+            let lib: toolsmith_catalog::Format = (*format).into();
+            assert_eq!(name.as_deref(), Some(lib.as_str()));
+        }
+    }
 }

@@ -1,10 +1,19 @@
 //! Names of the environment variables toolsmith reads.
 
 /// Path of the catalog database.
-pub const DB: &str = "TOOLSMITH_DB";
+pub(crate) const DB: &str = "TOOLSMITH_DB";
 
 /// The embedder of dense and hybrid search: `local` or `http`.
-pub const EMBEDDER: &str = "TOOLSMITH_EMBEDDER";
+pub(crate) const EMBEDDER: &str = "TOOLSMITH_EMBEDDER";
 
 /// Path of the config file (default: `./toolsmith.toml` when present).
-pub const CONFIG: &str = "TOOLSMITH_CONFIG";
+pub(crate) const CONFIG: &str = "TOOLSMITH_CONFIG";
+
+/// The shared benchmark data of `bench` (default: `../shared/data`).
+pub(crate) const DATA: &str = "TOOLSMITH_DATA";
+
+/// Log filter in `tracing-subscriber`'s syntax; overrides `-v`.
+pub(crate) const LOG: &str = "RUST_LOG";
+
+/// Set to anything: no colors (<https://no-color.org>).
+pub(crate) const NO_COLOR: &str = "NO_COLOR";

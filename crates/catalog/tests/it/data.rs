@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 /// Writes `text` to a file named `name` in a fresh temporary folder.
-pub fn write_temp(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn write_temp(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();

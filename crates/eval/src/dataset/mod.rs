@@ -25,9 +25,9 @@ use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
 
 use crate::error::{Error, Result};
 
-pub mod anytool;
-pub mod funcqa;
-pub mod tooleval;
+pub(crate) mod anytool;
+pub(crate) mod funcqa;
+pub(crate) mod tooleval;
 
 pub use anytool::load_anytoolbench;
 pub use funcqa::load_funcqa;

@@ -52,7 +52,6 @@ impl Prices {
 }
 
 /// Token counts stay far below 2^53, where every integer is exact.
-#[allow(clippy::cast_precision_loss)]
 fn u64_to_f64(n: u64) -> f64 {
     n as f64
 }

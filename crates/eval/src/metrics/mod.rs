@@ -25,7 +25,6 @@ pub mod variance;
 pub mod win_rate;
 
 /// A count as `f64`. Counts stay far below 2^53, where every integer is exact.
-#[allow(clippy::cast_precision_loss)]
 pub(crate) fn to_f64(n: usize) -> f64 {
     n as f64
 }

@@ -13,7 +13,6 @@ use serde::Serialize;
 /// The discount of a 1-based rank: `1 / log2(rank + 1)`.
 fn discount(rank: usize) -> f64 {
     // Ranks are small; f64 holds every usize below 2^53 exactly.
-    #[allow(clippy::cast_precision_loss)]
     let r = rank as f64;
     1.0 / (r + 1.0).log2()
 }
@@ -62,9 +61,7 @@ pub fn recall_at_k<T: PartialEq>(ranked: &[T], gold: &[T], k: usize) -> f64 {
     if total == 0 {
         return 0.0;
     }
-    #[allow(clippy::cast_precision_loss)]
     let found = hits(ranked, gold, k).len() as f64;
-    #[allow(clippy::cast_precision_loss)]
     let total = total as f64;
     found / total
 }
@@ -110,7 +107,6 @@ impl RetrievalScores {
         if sum.queries == 0 {
             return sum;
         }
-        #[allow(clippy::cast_precision_loss)]
         let n = sum.queries as f64;
         Self {
             queries: sum.queries,

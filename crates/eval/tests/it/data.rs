@@ -1,11 +1,11 @@
 //! Where the shared benchmark data lives, and catalogs built from a benchmark's sources.
 
-pub use toolsmith_catalog::testing::data_dir;
+pub(crate) use toolsmith_catalog::testing::data_dir;
 use toolsmith_catalog::{ImportOptions, Store, read_source};
 use toolsmith_eval::Benchmark;
 
 /// A store with a benchmark's corpus sources imported (refined docs not activated).
-pub fn benchmark_store(benchmark: &Benchmark) -> Store {
+pub(crate) fn benchmark_store(benchmark: &Benchmark) -> Store {
     let mut store = Store::in_memory().unwrap();
     for source in benchmark.corpus_sources(&data_dir()) {
         let batch = read_source(&source, &ImportOptions::default()).unwrap();

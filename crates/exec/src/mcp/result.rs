@@ -27,7 +27,7 @@ pub(crate) fn observe(result: CallToolResult, max_bytes: usize) -> Observation {
         body
     };
     let outcome = if result.is_error == Some(true) {
-        let said: String = text.chars().take(MESSAGE_CHARS).collect();
+        let said = toolsmith_plumbing::text::char_prefix(&text, MESSAGE_CHARS);
         Outcome::ToolError {
             kind: FailureKind::ToolFailed,
             message: if said.trim().is_empty() {

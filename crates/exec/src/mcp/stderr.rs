@@ -51,7 +51,9 @@ impl StderrTail {
                 if kept.len() == KEEP_LINES {
                     kept.pop_front();
                 }
-                kept.push_back(line.chars().take(KEEP_LINE_CHARS).collect());
+                kept.push_back(
+                    toolsmith_plumbing::text::char_prefix(&line, KEEP_LINE_CHARS).to_owned(),
+                );
             }
             end.send_replace(true);
         });

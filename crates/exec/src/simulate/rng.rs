@@ -44,7 +44,6 @@ impl Rng {
     /// A float in `[0, 1)`.
     pub(crate) fn unit(&mut self) -> f64 {
         // The top 53 bits fit an f64 mantissa exactly.
-        #[allow(clippy::cast_precision_loss)]
         let top = (self.next_u64() >> 11) as f64;
         top / (1u64 << 53) as f64
     }

@@ -791,7 +791,7 @@ fn fit_length(schema: &Value, text: String, rng: &mut Rng) -> String {
         len += 1;
     }
     if len > max {
-        text = text.chars().take(max).collect();
+        text = toolsmith_plumbing::text::char_prefix(&text, max).to_owned();
     }
     text
 }

@@ -11,7 +11,7 @@ use crate::http::{HttpCore, redact_url};
 use crate::settings::LlmSettings;
 
 /// Texts per request unless set otherwise.
-pub const DEFAULT_HTTP_EMBED_BATCH: usize = 128;
+pub(crate) const DEFAULT_HTTP_EMBED_BATCH: usize = 128;
 
 /// Embeds through an OpenAI-compatible `/embeddings` endpoint, `batch_size` texts per request,
 /// with the same retries and in-flight limit as the chat client.

@@ -19,11 +19,11 @@ use crate::error::{Error, Result};
 use crate::settings::default_models_dir;
 
 /// The model's name, its directory under the models dir, and its cache namespace.
-pub const MINILM_MODEL_ID: &str = "all-MiniLM-L6-v2";
+pub(crate) const MINILM_MODEL_ID: &str = "all-MiniLM-L6-v2";
 /// Texts per forward pass unless set otherwise.
-pub const DEFAULT_LOCAL_EMBED_BATCH: usize = 64;
+pub(crate) const DEFAULT_LOCAL_EMBED_BATCH: usize = 64;
 /// Word pieces kept per text (sentence-transformers' `max_seq_length` for this model).
-pub const MINILM_MAX_TOKENS: usize = 256;
+pub(crate) const MINILM_MAX_TOKENS: usize = 256;
 /// The files the model needs.
 const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 

@@ -2,8 +2,7 @@
 
 use serde_json::json;
 use toolsmith_llm::{
-    ChatModel, ChatRequest, Error, Message, OpenAiClient, REACT_STOP, ReactStep, Role, Sampling,
-    ToolChoice, ToolSpec, parse_react,
+    ChatModel, ChatRequest, Error, Message, OpenAiClient, Role, Sampling, ToolChoice, ToolSpec,
 };
 
 use crate::support::{Canned, MockServer, TEST_KEY, completion, tool_completion};
@@ -138,53 +137,6 @@ async fn named_tool_choice_and_sampling_reach_the_server() -> anyhow::Result<()>
     assert_eq!(body["seed"], 42);
     assert_eq!(body["max_tokens"], 64);
     assert!((body["top_p"].as_f64().unwrap() - 0.9).abs() < 1e-6);
-    Ok(())
-}
-
-#[tokio::test]
-async fn text_mode_react_sends_stop_sequences_and_parses_the_reply() -> anyhow::Result<()> {
-    let server = MockServer::start([
-        Canned::json(completion(
-            "Thought: I need the weather.\nAction: get_weather\nAction Input: {'city': 'Paris',}",
-        )),
-        Canned::json(completion(
-            "**Thought:** I know it now.\n**Final Answer:** Sunny",
-        )),
-        Canned::json(completion("I am not sure what to do.")),
-    ])
-    .await;
-    let client = OpenAiClient::new(&server.settings())?;
-    let sampling = Sampling {
-        stop: REACT_STOP.iter().map(|s| s.to_string()).collect(),
-        ..Sampling::greedy()
-    };
-    let req =
-        ChatRequest::new("agent", vec![Message::user("Weather in Paris?")]).with_sampling(sampling);
-
-    let step = parse_react(client.chat(&req).await?.text())?;
-    assert_eq!(
-        step,
-        ReactStep::Act {
-            thought: Some("I need the weather.".into()),
-            tool: "get_weather".into(),
-            input: json!({"city": "Paris"})
-        }
-    );
-    let step = parse_react(client.chat(&req).await?.text())?;
-    assert!(
-        matches!(step, ReactStep::Finish { ref answer, .. } if answer == "Sunny"),
-        "{step:?}"
-    );
-    let err = parse_react(client.chat(&req).await?.text()).unwrap_err();
-    assert!(
-        err.to_string().contains("Final Answer"),
-        "the error tells the model what is expected: {err}"
-    );
-    assert_eq!(
-        server.requests()[0]["stop"],
-        json!(["\nObservation:", "\nObservation"])
-    );
-    assert_eq!(server.requests()[0]["temperature"], 0.0);
     Ok(())
 }
 

@@ -16,11 +16,11 @@ use serde_json::{Value, json};
 use toolsmith_llm::{LlmSettings, RetrySettings, Secret};
 
 /// The key the tests send; it must never show up in an error.
-pub const TEST_KEY: &str = "sk-test-do-not-print-0123456789";
+pub(crate) const TEST_KEY: &str = "sk-test-do-not-print-0123456789";
 
 /// One canned HTTP response.
 #[derive(Clone, Debug)]
-pub struct Canned {
+pub(crate) struct Canned {
     pub status: u16,
     pub headers: Vec<(&'static str, String)>,
     pub body: String,
@@ -28,7 +28,7 @@ pub struct Canned {
 }
 
 impl Canned {
-    pub fn json(body: Value) -> Self {
+    pub(crate) fn json(body: Value) -> Self {
         Self {
             status: 200,
             headers: vec![("content-type", "application/json".into())],
@@ -36,7 +36,7 @@ impl Canned {
             delay: Duration::ZERO,
         }
     }
-    pub fn status(status: u16, body: &str) -> Self {
+    pub(crate) fn status(status: u16, body: &str) -> Self {
         Self {
             status,
             headers: Vec::new(),
@@ -44,18 +44,18 @@ impl Canned {
             delay: Duration::ZERO,
         }
     }
-    pub fn header(mut self, name: &'static str, value: &str) -> Self {
+    pub(crate) fn header(mut self, name: &'static str, value: &str) -> Self {
         self.headers.push((name, value.into()));
         self
     }
-    pub fn delayed(mut self, delay: Duration) -> Self {
+    pub(crate) fn delayed(mut self, delay: Duration) -> Self {
         self.delay = delay;
         self
     }
 }
 
 /// A chat completion with text.
-pub fn completion(text: &str) -> Value {
+pub(crate) fn completion(text: &str) -> Value {
     json!({
         "id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
@@ -64,7 +64,7 @@ pub fn completion(text: &str) -> Value {
 }
 
 /// A chat completion with tool calls `(id, name, raw arguments)`.
-pub fn tool_completion(calls: &[(&str, &str, &str)]) -> Value {
+pub(crate) fn tool_completion(calls: &[(&str, &str, &str)]) -> Value {
     let calls: Vec<Value> = calls
         .iter()
         .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
@@ -87,14 +87,14 @@ struct Shared {
 }
 
 /// The running server; it stops with the test's runtime.
-pub struct MockServer {
+pub(crate) struct MockServer {
     pub base_url: String,
     shared: Arc<Shared>,
 }
 
 impl MockServer {
     /// Serves `script` in order, then 418 for anything more.
-    pub async fn start(script: impl IntoIterator<Item = Canned>) -> Self {
+    pub(crate) async fn start(script: impl IntoIterator<Item = Canned>) -> Self {
         let shared = Arc::new(Shared {
             script: Mutex::new(script.into_iter().collect()),
             ..Shared::default()
@@ -117,33 +117,33 @@ impl MockServer {
     }
 
     /// Answers with `canned` whenever the script is empty.
-    pub fn always(self, canned: Canned) -> Self {
+    pub(crate) fn always(self, canned: Canned) -> Self {
         *self.shared.fallback.lock().unwrap() = Some(canned);
         self
     }
 
     /// Request bodies received, in order.
-    pub fn requests(&self) -> Vec<Value> {
+    pub(crate) fn requests(&self) -> Vec<Value> {
         self.shared.bodies.lock().unwrap().clone()
     }
 
     /// Number of requests received.
-    pub fn hits(&self) -> usize {
+    pub(crate) fn hits(&self) -> usize {
         self.shared.bodies.lock().unwrap().len()
     }
 
     /// `Authorization` headers received.
-    pub fn auth_headers(&self) -> Vec<Option<String>> {
+    pub(crate) fn auth_headers(&self) -> Vec<Option<String>> {
         self.shared.auth.lock().unwrap().clone()
     }
 
     /// Most requests seen in flight at once.
-    pub fn max_in_flight(&self) -> usize {
+    pub(crate) fn max_in_flight(&self) -> usize {
         self.shared.max_in_flight.load(Ordering::SeqCst)
     }
 
     /// Settings pointing at this server, with millisecond backoff.
-    pub fn settings(&self) -> LlmSettings {
+    pub(crate) fn settings(&self) -> LlmSettings {
         LlmSettings {
             base_url: self.base_url.clone(),
             api_key: Some(Secret::new(TEST_KEY)),

@@ -23,7 +23,7 @@ fn doc(api: &str, category: &str, name: &str, description: &str, params: &str) -
 }
 
 /// Five APIs of three tools in two categories.
-pub fn tiny() -> Arc<Corpus> {
+pub(crate) fn tiny() -> Arc<Corpus> {
     Arc::new(Corpus::from_docs([
         doc(
             "movies/search_movie",

@@ -9,8 +9,8 @@ use toolsmith_exec::{ApiBook, Executor, Provenance, Validated};
 use toolsmith_llm::ChatModel;
 use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Toolset, Tracer};
 
-pub const SEARCH: &str = "search_movie_for_movies";
-pub const DETAILS: &str = "get_movie_for_movies";
+pub(crate) const SEARCH: &str = "search_movie_for_movies";
+pub(crate) const DETAILS: &str = "get_movie_for_movies";
 
 const SPEC: &str = r#"{"openapi": "3.0.0", "info": {"title": "Movies", "version": "1"},
   "servers": [{"url": "https://movies.example"}],
@@ -22,20 +22,20 @@ const SPEC: &str = r#"{"openapi": "3.0.0", "info": {"title": "Movies", "version"
        "parameters": [{"name": "movie_id", "in": "path", "schema": {"type": "integer"}}],
        "responses": {"200": {"description": "ok"}}}}}}"#;
 
-pub fn search_id() -> ApiId {
+pub(crate) fn search_id() -> ApiId {
     "movies/search_movie".parse().unwrap()
 }
 
-pub fn details_id() -> ApiId {
+pub(crate) fn details_id() -> ApiId {
     "movies/get_movie".parse().unwrap()
 }
 
-pub struct Fixture {
+pub(crate) struct Fixture {
     pub toolset: Toolset,
     pub book: Arc<ApiBook>,
 }
 
-pub fn fixture() -> Fixture {
+pub(crate) fn fixture() -> Fixture {
     let batch = read_bytes(
         Path::new("movies.json"),
         SPEC.as_bytes(),
@@ -56,7 +56,7 @@ pub fn fixture() -> Fixture {
 
 /// A runtime whose executor checks arguments against the book's schemas
 /// first, as the command line's does.
-pub fn runtime(
+pub(crate) fn runtime(
     llm: Arc<dyn ChatModel>,
     executor: Arc<dyn Executor>,
     book: Arc<ApiBook>,
@@ -75,14 +75,14 @@ pub fn runtime(
     }
 }
 
-pub fn args(value: Value) -> String {
+pub(crate) fn args(value: Value) -> String {
     value.to_string()
 }
 
-pub fn answer(text: &str) -> String {
+pub(crate) fn answer(text: &str) -> String {
     json!({"return_type": "give_answer", "final_answer": text}).to_string()
 }
 
-pub fn give_up(reason: &str) -> String {
+pub(crate) fn give_up(reason: &str) -> String {
     json!({"return_type": "give_up_and_restart", "reason": reason}).to_string()
 }

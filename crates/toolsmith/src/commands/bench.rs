@@ -6,96 +6,27 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
+use anyhow::Context as _;
 use serde::Serialize;
-use toolsmith_catalog::{DocLabel, ImportOptions, Store, read_source};
+use toolsmith_catalog::{DocSelector, ImportOptions, Store, read_source};
 use toolsmith_eval::{Benchmark, RetrievalScores, TOOLENV2404};
-use toolsmith_llm::{CacheMode, Embedder, LocalEmbedder};
+use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
     Bm25Index, Bm25Settings, Corpus, DenseIndex, DenseSettings, Filter, HybridSettings, Method,
-    build_retriever, fuse,
+    fuse,
 };
 
-use crate::cli::Global;
-use crate::commands::search::{corpus, embedder, runtime};
-use crate::commands::{open_store, selector};
-use crate::printer;
-use crate::settings::retrieve_config;
-
-/// Measure retrieval quality or speed.
-#[derive(Debug, clap::Args)]
-pub struct BenchArgs {
-    /// What to measure.
-    #[command(subcommand)]
-    pub what: BenchCommand,
-}
-
-/// The benchmarks.
-#[derive(Debug, clap::Subcommand)]
-pub enum BenchCommand {
-    /// NDCG@1/3/5/10 and Recall@5/10 of a retrieval method on a benchmark's queries.
-    Retrieval(RetrievalArgs),
-    /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
-    /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.
-    SearchSpeed(SpeedArgs),
-}
-
-/// Flags of `bench retrieval`.
-#[derive(Debug, clap::Args)]
-pub struct RetrievalArgs {
-    /// restbench-tmdb, toolbench-draft282, toolbench-g1, toolbench-g2, or a query file (scored
-    /// against the `--db` catalog). A named benchmark builds its own corpus in memory.
-    #[arg(long)]
-    pub dataset: String,
-    /// bm25, dense or hybrid. By default `[retrieve] method` of toolsmith.toml, else hybrid.
-    #[arg(long)]
-    pub method: Option<Method>,
-    /// Score the docs of this label (`draft-ref`, `easytool-ref`) instead of the original ones.
-    #[arg(long = "doc-version")]
-    pub doc_version: Option<DocLabel>,
-    /// Print one JSON object.
-    #[arg(long)]
-    pub json: bool,
-    /// The shared benchmark data (default: `$TOOLSMITH_DATA`, else `../shared/data`).
-    #[arg(long = "data-dir", env = "TOOLSMITH_DATA")]
-    pub data_dir: Option<PathBuf>,
-}
-
-/// Flags of `bench search-speed`.
-#[derive(Debug, clap::Args)]
-pub struct SpeedArgs {
-    /// Catalog sizes to measure (the first N APIs of ToolEnv2404).
-    #[arg(long, value_delimiter = ',', default_value = "1000,10000,46802")]
-    pub sizes: Vec<usize>,
-    /// Queries timed per size and method (StableToolBench's G1 and G2 queries, cycled).
-    #[arg(long, default_value_t = 300)]
-    pub queries: usize,
-    /// Also time embedding each query with the local MiniLM model.
-    #[arg(long = "embed-queries")]
-    pub embed_queries: bool,
-    /// Also time embedding this many API docs with the local MiniLM model (batched, as an
-    /// index build does), to give the dense index's build time at each size.
-    #[arg(long = "embed-docs", value_name = "N")]
-    pub embed_docs: Option<usize>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// The shared benchmark data (default: `$TOOLSMITH_DATA`, else `../shared/data`).
-    #[arg(long = "data-dir", env = "TOOLSMITH_DATA")]
-    pub data_dir: Option<PathBuf>,
-}
+use crate::cli::{BenchArgs, BenchCommand, RetrievalArgs, SpeedArgs};
+use crate::context::Context;
+use crate::progress::Progress;
+use crate::{printer, retrieval, table};
 
 /// Runs `toolsmith bench`.
-pub fn run(global: &Global, args: &BenchArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     match &args.what {
-        BenchCommand::Retrieval(a) => retrieval(global, a),
-        BenchCommand::SearchSpeed(a) => speed(a),
+        BenchCommand::Retrieval(a) => retrieval(ctx, a),
+        BenchCommand::SearchSpeed(a) => speed(ctx, a),
     }
-}
-
-fn data_dir(flag: Option<&PathBuf>) -> PathBuf {
-    flag.cloned()
-        .unwrap_or_else(|| PathBuf::from("../shared/data"))
 }
 
 /// The result of `bench retrieval --json`. Scores in percent.
@@ -120,25 +51,30 @@ struct RetrievalReport {
     recall_10: f64,
 }
 
-fn import_all(store: &mut Store, sources: &[PathBuf]) -> anyhow::Result<()> {
+fn import_all(store: &mut Store, sources: &[PathBuf], progress: Progress) -> anyhow::Result<()> {
     for source in sources {
-        let batch = read_source(source, &ImportOptions::default())
-            .with_context(|| format!("reading {}", source.display()))?;
-        store
-            .import(&batch, false)
-            .with_context(|| format!("importing {}", source.display()))?;
+        let spinner = progress.spinner(format!("importing {}", source.display()));
+        let imported = read_source(source, &ImportOptions::default())
+            .with_context(|| format!("reading {}", source.display()))
+            .and_then(|batch| {
+                store
+                    .import(&batch, false)
+                    .with_context(|| format!("importing {}", source.display()))
+            });
+        spinner.finish_and_clear();
+        imported?;
     }
     Ok(())
 }
 
-fn retrieval(global: &Global, args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
-    let data = data_dir(args.data_dir.as_ref());
+fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
+    let data = args.data.path();
     let benchmark = Benchmark::parse(&args.dataset)?;
     let store = match &benchmark {
-        Benchmark::File(_) => open_store(global)?,
+        Benchmark::File(_) => ctx.store()?,
         named => {
             let mut store = Store::in_memory()?;
-            import_all(&mut store, &named.corpus_sources(&data))?;
+            import_all(&mut store, &named.corpus_sources(&data), *ctx.progress())?;
             store
         }
     };
@@ -166,25 +102,25 @@ fn retrieval(global: &Global, args: &RetrievalArgs) -> anyhow::Result<ExitCode> 
             "query {query}: gold `{name}` matched {api} by path shape"
         ));
     }
-    let corpus = corpus(&store, &selector(args.doc_version.as_ref()))?;
-    let config = retrieve_config()?;
-    let method = config.method(args.method);
-    let embedder = if method.embeds() {
-        Some(embedder(&global.db, &config, CacheMode::ReadWrite)?)
-    } else {
-        None
-    };
-    let rt = runtime()?;
+    let corpus = retrieval::corpus(&store, &args.docs.selector())?;
+    let method = ctx
+        .config()?
+        .retrieve
+        .method(args.method.method.map(Into::into));
+    let rt = ctx.runtime()?;
     let scores = rt.block_on(async {
-        let retriever = build_retriever(method, corpus, embedder, &config.settings()).await?;
+        let retriever = retrieval::retriever(ctx, method, corpus).await?;
         let mut runs = Vec::with_capacity(resolved.queries.len());
+        let bar = ctx.progress().bar(resolved.queries.len(), "queries");
         for q in &resolved.queries {
-            let hits = retriever.search(&q.text, 10, &Filter::default()).await?;
+            let hits = retriever.search(&q.text, 10, &Filter::default()).await;
+            bar.inc(1);
             runs.push((
-                hits.into_iter().map(|h| h.api).collect::<Vec<_>>(),
+                hits?.into_iter().map(|h| h.api).collect::<Vec<_>>(),
                 q.gold.clone(),
             ));
         }
+        bar.finish_and_clear();
         anyhow::Ok(
             RetrievalScores::mean(runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice()))).percent(),
         )
@@ -193,6 +129,7 @@ fn retrieval(global: &Global, args: &RetrievalArgs) -> anyhow::Result<ExitCode> 
         dataset: benchmark.name(),
         method,
         doc_version: args
+            .docs
             .doc_version
             .as_ref()
             .map_or_else(|| "original".to_owned(), ToString::to_string),
@@ -205,32 +142,42 @@ fn retrieval(global: &Global, args: &RetrievalArgs) -> anyhow::Result<ExitCode> 
         recall_5: scores.recall_5,
         recall_10: scores.recall_10,
     };
-    if args.json {
-        printer::json(&report)?;
-    } else {
-        printer::line(format!(
-            "{} / {} / {} docs, {} queries{}",
-            report.dataset,
-            report.method,
-            report.doc_version,
-            report.queries,
-            if report.skipped > 0 {
-                format!(" ({} skipped)", report.skipped)
-            } else {
-                String::new()
-            }
-        ));
-        printer::line("NDCG@1  NDCG@3  NDCG@5  NDCG@10  Recall@5  Recall@10");
-        printer::line(format!(
-            "{:>6.1}  {:>6.1}  {:>6.1}  {:>7.1}  {:>8.1}  {:>9.1}",
+    if args.json.json {
+        return printer::json(&report).map(|()| ExitCode::SUCCESS);
+    }
+    printer::line(format!(
+        "{} / {} / {} docs, {} queries{}",
+        report.dataset,
+        report.method,
+        report.doc_version,
+        report.queries,
+        if report.skipped > 0 {
+            format!(" ({} skipped)", report.skipped)
+        } else {
+            String::new()
+        }
+    ))?;
+    let mut out = table::new([
+        "NDCG@1",
+        "NDCG@3",
+        "NDCG@5",
+        "NDCG@10",
+        "Recall@5",
+        "Recall@10",
+    ]);
+    out.add_row(
+        [
             report.ndcg_1,
             report.ndcg_3,
             report.ndcg_5,
             report.ndcg_10,
             report.recall_5,
-            report.recall_10
-        ));
-    }
+            report.recall_10,
+        ]
+        .map(|score| format!("{score:.1}")),
+    );
+    table::align_right(&mut out, 0..6);
+    table::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -264,11 +211,6 @@ struct SpeedRow {
 fn latency(mut samples: Vec<Duration>) -> Latency {
     samples.sort_unstable();
     let at = |q: f64| {
-        #[allow(
-            clippy::cast_precision_loss,
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss
-        )]
         let i = ((samples.len().saturating_sub(1)) as f64 * q).round() as usize;
         samples.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e6)
     };
@@ -287,7 +229,6 @@ impl Xorshift {
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         let bits = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40;
-        #[allow(clippy::cast_precision_loss)]
         let unit = bits as f32 / (1u64 << 24) as f32;
         unit * 2.0 - 1.0
     }
@@ -297,12 +238,13 @@ impl Xorshift {
     }
 }
 
-fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
-    let data = data_dir(args.data_dir.as_ref());
+fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode> {
+    let data = args.data.path();
+    let progress = *ctx.progress();
     let started = Instant::now();
     let mut store = Store::in_memory()?;
-    import_all(&mut store, &[data.join(TOOLENV2404)])?;
-    let full = corpus(&store, &toolsmith_catalog::DocSelector::Active)?;
+    import_all(&mut store, &[data.join(TOOLENV2404)], progress)?;
+    let full = retrieval::corpus(&store, &DocSelector::Active)?;
     printer::note(format!(
         "imported {} APIs of ToolEnv2404 in {:.1}s",
         full.len(),
@@ -320,17 +262,27 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
     let none = Filter::default();
     let hybrid = HybridSettings::default();
     let model = if args.embed_queries || args.embed_docs.is_some() {
-        Some(LocalEmbedder::load_default().context("loading the local embedding model")?)
+        let spinner = progress.spinner("loading the local embedding model");
+        let model = LocalEmbedder::load_default();
+        spinner.finish_and_clear();
+        Some(model.context("loading the local embedding model")?)
     } else {
         None
     };
+    let rt = ctx.runtime()?;
     let docs_per_second = match (&model, args.embed_docs) {
-        (Some(model), Some(n)) => Some(doc_embedding_rate(model, &full, n)?),
+        (Some(model), Some(n)) => {
+            let spinner = progress.spinner(format!("embedding {n} API docs"));
+            let rate = doc_embedding_rate(&rt, model, &full, n);
+            spinner.finish_and_clear();
+            Some(rate?)
+        }
         _ => None,
     };
     let mut rows = Vec::new();
     for &size in &args.sizes {
         let corpus = Arc::new(full.prefix(size));
+        let bar = progress.bar(n, format!("{} APIs: building", corpus.len()));
         let t = Instant::now();
         let bm25 = Bm25Index::build(corpus.clone(), Bm25Settings::default());
         let bm25_build = t.elapsed();
@@ -339,6 +291,7 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
         let t = Instant::now();
         let dense = DenseIndex::from_vectors(corpus.clone(), "random-unit", SPEED_DIMS, raw)?;
         let dense_load = t.elapsed();
+        bar.set_message(format!("{} APIs: queries", corpus.len()));
         let (mut lb, mut ld, mut lh) = (Vec::new(), Vec::new(), Vec::new());
         let mut checksum = 0usize;
         for (q, v) in texts.iter().zip(&vectors) {
@@ -354,12 +307,13 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
             let semantic = dense.scores(v, depth, &none)?;
             checksum += fuse(hybrid.fusion, &lexical, &semantic, 10).len();
             lh.push(t.elapsed());
+            bar.inc(1);
         }
+        bar.finish_and_clear();
         anyhow::ensure!(
             checksum > 0,
             "no results at all: the measurement timed nothing"
         );
-        #[allow(clippy::cast_precision_loss)]
         rows.push(SpeedRow {
             apis: corpus.len(),
             bm25_build_ms: bm25_build.as_secs_f64() * 1e3,
@@ -375,10 +329,15 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let embed = match &model {
-        Some(model) if args.embed_queries => Some(query_embedding_latency(model, &texts)?),
+        Some(model) if args.embed_queries => {
+            let bar = progress.bar(texts.len().min(QUERY_EMBEDDINGS), "embedding queries");
+            let latency = query_embedding_latency(&rt, model, &texts, &bar);
+            bar.finish_and_clear();
+            Some(latency?)
+        }
         _ => None,
     };
-    if args.json {
+    if args.json.json {
         printer::json(&serde_json::json!({
             "rows": rows,
             "query_embedding": embed,
@@ -390,40 +349,50 @@ fn speed(args: &SpeedArgs) -> anyhow::Result<ExitCode> {
     }
     printer::line(format!(
         "{n} queries per cell; dense = random unit vectors, {SPEED_DIMS} dims; latency in ms (p50 / p99)"
-    ));
-    printer::line(
-        "   APIs  BM25 build  terms  BM25 MiB  dense MiB  dense embed   BM25 p50/p99    dense p50/p99   hybrid p50/p99  RSS MiB",
-    );
-    let ms = |l: &Latency| format!("{:>6.2} /{:>6.2}", l.p50_us / 1e3, l.p99_us / 1e3);
+    ))?;
+    let mut out = table::new([
+        "APIs",
+        "BM25 build",
+        "terms",
+        "BM25 MiB",
+        "dense MiB",
+        "dense embed",
+        "BM25 p50/p99",
+        "dense p50/p99",
+        "hybrid p50/p99",
+        "RSS MiB",
+    ]);
+    let ms = |l: &Latency| format!("{:.2} / {:.2}", l.p50_us / 1e3, l.p99_us / 1e3);
     for r in &rows {
-        printer::line(format!(
-            "{:>7}  {:>8.0}ms  {:>6}  {:>8.1}  {:>9.1}  {:>10}  {}  {}  {}  {:>7}",
-            r.apis,
-            r.bm25_build_ms,
-            r.bm25_terms,
-            r.bm25_mib,
-            r.dense_mib,
+        out.add_row(vec![
+            r.apis.to_string(),
+            format!("{:.0}ms", r.bm25_build_ms),
+            r.bm25_terms.to_string(),
+            format!("{:.1}", r.bm25_mib),
+            format!("{:.1}", r.dense_mib),
             r.dense_embed_s
                 .map_or("-".to_owned(), |s| format!("{s:.0}s")),
             ms(&r.bm25),
             ms(&r.dense),
             ms(&r.hybrid),
             r.rss_mib.map_or("-".to_owned(), |m| format!("{m:.0}")),
-        ));
+        ]);
     }
+    table::align_right(&mut out, 0..10);
+    table::print(&out)?;
     if let Some(rate) = docs_per_second {
         printer::line(format!(
             "MiniLM document embedding: {rate:.0} API docs per second (batched)"
-        ));
+        ))?;
     }
     if let Some(peak) = memory_kib("VmHWM") {
-        printer::line(format!("peak resident memory: {:.0} MiB", peak / 1024.0));
+        printer::line(format!("peak resident memory: {:.0} MiB", peak / 1024.0))?;
     }
     if let Some(l) = embed {
         printer::line(format!(
             "MiniLM query embedding (one query, uncached): {}",
             ms(&l)
-        ));
+        ))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -439,7 +408,12 @@ fn memory_kib(key: &str) -> Option<f64> {
 
 /// API docs embedded per second by the local MiniLM, over the first `n` docs of `corpus` with
 /// the dense index's text fields, batched as an index build does.
-fn doc_embedding_rate(model: &LocalEmbedder, corpus: &Corpus, n: usize) -> anyhow::Result<f64> {
+fn doc_embedding_rate(
+    rt: &tokio::runtime::Runtime,
+    model: &LocalEmbedder,
+    corpus: &Corpus,
+    n: usize,
+) -> anyhow::Result<f64> {
     let fields = DenseSettings::default().fields;
     let texts: Vec<String> = corpus
         .docs()
@@ -447,7 +421,6 @@ fn doc_embedding_rate(model: &LocalEmbedder, corpus: &Corpus, n: usize) -> anyho
         .take(n.max(1))
         .map(|d| d.text(&fields))
         .collect();
-    let rt = runtime()?;
     let t = Instant::now();
     let vectors = rt.block_on(model.embed(&texts))?;
     let secs = t.elapsed().as_secs_f64();
@@ -457,18 +430,25 @@ fn doc_embedding_rate(model: &LocalEmbedder, corpus: &Corpus, n: usize) -> anyho
         vectors.len(),
         texts.len()
     );
-    #[allow(clippy::cast_precision_loss)]
     Ok(texts.len() as f64 / secs.max(1e-9))
 }
 
-fn query_embedding_latency(model: &LocalEmbedder, texts: &[&String]) -> anyhow::Result<Latency> {
-    let rt = runtime()?;
+/// Queries embedded one by one to time the query embedding.
+const QUERY_EMBEDDINGS: usize = 100;
+
+fn query_embedding_latency(
+    rt: &tokio::runtime::Runtime,
+    model: &LocalEmbedder,
+    texts: &[&String],
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<Latency> {
     let mut samples = Vec::new();
-    for q in texts.iter().take(100) {
+    for q in texts.iter().take(QUERY_EMBEDDINGS) {
         let one = [(*q).clone()];
         let t = Instant::now();
         let v = rt.block_on(model.embed(&one))?;
         samples.push(t.elapsed());
+        bar.inc(1);
         anyhow::ensure!(v.len() == 1, "the model returned no vector");
     }
     Ok(latency(samples))

@@ -1,25 +1,13 @@
 //! `toolsmith example-api`: serve the example library API.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use crate::cli::Global;
+use crate::cli::ExampleApiArgs;
 use crate::printer;
 
-/// Serve the example library API (authors, books, members, loans) for the
-/// quickstart, with its OpenAPI spec at `/openapi.json`.
-#[derive(Debug, clap::Args)]
-pub struct ExampleApiArgs {
-    /// Port to listen on (0 for any free port).
-    #[arg(long, default_value_t = 8080)]
-    pub port: u16,
-    /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1")]
-    pub host: IpAddr,
-}
-
 /// Runs `toolsmith example-api` until interrupted.
-pub fn run(_global: &Global, args: &ExampleApiArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: &ExampleApiArgs) -> anyhow::Result<ExitCode> {
     let runtime = toolsmith_testbed::runtime()?;
     runtime.block_on(async {
         let api =

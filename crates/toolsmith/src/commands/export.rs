@@ -1,56 +1,19 @@
 //! `toolsmith export`: the docs as OpenAPI 3.1, OpenAI tools, MCP tools or Markdown.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
-use toolsmith_catalog::{DocLabel, Scope, ToolId, export};
+use anyhow::{Context as _, bail};
+use toolsmith_catalog::export;
 
-use crate::cli::Global;
-use crate::commands::{open_store, selector};
+use crate::cli::{ExportArgs, ExportFormat};
+use crate::context::Context;
 use crate::printer;
 
-/// Export formats.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum ExportFormat {
-    /// OpenAPI 3.1, one document per tool.
-    Openapi,
-    /// OpenAI tools JSON (`[{type: function, function: {...}}]`).
-    Openai,
-    /// An MCP `tools/list` result (`{tools: [{name, description, inputSchema}]}`).
-    Mcp,
-    /// Markdown for people and prompts.
-    Markdown,
-}
-
-/// Export docs (the active ones unless `--doc-version` says otherwise).
-#[derive(Debug, clap::Args)]
-pub struct ExportArgs {
-    /// Output format.
-    #[arg(long, value_enum)]
-    pub format: ExportFormat,
-    /// Output file (or, for OpenAPI with several tools, a folder); stdout when absent.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Export the docs of this label (where an API has none, its active doc).
-    #[arg(long = "doc-version")]
-    pub doc_version: Option<DocLabel>,
-    /// Only this tool.
-    #[arg(long)]
-    pub tool: Option<ToolId>,
-    /// Only this category.
-    #[arg(long)]
-    pub category: Option<String>,
-}
-
 /// Runs `toolsmith export`.
-pub fn run(global: &Global, args: &ExportArgs) -> anyhow::Result<ExitCode> {
-    let store = open_store(global)?;
-    let scope = Scope {
-        category: args.category.clone(),
-        tool: args.tool.clone(),
-    };
-    let catalog = store.catalog(&selector(args.doc_version.as_ref()), &scope)?;
+pub(super) fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<ExitCode> {
+    let store = ctx.store()?;
+    let catalog = store.catalog(&args.docs.selector(), &args.scope.scope())?;
     if catalog.tools.is_empty() {
         bail!("nothing to export: no tools match");
     }
@@ -99,7 +62,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> anyhow::Result<ExitCode> {
                 path.display()
             ));
         }
-        None => printer::line(text),
+        None => printer::line(text)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,17 +4,9 @@
 
 use std::process::ExitCode;
 
-use crate::cli::Global;
-
-/// Run one jq filter read from stdin (internal: the jq sandbox's child).
-#[derive(Debug, clap::Args)]
-pub struct JqSandboxArgs {
-    /// Address-space limit the child sets on itself, in bytes.
-    #[arg(long)]
-    pub max_memory_bytes: Option<u64>,
-}
+use crate::cli::JqSandboxArgs;
 
 /// Runs the child: reads `{"filter", "input"}` from stdin, writes JSON lines.
-pub fn run(_global: &Global, args: &JqSandboxArgs) -> anyhow::Result<ExitCode> {
-    Ok(toolsmith_exec::sandbox::child_main(args.max_memory_bytes))
+pub(super) fn run(args: &JqSandboxArgs) -> ExitCode {
+    toolsmith_exec::sandbox::child_main(args.max_memory_bytes)
 }

@@ -1,56 +1,43 @@
-//! One module per command. Each takes its parsed flags and returns an exit code.
+//! One module per command. Each takes the [`Context`] and its parsed flags and returns an
+//! exit code; none imports another (shared pieces live in `retrieval`, `executor`, ...).
 
-pub mod bench;
-pub mod call;
-pub mod docs;
-pub mod env;
-pub mod example_api;
-pub(crate) mod executor;
-pub mod export;
-pub mod import;
-pub mod index;
-pub mod jq_sandbox;
-pub(crate) mod mcp_import;
-pub mod search;
-pub mod show;
-pub mod solve;
-pub mod stats;
-pub mod tools;
+mod bench;
+mod call;
+mod docs;
+mod env;
+mod example_api;
+mod export;
+mod import;
+mod index;
+mod jq_sandbox;
+mod search;
+mod show;
+mod solve;
+mod stats;
+mod tools;
 
 use std::process::ExitCode;
 
-use anyhow::Context;
-use toolsmith_catalog::{DocLabel, DocSelector, Store};
-
-use crate::cli::{Cli, Command, Global};
+use crate::cli::{Cli, Command};
+use crate::context::Context;
 
 /// Runs the chosen command.
-pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    let global = &cli.global;
+pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    let ctx = Context::new(&cli.global);
     match cli.command {
-        Command::Import(args) => import::run(global, &args),
-        Command::Tools(args) => tools::run(global, &args),
-        Command::Show(args) => show::run(global, &args),
-        Command::Export(args) => export::run(global, &args),
-        Command::Stats(args) => stats::run(global, &args),
-        Command::Docs(args) => docs::run(global, &args),
-        Command::Index(args) => index::run(global, &args),
-        Command::Search(args) => search::run(global, &args),
-        Command::Bench(args) => bench::run(global, &args),
-        Command::Call(args) => call::run(global, &args),
-        Command::ExampleApi(args) => example_api::run(global, &args),
-        Command::Solve(args) => solve::run(global, &args),
-        Command::Env(args) => env::run(global, &args),
-        Command::JqSandbox(args) => jq_sandbox::run(global, &args),
+        Command::Import(args) => import::run(&ctx, &args),
+        Command::Tools(args) => tools::run(&ctx, &args),
+        Command::Show(args) => show::run(&ctx, &args),
+        Command::Export(args) => export::run(&ctx, &args),
+        Command::Stats(args) => stats::run(&ctx, &args),
+        Command::Docs(args) => docs::run(&ctx, &args),
+        Command::Index(args) => index::run(&ctx, &args),
+        Command::Search(args) => search::run(&ctx, &args),
+        Command::Bench(args) => bench::run(&ctx, &args),
+        Command::Call(args) => call::run(&ctx, &args),
+        Command::ExampleApi(args) => example_api::run(&args),
+        Command::Solve(args) => solve::run(&ctx, &args),
+        Command::Env(args) => env::run(&ctx, &args),
+        Command::JqSandbox(args) => Ok(jq_sandbox::run(&args)),
     }
-}
-
-/// Opens the catalog named by `--db`.
-pub fn open_store(global: &Global) -> anyhow::Result<Store> {
-    Store::open(&global.db).with_context(|| format!("opening the catalog {}", global.db.display()))
-}
-
-/// `--doc-version LABEL` as a selector (the active docs when absent).
-pub fn selector(label: Option<&DocLabel>) -> DocSelector {
-    label.map_or(DocSelector::Active, |l| DocSelector::Label(l.clone()))
 }

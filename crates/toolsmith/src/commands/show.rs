@@ -5,26 +5,13 @@ use std::process::ExitCode;
 use serde_json::json;
 use toolsmith_catalog::{DocSelector, DocTarget, Scope, render};
 
-use crate::cli::Global;
-use crate::commands::open_store;
+use crate::cli::ShowArgs;
+use crate::context::Context;
 use crate::printer;
 
-/// Show one API (`tool/api`) or tool (`tool`) with its docs.
-#[derive(Debug, clap::Args)]
-pub struct ShowArgs {
-    /// `tool/api` for an API, `tool` for a tool.
-    pub id: DocTarget,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Include every doc version, not only the active one.
-    #[arg(long)]
-    pub all_versions: bool,
-}
-
 /// Runs `toolsmith show`.
-pub fn run(global: &Global, args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    let store = open_store(global)?;
+pub(super) fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let store = ctx.store()?;
     let history = if args.all_versions {
         Some(store.doc_history(&args.id)?)
     } else {
@@ -33,23 +20,23 @@ pub fn run(global: &Global, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     match &args.id {
         DocTarget::Api(id) => {
             let entry = store.api(id)?;
-            if args.json {
+            if args.json.json {
                 let mut value = serde_json::to_value(&entry)?;
                 if let Some(history) = &history {
                     value["versions"] = serde_json::to_value(history)?;
                 }
                 printer::json(&value)?;
             } else {
-                printer::line(render::api_markdown(&entry));
+                printer::line(render::api_markdown(&entry))?;
                 if let Some(schema) = &entry.api.response_schema {
                     let text = serde_json::to_string(schema)?;
                     printer::line(format!(
                         "Response schema: {} characters; {} example(s)",
                         text.len(),
                         entry.api.response_examples.len()
-                    ));
+                    ))?;
                 }
-                print_history(history.as_deref());
+                print_history(history.as_deref())?;
             }
         }
         DocTarget::Tool(id) => {
@@ -61,24 +48,26 @@ pub fn run(global: &Global, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             let Some(tool) = catalog.tools.first() else {
                 return Err(toolsmith_catalog::Error::UnknownTool(id.clone()).into());
             };
-            if args.json {
+            if args.json.json {
                 let mut value = json!({ "tool": tool.tool, "doc": tool.doc, "apis": tool.apis.iter().map(|a| a.api.id.to_string()).collect::<Vec<_>>() });
                 if let Some(history) = &history {
                     value["versions"] = serde_json::to_value(history)?;
                 }
                 printer::json(&value)?;
             } else {
-                printer::line(render::tool_markdown(tool));
-                print_history(history.as_deref());
+                printer::line(render::tool_markdown(tool))?;
+                print_history(history.as_deref())?;
             }
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_history(history: Option<&[toolsmith_catalog::DocVersion]>) {
-    let Some(history) = history else { return };
-    printer::line("Doc versions:");
+fn print_history(history: Option<&[toolsmith_catalog::DocVersion]>) -> anyhow::Result<()> {
+    let Some(history) = history else {
+        return Ok(());
+    };
+    printer::line("Doc versions:")?;
     for v in history {
         let first: String = v
             .doc
@@ -97,6 +86,7 @@ fn print_history(history: Option<&[toolsmith_catalog::DocVersion]>) {
             v.doc.examples.len(),
             first,
             v.source
-        ));
+        ))?;
     }
+    Ok(())
 }

@@ -1,121 +1,71 @@
-//! `toolsmith solve`: answer a query with tools, printing the trace as it goes.
+//! `toolsmith solve`: answer a query with tools, printing the trace as it goes. The steps:
+//! [`offered_tools`], [`build_llm`], [`executor::build`], [`build_solver`] (with
+//! [`build_tracer`]), then the run is saved and [`print_run`] shows it.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
-use toolsmith_catalog::{ApiId, DocLabel, Scope};
-use toolsmith_exec::{ApiBook, JqSandbox, Mode};
-use toolsmith_llm::{
-    Budget, BudgetLimits, CacheDb, CacheMode, CachedChat, ChatModel, Metered, OpenAiClient,
-};
-use toolsmith_retrieve::{Filter, Retriever, build_retriever};
+use anyhow::{Context as _, bail};
+use tokio::runtime::Runtime as AsyncRuntime;
+use toolsmith_exec::{ApiBook, JqSandbox};
+use toolsmith_llm::{Budget, BudgetLimits, CacheDb, CachedChat, ChatModel, Metered, OpenAiClient};
+use toolsmith_retrieve::{Filter, Retriever};
 use toolsmith_solve::{
     AgentSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, Finish, JsonlSink, React,
-    ReactSettings, RenderOptions, RunStore, Runtime, Solver, Stamped, Toolset, TraceSink, Tracer,
+    ReactSettings, RenderOptions, Run, RunStore, Runtime, Solver, Stamped, Toolset, TraceSink,
+    Tracer,
 };
 
-use crate::cli::Global;
-use crate::commands::search::{corpus, embedder, runtime};
-use crate::commands::{executor, open_store, selector};
-use crate::printer;
-
-/// The agents `solve` can run.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum SolverName {
-    /// ReAct (ToolBench's CoT@n).
-    React,
-    /// Depth-first search-based decision tree (ToolBench's DFSDT, width 2).
-    Dfsdt,
-    /// Grounding, execution and observing agents with iterative calibration.
-    Conagents,
-}
-
-/// Answer a query by calling tools.
-#[derive(Debug, clap::Args)]
-pub struct SolveArgs {
-    /// The user's request.
-    pub query: String,
-    /// Which agent.
-    #[arg(long, value_enum, default_value = "react")]
-    pub solver: SolverName,
-    /// Offer exactly these APIs (`tool/api`, comma-separated).
-    #[arg(long, value_delimiter = ',', conflicts_with_all = ["retrieve", "search_tool"])]
-    pub tools: Vec<ApiId>,
-    /// Offer the top K APIs found by hybrid retrieval.
-    #[arg(long, value_name = "K")]
-    pub retrieve: Option<usize>,
-    /// Offer a `search_tools` meta-tool the agent calls to find tools itself.
-    #[arg(long)]
-    pub search_tool: bool,
-    /// How tools are called: live, record, replay, replay-or-simulate, simulate.
-    #[arg(long, default_value = "simulate")]
-    pub mode: Mode,
-    /// Render tools from the docs of this label instead of the active ones.
-    #[arg(long = "doc-version")]
-    pub doc_version: Option<DocLabel>,
-    /// Add the docs' usage examples to tool descriptions.
-    #[arg(long)]
-    pub examples: bool,
-    /// Also write the trace as JSON lines here.
-    #[arg(long)]
-    pub trace: Option<PathBuf>,
-    /// Model (default: `TOOLSMITH_MODEL`, else `[llm] model` in toolsmith.toml).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// LLM response cache: off, read-write, replay (a miss is an error).
-    #[arg(long, default_value = "read-write")]
-    pub cache: CacheMode,
-    /// Stop after this many LLM calls.
-    #[arg(long, default_value_t = 200)]
-    pub max_llm_calls: u64,
-    /// Stop after this many tokens.
-    #[arg(long)]
-    pub max_tokens: Option<u64>,
-    /// Print the result as JSON instead of the trace.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Prints each event as it happens.
-struct Terminal;
-
-impl TraceSink for Terminal {
-    fn event(&self, event: &Stamped) {
-        printer::note(toolsmith_solve::render(&event.event));
-    }
-}
+use crate::cli::{SolveArgs, SolverName};
+use crate::context::Context;
+use crate::{executor, printer, retrieval};
 
 /// Runs `toolsmith solve`. Exit 0 with an answer, 1 without one, 2 on errors.
-pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
-    let store = open_store(global)?;
-    let selector = selector(args.doc_version.as_ref());
-    let catalog = store.catalog(&selector, &Scope::default())?;
-    let book = Arc::new(ApiBook::from_catalog(&catalog));
-    let options = RenderOptions {
-        include_examples: args.examples,
-    };
-    let rt = runtime()?;
-
-    let needs_retriever = args.retrieve.is_some() || args.search_tool;
-    let retriever: Option<Arc<dyn Retriever>> = if needs_retriever {
-        let corpus = corpus(&store, &selector)?;
-        let config = crate::settings::retrieve_config()?;
-        let method = config.method(None);
-        let embedder = if method.embeds() {
-            Some(embedder(&global.db, &config, CacheMode::ReadWrite)?)
-        } else {
-            None
-        };
-        Some(rt.block_on(build_retriever(
-            method,
-            corpus,
-            embedder,
-            &config.settings(),
-        ))?)
+pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
+    let rt = ctx.runtime()?;
+    let selector = args.docs.selector();
+    let store = ctx.store()?;
+    let book = Arc::new(ApiBook::from_catalog(
+        &store.catalog(&selector, &toolsmith_catalog::Scope::default())?,
+    ));
+    let retriever = if args.retrieve.is_some() || args.search_tool {
+        let corpus = retrieval::corpus(&store, &selector)?;
+        let method = ctx.config()?.retrieve.method(None);
+        Some(rt.block_on(retrieval::retriever(ctx, method, corpus))?)
     } else {
         None
+    };
+    let toolset = offered_tools(&rt, args, &book, retriever.as_deref())?;
+    let executor = executor::build(ctx, Arc::clone(&book), args.mode.mode.into())?;
+    let runtime = Runtime {
+        llm: build_llm(ctx, args)?,
+        executor,
+        retriever,
+        book,
+        settings: AgentSettings::default(),
+        tracer: build_tracer(args)?,
+    };
+    let solver = build_solver(args.solver, runtime)?;
+    let run = rt.block_on(solver.solve(&args.query, toolset))?;
+    let id = RunStore::open(ctx.db())?.save(&run)?;
+    print_run(&run, id, args.json.json)?;
+    Ok(if run.finish == Finish::Answered {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The tools the agent sees: the `--tools` APIs, or the top `--retrieve K` for the query,
+/// plus the `search_tools` meta-tool with `--search-tool`.
+fn offered_tools(
+    rt: &AsyncRuntime,
+    args: &SolveArgs,
+    book: &ApiBook,
+    retriever: Option<&dyn Retriever>,
+) -> anyhow::Result<Toolset> {
+    let options = RenderOptions {
+        include_examples: args.examples,
     };
     let mut toolset = Toolset::default();
     if !args.tools.is_empty() {
@@ -125,7 +75,7 @@ pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("no API `{id}` in the catalog"))?;
             toolset.add(&entry.api, &options);
         }
-    } else if let (Some(k), Some(retriever)) = (args.retrieve, &retriever) {
+    } else if let (Some(k), Some(retriever)) = (args.retrieve, retriever) {
         let hits = rt.block_on(retriever.search(&args.query, k, &Filter::default()))?;
         for hit in hits {
             if let Some(entry) = book.get(&hit.api) {
@@ -138,23 +88,35 @@ pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     if args.search_tool {
         toolset = toolset.with_search_tool();
     }
+    Ok(toolset)
+}
 
-    let executor = executor::build(global, Arc::clone(&book), args.mode)?;
-    let settings = crate::settings::llm_settings(args.model.as_deref())?;
+/// The configured LLM (`--model` first), behind the response cache and the budget.
+fn build_llm(ctx: &Context, args: &SolveArgs) -> anyhow::Result<Arc<dyn ChatModel>> {
+    let settings = ctx.config()?.llm_settings(args.model.as_deref());
     let client = OpenAiClient::new(&settings).context("configuring the LLM client")?;
-    let cached = CachedChat::new(
-        client,
-        CacheDb::open(&global.db).context("opening the LLM cache")?,
-        args.cache,
-    );
+    let cache = CacheDb::open(ctx.db()).context("opening the LLM cache")?;
+    let cached = CachedChat::new(client, cache, args.cache.into());
     let budget = Arc::new(Budget::new(BudgetLimits {
         max_calls: Some(args.max_llm_calls),
         max_tokens: args.max_tokens,
     }));
-    let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(cached, budget));
+    Ok(Arc::new(Metered::new(cached, budget)))
+}
 
+/// Prints each event as it happens.
+struct Terminal;
+
+impl TraceSink for Terminal {
+    fn event(&self, event: &Stamped) {
+        printer::note(toolsmith_solve::render(&event.event));
+    }
+}
+
+/// The trace goes to the terminal (unless `--json`) and to the `--trace` file.
+fn build_tracer(args: &SolveArgs) -> anyhow::Result<Tracer> {
     let mut tracer = Tracer::new();
-    if !args.json {
+    if !args.json.json {
         tracer = tracer.with_sink(Arc::new(Terminal));
     }
     if let Some(path) = &args.trace {
@@ -162,15 +124,12 @@ pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("creating the trace file {}", path.display()))?;
         tracer = tracer.with_sink(Arc::new(JsonlSink::new(file)));
     }
-    let runtime = Runtime {
-        llm,
-        executor,
-        retriever,
-        book,
-        settings: AgentSettings::default(),
-        tracer,
-    };
-    let solver: Box<dyn Solver> = match args.solver {
+    Ok(tracer)
+}
+
+/// The chosen agent; ConAgents runs its jq filters in this binary as a sandboxed child.
+fn build_solver(name: SolverName, runtime: Runtime) -> anyhow::Result<Box<dyn Solver>> {
+    Ok(match name {
         SolverName::React => Box::new(React::new(runtime, ReactSettings::default())),
         SolverName::Dfsdt => Box::new(Dfsdt::new(runtime, DfsdtSettings::default())),
         SolverName::Conagents => {
@@ -183,30 +142,27 @@ pub fn run(global: &Global, args: &SolveArgs) -> anyhow::Result<ExitCode> {
                 ConAgentsSettings::default(),
             ))
         }
-    };
-    let run = rt.block_on(solver.solve(&args.query, toolset))?;
-    let id = RunStore::open(&global.db)?.save(&run)?;
-    if args.json {
-        printer::json(&run)?;
-    } else {
-        match &run.answer {
-            Some(answer) => printer::line(answer),
-            None => printer::line(format!(
-                "no answer ({}): {}",
-                run.finish.as_str(),
-                run.detail.as_deref().unwrap_or("")
-            )),
-        }
-        printer::note(format!(
-            "run {id}: {} LLM calls, {} tokens, {} API calls",
-            run.llm_calls(),
-            run.tokens(),
-            run.api_calls().len()
-        ));
-    }
-    Ok(if run.finish == Finish::Answered {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
     })
+}
+
+/// The run as JSON, or its answer on stdout and a summary on stderr.
+fn print_run(run: &Run, id: i64, json: bool) -> anyhow::Result<()> {
+    if json {
+        return printer::json(run);
+    }
+    match &run.answer {
+        Some(answer) => printer::line(answer)?,
+        None => printer::line(format!(
+            "no answer ({}): {}",
+            run.finish.as_str(),
+            run.detail.as_deref().unwrap_or("")
+        ))?,
+    }
+    printer::note(format!(
+        "run {id}: {} LLM calls, {} tokens, {} API calls",
+        run.llm_calls(),
+        run.tokens(),
+        run.api_calls().len()
+    ));
+    Ok(())
 }

@@ -3,28 +3,11 @@
 use std::process::ExitCode;
 
 use serde::Serialize;
-use toolsmith_catalog::{DocLabel, DocSelector, Encoding, Scope, TokenStats, ToolId};
+use toolsmith_catalog::{DocSelector, Encoding, TokenStats};
 
-use crate::cli::Global;
-use crate::commands::open_store;
-use crate::printer;
-
-/// Counts and token statistics of the docs.
-#[derive(Debug, clap::Args)]
-pub struct StatsArgs {
-    /// Only this doc label (default: the active docs and every label in the store).
-    #[arg(long = "doc-version")]
-    pub doc_version: Option<DocLabel>,
-    /// Only this category.
-    #[arg(long)]
-    pub category: Option<String>,
-    /// Only this tool.
-    #[arg(long)]
-    pub tool: Option<ToolId>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-}
+use crate::cli::StatsArgs;
+use crate::context::Context;
+use crate::{printer, table};
 
 #[derive(Debug, Serialize)]
 struct Report {
@@ -67,12 +50,9 @@ impl From<&TokenStats> for Summary {
 }
 
 /// Runs `toolsmith stats`.
-pub fn run(global: &Global, args: &StatsArgs) -> anyhow::Result<ExitCode> {
-    let store = open_store(global)?;
-    let scope = Scope {
-        category: args.category.clone(),
-        tool: args.tool.clone(),
-    };
+pub(super) fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
+    let store = ctx.store()?;
+    let scope = args.scope.scope();
     let active = store.catalog(&DocSelector::Active, &scope)?;
     let mut categories: Vec<&str> = active
         .tools
@@ -83,7 +63,7 @@ pub fn run(global: &Global, args: &StatsArgs) -> anyhow::Result<ExitCode> {
     categories.dedup();
     let labels = store.doc_labels()?;
     let mut selectors: Vec<(String, DocSelector)> = Vec::new();
-    match &args.doc_version {
+    match &args.docs.doc_version {
         Some(label) => selectors.push((label.to_string(), DocSelector::Label(label.clone()))),
         None => {
             selectors.push(("active".to_owned(), DocSelector::Active));
@@ -123,14 +103,14 @@ pub fn run(global: &Global, args: &StatsArgs) -> anyhow::Result<ExitCode> {
         doc_labels: labels.iter().map(|(l, n)| (l.to_string(), *n)).collect(),
         tokens,
     };
-    if args.json {
+    if args.json.json {
         printer::json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
     printer::line(format!(
         "{} tools, {} APIs, {} categories",
         report.tools, report.apis, report.categories
-    ));
+    ))?;
     let labels: Vec<String> = report
         .doc_labels
         .iter()
@@ -139,16 +119,15 @@ pub fn run(global: &Global, args: &StatsArgs) -> anyhow::Result<ExitCode> {
     printer::line(format!(
         "doc labels (tools and APIs carrying each): {}",
         labels.join(", ")
-    ));
-    printer::line("");
+    ))?;
+    printer::line("")?;
     printer::line(
         "tokens of the docs as shown to a model (tool description + each API's name, call, description, parameters, examples);",
-    );
+    )?;
     printer::line(
         "spec/API: tokens of each API's full spec record (parameters and response schemas as JSON), the raw docs before any rewriting",
-    );
-    printer::line(format!(
-        "{:<14} {:>9} | {:>10} {:>9} {:>8} {:>7} {:>9} | {:>10} {:>9} {:>8}",
+    )?;
+    let mut out = table::new([
         "doc version",
         "APIs",
         "cl100k",
@@ -158,22 +137,24 @@ pub fn run(global: &Global, args: &StatsArgs) -> anyhow::Result<ExitCode> {
         "spec/API",
         "o200k",
         "per tool",
-        "per API"
-    ));
+        "per API",
+    ]);
     for t in &report.tokens {
-        printer::line(format!(
-            "{:<14} {:>9} | {:>10} {:>9.1} {:>8.1} {:>7} {:>9.1} | {:>10} {:>9.1} {:>8.1}",
-            t.doc_version,
-            t.apis_with_label,
-            t.cl100k_base.total,
-            t.cl100k_base.mean_per_tool,
-            t.cl100k_base.mean_per_api,
-            t.cl100k_base.max_per_api,
-            t.cl100k_base.spec_mean_per_api,
-            t.o200k_base.total,
-            t.o200k_base.mean_per_tool,
-            t.o200k_base.mean_per_api,
-        ));
+        let (cl, o2) = (&t.cl100k_base, &t.o200k_base);
+        out.add_row(vec![
+            t.doc_version.clone(),
+            t.apis_with_label.to_string(),
+            cl.total.to_string(),
+            format!("{:.1}", cl.mean_per_tool),
+            format!("{:.1}", cl.mean_per_api),
+            cl.max_per_api.to_string(),
+            format!("{:.1}", cl.spec_mean_per_api),
+            o2.total.to_string(),
+            format!("{:.1}", o2.mean_per_tool),
+            format!("{:.1}", o2.mean_per_api),
+        ]);
     }
+    table::align_right(&mut out, 1..10);
+    table::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,32 +3,15 @@
 use std::process::ExitCode;
 
 use serde::Serialize;
-use toolsmith_catalog::{DocLabel, Endpoint, Scope, ToolId};
+use toolsmith_catalog::Endpoint;
 
-use crate::cli::Global;
-use crate::commands::{open_store, selector};
-use crate::printer;
-
-/// List the catalog's APIs.
-#[derive(Debug, clap::Args)]
-pub struct ToolsArgs {
-    /// Only this category.
-    #[arg(long)]
-    pub category: Option<String>,
-    /// Only this tool (its id).
-    #[arg(long)]
-    pub tool: Option<ToolId>,
-    /// Show the docs of this label instead of the active ones.
-    #[arg(long = "doc-version")]
-    pub doc_version: Option<DocLabel>,
-    /// Print a JSON array, one object per API (the stable, scriptable form).
-    #[arg(long)]
-    pub json: bool,
-}
+use crate::cli::ToolsArgs;
+use crate::context::Context;
+use crate::{printer, table};
 
 /// One API in `tools --json`. Stable: fields are only ever added.
 #[derive(Debug, Serialize)]
-pub struct ApiRow<'a> {
+pub(super) struct ApiRow<'a> {
     /// `tool/api`.
     pub id: String,
     /// Category of its tool.
@@ -54,13 +37,9 @@ pub struct ApiRow<'a> {
 }
 
 /// Runs `toolsmith tools`.
-pub fn run(global: &Global, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
-    let store = open_store(global)?;
-    let scope = Scope {
-        category: args.category.clone(),
-        tool: args.tool.clone(),
-    };
-    let catalog = store.catalog(&selector(args.doc_version.as_ref()), &scope)?;
+pub(super) fn run(ctx: &Context, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
+    let store = ctx.store()?;
+    let catalog = store.catalog(&args.docs.selector(), &args.scope.scope())?;
     let rows: Vec<ApiRow<'_>> = catalog
         .apis()
         .map(|(tool, api)| ApiRow {
@@ -78,10 +57,11 @@ pub fn run(global: &Global, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
             doc_label: api.doc.as_ref().map(|d| d.label.as_str()),
         })
         .collect();
-    if args.json {
+    if args.json.json {
         printer::json(&rows)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let mut out = table::new(["API", "call", "description"]);
     for row in &rows {
         let call = match (row.method, row.path, row.function) {
             (_, _, Some(f)) => format!("fn {f}"),
@@ -89,9 +69,14 @@ pub fn run(global: &Global, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
             (Some(m), None, _) => m.to_owned(),
             _ => String::new(),
         };
-        let first_line = row.description.lines().next().unwrap_or("");
-        let short: String = first_line.chars().take(80).collect();
-        printer::line(format!("{:<48} {:<40} {short}", row.id, call));
+        out.add_row(vec![
+            row.id.clone(),
+            call,
+            table::first_line(row.description, 80),
+        ]);
+    }
+    if !rows.is_empty() {
+        table::print(&out)?;
     }
     printer::note(format!(
         "{} APIs in {} tools",

@@ -3,6 +3,7 @@
 
 mod architecture;
 mod catalog_commands;
+mod cli_output;
 mod example_api_command;
 mod mcp_command;
 mod search_command;

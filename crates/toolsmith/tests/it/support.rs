@@ -4,23 +4,23 @@ use std::path::PathBuf;
 use std::process::Output;
 
 /// A temporary folder with a catalog database in it.
-pub struct Workspace {
+pub(crate) struct Workspace {
     pub dir: tempfile::TempDir,
 }
 
 impl Workspace {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
         }
     }
 
-    pub fn db(&self) -> PathBuf {
+    pub(crate) fn db(&self) -> PathBuf {
         self.dir.path().join("toolsmith.db")
     }
 
     /// Runs `toolsmith --db <tmp>/toolsmith.db ARGS...`.
-    pub fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         std::process::Command::new(env!("CARGO_BIN_EXE_toolsmith"))
             .arg("--db")
             .arg(self.db())
@@ -38,7 +38,7 @@ impl Workspace {
     }
 
     /// Runs and asserts success; returns stdout.
-    pub fn ok(&self, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
         assert!(
             out.status.success(),
@@ -50,14 +50,14 @@ impl Workspace {
 }
 
 /// A path in the shared benchmark data (`TOOLSMITH_DATA`, else `../shared/data`), as an argument.
-pub fn shared(relative: &str) -> String {
+pub(crate) fn shared(relative: &str) -> String {
     toolsmith_catalog::testing::data_path(relative)
         .to_string_lossy()
         .into_owned()
 }
 
 /// Serves `app` on a loopback port for the rest of the test; returns its address.
-pub async fn serve_loopback(app: axum::Router) -> std::net::SocketAddr {
+pub(crate) async fn serve_loopback(app: axum::Router) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });

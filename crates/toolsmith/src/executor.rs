@@ -1,22 +1,22 @@
-//! The executor commands share: live HTTP, MCP servers or the built-in
+//! The executor `call` and `solve` run tools with: live HTTP, MCP servers or the built-in
 //! tools, the response cache and the simulator, over a snapshot of the catalog.
 
 use std::sync::Arc;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
     ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, McpAddress, McpExecutor, Mode,
     ModeExecutor, NativeTools, Provenance, ResponseCache, Simulator, Validated,
 };
 
-use crate::cli::Global;
+use crate::context::Context;
 
 /// The executor for a mode: live HTTP, MCP servers (tools imported from an
 /// MCP address) or the built-in tools, the response cache, and the
 /// simulator, over the catalog's APIs.
 pub(crate) fn build(
-    global: &Global,
+    ctx: &Context,
     book: Arc<ApiBook>,
     mode: Mode,
 ) -> anyhow::Result<Arc<dyn Executor>> {
@@ -33,7 +33,7 @@ pub(crate) fn build(
     let http = HttpExecutor::new(Arc::clone(&book), credentials, HttpSettings::default())?;
     let live: Arc<dyn Executor> = Arc::new(Routed {
         native: Arc::clone(&native),
-        mcp: mcp_executor(&book)?,
+        mcp: mcp_executor(ctx, &book)?,
         other: Arc::new(Validated::new(http, Arc::clone(&book), Provenance::Live)),
     });
     let simulator: Arc<dyn Executor> = Arc::new(Routed {
@@ -45,9 +45,10 @@ pub(crate) fn build(
             Provenance::Simulated,
         )),
     });
+    let db = ctx.db();
     let cache = Arc::new(
-        ResponseCache::open(&global.db)
-            .with_context(|| format!("opening the response cache in {}", global.db.display()))?,
+        ResponseCache::open(db)
+            .with_context(|| format!("opening the response cache in {}", db.display()))?,
     );
     Ok(Arc::new(
         ModeExecutor::new(mode, cache)
@@ -58,7 +59,10 @@ pub(crate) fn build(
 
 /// The MCP executor, when the book holds tools of MCP servers (the
 /// `[mcp.servers]` of the config file are read only then).
-fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<Validated<McpExecutor>>>> {
+fn mcp_executor(
+    ctx: &Context,
+    book: &Arc<ApiBook>,
+) -> anyhow::Result<Option<Arc<Validated<McpExecutor>>>> {
     let has_mcp = book.ids().filter_map(|id| book.get(id)).any(|entry| {
         entry
             .tool
@@ -69,9 +73,12 @@ fn mcp_executor(book: &Arc<ApiBook>) -> anyhow::Result<Option<Arc<Validated<McpE
     if !has_mcp {
         return Ok(None);
     }
-    let config = crate::mcp_settings::mcp_config()?;
-    let servers = config.servers(|var| std::env::var(var).ok())?;
-    let mcp = McpExecutor::new(Arc::clone(book), servers, config.client_settings());
+    let config = &ctx.config()?.mcp;
+    let mcp = McpExecutor::new(
+        Arc::clone(book),
+        config.servers_from_env()?,
+        config.client_settings(),
+    );
     Ok(Some(Arc::new(Validated::new(
         mcp,
         Arc::clone(book),

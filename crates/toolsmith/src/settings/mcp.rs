@@ -27,12 +27,11 @@ use serde::Deserialize;
 use toolsmith_exec::{McpAddress, McpServer, McpServers, McpSettings, McpTransport, Secret};
 
 use crate::printer;
-use crate::settings::{config_path, read_config};
 
 /// The `[mcp]` table.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct McpConfig {
+pub(crate) struct McpConfig {
     /// Time to start or reach a server and finish the handshake, in ms (default 10,000).
     pub connect_timeout_ms: Option<u64>,
     /// Time for one request, in ms (default 30,000).
@@ -47,7 +46,7 @@ pub struct McpConfig {
 /// `url` (streamable HTTP), not both.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct McpServerConfig {
+pub(crate) struct McpServerConfig {
     /// The program of a stdio server.
     pub command: Option<String>,
     /// Its arguments.
@@ -118,7 +117,7 @@ impl McpServerConfig {
 
 impl McpConfig {
     /// The client settings: [`McpSettings::default`] with this table's values.
-    pub fn client_settings(&self) -> McpSettings {
+    pub(crate) fn client_settings(&self) -> McpSettings {
         let mut settings = McpSettings::default();
         if let Some(ms) = self.connect_timeout_ms {
             settings.connect_timeout = Duration::from_millis(ms);
@@ -132,8 +131,16 @@ impl McpConfig {
         settings
     }
 
+    /// Every configured server, tokens read from the environment.
+    pub(crate) fn servers_from_env(&self) -> anyhow::Result<McpServers> {
+        self.servers(|var| std::env::var(var).ok())
+    }
+
     /// Every configured server, tokens read through `lookup`.
-    pub fn servers(&self, lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<McpServers> {
+    pub(crate) fn servers(
+        &self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<McpServers> {
         let mut servers = McpServers::new();
         for (name, table) in &self.servers {
             let server = table
@@ -143,19 +150,6 @@ impl McpConfig {
         }
         Ok(servers)
     }
-}
-
-/// The `[mcp]` table of the config file (empty without one).
-pub fn mcp_config() -> anyhow::Result<McpConfig> {
-    Ok(match config_path() {
-        Some(path) => read_config(&path)?.mcp.unwrap_or_default(),
-        None => McpConfig::default(),
-    })
-}
-
-/// The named MCP servers of the config file (none without one), tokens from the environment.
-pub fn mcp_servers() -> anyhow::Result<McpServers> {
-    mcp_config()?.servers(|var| std::env::var(var).ok())
 }
 
 #[cfg(test)]
