@@ -443,15 +443,24 @@ pub(super) fn compare(ctx: &Context, args: &BenchCompareArgs) -> anyhow::Result<
         for metric in &comparison.metrics {
             let value = row.values.get(metric).copied().flatten();
             let delta = row.deltas.get(metric).copied().flatten();
+            // Counts print whole, scores with two decimals.
+            let places = if ["tokens", "llm_calls", "tool_calls"].contains(metric) {
+                0
+            } else {
+                2
+            };
             cells.push(match (value, delta) {
                 (None, _) => "-".to_owned(),
-                (Some(v), Some(d)) if i > 0 => format!("{v:.2} ({d:+.2})"),
-                (Some(v), _) => format!("{v:.2}"),
+                (Some(v), Some(d)) if i > 0 => format!("{v:.places$} ({d:+.places$})"),
+                (Some(v), _) => format!("{v:.places$}"),
             });
         }
         t.add_row(cells);
     }
-    table::align_right(&mut t, 2..3 + comparison.metrics.len());
+    table::align_right(
+        &mut t,
+        (0..3 + comparison.metrics.len()).filter(|c| *c != 1),
+    );
     table::print(&t)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -133,6 +133,33 @@ async fn bench_runs_replays_and_reports_as_json() {
         "the replay asked the LLM nothing"
     );
 
+    // Resumed with a larger limit, run 1 solves only the 4th query (one LLM call).
+    let data = shared("restbench-tmdb/..");
+    let ws = tokio::task::spawn_blocking(move || {
+        let resumed = json_of(&ws.ok(&[
+            "bench",
+            "run",
+            "--resume",
+            "1",
+            "--limit",
+            "4",
+            "--json",
+            "--data-dir",
+            &data,
+        ]));
+        assert_eq!(resumed["run"], 1);
+        assert_eq!(resumed["summary"]["queries"], 4);
+        assert_eq!(resumed["spec"]["limit"], 4);
+        ws
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        8,
+        "finished queries were not redone"
+    );
+
     let list = json_of(&ws.ok(&["bench", "list", "--json"]));
     let names: Vec<&str> = list
         .as_array()
@@ -141,14 +168,15 @@ async fn bench_runs_replays_and_reports_as_json() {
         .map(|r| r["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["recorded", "replayed"]);
+    assert_eq!(list[0]["summary"]["queries"], 4, "{list:#}");
     assert!(list[0]["finished_ms"].is_i64());
     assert_eq!(list[0]["spec"]["solver"], "react");
 
     let show = json_of(&ws.ok(&["bench", "show", "1", "--json"]));
     assert_eq!(show["id"], 1);
-    assert_eq!(show["summary"]["queries"], 3);
+    assert_eq!(show["summary"]["queries"], 4);
     let queries = show["queries"].as_array().unwrap();
-    assert_eq!(queries.len(), 3);
+    assert_eq!(queries.len(), 4);
     let q0 = queries.iter().find(|q| q["query_id"] == "0").unwrap();
     assert_eq!(q0["scores"]["correct_path"], true);
     assert_eq!(q0["scores"]["errors"], json!([]));
@@ -188,8 +216,11 @@ async fn bench_runs_replays_and_reports_as_json() {
     assert_eq!(compare["metrics"][0], "cp");
     assert_eq!(compare["runs"].as_array().unwrap().len(), 2);
     assert_eq!(compare["runs"][1]["name"], "replayed");
-    assert_eq!(compare["runs"][1]["deltas"]["cp"], 0.0);
-    assert_eq!(compare["runs"][0]["values"]["cp"], first_cp(&compare));
+    assert_eq!(compare["runs"][0]["deltas"]["cp"], 0.0);
+    let cp = |i: usize| compare["runs"][i]["values"]["cp"].as_f64().unwrap();
+    let delta = compare["runs"][1]["deltas"]["cp"].as_f64().unwrap();
+    assert!((delta - (cp(1) - cp(0))).abs() < 1e-9);
+    assert!((cp(0) - 50.0).abs() < 1e-9, "2 of 4 after the resume");
 
     // The text forms print tables.
     let table = ws.ok(&["bench", "compare", "1", "2"]);
@@ -197,8 +228,4 @@ async fn bench_runs_replays_and_reports_as_json() {
     let missing = ws.run(&["bench", "show", "9"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no benchmark run 9"));
-}
-
-fn first_cp(compare: &Value) -> Value {
-    compare["runs"][1]["values"]["cp"].clone()
 }
