@@ -22,19 +22,31 @@
 //! - Servers to try all this against (the example library API, an MCP test
 //!   server) live in the `toolsmith-testbed` crate.
 //!
-//! ```no_run
+//! ```
 //! use std::sync::Arc;
 //! use serde_json::json;
-//! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
-//! use toolsmith_exec::{ApiBook, Executor, Provenance, Simulator, Validated};
+//! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+//! use toolsmith_exec::{ApiBook, Executor, FailureKind, Provenance, Simulator, Validated};
 //!
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let spec = br#"{"openapi": "3.0.0", "info": {"title": "Movies", "version": "1"},
+//!   "paths": {"/search/movie": {"get": {
+//!     "parameters": [{"name": "query", "in": "query", "required": true, "schema": {"type": "string"}}],
+//!     "responses": {"200": {"description": "Movies", "content": {"application/json": {"schema": {
+//!       "type": "object", "properties": {"results": {"type": "array", "items": {"type": "object",
+//!         "properties": {"id": {"type": "integer"}, "title": {"type": "string"}}}}}}}}}}}}}}"#;
 //! let mut store = Store::in_memory()?;
-//! store.import(&read_source("tmdb_oas.json".as_ref(), &ImportOptions::default())?, false)?;
+//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, false)?;
 //! let book = Arc::new(ApiBook::from_catalog(&store.catalog(&DocSelector::Active, &Scope::default())?));
-//! let simulator = Validated::new(Simulator::new(Arc::clone(&book)), book, Provenance::Simulated);
-//! let obs = simulator.call(&"tmdb/get_search_movie".parse()?, &json!({"query": "Titanic"})).await?;
-//! assert!(obs.is_ok());
+//! let tools = Validated::new(Simulator::new(Arc::clone(&book)), book, Provenance::Simulated);
+//! let search = "movies/get_search_movie".parse()?;
+//!
+//! let obs = tools.call(&search, &json!({"query": "Titanic"})).await?;
+//! assert!(obs.is_ok() && obs.provenance == Provenance::Simulated);
+//! // A missing required argument never reaches the backend.
+//! let refused = tools.call(&search, &json!({})).await?;
+//! assert_eq!(refused.failure(), Some(FailureKind::BadParameters));
 //! # Ok(()) }
 //! ```
 

@@ -13,6 +13,49 @@
 //!   as they happen and [`RunStore`] keeps in the SQLite file. Traces are
 //!   typed and versioned ([`TRACE_VERSION`]); older ones stay readable
 //!   ([`read_jsonl`]).
+//!
+//! A scripted model and a scripted API stand in for real ones below:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+//! use toolsmith_exec::{ApiBook, testing::ScriptedExecutor};
+//! use toolsmith_llm::testing::{Reply, ScriptedLlm};
+//! use toolsmith_solve::{AgentSettings, Finish, React, ReactSettings, RenderOptions, Runtime, Solver, Toolset, Tracer};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let spec = br#"{"openapi": "3.0.0", "info": {"title": "Movies", "version": "1"},
+//!   "paths": {"/search/movie": {"get": {"operationId": "search_movie", "description": "Find movies by title.",
+//!     "parameters": [{"name": "query", "in": "query", "required": true, "schema": {"type": "string"}}],
+//!     "responses": {"200": {"description": "ok"}}}}}}"#;
+//! let mut store = Store::in_memory()?;
+//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, false)?;
+//! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
+//! let entries: Vec<_> = catalog.apis().map(|(_, api)| api.clone()).collect();
+//! let search = "movies/search_movie".parse()?;
+//!
+//! let llm = ScriptedLlm::new([
+//!     Reply::tool_call("search_movie_for_movies", r#"{"query": "Dune"}"#),
+//!     Reply::tool_call("Finish", r#"{"return_type": "give_answer", "final_answer": "Dune (2021)"}"#),
+//! ]);
+//! let api = ScriptedExecutor::new().respond(search, json!({"results": [{"title": "Dune", "year": 2021}]}));
+//! let runtime = Runtime {
+//!     llm: Arc::new(llm),
+//!     executor: Arc::new(api),
+//!     retriever: None,
+//!     book: Arc::new(ApiBook::from_catalog(&catalog)),
+//!     settings: AgentSettings::default(),
+//!     tracer: Tracer::new(),
+//! };
+//! let toolset = Toolset::new(&entries, &RenderOptions::default());
+//! let run = React::new(runtime, ReactSettings::PAPER).solve("When did Dune come out?", toolset).await?;
+//! assert_eq!(run.finish, Finish::Answered);
+//! assert_eq!(run.answer.as_deref(), Some("Dune (2021)"));
+//! assert_eq!(run.api_calls().len(), 1);
+//! # Ok(()) }
+//! ```
 
 pub use crate::conagents::ConAgents;
 pub use crate::dfsdt::Dfsdt;

@@ -13,6 +13,16 @@
 //!
 //! Neither depends on another toolsmith crate: they are servers, and only
 //! speak HTTP and MCP.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let api = toolsmith_testbed::ExampleApi::start("127.0.0.1:0".parse()?).await?;
+//! let url = format!("{}/books?title=solaris", api.base_url());
+//! let books: serde_json::Value = serde_json::from_str(&reqwest::get(url).await?.text().await?)?;
+//! assert_eq!(books["results"][0]["title"], "Solaris");
+//! # Ok(()) }
+//! ```
 
 pub use crate::error::{Error, Result};
 #[cfg(feature = "example-api")]

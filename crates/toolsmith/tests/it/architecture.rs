@@ -90,6 +90,33 @@ fn crate_dependencies_follow_the_data_flow() {
     }
 }
 
+/// No stage depends on the stage that judges it (eval) or on the binary, not even for its
+/// tests or examples: a dev-dependency arrow is still an arrow.
+#[test]
+fn no_crate_depends_on_eval_or_the_binary() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for package in meta["packages"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap();
+        if name == "toolsmith" || name == "toolsmith-eval" {
+            continue;
+        }
+        for dep in package["dependencies"].as_array().unwrap() {
+            let dep_name = dep["name"].as_str().unwrap();
+            assert!(
+                dep_name != "toolsmith-eval" && dep_name != "toolsmith",
+                "{name} depends on {dep_name} ({} dependency)",
+                dep["kind"].as_str().unwrap_or("normal")
+            );
+        }
+    }
+}
+
 /// The binary's modules (one per file under `src/`) and the modules each one names through
 /// `crate::…`, `super::…` or `self::…` paths, in `use` lines and inline alike; a parent
 /// module also uses each of its children.
