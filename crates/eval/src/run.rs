@@ -138,6 +138,72 @@ mod tests {
         }
     }
 
+    fn tool_call(
+        function: &str,
+        api: Option<ApiId>,
+        outcome: toolsmith_solve::CallOutcome,
+    ) -> toolsmith_solve::Stamped {
+        toolsmith_solve::Stamped {
+            at_ms: 0,
+            event: TraceEvent::ToolCall {
+                call_id: "c".into(),
+                function: function.into(),
+                api,
+                arguments: json!({"query": "Dune"}),
+                outcome,
+                provenance: None,
+                observation: "{}".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn a_record_from_a_trace_keeps_api_calls_and_unknown_names_but_not_tool_searches()
+    -> Result<(), Box<dyn std::error::Error>> {
+        use toolsmith_solve::CallOutcome as Traced;
+        let a: ApiId = "tmdb/search_movie".parse()?;
+        let run = Run {
+            solver: "react".into(),
+            query: "Who directed Dune?".into(),
+            finish: Finish::Answered,
+            answer: Some("Villeneuve".into()),
+            detail: None,
+            trace: vec![
+                tool_call(SEARCH_TOOLS, None, Traced::Ok),
+                tool_call("made_up", None, Traced::UnknownTool),
+                tool_call("search_movie_for_tmdb", Some(a.clone()), Traced::Rejected),
+                tool_call(
+                    "search_movie_for_tmdb",
+                    Some(a.clone()),
+                    Traced::Failed(FailureKind::BadParameters),
+                ),
+                tool_call(
+                    "search_movie_for_tmdb",
+                    Some(a.clone()),
+                    Traced::Failed(FailureKind::NotFound),
+                ),
+                tool_call("search_movie_for_tmdb", Some(a.clone()), Traced::Ok),
+            ],
+        };
+        let record = RunRecord::from_run(&run);
+        let outcomes: Vec<CallOutcome> = record.calls.iter().map(|c| c.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                CallOutcome::Failed,
+                CallOutcome::InvalidParameters,
+                CallOutcome::InvalidParameters,
+                CallOutcome::Failed,
+                CallOutcome::Ok
+            ]
+        );
+        assert_eq!(record.calls[0].api, CalledApi::Unknown("made_up".into()));
+        assert_eq!(record.api_path().len(), 4);
+        assert_eq!(record.finish, Finish::Answered);
+        assert!(record.answered());
+        Ok(())
+    }
+
     #[test]
     fn the_api_path_skips_unknown_names_and_answered_needs_text()
     -> Result<(), Box<dyn std::error::Error>> {
