@@ -5,7 +5,9 @@
 #   1. builds the toolsmith binary (release);
 #   2. installs the local embedding model when the installer is present;
 #   3. main job: imports RestBench's TMDB spec with DRAFT's and EasyTool's
-#      published docs into ./toolsmith.db and prints the catalog's statistics.
+#      published docs into ./toolsmith.db, then runs `toolsmith quickstart` (the
+#      example API imported, indexed, searched and called; retrieval measured on
+#      TMDB; agents run when an LLM endpoint is configured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,4 +25,4 @@ bin=target/release/toolsmith
   "$data/restbench-tmdb/restgpt/tmdb_oas.json" \
   "$data/restbench-tmdb/draft/TMDB_DRAFT.json" \
   "$data/restbench-tmdb/easytool/tmdb_tool.json"
-"$bin" --db "$db" stats
+"$bin" --db "$db" quickstart --data-dir "$data"

@@ -75,6 +75,9 @@ pub enum Command {
     Call(CallArgs),
     /// Serve the example library API (authors, books, loans) for the quickstart.
     ExampleApi(ExampleApiArgs),
+    /// A guided tour on the example library API: import, index, search, simulated and live
+    /// calls, and the retrieval benchmark, each step the command a user would run.
+    Quickstart(QuickstartArgs),
     /// The tool environment: how calls were answered (live, replayed, simulated), per tool.
     Env(EnvArgs),
     /// Answer a query by calling tools with an agent (ReAct, DFSDT, ConAgents).
@@ -180,17 +183,19 @@ pub struct LlmArgs {
 /// `--data-dir`: the shared benchmark data.
 #[derive(Debug, Clone, Default, Args)]
 pub struct DataDirArg {
-    /// The shared benchmark data (default: `$TOOLSMITH_DATA`, else `../shared/data`).
+    /// The shared benchmark data (default: `$TOOLSMITH_DATA`, else the nearest
+    /// `shared/data` in or above the current folder's parents).
     #[arg(long = "data-dir", env = env::DATA)]
     pub data_dir: Option<PathBuf>,
 }
 
 impl DataDirArg {
-    /// The folder: the flag's, else `../shared/data`.
+    /// The folder: the flag's, else the nearest `shared/data`, else `../shared/data` (which
+    /// then fails to read, naming the path).
     pub fn path(&self) -> PathBuf {
-        self.data_dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("../shared/data"))
+        self.data_dir.clone().unwrap_or_else(|| {
+            toolsmith_plumbing::data::data_dir().unwrap_or_else(|_| PathBuf::from("../shared/data"))
+        })
     }
 }
 
@@ -716,6 +721,20 @@ pub struct ExampleApiArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: IpAddr,
+}
+
+/// A guided tour: starts the example library API, imports its spec into the catalog
+/// (`--db`), indexes it, searches it, calls it (simulated, then live), and runs the retrieval
+/// benchmark on RestBench TMDB. Each step runs the command a user would type, shown before
+/// its output. Running it again updates what the first run stored.
+#[derive(Debug, Args)]
+pub struct QuickstartArgs {
+    /// Port for the example API (0 for any free port).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
 }
 
 /// The tool environment: how calls were answered.

@@ -7,6 +7,7 @@
 
 mod data;
 mod datasets;
+mod example_queries;
 mod harness;
 mod metrics;
 mod retrieval;

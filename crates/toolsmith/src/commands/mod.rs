@@ -11,6 +11,7 @@ mod export;
 mod import;
 mod index;
 mod jq_sandbox;
+mod quickstart;
 mod search;
 mod show;
 mod solve;
@@ -44,6 +45,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         },
         Command::Call(args) => call::run(&ctx, &args),
         Command::ExampleApi(args) => example_api::run(&args),
+        Command::Quickstart(args) => quickstart::run(&ctx, &args),
         Command::Solve(args) => solve::run(&ctx, &args),
         Command::Env(args) => env::run(&ctx, &args),
         Command::JqSandbox(args) => Ok(jq_sandbox::run(&args)),

@@ -7,6 +7,7 @@ mod catalog_commands;
 mod cli_output;
 mod example_api_command;
 mod mcp_command;
+mod quickstart_command;
 mod search_command;
 mod solve_command;
 mod support;

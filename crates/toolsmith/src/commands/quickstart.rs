@@ -1,0 +1,302 @@
+//! `toolsmith quickstart`: a guided tour on the example library API.
+//!
+//! Each step runs this same binary with the command a user would type, printed before its
+//! output, so the tour shows the real commands and their real output; no step reaches into
+//! another command's code. The example API runs in this process, on a thread of its own,
+//! for as long as the tour lasts.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::sync::mpsc;
+
+use anyhow::Context as _;
+use toolsmith_llm::LlmSettings;
+
+use crate::cli::QuickstartArgs;
+use crate::context::Context;
+use crate::printer;
+
+/// The catalog's name for the example API's tool.
+const TOOL: &str = "library";
+/// The query the search step runs.
+const SEARCH: &str = "borrow a book for a library member";
+/// The API the call steps call, and its arguments.
+const CALL_API: &str = "library/search_books";
+const CALL_ARGS: &str = r#"{"title": "solaris"}"#;
+/// The queries the agents answer when an LLM is configured.
+const AGENT_QUERY: &str = "Who wrote Solaris, and in which country was the author born?";
+
+/// Runs the tour; exits 2 when a step that later steps need fails.
+pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCode> {
+    let api = ExampleServer::start(args.port)?;
+    let work = work_dir(ctx.db());
+    std::fs::create_dir_all(&work)
+        .with_context(|| format!("creating the quickstart folder {}", work.display()))?;
+    let spec_path = work.join("library_openapi.json");
+    let spec = toolsmith_testbed::library_spec(&api.base_url);
+    std::fs::write(&spec_path, serde_json::to_string_pretty(&spec)?)
+        .with_context(|| format!("writing {}", spec_path.display()))?;
+    printer::line(format!(
+        "The example library API is running at {} (its spec: {}).",
+        api.base_url,
+        spec_path.display()
+    ))?;
+
+    let tour = Tour::new(ctx.db(), 7)?;
+    let spec_arg = spec_path.to_string_lossy().into_owned();
+    if !tour.step(
+        "Import the API's OpenAPI spec into the catalog",
+        &["import", &spec_arg, "--tool", TOOL],
+    )? {
+        return Ok(ExitCode::from(2));
+    }
+    tour.step("List its APIs", &["tools", "--tool", TOOL])?;
+    let indexed = tour.step(
+        "Embed every API's doc for semantic search (local MiniLM, once)",
+        &["index"],
+    )?;
+    let method = if indexed { "hybrid" } else { "bm25" };
+    if !indexed {
+        printer::note(
+            "the local embedding model is not installed (scripts/install-model.sh installs it): \
+             searching with BM25 alone",
+        );
+    }
+    tour.step(
+        "Search the catalog",
+        &["search", SEARCH, "-k", "3", "--method", method],
+    )?;
+    tour.step(
+        "Call an API on the simulator (built from the spec's response schemas)",
+        &["call", CALL_API, "--args", CALL_ARGS, "--mode", "simulate"],
+    )?;
+    tour.step(
+        "Call the same API live",
+        &["call", CALL_API, "--args", CALL_ARGS, "--mode", "live"],
+    )?;
+    let data = args.data.path();
+    if data.join("restbench-tmdb").is_dir() {
+        let data = data.to_string_lossy();
+        tour.step(
+            "Measure retrieval on RestBench TMDB (100 queries, NDCG and recall)",
+            &[
+                "bench",
+                "retrieval",
+                "--dataset",
+                "restbench-tmdb",
+                "--method",
+                method,
+                "--data-dir",
+                &data,
+            ],
+        )?;
+    } else {
+        tour.skip(&format!(
+            "the retrieval benchmark: no benchmark data at {} (set TOOLSMITH_DATA)",
+            data.display()
+        ))?;
+    }
+
+    let llm = &ctx.config()?.llm;
+    if is_configured(llm) {
+        printer::line("\nAn LLM endpoint is configured: two agents answer one query live.")?;
+        for solver in ["react", "conagents"] {
+            let title = format!("Answer a query with {solver}");
+            tour.extra_step(
+                &title,
+                &[
+                    "solve",
+                    AGENT_QUERY,
+                    "--solver",
+                    solver,
+                    "--retrieve",
+                    "5",
+                    "--mode",
+                    "live",
+                ],
+            )?;
+        }
+    } else {
+        printer::line(NO_LLM)?;
+    }
+    printer::line(format!(
+        "\nDone. The catalog is {}; try `toolsmith --db {} show {CALL_API}`.",
+        ctx.db().display(),
+        ctx.db().display()
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What to do to run the agent steps, in a few lines.
+const NO_LLM: &str = "
+No LLM endpoint is configured, so the agent steps were skipped. Point toolsmith at any
+OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp server) and run this again:
+  export OPENAI_BASE_URL=http://localhost:11434/v1   # the server's /v1 address
+  export OPENAI_API_KEY=...                           # when the server needs a key
+  export TOOLSMITH_MODEL=llama3.1                     # the model to use
+or set base_url and model in the [llm] section of toolsmith.toml.";
+
+/// Whether the user pointed toolsmith at an endpoint: a key, or an address other than the
+/// default (a local server needs no key).
+fn is_configured(llm: &LlmSettings) -> bool {
+    llm.api_key.is_some() || llm.base_url != LlmSettings::default().base_url
+}
+
+/// The folder beside the catalog that holds the tour's files (the spec with its server).
+fn work_dir(db: &Path) -> PathBuf {
+    let stem = db
+        .file_stem()
+        .map_or_else(|| "toolsmith".into(), |s| s.to_string_lossy());
+    db.with_file_name(format!("{stem}-quickstart"))
+}
+
+/// The steps of the tour: this binary, run on the same catalog.
+struct Tour {
+    exe: PathBuf,
+    db: PathBuf,
+    total: usize,
+    done: std::cell::Cell<usize>,
+}
+
+impl Tour {
+    fn new(db: &Path, total: usize) -> anyhow::Result<Self> {
+        Ok(Self {
+            exe: std::env::current_exe().context("finding the toolsmith binary")?,
+            db: db.to_path_buf(),
+            total,
+            done: std::cell::Cell::new(0),
+        })
+    }
+
+    /// Runs one numbered step; `Ok(false)` when the command failed (it said why).
+    fn step(&self, title: &str, args: &[&str]) -> anyhow::Result<bool> {
+        let n = self.done.get() + 1;
+        self.done.set(n);
+        self.run(&format!("[{n}/{}] {title}", self.total), args)
+    }
+
+    /// Skips the next numbered step, saying why.
+    fn skip(&self, why: &str) -> anyhow::Result<()> {
+        let n = self.done.get() + 1;
+        self.done.set(n);
+        printer::line(format!("\n[{n}/{}] skipped {why}", self.total))
+    }
+
+    /// Runs a step beyond the numbered ones (the agent steps).
+    fn extra_step(&self, title: &str, args: &[&str]) -> anyhow::Result<bool> {
+        self.run(&format!("[+] {title}"), args)
+    }
+
+    fn run(&self, heading: &str, args: &[&str]) -> anyhow::Result<bool> {
+        printer::line(format!("\n{heading}\n$ toolsmith {}", shown(args)))?;
+        std::io::stdout().flush().context("writing to stdout")?;
+        let status = Command::new(&self.exe)
+            .arg("--db")
+            .arg(&self.db)
+            .args(args)
+            .status()
+            .with_context(|| format!("running toolsmith {}", args.join(" ")))?;
+        if !status.success() {
+            printer::note(format!("step failed ({status}): toolsmith {}", shown(args)));
+        }
+        Ok(status.success())
+    }
+}
+
+/// Arguments as a shell would need them typed.
+fn shown(args: &[&str]) -> String {
+    args.iter()
+        .map(|a| {
+            if a.chars().any(|c| c.is_whitespace() || "\"'{}$".contains(c)) {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            } else {
+                (*a).to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The example API on a thread of its own; it stops when this is dropped.
+struct ExampleServer {
+    base_url: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ExampleServer {
+    fn start(port: u16) -> anyhow::Result<Self> {
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let served = toolsmith_testbed::runtime().map(|runtime| {
+                runtime.block_on(async {
+                    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+                    match toolsmith_testbed::ExampleApi::start(addr).await {
+                        Ok(api) => {
+                            let _ = ready_tx.send(Ok(api.base_url()));
+                            let _ = stop_rx.await;
+                        }
+                        Err(err) => {
+                            let _ = ready_tx.send(Err(err.to_string()));
+                        }
+                    }
+                });
+            });
+            if let Err(err) = served {
+                tracing::error!("the example API's runtime: {err}");
+            }
+        });
+        let base_url = ready_rx
+            .recv()
+            .context("the example API's thread ended before it started")?
+            .map_err(|err| anyhow::anyhow!("starting the example API: {err}"))?;
+        Ok(Self {
+            base_url,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for ExampleServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_shown_as_typed() {
+        assert_eq!(
+            shown(&["call", "a/b", "--args", r#"{"x": 1}"#]),
+            r#"call a/b --args '{"x": 1}'"#
+        );
+        assert_eq!(shown(&["search", "it's"]), r#"search 'it'\''s'"#);
+    }
+
+    #[test]
+    fn the_tour_folder_sits_beside_the_catalog() {
+        assert_eq!(
+            work_dir(Path::new("/tmp/x/toolsmith.db")),
+            Path::new("/tmp/x/toolsmith-quickstart")
+        );
+    }
+
+    #[test]
+    fn an_endpoint_counts_as_configured_by_key_or_address() {
+        let mut llm = LlmSettings::default();
+        assert!(!is_configured(&llm));
+        llm.base_url = "http://127.0.0.1:11434/v1".into();
+        assert!(is_configured(&llm));
+    }
+}
