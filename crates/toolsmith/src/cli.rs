@@ -589,7 +589,8 @@ pub struct BenchRunArgs {
     #[command(flatten)]
     pub docs: DocVersionArg,
     /// Tools each query is offered: candidates, retrieve:K, search-tool or all (default: the
-    /// dataset's: all for restbench-tmdb, candidates for ToolBench sets and files).
+    /// dataset's: all for restbench-tmdb, candidates for ToolBench sets and files that have
+    /// candidate lists, else all).
     #[arg(long, value_parser = parse_tools_offered)]
     pub tools: Option<toolsmith_eval::ToolsOffered>,
     /// Only the first N queries.

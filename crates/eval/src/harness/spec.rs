@@ -156,11 +156,17 @@ impl BenchSpec {
     pub const DEFAULT_CONCURRENCY: usize = 4;
 
     /// A run of `solver` on `benchmark` with the benchmark's default tools and mode, every
-    /// query, seed 0, named `<dataset>-<solver>`.
+    /// query, seed 0, named `<dataset>-<solver>` (a query file by its stem).
     pub fn new(benchmark: &Benchmark, solver: SolverKind) -> Self {
         let dataset = benchmark.name();
+        let short = match benchmark {
+            Benchmark::File(path) => path
+                .file_stem()
+                .map_or_else(|| dataset.clone(), |s| s.to_string_lossy().into_owned()),
+            _ => dataset.clone(),
+        };
         Self {
-            name: format!("{dataset}-{solver}"),
+            name: format!("{short}-{solver}"),
             dataset,
             catalog: None,
             solver,
@@ -215,6 +221,12 @@ mod tests {
             BenchSpec::new(&Benchmark::ToolbenchG1, SolverKind::Dfsdt).tools,
             ToolsOffered::Candidates
         );
+        let file = BenchSpec::new(
+            &Benchmark::File("data/my_queries.json".into()),
+            SolverKind::Conagents,
+        );
+        assert_eq!(file.name, "my_queries-conagents");
+        assert_eq!(file.dataset, "data/my_queries.json");
         Ok(())
     }
 }

@@ -109,7 +109,7 @@ fn catalog(
 pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode> {
     let bench = BenchStore::open(ctx.db())
         .with_context(|| format!("opening the benchmark tables in {}", ctx.db().display()))?;
-    let (resumed, spec) = spec(&bench, args)?;
+    let (resumed, mut spec) = spec(&bench, args)?;
     let benchmark = spec.benchmark()?;
     let data = args.data.path();
     let store = catalog(ctx, &spec, &benchmark, &data)?;
@@ -121,6 +121,15 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
             resolution.skipped,
             dataset.len()
         ));
+    }
+    // A query file without candidate lists (RestGPT's format) offers the whole catalog.
+    let no_candidates = resolution.queries.iter().all(|q| q.candidates.is_empty());
+    if resumed.is_none()
+        && args.tools.is_none()
+        && spec.tools == ToolsOffered::Candidates
+        && no_candidates
+    {
+        spec.tools = ToolsOffered::All;
     }
     let selector = spec
         .doc_version
