@@ -48,6 +48,63 @@ pub enum Error {
     /// The catalog failed while resolving gold API names.
     #[error("resolving gold APIs")]
     Catalog(#[from] toolsmith_catalog::Error),
+    /// A benchmark spec or one of its parts (tools offered, run id) does not parse.
+    #[error("{0}")]
+    BadSpec(String),
+    /// The tools offered are the query's candidates, and the dataset gives it none.
+    #[error("query {query} has no candidate list: offer --tools all, retrieve:K or search-tool")]
+    NoCandidates {
+        /// The query's id.
+        query: String,
+    },
+    /// The tools offered need a retriever and the harness was given none.
+    #[error("tools offered `{tools}` need a retriever")]
+    NoRetriever {
+        /// What was asked for.
+        tools: crate::harness::ToolsOffered,
+    },
+    /// Retrieving a query's tools failed.
+    #[error("retrieving tools for query {query}")]
+    Retrieve {
+        /// The query's id.
+        query: String,
+        /// Why.
+        #[source]
+        source: Box<toolsmith_retrieve::Error>,
+    },
+    /// A solver failed on its own account (not a run that ended without an answer).
+    #[error("solving query {query}")]
+    Solve {
+        /// The query's id.
+        query: String,
+        /// Why.
+        #[source]
+        source: Box<toolsmith_solve::Error>,
+    },
+    /// No stored benchmark run has this id.
+    #[error("no benchmark run {0} in the database")]
+    UnknownRun(crate::harness::RunId),
+    /// Opening or migrating eval's tables failed.
+    #[error("opening the benchmark tables")]
+    Sqlite(#[from] toolsmith_plumbing::sqlite::Error),
+    /// Reading or writing eval's tables failed.
+    #[error("{context}")]
+    Store {
+        /// What was being done.
+        context: String,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A stored JSON column could not be written or read back.
+    #[error("stored {what} is not readable JSON")]
+    StoredJson {
+        /// Which column (`trace`, `scores`, `run spec`, ...).
+        what: &'static str,
+        /// The parser's complaint.
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// `Result` with this crate's [`Error`] as the default.

@@ -9,7 +9,8 @@
 //!   standard retrieval benchmarks and their corpus sources under the shared data folder.
 //! - **Runs.** A [`RunRecord`] is what the metrics know of one solver run: its calls
 //!   ([`CallRecord`]: API or unknown name, arguments, outcome, observation) and how it ended
-//!   ([`FinishKind`]). The harness converts solver traces into it.
+//!   (the solver's [`Finish`](toolsmith_solve::Finish)); [`RunRecord::from_run`] converts a
+//!   solver's typed trace into it.
 //! - **Metrics** (module [`metrics`], one module per family, each function documented with its
 //!   source paper and exact definition): retrieval ([`ndcg_at_k`], [`recall_at_k`]), call paths
 //!   ([`correct_path`], [`path_set`], [`path_f1`], [`lcs_path_rate`], [`path_success`],
@@ -19,6 +20,11 @@
 //!   ([`funcqa_correct`], [`extract_number`]), cost ([`CostReport`], [`Prices`]), the error
 //!   taxonomy ([`classify`]) and judge variance ([`mean_std`]). Shares are counted in a
 //!   [`Rate`].
+//! - **Harness.** A [`BenchSpec`] names a dataset, a solver and how it runs; a [`Harness`]
+//!   runs it concurrently through the [`Solver`](toolsmith_solve::Solver) trait, scores each
+//!   query ([`QueryScores`]) and stores it at once in the [`BenchStore`] (eval's tables in the
+//!   catalog database), so `--resume` redoes nothing finished. [`RunSummary`] and
+//!   [`Comparison`] are the tables of a run and of several side by side.
 //! - **Judges.** [`Judge`] gives typed verdicts ([`AnswerStatus`], [`TaskSolvability`],
 //!   [`Preference`]); with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
 //!   ones.
@@ -69,6 +75,10 @@ pub use crate::dataset::{
     load_anytoolbench, load_as, load_funcqa, load_merged, load_tooleval,
 };
 pub use crate::error::{Error, Result};
+pub use crate::harness::{
+    BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison, Harness, QueryResult,
+    QueryScores, Quiet, RunId, RunSummary, SolverFactory, SolverKind, StoredResult, ToolsOffered,
+};
 pub use crate::judge::{AnswerStatus, Judge, JudgeCase, Preference, TaskSolvability};
 pub use crate::metrics::Rate;
 pub use crate::metrics::cost::{CostReport, Prices, QueryCost, Summary};
@@ -88,11 +98,12 @@ pub use crate::metrics::path::{
 pub use crate::metrics::retrieval::{RetrievalScores, dcg_at_k, ndcg_at_k, recall_at_k};
 pub use crate::metrics::variance::{MeanStd, mean_std};
 pub use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
-pub use crate::run::{CallOutcome, CallRecord, CalledApi, FinishKind, RunRecord};
+pub use crate::run::{CallOutcome, CallRecord, CalledApi, RunRecord};
 
 mod benchmark;
 mod dataset;
 mod error;
+mod harness;
 mod judge;
 pub mod metrics;
 mod run;

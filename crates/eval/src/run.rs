@@ -1,10 +1,12 @@
 //! What the metrics and judges need to know about one run, independent of the solver that
-//! produced it: the calls it made and how it ended. The harness converts solver traces into a
-//! [`RunRecord`]; the metrics never see a trace.
+//! produced it: the calls it made and how it ended. [`RunRecord::from_run`] is the one
+//! conversion from a solver's typed trace; the metrics never see a trace.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::ApiId;
+use toolsmith_exec::FailureKind;
+use toolsmith_solve::{Finish, Run, SEARCH_TOOLS, TraceEvent};
 
 /// The API a call named.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,34 +43,53 @@ pub struct CallRecord {
     pub observation: String,
 }
 
-/// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FinishKind {
-    /// It gave a final answer.
-    Answered,
-    /// It gave up (a give-up `Finish`, or every branch abandoned).
-    GaveUp,
-    /// A call, token or LLM-call budget ran out.
-    BudgetExhausted,
-    /// The step or depth limit was reached without an answer.
-    StepLimit,
-    /// The solver itself failed (LLM error).
-    Error,
-}
-
 /// One run of a solver on one query.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     /// The calls, in order.
     pub calls: Vec<CallRecord>,
-    /// How it ended.
-    pub finish: FinishKind,
+    /// How it ended (the solver's own [`Finish`]).
+    pub finish: Finish,
     /// The final answer, when it gave one.
     pub answer: Option<String>,
 }
 
 impl RunRecord {
+    /// The record of a solver's run, from its typed trace: every tool call in order except
+    /// `search_tools` (a tool search, not an API call), an unknown function kept by name.
+    /// Refused arguments (a schema check, an API's `bad_parameters`, arguments that are not a
+    /// JSON object) count as [`CallOutcome::InvalidParameters`].
+    pub fn from_run(run: &Run) -> Self {
+        let calls = run
+            .trace
+            .iter()
+            .filter_map(|stamped| match &stamped.event {
+                TraceEvent::ToolCall {
+                    function,
+                    api,
+                    arguments,
+                    outcome,
+                    observation,
+                    ..
+                } if api.is_some() || function != SEARCH_TOOLS => Some(CallRecord {
+                    api: api.as_ref().map_or_else(
+                        || CalledApi::Unknown(function.clone()),
+                        |id| CalledApi::Known(id.clone()),
+                    ),
+                    arguments: arguments.clone(),
+                    outcome: call_outcome(*outcome),
+                    observation: observation.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        Self {
+            calls,
+            finish: run.finish,
+            answer: run.answer.clone(),
+        }
+    }
+
     /// The catalog APIs called, in order, repeats and failed calls included (calls of unknown
     /// names left out): the `called` list of the path metrics.
     pub fn api_path(&self) -> Vec<ApiId> {
@@ -83,7 +104,18 @@ impl RunRecord {
 
     /// Whether it ended with a non-empty answer.
     pub fn answered(&self) -> bool {
-        self.finish == FinishKind::Answered && self.answer.as_deref().is_some_and(non_blank)
+        self.finish == Finish::Answered && self.answer.as_deref().is_some_and(non_blank)
+    }
+}
+
+fn call_outcome(outcome: toolsmith_solve::CallOutcome) -> CallOutcome {
+    use toolsmith_solve::CallOutcome as Traced;
+    match outcome {
+        Traced::Ok => CallOutcome::Ok,
+        Traced::Failed(FailureKind::BadParameters) | Traced::Rejected => {
+            CallOutcome::InvalidParameters
+        }
+        Traced::Failed(_) | Traced::UnknownTool | Traced::NotRun => CallOutcome::Failed,
     }
 }
 
@@ -106,6 +138,72 @@ mod tests {
         }
     }
 
+    fn tool_call(
+        function: &str,
+        api: Option<ApiId>,
+        outcome: toolsmith_solve::CallOutcome,
+    ) -> toolsmith_solve::Stamped {
+        toolsmith_solve::Stamped {
+            at_ms: 0,
+            event: TraceEvent::ToolCall {
+                call_id: "c".into(),
+                function: function.into(),
+                api,
+                arguments: json!({"query": "Dune"}),
+                outcome,
+                provenance: None,
+                observation: "{}".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn a_record_from_a_trace_keeps_api_calls_and_unknown_names_but_not_tool_searches()
+    -> Result<(), Box<dyn std::error::Error>> {
+        use toolsmith_solve::CallOutcome as Traced;
+        let a: ApiId = "tmdb/search_movie".parse()?;
+        let run = Run {
+            solver: "react".into(),
+            query: "Who directed Dune?".into(),
+            finish: Finish::Answered,
+            answer: Some("Villeneuve".into()),
+            detail: None,
+            trace: vec![
+                tool_call(SEARCH_TOOLS, None, Traced::Ok),
+                tool_call("made_up", None, Traced::UnknownTool),
+                tool_call("search_movie_for_tmdb", Some(a.clone()), Traced::Rejected),
+                tool_call(
+                    "search_movie_for_tmdb",
+                    Some(a.clone()),
+                    Traced::Failed(FailureKind::BadParameters),
+                ),
+                tool_call(
+                    "search_movie_for_tmdb",
+                    Some(a.clone()),
+                    Traced::Failed(FailureKind::NotFound),
+                ),
+                tool_call("search_movie_for_tmdb", Some(a.clone()), Traced::Ok),
+            ],
+        };
+        let record = RunRecord::from_run(&run);
+        let outcomes: Vec<CallOutcome> = record.calls.iter().map(|c| c.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                CallOutcome::Failed,
+                CallOutcome::InvalidParameters,
+                CallOutcome::InvalidParameters,
+                CallOutcome::Failed,
+                CallOutcome::Ok
+            ]
+        );
+        assert_eq!(record.calls[0].api, CalledApi::Unknown("made_up".into()));
+        assert_eq!(record.api_path().len(), 4);
+        assert_eq!(record.finish, Finish::Answered);
+        assert!(record.answered());
+        Ok(())
+    }
+
     #[test]
     fn the_api_path_skips_unknown_names_and_answered_needs_text()
     -> Result<(), Box<dyn std::error::Error>> {
@@ -116,7 +214,7 @@ mod tests {
                 call(CalledApi::Unknown("made_up".into())),
                 call(CalledApi::Known(a.clone())),
             ],
-            finish: FinishKind::Answered,
+            finish: Finish::Answered,
             answer: Some("Dune".into()),
         };
         assert_eq!(run.api_path(), vec![a.clone(), a]);
@@ -124,7 +222,7 @@ mod tests {
         run.answer = Some("  ".into());
         assert!(!run.answered());
         run.answer = Some("Dune".into());
-        run.finish = FinishKind::GaveUp;
+        run.finish = Finish::GaveUp;
         assert!(!run.answered());
         let text = serde_json::to_string(&run.calls[1].api)?;
         assert_eq!(text, r#"{"unknown":"made_up"}"#);

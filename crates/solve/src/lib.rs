@@ -66,7 +66,7 @@ pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{AgentSettings, ConAgentsSettings, DfsdtSettings, ReactSettings};
 pub use crate::solver::Solver;
 pub use crate::store::RunStore;
-pub use crate::toolset::{FINISH, RenderOptions, Toolset};
+pub use crate::toolset::{FINISH, RenderOptions, SEARCH_TOOLS, Toolset};
 pub use crate::trace::{
     BacktrackReason, CallOutcome, JsonlSink, Stamped, TRACE_VERSION, TraceEvent, TraceSink, Tracer,
     cut, read_jsonl, render,

@@ -10,7 +10,7 @@ use toolsmith_llm::ToolSpec;
 /// Name of the tool that ends a run.
 pub const FINISH: &str = "Finish";
 /// Name of the meta-tool that searches the catalog for more tools.
-pub(crate) const SEARCH_TOOLS: &str = "search_tools";
+pub const SEARCH_TOOLS: &str = "search_tools";
 
 /// How API docs are rendered into tool descriptions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -163,6 +163,23 @@ pub struct ModeArg {
     pub mode: CallMode,
 }
 
+/// `--model`, `--cache`, `--max-llm-calls`, `--max-tokens`: the LLM an agent runs on.
+#[derive(Debug, Clone, Args)]
+pub struct LlmArgs {
+    /// Model (default: `TOOLSMITH_MODEL`, else `[llm] model` in toolsmith.toml).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// LLM response cache (`replay` reproduces a recorded run with no LLM).
+    #[arg(long, value_enum, default_value_t = LlmCache::ReadWrite)]
+    pub cache: LlmCache,
+    /// Stop (a run, or each query of a benchmark) after this many LLM calls.
+    #[arg(long, default_value_t = 200)]
+    pub max_llm_calls: u64,
+    /// Stop (a run, or each query of a benchmark) after this many tokens.
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+}
+
 /// `--data-dir`: the shared benchmark data.
 #[derive(Debug, Clone, Default, Args)]
 pub struct DataDirArg {
@@ -324,6 +341,26 @@ pub enum SolverName {
     Dfsdt,
     /// Grounding, execution and observing agents with iterative calibration.
     Conagents,
+}
+
+impl From<SolverName> for toolsmith_eval::SolverKind {
+    fn from(name: SolverName) -> Self {
+        match name {
+            SolverName::React => Self::React,
+            SolverName::Dfsdt => Self::Dfsdt,
+            SolverName::Conagents => Self::Conagents,
+        }
+    }
+}
+
+impl From<toolsmith_eval::SolverKind> for SolverName {
+    fn from(kind: toolsmith_eval::SolverKind) -> Self {
+        match kind {
+            toolsmith_eval::SolverKind::React => Self::React,
+            toolsmith_eval::SolverKind::Dfsdt => Self::Dfsdt,
+            toolsmith_eval::SolverKind::Conagents => Self::Conagents,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -515,11 +552,103 @@ pub struct BenchArgs {
 /// The benchmarks.
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
+    /// Run a solver over a dataset's queries, score each (CP%, path set, Path F1, LCS,
+    /// success, offered-path coverage, cost, error kinds) and store it; prints the summary.
+    Run(BenchRunArgs),
+    /// The stored benchmark runs.
+    List {
+        /// JSON output (an array of runs with their summaries).
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// One run's summary and per-query scores, or one query's trace and scores.
+    Show(BenchShowArgs),
+    /// Runs side by side (methods x metrics), with deltas against the first.
+    Compare(BenchCompareArgs),
     /// NDCG@1/3/5/10 and Recall@5/10 of a retrieval method on a benchmark's queries.
     Retrieval(RetrievalArgs),
     /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
     /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.
     SearchSpeed(SpeedArgs),
+}
+
+/// Flags of `bench run`.
+#[derive(Debug, Args)]
+pub struct BenchRunArgs {
+    /// restbench-tmdb, toolbench-draft282, toolbench-g1, toolbench-g2, or a query file (with
+    /// `--catalog` for its tool specs, else scored against the `--db` catalog).
+    #[arg(long, required_unless_present = "resume")]
+    pub dataset: Option<String>,
+    /// Tool specs to import (in memory) for a query file's queries.
+    #[arg(long, value_name = "PATH")]
+    pub catalog: Option<PathBuf>,
+    /// Which agent.
+    #[arg(long, value_enum, default_value_t = SolverName::React)]
+    pub solver: SolverName,
+    /// Which docs tools are rendered from.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// Tools each query is offered: candidates, retrieve:K, search-tool or all (default: the
+    /// dataset's: all for restbench-tmdb, candidates for ToolBench sets and files that have
+    /// candidate lists, else all).
+    #[arg(long, value_parser = parse_tools_offered)]
+    pub tools: Option<toolsmith_eval::ToolsOffered>,
+    /// Only the first N queries.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Queries solved at once.
+    #[arg(long, default_value_t = toolsmith_eval::BenchSpec::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+    /// Where tool calls go (default: the dataset's, simulate).
+    #[arg(long, value_enum)]
+    pub mode: Option<CallMode>,
+    /// Seeds the candidate shuffles.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The run's name (default: `<dataset>-<solver>`).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Resume this stored run: its spec is reused (a new `--limit` extends it) and finished
+    /// queries are not run again.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["dataset", "catalog", "tools", "mode", "name"])]
+    pub resume: Option<i64>,
+    /// The model and its limits (per query).
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    /// JSON output (the run's id, spec and summary).
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+fn parse_tools_offered(text: &str) -> Result<toolsmith_eval::ToolsOffered, String> {
+    text.parse()
+        .map_err(|e: toolsmith_eval::Error| e.to_string())
+}
+
+/// Flags of `bench show`.
+#[derive(Debug, Args)]
+pub struct BenchShowArgs {
+    /// The run's id.
+    pub run: i64,
+    /// A query's id: show its trace and scores.
+    pub query: Option<String>,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Flags of `bench compare`.
+#[derive(Debug, Args)]
+pub struct BenchCompareArgs {
+    /// Run ids; the first is the baseline.
+    #[arg(required = true)]
+    pub runs: Vec<i64>,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
 }
 
 /// Flags of `bench retrieval`.
@@ -657,18 +786,9 @@ pub struct SolveArgs {
     /// Also write the trace as JSON lines here.
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Model (default: `TOOLSMITH_MODEL`, else `[llm] model` in toolsmith.toml).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// LLM response cache.
-    #[arg(long, value_enum, default_value_t = LlmCache::ReadWrite)]
-    pub cache: LlmCache,
-    /// Stop after this many LLM calls.
-    #[arg(long, default_value_t = 200)]
-    pub max_llm_calls: u64,
-    /// Stop after this many tokens.
-    #[arg(long)]
-    pub max_tokens: Option<u64>,
+    /// The model and its limits.
+    #[command(flatten)]
+    pub llm: LlmArgs,
     /// Print the result as JSON instead of the trace.
     #[command(flatten)]
     pub json: JsonArg,

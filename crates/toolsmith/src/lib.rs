@@ -7,9 +7,12 @@
 //! - `printer`, `table`, `progress`, `logging`: stdout, tables, bars on stderr, the log;
 //! - `settings`: `toolsmith.toml` and the environment as one typed `Config`;
 //! - `context`: the global flags and the config, resolved once per command;
-//! - `retrieval`, `executor`, `mcp_source`: what several commands build from the context;
+//! - `retrieval`, `executor`, `mcp_source`, `agents`, `benchmarks`: what several commands
+//!   build from the context;
 //! - `commands`: one module per command, none importing another.
 
+mod agents;
+mod benchmarks;
 mod cli;
 mod commands;
 mod context;

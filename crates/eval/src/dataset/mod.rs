@@ -52,6 +52,10 @@ pub struct Query {
     pub text: String,
     /// The APIs a correct solution calls, as the file names them, in the file's order.
     pub gold: Vec<GoldApi>,
+    /// The candidate APIs the file offers with the query (`api_list` of DRAFT's RestBench and
+    /// of ToolBench files), in the file's order; empty when the file has none. DRAFT's TMDB
+    /// file lists the gold APIs first: shuffle before showing them to a model.
+    pub candidates: Vec<GoldApi>,
 }
 
 /// A gold API as a dataset names it.
@@ -98,6 +102,9 @@ pub struct ResolvedQuery {
     pub text: String,
     /// The distinct gold APIs, in the file's order (binary relevance: each counts once).
     pub gold: Vec<ApiId>,
+    /// The query's candidate APIs that resolved to exactly one catalog API, in the file's
+    /// order (empty when the file offers none).
+    pub candidates: Vec<ApiId>,
 }
 
 /// A gold name that did not resolve to exactly one API.
@@ -175,10 +182,19 @@ impl Dataset {
                 }
             }
             if complete {
+                let mut candidates: Vec<ApiId> = Vec::with_capacity(query.candidates.len());
+                for name in &query.candidates {
+                    if let [one] = name.resolve(store)?.as_slice()
+                        && !candidates.contains(one)
+                    {
+                        candidates.push(one.clone());
+                    }
+                }
                 out.queries.push(ResolvedQuery {
                     id: query.id.clone(),
                     text: query.text.clone(),
                     gold,
+                    candidates,
                 });
             } else {
                 out.skipped += 1;
@@ -374,7 +390,12 @@ fn parse_query(path: &Path, i: usize, item: &Value, format: DatasetFormat) -> Re
                 .iter()
                 .map(anytool::CategorizedApi::gold)
                 .collect();
-            return Ok(Query { id, text, gold });
+            return Ok(Query {
+                id,
+                text,
+                gold,
+                candidates: Vec::new(),
+            });
         }
     };
     let list = item
@@ -387,7 +408,33 @@ fn parse_query(path: &Path, i: usize, item: &Value, format: DatasetFormat) -> Re
             parse_gold(g, format).ok_or_else(|| bad(path, format!("query {id}: bad gold API {g}")))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(Query { id, text, gold })
+    let candidates = candidates(item, format);
+    Ok(Query {
+        id,
+        text,
+        gold,
+        candidates,
+    })
+}
+
+/// The `api_list` candidates of a DRAFT RestBench or ToolBench query (entries it cannot read
+/// are left out).
+fn candidates(item: &Value, format: DatasetFormat) -> Vec<GoldApi> {
+    let Some(list) = item.get("api_list").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let text =
+        |entry: &Value, field: &str| entry.get(field).and_then(Value::as_str).map(str::to_owned);
+    list.iter()
+        .filter_map(|entry| match format {
+            DatasetFormat::DraftRestBench => text(entry, "tool_name").map(GoldApi::Named),
+            DatasetFormat::ToolBench => Some(GoldApi::ToolBench {
+                tool: text(entry, "tool_name")?,
+                api: text(entry, "api_name")?,
+            }),
+            DatasetFormat::RestGpt | DatasetFormat::AnyToolBench => None,
+        })
+        .collect()
 }
 
 fn parse_gold(g: &Value, format: DatasetFormat) -> Option<GoldApi> {

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::ApiId;
 
-use crate::run::{CallOutcome, CallRecord, CalledApi, FinishKind, RunRecord};
+use toolsmith_solve::Finish;
+
+use crate::run::{CallOutcome, CallRecord, CalledApi, RunRecord};
 
 /// A kind of failure, in priority order: [`Diagnosis::primary`] is the first present.
 ///
@@ -194,11 +196,11 @@ pub fn classify(run: &RunRecord, ctx: &TaxonomyContext<'_>) -> Diagnosis {
         });
     }
     match run.finish {
-        FinishKind::GaveUp => kinds.push(ErrorKind::GaveUp),
-        FinishKind::BudgetExhausted | FinishKind::StepLimit => {
+        Finish::GaveUp => kinds.push(ErrorKind::GaveUp),
+        Finish::BudgetExhausted | Finish::StepLimit => {
             kinds.push(ErrorKind::BudgetExhausted);
         }
-        FinishKind::Answered | FinishKind::Error => {}
+        Finish::Answered | Finish::Error => {}
     }
     kinds.sort();
     kinds.dedup();
@@ -224,11 +226,11 @@ mod tests {
         }
     }
 
-    fn run(calls: Vec<CallRecord>, finish: FinishKind) -> RunRecord {
+    fn run(calls: Vec<CallRecord>, finish: Finish) -> RunRecord {
         RunRecord {
             calls,
             finish,
-            answer: (finish == FinishKind::Answered).then(|| "an answer".to_owned()),
+            answer: (finish == Finish::Answered).then(|| "an answer".to_owned()),
         }
     }
 
@@ -283,7 +285,7 @@ mod tests {
                 search(),
                 call("tmdb/movie_credits", json!({"movie_id": 597}), OK, "{}"),
             ],
-            FinishKind::Answered,
+            Finish::Answered,
         );
         let d = diagnose(&f, Q, &r);
         assert_eq!(d.kinds, []);
@@ -301,7 +303,7 @@ mod tests {
                 CallOutcome::InvalidParameters,
                 "not found",
             )],
-            FinishKind::Answered,
+            Finish::Answered,
         );
         let d = diagnose(&f, Q, &r);
         assert_eq!(
@@ -319,7 +321,7 @@ mod tests {
                 search(),
                 call("tmdb/movie_credits", json!({"movie_id": "598"}), OK, "{}"),
             ],
-            FinishKind::Answered,
+            Finish::Answered,
         );
         assert_eq!(diagnose(&f, Q, &r).kinds, [ErrorKind::DependencyNeglect]);
     }
@@ -334,7 +336,7 @@ mod tests {
                 OK,
                 "{}",
             )],
-            FinishKind::Answered,
+            Finish::Answered,
         );
         // Only the skipped search is reported, as an incomplete invocation.
         assert_eq!(
@@ -353,7 +355,7 @@ mod tests {
                 search(),
                 call("tmdb/movie_details", json!({"movie_id": 597}), OK, "{}"),
             ],
-            FinishKind::Answered,
+            Finish::Answered,
         );
         let d = diagnose(&f, Q, &r);
         assert_eq!(d.kinds, [ErrorKind::ToolMisselection]);
@@ -370,10 +372,7 @@ mod tests {
             observation: "no such tool".into(),
         };
         // A made-up name, the search repeated, then the budget ran out.
-        let r = run(
-            vec![made_up, search(), search()],
-            FinishKind::BudgetExhausted,
-        );
+        let r = run(vec![made_up, search(), search()], Finish::BudgetExhausted);
         let d = diagnose(&f, Q, &r);
         assert_eq!(
             d.kinds,
@@ -385,9 +384,9 @@ mod tests {
         );
         assert_eq!(d.primary(), Some(ErrorKind::ToolName));
         // A step limit counts as a budget; giving up is its own kind.
-        let r = run(vec![search()], FinishKind::StepLimit);
+        let r = run(vec![search()], Finish::StepLimit);
         assert!(diagnose(&f, Q, &r).has(ErrorKind::BudgetExhausted));
-        let r = run(vec![], FinishKind::GaveUp);
+        let r = run(vec![], Finish::GaveUp);
         assert_eq!(
             diagnose(&f, Q, &r).kinds,
             [ErrorKind::IncompleteInvocation, ErrorKind::GaveUp]
@@ -401,7 +400,7 @@ mod tests {
             similar: vec![],
             depends_on: vec![],
         };
-        let r = run(vec![search()], FinishKind::Error);
+        let r = run(vec![search()], Finish::Error);
         // The call was right; nothing in the taxonomy explains an LLM failure.
         assert_eq!(diagnose(&f, Q, &r).primary(), None);
     }

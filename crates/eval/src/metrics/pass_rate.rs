@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::judge::{AnswerStatus, Judge, JudgeCase, TaskSolvability};
-use crate::run::{FinishKind, RunRecord};
+use toolsmith_solve::Finish;
+
+use crate::run::RunRecord;
 
 /// How many judgements each protocol takes per query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,13 +89,11 @@ pub enum Screening {
 pub fn tooleval_screen(run: &RunRecord) -> Screening {
     let gives_up = |a: &str| a.contains("give_up_and_restart");
     match run.finish {
-        FinishKind::Answered if run.answered() && !run.answer.as_deref().is_some_and(gives_up) => {
+        Finish::Answered if run.answered() && !run.answer.as_deref().is_some_and(gives_up) => {
             Screening::Judge
         }
-        FinishKind::Answered | FinishKind::GaveUp => Screening::Unsolved,
-        FinishKind::BudgetExhausted | FinishKind::StepLimit | FinishKind::Error => {
-            Screening::Failed
-        }
+        Finish::Answered | Finish::GaveUp => Screening::Unsolved,
+        Finish::BudgetExhausted | Finish::StepLimit | Finish::Error => Screening::Failed,
     }
 }
 
@@ -272,7 +272,7 @@ mod tests {
         assert!(!anytool_refusal("The answer is 42"));
     }
 
-    fn run(finish: FinishKind, answer: Option<&str>) -> RunRecord {
+    fn run(finish: Finish, answer: Option<&str>) -> RunRecord {
         RunRecord {
             calls: Vec::new(),
             finish,
@@ -291,35 +291,31 @@ mod tests {
     #[test]
     fn screening_before_the_judge() {
         assert_eq!(
-            tooleval_screen(&run(FinishKind::Answered, Some("42"))),
+            tooleval_screen(&run(Finish::Answered, Some("42"))),
             Screening::Judge
         );
         assert_eq!(
-            tooleval_screen(&run(FinishKind::Answered, Some(""))),
+            tooleval_screen(&run(Finish::Answered, Some(""))),
             Screening::Unsolved
         );
         assert_eq!(
-            tooleval_screen(&run(FinishKind::Answered, Some("give_up_and_restart"))),
+            tooleval_screen(&run(Finish::Answered, Some("give_up_and_restart"))),
             Screening::Unsolved
         );
         assert_eq!(
-            tooleval_screen(&run(FinishKind::GaveUp, None)),
+            tooleval_screen(&run(Finish::GaveUp, None)),
             Screening::Unsolved
         );
-        for never in [
-            FinishKind::BudgetExhausted,
-            FinishKind::StepLimit,
-            FinishKind::Error,
-        ] {
+        for never in [Finish::BudgetExhausted, Finish::StepLimit, Finish::Error] {
             assert_eq!(tooleval_screen(&run(never, None)), Screening::Failed);
         }
     }
 
     #[tokio::test]
     async fn tooleval_samples_ask_only_what_the_table_needs() -> Result<()> {
-        let answered = run(FinishKind::Answered, Some("42"));
-        let gave_up = run(FinishKind::GaveUp, None);
-        let never = run(FinishKind::StepLimit, None);
+        let answered = run(Finish::Answered, Some("42"));
+        let gave_up = run(Finish::GaveUp, None);
+        let never = run(Finish::StepLimit, None);
         let judge = ScriptedJudge::new()
             .answers([Solved, Unsolved])
             .solvability([Unsolvable, Solvable]);
@@ -349,23 +345,18 @@ mod tests {
         let votes = PassRateSettings::PAPER.anytool_votes;
         let judge =
             ScriptedJudge::new().answers([Solved, Unsolved, Solved, AUnsure, Solved, AUnsure]);
-        let answered = run(FinishKind::Answered, Some("42"));
+        let answered = run(Finish::Answered, Some("42"));
         assert!(anytool_passes_judged(&judge, &case(&answered), votes).await?);
         assert!(!anytool_passes_judged(&judge, &case(&answered), votes).await?);
         assert_eq!(judge.requests().len(), 6);
         // A refusal, a give-up and a run that never answered fail without asking.
-        let refusal = run(
-            FinishKind::Answered,
-            Some("The API is down, so I cannot tell"),
-        );
+        let refusal = run(Finish::Answered, Some("The API is down, so I cannot tell"));
         assert!(!anytool_passes_judged(&judge, &case(&refusal), votes).await?);
-        assert!(
-            !anytool_passes_judged(&judge, &case(&run(FinishKind::GaveUp, None)), votes).await?
-        );
-        let out_of_budget = run(FinishKind::BudgetExhausted, None);
+        assert!(!anytool_passes_judged(&judge, &case(&run(Finish::GaveUp, None)), votes).await?);
+        let out_of_budget = run(Finish::BudgetExhausted, None);
         assert!(!anytool_passes_judged(&judge, &case(&out_of_budget), votes).await?);
         // AnyTool's check is case-sensitive: a capitalised refusal word reaches the judge.
-        let capitalised = run(FinishKind::Answered, Some("Unfortunately it is 42"));
+        let capitalised = run(Finish::Answered, Some("Unfortunately it is 42"));
         assert!(anytool_refusal("unfortunately") && !anytool_refusal("Unfortunately it is 42"));
         assert_eq!(judge.requests().len(), 6);
         let judge = judge.answers([Unsolved, Unsolved, Unsolved]);
@@ -377,7 +368,7 @@ mod tests {
     #[tokio::test]
     async fn an_exhausted_script_is_an_error() {
         let judge = ScriptedJudge::new();
-        let answered = run(FinishKind::Answered, Some("42"));
+        let answered = run(Finish::Answered, Some("42"));
         let err = tooleval_sample(&judge, &case(&answered)).await;
         assert!(err.is_err_and(|e| e.to_string().contains("no AnswerStatus verdict")));
     }

@@ -160,8 +160,8 @@ pub async fn judge_pair<J: Judge + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::FinishKind;
     use crate::testing::ScriptedJudge;
+    use toolsmith_solve::Finish;
 
     use Preference::{First, Second, Tie};
 
@@ -235,7 +235,7 @@ mod tests {
         let judge = ScriptedJudge::new().preferences([First, First]);
         let run = RunRecord {
             calls: Vec::new(),
-            finish: FinishKind::Answered,
+            finish: Finish::Answered,
             answer: Some("42".into()),
         };
         let verdict = judge_pair(&judge, "q", &run, &run).await?;

@@ -323,3 +323,26 @@ fn anytoolbench_is_read_from_any_path() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn candidate_lists_are_read_and_resolved_gold_first_as_drafts_files_have_them() {
+    let d = load(&data_dir().join("restbench-tmdb/draft/TMDB.json")).unwrap();
+    assert!(d.queries.iter().all(|q| q.candidates.len() == 5));
+    let store = benchmark_store(&Benchmark::RestbenchTmdb);
+    let resolved = d.resolve(&store).unwrap();
+    let q = &resolved.queries[0];
+    assert_eq!(q.candidates.len(), 5);
+    assert_eq!(
+        q.candidates[..q.gold.len()],
+        q.gold[..],
+        "gold APIs come first"
+    );
+    // RestGPT's file has no candidates; ToolBench's api_list has (tool, api) pairs.
+    let restgpt = load(&data_dir().join("restbench-tmdb/restgpt/tmdb.json")).unwrap();
+    assert!(restgpt.queries.iter().all(|q| q.candidates.is_empty()));
+    let g2 = load(&data_dir().join("toolbench/draft282/G2.json")).unwrap();
+    assert!(matches!(
+        g2.queries[0].candidates.first(),
+        Some(GoldApi::ToolBench { .. })
+    ));
+}

@@ -8,6 +8,7 @@
 mod data;
 mod datasets;
 mod example_queries;
+mod harness;
 mod metrics;
 mod retrieval;
 mod retrieval_model;

@@ -1,14 +1,14 @@
-//! `toolsmith bench`: measure retrieval quality on the standard benchmarks
-//! (`bench retrieval`) and search speed on slices of ToolEnv2404 (`bench search-speed`).
+//! `toolsmith bench retrieval` and `bench search-speed`: measure retrieval quality on the
+//! standard benchmarks and search speed on slices of ToolEnv2404. (`bench run`, `list`,
+//! `show` and `compare`, the solver benchmarks, are `bench_runs`.)
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use serde::Serialize;
-use toolsmith_catalog::{DocSelector, ImportOptions, Store, read_source};
+use toolsmith_catalog::{DocSelector, Store};
 use toolsmith_eval::{Benchmark, RetrievalScores, TOOLENV2404};
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
@@ -16,18 +16,9 @@ use toolsmith_retrieve::{
     fuse,
 };
 
-use crate::cli::{BenchArgs, BenchCommand, RetrievalArgs, SpeedArgs};
+use crate::cli::{RetrievalArgs, SpeedArgs};
 use crate::context::Context;
-use crate::progress::Progress;
-use crate::{printer, retrieval, table};
-
-/// Runs `toolsmith bench`.
-pub(super) fn run(ctx: &Context, args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    match &args.what {
-        BenchCommand::Retrieval(a) => retrieval(ctx, a),
-        BenchCommand::SearchSpeed(a) => speed(ctx, a),
-    }
-}
+use crate::{benchmarks, printer, retrieval, table};
 
 /// The result of `bench retrieval --json`. Scores in percent.
 #[derive(Debug, Serialize)]
@@ -51,30 +42,15 @@ struct RetrievalReport {
     recall_10: f64,
 }
 
-fn import_all(store: &mut Store, sources: &[PathBuf], progress: Progress) -> anyhow::Result<()> {
-    for source in sources {
-        let spinner = progress.spinner(format!("importing {}", source.display()));
-        let imported = read_source(source, &ImportOptions::default())
-            .with_context(|| format!("reading {}", source.display()))
-            .and_then(|batch| {
-                store
-                    .import(&batch, false)
-                    .with_context(|| format!("importing {}", source.display()))
-            });
-        spinner.finish_and_clear();
-        imported?;
-    }
-    Ok(())
-}
-
-fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
+/// Runs `bench retrieval`.
+pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
     let data = args.data.path();
     let benchmark = Benchmark::parse(&args.dataset)?;
     let store = match &benchmark {
         Benchmark::File(_) => ctx.store()?,
         named => {
             let mut store = Store::in_memory()?;
-            import_all(&mut store, &named.corpus_sources(&data), *ctx.progress())?;
+            benchmarks::import_all(&mut store, &named.corpus_sources(&data), *ctx.progress())?;
             store
         }
     };
@@ -238,12 +214,13 @@ impl Xorshift {
     }
 }
 
-fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode> {
+/// Runs `bench search-speed`.
+pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode> {
     let data = args.data.path();
     let progress = *ctx.progress();
     let started = Instant::now();
     let mut store = Store::in_memory()?;
-    import_all(&mut store, &[data.join(TOOLENV2404)], progress)?;
+    benchmarks::import_all(&mut store, &[data.join(TOOLENV2404)], progress)?;
     let full = retrieval::corpus(&store, &DocSelector::Active)?;
     printer::note(format!(
         "imported {} APIs of ToolEnv2404 in {:.1}s",

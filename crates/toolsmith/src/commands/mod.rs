@@ -2,6 +2,7 @@
 //! exit code; none imports another (shared pieces live in `retrieval`, `executor`, ...).
 
 mod bench;
+mod bench_runs;
 mod call;
 mod docs;
 mod env;
@@ -19,7 +20,7 @@ mod tools;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{BenchCommand, Cli, Command};
 use crate::context::Context;
 
 /// Runs the chosen command.
@@ -34,7 +35,14 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Docs(args) => docs::run(&ctx, &args),
         Command::Index(args) => index::run(&ctx, &args),
         Command::Search(args) => search::run(&ctx, &args),
-        Command::Bench(args) => bench::run(&ctx, &args),
+        Command::Bench(args) => match &args.what {
+            BenchCommand::Run(a) => bench_runs::run(&ctx, a),
+            BenchCommand::List { json } => bench_runs::list(&ctx, json.json),
+            BenchCommand::Show(a) => bench_runs::show(&ctx, a),
+            BenchCommand::Compare(a) => bench_runs::compare(&ctx, a),
+            BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
+            BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
+        },
         Command::Call(args) => call::run(&ctx, &args),
         Command::ExampleApi(args) => example_api::run(&args),
         Command::Quickstart(args) => quickstart::run(&ctx, &args),

@@ -1,24 +1,23 @@
 //! `toolsmith solve`: answer a query with tools, printing the trace as it goes. The steps:
-//! [`offered_tools`], [`build_llm`], [`executor::build`], [`build_solver`] (with
-//! [`build_tracer`]), then the run is saved and [`print_run`] shows it.
+//! [`offered_tools`], the LLM and the solver from `agents`, [`executor::build`],
+//! [`build_tracer`], then the run is saved and [`print_run`] shows it.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use tokio::runtime::Runtime as AsyncRuntime;
-use toolsmith_exec::{ApiBook, JqSandbox};
-use toolsmith_llm::{Budget, BudgetLimits, ChatModel, Metered};
+use toolsmith_exec::ApiBook;
+use toolsmith_llm::{Budget, Metered};
 use toolsmith_retrieve::{Filter, Retriever};
 use toolsmith_solve::{
-    AgentSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, Finish, JsonlSink, React,
-    ReactSettings, RenderOptions, Run, RunStore, Runtime, Solver, Stamped, Toolset, TraceSink,
-    Tracer,
+    AgentSettings, Finish, JsonlSink, RenderOptions, Run, RunStore, Runtime, Stamped, Toolset,
+    TraceSink, Tracer,
 };
 
-use crate::cli::{SolveArgs, SolverName};
+use crate::cli::SolveArgs;
 use crate::context::Context;
-use crate::{executor, printer, retrieval};
+use crate::{agents, executor, printer, retrieval};
 
 /// Runs `toolsmith solve`. Exit 0 with an answer, 1 without one, 2 on errors.
 pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
@@ -40,17 +39,18 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         ctx,
         Arc::clone(&book),
         args.mode.mode.into(),
-        args.cache.into(),
+        args.llm.cache.into(),
     )?;
+    let budget = Arc::new(Budget::new(agents::budget(&args.llm)));
     let runtime = Runtime {
-        llm: build_llm(ctx, args)?,
+        llm: Arc::new(Metered::new(agents::llm(ctx, &args.llm)?, budget)),
         executor,
         retriever,
         book,
         settings: AgentSettings::default(),
         tracer: build_tracer(args)?,
     };
-    let solver = build_solver(args.solver, runtime)?;
+    let solver = agents::solvers(args.solver)?(runtime);
     let run = rt.block_on(solver.solve(&args.query, toolset))?;
     let id = RunStore::open(ctx.db())?.save(&run)?;
     print_run(&run, id, args.json.json)?;
@@ -96,16 +96,6 @@ fn offered_tools(
     Ok(toolset)
 }
 
-/// The configured LLM (`--model` first), behind the response cache and the budget.
-fn build_llm(ctx: &Context, args: &SolveArgs) -> anyhow::Result<Arc<dyn ChatModel>> {
-    let cached = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
-    let budget = Arc::new(Budget::new(BudgetLimits {
-        max_calls: Some(args.max_llm_calls),
-        max_tokens: args.max_tokens,
-    }));
-    Ok(Arc::new(Metered::new(cached, budget)))
-}
-
 /// Prints each event as it happens.
 struct Terminal;
 
@@ -127,24 +117,6 @@ fn build_tracer(args: &SolveArgs) -> anyhow::Result<Tracer> {
         tracer = tracer.with_sink(Arc::new(JsonlSink::new(file)));
     }
     Ok(tracer)
-}
-
-/// The chosen agent; ConAgents runs its jq filters in this binary as a sandboxed child.
-fn build_solver(name: SolverName, runtime: Runtime) -> anyhow::Result<Box<dyn Solver>> {
-    Ok(match name {
-        SolverName::React => Box::new(React::new(runtime, ReactSettings::default())),
-        SolverName::Dfsdt => Box::new(Dfsdt::new(runtime, DfsdtSettings::default())),
-        SolverName::Conagents => {
-            let exe = std::env::current_exe()
-                .context("locating the toolsmith binary for the jq sandbox")?;
-            let sandbox = JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]);
-            Box::new(ConAgents::new(
-                runtime,
-                Arc::new(sandbox),
-                ConAgentsSettings::default(),
-            ))
-        }
-    })
 }
 
 /// The run as JSON, or its answer on stdout and a summary on stderr.

@@ -44,6 +44,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolsmith-retrieve",
         ],
     ),
+    // eval judges every stage: it may run them all, and nothing but the binary imports it.
+    (
+        "toolsmith-eval",
+        &[
+            "toolsmith-plumbing",
+            "toolsmith-catalog",
+            "toolsmith-llm",
+            "toolsmith-exec",
+            "toolsmith-retrieve",
+            "toolsmith-solve",
+        ],
+    ),
 ];
 
 #[test]

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
 
 mod architecture;
+mod bench_command;
 mod catalog_commands;
 mod cli_output;
 mod example_api_command;

@@ -1,0 +1,232 @@
+//! What a benchmark run is: [`BenchSpec`], stored with the run so a resumed run and its
+//! report know exactly what was run.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use toolsmith_catalog::DocLabel;
+use toolsmith_exec::Mode;
+
+use crate::benchmark::Benchmark;
+use crate::error::{Error, Result};
+
+/// The solvers a run can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolverKind {
+    /// ReAct (ToolBench's CoT@n).
+    React,
+    /// ToolBench's depth-first search-based decision tree.
+    Dfsdt,
+    /// ConAgents: grounding, execution and observing agents.
+    Conagents,
+}
+
+impl SolverKind {
+    /// Stable name (`react`, `dfsdt`, `conagents`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::React => "react",
+            Self::Dfsdt => "dfsdt",
+            Self::Conagents => "conagents",
+        }
+    }
+}
+
+impl fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which tools a solver is offered for each query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ToolsOffered {
+    /// The query's own candidate list (DRAFT's 5 TMDB candidates, ToolBench's `api_list`),
+    /// shuffled with the run's seed.
+    Candidates,
+    /// The top K APIs a retriever finds for the query text.
+    Retrieve(usize),
+    /// Only the `search_tools` meta-tool: the solver finds tools itself.
+    SearchTool,
+    /// Every API of the catalog (RestGPT offers the whole TMDB spec).
+    All,
+}
+
+impl fmt::Display for ToolsOffered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Candidates => f.write_str("candidates"),
+            Self::Retrieve(k) => write!(f, "retrieve:{k}"),
+            Self::SearchTool => f.write_str("search-tool"),
+            Self::All => f.write_str("all"),
+        }
+    }
+}
+
+impl FromStr for ToolsOffered {
+    type Err = Error;
+
+    /// `candidates`, `retrieve:K` (K > 0), `search-tool` or `all`.
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = || {
+            Error::BadSpec(format!(
+                "tools offered `{s}`: use candidates, retrieve:K, search-tool or all"
+            ))
+        };
+        Ok(match s {
+            "candidates" => Self::Candidates,
+            "search-tool" => Self::SearchTool,
+            "all" => Self::All,
+            other => {
+                let k = other
+                    .strip_prefix("retrieve:")
+                    .and_then(|k| k.parse::<usize>().ok())
+                    .filter(|k| *k > 0)
+                    .ok_or_else(bad)?;
+                Self::Retrieve(k)
+            }
+        })
+    }
+}
+
+impl Serialize for ToolsOffered {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolsOffered {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Benchmark {
+    /// The tools a solver is offered on this benchmark unless told otherwise: RestBench TMDB
+    /// offers the whole spec (as RestGPT does), ToolBench sets and query files their
+    /// candidate lists.
+    pub fn default_tools(&self) -> ToolsOffered {
+        match self {
+            Self::RestbenchTmdb => ToolsOffered::All,
+            Self::ToolbenchDraft282 | Self::ToolbenchG1 | Self::ToolbenchG2 | Self::File(_) => {
+                ToolsOffered::Candidates
+            }
+        }
+    }
+
+    /// How tools are called on this benchmark unless told otherwise: simulated from their
+    /// schemas and examples (offline and deterministic) for every benchmark shipped.
+    pub fn default_mode(&self) -> Mode {
+        Mode::Simulate
+    }
+}
+
+/// One benchmark run: what runs on what, and how. Stored as JSON with the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchSpec {
+    /// The run's name (shown by `bench list` and in comparisons).
+    pub name: String,
+    /// A benchmark name ([`Benchmark::NAMES`]) or a query file path.
+    pub dataset: String,
+    /// Tool specs to import for a query file (its catalog); `None` for a named benchmark
+    /// (which knows its sources) or to use the catalog database as it is.
+    pub catalog: Option<PathBuf>,
+    /// The solver.
+    pub solver: SolverKind,
+    /// Render tools from the docs of this label instead of the active ones.
+    pub doc_version: Option<DocLabel>,
+    /// Which tools each query is offered.
+    pub tools: ToolsOffered,
+    /// Run only the first N queries of the dataset.
+    pub limit: Option<usize>,
+    /// Queries solved at once.
+    pub concurrency: usize,
+    /// How tools are called.
+    pub mode: Mode,
+    /// Seeds the candidate shuffles (and is recorded for the LLM's sampling seed).
+    pub seed: u64,
+}
+
+impl BenchSpec {
+    /// Queries solved at once by default.
+    pub const DEFAULT_CONCURRENCY: usize = 4;
+
+    /// A run of `solver` on `benchmark` with the benchmark's default tools and mode, every
+    /// query, seed 0, named `<dataset>-<solver>` (a query file by its stem).
+    pub fn new(benchmark: &Benchmark, solver: SolverKind) -> Self {
+        let dataset = benchmark.name();
+        let short = match benchmark {
+            Benchmark::File(path) => path
+                .file_stem()
+                .map_or_else(|| dataset.clone(), |s| s.to_string_lossy().into_owned()),
+            _ => dataset.clone(),
+        };
+        Self {
+            name: format!("{short}-{solver}"),
+            dataset,
+            catalog: None,
+            solver,
+            doc_version: None,
+            tools: benchmark.default_tools(),
+            limit: None,
+            concurrency: Self::DEFAULT_CONCURRENCY,
+            mode: benchmark.default_mode(),
+            seed: 0,
+        }
+    }
+
+    /// The benchmark the spec names.
+    pub fn benchmark(&self) -> Result<Benchmark> {
+        Benchmark::parse(&self.dataset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_offered_round_trip_through_their_names() -> Result<()> {
+        for (text, tools) in [
+            ("candidates", ToolsOffered::Candidates),
+            ("retrieve:10", ToolsOffered::Retrieve(10)),
+            ("search-tool", ToolsOffered::SearchTool),
+            ("all", ToolsOffered::All),
+        ] {
+            assert_eq!(text.parse::<ToolsOffered>()?, tools);
+            assert_eq!(tools.to_string(), text);
+        }
+        for bad in ["retrieve:0", "retrieve:", "retrieve:x", "some"] {
+            assert!(bad.parse::<ToolsOffered>().is_err(), "{bad}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_spec_takes_the_benchmark_defaults_and_round_trips_as_json()
+    -> std::result::Result<(), Box<dyn std::error::Error>> {
+        let spec = BenchSpec::new(&Benchmark::RestbenchTmdb, SolverKind::React);
+        assert_eq!(spec.tools, ToolsOffered::All);
+        assert_eq!(spec.mode, Mode::Simulate);
+        assert_eq!(spec.name, "restbench-tmdb-react");
+        let json = serde_json::to_value(&spec)?;
+        assert_eq!(json["tools"], "all");
+        assert_eq!(json["solver"], "react");
+        assert_eq!(serde_json::from_value::<BenchSpec>(json)?, spec);
+        assert_eq!(
+            BenchSpec::new(&Benchmark::ToolbenchG1, SolverKind::Dfsdt).tools,
+            ToolsOffered::Candidates
+        );
+        let file = BenchSpec::new(
+            &Benchmark::File("data/my_queries.json".into()),
+            SolverKind::Conagents,
+        );
+        assert_eq!(file.name, "my_queries-conagents");
+        assert_eq!(file.dataset, "data/my_queries.json");
+        Ok(())
+    }
+}

@@ -1,0 +1,326 @@
+//! [`BenchStore`]: eval's tables in the catalog database, migrated as the component `eval`
+//! through plumbing: `bench_runs` (one row per run: name, spec, when created and finished)
+//! and `bench_results` (one row per finished query: its typed, versioned trace, the record
+//! the metrics read, and the scores). Each query's result is written in its own transaction,
+//! so a killed run loses nothing that had finished.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use toolsmith_catalog::ApiId;
+use toolsmith_plumbing::sqlite::{self, Migrations};
+use toolsmith_solve::{Finish, Run};
+
+use crate::error::{Error, Result};
+use crate::harness::runner::QueryResult;
+use crate::harness::score::{QueryScores, RunSummary};
+use crate::harness::spec::BenchSpec;
+use crate::run::RunRecord;
+
+/// eval's schema, the component `eval` of `toolsmith_migrations`; append only.
+const MIGRATIONS: Migrations = Migrations::new(
+    "eval",
+    &["CREATE TABLE bench_runs (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    finished_ms INTEGER
+);
+CREATE TABLE bench_results (
+    run INTEGER NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    finish TEXT NOT NULL,
+    trace TEXT NOT NULL,
+    record TEXT NOT NULL,
+    offered TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    stored_ms INTEGER NOT NULL,
+    PRIMARY KEY (run, query_id)
+);"],
+);
+
+/// A stored benchmark run's id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RunId(pub i64);
+
+impl fmt::Display for RunId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl FromStr for RunId {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        s.trim()
+            .parse()
+            .map(Self)
+            .map_err(|_| Error::BadSpec(format!("`{s}` is not a run id (a number)")))
+    }
+}
+
+/// A stored run's header.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BenchRun {
+    /// Its id.
+    pub id: RunId,
+    /// Its name.
+    pub name: String,
+    /// What ran.
+    pub spec: BenchSpec,
+    /// When it was created (ms since the epoch).
+    pub created_ms: i64,
+    /// When its last selected query finished; `None` while unfinished (stopped or running).
+    pub finished_ms: Option<i64>,
+}
+
+/// One stored query result.
+#[derive(Clone, Debug, Serialize)]
+pub struct StoredResult {
+    /// The query's id.
+    pub query_id: String,
+    /// The solver's run with its typed trace (every event carries its format version).
+    pub run: Run,
+    /// What the metrics read of it.
+    pub record: RunRecord,
+    /// The APIs offered.
+    pub offered: Vec<ApiId>,
+    /// Its scores.
+    pub scores: QueryScores,
+}
+
+/// eval's tables. A struct over one connection; tests open it with [`BenchStore::in_memory`].
+pub struct BenchStore {
+    conn: Mutex<Connection>,
+}
+
+fn db(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
+    let context = context.into();
+    move |source| Error::Store { context, source }
+}
+
+fn to_json<T: Serialize>(what: &'static str, value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|source| Error::StoredJson { what, source })
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|source| Error::StoredJson { what, source })
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+impl BenchStore {
+    /// Opens eval's tables in the database at `path` (the catalog file), creating and
+    /// migrating them as needed.
+    pub fn open(path: &Path) -> Result<Self> {
+        Self::init(sqlite::open(path)?)
+    }
+
+    /// A private store in memory.
+    pub fn in_memory() -> Result<Self> {
+        Self::init(sqlite::open_in_memory()?)
+    }
+
+    fn init(mut conn: Connection) -> Result<Self> {
+        MIGRATIONS.apply(&mut conn)?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        match self.conn.lock() {
+            Ok(conn) => conn,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Records a new run of `spec`; returns its id.
+    pub fn create_run(&self, spec: &BenchSpec) -> Result<RunId> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO bench_runs (name, spec, created_ms) VALUES (?1, ?2, ?3)",
+            params![spec.name, to_json("run spec", spec)?, now_ms()],
+        )
+        .map_err(db("creating a benchmark run"))?;
+        Ok(RunId(conn.last_insert_rowid()))
+    }
+
+    /// A run's header.
+    pub fn run(&self, id: RunId) -> Result<BenchRun> {
+        let row = self
+            .conn()
+            .query_row(
+                "SELECT id, name, spec, created_ms, finished_ms FROM bench_runs WHERE id = ?1",
+                params![id.0],
+                run_row,
+            )
+            .optional()
+            .map_err(db(format!("reading benchmark run {id}")))?;
+        row.ok_or(Error::UnknownRun(id))?.parse()
+    }
+
+    /// Every run, oldest first.
+    pub fn runs(&self) -> Result<Vec<BenchRun>> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT id, name, spec, created_ms, finished_ms FROM bench_runs ORDER BY id")
+            .map_err(db("listing benchmark runs"))?;
+        let rows = stmt
+            .query_map([], run_row)
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(db("listing benchmark runs"))?;
+        rows.into_iter().map(RawRun::parse).collect()
+    }
+
+    /// Stores one query's result (replacing an earlier one of the same query), in one
+    /// transaction.
+    pub fn save_result(&self, run: RunId, result: &QueryResult) -> Result<()> {
+        let mut conn = self.conn();
+        let context = || format!("storing query {} of run {run}", result.query_id);
+        let tx = conn.transaction().map_err(db(context()))?;
+        tx.execute(
+            "INSERT OR REPLACE INTO bench_results (run, query_id, finish, trace, record, offered, scores, stored_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                run.0,
+                result.query_id,
+                result.run.finish.as_str(),
+                to_json("trace", &result.run)?,
+                to_json("run record", &result.record)?,
+                to_json("offered APIs", &result.offered)?,
+                to_json("scores", &result.scores)?,
+                now_ms()
+            ],
+        )
+        .map_err(db(context()))?;
+        tx.commit().map_err(db(context()))
+    }
+
+    /// The queries of a run that have a result to keep: every stored one except those that
+    /// ended in [`Finish::Error`] (the LLM failed; a resume redoes them).
+    pub fn finished_queries(&self, run: RunId) -> Result<HashSet<String>> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT query_id FROM bench_results WHERE run = ?1 AND finish != ?2")
+            .map_err(db(format!("reading the results of run {run}")))?;
+        stmt.query_map(params![run.0, Finish::Error.as_str()], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(db(format!("reading the results of run {run}")))
+    }
+
+    /// Replaces a run's spec and name (a resume that changes the limit).
+    pub fn update_spec(&self, run: RunId, spec: &BenchSpec) -> Result<()> {
+        let changed = self
+            .conn()
+            .execute(
+                "UPDATE bench_runs SET name = ?2, spec = ?3 WHERE id = ?1",
+                params![run.0, spec.name, to_json("run spec", spec)?],
+            )
+            .map_err(db(format!("updating run {run}")))?;
+        if changed == 0 {
+            return Err(Error::UnknownRun(run));
+        }
+        Ok(())
+    }
+
+    /// Marks a run finished now.
+    pub fn mark_finished(&self, run: RunId) -> Result<()> {
+        self.conn()
+            .execute(
+                "UPDATE bench_runs SET finished_ms = ?2 WHERE id = ?1",
+                params![run.0, now_ms()],
+            )
+            .map_err(db(format!("finishing run {run}")))?;
+        Ok(())
+    }
+
+    /// Every stored query's scores of a run, by query id.
+    pub fn scores(&self, run: RunId) -> Result<Vec<(String, QueryScores)>> {
+        self.run(run)?;
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT query_id, scores FROM bench_results WHERE run = ?1 ORDER BY rowid")
+            .map_err(db(format!("reading the scores of run {run}")))?;
+        let rows: Vec<(String, String)> = stmt
+            .query_map(params![run.0], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(db(format!("reading the scores of run {run}")))?;
+        rows.into_iter()
+            .map(|(id, scores)| Ok((id, from_json("scores", &scores)?)))
+            .collect()
+    }
+
+    /// The summary of every stored result of a run.
+    pub fn summary(&self, run: RunId) -> Result<RunSummary> {
+        let scores = self.scores(run)?;
+        Ok(RunSummary::of(scores.iter().map(|(_, s)| s)))
+    }
+
+    /// One query's stored result, trace included.
+    pub fn result(&self, run: RunId, query_id: &str) -> Result<Option<StoredResult>> {
+        let row: Option<(String, String, String, String)> = self
+            .conn()
+            .query_row(
+                "SELECT trace, record, offered, scores FROM bench_results WHERE run = ?1 AND query_id = ?2",
+                params![run.0, query_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()
+            .map_err(db(format!("reading query {query_id} of run {run}")))?;
+        let Some((trace, record, offered, scores)) = row else {
+            return Ok(None);
+        };
+        Ok(Some(StoredResult {
+            query_id: query_id.to_owned(),
+            run: from_json("trace", &trace)?,
+            record: from_json("run record", &record)?,
+            offered: from_json("offered APIs", &offered)?,
+            scores: from_json("scores", &scores)?,
+        }))
+    }
+}
+
+/// A `bench_runs` row before its spec is parsed.
+struct RawRun {
+    id: i64,
+    name: String,
+    spec: String,
+    created_ms: i64,
+    finished_ms: Option<i64>,
+}
+
+fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
+    Ok(RawRun {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        spec: r.get(2)?,
+        created_ms: r.get(3)?,
+        finished_ms: r.get(4)?,
+    })
+}
+
+impl RawRun {
+    fn parse(self) -> Result<BenchRun> {
+        Ok(BenchRun {
+            id: RunId(self.id),
+            name: self.name,
+            spec: from_json("run spec", &self.spec)?,
+            created_ms: self.created_ms,
+            finished_ms: self.finished_ms,
+        })
+    }
+}

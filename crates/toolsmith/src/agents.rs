@@ -1,0 +1,59 @@
+//! The agent pieces `solve` and `bench run` both build from the context: the configured LLM
+//! behind the response cache, its budget, and a factory of the chosen solver.
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use toolsmith_exec::JqSandbox;
+use toolsmith_llm::{BudgetLimits, ChatModel};
+use toolsmith_solve::{
+    ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, React, ReactSettings, Runtime, Solver,
+};
+
+use crate::cli::{LlmArgs, SolverName};
+use crate::context::Context;
+
+/// The configured LLM (`--model` first) behind the response cache in the catalog database.
+pub(crate) fn llm(ctx: &Context, args: &LlmArgs) -> anyhow::Result<Arc<dyn ChatModel>> {
+    Ok(Arc::new(crate::llm::cached_chat(
+        ctx,
+        args.model.as_deref(),
+        args.cache.into(),
+    )?))
+}
+
+/// The LLM-call and token limits of `--max-llm-calls` and `--max-tokens`.
+pub(crate) fn budget(args: &LlmArgs) -> BudgetLimits {
+    BudgetLimits {
+        max_calls: Some(args.max_llm_calls),
+        max_tokens: args.max_tokens,
+    }
+}
+
+/// Builds the chosen agent over a runtime; ConAgents runs its jq filters in this binary as a
+/// sandboxed child.
+pub(crate) fn solvers(
+    name: SolverName,
+) -> anyhow::Result<impl Fn(Runtime) -> Box<dyn Solver> + Send + Sync + 'static> {
+    let sandbox = match name {
+        SolverName::Conagents => {
+            let exe = std::env::current_exe()
+                .context("locating the toolsmith binary for the jq sandbox")?;
+            Some(Arc::new(
+                JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]),
+            ))
+        }
+        SolverName::React | SolverName::Dfsdt => None,
+    };
+    Ok(move |runtime: Runtime| -> Box<dyn Solver> {
+        match (name, &sandbox) {
+            (SolverName::Conagents, Some(sandbox)) => Box::new(ConAgents::new(
+                runtime,
+                Arc::clone(sandbox),
+                ConAgentsSettings::default(),
+            )),
+            (SolverName::Dfsdt, _) => Box::new(Dfsdt::new(runtime, DfsdtSettings::default())),
+            _ => Box::new(React::new(runtime, ReactSettings::default())),
+        }
+    })
+}

@@ -1,0 +1,231 @@
+//! `toolsmith bench run/list/show/compare` end to end: ReAct on the first 3 RestBench TMDB
+//! queries against a loopback LLM that follows a per-query script and the simulated API; a
+//! replay of the run from the LLM cache; the `--json` shapes of every subcommand.
+
+use std::sync::{Arc, Mutex};
+
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+use crate::support::{Workspace, serve_loopback, shared};
+
+type Seen = Arc<Mutex<Vec<Value>>>;
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"role": "assistant", "content": null, "tool_calls": [{
+        "id": format!("call_{name}"), "type": "function",
+        "function": {"name": name, "arguments": arguments.to_string()}}]})
+}
+
+/// Per query, by the number of tool results so far: Coppola and The Dark Knight follow their
+/// gold paths; the top-rated query answers without calling anything (no CP).
+async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> Json<Value> {
+    seen.lock().unwrap().push(request.clone());
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let user = messages
+        .iter()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("")
+        .to_owned();
+    let step = messages.iter().filter(|m| m["role"] == "tool").count();
+    let finish = call(
+        "Finish",
+        json!({"return_type": "give_answer", "final_answer": "an answer"}),
+    );
+    let plan: Vec<Value> = if user.contains("Sofia Coppola") {
+        vec![
+            call(
+                "get_search_person_for_tmdb",
+                json!({"query": "Sofia Coppola"}),
+            ),
+            call(
+                "get_person_person_id_movie_credits_for_tmdb",
+                json!({"person_id": 1}),
+            ),
+        ]
+    } else if user.contains("Dark Knight") {
+        vec![
+            call(
+                "get_search_movie_for_tmdb",
+                json!({"query": "The Dark Knight"}),
+            ),
+            call(
+                "get_movie_movie_id_credits_for_tmdb",
+                json!({"movie_id": 1}),
+            ),
+        ]
+    } else {
+        vec![]
+    };
+    let message = plan.get(step).cloned().unwrap_or(finish);
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
+    )
+}
+
+fn json_of(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bench_runs_replays_and_reports_as_json() {
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(seen.clone());
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
+    )
+    .unwrap();
+    let data = shared("restbench-tmdb/..");
+    let ws = tokio::task::spawn_blocking(move || {
+        let run = |extra: &[&str]| {
+            let mut args = vec![
+                "bench",
+                "run",
+                "--dataset",
+                "restbench-tmdb",
+                "--limit",
+                "3",
+                "--json",
+                "--data-dir",
+                &data,
+            ];
+            args.extend_from_slice(extra);
+            json_of(&ws.ok(&args))
+        };
+        let first = run(&["--name", "recorded"]);
+        assert_eq!(first["run"], 1);
+        assert_eq!(first["summary"]["queries"], 3);
+        let cp = first["summary"]["cp"].as_f64().unwrap();
+        assert!((cp - 200.0 / 3.0).abs() < 1e-9, "CP% {cp}");
+        assert_eq!(first["summary"]["coverage"], 100.0);
+        assert_eq!(first["spec"]["tools"], "all");
+        assert_eq!(first["summary"]["llm_calls"], 3 + 3 + 1);
+
+        // The replay needs no LLM: every answer comes from the cache.
+        let replay = run(&["--name", "replayed", "--cache", "replay"]);
+        assert_eq!(replay["run"], 2);
+        for key in [
+            "cp",
+            "path_set",
+            "path_f1",
+            "success",
+            "tokens",
+            "llm_calls",
+        ] {
+            assert_eq!(replay["summary"][key], first["summary"][key], "{key}");
+        }
+        ws
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        7,
+        "the replay asked the LLM nothing"
+    );
+
+    // Resumed with a larger limit, run 1 solves only the 4th query (one LLM call).
+    let data = shared("restbench-tmdb/..");
+    let ws = tokio::task::spawn_blocking(move || {
+        let resumed = json_of(&ws.ok(&[
+            "bench",
+            "run",
+            "--resume",
+            "1",
+            "--limit",
+            "4",
+            "--json",
+            "--data-dir",
+            &data,
+        ]));
+        assert_eq!(resumed["run"], 1);
+        assert_eq!(resumed["summary"]["queries"], 4);
+        assert_eq!(resumed["spec"]["limit"], 4);
+        ws
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        8,
+        "finished queries were not redone"
+    );
+
+    let list = json_of(&ws.ok(&["bench", "list", "--json"]));
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["recorded", "replayed"]);
+    assert_eq!(list[0]["summary"]["queries"], 4, "{list:#}");
+    assert!(list[0]["finished_ms"].is_i64());
+    assert_eq!(list[0]["spec"]["solver"], "react");
+
+    let show = json_of(&ws.ok(&["bench", "show", "1", "--json"]));
+    assert_eq!(show["id"], 1);
+    assert_eq!(show["summary"]["queries"], 4);
+    let queries = show["queries"].as_array().unwrap();
+    assert_eq!(queries.len(), 4);
+    let q0 = queries.iter().find(|q| q["query_id"] == "0").unwrap();
+    assert_eq!(q0["scores"]["correct_path"], true);
+    assert_eq!(q0["scores"]["errors"], json!([]));
+    let q2 = queries.iter().find(|q| q["query_id"] == "2").unwrap();
+    assert_eq!(q2["scores"]["correct_path"], false);
+    assert_eq!(q2["scores"]["errors"], json!(["incomplete_invocation"]));
+
+    let one = json_of(&ws.ok(&["bench", "show", "1", "0", "--json"]));
+    assert_eq!(one["query_id"], "0");
+    let kinds: Vec<&str> = one["run"]["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "started",
+            "llm_call",
+            "tool_call",
+            "llm_call",
+            "tool_call",
+            "llm_call",
+            "finished"
+        ]
+    );
+    assert_eq!(one["run"]["trace"][2]["v"], 1);
+    assert_eq!(one["run"]["trace"][2]["provenance"], "simulated");
+    assert_eq!(
+        one["record"]["calls"][0]["api"]["known"],
+        "tmdb/get_search_person"
+    );
+    assert_eq!(one["offered"].as_array().unwrap().len(), 54);
+
+    let compare = json_of(&ws.ok(&["bench", "compare", "1", "2", "--json"]));
+    assert_eq!(compare["metrics"][0], "cp");
+    assert_eq!(compare["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(compare["runs"][1]["name"], "replayed");
+    assert_eq!(compare["runs"][0]["deltas"]["cp"], 0.0);
+    let cp = |i: usize| compare["runs"][i]["values"]["cp"].as_f64().unwrap();
+    let delta = compare["runs"][1]["deltas"]["cp"].as_f64().unwrap();
+    assert!((delta - (cp(1) - cp(0))).abs() < 1e-9);
+    assert!((cp(0) - 50.0).abs() < 1e-9, "2 of 4 after the resume");
+
+    // The text forms print tables.
+    let table = ws.ok(&["bench", "compare", "1", "2"]);
+    assert!(table.lines().next().unwrap().contains("cp"), "{table}");
+    let missing = ws.run(&["bench", "show", "9"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no benchmark run 9"));
+}
