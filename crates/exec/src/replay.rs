@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::ApiId;
-use toolsmith_plumbing::sqlite::{self, Migrations};
+use toolsmith_plumbing::sqlite::Migrations;
 
 use crate::canonical::canonical_json;
 use crate::error::{Error, Result};
@@ -132,19 +132,18 @@ impl ResponseCache {
     /// Opens (creating if needed) the cache tables in the database at `path`
     /// (normally the catalog's file), set up as every toolsmith store is (WAL, busy timeout).
     pub fn open(path: &Path) -> Result<Self> {
-        Self::init(sqlite::open(path)?)
+        Ok(Self::with(MIGRATIONS.open(path)?))
     }
 
     /// A private cache in memory, for tests.
     pub fn in_memory() -> Result<Self> {
-        Self::init(sqlite::open_in_memory()?)
+        Ok(Self::with(MIGRATIONS.open_in_memory()?))
     }
 
-    fn init(mut conn: Connection) -> Result<Self> {
-        MIGRATIONS.apply(&mut conn)?;
-        Ok(Self {
+    fn with(conn: Connection) -> Self {
+        Self {
             conn: Mutex::new(conn),
-        })
+        }
     }
 
     fn with_conn<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {

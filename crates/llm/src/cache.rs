@@ -20,7 +20,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolsmith_plumbing::json::{canonical_json, sha256_hex};
-use toolsmith_plumbing::sqlite::{self, Migrations};
+use toolsmith_plumbing::sqlite::Migrations;
 use toolsmith_plumbing::text::truncate_chars;
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse};
@@ -115,12 +115,15 @@ impl CacheDb {
     /// `spawn_blocking`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        Self::init(sqlite::open(&path)?, path)
+        Ok(Self::with(MIGRATIONS.open(&path)?, path))
     }
 
     /// A private in-memory database, for tests.
     pub fn in_memory() -> Result<Self> {
-        Self::init(sqlite::open_in_memory()?, PathBuf::from(":memory:"))
+        Ok(Self::with(
+            MIGRATIONS.open_in_memory()?,
+            PathBuf::from(":memory:"),
+        ))
     }
 
     /// The database file.
@@ -128,12 +131,11 @@ impl CacheDb {
         &self.path
     }
 
-    fn init(mut conn: Connection, path: PathBuf) -> Result<Self> {
-        MIGRATIONS.apply(&mut conn)?;
-        Ok(Self {
+    fn with(conn: Connection, path: PathBuf) -> Self {
+        Self {
             conn: Arc::new(Mutex::new(conn)),
             path: Arc::new(path),
-        })
+        }
     }
 
     /// Runs `f` on the connection in a blocking task.

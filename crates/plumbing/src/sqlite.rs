@@ -116,6 +116,21 @@ impl Migrations {
         u32::try_from(self.steps.len()).unwrap_or(u32::MAX)
     }
 
+    /// Opens the database at `path` as [`open`] does, with these migrations applied: what a
+    /// component's store calls to get its connection.
+    pub fn open(&self, path: &Path) -> Result<Connection> {
+        let mut conn = open(path)?;
+        self.apply(&mut conn)?;
+        Ok(conn)
+    }
+
+    /// A private in-memory database with these migrations applied.
+    pub fn open_in_memory(&self) -> Result<Connection> {
+        let mut conn = open_in_memory()?;
+        self.apply(&mut conn)?;
+        Ok(conn)
+    }
+
     /// Runs the migrations the database has not had yet; returns the version reached. A file
     /// already past [`Migrations::latest`] is [`Error::TooNew`] and is left untouched.
     pub fn apply(&self, conn: &mut Connection) -> Result<u32> {

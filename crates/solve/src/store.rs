@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use rusqlite::{Connection, params};
-use toolsmith_plumbing::sqlite::{self, Migrations};
+use toolsmith_plumbing::sqlite::Migrations;
 
 use crate::error::{Error, Result};
 use crate::run::Run;
@@ -43,17 +43,16 @@ impl RunStore {
     /// Opens the runs table in the database at `path` (creating it if needed), set up as
     /// every toolsmith store is (WAL, busy timeout).
     pub fn open(path: &Path) -> Result<Self> {
-        Self::init(sqlite::open(path)?)
+        Ok(Self {
+            conn: MIGRATIONS.open(path)?,
+        })
     }
 
     /// A private store in memory.
     pub fn in_memory() -> Result<Self> {
-        Self::init(sqlite::open_in_memory()?)
-    }
-
-    fn init(mut conn: Connection) -> Result<Self> {
-        MIGRATIONS.apply(&mut conn)?;
-        Ok(Self { conn })
+        Ok(Self {
+            conn: MIGRATIONS.open_in_memory()?,
+        })
     }
 
     /// Stores a run; returns its id.

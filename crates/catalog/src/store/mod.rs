@@ -8,7 +8,6 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
-use toolsmith_plumbing::sqlite;
 
 pub use read::{ApiEntry, Catalog, DocSelector, Scope, ToolEntry};
 pub use write::{ImportReport, NewDoc};
@@ -31,18 +30,18 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Self> {
-        let conn = sqlite::open(path)?;
-        Self::init(conn, Some(path.to_owned()))
+        Ok(Self {
+            conn: migrations::MIGRATIONS.open(path)?,
+            path: Some(path.to_owned()),
+        })
     }
 
     /// A private database in memory, for tests and one-off runs.
     pub fn in_memory() -> Result<Self> {
-        Self::init(sqlite::open_in_memory()?, None)
-    }
-
-    fn init(mut conn: Connection, path: Option<PathBuf>) -> Result<Self> {
-        migrations::MIGRATIONS.apply(&mut conn)?;
-        Ok(Self { conn, path })
+        Ok(Self {
+            conn: migrations::MIGRATIONS.open_in_memory()?,
+            path: None,
+        })
     }
 
     /// Where the database lives (`None` in memory).

@@ -14,7 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::ApiId;
-use toolsmith_plumbing::sqlite::{self, Migrations};
+use toolsmith_plumbing::sqlite::Migrations;
 use toolsmith_solve::{Finish, Run};
 
 use crate::error::{Error, Result};
@@ -126,19 +126,18 @@ impl BenchStore {
     /// Opens eval's tables in the database at `path` (the catalog file), creating and
     /// migrating them as needed.
     pub fn open(path: &Path) -> Result<Self> {
-        Self::init(sqlite::open(path)?)
+        Ok(Self::with(MIGRATIONS.open(path)?))
     }
 
     /// A private store in memory.
     pub fn in_memory() -> Result<Self> {
-        Self::init(sqlite::open_in_memory()?)
+        Ok(Self::with(MIGRATIONS.open_in_memory()?))
     }
 
-    fn init(mut conn: Connection) -> Result<Self> {
-        MIGRATIONS.apply(&mut conn)?;
-        Ok(Self {
+    fn with(conn: Connection) -> Self {
+        Self {
             conn: Mutex::new(conn),
-        })
+        }
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
