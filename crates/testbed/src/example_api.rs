@@ -22,6 +22,10 @@ use crate::error::{Error, Result};
 /// The spec as shipped, with the placeholder server `http://127.0.0.1:8080`.
 pub const LIBRARY_SPEC: &str = include_str!("../assets/library_openapi.json");
 
+/// 24 queries on the example API in RestGPT's format (`query`, gold `solution` path of one
+/// to four calls, and the expected `answer`): the quickstart's agent benchmark.
+pub const LIBRARY_QUERIES: &str = include_str!("../assets/library_queries.json");
+
 /// The spec with its server set to `base_url`, ready to import.
 pub fn library_spec(base_url: &str) -> Value {
     let mut spec: Value = serde_json::from_str(LIBRARY_SPEC).unwrap_or(Value::Null);

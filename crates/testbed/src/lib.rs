@@ -26,7 +26,9 @@
 
 pub use crate::error::{Error, Result};
 #[cfg(feature = "example-api")]
-pub use crate::example_api::{ExampleApi, LIBRARY_SPEC, library_router, library_spec};
+pub use crate::example_api::{
+    ExampleApi, LIBRARY_QUERIES, LIBRARY_SPEC, library_router, library_spec,
+};
 #[cfg(feature = "mcp-fixture")]
 pub use crate::mcp_fixture::{McpFixture, McpFixtureScript, McpHttpFixture};
 

@@ -22,8 +22,8 @@ const SEARCH: &str = "borrow a book for a library member";
 /// The API the call steps call, and its arguments.
 const CALL_API: &str = "library/search_books";
 const CALL_ARGS: &str = r#"{"title": "solaris"}"#;
-/// The queries the agents answer when an LLM is configured.
-const AGENT_QUERY: &str = "Who wrote Solaris, and in which country was the author born?";
+/// The agents compared on the example queries when an LLM is configured.
+const SOLVERS: [&str; 2] = ["react", "conagents"];
 
 /// Runs the tour; exits 2 when a step that later steps need fails.
 pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCode> {
@@ -42,6 +42,9 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
     ))?;
 
     let tour = Tour::new(ctx.db(), 7)?;
+    let queries_path = work.join("library_queries.json");
+    std::fs::write(&queries_path, toolsmith_testbed::LIBRARY_QUERIES)
+        .with_context(|| format!("writing {}", queries_path.display()))?;
     let spec_arg = spec_path.to_string_lossy().into_owned();
     if !tour.step(
         "Import the API's OpenAPI spec into the catalog",
@@ -98,21 +101,43 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
 
     let llm = &ctx.config()?.llm;
     if crate::llm::is_configured(llm) {
-        printer::line("\nAn LLM endpoint is configured: two agents answer one query live.")?;
-        for solver in ["react", "conagents"] {
-            let title = format!("Answer a query with {solver}");
-            tour.extra_step(
-                &title,
+        printer::line(
+            "\nAn LLM endpoint is configured: two agents answer the example API's queries live.",
+        )?;
+        let queries_arg = queries_path.to_string_lossy().into_owned();
+        let mut runs = Vec::new();
+        for solver in SOLVERS {
+            let name = format!("quickstart-{solver}");
+            let report = tour.extra_json(
+                &format!(
+                    "Benchmark {solver} on the example API's queries (gold paths, live calls)"
+                ),
                 &[
-                    "solve",
-                    AGENT_QUERY,
+                    "bench",
+                    "run",
+                    "--dataset",
+                    &queries_arg,
+                    "--catalog",
+                    &spec_arg,
                     "--solver",
                     solver,
-                    "--retrieve",
-                    "5",
                     "--mode",
                     "live",
+                    "--concurrency",
+                    "1",
+                    "--name",
+                    &name,
+                    "--json",
                 ],
+            )?;
+            if let Some(run) = report.as_ref().and_then(|r| r["run"].as_i64()) {
+                runs.push(run.to_string());
+            }
+        }
+        if let [first, second] = runs.as_slice() {
+            tour.extra_step(
+                "Compare the two agents",
+                &["bench", "compare", first, second],
             )?;
         }
     } else {
@@ -178,6 +203,39 @@ impl Tour {
     /// Runs a step beyond the numbered ones (the agent steps).
     fn extra_step(&self, title: &str, args: &[&str]) -> anyhow::Result<bool> {
         self.run(&format!("[+] {title}"), args)
+    }
+
+    /// Runs a step beyond the numbered ones whose stdout is JSON; prints a line of it and
+    /// returns the value (`None` when the command failed).
+    fn extra_json(&self, title: &str, args: &[&str]) -> anyhow::Result<Option<serde_json::Value>> {
+        printer::line(format!("\n[+] {title}\n$ toolsmith {}", shown(args)))?;
+        std::io::stdout().flush().context("writing to stdout")?;
+        let out = Command::new(&self.exe)
+            .arg("--db")
+            .arg(&self.db)
+            .args(args)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .with_context(|| format!("running toolsmith {}", args.join(" ")))?;
+        if !out.status.success() {
+            printer::note(format!(
+                "step failed ({}): toolsmith {}",
+                out.status,
+                shown(args)
+            ));
+            return Ok(None);
+        }
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .with_context(|| format!("reading the JSON of toolsmith {}", shown(args)))?;
+        let summary = &report["summary"];
+        printer::line(format!(
+            "run {}: {} queries, CP {:.1}%, answered {:.1}%",
+            report["run"],
+            summary["queries"],
+            summary["cp"].as_f64().unwrap_or(0.0),
+            summary["answered"].as_f64().unwrap_or(0.0)
+        ))?;
+        Ok(Some(report))
     }
 
     fn run(&self, heading: &str, args: &[&str]) -> anyhow::Result<bool> {

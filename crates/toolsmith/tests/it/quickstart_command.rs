@@ -32,3 +32,60 @@ fn quickstart_imports_searches_and_calls_the_example_api_then_says_how_to_add_an
     let second = ws.ok(&["quickstart", "--data-dir", &no_data]);
     assert!(second.contains("0 APIs added, 11 updated"), "{second}");
 }
+
+/// A model that answers every request by finishing at once.
+async fn finish_at_once(
+    seen: axum::extract::State<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
+    axum::Json(request): axum::Json<serde_json::Value>,
+) -> axum::Json<serde_json::Value> {
+    seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let arguments =
+        serde_json::json!({"return_type": "give_answer", "final_answer": "I do not know"});
+    axum::Json(
+        serde_json::json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant",
+            "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+            "function": {"name": "Finish", "arguments": arguments.to_string()}}]}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_an_llm_quickstart_benchmarks_two_agents_on_the_example_queries_and_compares_them() {
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", axum::routing::post(finish_at_once))
+        .with_state(seen.clone());
+    let addr = crate::support::serve_loopback(app).await;
+    let ws = Workspace::new();
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
+    )
+    .unwrap();
+    let no_data = ws.dir.path().join("no-data");
+    std::fs::create_dir_all(&no_data).unwrap();
+    let no_data = no_data.to_string_lossy().into_owned();
+
+    let (out, ws) = tokio::task::spawn_blocking(move || {
+        let out = ws.ok(&["quickstart", "--data-dir", &no_data]);
+        (out, ws)
+    })
+    .await
+    .unwrap();
+    assert!(!out.contains("export OPENAI_BASE_URL="), "{out}");
+    assert!(out.contains("run 1: 24 queries"), "{out}");
+    assert!(out.contains("run 2: 24 queries"), "{out}");
+    assert!(out.contains("$ toolsmith bench compare 1 2"), "{out}");
+    assert!(
+        out.contains("quickstart-conagents"),
+        "the comparison table: {out}"
+    );
+    assert!(
+        seen.load(std::sync::atomic::Ordering::SeqCst) >= 48,
+        "every query asked the model"
+    );
+    let runs: serde_json::Value =
+        serde_json::from_str(&ws.ok(&["bench", "list", "--json"])).unwrap();
+    assert_eq!(runs.as_array().map(Vec::len), Some(2), "{runs}");
+}
