@@ -208,12 +208,8 @@ impl Tour {
     /// Runs a step beyond the numbered ones whose stdout is JSON; prints a line of it and
     /// returns the value (`None` when the command failed).
     fn extra_json(&self, title: &str, args: &[&str]) -> anyhow::Result<Option<serde_json::Value>> {
-        printer::line(format!("\n[+] {title}\n$ toolsmith {}", shown(args)))?;
-        std::io::stdout().flush().context("writing to stdout")?;
-        let out = Command::new(&self.exe)
-            .arg("--db")
-            .arg(&self.db)
-            .args(args)
+        let out = self
+            .command(&format!("[+] {title}"), args)?
             .stderr(std::process::Stdio::inherit())
             .output()
             .with_context(|| format!("running toolsmith {}", args.join(" ")))?;
@@ -238,13 +234,18 @@ impl Tour {
         Ok(Some(report))
     }
 
-    fn run(&self, heading: &str, args: &[&str]) -> anyhow::Result<bool> {
+    /// Shows the heading and the command, and returns it ready to run on the catalog.
+    fn command(&self, heading: &str, args: &[&str]) -> anyhow::Result<Command> {
         printer::line(format!("\n{heading}\n$ toolsmith {}", shown(args)))?;
         std::io::stdout().flush().context("writing to stdout")?;
-        let status = Command::new(&self.exe)
-            .arg("--db")
-            .arg(&self.db)
-            .args(args)
+        let mut command = Command::new(&self.exe);
+        command.arg("--db").arg(&self.db).args(args);
+        Ok(command)
+    }
+
+    fn run(&self, heading: &str, args: &[&str]) -> anyhow::Result<bool> {
+        let status = self
+            .command(heading, args)?
             .status()
             .with_context(|| format!("running toolsmith {}", args.join(" ")))?;
         if !status.success() {
