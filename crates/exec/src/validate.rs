@@ -164,7 +164,7 @@ fn refusal(
             FailureKind::BadParameters,
             format!(
                 "arguments must be a JSON object of parameter name to value, got {}",
-                json_type(args)
+                toolsmith_plumbing::json::type_name(args)
             ),
             provenance,
         ));
@@ -195,17 +195,6 @@ fn refusal(
             provenance,
         )
     })
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -68,6 +68,18 @@ pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
     out
 }
 
+/// How an error message names a JSON value's type ("a string", "an object", "null").
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

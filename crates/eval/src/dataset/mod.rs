@@ -307,7 +307,10 @@ fn read_items(path: &Path) -> Result<Vec<Value>> {
         Value::Array(items) => Ok(items),
         other => Err(bad(
             path,
-            format!("expected a JSON array of queries, found {}", kind(&other)),
+            format!(
+                "expected a JSON array of queries, found {}",
+                toolsmith_plumbing::json::type_name(&other)
+            ),
         )),
     }
 }
@@ -316,17 +319,6 @@ fn bad(path: &Path, reason: impl Into<String>) -> Error {
     Error::BadDataset {
         path: path.to_owned(),
         reason: reason.into(),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

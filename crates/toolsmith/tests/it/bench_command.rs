@@ -79,11 +79,7 @@ async fn bench_runs_replays_and_reports_as_json() {
         .with_state(seen.clone());
     let addr = serve_loopback(app).await;
     let ws = Workspace::new();
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
-    )
-    .unwrap();
+    ws.use_llm(addr);
     let data = shared("restbench-tmdb/..");
     let ws = tokio::task::spawn_blocking(move || {
         let run = |extra: &[&str]| {

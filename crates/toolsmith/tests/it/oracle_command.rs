@@ -47,11 +47,7 @@ async fn a_configured_llm_invents_responses_once_and_the_cache_replays_them() {
         .route("/v1/chat/completions", post(chat))
         .with_state(seen.clone());
     let addr = serve_loopback(app).await;
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
-    )
-    .unwrap();
+    ws.use_llm(addr);
     let run = move |ws: Workspace| {
         let out = ws.ok(&call);
         (serde_json::from_str::<Value>(&out).unwrap(), ws)

@@ -58,11 +58,7 @@ async fn with_an_llm_quickstart_benchmarks_two_agents_on_the_example_queries_and
         .with_state(seen.clone());
     let addr = crate::support::serve_loopback(app).await;
     let ws = Workspace::new();
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
-    )
-    .unwrap();
+    ws.use_llm(addr);
     let no_data = ws.dir.path().join("no-data");
     std::fs::create_dir_all(&no_data).unwrap();
     let no_data = no_data.to_string_lossy().into_owned();

@@ -54,11 +54,7 @@ async fn solve_runs_an_agent_against_a_loopback_llm_and_the_simulated_api() {
 
     let ws = Workspace::new();
     ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
-    )
-    .unwrap();
+    ws.use_llm(addr);
     let trace = ws.dir.path().join("trace.jsonl");
     let trace_arg = trace.to_str().unwrap().to_owned();
     let args: Vec<String> = [

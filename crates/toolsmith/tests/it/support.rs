@@ -37,6 +37,15 @@ impl Workspace {
             .unwrap()
     }
 
+    /// Points this workspace's `toolsmith.toml` at a loopback OpenAI-compatible server.
+    pub(crate) fn use_llm(&self, addr: std::net::SocketAddr) {
+        std::fs::write(
+            self.dir.path().join("toolsmith.toml"),
+            format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
+        )
+        .unwrap();
+    }
+
     /// Runs and asserts success; returns stdout.
     pub(crate) fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
