@@ -18,9 +18,9 @@ use crate::prompts::{EXECUTION, GROUNDING, GROUNDING_USER, OBSERVING, tool_lines
 use crate::run::{Finish, Run};
 use crate::runtime::{Runtime, Stop, observation_text};
 use crate::settings::ConAgentsSettings;
-use crate::solver::{Solver, finished};
+use crate::solver::{End, Solver, finished};
 use crate::toolset::Toolset;
-use crate::trace::{TraceEvent, cut};
+use crate::trace::{RunLimit, TraceEvent, cut};
 
 /// The ConAgents solver.
 pub struct ConAgents {
@@ -75,22 +75,17 @@ struct FilterError {
 
 fn stop_from(e: toolsmith_llm::Error) -> Stop {
     match e {
-        toolsmith_llm::Error::Budget(exhausted) => Stop {
-            finish: Finish::BudgetExhausted,
-            detail: exhausted.to_string(),
-        },
-        other => Stop {
-            finish: Finish::Error,
-            detail: format!("the LLM failed: {other}"),
-        },
+        toolsmith_llm::Error::Budget(exhausted) => Stop::limit(
+            Finish::BudgetExhausted,
+            RunLimit::LlmBudget,
+            exhausted.to_string(),
+        ),
+        other => Stop::error(Finish::Error, format!("the LLM failed: {other}")),
     }
 }
 
 fn render_error(e: toolsmith_llm::Error) -> Stop {
-    Stop {
-        finish: Finish::Error,
-        detail: e.to_string(),
-    }
+    Stop::error(Finish::Error, e.to_string())
 }
 
 impl ConAgents {
@@ -302,10 +297,21 @@ impl Solver for ConAgents {
     async fn solve(&self, query: &str, mut toolset: Toolset) -> Result<Run> {
         let tracer = &self.runtime.tracer;
         crate::solver::started(tracer, self.name(), query, &toolset);
-        let (finish, answer, detail) = match self.turns(query, &mut toolset).await {
-            Ok(end) => end,
-            Err(stop) => (stop.finish, None, Some(stop.detail)),
+        let end = match self.turns(query, &mut toolset).await {
+            // The only step limit of ConAgents is its grounding turns.
+            Ok((Finish::StepLimit, answer, detail)) => End {
+                answer,
+                detail,
+                limit: Some(RunLimit::Turns),
+                ..End::new(Finish::StepLimit)
+            },
+            Ok((finish, answer, detail)) => End {
+                answer,
+                detail,
+                ..End::new(finish)
+            },
+            Err(stop) => End::stopped(stop),
         };
-        Ok(finished(tracer, self.name(), query, finish, answer, detail))
+        Ok(finished(tracer, self.name(), query, end))
     }
 }

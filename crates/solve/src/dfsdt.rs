@@ -2,7 +2,8 @@
 //! over agent states, `width` children per node. Expanding a node again shows
 //! the model its earlier children and asks for something different; a failed
 //! branch backtracks to its sibling; `give_up_and_restart` abandons the parent
-//! too; the first answer ends the search.
+//! too (under toolsmith's protocol, a give-up at the root tries the root's next
+//! child instead of ending the search); the first answer ends the search.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,13 +13,13 @@ use toolsmith_llm::Message;
 
 use crate::error::Result;
 use crate::prompts::DFSDT_DIVERSITY;
-use crate::react::{CALL_A_FUNCTION, nodes, opening};
+use crate::react::{CALL_A_FUNCTION, opening, search_budget_stop, step_nodes};
 use crate::run::{Finish, Run};
 use crate::runtime::{Runtime, Stop};
 use crate::settings::DfsdtSettings;
-use crate::solver::{Solver, finished, stopped};
+use crate::solver::{End, Solver, finished, stopped};
 use crate::toolset::{FinishCall, Toolset};
-use crate::trace::{BacktrackReason, TraceEvent, cut};
+use crate::trace::{BacktrackReason, RunLimit, TraceEvent, cut};
 
 /// The DFSDT solver.
 pub struct Dfsdt {
@@ -45,6 +46,8 @@ struct Search<'a> {
     toolset: Toolset,
     llm_calls: usize,
     last_give_up: Option<String>,
+    /// Children of the root expanded so far.
+    root_branches: usize,
 }
 
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -67,22 +70,20 @@ impl Dfsdt {
             let mut children: Vec<String> = Vec::new();
             for _ in 0..self.settings.width.max(1) {
                 if search.llm_calls >= self.settings.max_llm_calls {
-                    return Err(Stop {
-                        finish: Finish::StepLimit,
-                        detail: format!(
+                    return Err(Stop::limit(
+                        Finish::StepLimit,
+                        RunLimit::SearchLlmCalls,
+                        format!(
                             "the search used its {} LLM calls",
                             self.settings.max_llm_calls
                         ),
-                    });
+                    ));
                 }
                 let mut asked = messages.clone();
                 if !children.is_empty() {
                     let nudge = DFSDT_DIVERSITY
                         .render(&serde_json::json!({"attempts": &children}))
-                        .map_err(|e| Stop {
-                            finish: Finish::Error,
-                            detail: e.to_string(),
-                        })?;
+                        .map_err(|e| Stop::error(Finish::Error, e.to_string()))?;
                     asked.push(Message::user(nudge));
                 }
                 let response = self
@@ -90,10 +91,13 @@ impl Dfsdt {
                     .ask("agent", asked, search.toolset.specs(), search.query)
                     .await?;
                 search.llm_calls += 1;
+                if depth == 0 {
+                    search.root_branches += 1;
+                }
                 // The diversity note is shown once, not kept in the child's history.
                 let mut child = messages.clone();
                 child.push(response.to_message());
-                let child_depth = depth + nodes(&response).max(1);
+                let child_depth = depth + step_nodes(&response, &self.runtime.settings);
                 if response.tool_calls.is_empty() {
                     child.push(Message::user(CALL_A_FUNCTION));
                     children.push(format!(
@@ -124,13 +128,22 @@ impl Dfsdt {
                         }
                     }
                     children.push(summary.join("; "));
+                    if let Some(stop) = search_budget_stop(&search.toolset, &self.runtime.settings)
+                    {
+                        return Err(stop);
+                    }
                     if let Some(reason) = gave_up {
-                        // ToolBench: a give-up prunes this child and abandons its parent as well.
                         self.runtime.tracer.emit(TraceEvent::Backtrack {
                             depth: child_depth,
                             reason: BacktrackReason::GiveUp,
                         });
                         search.last_give_up = Some(reason);
+                        // ToolBench: a give-up prunes this child and abandons its parent as
+                        // well, which at the root ends the search. toolsmith's protocol tries
+                        // the root's next child instead (with the diversity note).
+                        if depth == 0 && !self.runtime.settings.paper() {
+                            continue;
+                        }
                         return Ok(Outcome::Failed);
                     }
                 }
@@ -153,7 +166,7 @@ impl Solver for Dfsdt {
     async fn solve(&self, query: &str, toolset: Toolset) -> Result<Run> {
         let tracer = &self.runtime.tracer;
         crate::solver::started(tracer, self.name(), query, &toolset);
-        let messages = match opening(&toolset, query) {
+        let messages = match opening(&toolset, query, &self.runtime.settings) {
             Ok(m) => m,
             Err(stop) => {
                 return Ok(stopped(tracer, self.name(), query, stop));
@@ -164,19 +177,26 @@ impl Solver for Dfsdt {
             toolset,
             llm_calls: 0,
             last_give_up: None,
+            root_branches: 0,
         };
-        let (finish, answer, detail) = match self.expand(messages, 0, &mut search).await {
-            Ok(Outcome::Answer(answer)) => (Finish::Answered, Some(answer), None),
+        let end = match self.expand(messages, 0, &mut search).await {
+            Ok(Outcome::Answer(answer)) => End::answered(answer),
             Ok(Outcome::Failed) => match search.last_give_up.take() {
-                Some(reason) => (Finish::GaveUp, None, Some(reason)),
-                None => (
-                    Finish::StepLimit,
-                    None,
-                    Some("every branch reached the depth limit".to_owned()),
-                ),
+                Some(reason) => End::without(Finish::GaveUp, reason),
+                None => End {
+                    limit: Some(RunLimit::Nodes),
+                    ..End::without(
+                        Finish::StepLimit,
+                        "every branch reached the depth limit".to_owned(),
+                    )
+                },
             },
-            Err(stop) => (stop.finish, None, Some(stop.detail)),
+            Err(stop) => End::stopped(stop),
         };
-        Ok(finished(tracer, self.name(), query, finish, answer, detail))
+        let end = End {
+            root_branches: Some(search.root_branches),
+            ..end
+        };
+        Ok(finished(tracer, self.name(), query, end))
     }
 }

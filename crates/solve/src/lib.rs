@@ -63,13 +63,15 @@ pub use crate::error::{Error, Result};
 pub use crate::react::React;
 pub use crate::run::{Finish, Run};
 pub use crate::runtime::{Answered, Runtime, Stop};
-pub use crate::settings::{AgentSettings, ConAgentsSettings, DfsdtSettings, ReactSettings};
+pub use crate::settings::{
+    AgentSettings, ConAgentsSettings, DfsdtSettings, Protocol, ReactSettings,
+};
 pub use crate::solver::Solver;
 pub use crate::store::RunStore;
 pub use crate::toolset::{FINISH, RenderOptions, SEARCH_TOOLS, Toolset};
 pub use crate::trace::{
-    BacktrackReason, CallOutcome, JsonlSink, Stamped, TRACE_VERSION, TraceEvent, TraceSink, Tracer,
-    cut, read_jsonl, render,
+    BacktrackReason, CallCounts, CallOutcome, JsonlSink, RunLimit, Stamped, TRACE_VERSION,
+    TraceEvent, TraceSink, Tracer, cut, read_jsonl, render,
 };
 
 mod conagents;

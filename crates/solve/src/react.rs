@@ -10,8 +10,10 @@ use crate::prompts::{AGENT_SYSTEM, tool_lines};
 use crate::run::{Finish, Run};
 use crate::runtime::{Runtime, Stop};
 use crate::settings::ReactSettings;
-use crate::solver::{Solver, finished, stopped};
-use crate::toolset::{FinishCall, Toolset};
+use crate::settings::AgentSettings;
+use crate::solver::{End, Solver, finished, stopped};
+use crate::trace::RunLimit;
+use crate::toolset::{FinishCall, SEARCH_TOOLS, Toolset};
 
 /// The reminder sent when a reply calls no function.
 pub(crate) const CALL_A_FUNCTION: &str = "Continue by calling a function. If you have the answer, call Finish with return_type \"give_answer\".";
@@ -36,14 +38,48 @@ pub(crate) fn nodes(response: &ChatResponse) -> usize {
         + if response.tool_calls.is_empty() { 0 } else { 2 }
 }
 
+/// How many nodes a reply adds to a chain under `settings`: [`nodes`], at least one; under
+/// [`Protocol::Toolsmith`](crate::Protocol) a turn of nothing but `search_tools` calls adds
+/// none (searches have their own budget).
+pub(crate) fn step_nodes(response: &ChatResponse, settings: &AgentSettings) -> usize {
+    let only_searches = !response.tool_calls.is_empty()
+        && response.tool_calls.iter().all(|c| c.name == SEARCH_TOOLS);
+    if only_searches && !settings.paper() {
+        0
+    } else {
+        nodes(response).max(1)
+    }
+}
+
+/// The stop after a turn that spent more searches than the budget allows, if this one did.
+pub(crate) fn search_budget_stop(toolset: &Toolset, settings: &AgentSettings) -> Option<Stop> {
+    toolset.over_search_budget().then(|| {
+        Stop::limit(
+            Finish::BudgetExhausted,
+            RunLimit::Searches,
+            format!(
+                "the model searched for tools again after its {} searches",
+                settings.max_searches
+            ),
+        )
+    })
+}
+
 /// The opening messages of a chain.
-pub(crate) fn opening(toolset: &Toolset, query: &str) -> std::result::Result<Vec<Message>, Stop> {
+pub(crate) fn opening(
+    toolset: &Toolset,
+    query: &str,
+    settings: &AgentSettings,
+) -> std::result::Result<Vec<Message>, Stop> {
+    let search = toolset.has_search_tool();
+    let max_searches = (search && !settings.paper()).then_some(settings.max_searches);
     let system = AGENT_SYSTEM
-        .render(&serde_json::json!({"tools": tool_lines(&toolset.api_specs())}))
-        .map_err(|e| Stop {
-            finish: Finish::Error,
-            detail: e.to_string(),
-        })?;
+        .render(&serde_json::json!({
+            "tools": tool_lines(&toolset.api_specs()),
+            "search": search,
+            "max_searches": max_searches,
+        }))
+        .map_err(|e| Stop::error(Finish::Error, e.to_string()))?;
     Ok(vec![
         Message::system(system),
         Message::user(format!("{query}\nBegin!")),
@@ -62,14 +98,14 @@ impl React {
         toolset: &mut Toolset,
         query: &str,
     ) -> std::result::Result<ChainEnd, Stop> {
-        let mut messages = opening(toolset, query)?;
+        let mut messages = opening(toolset, query, &self.runtime.settings)?;
         let mut depth = 0;
         while depth < self.settings.max_depth {
             let response = self
                 .runtime
                 .ask("agent", messages.clone(), toolset.specs(), query)
                 .await?;
-            depth += nodes(&response).max(1);
+            depth += step_nodes(&response, &self.runtime.settings);
             messages.push(response.to_message());
             if response.tool_calls.is_empty() {
                 messages.push(Message::user(CALL_A_FUNCTION));
@@ -93,6 +129,9 @@ impl React {
             if let Some(end) = end {
                 return Ok(end);
             }
+            if let Some(stop) = search_budget_stop(toolset, &self.runtime.settings) {
+                return Err(stop);
+            }
         }
         Ok(ChainEnd::DepthLimit)
     }
@@ -107,38 +146,27 @@ impl Solver for React {
     async fn solve(&self, query: &str, mut toolset: Toolset) -> Result<Run> {
         let tracer = &self.runtime.tracer;
         crate::solver::started(tracer, self.name(), query, &toolset);
-        let mut last = (Finish::StepLimit, "no try was made".to_owned());
+        let mut last = End::without(Finish::StepLimit, "no try was made".to_owned());
         for _ in 0..self.settings.tries.max(1) {
             match self.chain(&mut toolset, query).await {
                 Ok(ChainEnd::Answer(answer)) => {
-                    return Ok(finished(
-                        tracer,
-                        self.name(),
-                        query,
-                        Finish::Answered,
-                        Some(answer),
-                        None,
-                    ));
+                    return Ok(finished(tracer, self.name(), query, End::answered(answer)));
                 }
-                Ok(ChainEnd::GaveUp(reason)) => last = (Finish::GaveUp, reason),
+                Ok(ChainEnd::GaveUp(reason)) => last = End::without(Finish::GaveUp, reason),
                 Ok(ChainEnd::DepthLimit) => {
-                    last = (
-                        Finish::StepLimit,
-                        format!("no answer within {} nodes", self.settings.max_depth),
-                    )
+                    last = End {
+                        limit: Some(RunLimit::Nodes),
+                        ..End::without(
+                            Finish::StepLimit,
+                            format!("no answer within {} nodes", self.settings.max_depth),
+                        )
+                    }
                 }
                 Err(stop) => {
                     return Ok(stopped(tracer, self.name(), query, stop));
                 }
             }
         }
-        Ok(finished(
-            tracer,
-            self.name(),
-            query,
-            last.0,
-            None,
-            Some(last.1),
-        ))
+        Ok(finished(tracer, self.name(), query, last))
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::ApiId;
 
-use crate::trace::{Stamped, TraceEvent};
+use crate::trace::{CallCounts, RunLimit, Stamped, TraceEvent};
 
 /// How a run ended. Every run ends in one of these, with a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +61,38 @@ impl Run {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The tool calls counted by how they ended: executed, rejected, unknown tools, not
+    /// run, searches. Read from the trace's `finished` event when it has them, else counted
+    /// from the calls (older traces).
+    pub fn call_counts(&self) -> CallCounts {
+        self.trace
+            .iter()
+            .rev()
+            .find_map(|e| match &e.event {
+                TraceEvent::Finished {
+                    calls: Some(calls), ..
+                } => Some(*calls),
+                _ => None,
+            })
+            .unwrap_or_else(|| CallCounts::of(&self.trace))
+    }
+
+    /// The budget or limit that ended the run, if one did.
+    pub fn limit(&self) -> Option<RunLimit> {
+        self.trace.iter().rev().find_map(|e| match &e.event {
+            TraceEvent::Finished { limit, .. } => *limit,
+            _ => None,
+        })
+    }
+
+    /// DFSDT: how many children of the root the search expanded.
+    pub fn root_branches(&self) -> Option<usize> {
+        self.trace.iter().rev().find_map(|e| match &e.event {
+            TraceEvent::Finished { root_branches, .. } => *root_branches,
+            _ => None,
+        })
     }
 
     /// Number of LLM calls made.

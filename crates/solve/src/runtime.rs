@@ -18,7 +18,7 @@ use toolsmith_retrieve::{Filter, Retriever};
 use crate::run::Finish;
 use crate::settings::AgentSettings;
 use crate::toolset::{FINISH, FinishCall, RenderOptions, SEARCH_TOOLS, Toolset, parse_finish};
-use crate::trace::{CallOutcome, TraceEvent, Tracer, cut};
+use crate::trace::{CallOutcome, RunLimit, TraceEvent, Tracer, cut};
 
 /// Why a run has to stop now.
 #[derive(Debug)]
@@ -27,6 +27,28 @@ pub struct Stop {
     pub finish: Finish,
     /// What happened.
     pub detail: String,
+    /// The budget or limit that ran out, when one did.
+    pub limit: Option<RunLimit>,
+}
+
+impl Stop {
+    /// A stop that no budget caused (an LLM or prompt failure).
+    pub fn error(finish: Finish, detail: impl Into<String>) -> Self {
+        Self {
+            finish,
+            detail: detail.into(),
+            limit: None,
+        }
+    }
+
+    /// A stop because `limit` ran out.
+    pub fn limit(finish: Finish, limit: RunLimit, detail: impl Into<String>) -> Self {
+        Self {
+            finish,
+            detail: detail.into(),
+            limit: Some(limit),
+        }
+    }
 }
 
 /// What the agents need: a model, an executor, optionally a retriever for
@@ -82,14 +104,12 @@ impl Runtime {
             .with_query(query);
         match self.traced().chat(&request).await {
             Ok(response) => Ok(response),
-            Err(toolsmith_llm::Error::Budget(exhausted)) => Err(Stop {
-                finish: Finish::BudgetExhausted,
-                detail: exhausted.to_string(),
-            }),
-            Err(e) => Err(Stop {
-                finish: Finish::Error,
-                detail: format!("the LLM failed: {e}"),
-            }),
+            Err(toolsmith_llm::Error::Budget(exhausted)) => Err(Stop::limit(
+                Finish::BudgetExhausted,
+                RunLimit::LlmBudget,
+                exhausted.to_string(),
+            )),
+            Err(e) => Err(Stop::error(Finish::Error, format!("the LLM failed: {e}"))),
         }
     }
 
@@ -252,6 +272,27 @@ impl Runtime {
             .ok()
             .and_then(|v| v.get("query").and_then(Value::as_str).map(str::to_owned))
             .unwrap_or_else(|| query.to_owned());
+        // Under toolsmith's protocol searches have a budget of their own; paper mode has none
+        // (its searches count as nodes).
+        let budget = (!self.settings.paper()).then_some(self.settings.max_searches);
+        let within = budget.is_none_or(|max| toolset.searches() < max);
+        toolset.note_search(within);
+        if !within {
+            let message = format!(
+                "search budget spent: {} searches per task. Call the functions found, or Finish.",
+                self.settings.max_searches
+            );
+            let content = json!({"error": message, "response": ""}).to_string();
+            return self.record(
+                call,
+                None,
+                json!({"query": wanted}),
+                CallOutcome::NotRun,
+                None,
+                content,
+            );
+        }
+        let last = budget.is_some_and(|max| toolset.searches() == max);
         let (content, outcome) = match &self.retriever {
             None => (
                 json!({"error": "search_tools is not available", "response": ""}).to_string(),
@@ -269,10 +310,13 @@ impl Runtime {
                             found.push(json!({"function": toolsmith_catalog::export::function_name(&hit.api), "about": hit.text}));
                         }
                     }
-                    (
-                        json!({"error": "", "response": found}).to_string(),
-                        CallOutcome::Ok,
-                    )
+                    let mut answer = json!({"error": "", "response": found});
+                    if last {
+                        answer["note"] = json!(
+                            "That was the last search of this task: use the functions found so far."
+                        );
+                    }
+                    (answer.to_string(), CallOutcome::Ok)
                 }
                 Err(e) => (
                     json!({"error": format!("search failed: {e}"), "response": ""}).to_string(),

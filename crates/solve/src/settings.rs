@@ -17,6 +17,49 @@ pub struct AgentSettings {
     pub max_tokens: Option<u32>,
     /// Tools found per `search_tools` call.
     pub search_k: usize,
+    /// Whose rules the run follows: ToolBench's as published ([`Protocol::Paper`], for
+    /// numbers comparable with the papers') or toolsmith's fixes ([`Protocol::Toolsmith`]).
+    pub protocol: Protocol,
+    /// `search_tools` calls a run may make under [`Protocol::Toolsmith`], counted apart from
+    /// the node limit; the call after the last one ends the run (limit `searches`). Paper
+    /// mode has no such budget: searches count as nodes.
+    pub max_searches: usize,
+}
+
+/// Whose rules a run follows where toolsmith departs from the papers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// toolsmith's: tool searches have their own budget outside the node count, and a
+    /// DFSDT give-up at the root tries the root's next child instead of ending the search.
+    #[default]
+    Toolsmith,
+    /// ToolBench's as its reference code runs: every step counts as nodes, and a give-up
+    /// abandons its parent, the root included.
+    Paper,
+}
+
+impl Protocol {
+    /// Stable name (`toolsmith`, `paper`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Toolsmith => "toolsmith",
+            Self::Paper => "paper",
+        }
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    /// `toolsmith` or `paper`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "toolsmith" => Ok(Self::Toolsmith),
+            "paper" => Ok(Self::Paper),
+            other => Err(format!("protocol `{other}`: use toolsmith or paper")),
+        }
+    }
 }
 
 impl AgentSettings {
@@ -27,12 +70,26 @@ impl AgentSettings {
         seed: None,
         max_tokens: Some(1024),
         search_k: 5,
+        protocol: Protocol::Paper,
+        max_searches: 4,
     };
+
+    /// What users get: ToolBench's runtime with toolsmith's protocol (a search budget of 4
+    /// `search_tools` calls outside the node count; DFSDT retries the root after a give-up).
+    pub const TOOLSMITH: Self = Self {
+        protocol: Protocol::Toolsmith,
+        ..Self::PAPER
+    };
+
+    /// Whether the run follows the paper's rules.
+    pub fn paper(&self) -> bool {
+        self.protocol == Protocol::Paper
+    }
 }
 
 impl Default for AgentSettings {
     fn default() -> Self {
-        Self::PAPER
+        Self::TOOLSMITH
     }
 }
 

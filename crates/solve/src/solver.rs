@@ -7,7 +7,8 @@ use async_trait::async_trait;
 use crate::error::Result;
 use crate::run::{Finish, Run};
 use crate::toolset::Toolset;
-use crate::trace::{TraceEvent, Tracer};
+use crate::runtime::Stop;
+use crate::trace::{CallCounts, RunLimit, TraceEvent, Tracer};
 
 /// Answers a query with the tools it is given. Every run ends in a final
 /// state with a trace; `Err` is only for toolsmith's own failures.
@@ -38,35 +39,74 @@ pub(crate) fn started(tracer: &Tracer, solver: &str, query: &str, toolset: &Tool
     });
 }
 
-pub(crate) fn finished(
-    tracer: &Tracer,
-    solver: &str,
-    query: &str,
-    finish: Finish,
-    answer: Option<String>,
-    detail: Option<String>,
-) -> Run {
+/// How a run ends: what [`finished`] records.
+pub(crate) struct End {
+    pub(crate) finish: Finish,
+    pub(crate) answer: Option<String>,
+    pub(crate) detail: Option<String>,
+    pub(crate) limit: Option<RunLimit>,
+    pub(crate) root_branches: Option<usize>,
+}
+
+impl End {
+    /// An end in `finish`, with nothing else said.
+    pub(crate) fn new(finish: Finish) -> Self {
+        Self {
+            finish,
+            answer: None,
+            detail: None,
+            limit: None,
+            root_branches: None,
+        }
+    }
+
+    /// An answer.
+    pub(crate) fn answered(answer: String) -> Self {
+        Self {
+            answer: Some(answer),
+            ..Self::new(Finish::Answered)
+        }
+    }
+
+    /// No answer, and why.
+    pub(crate) fn without(finish: Finish, detail: String) -> Self {
+        Self {
+            detail: Some(detail),
+            ..Self::new(finish)
+        }
+    }
+
+    /// A run that had to stop early (budget, limit, LLM failure).
+    pub(crate) fn stopped(stop: Stop) -> Self {
+        Self {
+            limit: stop.limit,
+            ..Self::without(stop.finish, stop.detail)
+        }
+    }
+}
+
+/// Records the end of a run (with its call counts) and returns the run.
+pub(crate) fn finished(tracer: &Tracer, solver: &str, query: &str, end: End) -> Run {
+    let calls = CallCounts::of(&tracer.events());
     tracer.emit(TraceEvent::Finished {
-        finish,
-        answer: answer.clone(),
-        detail: detail.clone(),
+        finish: end.finish,
+        answer: end.answer.clone(),
+        detail: end.detail.clone(),
+        limit: end.limit,
+        calls: Some(calls),
+        root_branches: end.root_branches,
     });
     Run {
         solver: solver.to_owned(),
         query: query.to_owned(),
-        finish,
-        answer,
-        detail,
+        finish: end.finish,
+        answer: end.answer,
+        detail: end.detail,
         trace: tracer.events(),
     }
 }
 
 /// Ends a run that had to stop early (budget, limit, LLM failure).
-pub(crate) fn stopped(
-    tracer: &Tracer,
-    solver: &str,
-    query: &str,
-    stop: crate::runtime::Stop,
-) -> Run {
-    finished(tracer, solver, query, stop.finish, None, Some(stop.detail))
+pub(crate) fn stopped(tracer: &Tracer, solver: &str, query: &str, stop: Stop) -> Run {
+    finished(tracer, solver, query, End::stopped(stop))
 }

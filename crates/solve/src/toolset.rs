@@ -25,6 +25,10 @@ pub struct Toolset {
     apis: Vec<(ApiId, ToolSpec)>,
     by_name: HashMap<String, ApiId>,
     search_tool: bool,
+    /// `search_tools` calls made so far in the run.
+    searches: usize,
+    /// A search beyond the run's search budget was asked for.
+    over_search_budget: bool,
 }
 
 impl Toolset {
@@ -75,6 +79,24 @@ impl Toolset {
     /// Whether `search_tools` is offered.
     pub fn has_search_tool(&self) -> bool {
         self.search_tool
+    }
+
+    /// How many `search_tools` calls the run has made.
+    pub fn searches(&self) -> usize {
+        self.searches
+    }
+
+    /// Whether the model asked for a search beyond the run's search budget.
+    pub fn over_search_budget(&self) -> bool {
+        self.over_search_budget
+    }
+
+    /// Counts a search; `within` is whether it fits the budget.
+    pub(crate) fn note_search(&mut self, within: bool) {
+        self.searches += 1;
+        if !within {
+            self.over_search_budget = true;
+        }
     }
 
     /// The API ids offered.

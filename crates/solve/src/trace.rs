@@ -20,6 +20,10 @@
 //! Events without `"v"` are version 0, the untyped format written before
 //! (the same fields, as free strings, with `"provenance": "none"` for calls
 //! that made no observation); they are read and converted to the types.
+//!
+//! Version 1 grows only by optional fields (`limit`, `calls` and `root_branches` of
+//! `finished`), which older readers of version 1 ignore and this one reads as absent from
+//! traces written before them; so the version stays 1.
 
 use std::fmt;
 use std::io::{BufRead, Write};
@@ -243,7 +247,132 @@ pub enum TraceEvent {
         answer: Option<String>,
         /// Why it ended without an answer.
         detail: Option<String>,
+        /// The budget or limit that ended the run, when one did (absent in traces written
+        /// before it was recorded).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<RunLimit>,
+        /// The run's tool calls counted by how they ended (absent in older traces; then
+        /// [`CallCounts::of`] counts them from the events).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        calls: Option<CallCounts>,
+        /// DFSDT: how many children of the root were expanded (absent for other solvers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        root_branches: Option<usize>,
     },
+}
+
+/// The budget or limit that ended a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunLimit {
+    /// ToolBench's node limit of a chain or branch (12 nodes).
+    Nodes,
+    /// The `search_tools` budget of [`Protocol::Toolsmith`](crate::Protocol).
+    Searches,
+    /// DFSDT's LLM calls for the whole search (200).
+    SearchLlmCalls,
+    /// The LLM budget the caller set (calls or tokens, `--max-llm-calls`, `--max-tokens`).
+    LlmBudget,
+    /// ConAgents' grounding turns.
+    Turns,
+}
+
+impl RunLimit {
+    /// Stable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Nodes => "nodes",
+            Self::Searches => "searches",
+            Self::SearchLlmCalls => "search_llm_calls",
+            Self::LlmBudget => "llm_budget",
+            Self::Turns => "turns",
+        }
+    }
+}
+
+impl fmt::Display for RunLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A run's tool calls, counted apart by how they ended: a model that sends six calls with
+/// broken JSON made six rejected calls, not six API calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CallCounts {
+    /// Calls an executor carried out (the API answered, successfully or with its own error).
+    pub executed: usize,
+    /// Calls refused for their arguments and never carried out: not JSON, not an object, or
+    /// breaking the API's input schema (`bad_parameters`; an API's own refusal of its
+    /// parameters is counted here too, as the model sees no difference).
+    pub rejected: usize,
+    /// Calls of a function that is not offered.
+    pub unknown_tool: usize,
+    /// Calls toolsmith could not carry out (no recording to replay, an executor failure).
+    pub not_run: usize,
+    /// `search_tools` calls (tool searches, not API calls).
+    pub searches: usize,
+}
+
+impl CallCounts {
+    /// Counts the tool calls of a trace.
+    pub fn of(events: &[Stamped]) -> Self {
+        let mut counts = Self::default();
+        for stamped in events {
+            if let TraceEvent::ToolCall {
+                function,
+                api,
+                outcome,
+                ..
+            } = &stamped.event
+            {
+                counts.add(function, api.is_some(), *outcome);
+            }
+        }
+        counts
+    }
+
+    fn add(&mut self, function: &str, known: bool, outcome: CallOutcome) {
+        match outcome {
+            CallOutcome::UnknownTool => self.unknown_tool += 1,
+            _ if !known && function == crate::toolset::SEARCH_TOOLS => self.searches += 1,
+            CallOutcome::Rejected | CallOutcome::Failed(FailureKind::BadParameters) => {
+                self.rejected += 1;
+            }
+            CallOutcome::NotRun => self.not_run += 1,
+            CallOutcome::Ok | CallOutcome::Failed(_) => self.executed += 1,
+        }
+    }
+
+    /// Every tool call counted (searches included).
+    pub fn total(&self) -> usize {
+        self.executed + self.rejected + self.unknown_tool + self.not_run + self.searches
+    }
+}
+
+impl fmt::Display for CallCounts {
+    /// `3 API calls executed, 6 rejected, 1 unknown tool, 2 searches` (zero counts other
+    /// than the executed calls left out).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} API call{} executed",
+            self.executed,
+            if self.executed == 1 { "" } else { "s" }
+        )?;
+        for (n, what) in [
+            (self.rejected, "rejected"),
+            (self.unknown_tool, "unknown tool"),
+            (self.not_run, "not run"),
+            (self.searches, "tool searches"),
+        ] {
+            if n > 0 {
+                write!(f, ", {n} {what}")?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// An event with its time (Unix milliseconds).
@@ -460,6 +589,9 @@ mod v0 {
                 finish: named("finish", finish)?,
                 answer,
                 detail,
+                limit: None,
+                calls: None,
+                root_branches: None,
             },
         };
         Ok(Stamped {
@@ -632,10 +764,15 @@ pub fn render(event: &TraceEvent) -> String {
             finish,
             answer,
             detail,
-        } => match (answer, detail) {
-            (Some(answer), _) => format!("■ {}: {answer}", finish.as_str()),
-            (None, Some(detail)) => format!("■ {}: {detail}", finish.as_str()),
-            (None, None) => format!("■ {}", finish.as_str()),
-        },
+            limit,
+            ..
+        } => {
+            let ended = limit.map_or_else(String::new, |l| format!(" [limit: {l}]"));
+            match (answer, detail) {
+                (Some(answer), _) => format!("■ {}: {answer}", finish.as_str()),
+                (None, Some(detail)) => format!("■ {}{ended}: {detail}", finish.as_str()),
+                (None, None) => format!("■ {}{ended}", finish.as_str()),
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 mod conagents;
 mod dfsdt;
+mod protocol;
 mod react;
 mod support;
 mod trace;

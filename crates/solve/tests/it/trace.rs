@@ -10,7 +10,8 @@ use toolsmith_exec::{FailureKind, Provenance};
 use toolsmith_llm::testing::ScriptedLlm;
 use toolsmith_llm::{Role, ToolCall};
 use toolsmith_solve::{
-    BacktrackReason, CallOutcome, Finish, RunStore, Stamped, TRACE_VERSION, TraceEvent, read_jsonl,
+    BacktrackReason, CallCounts, CallOutcome, Finish, RunLimit, RunStore, Stamped, TRACE_VERSION,
+    TraceEvent, read_jsonl,
 };
 
 use crate::support::*;
@@ -134,9 +135,33 @@ fn v1_events() -> Vec<(Stamped, &'static str)> {
                     finish: Finish::BudgetExhausted,
                     answer: None,
                     detail: Some("out of tokens".to_owned()),
+                    limit: None,
+                    calls: None,
+                    root_branches: None,
                 },
             ),
+            // A version 1 line written before `limit`, `calls` and `root_branches` existed.
             r#"{"v":1,"at_ms":10,"event":"finished","finish":"budget_exhausted","answer":null,"detail":"out of tokens"}"#,
+        ),
+        (
+            at(
+                11,
+                TraceEvent::Finished {
+                    finish: Finish::BudgetExhausted,
+                    answer: None,
+                    detail: Some("searched again".to_owned()),
+                    limit: Some(RunLimit::Searches),
+                    calls: Some(CallCounts {
+                        executed: 2,
+                        rejected: 6,
+                        unknown_tool: 1,
+                        not_run: 0,
+                        searches: 5,
+                    }),
+                    root_branches: Some(2),
+                },
+            ),
+            r#"{"v":1,"at_ms":11,"event":"finished","finish":"budget_exhausted","answer":null,"detail":"searched again","limit":"searches","calls":{"executed":2,"rejected":6,"unknown_tool":1,"not_run":0,"searches":5},"root_branches":2}"#,
         ),
     ]
 }
@@ -222,7 +247,10 @@ fn a_v0_trace_reads_as_typed_events() {
         TraceEvent::Finished {
             finish: Finish::Answered,
             answer: Some("Denis Villeneuve".to_owned()),
-            detail: None
+            detail: None,
+            limit: None,
+            calls: None,
+            root_branches: None,
         }
     );
     // Read once, it is written back as version 1.
