@@ -23,6 +23,9 @@ pub enum Benchmark {
     ToolbenchG1,
     /// StableToolBench G2 (instruction and category sets, 230 queries) over ToolEnv2404.
     ToolbenchG2,
+    /// FuncQA one-hop (ToolkenGPT): 60 arithmetic questions over the 13 built-in FuncQA
+    /// tools, scored by the answer's number.
+    Funcqa,
     /// A query file in any format [`load`] reads, scored against the user's catalog.
     File(PathBuf),
 }
@@ -34,11 +37,12 @@ const STB: &str = "toolbench/stabletoolbench/test_instruction";
 
 impl Benchmark {
     /// The names [`Benchmark::parse`] accepts besides file paths.
-    pub const NAMES: [&'static str; 4] = [
+    pub const NAMES: [&'static str; 5] = [
         "restbench-tmdb",
         "toolbench-draft282",
         "toolbench-g1",
         "toolbench-g2",
+        "funcqa",
     ];
 
     /// A benchmark by name, or else a file path that exists.
@@ -48,6 +52,7 @@ impl Benchmark {
             "toolbench-draft282" => Self::ToolbenchDraft282,
             "toolbench-g1" => Self::ToolbenchG1,
             "toolbench-g2" => Self::ToolbenchG2,
+            "funcqa" => Self::Funcqa,
             other if Path::new(other).is_file() => Self::File(PathBuf::from(other)),
             other => return Err(Error::UnknownBenchmark(other.to_owned())),
         })
@@ -69,6 +74,7 @@ impl Benchmark {
             Self::ToolbenchDraft282 => 1,
             Self::ToolbenchG1 => 2,
             Self::ToolbenchG2 | Self::File(_) => 3,
+            Self::Funcqa => 4,
         }
     }
 
@@ -85,6 +91,7 @@ impl Benchmark {
             Self::ToolbenchDraft282 => vec![data_dir.join("toolbench/draft282/G2.json")],
             Self::ToolbenchG1 => stb(&["G1_instruction", "G1_category", "G1_tool"]),
             Self::ToolbenchG2 => stb(&["G2_instruction", "G2_category"]),
+            Self::Funcqa => vec![data_dir.join("funcqa/funcqa_oh.json")],
             Self::File(path) => vec![path.clone()],
         }
     }
@@ -108,7 +115,8 @@ impl Benchmark {
                 "toolbench/draft282/EasyTool.json",
             ]),
             Self::ToolbenchG1 | Self::ToolbenchG2 => files(&[TOOLENV2404]),
-            Self::File(_) => Vec::new(),
+            // FuncQA's tools are built in (`toolsmith_exec::NativeTools::funcqa`).
+            Self::File(_) | Self::Funcqa => Vec::new(),
         }
     }
 

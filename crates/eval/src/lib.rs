@@ -26,7 +26,7 @@
 //!   catalog database), so `--resume` redoes nothing finished. [`RunSummary`] and
 //!   [`Comparison`] are the tables of a run and of several side by side.
 //! - **Judges.** [`Judge`] gives typed verdicts ([`AnswerStatus`], [`TaskSolvability`],
-//!   [`Preference`]); with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
+//!   [`Preference`]); [`LlmJudge`] asks a chat model under the role `judge`; with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
 //!   ones.
 //!
 //! ```
@@ -76,10 +76,13 @@ pub use crate::dataset::{
 };
 pub use crate::error::{Error, Result};
 pub use crate::harness::{
-    BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison, Harness, QueryResult,
-    QueryScores, Quiet, RunId, RunSummary, SolverFactory, SolverKind, StoredResult, ToolsOffered,
+    BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison, Harness,
+    JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet, RunId, RunSummary,
+    SolverFactory, SolverKind, StoredResult, ToolsOffered, WinRateReport, judge_pass_rates,
+    judge_win_rate,
 };
 pub use crate::judge::{AnswerStatus, Judge, JudgeCase, Preference, TaskSolvability};
+pub use crate::llm_judge::{LlmJudge, LlmJudgeSettings};
 pub use crate::metrics::Rate;
 pub use crate::metrics::cost::{CostReport, Prices, QueryCost, Summary};
 pub use crate::metrics::errors::{Diagnosis, ErrorKind, TaxonomyContext, classify};
@@ -105,6 +108,7 @@ mod dataset;
 mod error;
 mod harness;
 mod judge;
+mod llm_judge;
 pub mod metrics;
 mod run;
 #[cfg(any(test, feature = "test-utils"))]

@@ -9,11 +9,11 @@ use crate::error::Result;
 use crate::prompts::{AGENT_SYSTEM, tool_lines};
 use crate::run::{Finish, Run};
 use crate::runtime::{Runtime, Stop};
-use crate::settings::ReactSettings;
 use crate::settings::AgentSettings;
+use crate::settings::ReactSettings;
 use crate::solver::{End, Solver, finished, stopped};
-use crate::trace::RunLimit;
 use crate::toolset::{FinishCall, SEARCH_TOOLS, Toolset};
+use crate::trace::RunLimit;
 
 /// The reminder sent when a reply calls no function.
 pub(crate) const CALL_A_FUNCTION: &str = "Continue by calling a function. If you have the answer, call Finish with return_type \"give_answer\".";

@@ -6,8 +6,8 @@ use async_trait::async_trait;
 
 use crate::error::Result;
 use crate::run::{Finish, Run};
-use crate::toolset::Toolset;
 use crate::runtime::Stop;
+use crate::toolset::Toolset;
 use crate::trace::{CallCounts, RunLimit, TraceEvent, Tracer};
 
 /// Answers a query with the tools it is given. Every run ends in a final

@@ -14,7 +14,8 @@ use crate::trace::CallCounts;
 /// brings it from version `i` to `i + 1`; append only.
 const MIGRATIONS: Migrations = Migrations::new(
     "solve",
-    &["CREATE TABLE runs (
+    &[
+        "CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
     solver TEXT NOT NULL,
     query TEXT NOT NULL,
@@ -26,11 +27,12 @@ const MIGRATIONS: Migrations = Migrations::new(
     trace TEXT NOT NULL,
     created_at_ms INTEGER NOT NULL
 )",
-    // The tool calls counted apart (see `CallCounts`); rows from before read as zeros.
-    "ALTER TABLE runs ADD COLUMN executed_calls INTEGER NOT NULL DEFAULT 0;
+        // The tool calls counted apart (see `CallCounts`); rows from before read as zeros.
+        "ALTER TABLE runs ADD COLUMN executed_calls INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN rejected_calls INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN unknown_tool_calls INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE runs ADD COLUMN searches INTEGER NOT NULL DEFAULT 0;"],
+ALTER TABLE runs ADD COLUMN searches INTEGER NOT NULL DEFAULT 0;",
+    ],
 );
 
 /// The table of runs.
@@ -106,7 +108,11 @@ impl RunStore {
                 |r| Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?]),
             )
             .map_err(store_err("reading a run"))?;
-        let n = |i: usize| counts.get(i).map_or(0, |v| usize::try_from(*v).unwrap_or(0));
+        let n = |i: usize| {
+            counts
+                .get(i)
+                .map_or(0, |v| usize::try_from(*v).unwrap_or(0))
+        };
         Ok(CallCounts {
             executed: n(0),
             rejected: n(1),

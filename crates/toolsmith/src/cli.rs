@@ -332,6 +332,35 @@ pub enum ExportFormat {
     Markdown,
 }
 
+/// `--protocol`: whose rules an agent follows.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct ProtocolArg {
+    /// toolsmith's (tool searches have their own budget outside the node count; DFSDT tries
+    /// the root's next child after a give-up at the root) or the paper's (ToolBench's, for
+    /// numbers comparable with published ones). Default: `[solve] protocol` of
+    /// toolsmith.toml, else toolsmith.
+    #[arg(long, value_enum)]
+    pub protocol: Option<ProtocolName>,
+}
+
+/// The protocols an agent can follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolName {
+    /// toolsmith's fixes for users.
+    Toolsmith,
+    /// ToolBench's rules as its reference code runs them.
+    Paper,
+}
+
+impl From<ProtocolName> for toolsmith_solve::Protocol {
+    fn from(name: ProtocolName) -> Self {
+        match name {
+            ProtocolName::Toolsmith => Self::Toolsmith,
+            ProtocolName::Paper => Self::Paper,
+        }
+    }
+}
+
 /// The agents `solve` can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SolverName {
@@ -608,9 +637,20 @@ pub struct BenchRunArgs {
     /// The run's name (default: `<dataset>-<solver>`).
     #[arg(long)]
     pub name: Option<String>,
+    /// Whose rules the agent follows.
+    #[command(flatten)]
+    pub protocol: ProtocolArg,
+    /// Judge the run with the LLM judge (model role `judge`): pass rate by ToolEval's rules
+    /// and by AnyTool's. Queries already judged are not judged again.
+    #[arg(long)]
+    pub judge: bool,
+    /// Judge the run N times and report each pass rate as mean ± std (judge variance);
+    /// implies `--judge` (default: `[judge] runs`, else 1).
+    #[arg(long, value_name = "N")]
+    pub judge_runs: Option<usize>,
     /// Resume this stored run: its spec is reused (a new `--limit` extends it) and finished
     /// queries are not run again.
-    #[arg(long, value_name = "RUN", conflicts_with_all = ["dataset", "catalog", "tools", "mode", "name"])]
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["dataset", "catalog", "tools", "mode", "name", "protocol"])]
     pub resume: Option<i64>,
     /// The model and its limits (per query).
     #[command(flatten)]
@@ -646,6 +686,13 @@ pub struct BenchCompareArgs {
     /// Run ids; the first is the baseline.
     #[arg(required = true)]
     pub runs: Vec<i64>,
+    /// Judge each run pairwise against this reference run, in both orders (ToolEval's win
+    /// rate; ties reported apart). Rounds already judged are not judged again.
+    #[arg(long, value_name = "RUN")]
+    pub win_rate_against: Option<i64>,
+    /// The judge's model (default: `[llm] role_models.judge`, else `[llm] model`).
+    #[arg(long)]
+    pub model: Option<String>,
     /// JSON output.
     #[command(flatten)]
     pub json: JsonArg,
@@ -774,6 +821,9 @@ pub struct SolveArgs {
     /// Offer a `search_tools` meta-tool the agent calls to find tools itself.
     #[arg(long)]
     pub search_tool: bool,
+    /// Whose rules the agent follows.
+    #[command(flatten)]
+    pub protocol: ProtocolArg,
     /// How tools are called.
     #[command(flatten)]
     pub mode: ModeArg,

@@ -72,7 +72,39 @@ impl FuncQaCall {
 
 /// Reads a FuncQA file.
 pub fn load_funcqa(path: &Path) -> Result<Vec<FuncQaItem>> {
-    read_items(path)?
+    parse_items(path, &read_items(path)?)
+}
+
+/// The tool of FuncQA's operations in the catalog (`toolsmith_exec::NativeTools::FUNCQA`).
+pub(crate) const FUNCQA_TOOL: &str = "funcqa";
+
+/// Whether a file's first item looks like FuncQA's (`question`, `answer` and `func`).
+pub(crate) fn looks_like(item: &Value) -> bool {
+    ["question", "answer", "func"]
+        .iter()
+        .all(|f| item.get(f).is_some())
+}
+
+impl FuncQaItem {
+    /// The item as a benchmark query: its gold path is the one solving call (an API of the
+    /// built-in tool `funcqa`), its gold answer the number.
+    pub fn to_query(&self) -> crate::dataset::Query {
+        crate::dataset::Query {
+            id: self.id.clone(),
+            text: self.question.clone(),
+            gold: vec![crate::dataset::GoldApi::Named(format!(
+                "{FUNCQA_TOOL}/{}",
+                self.call.function
+            ))],
+            candidates: Vec::new(),
+            answer: Some(self.answer),
+        }
+    }
+}
+
+/// Reads FuncQA items already parsed as JSON.
+pub(crate) fn parse_items(path: &Path, items: &[Value]) -> Result<Vec<FuncQaItem>> {
+    items
         .iter()
         .enumerate()
         .map(|(i, item)| {

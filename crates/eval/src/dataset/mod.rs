@@ -56,6 +56,9 @@ pub struct Query {
     /// of ToolBench files), in the file's order; empty when the file has none. DRAFT's TMDB
     /// file lists the gold APIs first: shuffle before showing them to a model.
     pub candidates: Vec<GoldApi>,
+    /// The gold answer, for datasets scored by their answer (FuncQA's number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<f64>,
 }
 
 /// A gold API as a dataset names it.
@@ -105,6 +108,9 @@ pub struct ResolvedQuery {
     /// The query's candidate APIs that resolved to exactly one catalog API, in the file's
     /// order (empty when the file offers none).
     pub candidates: Vec<ApiId>,
+    /// The gold answer, for datasets scored by their answer (FuncQA's number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<f64>,
 }
 
 /// A gold name that did not resolve to exactly one API.
@@ -195,6 +201,7 @@ impl Dataset {
                     text: query.text.clone(),
                     gold,
                     candidates,
+                    answer: query.answer,
                 });
             } else {
                 out.skipped += 1;
@@ -249,6 +256,9 @@ pub enum DatasetFormat {
     ToolBench,
     /// AnyToolBench: `{query, query_id, gt_api_list: [{category_name, tool_name, api_name}]}`.
     AnyToolBench,
+    /// FuncQA: `{question, answer, func: "<power>(0.89, 8)=0.3936"}`; the gold path is the
+    /// call of the built-in tool `funcqa`, the gold answer the number.
+    FuncQa,
 }
 
 /// Reads a dataset file, detecting its format from the first query.
@@ -334,6 +344,9 @@ fn detect(path: &Path, items: &[Value]) -> Result<DatasetFormat> {
     if first.get(anytool::GT_API_LIST).is_some() {
         return Ok(DatasetFormat::AnyToolBench);
     }
+    if funcqa::looks_like(first) {
+        return Ok(DatasetFormat::FuncQa);
+    }
     match first
         .get(RELEVANT)
         .and_then(Value::as_array)
@@ -344,12 +357,21 @@ fn detect(path: &Path, items: &[Value]) -> Result<DatasetFormat> {
         _ => Err(bad(
             path,
             "unknown query format: expected `solution` (RestGPT), `relevant APIs` (DRAFT, ToolBench) \
-             or `gt_api_list` (AnyToolBench)",
+             , `gt_api_list` (AnyToolBench) or `question`, `answer` and `func` (FuncQA)",
         )),
     }
 }
 
 fn parse(path: &Path, items: &[Value], format: DatasetFormat) -> Result<Dataset> {
+    if format == DatasetFormat::FuncQa {
+        return Ok(Dataset {
+            name: file_stem(path),
+            queries: funcqa::parse_items(path, items)?
+                .iter()
+                .map(funcqa::FuncQaItem::to_query)
+                .collect(),
+        });
+    }
     let queries = items
         .iter()
         .enumerate()
@@ -376,6 +398,7 @@ fn parse_query(path: &Path, i: usize, item: &Value, format: DatasetFormat) -> Re
     let field = match format {
         DatasetFormat::RestGpt => "solution",
         DatasetFormat::DraftRestBench | DatasetFormat::ToolBench => RELEVANT,
+        DatasetFormat::FuncQa => return Err(bad(path, "FuncQA items are not read one by one")),
         DatasetFormat::AnyToolBench => {
             let gold = anytool::gold_list(item)
                 .map_err(|e| bad(path, format!("query {id}: {e}")))?
@@ -387,6 +410,7 @@ fn parse_query(path: &Path, i: usize, item: &Value, format: DatasetFormat) -> Re
                 text,
                 gold,
                 candidates: Vec::new(),
+                answer: None,
             });
         }
     };
@@ -406,6 +430,7 @@ fn parse_query(path: &Path, i: usize, item: &Value, format: DatasetFormat) -> Re
         text,
         gold,
         candidates,
+        answer: None,
     })
 }
 
@@ -424,7 +449,7 @@ fn candidates(item: &Value, format: DatasetFormat) -> Vec<GoldApi> {
                 tool: text(entry, "tool_name")?,
                 api: text(entry, "api_name")?,
             }),
-            DatasetFormat::RestGpt | DatasetFormat::AnyToolBench => None,
+            DatasetFormat::RestGpt | DatasetFormat::AnyToolBench | DatasetFormat::FuncQa => None,
         })
         .collect()
 }
@@ -436,7 +461,7 @@ fn parse_gold(g: &Value, format: DatasetFormat) -> Option<GoldApi> {
             let name = g.as_str()?.split_whitespace().collect::<Vec<_>>().join(" ");
             (!name.is_empty()).then_some(GoldApi::Named(name))
         }
-        DatasetFormat::AnyToolBench => None,
+        DatasetFormat::AnyToolBench | DatasetFormat::FuncQa => None,
         DatasetFormat::ToolBench => match g.as_array()?.as_slice() {
             [tool, api] => Some(GoldApi::ToolBench {
                 tool: tool.as_str()?.to_owned(),

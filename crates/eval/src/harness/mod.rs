@@ -9,12 +9,16 @@
 //! stored. [`RunSummary`] and [`Comparison`] are the tables `bench run` and `bench compare`
 //! print.
 
+mod judged;
 mod observer;
 mod runner;
 mod score;
 mod spec;
 mod store;
 
+pub use judged::{
+    JudgeSettings, PassRates, QueryJudgement, WinRateReport, judge_pass_rates, judge_win_rate,
+};
 pub use observer::{BenchObserver, Quiet};
 pub use runner::{Harness, QueryResult, SolverFactory};
 pub use score::{ComparedRun, Comparison, QueryScores, RunSummary};

@@ -163,7 +163,8 @@ impl Harness {
             }
         }
         let record = RunRecord::from_run(&run);
-        let scores = QueryScores::of(&run, &record, &query.gold, &offered, wall_ms);
+        let scores = QueryScores::of(&run, &record, &query.gold, &offered, wall_ms)
+            .with_gold_answer(&record, query.answer);
         Ok(QueryResult {
             query_id: query.id.clone(),
             run,

@@ -6,9 +6,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::ApiId;
-use toolsmith_solve::{Finish, Run, TraceEvent};
+use toolsmith_solve::{CallCounts, Finish, Run, RunLimit, TraceEvent};
 
+use crate::metrics::cost::{Prices, QueryCost};
 use crate::metrics::errors::{ErrorKind, TaxonomyContext, classify};
+use crate::metrics::funcqa::funcqa_answer_correct;
 use crate::metrics::path::{
     SolutionLength, correct_path, delta_solution_length, lcs_path_rate, offered_covers, path_f1,
     path_set, path_success,
@@ -47,6 +49,20 @@ pub struct QueryScores {
     pub tool_calls: usize,
     /// Wall time of the query, in milliseconds.
     pub wall_ms: u64,
+    /// The tool calls counted apart: executed, rejected (bad arguments, never run), unknown
+    /// tools, not run, searches. Zeros in scores stored before they were counted.
+    #[serde(default)]
+    pub calls: CallCounts,
+    /// The budget or limit that ended the run, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<RunLimit>,
+    /// Prompt tokens (of `tokens`), for the cost at configured prices.
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    /// FuncQA: the answer's number is within 0.1% of the gold one (`None` for datasets
+    /// without a gold answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_correct: Option<bool>,
     /// The error taxonomy of a failed run (empty when it succeeded). The harness supplies no
     /// similarity or dependency relations yet, so tool misselection is never reported (a
     /// missing gold API counts as an incomplete invocation) and dependency neglect is found
@@ -99,7 +115,41 @@ impl QueryScores {
                 .filter(|e| matches!(e.event, TraceEvent::ToolCall { .. }))
                 .count(),
             wall_ms,
+            calls: run.call_counts(),
+            limit: run.limit(),
+            prompt_tokens: run
+                .trace
+                .iter()
+                .map(|e| match &e.event {
+                    TraceEvent::LlmCall { prompt_tokens, .. } => *prompt_tokens,
+                    _ => 0,
+                })
+                .sum(),
+            answer_correct: None,
             errors,
+        }
+    }
+
+    /// Scores the answer against a gold number (FuncQA's tolerance of 0.1%).
+    pub fn with_gold_answer(mut self, record: &RunRecord, gold: Option<f64>) -> Self {
+        self.answer_correct = gold.map(|gold| {
+            record.answered()
+                && record
+                    .answer
+                    .as_deref()
+                    .is_some_and(|a| funcqa_answer_correct(a, gold))
+        });
+        self
+    }
+
+    /// What the query cost, for [`Prices`].
+    pub fn cost(&self) -> QueryCost {
+        QueryCost {
+            prompt_tokens: self.prompt_tokens,
+            completion_tokens: self.tokens.saturating_sub(self.prompt_tokens),
+            llm_calls: u64::try_from(self.llm_calls).unwrap_or(u64::MAX),
+            tool_calls: u64::try_from(self.calls.executed).unwrap_or(u64::MAX),
+            wall: std::time::Duration::from_millis(self.wall_ms),
         }
     }
 }
@@ -135,6 +185,18 @@ pub struct RunSummary {
     pub tool_calls: usize,
     /// Wall time summed over queries, in milliseconds.
     pub wall_ms: u64,
+    /// The tool calls of all queries, counted apart (executed, rejected, unknown tools, not
+    /// run, searches).
+    #[serde(default)]
+    pub calls: CallCounts,
+    /// FuncQA accuracy, %: answers within 0.1% of the gold number, over the queries that have
+    /// one (`None` when none has).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<f64>,
+    /// What the run cost at the configured prices (`None` without prices; see
+    /// [`RunSummary::with_prices`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
     /// How many failed queries show each error kind.
     pub errors: BTreeMap<ErrorKind, usize>,
 }
@@ -177,8 +239,33 @@ impl RunSummary {
             llm_calls: scores.iter().map(|s| s.llm_calls).sum(),
             tool_calls: scores.iter().map(|s| s.tool_calls).sum(),
             wall_ms: scores.iter().map(|s| s.wall_ms).sum(),
+            calls: scores
+                .iter()
+                .fold(CallCounts::default(), |a, s| CallCounts {
+                    executed: a.executed + s.calls.executed,
+                    rejected: a.rejected + s.calls.rejected,
+                    unknown_tool: a.unknown_tool + s.calls.unknown_tool,
+                    not_run: a.not_run + s.calls.not_run,
+                    searches: a.searches + s.calls.searches,
+                }),
+            accuracy: {
+                let graded: Vec<bool> = scores.iter().filter_map(|s| s.answer_correct).collect();
+                (!graded.is_empty()).then(|| Rate::of(graded).percent())
+            },
+            cost: None,
             errors,
         }
+    }
+
+    /// Summarizes query scores and prices their tokens (`None`: no prices configured).
+    pub fn priced<'a>(
+        scores: impl IntoIterator<Item = &'a QueryScores>,
+        prices: Option<&Prices>,
+    ) -> Self {
+        let scores: Vec<&QueryScores> = scores.into_iter().collect();
+        let mut summary = Self::of(scores.iter().copied());
+        summary.cost = prices.map(|p| scores.iter().map(|s| p.cost(&s.cost())).sum());
+        summary
     }
 
     /// The summary's metrics by name, in [`Comparison::METRICS`] order (`None` where
@@ -288,6 +375,13 @@ mod tests {
             llm_calls: 3,
             tool_calls: api_calls,
             wall_ms: 10,
+            calls: CallCounts {
+                executed: api_calls,
+                ..CallCounts::default()
+            },
+            limit: None,
+            prompt_tokens: 80,
+            answer_correct: None,
             errors,
         }
     }

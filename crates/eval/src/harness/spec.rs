@@ -8,6 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toolsmith_catalog::DocLabel;
 use toolsmith_exec::Mode;
+use toolsmith_solve::Protocol;
 
 use crate::benchmark::Benchmark;
 use crate::error::{Error, Result};
@@ -111,7 +112,7 @@ impl Benchmark {
     /// candidate lists.
     pub fn default_tools(&self) -> ToolsOffered {
         match self {
-            Self::RestbenchTmdb => ToolsOffered::All,
+            Self::RestbenchTmdb | Self::Funcqa => ToolsOffered::All,
             Self::ToolbenchDraft282 | Self::ToolbenchG1 | Self::ToolbenchG2 | Self::File(_) => {
                 ToolsOffered::Candidates
             }
@@ -149,6 +150,10 @@ pub struct BenchSpec {
     pub mode: Mode,
     /// Seeds the candidate shuffles (and is recorded for the LLM's sampling seed).
     pub seed: u64,
+    /// Whose rules the agents follow (runs stored before it was recorded read as
+    /// [`Protocol::Toolsmith`]).
+    #[serde(default)]
+    pub protocol: Protocol,
 }
 
 impl BenchSpec {
@@ -176,6 +181,7 @@ impl BenchSpec {
             concurrency: Self::DEFAULT_CONCURRENCY,
             mode: benchmark.default_mode(),
             seed: 0,
+            protocol: Protocol::default(),
         }
     }
 

@@ -18,15 +18,18 @@ use toolsmith_plumbing::sqlite::Migrations;
 use toolsmith_solve::{Finish, Run};
 
 use crate::error::{Error, Result};
+use crate::harness::judged::QueryJudgement;
 use crate::harness::runner::QueryResult;
 use crate::harness::score::{QueryScores, RunSummary};
 use crate::harness::spec::BenchSpec;
+use crate::metrics::win_rate::PairedVerdict;
 use crate::run::RunRecord;
 
 /// eval's schema, the component `eval` of `toolsmith_migrations`; append only.
 const MIGRATIONS: Migrations = Migrations::new(
     "eval",
-    &["CREATE TABLE bench_runs (
+    &[
+        "CREATE TABLE bench_runs (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
     spec TEXT NOT NULL,
@@ -43,7 +46,27 @@ CREATE TABLE bench_results (
     scores TEXT NOT NULL,
     stored_ms INTEGER NOT NULL,
     PRIMARY KEY (run, query_id)
-);"],
+);",
+        // Judged pass rates (one row per query and judge run) and pairwise preferences (one row
+        // per query and round of a candidate run against a reference run).
+        "CREATE TABLE bench_judgements (
+    run INTEGER NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    judge_run INTEGER NOT NULL,
+    judgement TEXT NOT NULL,
+    stored_ms INTEGER NOT NULL,
+    PRIMARY KEY (run, query_id, judge_run)
+);
+CREATE TABLE bench_preferences (
+    run INTEGER NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,
+    reference INTEGER NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    verdict TEXT NOT NULL,
+    stored_ms INTEGER NOT NULL,
+    PRIMARY KEY (run, reference, query_id, round)
+);",
+    ],
 );
 
 /// A stored benchmark run's id.
@@ -267,6 +290,130 @@ impl BenchStore {
     pub fn summary(&self, run: RunId) -> Result<RunSummary> {
         let scores = self.scores(run)?;
         Ok(RunSummary::of(scores.iter().map(|(_, s)| s)))
+    }
+
+    /// Every stored result of a run, in the order stored.
+    pub fn results(&self, run: RunId) -> Result<Vec<StoredResult>> {
+        self.run(run)?;
+        let ids: Vec<String> = {
+            let conn = self.conn();
+            let mut stmt = conn
+                .prepare("SELECT query_id FROM bench_results WHERE run = ?1 ORDER BY rowid")
+                .map_err(db(format!("reading the results of run {run}")))?;
+            stmt.query_map(params![run.0], |r| r.get(0))
+                .and_then(Iterator::collect)
+                .map_err(db(format!("reading the results of run {run}")))?
+        };
+        ids.iter()
+            .filter_map(|id| self.result(run, id).transpose())
+            .collect()
+    }
+
+    /// Stores one judge run's verdicts on one query (replacing an earlier one).
+    pub fn save_judgement(
+        &self,
+        run: RunId,
+        query_id: &str,
+        judge_run: usize,
+        judgement: &QueryJudgement,
+    ) -> Result<()> {
+        self.conn()
+            .execute(
+                "INSERT OR REPLACE INTO bench_judgements (run, query_id, judge_run, judgement, stored_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    run.0,
+                    query_id,
+                    i64::try_from(judge_run).unwrap_or(i64::MAX),
+                    to_json("judgement", judgement)?,
+                    now_ms()
+                ],
+            )
+            .map_err(db(format!("storing the judgement of query {query_id} of run {run}")))?;
+        Ok(())
+    }
+
+    /// Every stored judgement of a run: `(query id, judge run, judgement)`.
+    pub fn judgements(&self, run: RunId) -> Result<Vec<(String, usize, QueryJudgement)>> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT query_id, judge_run, judgement FROM bench_judgements WHERE run = ?1
+                 ORDER BY judge_run, rowid",
+            )
+            .map_err(db(format!("reading the judgements of run {run}")))?;
+        let rows: Vec<(String, i64, String)> = stmt
+            .query_map(params![run.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(Iterator::collect)
+            .map_err(db(format!("reading the judgements of run {run}")))?;
+        rows.into_iter()
+            .map(|(query, judge_run, text)| {
+                Ok((
+                    query,
+                    usize::try_from(judge_run).unwrap_or(0),
+                    from_json("judgement", &text)?,
+                ))
+            })
+            .collect()
+    }
+
+    /// Stores one round of pairwise verdicts of `run` against `reference` on one query.
+    pub fn save_preference(
+        &self,
+        run: RunId,
+        reference: RunId,
+        query_id: &str,
+        round: usize,
+        verdict: &PairedVerdict,
+    ) -> Result<()> {
+        self.conn()
+            .execute(
+                "INSERT OR REPLACE INTO bench_preferences (run, reference, query_id, round, verdict, stored_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    run.0,
+                    reference.0,
+                    query_id,
+                    i64::try_from(round).unwrap_or(i64::MAX),
+                    to_json("preference", verdict)?,
+                    now_ms()
+                ],
+            )
+            .map_err(db(format!(
+                "storing the preference on query {query_id} of run {run} against run {reference}"
+            )))?;
+        Ok(())
+    }
+
+    /// Every stored round of `run` against `reference`: `(query id, round, verdict)`.
+    pub fn preferences(
+        &self,
+        run: RunId,
+        reference: RunId,
+    ) -> Result<Vec<(String, usize, PairedVerdict)>> {
+        let conn = self.conn();
+        let context = || format!("reading the preferences of run {run} against run {reference}");
+        let mut stmt = conn
+            .prepare(
+                "SELECT query_id, round, verdict FROM bench_preferences
+                 WHERE run = ?1 AND reference = ?2 ORDER BY rowid",
+            )
+            .map_err(db(context()))?;
+        let rows: Vec<(String, i64, String)> = stmt
+            .query_map(params![run.0, reference.0], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(db(context()))?;
+        rows.into_iter()
+            .map(|(query, round, text)| {
+                Ok((
+                    query,
+                    usize::try_from(round).unwrap_or(0),
+                    from_json("preference", &text)?,
+                ))
+            })
+            .collect()
     }
 
     /// One query's stored result, trace included.

@@ -4,12 +4,12 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::metrics::to_f64;
 
 /// Mean and sample standard deviation of repeated scores.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MeanStd {
     /// Number of scores.
     pub n: usize,

@@ -89,7 +89,7 @@ pub fn pair_outcome(rounds: &[PairedVerdict]) -> PairOutcome {
 }
 
 /// Wins, ties and losses over queries.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WinRate {
     /// Queries the candidate won.
     pub wins: usize,

@@ -9,6 +9,7 @@ mod data;
 mod datasets;
 mod example_queries;
 mod harness;
+mod judging;
 mod metrics;
 mod retrieval;
 mod retrieval_model;

@@ -67,13 +67,10 @@ async fn rejected_unknown_and_executed_calls_are_counted_apart_and_stored() {
         Reply::tool_call("Finish", answer("Dune (2021)")),
     ]));
     let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), json!({"results": []})));
-    let run = React::new(
-        runtime(llm, tools.clone(), fx.book),
-        ReactSettings::PAPER,
-    )
-    .solve("Find Dune", fx.toolset)
-    .await
-    .unwrap();
+    let run = React::new(runtime(llm, tools.clone(), fx.book), ReactSettings::PAPER)
+        .solve("Find Dune", fx.toolset)
+        .await
+        .unwrap();
     assert_eq!(run.finish, Finish::Answered);
     assert_eq!(tools.calls().len(), 1, "only one call reached the tool");
     let expected = CallCounts {
@@ -183,7 +180,10 @@ async fn with_only_meta_tools_the_prompt_points_at_search_tools() {
     search_run(llm.clone(), AgentSettings::default()).await;
     let system = llm.requests()[0].messages[0].text().to_owned();
     assert!(!system.contains("Functions you may use:"), "{system}");
-    assert!(system.contains("find the ones you need with search_tools"), "{system}");
+    assert!(
+        system.contains("find the ones you need with search_tools"),
+        "{system}"
+    );
     assert!(system.contains("search 4 times"), "{system}");
     // With functions listed, they are listed and search_tools is named as the way to more.
     let fx = fixture();
@@ -199,7 +199,10 @@ async fn with_only_meta_tools_the_prompt_points_at_search_tools() {
     .await
     .unwrap();
     let system = llm.requests()[0].messages[0].text().to_owned();
-    assert!(system.contains("Functions you may use:\n- search_movie_for_movies"), "{system}");
+    assert!(
+        system.contains("Functions you may use:\n- search_movie_for_movies"),
+        "{system}"
+    );
     assert!(system.contains("find more with search_tools"), "{system}");
 }
 

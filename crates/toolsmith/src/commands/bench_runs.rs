@@ -10,10 +10,11 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 use toolsmith_catalog::{DocSelector, Scope, Store};
 use toolsmith_eval::{
-    BenchObserver, BenchRun, BenchSpec, BenchStore, Benchmark, Comparison, Harness, QueryScores,
-    RunId, RunSummary, ToolsOffered,
+    BenchObserver, BenchRun, BenchSpec, BenchStore, Benchmark, Comparison, Harness, LlmJudge,
+    PassRates, QueryScores, RunId, RunSummary, ToolsOffered, WinRateReport, judge_pass_rates,
+    judge_win_rate,
 };
-use toolsmith_exec::ApiBook;
+use toolsmith_exec::{ApiBook, NativeTools};
 use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Tracer};
 
 use crate::cli::{BenchCompareArgs, BenchRunArgs, BenchShowArgs};
@@ -30,6 +31,9 @@ struct RunReport<'a> {
     /// Queries of the dataset left out because a gold API did not resolve in the catalog.
     skipped: usize,
     summary: &'a RunSummary,
+    /// The judged pass rates, when the run was judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged: Option<&'a PassRates>,
 }
 
 /// A stored run with its summary (`bench list --json`, `bench show RUN --json`).
@@ -38,6 +42,9 @@ struct RunWithSummary {
     #[serde(flatten)]
     run: BenchRun,
     summary: RunSummary,
+    /// The judged pass rates, when the run was judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged: Option<PassRates>,
 }
 
 /// `bench show RUN --json`: the run, its summary and each query's scores.
@@ -56,7 +63,11 @@ struct QueryRow {
 
 /// The spec of a new run from the flags, or the stored spec of `--resume` (a new `--limit`
 /// and `--concurrency` apply).
-fn spec(store: &BenchStore, args: &BenchRunArgs) -> anyhow::Result<(Option<RunId>, BenchSpec)> {
+fn spec(
+    store: &BenchStore,
+    args: &BenchRunArgs,
+    ctx_protocol: toolsmith_solve::Protocol,
+) -> anyhow::Result<(Option<RunId>, BenchSpec)> {
     if let Some(id) = args.resume {
         let id = RunId(id);
         let mut spec = store.run(id)?.spec;
@@ -81,6 +92,10 @@ fn spec(store: &BenchStore, args: &BenchRunArgs) -> anyhow::Result<(Option<RunId
     spec.limit = args.limit;
     spec.concurrency = args.concurrency;
     spec.seed = args.seed;
+    spec.protocol = args
+        .protocol
+        .protocol
+        .map_or(ctx_protocol, toolsmith_solve::Protocol::from);
     if let Some(name) = &args.name {
         spec.name.clone_from(name);
     }
@@ -94,13 +109,19 @@ fn catalog(
     spec: &BenchSpec,
     benchmark: &Benchmark,
     data: &std::path::Path,
+    funcqa: bool,
 ) -> anyhow::Result<Store> {
     let sources = match (&spec.catalog, benchmark) {
         (Some(path), _) => vec![path.clone()],
+        // FuncQA (named or a file like it) runs on the built-in arithmetic tools.
+        (None, _) if funcqa => Vec::new(),
         (None, Benchmark::File(_)) => return ctx.store(),
         (None, named) => named.corpus_sources(data),
     };
     let mut store = Store::in_memory()?;
+    if funcqa {
+        store.import(&NativeTools::funcqa().import_batch(), false)?;
+    }
     benchmarks::import_all(&mut store, &sources, *ctx.progress())?;
     Ok(store)
 }
@@ -109,11 +130,13 @@ fn catalog(
 pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode> {
     let bench = BenchStore::open(ctx.db())
         .with_context(|| format!("opening the benchmark tables in {}", ctx.db().display()))?;
-    let (resumed, mut spec) = spec(&bench, args)?;
+    let config = ctx.config()?;
+    let (resumed, mut spec) = spec(&bench, args, config.solve.protocol)?;
     let benchmark = spec.benchmark()?;
     let data = args.data.path();
-    let store = catalog(ctx, &spec, &benchmark, &data)?;
     let dataset = benchmark.load(&data)?;
+    let funcqa = !dataset.queries.is_empty() && dataset.queries.iter().all(|q| q.answer.is_some());
+    let store = catalog(ctx, &spec, &benchmark, &data, funcqa)?;
     let resolution = dataset.resolve(&store)?;
     if resolution.skipped > 0 {
         printer::note(format!(
@@ -147,14 +170,16 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
         }
         ToolsOffered::Candidates | ToolsOffered::All => None,
     };
+    let llm = agents::llm(ctx, &args.llm)?;
     let runtime = Runtime {
-        llm: agents::llm(ctx, &args.llm)?,
+        llm: Arc::clone(&llm),
         executor: executor::build(ctx, Arc::clone(&book), spec.mode, args.llm.cache.into())?,
         retriever,
-        book,
+        book: Arc::clone(&book),
         settings: AgentSettings {
             seed: Some(spec.seed),
-            ..AgentSettings::default()
+            protocol: spec.protocol,
+            ..config.solve.clone()
         },
         tracer: Tracer::new(),
     };
@@ -167,8 +192,24 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
     };
     printer::note(format!("bench run {id} ({})", spec.name));
     let bar = Bar::new(*ctx.progress());
-    let summary = rt.block_on(harness.run(&bench, id, &spec, &resolution.queries, &bar))?;
+    rt.block_on(harness.run(&bench, id, &spec, &resolution.queries, &bar))?;
     bar.finish();
+    let judged = if args.judge || args.judge_runs.is_some() {
+        let judge = LlmJudge::new(llm, config.judge.llm()).with_book(book);
+        let settings = config.judge.settings(args.judge_runs);
+        printer::note(format!(
+            "judging run {id} ({} judge run{})",
+            settings.runs,
+            if settings.runs == 1 { "" } else { "s" }
+        ));
+        Some(rt.block_on(judge_pass_rates(&judge, &bench, id, &settings))?)
+    } else {
+        bench.pass_rates(id)?
+    };
+    let summary = RunSummary::priced(
+        bench.scores(id)?.iter().map(|(_, s)| s),
+        config.prices.as_ref(),
+    );
     if args.json.json {
         printer::json(&RunReport {
             run: id,
@@ -176,9 +217,10 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
             spec: &spec,
             skipped: resolution.skipped,
             summary: &summary,
+            judged: judged.as_ref(),
         })?;
     } else {
-        print_summaries(&[(id, spec.name.clone(), summary)])?;
+        print_summaries(&[(id, spec.name.clone(), summary, judged)])?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -255,9 +297,16 @@ fn opt(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"))
 }
 
-/// One row per run: the summary table `bench run` prints.
-fn print_summaries(rows: &[(RunId, String, RunSummary)]) -> anyhow::Result<()> {
-    let mut t = table::new([
+/// A summary row: the run, its name, its summary and its judged pass rates.
+type SummaryRow = (RunId, String, RunSummary, Option<PassRates>);
+
+/// One row per run: the summary table `bench run` prints. Columns for FuncQA accuracy, the
+/// judged pass rates and the cost appear when some run has them.
+fn print_summaries(rows: &[SummaryRow]) -> anyhow::Result<()> {
+    let accuracy = rows.iter().any(|(_, _, s, _)| s.accuracy.is_some());
+    let judged = rows.iter().any(|(_, _, _, j)| j.is_some());
+    let cost = rows.iter().any(|(_, _, s, _)| s.cost.is_some());
+    let mut header: Vec<&str> = vec![
         "run",
         "name",
         "queries",
@@ -270,10 +319,22 @@ fn print_summaries(rows: &[(RunId, String, RunSummary)]) -> anyhow::Result<()> {
         "ΔSL",
         "tokens",
         "LLM calls",
-        "tool calls",
-    ]);
-    for (id, name, s) in rows {
-        t.add_row(vec![
+        "calls run/rejected/unknown",
+        "searches",
+    ];
+    if accuracy {
+        header.push("accuracy%");
+    }
+    if judged {
+        header.extend(["pass% ToolEval", "pass% AnyTool"]);
+    }
+    if cost {
+        header.push("cost");
+    }
+    let columns = header.len();
+    let mut t = table::new(header);
+    for (id, name, s, judgement) in rows {
+        let mut cells = vec![
             id.to_string(),
             name.clone(),
             s.queries.to_string(),
@@ -286,12 +347,31 @@ fn print_summaries(rows: &[(RunId, String, RunSummary)]) -> anyhow::Result<()> {
             opt(s.delta_solution_length),
             s.tokens.to_string(),
             s.llm_calls.to_string(),
-            s.tool_calls.to_string(),
-        ]);
+            format!(
+                "{}/{}/{}",
+                s.calls.executed, s.calls.rejected, s.calls.unknown_tool
+            ),
+            s.calls.searches.to_string(),
+        ];
+        if accuracy {
+            cells.push(s.accuracy.map_or_else(|| "-".to_owned(), pct));
+        }
+        if judged {
+            match judgement {
+                Some(j) => {
+                    cells.extend([format!("{:.1}", j.tooleval), format!("{:.1}", j.anytool)])
+                }
+                None => cells.extend(["-".to_owned(), "-".to_owned()]),
+            }
+        }
+        if cost {
+            cells.push(s.cost.map_or_else(|| "-".to_owned(), |c| format!("{c:.4}")));
+        }
+        t.add_row(cells);
     }
-    table::align_right(&mut t, [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    table::align_right(&mut t, (0..columns).filter(|c| *c != 1));
     table::print(&t)?;
-    if let [(_, _, s)] = rows
+    if let [(_, _, s, _)] = rows
         && !s.errors.is_empty()
     {
         let kinds: Vec<String> = s
@@ -302,6 +382,16 @@ fn print_summaries(rows: &[(RunId, String, RunSummary)]) -> anyhow::Result<()> {
         printer::line(format!(
             "error kinds of failed queries: {}",
             kinds.join(", ")
+        ))?;
+    }
+    if let [(_, _, _, Some(j))] = rows {
+        printer::line(format!(
+            "judged {} queries {} time{}: pass rate {:.1}% (ToolEval), {:.1}% (AnyTool)",
+            j.queries,
+            j.judge_runs,
+            if j.judge_runs == 1 { "" } else { "s" },
+            j.tooleval,
+            j.anytool
         ))?;
     }
     Ok(())
@@ -315,12 +405,21 @@ fn open(ctx: &Context) -> anyhow::Result<BenchStore> {
 /// Runs `bench list`.
 pub(super) fn list(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
     let bench = open(ctx)?;
+    let prices = ctx.config()?.prices;
     let runs = bench
         .runs()?
         .into_iter()
         .map(|run| {
-            let summary = bench.summary(run.id)?;
-            Ok(RunWithSummary { run, summary })
+            let summary = RunSummary::priced(
+                bench.scores(run.id)?.iter().map(|(_, s)| s),
+                prices.as_ref(),
+            );
+            let judged = bench.pass_rates(run.id)?;
+            Ok(RunWithSummary {
+                run,
+                summary,
+                judged,
+            })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     if json {
@@ -375,10 +474,15 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
         return Ok(ExitCode::SUCCESS);
     }
     let scores = bench.scores(id)?;
-    let summary = RunSummary::of(scores.iter().map(|(_, s)| s));
+    let summary = RunSummary::priced(scores.iter().map(|(_, s)| s), ctx.config()?.prices.as_ref());
+    let judged = bench.pass_rates(id)?;
     if args.json.json {
         printer::json(&RunDetail {
-            run: RunWithSummary { run, summary },
+            run: RunWithSummary {
+                run,
+                summary,
+                judged,
+            },
             queries: scores
                 .into_iter()
                 .map(|(query_id, scores)| QueryRow { query_id, scores })
@@ -395,7 +499,7 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
         run.spec.mode.as_str(),
         run.spec.seed
     ))?;
-    print_summaries(&[(id, run.name.clone(), summary)])?;
+    print_summaries(&[(id, run.name.clone(), summary, judged)])?;
     let mut t = table::new([
         "query", "finish", "CP", "path-set", "F1", "success", "covered", "calls", "tokens",
         "errors",
@@ -436,8 +540,12 @@ pub(super) fn compare(ctx: &Context, args: &BenchCompareArgs) -> anyhow::Result<
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let comparison = Comparison::of(&runs);
+    let judged = judged_rows(ctx, &bench, args)?;
     if args.json.json {
-        printer::json(&comparison)?;
+        printer::json(&CompareReport {
+            comparison: &comparison,
+            judged: &judged,
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut header = vec!["run".to_owned(), "name".to_owned(), "queries".to_owned()];
@@ -471,5 +579,131 @@ pub(super) fn compare(ctx: &Context, args: &BenchCompareArgs) -> anyhow::Result<
         (0..3 + comparison.metrics.len()).filter(|c| *c != 1),
     );
     table::print(&t)?;
+    print_judged(&judged)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `bench compare --json`: the comparison, and each run's judged scores.
+#[derive(Debug, Serialize)]
+struct CompareReport<'a> {
+    #[serde(flatten)]
+    comparison: &'a Comparison,
+    /// Per run: judged pass rates, FuncQA accuracy, cost and the win rate against
+    /// `--win-rate-against`, where there are any.
+    judged: &'a [JudgedRow],
+}
+
+/// One run's judge-based and answer-based scores in a comparison.
+#[derive(Debug, Serialize)]
+struct JudgedRow {
+    id: RunId,
+    name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pass_rates: Option<PassRates>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accuracy: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    win_rate: Option<WinRateReport>,
+}
+
+/// The judged rows of the compared runs, judging the win rates `--win-rate-against` asks
+/// for (the reference's own row has none).
+fn judged_rows(
+    ctx: &Context,
+    bench: &BenchStore,
+    args: &BenchCompareArgs,
+) -> anyhow::Result<Vec<JudgedRow>> {
+    let config = ctx.config()?;
+    let judge = match args.win_rate_against {
+        Some(reference) => {
+            bench.run(RunId(reference))?;
+            let llm: Arc<dyn toolsmith_llm::ChatModel> = Arc::new(crate::llm::cached_chat(
+                ctx,
+                args.model.as_deref(),
+                toolsmith_llm::CacheMode::ReadWrite,
+            )?);
+            Some((
+                RunId(reference),
+                LlmJudge::new(llm, config.judge.llm()),
+                ctx.runtime()?,
+            ))
+        }
+        None => None,
+    };
+    let settings = config.judge.settings(None);
+    args.runs
+        .iter()
+        .map(|id| {
+            let id = RunId(*id);
+            let summary = RunSummary::priced(
+                bench.scores(id)?.iter().map(|(_, s)| s),
+                config.prices.as_ref(),
+            );
+            let win_rate = match &judge {
+                Some((reference, judge, rt)) if *reference != id => {
+                    Some(rt.block_on(judge_win_rate(judge, bench, id, *reference, &settings))?)
+                }
+                _ => None,
+            };
+            Ok(JudgedRow {
+                id,
+                name: bench.run(id)?.name,
+                pass_rates: bench.pass_rates(id)?,
+                accuracy: summary.accuracy,
+                cost: summary.cost,
+                win_rate,
+            })
+        })
+        .collect()
+}
+
+/// The judged table of a comparison, when any run has judged or answer-based scores.
+fn print_judged(rows: &[JudgedRow]) -> anyhow::Result<()> {
+    let any = rows.iter().any(|r| {
+        r.pass_rates.is_some() || r.accuracy.is_some() || r.cost.is_some() || r.win_rate.is_some()
+    });
+    if !any {
+        return Ok(());
+    }
+    let reference = rows
+        .iter()
+        .find_map(|r| r.win_rate.map(|w| w.reference.to_string()))
+        .unwrap_or_else(|| "-".to_owned());
+    let win = format!("win% vs {reference}");
+    let mut t = table::new([
+        "run",
+        "name",
+        "pass% ToolEval",
+        "pass% AnyTool",
+        "accuracy%",
+        "cost",
+        win.as_str(),
+        "tie%",
+        "W/T/L",
+    ]);
+    let dash = || "-".to_owned();
+    for r in rows {
+        t.add_row(vec![
+            r.id.to_string(),
+            r.name.clone(),
+            r.pass_rates
+                .map_or_else(dash, |p| format!("{:.1}", p.tooleval)),
+            r.pass_rates
+                .map_or_else(dash, |p| format!("{:.1}", p.anytool)),
+            r.accuracy.map_or_else(dash, pct),
+            r.cost.map_or_else(dash, |c| format!("{c:.4}")),
+            r.win_rate.map_or_else(dash, |w| pct(w.win_rate)),
+            r.win_rate.map_or_else(dash, |w| pct(w.tie_rate)),
+            r.win_rate.map_or_else(dash, |w| {
+                format!(
+                    "{}/{}/{}",
+                    w.outcomes.wins, w.outcomes.ties, w.outcomes.losses
+                )
+            }),
+        ]);
+    }
+    table::align_right(&mut t, [0, 2, 3, 4, 5, 6, 7, 8]);
+    table::print(&t)
 }

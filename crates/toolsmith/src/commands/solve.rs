@@ -47,7 +47,13 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         executor,
         retriever,
         book,
-        settings: AgentSettings::default(),
+        settings: {
+            let mut settings: AgentSettings = ctx.config()?.solve.clone();
+            if let Some(protocol) = args.protocol.protocol {
+                settings.protocol = protocol.into();
+            }
+            settings
+        },
         tracer: build_tracer(args)?,
     };
     let solver = agents::solvers(args.solver)?(runtime);
@@ -132,11 +138,14 @@ fn print_run(run: &Run, id: i64, json: bool) -> anyhow::Result<()> {
             run.detail.as_deref().unwrap_or("")
         ))?,
     }
+    let ended = run
+        .limit()
+        .map_or_else(String::new, |limit| format!("; ended by the {limit} limit"));
     printer::note(format!(
-        "run {id}: {} LLM calls, {} tokens, {} API calls",
+        "run {id}: {} LLM calls, {} tokens, {}{ended}",
         run.llm_calls(),
         run.tokens(),
-        run.api_calls().len()
+        run.call_counts()
     ));
     Ok(())
 }

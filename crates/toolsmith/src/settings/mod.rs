@@ -24,6 +24,81 @@ pub(crate) struct Config {
     pub retrieve: RetrieveConfig,
     /// `[mcp]` of the file.
     pub mcp: McpConfig,
+    /// `[solve]` of the file: the agents' shared settings (`protocol = "toolsmith" | "paper"`,
+    /// `max_searches`, ...).
+    pub solve: toolsmith_solve::AgentSettings,
+    /// `[judge]` of the file: how the LLM judge is asked and how much judging a run gets.
+    pub judge: JudgeConfig,
+    /// `[prices]` of the file: money per million prompt and completion tokens, for the cost
+    /// in benchmark summaries (none by default: prices change).
+    pub prices: Option<toolsmith_eval::Prices>,
+}
+
+/// The `[judge]` table:
+///
+/// ```toml
+/// [judge]
+/// runs = 3                 # judge each run 3 times: pass rates as mean ± std
+/// win_rounds = 2           # rounds (each in both orders) per query of a win rate
+/// temperature = 0.2
+/// ```
+///
+/// The judge's model is `[llm] role_models.judge` (else `[llm] model`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct JudgeConfig {
+    /// Judge runs per benchmark run (judge variance): 1.
+    pub runs: usize,
+    /// ToolEval samples per judgement: 4.
+    pub tooleval_samples: usize,
+    /// AnyTool votes per judgement: 3.
+    pub anytool_votes: usize,
+    /// Rounds per query of a win rate: 2.
+    pub win_rounds: usize,
+    /// Sampling temperature of the judge (ToolEval: 0.2).
+    pub temperature: Option<f32>,
+    /// Largest judge reply in tokens (ToolEval: 1,000).
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for JudgeConfig {
+    fn default() -> Self {
+        let paper = toolsmith_eval::JudgeSettings::PAPER;
+        let llm = toolsmith_eval::LlmJudgeSettings::PAPER;
+        Self {
+            runs: paper.runs,
+            tooleval_samples: paper.pass.tooleval_samples,
+            anytool_votes: paper.pass.anytool_votes,
+            win_rounds: paper.win_rounds,
+            temperature: llm.temperature,
+            max_tokens: llm.max_tokens,
+        }
+    }
+}
+
+impl JudgeConfig {
+    /// The harness's judge settings, `runs` overriding the file's when given.
+    pub(crate) fn settings(&self, runs: Option<usize>) -> toolsmith_eval::JudgeSettings {
+        toolsmith_eval::JudgeSettings {
+            runs: runs.unwrap_or(self.runs).max(1),
+            pass: toolsmith_eval::PassRateSettings {
+                tooleval_samples: self.tooleval_samples,
+                anytool_votes: self.anytool_votes,
+            },
+            win_rounds: self.win_rounds.max(1),
+            seed: 0,
+        }
+    }
+
+    /// How the LLM judge is asked.
+    pub(crate) fn llm(&self) -> toolsmith_eval::LlmJudgeSettings {
+        let paper = toolsmith_eval::LlmJudgeSettings::PAPER;
+        toolsmith_eval::LlmJudgeSettings {
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            ..paper
+        }
+    }
 }
 
 impl Config {
@@ -53,6 +128,9 @@ impl Config {
             llm: file.llm.unwrap_or_default().with_env(),
             retrieve,
             mcp: file.mcp.unwrap_or_default(),
+            solve: file.solve.unwrap_or_default(),
+            judge: file.judge.unwrap_or_default(),
+            prices: file.prices,
         })
     }
 
@@ -77,6 +155,12 @@ struct ConfigFile {
     mcp: Option<McpConfig>,
     /// Retrieval: the default method, the embedder, and each method's settings.
     retrieve: Option<RetrieveConfig>,
+    /// The agents' shared settings (protocol, search budget, observation length, ...).
+    solve: Option<toolsmith_solve::AgentSettings>,
+    /// The LLM judge and how much judging a benchmark run gets.
+    judge: Option<JudgeConfig>,
+    /// Money per million tokens: `prompt_per_million`, `completion_per_million`.
+    prices: Option<toolsmith_eval::Prices>,
 }
 
 /// The `[retrieve]` table:
@@ -191,6 +275,26 @@ mod tests {
         let overridden = config(text, Some("local")).unwrap();
         assert_eq!(overridden.retrieve.embedder, EmbedderKind::Local);
         assert!(config(text, Some("gpu")).is_err());
+    }
+
+    #[test]
+    fn solve_judge_and_prices_tables_are_read() {
+        let text = "[solve]\nprotocol = \"paper\"\nmax_searches = 2\n\n[judge]\nruns = 3\n\n\
+                    [prices]\nprompt_per_million = 0.15\ncompletion_per_million = 0.6\n";
+        let config = config(text, None).unwrap();
+        assert_eq!(config.solve.protocol, toolsmith_solve::Protocol::Paper);
+        assert_eq!(config.solve.max_searches, 2);
+        assert_eq!(config.judge.settings(None).runs, 3);
+        assert_eq!(config.judge.settings(Some(5)).runs, 5);
+        assert_eq!(config.judge.settings(None).pass.anytool_votes, 3);
+        assert_eq!(config.prices.map(|p| p.completion_per_million), Some(0.6));
+        let default = Config::default();
+        assert_eq!(default.solve.protocol, toolsmith_solve::Protocol::Toolsmith);
+        assert!(config_from("[solve]\nprotocol = \"other\"\n").is_err());
+    }
+
+    fn config_from(text: &str) -> anyhow::Result<Config> {
+        config(text, None)
     }
 
     #[test]

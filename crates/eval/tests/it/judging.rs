@@ -1,0 +1,234 @@
+//! Judge-based scores of stored runs: pass rate by ToolEval's and AnyTool's rules with judge
+//! variance, win rate judged in both orders, and the LLM judge against a scripted model.
+
+use std::sync::Arc;
+
+use toolsmith_eval::testing::{JudgeRequest, ScriptedJudge};
+use toolsmith_eval::{
+    AnswerStatus, BenchSpec, BenchStore, Benchmark, CallOutcome, CallRecord, CalledApi, Judge,
+    JudgeCase, JudgeSettings, LlmJudge, LlmJudgeSettings, PassRateSettings, Preference,
+    QueryResult, QueryScores, RunId, RunRecord, SolverKind, TaskSolvability, judge_pass_rates,
+    judge_win_rate,
+};
+use toolsmith_llm::testing::{Reply, ScriptedLlm};
+use toolsmith_solve::{Finish, Run};
+
+fn result(query_id: &str, finish: Finish, answer: Option<&str>) -> QueryResult {
+    let run = Run {
+        solver: "react".into(),
+        query: format!("question {query_id}"),
+        finish,
+        answer: answer.map(str::to_owned),
+        detail: None,
+        trace: Vec::new(),
+    };
+    let record = RunRecord::from_run(&run);
+    let scores = QueryScores::of(&run, &record, &[], &[], 0);
+    QueryResult {
+        query_id: query_id.into(),
+        run,
+        record,
+        offered: Vec::new(),
+        scores,
+    }
+}
+
+fn stored_run(store: &BenchStore, results: &[QueryResult]) -> RunId {
+    let spec = BenchSpec::new(&Benchmark::RestbenchTmdb, SolverKind::React);
+    let id = store.create_run(&spec).unwrap();
+    for r in results {
+        store.save_result(id, r).unwrap();
+    }
+    id
+}
+
+fn settings(runs: usize) -> JudgeSettings {
+    JudgeSettings {
+        runs,
+        pass: PassRateSettings {
+            tooleval_samples: 1,
+            anytool_votes: 3,
+        },
+        win_rounds: 1,
+        seed: 0,
+    }
+}
+
+#[tokio::test]
+async fn pass_rates_by_both_rules_with_judge_variance() {
+    use AnswerStatus::{Solved, Unsolved, Unsure};
+    use TaskSolvability::{Solvable, Unsolvable};
+    let store = BenchStore::in_memory().unwrap();
+    let run = stored_run(
+        &store,
+        &[
+            result("q0", Finish::Answered, Some("42")),
+            result("q1", Finish::GaveUp, None),
+        ],
+    );
+    // Judge run 0. q0: ToolEval Solved; AnyTool votes 2 of 3 Solved: passes both.
+    //              q1 gave up: Unsolved without asking, on an unsolvable task: ToolEval
+    //              passes; AnyTool fails it without asking.
+    // Judge run 1. q0: Unsolved on a solvable task fails; AnyTool 1 of 3 Solved fails.
+    //              q1: solvable: fails both.
+    let judge = ScriptedJudge::new()
+        .answers([
+            Solved, Solved, Solved, Unsolved, // run 0
+            Unsolved, Unsure, Unsolved, Solved, // run 1
+        ])
+        .solvability([Unsolvable, Solvable, Solvable]);
+    let rates = judge_pass_rates(&judge, &store, run, &settings(2))
+        .await
+        .unwrap();
+    assert_eq!((rates.queries, rates.judge_runs), (2, 2));
+    // ToolEval: 100% then 0%; AnyTool: 50% then 0%.
+    assert!((rates.tooleval.mean - 50.0).abs() < 1e-9);
+    assert!((rates.tooleval.std - 70.710_678).abs() < 1e-4);
+    assert!((rates.anytool.mean - 25.0).abs() < 1e-9);
+    assert!((rates.anytool.std - 35.355_339).abs() < 1e-4);
+    assert_eq!(judge.requests().len(), 11);
+    // Stored: the same rates read back, and judging again asks nothing.
+    assert_eq!(store.pass_rates(run).unwrap(), Some(rates));
+    let again = judge_pass_rates(&judge, &store, run, &settings(2))
+        .await
+        .unwrap();
+    assert_eq!(again, rates);
+    assert_eq!(judge.requests().len(), 11);
+}
+
+#[tokio::test]
+async fn win_rate_is_judged_in_both_orders_with_ties_apart() {
+    use Preference::{First, Second};
+    let store = BenchStore::in_memory().unwrap();
+    let answered = |q: &str| result(q, Finish::Answered, Some("an answer"));
+    let reference = stored_run(&store, &[answered("q0"), answered("q1"), answered("q2")]);
+    let candidate = stored_run(&store, &[answered("q0"), answered("q1"), answered("q2")]);
+    // q0: preferred in both orders (win); q1: the first shown both times (position bias:
+    // tie); q2: the reference in both orders (loss).
+    let judge = ScriptedJudge::new().preferences([First, Second, First, First, Second, First]);
+    let report = judge_win_rate(&judge, &store, candidate, reference, &settings(1))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            report.outcomes.wins,
+            report.outcomes.ties,
+            report.outcomes.losses
+        ),
+        (1, 1, 1)
+    );
+    assert!((report.win_rate - 100.0 / 3.0).abs() < 1e-9);
+    assert!((report.tie_rate - 100.0 / 3.0).abs() < 1e-9);
+    assert_eq!(report.reference, reference);
+    let asked: Vec<JudgeRequest> = judge.requests().into_iter().map(|(r, _)| r).collect();
+    assert_eq!(asked, vec![JudgeRequest::Prefer; 6]);
+    // Stored: read back without the judge, and not asked again.
+    assert_eq!(store.win_rate(candidate, reference).unwrap(), Some(report));
+    judge_win_rate(&judge, &store, candidate, reference, &settings(1))
+        .await
+        .unwrap();
+    assert_eq!(judge.requests().len(), 6);
+}
+
+#[tokio::test]
+async fn a_run_that_alone_passed_wins_without_asking_the_judge() {
+    let store = BenchStore::in_memory().unwrap();
+    let reference = stored_run(&store, &[result("q0", Finish::StepLimit, None)]);
+    let candidate = stored_run(&store, &[result("q0", Finish::Answered, Some("42"))]);
+    // Pass labels: the candidate's answer is Solved; the reference never finished.
+    let labels = ScriptedJudge::new().answers([AnswerStatus::Solved; 4]);
+    judge_pass_rates(&labels, &store, candidate, &settings(1))
+        .await
+        .unwrap();
+    judge_pass_rates(&labels, &store, reference, &settings(1))
+        .await
+        .unwrap();
+    let judge = ScriptedJudge::new();
+    let report = judge_win_rate(&judge, &store, candidate, reference, &settings(1))
+        .await
+        .unwrap();
+    assert_eq!(report.outcomes.wins, 1);
+    assert!(judge.requests().is_empty());
+}
+
+fn record_with_calls() -> RunRecord {
+    RunRecord {
+        calls: vec![CallRecord {
+            api: CalledApi::Known("tmdb/search_movie".parse().unwrap()),
+            arguments: serde_json::json!({"query": "Dune"}),
+            outcome: CallOutcome::Ok,
+            observation: r#"{"results": [{"title": "Dune", "year": 2021}]}"#.into(),
+        }],
+        finish: Finish::Answered,
+        answer: Some("Dune came out in 2021.".into()),
+    }
+}
+
+#[tokio::test]
+async fn the_llm_judge_looks_at_the_trajectory_when_the_answer_alone_is_unsure() {
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(r#"{"reason": "plausible", "status": "unsure"}"#),
+        Reply::text(r#"{"reason": "the search result backs it", "status": "Solved"}"#),
+        Reply::text(r#"{"reason": "clear", "status": "solved"}"#),
+        Reply::text(r#"{"reason": "needs an id", "status": "unsolvable"}"#),
+        Reply::text(r#"{"reason": "B has the year", "better": "B"}"#),
+    ]));
+    let judge = LlmJudge::new(llm.clone(), LlmJudgeSettings::PAPER);
+    let record = record_with_calls();
+    let case = JudgeCase {
+        query: "When did Dune come out?",
+        offered: &[],
+        run: &record,
+    };
+    assert_eq!(
+        judge.answer_status(&case).await.unwrap(),
+        AnswerStatus::Solved
+    );
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests.iter().all(|r| r.role.as_str() == "judge"));
+    assert!(
+        !requests[0].contains("tmdb/search_movie"),
+        "the first look sees the answer only"
+    );
+    assert!(requests[1].contains("tmdb/search_movie"));
+    assert!(requests[1].contains("2021"));
+    // A clear first look is final.
+    assert_eq!(
+        judge.answer_status(&case).await.unwrap(),
+        AnswerStatus::Solved
+    );
+    assert_eq!(llm.requests().len(), 3);
+    assert_eq!(
+        judge
+            .task_solvability("Rate movie 0", &["tmdb/movie_rating".parse().unwrap()])
+            .await
+            .unwrap(),
+        TaskSolvability::Unsolvable
+    );
+    assert!(llm.requests()[3].contains("tmdb/movie_rating"));
+    let other = RunRecord {
+        answer: Some("Dune is a film.".into()),
+        ..record_with_calls()
+    };
+    assert_eq!(
+        judge.prefer(case.query, &other, &record).await.unwrap(),
+        Preference::Second
+    );
+}
+
+#[tokio::test]
+async fn an_unreadable_verdict_is_a_judge_error() {
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(
+        r#"{"reason": "x", "status": "probably"}"#,
+    )]));
+    let judge = LlmJudge::new(llm, LlmJudgeSettings::PAPER);
+    let record = record_with_calls();
+    let case = JudgeCase {
+        query: "q",
+        offered: &[],
+        run: &record,
+    };
+    let err = judge.answer_status(&case).await.unwrap_err();
+    assert!(err.to_string().contains("probably"), "{err}");
+}
