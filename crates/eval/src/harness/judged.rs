@@ -188,7 +188,7 @@ pub async fn judge_win_rate<J: Judge + ?Sized>(
             .collect())
     };
     let (run_passed, reference_passed) = (passed(run)?, passed(reference)?);
-    let mut stored: BTreeMap<(String, usize), PairedVerdict> = store
+    let stored: BTreeMap<(String, usize), PairedVerdict> = store
         .preferences(run, reference)?
         .into_iter()
         .map(|(q, round, v)| ((q, round), v))
@@ -210,21 +210,23 @@ pub async fn judge_win_rate<J: Judge + ?Sized>(
             let key = (candidate.query_id.clone(), round);
             let verdict = match (stored.get(&key), shortcut) {
                 (Some(v), _) => *v,
-                (None, Some(v)) => v,
-                (None, None) => {
-                    judge_pair(
-                        judge,
-                        &candidate.run.query,
-                        &candidate.record,
-                        &other.record,
-                    )
-                    .await?
+                (None, shortcut) => {
+                    let verdict = match shortcut {
+                        Some(v) => v,
+                        None => {
+                            judge_pair(
+                                judge,
+                                &candidate.run.query,
+                                &candidate.record,
+                                &other.record,
+                            )
+                            .await?
+                        }
+                    };
+                    store.save_preference(run, reference, &candidate.query_id, round, &verdict)?;
+                    verdict
                 }
             };
-            if !stored.contains_key(&key) {
-                store.save_preference(run, reference, &candidate.query_id, round, &verdict)?;
-                stored.insert(key, verdict);
-            }
             rounds.push(verdict);
         }
         outcomes.push(pair_outcome(&rounds));
