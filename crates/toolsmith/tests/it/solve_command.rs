@@ -124,6 +124,11 @@ async fn solve_runs_an_agent_against_a_loopback_llm_and_the_simulated_api() {
     );
     assert_eq!(events[2]["api"], "tmdb/get_search_movie");
     assert_eq!(events[2]["provenance"], "simulated");
+    // The finished event and the summary count the calls by how they ended.
+    assert_eq!(events[4]["calls"]["executed"], 1);
+    assert_eq!(events[4]["calls"]["rejected"], 0);
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(summary.contains("1 API call executed"), "{summary}");
 
     // A second run is answered from the LLM cache: the server sees nothing new.
     let (again, _ws) = tokio::task::spawn_blocking(move || run_again(ws))
