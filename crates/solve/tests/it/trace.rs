@@ -195,6 +195,32 @@ const V0_TRACE: &str = r#"{"at_ms":1700000000000,"event":"started","solver":"dfs
 "#;
 
 #[test]
+fn calls_of_a_trace_written_before_they_were_counted_are_counted_from_its_events() {
+    let events = read_jsonl(V0_TRACE.as_bytes()).unwrap();
+    let run = toolsmith_solve::Run {
+        solver: "dfsdt".into(),
+        query: "Who directed Dune?".into(),
+        finish: Finish::Answered,
+        answer: Some("Denis Villeneuve".into()),
+        detail: None,
+        trace: events,
+    };
+    // An unknown tool, a call refused for its arguments, a not-found and a success.
+    assert_eq!(
+        run.call_counts(),
+        CallCounts {
+            executed: 2,
+            rejected: 1,
+            unknown_tool: 1,
+            not_run: 0,
+            searches: 0,
+        }
+    );
+    assert_eq!(run.limit(), None);
+    assert_eq!(run.root_branches(), None);
+}
+
+#[test]
 fn a_v0_trace_reads_as_typed_events() {
     let events = read_jsonl(V0_TRACE.as_bytes()).unwrap();
     assert_eq!(events.len(), 9);
