@@ -501,7 +501,17 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
     ))?;
     print_summaries(&[(id, run.name.clone(), summary, judged)])?;
     let mut t = table::new([
-        "query", "finish", "CP", "path-set", "F1", "success", "covered", "calls", "tokens",
+        "query",
+        "finish",
+        "limit",
+        "CP",
+        "path-set",
+        "F1",
+        "success",
+        "answer",
+        "covered",
+        "calls run/rejected/unknown",
+        "tokens",
         "errors",
     ]);
     let yes = |b: bool| if b { "yes" } else { "no" }.to_owned();
@@ -509,12 +519,18 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
         t.add_row(vec![
             query.clone(),
             s.finish.as_str().to_owned(),
+            s.limit
+                .map_or_else(|| "-".to_owned(), |l| l.as_str().to_owned()),
             yes(s.correct_path),
             yes(s.path_set),
             format!("{:.3}", s.path_f1),
             yes(s.success),
+            s.answer_correct.map_or_else(|| "-".to_owned(), yes),
             yes(s.offered_covers),
-            s.api_calls.to_string(),
+            format!(
+                "{}/{}/{}",
+                s.calls.executed, s.calls.rejected, s.calls.unknown_tool
+            ),
             s.tokens.to_string(),
             s.errors
                 .iter()
@@ -523,7 +539,7 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
                 .join(","),
         ]);
     }
-    table::align_right(&mut t, [4, 7, 8]);
+    table::align_right(&mut t, [5, 9, 10]);
     table::print(&t)?;
     Ok(ExitCode::SUCCESS)
 }
