@@ -5,7 +5,8 @@
 //! reply under the model role `judge` (`[llm] role_models.judge` picks its model). The
 //! prompts are toolsmith's own (`prompts/judge_*.j2`).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,7 @@ use toolsmith_exec::ApiBook;
 use toolsmith_llm::{
     ChatModel, ChatRequest, Message, Prompt, Role, Sampling, StructuredSettings, ask_json,
 };
+use toolsmith_plumbing::json::sha256_hex;
 
 use crate::error::{Error, Result};
 use crate::judge::{AnswerStatus, Judge, JudgeCase, Preference, TaskSolvability};
@@ -68,10 +70,16 @@ impl Default for LlmJudgeSettings {
 }
 
 /// A [`Judge`] backed by a chat model.
+///
+/// Judgements are samples: the k-th time this judge is asked the very same question (ToolEval's
+/// repeated samples, AnyTool's votes, another judge run) the request carries the sampling seed
+/// k, so each is its own draw from the model and its own entry in the LLM cache, and judging
+/// again in the same order replays every verdict from the cache.
 pub struct LlmJudge {
     llm: Arc<dyn ChatModel>,
     settings: LlmJudgeSettings,
     book: Option<Arc<ApiBook>>,
+    asked: Mutex<HashMap<String, u64>>,
 }
 
 /// A status reply: `{reason, status}`.
@@ -116,6 +124,7 @@ impl LlmJudge {
             llm,
             settings,
             book: None,
+            asked: Mutex::new(HashMap::new()),
         }
     }
 
@@ -133,10 +142,17 @@ impl LlmJudge {
         query: &str,
     ) -> Result<T> {
         let text = prompt.render(&ctx).map_err(judge_err)?;
+        let draw = {
+            let mut asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
+            let count = asked.entry(sha256_hex(text.as_bytes())).or_insert(0);
+            *count += 1;
+            *count - 1
+        };
         let request = ChatRequest::new(Role::JUDGE, vec![Message::user(text)])
             .with_sampling(Sampling {
                 temperature: self.settings.temperature,
                 max_tokens: self.settings.max_tokens,
+                seed: Some(draw),
                 ..Sampling::default()
             })
             .with_query(query);

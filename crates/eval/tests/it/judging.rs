@@ -199,6 +199,9 @@ async fn the_llm_judge_looks_at_the_trajectory_when_the_answer_alone_is_unsure()
         AnswerStatus::Solved
     );
     assert_eq!(llm.requests().len(), 3);
+    // The same question asked again is a new draw: another seed, another cache entry.
+    let seeds: Vec<Option<u64>> = llm.requests().iter().map(|r| r.sampling.seed).collect();
+    assert_eq!(seeds, [Some(0), Some(0), Some(1)]);
     assert_eq!(
         judge
             .task_solvability("Rate movie 0", &["tmdb/movie_rating".parse().unwrap()])
