@@ -491,13 +491,14 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
         return Ok(ExitCode::SUCCESS);
     }
     printer::line(format!(
-        "run {id} {}: {} on {}, tools {}, mode {}, seed {}",
+        "run {id} {}: {} on {}, tools {}, mode {}, seed {}, protocol {}",
         run.name,
         run.spec.solver,
         run.spec.dataset,
         run.spec.tools,
         run.spec.mode.as_str(),
-        run.spec.seed
+        run.spec.seed,
+        run.spec.protocol.as_str()
     ))?;
     print_summaries(&[(id, run.name.clone(), summary, judged)])?;
     let mut t = table::new([

@@ -190,11 +190,14 @@ async fn funcqa_runs_scores_accuracy_and_is_judged() {
         let shown = ws.ok(&["bench", "show", "1"]);
         assert!(shown.contains("accuracy%"), "{shown}");
         assert!(shown.contains("pass% ToolEval"), "{shown}");
+        assert!(shown.contains("protocol toolsmith"), "{shown}");
 
         // A second run (from the LLM cache), and its win rate against the first: the judge
         // calls every pair a tie, in both orders.
-        let second = run(&["--name", "b"]);
+        let second = run(&["--name", "b", "--protocol", "paper"]);
         assert_eq!(second["run"], 2);
+        assert_eq!(second["spec"]["protocol"], "paper");
+        assert_eq!(first["spec"]["protocol"], "toolsmith");
         let compared = json_of(&ws.ok(&[
             "bench",
             "compare",
