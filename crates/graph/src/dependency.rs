@@ -276,7 +276,7 @@ fn entity_in(name: &str, entities: &BTreeSet<String>) -> Option<String> {
 }
 
 /// `X` of an id-like name: `movie_id`, `movieId`, `movie-id` -> `movie`.
-fn id_entity(name: &str) -> Option<String> {
+pub(crate) fn id_entity(name: &str) -> Option<String> {
     let lower = name.to_lowercase();
     for suffix in ["_id", "-id"] {
         if let Some(x) = lower.strip_suffix(suffix) {

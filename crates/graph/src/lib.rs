@@ -45,7 +45,9 @@
 pub use crate::build::build_graph;
 pub use crate::dependency::dependency_edges;
 pub use crate::error::{Error, Result};
-pub use crate::model::{Edge, EdgeKind, Evidence, Feed, Graph, GraphStats, Need, Node, Rule};
+pub use crate::model::{
+    Edge, EdgeKind, Evidence, Feed, Graph, GraphStats, Need, Node, Producer, Rule,
+};
 pub use crate::sample::{sample_edges, updated_weight};
 pub use crate::similarity::{GraphSettings, cosine, embed_docs, similarity_edges};
 pub use crate::store::{BuildInfo, EdgeKey, Experience, GraphStore};

@@ -159,6 +159,10 @@ pub struct Node {
     pub api: ApiId,
     /// What a model should know about using it; initialized from the API's doc.
     pub insight: String,
+    /// Its required free-text inputs (`query`): an API with some turns the user's own words
+    /// into results (a lookup, such as a search), so it can start a chain.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lookup: Vec<String>,
 }
 
 /// ToolExpNet's graph over a set of APIs.
@@ -192,8 +196,20 @@ pub struct GraphStats {
 pub struct Need {
     /// The parameter.
     pub param: String,
-    /// The APIs whose output feeds it, with the edge's strength, strongest first.
-    pub producers: Vec<(ApiId, f32)>,
+    /// The APIs whose output feeds it, strongest evidence first.
+    pub producers: Vec<Producer>,
+}
+
+/// One producer of a [`Need`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Producer {
+    /// The producing API.
+    pub api: ApiId,
+    /// The dependency edge's strength.
+    pub strength: f32,
+    /// Whether it is a lookup (takes free text, [`Node::lookup`]): it can turn a name the
+    /// user gives into the id.
+    pub lookup: bool,
 }
 
 impl Graph {
@@ -248,7 +264,13 @@ impl Graph {
     /// For every API some dependency edge feeds, the parameters it needs and their
     /// producers, strongest first: what dependency-aware retrieval reads.
     pub fn needs(&self) -> BTreeMap<ApiId, Vec<Need>> {
-        let mut by_param: BTreeMap<ApiId, BTreeMap<String, Vec<(ApiId, f32)>>> = BTreeMap::new();
+        let lookups: BTreeSet<&ApiId> = self
+            .nodes
+            .iter()
+            .filter(|n| !n.lookup.is_empty())
+            .map(|n| &n.api)
+            .collect();
+        let mut by_param: BTreeMap<ApiId, BTreeMap<String, Vec<Producer>>> = BTreeMap::new();
         for e in self.edges_of_kind(EdgeKind::Dependency) {
             let params: BTreeSet<&str> = e.params().collect();
             for p in params {
@@ -257,7 +279,11 @@ impl Graph {
                     .or_default()
                     .entry(p.to_owned())
                     .or_default()
-                    .push((e.from.clone(), e.strength));
+                    .push(Producer {
+                        api: e.from.clone(),
+                        strength: e.strength,
+                        lookup: lookups.contains(&e.from),
+                    });
             }
         }
         by_param
@@ -266,7 +292,9 @@ impl Graph {
                 let needs = params
                     .into_iter()
                     .map(|(param, mut producers)| {
-                        producers.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                        producers.sort_by(|a, b| {
+                            b.strength.total_cmp(&a.strength).then(a.api.cmp(&b.api))
+                        });
                         Need { param, producers }
                     })
                     .collect();

@@ -18,7 +18,8 @@ const MIGRATIONS: Migrations = Migrations::new(
     &["CREATE TABLE graph_nodes (
         api TEXT PRIMARY KEY,
         ordinal INTEGER NOT NULL,
-        insight TEXT NOT NULL
+        insight TEXT NOT NULL,
+        lookup TEXT NOT NULL
     );
     CREATE TABLE graph_edges (
         id INTEGER PRIMARY KEY,
@@ -168,13 +169,16 @@ impl GraphStore {
         .map_err(store_err("clearing the old graph"))?;
         {
             let mut node = tx
-                .prepare("INSERT INTO graph_nodes (api, ordinal, insight) VALUES (?1, ?2, ?3)")
+                .prepare(
+                    "INSERT INTO graph_nodes (api, ordinal, insight, lookup) VALUES (?1, ?2, ?3, ?4)",
+                )
                 .map_err(store_err("preparing the node insert"))?;
             for (i, n) in graph.nodes.iter().enumerate() {
                 node.execute(params![
                     n.api.to_string(),
                     i64::try_from(i).unwrap_or(i64::MAX),
-                    n.insight
+                    n.insight,
+                    to_json(&n.lookup, "node lookup inputs")?
                 ])
                 .map_err(store_err(format!("storing the node {}", n.api)))?;
             }
@@ -219,17 +223,24 @@ impl GraphStore {
     pub fn load(&self) -> Result<Graph> {
         let mut stmt = self
             .conn
-            .prepare("SELECT api, insight FROM graph_nodes ORDER BY ordinal")
+            .prepare("SELECT api, insight, lookup FROM graph_nodes ORDER BY ordinal")
             .map_err(store_err("reading the graph nodes"))?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })
             .map_err(store_err("reading the graph nodes"))?;
         let mut nodes = Vec::new();
         for row in rows {
-            let (api, insight) = row.map_err(store_err("reading a graph node"))?;
+            let (api, insight, lookup) = row.map_err(store_err("reading a graph node"))?;
             nodes.push(Node {
                 api: parse_api(&api, "stored graph node")?,
                 insight,
+                lookup: from_json(&lookup, "stored graph node lookup inputs")?,
             });
         }
         let edges = self.edges_where("1 = 1", params![])?;

@@ -12,6 +12,9 @@
 //! - All three implement the object-safe [`Retriever`] trait: `search(query, k, filter)` gives
 //!   [`Hit`]s; `search_tools` aggregates them per tool. [`build_retriever`] builds any
 //!   [`Method`] from a corpus.
+//! - [`ExpandingRetriever`] wraps any retriever with dependency-aware expansion: the
+//!   producers (from `toolsmith-graph`'s dependency edges) of the ids the retrieved APIs
+//!   need are added after the ranking, within a budget ([`ExpandSettings`], [`expand`]).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -79,6 +82,7 @@ pub use crate::bm25::{B, Bm25Index, Bm25Settings};
 pub use crate::corpus::{Corpus, CorpusDoc, FieldWeights};
 pub use crate::dense::{DenseIndex, DenseRetriever, DenseSettings, dot};
 pub use crate::error::{Error, Result};
+pub use crate::expand::{Added, ExpandSettings, ExpandingRetriever, expand};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse};
 pub use crate::method::{Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
@@ -88,6 +92,7 @@ mod bm25;
 mod corpus;
 mod dense;
 mod error;
+mod expand;
 mod hybrid;
 mod method;
 mod retriever;

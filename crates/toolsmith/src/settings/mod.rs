@@ -24,6 +24,8 @@ pub(crate) struct Config {
     pub retrieve: RetrieveConfig,
     /// `[mcp]` of the file.
     pub mcp: McpConfig,
+    /// `[graph]` of the file: how `graph build` builds the tool graph.
+    pub graph: toolsmith_graph::GraphSettings,
 }
 
 impl Config {
@@ -53,6 +55,7 @@ impl Config {
             llm: file.llm.unwrap_or_default().with_env(),
             retrieve,
             mcp: file.mcp.unwrap_or_default(),
+            graph: file.graph.unwrap_or_default(),
         })
     }
 
@@ -77,6 +80,7 @@ struct ConfigFile {
     mcp: Option<McpConfig>,
     /// Retrieval: the default method, the embedder, and each method's settings.
     retrieve: Option<RetrieveConfig>,
+    graph: Option<toolsmith_graph::GraphSettings>,
 }
 
 /// The `[retrieve]` table:
@@ -105,6 +109,8 @@ pub(crate) struct RetrieveConfig {
     pub dense: toolsmith_retrieve::DenseSettings,
     /// The fusion's settings.
     pub hybrid: toolsmith_retrieve::HybridSettings,
+    /// `[retrieve.expand]`: dependency-aware expansion of result lists.
+    pub expand: toolsmith_retrieve::ExpandSettings,
 }
 
 impl Default for RetrieveConfig {
@@ -117,6 +123,7 @@ impl Default for RetrieveConfig {
             bm25: settings.bm25,
             dense: settings.dense,
             hybrid: settings.hybrid,
+            expand: toolsmith_retrieve::ExpandSettings::default(),
         }
     }
 }
