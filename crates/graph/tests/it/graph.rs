@@ -145,11 +145,15 @@ fn tmdb_search_to_details_chains_are_dependency_edges() {
     let credits = &needs[&api("GET /movie/{movie_id}/credits")];
     assert_eq!(credits.len(), 1);
     assert_eq!(credits[0].param, "movie_id");
+    let search = credits[0]
+        .producers
+        .iter()
+        .find(|p| p.api == api("GET /search/movie"))
+        .expect("search/movie produces movie_id");
+    assert!(search.lookup, "a search takes the user's words");
     assert!(
-        credits[0]
-            .producers
-            .iter()
-            .any(|(p, _)| p == &api("GET /search/movie"))
+        credits[0].producers.iter().any(|p| !p.lookup),
+        "lists produce ids too"
     );
     assert_eq!(graph.nodes.len(), 54);
     assert!(graph.nodes.iter().all(|n| !n.insight.is_empty()));

@@ -77,7 +77,9 @@ pub(super) fn build(ctx: &Context, args: &GraphBuildArgs) -> anyhow::Result<Exit
             .doc_version
             .as_ref()
             .map_or_else(|| "active".to_owned(), ToString::to_string),
-        built_at_ms: 0,
+        built_at_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
     };
     open_graph(ctx)?.replace(&graph, &info)?;
     print_stats(&graph.stats(), Some(&info), args.json.json)?;
