@@ -106,13 +106,13 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
         let mut found = Vec::new();
         for (i, out) in f.outputs.iter().enumerate() {
             if let Some((entity, rule)) = entity_of(f, out, &entities, &known_ids) {
-                if rule == Rule::ExampleValue {
-                    if let Some(c) = &out.container {
-                        learned
-                            .entry((f.tool.clone(), c.clone()))
-                            .or_default()
-                            .insert(entity.clone());
-                    }
+                if rule == Rule::ExampleValue
+                    && let Some(c) = &out.container
+                {
+                    learned
+                        .entry((f.tool.clone(), c.clone()))
+                        .or_default()
+                        .insert(entity.clone());
                 }
                 found.push((i, entity, rule));
             }
@@ -126,12 +126,12 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
                 continue;
             }
             let Some(c) = &out.container else { continue };
-            if let Some(set) = learned.get(&(f.tool.clone(), c.clone())) {
-                if let [entity] = set.iter().collect::<Vec<_>>().as_slice() {
-                    if !f.consumes(entity) && !names_sibling(out, entity) {
-                        found.push((i, (*entity).clone(), Rule::ContainerLearned));
-                    }
-                }
+            if let Some(set) = learned.get(&(f.tool.clone(), c.clone()))
+                && let [entity] = set.iter().collect::<Vec<_>>().as_slice()
+                && !f.consumes(entity)
+                && !names_sibling(out, entity)
+            {
+                found.push((i, (*entity).clone(), Rule::ContainerLearned));
             }
         }
     }
@@ -219,10 +219,10 @@ fn entity_of(
         .container
         .as_deref()
         .is_none_or(|c| GENERIC_CONTAINERS.contains(&c));
-    if let Some(c) = out.container.as_deref().filter(|_| !generic) {
-        if let Some(x) = entity_in(c, entities) {
-            return (!api.consumes(&x)).then_some((x, Rule::ContainerEntity));
-        }
+    if let Some(c) = out.container.as_deref().filter(|_| !generic)
+        && let Some(x) = entity_in(c, entities)
+    {
+        return (!api.consumes(&x)).then_some((x, Rule::ContainerEntity));
     }
     // The path, from its last literal segment back.
     for seg in api.segments.iter().rev() {
@@ -233,10 +233,8 @@ fn entity_of(
             return Some((x, Rule::PathEntity));
         }
     }
-    if out.container.is_none() {
-        // A top-level `id` of an API about an entity it takes: an echo.
-        return None;
-    }
+    // A top-level `id` of an API about an entity it takes is an echo: it feeds nothing.
+    out.container.as_ref()?;
     for (x, ids) in known_ids {
         if !api.consumes(x) && !names_sibling(out, x) && !ids.is_disjoint(&out.values) {
             return Some((x.clone(), Rule::ExampleValue));
