@@ -8,7 +8,7 @@ use crate::dependency::{dependency_edges, id_entity};
 use crate::model::{Graph, Node};
 use crate::similarity::{GraphSettings, similarity_edges};
 
-/// The graph of `catalog`: one node per API (its insight initialized from its doc, §3.1),
+/// The graph of `catalog`: one node per API (its insight initialized from its doc, §2.2),
 /// similarity edges when `vectors` (one per API, from [`crate::embed_docs`]) are given, and
 /// dependency edges.
 pub fn build_graph(

@@ -1,7 +1,7 @@
 //! Dependency edges: an output field of API A can feed a required parameter of API B.
 //!
 //! The paper links tools "where the output data types of one tool overlap with the input data
-//! types of another" (§3.1). Types alone link every integer to every integer, so this module
+//! types of another" (§2.2). Types alone link every integer to every integer, so this module
 //! matches *what* the value is, from response schemas and examples against parameter names,
 //! types and paths, with one [`Rule`] per kind of evidence:
 //!

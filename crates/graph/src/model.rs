@@ -11,7 +11,7 @@ use toolsmith_catalog::ApiId;
 
 use crate::error::Error;
 
-/// The two relations ToolExpNet models (paper §3.1).
+/// The two relations ToolExpNet models (paper §2.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EdgeKind {
@@ -127,7 +127,7 @@ pub struct Edge {
     pub from: ApiId,
     /// The consumer (dependency) or the larger id (similarity).
     pub to: ApiId,
-    /// The trial-and-error sampling weight: 1 at first (paper §3.2), then the error rate
+    /// The trial-and-error sampling weight: 1 at first (paper §3.1), then the error rate
     /// of the edge's experiments.
     pub weight: f32,
     /// How strong the evidence is, in [0, 1]: the cosine, or the best rule's strength.

@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use crate::model::{Edge, EdgeKind};
 
 /// Up to `max_try` distinct edges of `kind`, drawn without replacement with probability
-/// proportional to their weight (paper §3.2), reproducibly from `seed`. Edges of weight 0
+/// proportional to their weight (paper §3.1), reproducibly from `seed`. Edges of weight 0
 /// (always answered right) are drawn only after every positive one, never before.
 ///
 /// Weighted sampling without replacement by exponential keys (Efraimidis and Spirakis,
@@ -33,7 +33,7 @@ pub fn sample_edges(edges: &[Edge], kind: EdgeKind, max_try: usize, seed: u64) -
     keyed.into_iter().take(max_try).map(|(_, _, e)| e).collect()
 }
 
-/// The weight an edge gets after a round of trials: its error rate (paper §3.2), so edges the
+/// The weight an edge gets after a round of trials: its error rate (paper §3.1), so edges the
 /// actor still gets wrong are tried more. No trials leave the weight as it was.
 pub fn updated_weight(current: f32, correct: usize, total: usize) -> f32 {
     if total == 0 {

@@ -1,4 +1,4 @@
-//! Similarity edges: pairs of APIs whose doc embeddings have cosine at least Φ (paper §3.1).
+//! Similarity edges: pairs of APIs whose doc embeddings have cosine at least Φ (paper §2.2).
 
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::ApiId;
@@ -20,8 +20,8 @@ pub struct GraphSettings {
 }
 
 impl GraphSettings {
-    /// ToolExpNet (ACL Findings 2025): Φ = 0.8 (§4.1, implementation details) and initial
-    /// sampling weights w⁰ = 1 (§3.2); every dependency the rules find is kept.
+    /// ToolExpNet (ACL Findings 2025): Φ = 0.8 (§4.3, implementation details) and initial
+    /// sampling weights w⁰ = 1 (§3.1); every dependency the rules find is kept.
     pub const PAPER: Self = Self {
         phi: 0.8,
         initial_weight: 1.0,

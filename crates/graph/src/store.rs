@@ -50,7 +50,7 @@ const MIGRATIONS: Migrations = Migrations::new(
     ) WITHOUT ROWID;"],
 );
 
-/// One trial of an edge (paper §3.2): a simulated query, its label, the actor's answer.
+/// One trial of an edge (paper §3.1): a simulated query, its label, the actor's answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Experience {
     /// The trial-and-error iteration that ran it, from 1.

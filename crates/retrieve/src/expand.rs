@@ -26,7 +26,8 @@ use crate::retriever::{Filter, Hit, Retriever};
 pub struct ExpandSettings {
     /// Whether to expand at all (it also needs a graph with dependency edges). By default on.
     pub enabled: bool,
-    /// At most this many tools added to one result list. By default 4.
+    /// At most this many tools added to one result list. By default 4 (on TMDB, budget 8
+    /// adds 0.1 tools a query and no coverage; 2 loses 3 points at K = 10).
     pub budget: usize,
     /// Producers added per unmet need. By default 1.
     pub per_need: usize,
