@@ -190,6 +190,26 @@ mod tests {
     }
 
     #[test]
+    fn the_file_sets_the_graph_and_the_dependency_expansion() -> anyhow::Result<()> {
+        let c = config("[graph]\nphi = 0.7\n[retrieve.expand]\nbudget = 2\n", None)?;
+        assert_eq!(c.graph.phi, 0.7);
+        assert_eq!(c.graph.initial_weight, 1.0, "the rest stays the paper's");
+        assert_eq!(c.retrieve.expand.budget, 2);
+        assert!(c.retrieve.expand.enabled);
+        let d = config("", None)?;
+        assert_eq!(d.graph, toolsmith_graph::GraphSettings::PAPER);
+        assert_eq!(
+            d.retrieve.expand,
+            toolsmith_retrieve::ExpandSettings::DEFAULT
+        );
+        assert!(
+            config("[graph]\nfi = 0.7\n", None).is_err(),
+            "typos are errors"
+        );
+        Ok(())
+    }
+
+    #[test]
     fn the_file_sets_retrieval_and_the_environment_overrides_the_embedder() {
         let text = "[retrieve]\nmethod = \"bm25\"\nembedder = \"http\"\n";
         let from_file = config(text, None).unwrap();
