@@ -236,6 +236,12 @@ impl DenseIndex {
         self.vectors.get(i * self.dims..(i + 1) * self.dims)
     }
 
+    /// The L2-normalized vector of document `i` (what the tool graph's similarity edges
+    /// reuse instead of embedding the docs again).
+    pub fn vector(&self, i: usize) -> Option<&[f32]> {
+        self.row(i)
+    }
+
     /// The corpus it indexes.
     pub fn corpus(&self) -> &Arc<Corpus> {
         &self.corpus

@@ -82,6 +82,9 @@ pub enum Command {
     Env(EnvArgs),
     /// Answer a query by calling tools with an agent (ReAct, DFSDT, ConAgents).
     Solve(SolveArgs),
+    /// ToolExpNet's tool graph: similarity and dependency edges between APIs (build, show,
+    /// export, stats).
+    Graph(GraphArgs),
     /// Internal: the jq sandbox's child process.
     #[command(name = "__jq-sandbox", hide = true)]
     JqSandbox(JqSandboxArgs),
@@ -565,6 +568,10 @@ pub struct SearchArgs {
     /// Rank tools (each by its best API) instead of APIs.
     #[arg(long)]
     pub tools: bool,
+    /// Do not add the producers of the ids the results need (dependency expansion, on by
+    /// default once `toolsmith graph build` has run).
+    #[arg(long)]
+    pub no_expand: bool,
     /// JSON output (an array of hits).
     #[command(flatten)]
     pub json: JsonArg,
@@ -711,6 +718,10 @@ pub struct RetrievalArgs {
     /// Which docs to score (`draft-ref`, `easytool-ref`; by default the original ones).
     #[command(flatten)]
     pub docs: DocVersionArg,
+    /// At most this many producers added per query by dependency expansion (default:
+    /// `[retrieve.expand] budget` of toolsmith.toml, else 4).
+    #[arg(long)]
+    pub expand_budget: Option<usize>,
     /// JSON output (one object).
     #[command(flatten)]
     pub json: JsonArg,
@@ -898,4 +909,84 @@ mod tests {
             assert_eq!(name.as_deref(), Some(lib.as_str()));
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// `toolsmith graph`.
+
+/// The tool graph's subcommands.
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub what: GraphCommand,
+}
+
+/// `graph build`, `show`, `export`, `stats`.
+#[derive(Debug, Subcommand)]
+pub enum GraphCommand {
+    /// Build the graph of the catalog (replacing the stored one): similarity edges from doc
+    /// embeddings, dependency edges from response schemas and examples.
+    Build(GraphBuildArgs),
+    /// One API's node: its insight, its edges with weights and evidence, its experiences.
+    Show(GraphShowArgs),
+    /// Write the stored graph as JSON or Graphviz DOT.
+    Export(GraphExportArgs),
+    /// Nodes, edges by kind, mean degree.
+    Stats {
+        /// JSON output (one object).
+        #[command(flatten)]
+        json: JsonArg,
+    },
+}
+
+/// Flags of `graph build`.
+#[derive(Debug, Args)]
+pub struct GraphBuildArgs {
+    /// Similarity threshold Φ: the cosine two docs need for a similarity edge (default:
+    /// `[graph] phi` of toolsmith.toml, else the paper's 0.8).
+    #[arg(long)]
+    pub phi: Option<f32>,
+    /// Dependency edges only (no embedding model needed).
+    #[arg(long)]
+    pub no_similarity: bool,
+    /// Which docs the nodes start from and the similarity reads.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// Which part of the catalog.
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// JSON output (the graph's statistics).
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Flags of `graph show`.
+#[derive(Debug, Args)]
+pub struct GraphShowArgs {
+    /// The API: its id (`tmdb/get_search_movie`) or a name the catalog knows (`GET /search/movie`).
+    pub api: String,
+    /// JSON output (node, edges, experiences).
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Graph export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    /// The graph as JSON: nodes and edges with their evidence.
+    Json,
+    /// Graphviz DOT.
+    Dot,
+}
+
+/// Flags of `graph export`.
+#[derive(Debug, Args)]
+pub struct GraphExportArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Json)]
+    pub format: GraphFormat,
+    /// Write to this file instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }

@@ -1,13 +1,15 @@
 //! Retrieval as the commands set it up (`search`, `index`, `bench`, `solve`): the corpus of a
 //! catalog view, the configured embedder with its vectors cached in the catalog database,
-//! and a retriever of the chosen method.
+//! a retriever of the chosen method, and its dependency expansion from the stored tool graph.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use toolsmith_catalog::{DocSelector, Scope, Store};
+use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
+use toolsmith_graph::{GraphStore, Need};
 use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
-use toolsmith_retrieve::{Corpus, Method, Retriever, build_retriever};
+use toolsmith_retrieve::{Corpus, ExpandingRetriever, Method, Retriever, build_retriever};
 
 use crate::context::Context;
 use crate::settings::EmbedderKind;
@@ -62,4 +64,39 @@ pub(crate) async fn retriever(
     let built = build_retriever(method, corpus, embedder, &settings).await;
     spinner.finish_and_clear();
     Ok(built?)
+}
+
+/// The stored tool graph's dependency needs (per API, the parameters other APIs produce),
+/// when `[retrieve.expand]` is on and `toolsmith graph build` stored dependency edges.
+pub(crate) fn stored_needs(ctx: &Context) -> anyhow::Result<Option<BTreeMap<ApiId, Vec<Need>>>> {
+    if !ctx.config()?.retrieve.expand.enabled {
+        return Ok(None);
+    }
+    let db = ctx.db();
+    let store = GraphStore::open(db)
+        .with_context(|| format!("opening the tool graph in {}", db.display()))?;
+    if store.build_info()?.is_none() {
+        return Ok(None);
+    }
+    let needs = store.load().context("reading the tool graph")?.needs();
+    Ok((!needs.is_empty()).then_some(needs))
+}
+
+/// [`retriever`], whose results carry the producers of the ids they need when a tool graph
+/// is stored (what `search`, `solve --retrieve` and the `search_tools` meta-tool use).
+pub(crate) async fn expanding_retriever(
+    ctx: &Context,
+    method: Method,
+    corpus: Arc<Corpus>,
+) -> anyhow::Result<Arc<dyn Retriever>> {
+    let inner = retriever(ctx, method, Arc::clone(&corpus)).await?;
+    Ok(match stored_needs(ctx)? {
+        Some(needs) => Arc::new(ExpandingRetriever::new(
+            inner,
+            &corpus,
+            needs,
+            ctx.config()?.retrieve.expand,
+        )),
+        None => inner,
+    })
 }

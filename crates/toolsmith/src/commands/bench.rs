@@ -2,18 +2,20 @@
 //! standard benchmarks and search speed on slices of ToolEnv2404. (`bench run`, `list`,
 //! `show` and `compare`, the solver benchmarks, are `bench_runs`.)
 
+use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use serde::Serialize;
-use toolsmith_catalog::{DocSelector, Store};
-use toolsmith_eval::{Benchmark, RetrievalScores, TOOLENV2404};
+use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
+use toolsmith_eval::{Benchmark, RetrievalScores, TOOLENV2404, offered_covers};
+use toolsmith_graph::build_graph;
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Bm25Settings, Corpus, DenseIndex, DenseSettings, Filter, HybridSettings, Method,
-    fuse,
+    Bm25Index, Bm25Settings, Corpus, DenseIndex, DenseSettings, ExpandSettings, Filter,
+    HybridSettings, Method, fuse,
 };
 
 use crate::cli::{RetrievalArgs, SpeedArgs};
@@ -40,6 +42,44 @@ struct RetrievalReport {
     recall_5: f64,
     #[serde(rename = "recall@10")]
     recall_10: f64,
+    /// Offered-path coverage of the plain top-K, %.
+    #[serde(rename = "coverage@5")]
+    coverage_5: f64,
+    #[serde(rename = "coverage@10")]
+    coverage_10: f64,
+    #[serde(rename = "coverage@20")]
+    coverage_20: f64,
+    /// The same with dependency expansion; `None` when the catalog has no dependency edges.
+    expanded: Option<ExpandedCoverage>,
+}
+
+/// Offered-path coverage (%) and mean tools offered with dependency expansion at each K.
+#[derive(Debug, Default, Serialize)]
+struct ExpandedCoverage {
+    budget: usize,
+    #[serde(rename = "coverage@5")]
+    coverage_5: f64,
+    #[serde(rename = "coverage@10")]
+    coverage_10: f64,
+    #[serde(rename = "coverage@20")]
+    coverage_20: f64,
+    #[serde(rename = "offered@5")]
+    offered_5: f64,
+    #[serde(rename = "offered@10")]
+    offered_10: f64,
+    #[serde(rename = "offered@20")]
+    offered_20: f64,
+}
+
+/// The cut-offs coverage is reported at.
+const COVERAGE_KS: [usize; 3] = [5, 10, 20];
+
+/// Coverage sums over queries: plain hits, expanded hits, tools offered expanded, per K.
+#[derive(Default)]
+struct CoverageSums {
+    plain: [f64; 3],
+    expanded: [f64; 3],
+    offered: [f64; 3],
 }
 
 /// Runs `bench retrieval`.
@@ -79,17 +119,47 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         ));
     }
     let corpus = retrieval::corpus(&store, &args.docs.selector())?;
-    let method = ctx
-        .config()?
-        .retrieve
-        .method(args.method.method.map(Into::into));
+    let config = ctx.config()?;
+    let method = config.retrieve.method(args.method.method.map(Into::into));
+    // Dependency expansion reads the benchmark catalog's own dependency edges (derived here:
+    // deterministic and cheap, no embedding needed).
+    let mut expand = ExpandSettings {
+        enabled: true,
+        ..config.retrieve.expand
+    };
+    if let Some(budget) = args.expand_budget {
+        expand.budget = budget;
+    }
+    let catalog = store.catalog(&args.docs.selector(), &Scope::default())?;
+    let needs = build_graph(&catalog, None, &config.graph).needs();
     let rt = ctx.runtime()?;
-    let scores = rt.block_on(async {
+    let (scores, sums) = rt.block_on(async {
         let retriever = retrieval::retriever(ctx, method, corpus).await?;
         let mut runs = Vec::with_capacity(resolved.queries.len());
+        let mut sums = CoverageSums::default();
         let bar = ctx.progress().bar(resolved.queries.len(), "queries");
+        let depth = expand.pool.max(20);
         for q in &resolved.queries {
             let hits = retriever.search(&q.text, 10, &Filter::default()).await;
+            let pool: Vec<ApiId> = retriever
+                .search(&q.text, depth, &Filter::default())
+                .await?
+                .into_iter()
+                .map(|h| h.api)
+                .collect();
+            let rank: HashMap<ApiId, usize> = pool
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.clone(), i))
+                .collect();
+            for (i, k) in COVERAGE_KS.into_iter().enumerate() {
+                let mut offered: Vec<ApiId> = pool.iter().take(k).cloned().collect();
+                sums.plain[i] += offered_covers(&offered, &q.gold) as u8 as f64;
+                let added = toolsmith_retrieve::expand(&offered, &rank, &needs, &expand, &|_| true);
+                offered.extend(added.into_iter().map(|a| a.api));
+                sums.expanded[i] += offered_covers(&offered, &q.gold) as u8 as f64;
+                sums.offered[i] += offered.len() as f64;
+            }
             bar.inc(1);
             runs.push((
                 hits?.into_iter().map(|h| h.api).collect::<Vec<_>>(),
@@ -97,10 +167,13 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             ));
         }
         bar.finish_and_clear();
-        anyhow::Ok(
+        anyhow::Ok((
             RetrievalScores::mean(runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice()))).percent(),
-        )
+            sums,
+        ))
     })?;
+    let n = resolved.queries.len().max(1) as f64;
+    let pct = |x: f64| 100.0 * x / n;
     let report = RetrievalReport {
         dataset: benchmark.name(),
         method,
@@ -117,6 +190,18 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         ndcg_10: scores.ndcg_10,
         recall_5: scores.recall_5,
         recall_10: scores.recall_10,
+        coverage_5: pct(sums.plain[0]),
+        coverage_10: pct(sums.plain[1]),
+        coverage_20: pct(sums.plain[2]),
+        expanded: (!needs.is_empty()).then(|| ExpandedCoverage {
+            budget: expand.budget,
+            coverage_5: pct(sums.expanded[0]),
+            coverage_10: pct(sums.expanded[1]),
+            coverage_20: pct(sums.expanded[2]),
+            offered_5: sums.offered[0] / n,
+            offered_10: sums.offered[1] / n,
+            offered_20: sums.offered[2] / n,
+        }),
     };
     if args.json.json {
         return printer::json(&report).map(|()| ExitCode::SUCCESS);
@@ -154,6 +239,34 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
     );
     table::align_right(&mut out, 0..6);
     table::print(&out)?;
+    let mut cov = table::new([
+        "offered-path coverage",
+        "@5",
+        "@10",
+        "@20",
+        "tools offered @5/@10/@20",
+    ]);
+    cov.add_row(vec![
+        "top-K".to_owned(),
+        format!("{:.1}", report.coverage_5),
+        format!("{:.1}", report.coverage_10),
+        format!("{:.1}", report.coverage_20),
+        "5 / 10 / 20".to_owned(),
+    ]);
+    if let Some(e) = &report.expanded {
+        cov.add_row(vec![
+            format!("top-K + dependencies (budget {})", e.budget),
+            format!("{:.1}", e.coverage_5),
+            format!("{:.1}", e.coverage_10),
+            format!("{:.1}", e.coverage_20),
+            format!(
+                "{:.1} / {:.1} / {:.1}",
+                e.offered_5, e.offered_10, e.offered_20
+            ),
+        ]);
+    }
+    table::align_right(&mut cov, 1..4);
+    table::print(&cov)?;
     Ok(ExitCode::SUCCESS)
 }
 

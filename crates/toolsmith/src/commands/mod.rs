@@ -8,6 +8,7 @@ mod docs;
 mod env;
 mod example_api;
 mod export;
+mod graph;
 mod import;
 mod index;
 mod jq_sandbox;
@@ -20,7 +21,7 @@ mod tools;
 
 use std::process::ExitCode;
 
-use crate::cli::{BenchCommand, Cli, Command};
+use crate::cli::{BenchCommand, Cli, Command, GraphCommand};
 use crate::context::Context;
 
 /// Runs the chosen command.
@@ -47,6 +48,12 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::ExampleApi(args) => example_api::run(&args),
         Command::Quickstart(args) => quickstart::run(&ctx, &args),
         Command::Solve(args) => solve::run(&ctx, &args),
+        Command::Graph(args) => match &args.what {
+            GraphCommand::Build(a) => graph::build(&ctx, a),
+            GraphCommand::Show(a) => graph::show(&ctx, a),
+            GraphCommand::Export(a) => graph::export(&ctx, a),
+            GraphCommand::Stats { json } => graph::stats(&ctx, json.json),
+        },
         Command::Env(args) => env::run(&ctx, &args),
         Command::JqSandbox(args) => Ok(jq_sandbox::run(&args)),
     }

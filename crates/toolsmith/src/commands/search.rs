@@ -1,9 +1,10 @@
 //! `toolsmith search`: the APIs that best fit a query, by BM25, embeddings or both.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use serde::Serialize;
-use toolsmith_retrieve::{Hit, ToolHit};
+use toolsmith_retrieve::{Added, ExpandingRetriever, Hit, Retriever, ToolHit};
 
 use crate::cli::SearchArgs;
 use crate::context::Context;
@@ -25,22 +26,70 @@ pub(super) fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<ExitCode> 
         .method(args.method.method.map(Into::into));
     let filter = args.scope.filter();
     let rt = ctx.runtime()?;
+    let needs = if args.no_expand {
+        None
+    } else {
+        retrieval::stored_needs(ctx)?
+    };
+    let expand = ctx.config()?.retrieve.expand;
     rt.block_on(async {
-        let retriever = retrieval::retriever(ctx, method, corpus).await?;
-        if args.tools {
-            let hits = retriever.search_tools(&args.query, args.k, &filter).await?;
-            print_tools(&hits, args.json.json)
-        } else {
-            let hits = retriever.search(&args.query, args.k, &filter).await?;
-            print_hits(&hits, args.json.json)
+        let retriever = retrieval::retriever(ctx, method, Arc::clone(&corpus)).await?;
+        match needs {
+            Some(needs) => {
+                let expanding = ExpandingRetriever::new(retriever, &corpus, needs, expand);
+                if args.tools {
+                    let hits = expanding.search_tools(&args.query, args.k, &filter).await?;
+                    print_tools(&hits, args.json.json)
+                } else {
+                    let (hits, added) = expanding
+                        .search_expanded(&args.query, args.k, &filter)
+                        .await?;
+                    print_hits(&hits, &added, args.json.json)
+                }
+            }
+            None if args.tools => {
+                let hits = retriever.search_tools(&args.query, args.k, &filter).await?;
+                print_tools(&hits, args.json.json)
+            }
+            None => {
+                let hits = retriever.search(&args.query, args.k, &filter).await?;
+                print_hits(&hits, &[], args.json.json)
+            }
         }
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_hits(hits: &[Hit], json: bool) -> anyhow::Result<()> {
+/// One hit of `search --json`: the hit, and for a producer added by dependency expansion,
+/// which result's parameter it feeds.
+#[derive(Serialize)]
+struct HitRow<'a> {
+    #[serde(flatten)]
+    hit: &'a Hit,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    added_for: Option<AddedFor<'a>>,
+}
+
+#[derive(Serialize)]
+struct AddedFor<'a> {
+    api: String,
+    param: &'a str,
+}
+
+fn print_hits(hits: &[Hit], added: &[Added], json: bool) -> anyhow::Result<()> {
+    let why = |hit: &Hit| added.iter().find(|a| a.api == hit.api);
     if json {
-        return printer::json(hits);
+        let rows: Vec<HitRow<'_>> = hits
+            .iter()
+            .map(|hit| HitRow {
+                hit,
+                added_for: why(hit).map(|a| AddedFor {
+                    api: a.feeds.to_string(),
+                    param: &a.param,
+                }),
+            })
+            .collect();
+        return printer::json(&rows);
     }
     if hits.is_empty() {
         printer::note("no API matches");
@@ -48,11 +97,18 @@ fn print_hits(hits: &[Hit], json: bool) -> anyhow::Result<()> {
     }
     let mut out = table::new(["#", "score", "API", "doc"]);
     for (i, hit) in hits.iter().enumerate() {
+        let (rank, doc) = match why(hit) {
+            Some(a) => (
+                "+".to_owned(),
+                format!("(produces {} for {}) {}", a.param, a.feeds, hit.text),
+            ),
+            None => ((i + 1).to_string(), hit.text.clone()),
+        };
         out.add_row(vec![
-            (i + 1).to_string(),
+            rank,
             format!("{:.4}", hit.score),
             hit.api.to_string(),
-            table::first_line(&hit.text, 100),
+            table::first_line(&doc, 100),
         ]);
     }
     table::align_right(&mut out, [0, 1]);

@@ -30,7 +30,7 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     let retriever = if args.retrieve.is_some() || args.search_tool {
         let corpus = retrieval::corpus(&store, &selector)?;
         let method = ctx.config()?.retrieve.method(None);
-        Some(rt.block_on(retrieval::retriever(ctx, method, corpus))?)
+        Some(rt.block_on(retrieval::expanding_retriever(ctx, method, corpus))?)
     } else {
         None
     };

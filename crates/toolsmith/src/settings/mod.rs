@@ -32,6 +32,8 @@ pub(crate) struct Config {
     /// `[prices]` of the file: money per million prompt and completion tokens, for the cost
     /// in benchmark summaries (none by default: prices change).
     pub prices: Option<toolsmith_eval::Prices>,
+    /// `[graph]` of the file: how `graph build` builds the tool graph.
+    pub graph: toolsmith_graph::GraphSettings,
 }
 
 /// The `[judge]` table:
@@ -131,6 +133,7 @@ impl Config {
             solve: file.solve.unwrap_or_default(),
             judge: file.judge.unwrap_or_default(),
             prices: file.prices,
+            graph: file.graph.unwrap_or_default(),
         })
     }
 
@@ -161,6 +164,7 @@ struct ConfigFile {
     judge: Option<JudgeConfig>,
     /// Money per million tokens: `prompt_per_million`, `completion_per_million`.
     prices: Option<toolsmith_eval::Prices>,
+    graph: Option<toolsmith_graph::GraphSettings>,
 }
 
 /// The `[retrieve]` table:
@@ -189,6 +193,8 @@ pub(crate) struct RetrieveConfig {
     pub dense: toolsmith_retrieve::DenseSettings,
     /// The fusion's settings.
     pub hybrid: toolsmith_retrieve::HybridSettings,
+    /// `[retrieve.expand]`: dependency-aware expansion of result lists.
+    pub expand: toolsmith_retrieve::ExpandSettings,
 }
 
 impl Default for RetrieveConfig {
@@ -201,6 +207,7 @@ impl Default for RetrieveConfig {
             bm25: settings.bm25,
             dense: settings.dense,
             hybrid: settings.hybrid,
+            expand: toolsmith_retrieve::ExpandSettings::default(),
         }
     }
 }
@@ -264,6 +271,26 @@ mod tests {
 
     fn config(text: &str, embedder: Option<&str>) -> anyhow::Result<Config> {
         Config::resolve(toml::from_str(text)?, embedder)
+    }
+
+    #[test]
+    fn the_file_sets_the_graph_and_the_dependency_expansion() -> anyhow::Result<()> {
+        let c = config("[graph]\nphi = 0.7\n[retrieve.expand]\nbudget = 2\n", None)?;
+        assert_eq!(c.graph.phi, 0.7);
+        assert_eq!(c.graph.initial_weight, 1.0, "the rest stays the paper's");
+        assert_eq!(c.retrieve.expand.budget, 2);
+        assert!(c.retrieve.expand.enabled);
+        let d = config("", None)?;
+        assert_eq!(d.graph, toolsmith_graph::GraphSettings::PAPER);
+        assert_eq!(
+            d.retrieve.expand,
+            toolsmith_retrieve::ExpandSettings::DEFAULT
+        );
+        assert!(
+            config("[graph]\nfi = 0.7\n", None).is_err(),
+            "typos are errors"
+        );
+        Ok(())
     }
 
     #[test]

@@ -21,9 +21,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolsmith-testbed",
         ],
     ),
+    // ToolExpNet's tool graph: below retrieve (which expands results with its dependency edges).
+    (
+        "toolsmith-graph",
+        &["toolsmith-plumbing", "toolsmith-catalog", "toolsmith-llm"],
+    ),
     (
         "toolsmith-retrieve",
-        &["toolsmith-plumbing", "toolsmith-catalog", "toolsmith-llm"],
+        &[
+            "toolsmith-plumbing",
+            "toolsmith-catalog",
+            "toolsmith-llm",
+            "toolsmith-graph",
+        ],
     ),
     (
         "toolsmith-refine",
@@ -32,6 +42,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolsmith-catalog",
             "toolsmith-llm",
             "toolsmith-exec",
+            "toolsmith-graph",
         ],
     ),
     (

@@ -7,6 +7,7 @@ mod catalog_commands;
 mod cli_output;
 mod example_api_command;
 mod funcqa_command;
+mod graph_command;
 mod mcp_command;
 mod oracle_command;
 mod quickstart_command;

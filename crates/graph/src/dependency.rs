@@ -1,0 +1,563 @@
+//! Dependency edges: an output field of API A can feed a required parameter of API B.
+//!
+//! The paper links tools "where the output data types of one tool overlap with the input data
+//! types of another" (§2.2). Types alone link every integer to every integer, so this module
+//! matches *what* the value is, from response schemas and examples against parameter names,
+//! types and paths, with one [`Rule`] per kind of evidence:
+//!
+//! 1. **Parameters that can be fed**: the required path, query and body parameters of B named
+//!    `X_id`/`XId` (entity `X`), or `id` in a path (`/pets/{id}`: entity `pet`), or named
+//!    like an output field of another API of the same tool (`season_number`).
+//! 2. **Outputs**: every field of A's response schema (local `$ref`s followed) and examples,
+//!    as a path (`results[].id`) with its type, its enclosing object's keys and its example
+//!    values.
+//! 3. **Which entity an `id` output identifies**, first rule that answers:
+//!    a leaf `X_id` is entity `X` ([`Rule::SameName`] when B's parameter has that name);
+//!    a container named after an entity (`genres[].id`, `production_companies[].id`,
+//!    [`Rule::ContainerEntity`]); the path of A, from its last literal segment back,
+//!    skipping entities A itself takes as input and entities the object names with an
+//!    `X_id` sibling ([`Rule::PathEntity`]: `results[].id` of `/search/movie`,
+//!    `cast[].id` of `/person/{person_id}/movie_credits`); example values shared with the id
+//!    a one-id consumer's example is about ([`Rule::ExampleValue`]); a container another API
+//!    settled by example values ([`Rule::ContainerLearned`]); and, for a plain result list of
+//!    an API about one entity, that entity ([`Rule::SameEntityList`]: `/movie/{id}/similar`).
+//! 4. An output that only echoes A's own input (the `id` of `/movie/{movie_id}`) feeds nothing.
+//!
+//! Ids are scoped to their tool: edges join APIs of one tool. Everything is deterministic
+//! (sorted maps, no randomness), so a rebuild gives the same edges.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+use toolsmith_catalog::{Api, ApiId, Catalog, ParamLocation, ToolId};
+
+use crate::model::{Edge, EdgeKind, Evidence, Feed, Rule};
+use crate::similarity::GraphSettings;
+
+/// Schema levels followed at most (deep enough for `a.b[].c[].id`, bounded on cycles).
+const MAX_DEPTH: usize = 8;
+/// Array elements of an example read at most.
+const MAX_ELEMENTS: usize = 50;
+/// Containers that hold a list of the API's own results rather than a named entity.
+const GENERIC_CONTAINERS: [&str; 6] = ["results", "data", "items", "list", "records", "hits"];
+
+/// One field of a response, merged from the schema and the examples.
+#[derive(Clone, Debug, Default)]
+struct OutField {
+    /// `results[].id`.
+    path: String,
+    /// `id`.
+    leaf: String,
+    /// The key holding the enclosing object (`results`, `person`); `None` at the top.
+    container: Option<String>,
+    /// Keys of the enclosing object.
+    siblings: BTreeSet<String>,
+    /// JSON type, when known (`integer`, `string`, ...).
+    ty: Option<String>,
+    /// Example values, as canonical strings.
+    values: BTreeSet<String>,
+}
+
+/// A parameter of B some output may feed.
+#[derive(Clone, Debug)]
+struct InParam {
+    name: String,
+    /// The entity it identifies (`movie` for `movie_id`), when it is an id.
+    entity: Option<String>,
+    ty: Option<String>,
+}
+
+/// What the derivation knows about one API.
+struct ApiFacts {
+    id: ApiId,
+    tool: ToolId,
+    /// Literal path segments (no `{params}`), lower case; empty for non-HTTP APIs.
+    segments: Vec<String>,
+    inputs: Vec<InParam>,
+    /// Every parameter name it takes (required or not), lower case.
+    input_names: BTreeSet<String>,
+    outputs: Vec<OutField>,
+}
+
+impl ApiFacts {
+    fn consumes(&self, entity: &str) -> bool {
+        self.inputs
+            .iter()
+            .any(|p| p.entity.as_deref() == Some(entity))
+    }
+}
+
+/// Every dependency edge of `catalog`, in (from, to) order, each with its feeds and with
+/// the strength of its best rule.
+pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge> {
+    let facts: Vec<ApiFacts> = catalog
+        .apis()
+        .map(|(tool, entry)| facts(&tool.tool.id, &entry.api))
+        .collect();
+    let entities: BTreeSet<String> = facts
+        .iter()
+        .flat_map(|f| f.inputs.iter().filter_map(|p| p.entity.clone()))
+        .collect();
+    let known_ids = example_ids(&facts);
+    // Pass 1: every output's entities by the rules that need nothing learned.
+    let mut produced: Vec<Vec<(usize, String, Rule)>> = Vec::with_capacity(facts.len());
+    let mut learned: BTreeMap<(ToolId, String), BTreeSet<String>> = BTreeMap::new();
+    for f in &facts {
+        let mut found = Vec::new();
+        for (i, out) in f.outputs.iter().enumerate() {
+            if let Some((entity, rule)) = entity_of(f, out, &entities, &known_ids) {
+                if rule == Rule::ExampleValue
+                    && let Some(c) = &out.container
+                {
+                    learned
+                        .entry((f.tool.clone(), c.clone()))
+                        .or_default()
+                        .insert(entity.clone());
+                }
+                found.push((i, entity, rule));
+            }
+        }
+        produced.push(found);
+    }
+    // Pass 2: containers settled elsewhere by example values.
+    for (f, found) in facts.iter().zip(produced.iter_mut()) {
+        for (i, out) in f.outputs.iter().enumerate() {
+            if out.leaf != "id" || found.iter().any(|(j, _, _)| *j == i) {
+                continue;
+            }
+            let Some(c) = &out.container else { continue };
+            if let Some(set) = learned.get(&(f.tool.clone(), c.clone()))
+                && let [entity] = set.iter().collect::<Vec<_>>().as_slice()
+                && !f.consumes(entity)
+                && !names_sibling(out, entity)
+            {
+                found.push((i, (*entity).clone(), Rule::ContainerLearned));
+            }
+        }
+    }
+    let mut edges = Vec::new();
+    for (a, found) in facts.iter().zip(&produced) {
+        for b in &facts {
+            if a.id == b.id || a.tool != b.tool {
+                continue;
+            }
+            let mut feeds: Vec<Feed> = Vec::new();
+            for p in &b.inputs {
+                // The same name: a field called like the parameter, which A does not take.
+                if p.name != "id" && !a.input_names.contains(&p.name) {
+                    for out in a.outputs.iter().filter(|o| o.leaf == p.name) {
+                        if types_fit(out.ty.as_deref(), p.ty.as_deref()) {
+                            feeds.push(Feed {
+                                field: out.path.clone(),
+                                param: p.name.clone(),
+                                rule: Rule::SameName,
+                            });
+                        }
+                    }
+                }
+                let Some(entity) = &p.entity else { continue };
+                for (i, e, rule) in found {
+                    let Some(out) = a.outputs.get(*i) else {
+                        continue;
+                    };
+                    if e == entity
+                        && out.leaf != p.name
+                        && types_fit(out.ty.as_deref(), p.ty.as_deref())
+                    {
+                        feeds.push(Feed {
+                            field: out.path.clone(),
+                            param: p.name.clone(),
+                            rule: *rule,
+                        });
+                    }
+                }
+            }
+            if feeds.is_empty() {
+                continue;
+            }
+            feeds.sort_by(|x, y| (x.rule, &x.param, &x.field).cmp(&(y.rule, &y.param, &y.field)));
+            feeds.dedup_by(|x, y| x.param == y.param && x.field == y.field);
+            let strength = feeds
+                .iter()
+                .map(|f| f.rule.strength())
+                .fold(0.0f32, f32::max);
+            if strength < settings.min_dependency_strength {
+                continue;
+            }
+            edges.push(Edge {
+                kind: EdgeKind::Dependency,
+                from: a.id.clone(),
+                to: b.id.clone(),
+                weight: settings.initial_weight,
+                strength,
+                evidence: Evidence::Dependency { feeds },
+            });
+        }
+    }
+    edges.sort_by(|x, y| (&x.from, &x.to).cmp(&(&y.from, &y.to)));
+    edges
+}
+
+/// The entity an output identifies and the rule that says so.
+fn entity_of(
+    api: &ApiFacts,
+    out: &OutField,
+    entities: &BTreeSet<String>,
+    known_ids: &BTreeMap<String, BTreeSet<String>>,
+) -> Option<(String, Rule)> {
+    if let Some(x) = id_entity(&out.leaf) {
+        // `movie_id` in an output is the movie's id; SameName covers the exact name, this
+        // covers consumers spelling it differently (`movieId`).
+        let x = singular(&x);
+        return (entities.contains(&x) && !api.consumes(&x) && out.leaf != "id")
+            .then_some((x, Rule::SameName));
+    }
+    if out.leaf != "id" {
+        return None;
+    }
+    let generic = out
+        .container
+        .as_deref()
+        .is_none_or(|c| GENERIC_CONTAINERS.contains(&c));
+    if let Some(c) = out.container.as_deref().filter(|_| !generic)
+        && let Some(x) = entity_in(c, entities)
+    {
+        return (!api.consumes(&x)).then_some((x, Rule::ContainerEntity));
+    }
+    // The path, from its last literal segment back.
+    for seg in api.segments.iter().rev() {
+        if let Some(x) = entity_in(seg, entities) {
+            if api.consumes(&x) || names_sibling(out, &x) {
+                continue;
+            }
+            return Some((x, Rule::PathEntity));
+        }
+    }
+    // A top-level `id` of an API about an entity it takes is an echo: it feeds nothing.
+    out.container.as_ref()?;
+    for (x, ids) in known_ids {
+        if !api.consumes(x) && !names_sibling(out, x) && !ids.is_disjoint(&out.values) {
+            return Some((x.clone(), Rule::ExampleValue));
+        }
+    }
+    if generic {
+        let own: Vec<&String> = api
+            .inputs
+            .iter()
+            .filter_map(|p| p.entity.as_ref())
+            .collect();
+        if let [x] = own.as_slice() {
+            return Some(((*x).clone(), Rule::SameEntityList));
+        }
+    }
+    None
+}
+
+/// Whether the output's object also has an `X_id` field: then its `id` is not `X`'s.
+fn names_sibling(out: &OutField, entity: &str) -> bool {
+    out.siblings
+        .iter()
+        .any(|s| id_entity(s).is_some_and(|x| singular(&x) == entity))
+}
+
+/// The entity a name or path segment stands for: itself, or one of its `_`/`-` words
+/// (the first that is a known entity), singularized; `production_companies` -> `company`.
+fn entity_in(name: &str, entities: &BTreeSet<String>) -> Option<String> {
+    let whole = singular(&name.to_lowercase());
+    if entities.contains(&whole) {
+        return Some(whole);
+    }
+    name.to_lowercase()
+        .split(['_', '-', '.'])
+        .map(singular)
+        .find(|w| entities.contains(w))
+}
+
+/// `X` of an id-like name: `movie_id`, `movieId`, `movie-id` -> `movie`.
+pub(crate) fn id_entity(name: &str) -> Option<String> {
+    let lower = name.to_lowercase();
+    for suffix in ["_id", "-id"] {
+        if let Some(x) = lower.strip_suffix(suffix) {
+            return (!x.is_empty()).then(|| x.to_owned());
+        }
+    }
+    // camelCase: `movieId`.
+    let x = name.strip_suffix("Id")?;
+    (!x.is_empty() && x.chars().all(|c| c.is_ascii_alphanumeric())).then(|| x.to_lowercase())
+}
+
+/// A plural's singular, by the common English endings (`companies` -> `company`,
+/// `movies` -> `movie`, `cast` -> `cast`).
+fn singular(word: &str) -> String {
+    if word == "series" || word == "species" {
+        return word.to_owned();
+    }
+    if let Some(stem) = word.strip_suffix("ies") {
+        // `movies`, `cookies`, `zombies` keep their `ie`; `companies` -> `company`.
+        if stem.ends_with(['v', 'k', 'b']) {
+            return format!("{stem}ie");
+        }
+        if !stem.is_empty() {
+            return format!("{stem}y");
+        }
+    }
+    for suffix in ["sses", "xes", "ches", "shes"] {
+        if let Some(stem) = word.strip_suffix(suffix) {
+            return format!("{stem}{}", &suffix[..suffix.len() - 2]);
+        }
+    }
+    if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") {
+        return word[..word.len() - 1].to_owned();
+    }
+    word.to_owned()
+}
+
+/// Whether an output of type `out` can fill a parameter of type `param` (unknown fits).
+fn types_fit(out: Option<&str>, param: Option<&str>) -> bool {
+    let norm = |t: &str| if t == "number" { "integer" } else { t }.to_owned();
+    match (out, param) {
+        (Some(o), Some(p)) => norm(o) == norm(p),
+        _ => true,
+    }
+}
+
+/// For each entity, the ids examples show it has: the top-level `id` of the example of an
+/// API whose only id input is that entity's (`/person/{person_id}` answers about 287).
+fn example_ids(facts: &[ApiFacts]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in facts {
+        let ids: Vec<&String> = f.inputs.iter().filter_map(|p| p.entity.as_ref()).collect();
+        let [entity] = ids.as_slice() else { continue };
+        if let Some(top) = f
+            .outputs
+            .iter()
+            .find(|o| o.path == "id" && o.container.is_none())
+        {
+            out.entry((*entity).clone())
+                .or_default()
+                .extend(top.values.iter().cloned());
+        }
+    }
+    out
+}
+
+fn facts(tool: &ToolId, api: &Api) -> ApiFacts {
+    let path = api.endpoint.path().unwrap_or("");
+    let raw_segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let segments: Vec<String> = raw_segments
+        .iter()
+        .filter(|s| !s.starts_with('{'))
+        .map(|s| s.to_lowercase())
+        .collect();
+    let mut inputs = Vec::new();
+    for p in &api.params {
+        if !p.required || matches!(p.location, ParamLocation::Header | ParamLocation::Cookie) {
+            continue;
+        }
+        let name = p.name.clone();
+        let entity = if name.eq_ignore_ascii_case("id") && p.location == ParamLocation::Path {
+            // `/pets/{id}`: the literal segment before the parameter.
+            let at = raw_segments
+                .iter()
+                .position(|s| *s == format!("{{{}}}", p.name));
+            at.and_then(|i| i.checked_sub(1))
+                .and_then(|i| raw_segments.get(i))
+                .filter(|s| !s.starts_with('{'))
+                .map(|s| singular(&s.to_lowercase()))
+        } else {
+            id_entity(&name).map(|x| singular(&x))
+        };
+        inputs.push(InParam {
+            name,
+            entity,
+            ty: p
+                .schema
+                .get("type")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        });
+    }
+    let input_names = api.params.iter().map(|p| p.name.to_lowercase()).collect();
+    let mut fields: BTreeMap<String, OutField> = BTreeMap::new();
+    if let Some(schema) = &api.response_schema {
+        walk_schema(schema, schema, "", None, &mut fields, 0);
+    }
+    for example in &api.response_examples {
+        walk_example(example, "", None, &mut fields, 0);
+    }
+    ApiFacts {
+        id: api.id.clone(),
+        tool: tool.clone(),
+        segments,
+        inputs,
+        input_names,
+        outputs: fields.into_values().collect(),
+    }
+}
+
+fn join(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+/// Follows a local `$ref` (`#/$defs/X`, `#/definitions/X`, `#/components/schemas/X`)
+/// against the root schema.
+fn deref<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    let mut current = schema;
+    for _ in 0..MAX_DEPTH {
+        let Some(reference) = current.get("$ref").and_then(Value::as_str) else {
+            break;
+        };
+        let Some(pointer) = reference.strip_prefix('#') else {
+            break;
+        };
+        match root.pointer(pointer) {
+            Some(next) => current = next,
+            None => break,
+        }
+    }
+    current
+}
+
+fn schema_type(schema: &Value) -> Option<String> {
+    match schema.get("type") {
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .map(str::to_owned),
+        _ => None,
+    }
+}
+
+fn walk_schema(
+    root: &Value,
+    schema: &Value,
+    prefix: &str,
+    container: Option<&str>,
+    fields: &mut BTreeMap<String, OutField>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let schema = deref(root, schema);
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(parts)) = schema.get(key) {
+            for part in parts {
+                walk_schema(root, part, prefix, container, fields, depth + 1);
+            }
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        let p = format!("{prefix}[]");
+        walk_schema(root, items, &p, container, fields, depth + 1);
+    }
+    if let Some(Value::Object(props)) = schema.get("properties") {
+        let siblings: BTreeSet<String> = props.keys().filter(|k| !k.is_empty()).cloned().collect();
+        for (key, sub) in props {
+            if key.is_empty() {
+                continue;
+            }
+            let path = join(prefix, key);
+            let sub_resolved = deref(root, sub);
+            let entry = fields.entry(path.clone()).or_insert_with(|| OutField {
+                path: path.clone(),
+                leaf: key.clone(),
+                container: container.map(str::to_owned),
+                ..OutField::default()
+            });
+            entry.siblings.extend(siblings.iter().cloned());
+            if entry.ty.is_none() {
+                entry.ty = schema_type(sub_resolved);
+            }
+            walk_schema(root, sub_resolved, &path, Some(key), fields, depth + 1);
+        }
+    }
+}
+
+fn walk_example(
+    value: &Value,
+    prefix: &str,
+    container: Option<&str>,
+    fields: &mut BTreeMap<String, OutField>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            let p = format!("{prefix}[]");
+            for item in items.iter().take(MAX_ELEMENTS) {
+                walk_example(item, &p, container, fields, depth + 1);
+            }
+        }
+        Value::Object(map) => {
+            let siblings: BTreeSet<String> = map.keys().cloned().collect();
+            for (key, sub) in map {
+                if key.is_empty() {
+                    continue;
+                }
+                let path = join(prefix, key);
+                let entry = fields.entry(path.clone()).or_insert_with(|| OutField {
+                    path: path.clone(),
+                    leaf: key.clone(),
+                    container: container.map(str::to_owned),
+                    ..OutField::default()
+                });
+                entry.siblings.extend(siblings.iter().cloned());
+                match sub {
+                    Value::Number(n) => {
+                        entry.values.insert(n.to_string());
+                        entry.ty.get_or_insert_with(|| {
+                            if n.is_f64() { "number" } else { "integer" }.to_owned()
+                        });
+                    }
+                    Value::String(s) => {
+                        entry.values.insert(s.clone());
+                        entry.ty.get_or_insert_with(|| "string".to_owned());
+                    }
+                    Value::Array(_) | Value::Object(_) => {
+                        walk_example(sub, &path, Some(key), fields, depth + 1);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_ids() {
+        assert_eq!(singular("companies"), "company");
+        assert_eq!(singular("movies"), "movie");
+        assert_eq!(singular("cast"), "cast");
+        assert_eq!(singular("tv"), "tv");
+        assert_eq!(id_entity("movie_id").as_deref(), Some("movie"));
+        assert_eq!(id_entity("movieId").as_deref(), Some("movie"));
+        assert_eq!(id_entity("id"), None);
+        let entities: BTreeSet<String> = ["company", "movie"].map(String::from).into();
+        assert_eq!(
+            entity_in("production_companies", &entities).as_deref(),
+            Some("company")
+        );
+        assert_eq!(
+            entity_in("movie_credits", &entities).as_deref(),
+            Some("movie")
+        );
+        assert_eq!(entity_in("credits", &entities), None);
+        assert!(types_fit(Some("integer"), Some("number")));
+        assert!(!types_fit(Some("string"), Some("integer")));
+        assert!(types_fit(None, Some("integer")));
+    }
+}
