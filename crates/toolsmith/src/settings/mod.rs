@@ -24,6 +24,8 @@ pub(crate) struct Config {
     pub retrieve: RetrieveConfig,
     /// `[mcp]` of the file.
     pub mcp: McpConfig,
+    /// `[refine]` of the file.
+    pub refine: RefineConfig,
 }
 
 impl Config {
@@ -53,6 +55,7 @@ impl Config {
             llm: file.llm.unwrap_or_default().with_env(),
             retrieve,
             mcp: file.mcp.unwrap_or_default(),
+            refine: file.refine.unwrap_or_default(),
         })
     }
 
@@ -77,6 +80,27 @@ struct ConfigFile {
     mcp: Option<McpConfig>,
     /// Retrieval: the default method, the embedder, and each method's settings.
     retrieve: Option<RetrieveConfig>,
+    /// Doc refinement: each method's settings.
+    refine: Option<RefineConfig>,
+}
+
+/// The `[refine]` table: each method's settings, by default its paper's (`PAPER`).
+///
+/// ```toml
+/// [refine.draft]
+/// max_rounds = 5            # I
+/// diversity_threshold = 0.9 # phi
+/// stop_similarity = 0.75    # tau
+/// [refine.easytool]
+/// examples_per_api = 1
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct RefineConfig {
+    /// DRAFT's settings.
+    pub draft: toolsmith_refine::DraftSettings,
+    /// EasyTool's settings.
+    pub easytool: toolsmith_refine::EasyToolSettings,
 }
 
 /// The `[retrieve]` table:
@@ -208,5 +232,15 @@ mod tests {
         assert!(empty.mcp.servers.is_empty());
         assert!(config("[retrieve]\nmethdo = \"dense\"\n", None).is_err());
         assert!(config("[llmm]\n", None).is_err());
+    }
+
+    #[test]
+    fn refine_settings_default_to_the_papers_and_the_file_overrides_them() {
+        let empty = config("", None).unwrap();
+        assert_eq!(empty.refine.draft, toolsmith_refine::DraftSettings::PAPER);
+        let set = config("[refine.draft]\nmax_rounds = 3\n", None).unwrap();
+        assert_eq!(set.refine.draft.max_rounds, 3);
+        assert_eq!(set.refine.draft.stop_similarity, 0.75);
+        assert!(config("[refine.draft]\nrounds = 3\n", None).is_err());
     }
 }

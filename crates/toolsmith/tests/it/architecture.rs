@@ -25,6 +25,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "toolsmith-retrieve",
         &["toolsmith-plumbing", "toolsmith-catalog", "toolsmith-llm"],
     ),
+    // refine may run a solver as ToolExpNet's actor; solve never imports refine.
     (
         "toolsmith-refine",
         &[
@@ -32,6 +33,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolsmith-catalog",
             "toolsmith-llm",
             "toolsmith-exec",
+            "toolsmith-solve",
         ],
     ),
     (
