@@ -2,8 +2,8 @@
 //! with the method's role and sampling, [`ask_json`]'s repairs, and a malformed reply after
 //! every repair turned into data (`Err(reason)`), never a failure of the run.
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use toolsmith_catalog::ApiId;
 use toolsmith_llm::{
     ChatModel, ChatRequest, Message, Prompt, Role, Sampling, Structured, StructuredSettings,
@@ -25,7 +25,9 @@ pub(crate) struct At<'a> {
 
 /// Renders `prompt` with `ctx` as the first user message of a conversation.
 pub(crate) fn first_message<S: Serialize>(prompt: &Prompt, ctx: &S) -> Result<Message> {
-    Ok(Message::user(prompt.render(ctx).map_err(|e| Error::Prompt(Box::new(e)))?))
+    Ok(Message::user(
+        prompt.render(ctx).map_err(|e| Error::Prompt(Box::new(e)))?,
+    ))
 }
 
 /// Asks for a `T` over `messages`. `Ok(Err(reason))` is a reply that stayed malformed.

@@ -91,7 +91,11 @@ mod tests {
     /// `sentence_bleu([a.lower().split()], b.lower().split(), smoothing_function=SmoothingFunction().method4)`.
     const NLTK: &[(&str, &str, f64)] = &[
         ("the cat sat on the mat", "the cat sat on the mat", 1.0),
-        ("The cat sat on the mat today", "the cat is on the mat", 0.24881966613088374),
+        (
+            "The cat sat on the mat today",
+            "the cat is on the mat",
+            0.24881966613088374,
+        ),
         (
             "Search movies by title and return their ids",
             "Search for movies by their title; returns movie ids and titles",

@@ -25,13 +25,10 @@ impl fmt::Display for RunId {
 impl FromStr for RunId {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {
-        s.trim()
-            .parse()
-            .map(Self)
-            .map_err(|_| Error::Setting {
-                field: "run",
-                reason: format!("`{s}` is not a run id (a number)"),
-            })
+        s.trim().parse().map(Self).map_err(|_| Error::Setting {
+            field: "run",
+            reason: format!("`{s}` is not a run id (a number)"),
+        })
     }
 }
 

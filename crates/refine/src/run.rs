@@ -256,7 +256,8 @@ impl<'a> Runner<'a> {
             }
         }
         if report.end == RunEnd::Finished {
-            self.describe_tools(run, tools, &refined, &mut report).await?;
+            self.describe_tools(run, tools, &refined, &mut report)
+                .await?;
         }
         self.store.end_run(run, report.end.as_str())?;
         self.observer.stopped(&report.end);

@@ -164,14 +164,7 @@ impl RefineStore {
             .query_row(
                 "SELECT spec, created_ms, finished_ms, ended FROM refine_runs WHERE id = ?1",
                 [id.0],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                    ))
-                },
+                |r| Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()
             .map_err(db(format!("reading run {id}")))?
@@ -261,7 +254,11 @@ impl RefineStore {
             .map_err(db(format!("reading the history of {api}")))?;
         let rows = stmt
             .query_map([api.to_string()], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
             })
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(db(format!("reading the history of {api}")))?;

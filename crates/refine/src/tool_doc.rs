@@ -62,7 +62,11 @@ pub(crate) async fn describe(
     .await?;
     // A tool with no description yet is measured against its APIs' docs together.
     let base = match current.chars().count() {
-        0 => tool.apis.iter().map(|a| a.description().chars().count()).sum(),
+        0 => tool
+            .apis
+            .iter()
+            .map(|a| a.description().chars().count())
+            .sum(),
         n => n,
     };
     Ok(reply

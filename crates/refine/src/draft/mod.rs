@@ -151,8 +151,9 @@ impl Draft {
                 .iter()
                 .map(|(q, e)| (q, toolsmith_llm::cosine(&embedding, e)))
                 .max_by(|a, b| a.1.total_cmp(&b.1));
-            let too_close = closest
-                .filter(|(_, c)| self.settings.diversity && *c >= self.settings.diversity_threshold);
+            let too_close = closest.filter(|(_, c)| {
+                self.settings.diversity && *c >= self.settings.diversity_threshold
+            });
             match too_close {
                 Some((similar_to, cosine)) if attempt < tries => {
                     tracing::debug!(api = %at.api, %query, cosine, "exploration too similar");
@@ -206,22 +207,35 @@ impl Refiner for Draft {
         let mut examples: Vec<UsageExample> = Vec::new();
         for r in &done {
             if let Some(trial) = &r.exploration {
-                let at = At { api, round: r.round, what: "embedding" };
+                let at = At {
+                    api,
+                    round: r.round,
+                    what: "embedding",
+                };
                 queries.push((trial.query.clone(), self.embed(&trial.query, at).await?));
             }
             history.push(r.description.clone());
             direction = r.direction.clone().unwrap_or_default();
             examples.clone_from(&r.examples);
         }
-        let first = u32::try_from(done.len()).unwrap_or(u32::MAX).saturating_add(1);
+        let first = u32::try_from(done.len())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
         for n in first..=self.settings.max_rounds {
             let current = history.last().cloned().unwrap_or_default();
             let doc = job.render_with(&current);
             let mut round = Round::new(n, current.clone());
             round.examples.clone_from(&examples);
-            let at = |what| At { api, round: n, what };
+            let at = |what| At {
+                api,
+                round: n,
+                what,
+            };
             // 1. Explore.
-            let explored = match self.explore(&doc, &direction, &queries, at("explorer")).await? {
+            let explored = match self
+                .explore(&doc, &direction, &queries, at("explorer"))
+                .await?
+            {
                 Ok(e) => e,
                 Err(reason) => {
                     round.refused = Some(reason);
@@ -229,11 +243,14 @@ impl Refiner for Draft {
                     return sink.save(&round);
                 }
             };
-            let observation = self
-                .executor
-                .call(api, &explored.arguments)
-                .await
-                .map_err(|source| Error::Exec { api: api.clone(), source: Box::new(source) })?;
+            let observation =
+                self.executor
+                    .call(api, &explored.arguments)
+                    .await
+                    .map_err(|source| Error::Exec {
+                        api: api.clone(),
+                        source: Box::new(source),
+                    })?;
             let mut shown = observation.body.to_text();
             if let Some(kind) = observation.failure() {
                 shown = format!("{} {shown}", kind.as_str());
@@ -303,8 +320,11 @@ impl Refiner for Draft {
                 }];
                 round.examples.clone_from(&examples);
             }
-            match check_description(&rewrite.description, original_chars, self.settings.max_growth)
-            {
+            match check_description(
+                &rewrite.description,
+                original_chars,
+                self.settings.max_growth,
+            ) {
                 Ok(new) => {
                     // 4. Tool-adaptive termination.
                     let prev_emb = self.embed(&current, at("embedding")).await?;
@@ -312,7 +332,8 @@ impl Refiner for Draft {
                     let delta = stop::delta(&current, &new, &prev_emb, &new_emb);
                     round.delta = Some(delta);
                     round.description.clone_from(&new);
-                    if self.settings.adaptive_stop && delta > f64::from(self.settings.stop_similarity)
+                    if self.settings.adaptive_stop
+                        && delta > f64::from(self.settings.stop_similarity)
                     {
                         round.stop = Some(Stop::Settled);
                     }

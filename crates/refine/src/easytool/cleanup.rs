@@ -92,13 +92,16 @@ fn has_price(lower: &str) -> bool {
 }
 
 fn is_url_or_host(token: &str) -> bool {
-    let t = token.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | '"' | '\'' | '<' | '>'));
+    let t =
+        token.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | '"' | '\'' | '<' | '>'));
     let t = t.trim_end_matches('.').to_lowercase();
     t.contains("://")
         || t.starts_with("www.")
         || (t.contains('.')
             && !t.contains(' ')
-            && HOST_SUFFIXES.iter().any(|s| t.ends_with(s) || t.contains(&format!("{s}/"))))
+            && HOST_SUFFIXES
+                .iter()
+                .any(|s| t.ends_with(s) || t.contains(&format!("{s}/"))))
 }
 
 fn is_product_id(token: &str) -> bool {

@@ -2,7 +2,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use toolsmith_catalog::{ApiId, Catalog, DocSelector, ImportOptions, Scope, Store, ToolEntry, read_bytes};
+use toolsmith_catalog::{
+    ApiId, Catalog, DocSelector, ImportOptions, Scope, Store, ToolEntry, read_bytes,
+};
 use toolsmith_exec::{ApiBook, Executor, Provenance, Simulator, Validated};
 use toolsmith_refine::{RefineObserver, Round, RunEnd};
 
@@ -35,7 +37,9 @@ pub(crate) fn store() -> Store {
 }
 
 pub(crate) fn catalog(store: &Store) -> Catalog {
-    store.catalog(&DocSelector::Active, &Scope::default()).unwrap()
+    store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap()
 }
 
 /// The planned tools with only `apis`.
@@ -46,7 +50,11 @@ pub(crate) fn tools(store: &Store, apis: &[ApiId]) -> Vec<ToolEntry> {
 /// The schema simulator behind argument validation: a missing required argument fails.
 pub(crate) fn executor(store: &Store) -> Arc<dyn Executor> {
     let book = Arc::new(ApiBook::from_catalog(&catalog(store)));
-    Arc::new(Validated::new(Simulator::new(Arc::clone(&book)), book, Provenance::Simulated))
+    Arc::new(Validated::new(
+        Simulator::new(Arc::clone(&book)),
+        book,
+        Provenance::Simulated,
+    ))
 }
 
 /// Records the events it is told.
@@ -57,12 +65,21 @@ pub(crate) struct Recorder {
 
 impl RefineObserver for Recorder {
     fn round_finished(&self, api: &ApiId, round: &Round) {
-        self.events.lock().unwrap().push(format!("round {api} {}", round.round));
+        self.events
+            .lock()
+            .unwrap()
+            .push(format!("round {api} {}", round.round));
     }
     fn api_finished(&self, api: &ApiId, version: Option<u32>) {
-        self.events.lock().unwrap().push(format!("api {api} {version:?}"));
+        self.events
+            .lock()
+            .unwrap()
+            .push(format!("api {api} {version:?}"));
     }
     fn stopped(&self, end: &RunEnd) {
-        self.events.lock().unwrap().push(format!("stopped {}", end.as_str()));
+        self.events
+            .lock()
+            .unwrap()
+            .push(format!("stopped {}", end.as_str()));
     }
 }

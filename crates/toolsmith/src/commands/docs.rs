@@ -132,12 +132,18 @@ fn print_history(history: &[DocVersion], rounds: &[StoredRound]) -> anyhow::Resu
 }
 
 /// A version by number, or the latest version with a label.
-fn pick<'a>(history: &'a [DocVersion], target: &DocTarget, which: &str) -> anyhow::Result<&'a DocVersion> {
+fn pick<'a>(
+    history: &'a [DocVersion],
+    target: &DocTarget,
+    which: &str,
+) -> anyhow::Result<&'a DocVersion> {
     let found = match which.parse::<u32>() {
         Ok(n) => history.iter().find(|v| v.version == n),
         Err(_) => history.iter().rev().find(|v| v.label.as_str() == which),
     };
-    found.with_context(|| format!("{target} has no doc version `{which}` (see `toolsmith docs history {target}`)"))
+    found.with_context(|| {
+        format!("{target} has no doc version {which} (see `toolsmith docs history {target}`)")
+    })
 }
 
 /// The text a diff compares: the description, then each example's request and arguments.

@@ -82,7 +82,9 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
     bar.bar.finish_and_clear();
     let used = budget.used();
     if args.json.json {
-        printer::json(&serde_json::json!({"report": report, "tokens": used.tokens(), "llm_calls": used.calls}))?;
+        printer::json(
+            &serde_json::json!({"report": report, "tokens": used.tokens(), "llm_calls": used.calls}),
+        )?;
     } else {
         let stored = report.apis.iter().filter(|(_, v)| v.is_some()).count();
         printer::line(format!(
@@ -147,7 +149,12 @@ fn new_spec(
     let filters: Vec<&str> = args
         .apis
         .as_deref()
-        .map(|f| f.split(',').map(str::trim).filter(|s| !s.is_empty()).collect())
+        .map(|f| {
+            f.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
         .unwrap_or_default();
     let apis: Vec<ApiId> = all
         .apis()

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use crate::support::{Workspace, serve_loopback, shared};
 
-const REFINED: &str = "Finds movies by a title text; returns results with id, title and release date.";
+const REFINED: &str =
+    "Finds movies by a title text; returns results with id, title and release date.";
 
 const QUERIES: &[&str] = &[
     "Find the movie Dune",
@@ -45,16 +46,22 @@ async fn chat(state: axum::extract::State<State>, Json(request): Json<Value>) ->
     } else {
         json!({"description": "TMDB: movie data. Functions: search movies by title."})
     };
-    Json(json!({"id": "x", "object": "chat.completion", "model": request["model"],
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
         "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}}))
+        "usage": {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}}),
+    )
 }
 
 /// 8 dimensions: how many words start with each letter group, so texts sharing words are close.
 async fn embeddings(Json(request): Json<Value>) -> Json<Value> {
     let inputs: Vec<String> = request["input"]
         .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     let data: Vec<Value> = inputs
         .iter()
@@ -91,11 +98,26 @@ async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
     let api = "tmdb/get_search_movie";
     let ws = tokio::task::spawn_blocking(move || {
         let dry = ws.ok(&["refine", "--method", "draft", "--apis", api, "--dry-run"]);
-        assert!(dry.contains("draft on 1 APIs of 1 tools: at most 25 LLM calls"), "{dry}");
-        let out = ws.ok(&["refine", "--method", "draft", "--apis", api, "--concurrency", "2"]);
-        assert!(out.contains("1 APIs refined (1 new `draft` doc versions)"), "{out}");
+        assert!(
+            dry.contains("draft on 1 APIs of 1 tools: at most 25 LLM calls"),
+            "{dry}"
+        );
+        let out = ws.ok(&[
+            "refine",
+            "--method",
+            "draft",
+            "--apis",
+            api,
+            "--concurrency",
+            "2",
+        ]);
+        assert!(
+            out.contains("1 APIs refined (1 new `draft` doc versions)"),
+            "{out}"
+        );
 
-        let history: Value = serde_json::from_str(&ws.ok(&["docs", "history", api, "--rounds", "--json"])).unwrap();
+        let history: Value =
+            serde_json::from_str(&ws.ok(&["docs", "history", api, "--rounds", "--json"])).unwrap();
         let versions = history["versions"].as_array().unwrap();
         let draft = versions.iter().find(|v| v["label"] == "draft").unwrap();
         assert_eq!(draft["doc"]["description"], REFINED);
@@ -106,16 +128,25 @@ async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
         assert!(rounds[0]["round"]["exploration"]["query"].is_string());
 
         let text = ws.ok(&["docs", "history", api, "--rounds"]);
-        assert!(text.contains("round 1:") && text.contains("explored: Find the movie Dune"), "{text}");
+        assert!(
+            text.contains("round 1:") && text.contains("explored: Find the movie Dune"),
+            "{text}"
+        );
         let diff = ws.ok(&["docs", "diff", api, "original", "draft"]);
         assert!(diff.contains("{+") && diff.contains("[-"), "{diff}");
 
         // A finished run resumed redoes nothing.
         let again = ws.ok(&["refine", "--resume"]);
-        assert!(again.contains("0 APIs refined") && again.contains("1 done before"), "{again}");
+        assert!(
+            again.contains("0 APIs refined") && again.contains("1 done before"),
+            "{again}"
+        );
 
         let activated = ws.ok(&["docs", "activate", "--all", "draft"]);
-        assert!(activated.contains("2 docs now show their `draft` version"), "{activated}");
+        assert!(
+            activated.contains("2 docs now show their `draft` version"),
+            "{activated}"
+        );
         let shown = ws.ok(&["show", api]);
         assert!(shown.contains(REFINED), "{shown}");
         ws
