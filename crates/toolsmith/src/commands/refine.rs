@@ -210,6 +210,8 @@ fn dry_run(refiner: &dyn Refiner, tools: &[ToolEntry], json: bool) -> anyhow::Re
     for job in &jobs {
         total += refiner.estimate(job);
     }
+    // One more call per tool for its description.
+    total.llm_calls += tools.len() as u64;
     if json {
         printer::json(&serde_json::json!({
             "method": refiner.method(), "apis": jobs.len(), "tools": tools.len(), "estimate": total,
@@ -270,5 +272,33 @@ impl RefineObserver for Bar {
     fn api_failed(&self, api: &ApiId, error: &str) {
         self.bar.inc(1);
         self.bar.println(format!("{api}: {error}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_api_filter_item_is_an_id_a_tool_or_a_part_of_an_id() {
+        let id: ApiId = "tmdb/get_search_movie".parse().unwrap();
+        assert!(matches(&id, "tmdb/get_search_movie"));
+        assert!(matches(&id, "tmdb"));
+        assert!(matches(&id, "search"));
+        assert!(!matches(&id, "spotify"));
+    }
+
+    #[test]
+    fn stored_call_modes_read_back() {
+        for mode in [
+            CallMode::Live,
+            CallMode::Replay,
+            CallMode::Simulate,
+            CallMode::Record,
+            CallMode::ReplayOrSimulate,
+        ] {
+            assert_eq!(parse_mode(mode_name(mode)).unwrap(), mode);
+        }
+        assert!(parse_mode("teleport").is_err());
     }
 }

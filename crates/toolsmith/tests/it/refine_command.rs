@@ -99,7 +99,7 @@ async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
     let ws = tokio::task::spawn_blocking(move || {
         let dry = ws.ok(&["refine", "--method", "draft", "--apis", api, "--dry-run"]);
         assert!(
-            dry.contains("draft on 1 APIs of 1 tools: at most 25 LLM calls"),
+            dry.contains("draft on 1 APIs of 1 tools: at most 26 LLM calls"),
             "{dry}"
         );
         let out = ws.ok(&[
