@@ -179,3 +179,20 @@ impl Round {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_method_writes_docs_under_its_own_label() {
+        assert_eq!(Method::Draft.label().as_str(), "draft");
+        assert_eq!(Method::EasyTool.label().as_str(), "easytool");
+        assert_eq!(
+            serde_json::to_string(&Method::EasyTool).unwrap(),
+            "\"easytool\""
+        );
+        assert_eq!("12".parse::<RunId>().unwrap(), RunId(12));
+        assert!("x".parse::<RunId>().is_err());
+    }
+}
