@@ -63,8 +63,11 @@ pub enum Command {
     Export(ExportArgs),
     /// Counts and token statistics of the docs.
     Stats(StatsArgs),
-    /// Doc versions: history, activate (rollback), add.
+    /// Doc versions: history (with refinement rounds), diff, activate (rollback), add.
     Docs(DocsArgs),
+    /// Refine docs into new versions: EasyTool's concise instructions with executed examples,
+    /// or DRAFT's explore/analyze/rewrite rounds. Resumable; nothing is activated.
+    Refine(RefineArgs),
     /// Embed every API's doc once and keep the vectors in the catalog database.
     Index(IndexArgs),
     /// Find the APIs that fit a query (BM25, embeddings, or both).
@@ -509,16 +512,33 @@ pub enum DocsAction {
     History {
         /// `tool/api` or `tool`.
         target: DocTarget,
+        /// Also show the refinement rounds behind each refined version (what was explored,
+        /// what the tool returned, what was suggested, Delta): why the doc says what it says.
+        #[arg(long)]
+        rounds: bool,
         /// JSON output.
         #[command(flatten)]
         json: JsonArg,
     },
-    /// Make a version the active one (rollback or roll forward; nothing is deleted).
-    Activate {
+    /// Word-level difference of two versions of a doc (colored on a terminal).
+    Diff {
         /// `tool/api` or `tool`.
         target: DocTarget,
-        /// The version number (see `docs history`).
-        version: u32,
+        /// The old version (a number, or a label for its latest version).
+        from: String,
+        /// The new version (a number, or a label for its latest version).
+        to: String,
+    },
+    /// Make a version the active one (rollback or roll forward; nothing is deleted):
+    /// `docs activate tmdb/get_search_movie 3`, `docs activate tmdb/get_search_movie draft`,
+    /// `docs activate --all draft` (every tool and API that has a `draft` doc).
+    Activate {
+        /// Every tool and API with a doc of the label.
+        #[arg(long)]
+        all: bool,
+        /// `TARGET VERSION|LABEL`, or `LABEL` with `--all`.
+        #[arg(required = true, num_args = 1..=2, value_name = "TARGET VERSION|LABEL")]
+        args: Vec<String>,
     },
     /// Append a version written by hand.
     Add {
@@ -534,6 +554,76 @@ pub enum DocsAction {
         #[arg(long)]
         activate: bool,
     },
+}
+
+/// Flags of `toolsmith refine`.
+#[derive(Debug, Args)]
+pub struct RefineArgs {
+    /// The method (required unless `--resume`).
+    #[arg(long, value_enum, required_unless_present = "resume")]
+    pub method: Option<RefineMethod>,
+    /// Which APIs: comma-separated API ids (`tmdb/get_search_movie`), tool ids (`tmdb`), or
+    /// parts of API ids (`search`). Default: every API.
+    #[arg(long, value_name = "FILTER")]
+    pub apis: Option<String>,
+    /// APIs refined at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Continue a stopped run (the latest one, or RUN): no finished API or round is redone.
+    #[arg(long, value_name = "RUN", num_args = 0..=1, default_missing_value = "latest",
+          conflicts_with_all = ["method", "apis", "from", "no_diversity", "no_adaptive_stop", "max_rounds"])]
+    pub resume: Option<String>,
+    /// Where the calls that test docs go.
+    #[arg(long, value_enum, default_value_t = CallMode::Simulate)]
+    pub mode: CallMode,
+    /// The doc label refinement starts from (APIs without one start from their active doc).
+    #[arg(long, default_value = "original")]
+    pub from: DocLabel,
+    /// Stop cleanly after this many LLM tokens (the run can be resumed).
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    /// Stop cleanly after this many LLM calls (the run can be resumed).
+    #[arg(long)]
+    pub max_llm_calls: Option<u64>,
+    /// Print the estimated LLM calls and tokens, and spend nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// DRAFT ablation: no diversity check of exploration queries.
+    #[arg(long)]
+    pub no_diversity: bool,
+    /// DRAFT ablation: always run every round (no tool-adaptive termination).
+    #[arg(long)]
+    pub no_adaptive_stop: bool,
+    /// DRAFT: rounds per API at most (default: `[refine.draft] max_rounds`, else 5).
+    #[arg(long)]
+    pub max_rounds: Option<u32>,
+    /// Model (default: `TOOLSMITH_MODEL`, else `[llm] model` in toolsmith.toml).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// LLM response cache.
+    #[arg(long, value_enum, default_value_t = LlmCache::ReadWrite)]
+    pub cache: LlmCache,
+    /// JSON output (the run's report).
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Refinement methods (`toolsmith_refine::Method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RefineMethod {
+    /// EasyTool: clean-up, a concise description, executed usage examples (label `easytool`).
+    Easytool,
+    /// DRAFT: explorer, analyzer and rewriter rounds until the doc settles (label `draft`).
+    Draft,
+}
+
+impl From<RefineMethod> for toolsmith_refine::Method {
+    fn from(method: RefineMethod) -> Self {
+        match method {
+            RefineMethod::Easytool => Self::EasyTool,
+            RefineMethod::Draft => Self::Draft,
+        }
+    }
 }
 
 /// Precompute the embeddings dense and hybrid search use.

@@ -1,8 +1,12 @@
-//! `toolsmith docs`: a doc's version history, rollback, and manual edits.
+//! `toolsmith docs`: a doc's version history (with the refinement rounds behind it), word
+//! diffs between versions, rollback by version or label, and manual edits.
 
+use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
-use toolsmith_catalog::{Doc, NewDoc};
+use anyhow::{Context as _, bail};
+use toolsmith_catalog::{Doc, DocLabel, DocSelector, DocTarget, DocVersion, NewDoc, Scope, Store};
+use toolsmith_refine::{RefineStore, StoredRound};
 
 use crate::cli::{DocsAction, DocsArgs};
 use crate::context::Context;
@@ -12,30 +16,40 @@ use crate::printer;
 pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
     let mut store = ctx.store()?;
     match &args.action {
-        DocsAction::History { target, json } => {
+        DocsAction::History {
+            target,
+            rounds,
+            json,
+        } => {
             let history = store.doc_history(target)?;
             if history.is_empty() {
-                anyhow::bail!("{target} has no docs (is the id right? see `toolsmith tools`)");
+                bail!("{target} has no docs (is the id right? see `toolsmith tools`)");
             }
+            let rounds = match (rounds, target) {
+                (true, DocTarget::Api(api)) => RefineStore::open(ctx.db())?.history(api)?,
+                _ => Vec::new(),
+            };
             if json.json {
-                printer::json(&history)?;
+                printer::json(&serde_json::json!({"versions": history, "rounds": rounds}))?;
             } else {
-                for v in &history {
-                    printer::line(format!(
-                        "{} v{} [{}] from {}",
-                        if v.active { "*" } else { " " },
-                        v.version,
-                        v.label,
-                        v.source
-                    ))?;
-                    printer::line(format!("    {}", v.doc.description.replace('\n', "\n    ")))?;
-                }
+                print_history(&history, &rounds)?;
             }
         }
-        DocsAction::Activate { target, version } => {
-            store.activate(target, *version)?;
-            printer::line(format!("{target}: version {version} is now active"))?;
+        DocsAction::Diff { target, from, to } => {
+            let history = store.doc_history(target)?;
+            let old = pick(&history, target, from)?;
+            let new = pick(&history, target, to)?;
+            printer::line(format!(
+                "{target}: v{} [{}] -> v{} [{}]",
+                old.version, old.label, new.version, new.label
+            ))?;
+            printer::line(word_diff(
+                &doc_text(&old.doc),
+                &doc_text(&new.doc),
+                std::io::stdout().is_terminal(),
+            ))?;
         }
+        DocsAction::Activate { all, args } => activate(&mut store, *all, args)?,
         DocsAction::Add {
             target,
             description,
@@ -56,4 +70,159 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_history(history: &[DocVersion], rounds: &[StoredRound]) -> anyhow::Result<()> {
+    for v in history {
+        printer::line(format!(
+            "{} v{} [{}] from {}",
+            if v.active { "*" } else { " " },
+            v.version,
+            v.label,
+            v.source
+        ))?;
+        printer::line(format!("    {}", v.doc.description.replace('\n', "\n    ")))?;
+        // The rounds of the refinement run that produced this version.
+        let run = v
+            .source
+            .strip_prefix("refine run ")
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|id| id.parse::<i64>().ok());
+        for r in rounds.iter().filter(|r| Some(r.run.0) == run) {
+            let round = &r.round;
+            printer::line(format!("    round {}:", round.round))?;
+            for rejected in &round.rejected_queries {
+                printer::line(format!(
+                    "      refused query (cosine {:.2} with {:?}): {}",
+                    rejected.cosine, rejected.similar_to, rejected.query
+                ))?;
+            }
+            if let Some(t) = &round.exploration {
+                printer::line(format!("      explored: {} {}", t.query, t.arguments))?;
+                printer::line(format!(
+                    "      observed ({}): {}",
+                    if t.ok { "ok" } else { "failed" },
+                    toolsmith_plumbing::text::truncate_chars(&t.observation, 160)
+                ))?;
+            }
+            if let Some(s) = &round.suggestions {
+                printer::line(format!("      suggested: {s}"))?;
+            }
+            for e in &round.examples {
+                printer::line(format!("      example kept: {} {}", e.query, e.arguments))?;
+            }
+            for d in &round.dropped {
+                printer::line(format!(
+                    "      example dropped: {} ({})",
+                    d.example.query, d.reason
+                ))?;
+            }
+            if let Some(reason) = &round.refused {
+                printer::line(format!("      refused output: {reason}"))?;
+            }
+            if let Some(delta) = round.delta {
+                printer::line(format!("      delta: {delta:.3}"))?;
+            }
+            if let Some(stop) = round.stop {
+                printer::line(format!("      stop: {}", stop.as_str()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A version by number, or the latest version with a label.
+fn pick<'a>(
+    history: &'a [DocVersion],
+    target: &DocTarget,
+    which: &str,
+) -> anyhow::Result<&'a DocVersion> {
+    let found = match which.parse::<u32>() {
+        Ok(n) => history.iter().find(|v| v.version == n),
+        Err(_) => history.iter().rev().find(|v| v.label.as_str() == which),
+    };
+    found.with_context(|| {
+        format!("{target} has no doc version {which} (see `toolsmith docs history {target}`)")
+    })
+}
+
+/// The text a diff compares: the description, then each example's request and arguments.
+fn doc_text(doc: &Doc) -> String {
+    let mut text = doc.description.clone();
+    for e in &doc.examples {
+        text.push_str(&format!("\nExample: {} {}", e.query, e.arguments));
+    }
+    text
+}
+
+/// Word-level diff: removed words as `[-...-]`, added as `{+...+}`, or red and green on a
+/// terminal.
+fn word_diff(old: &str, new: &str, color: bool) -> String {
+    use similar::{ChangeTag, TextDiff};
+    let diff = TextDiff::from_words(old, new);
+    let mut out = String::new();
+    for change in diff.iter_all_changes() {
+        let value = change.value();
+        match (change.tag(), color) {
+            (ChangeTag::Equal, _) => out.push_str(value),
+            (ChangeTag::Delete, true) => out.push_str(&format!("\x1b[31;9m{value}\x1b[0m")),
+            (ChangeTag::Insert, true) => out.push_str(&format!("\x1b[32m{value}\x1b[0m")),
+            (ChangeTag::Delete, false) => out.push_str(&format!("[-{value}-]")),
+            (ChangeTag::Insert, false) => out.push_str(&format!("{{+{value}+}}")),
+        }
+    }
+    out
+}
+
+/// `docs activate TARGET VERSION|LABEL` or `docs activate --all LABEL`.
+fn activate(store: &mut Store, all: bool, args: &[String]) -> anyhow::Result<()> {
+    match (all, args) {
+        (true, [label]) => {
+            let label: DocLabel = label.parse()?;
+            let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
+            let mut targets = Vec::new();
+            for tool in &catalog.tools {
+                targets.push(DocTarget::Tool(tool.tool.id.clone()));
+                targets.extend(tool.apis.iter().map(|a| DocTarget::Api(a.api.id.clone())));
+            }
+            let mut switched = 0;
+            for target in &targets {
+                let history = store.doc_history(target)?;
+                if let Some(v) = history.iter().rev().find(|v| v.label == label) {
+                    if !v.active {
+                        store.activate(target, v.version)?;
+                    }
+                    switched += 1;
+                }
+            }
+            if switched == 0 {
+                bail!("no doc has the label `{label}` (see `toolsmith stats`)");
+            }
+            printer::line(format!("{switched} docs now show their `{label}` version"))?;
+        }
+        (false, [target, which]) => {
+            let target: DocTarget = target.parse()?;
+            let history = store.doc_history(&target)?;
+            let version = pick(&history, &target, which)?.version;
+            store.activate(&target, version)?;
+            printer::line(format!("{target}: version {version} is now active"))?;
+        }
+        (true, _) => bail!("`docs activate --all` takes one LABEL"),
+        (false, _) => bail!("`docs activate` takes TARGET and a VERSION or LABEL (or --all LABEL)"),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_diff_marks_removed_and_added_words() {
+        assert_eq!(
+            word_diff("Search movies by title", "Search films by title", false),
+            "Search [-movies-]{+films+} by title"
+        );
+        assert!(word_diff("a b", "a c", true).contains("\x1b[32mc"));
+    }
 }

@@ -13,6 +13,7 @@ mod import;
 mod index;
 mod jq_sandbox;
 mod quickstart;
+mod refine;
 mod search;
 mod show;
 mod solve;
@@ -34,6 +35,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(args) => export::run(&ctx, &args),
         Command::Stats(args) => stats::run(&ctx, &args),
         Command::Docs(args) => docs::run(&ctx, &args),
+        Command::Refine(args) => refine::run(&ctx, &args),
         Command::Index(args) => index::run(&ctx, &args),
         Command::Search(args) => search::run(&ctx, &args),
         Command::Bench(args) => match &args.what {

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use serde::Serialize;
-use toolsmith_catalog::{DocSelector, Encoding, TokenStats};
+use toolsmith_catalog::{DocLabel, DocSelector, Encoding, TokenStats};
 
 use crate::cli::StatsArgs;
 use crate::context::Context;
@@ -26,6 +26,9 @@ struct VersionTokens {
     apis_with_label: usize,
     cl100k_base: Summary,
     o200k_base: Summary,
+    /// How much smaller (in %) the mean cl100k tokens per API are than with the `original`
+    /// docs (negative: larger); absent without `original` docs.
+    reduction_vs_original_pct: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -94,7 +97,24 @@ pub(super) fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
             apis_with_label,
             cl100k_base: (&cl).into(),
             o200k_base: (&o2).into(),
+            reduction_vs_original_pct: None,
         });
+    }
+    let original = match tokens.iter().find(|t| t.doc_version == DocLabel::ORIGINAL) {
+        Some(t) => Some(t.cl100k_base.mean_per_api),
+        None if labels.iter().any(|(l, _)| l.as_str() == DocLabel::ORIGINAL) => Some(
+            TokenStats::compute(
+                &store.catalog(&DocSelector::Label(DocLabel::original()), &scope)?,
+                Encoding::Cl100kBase,
+            )?
+            .mean_per_api,
+        ),
+        None => None,
+    };
+    if let Some(base) = original.filter(|b| *b > 0.0) {
+        for t in &mut tokens {
+            t.reduction_vs_original_pct = Some((1.0 - t.cl100k_base.mean_per_api / base) * 100.0);
+        }
     }
     let report = Report {
         tools: active.tools.len(),
@@ -138,6 +158,7 @@ pub(super) fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
         "o200k",
         "per tool",
         "per API",
+        "cut vs original",
     ]);
     for t in &report.tokens {
         let (cl, o2) = (&t.cl100k_base, &t.o200k_base);
@@ -152,9 +173,11 @@ pub(super) fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
             o2.total.to_string(),
             format!("{:.1}", o2.mean_per_tool),
             format!("{:.1}", o2.mean_per_api),
+            t.reduction_vs_original_pct
+                .map_or_else(String::new, |p| format!("{p:.1}%")),
         ]);
     }
-    table::align_right(&mut out, 1..10);
+    table::align_right(&mut out, 1..11);
     table::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }

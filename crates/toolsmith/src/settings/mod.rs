@@ -34,6 +34,8 @@ pub(crate) struct Config {
     pub prices: Option<toolsmith_eval::Prices>,
     /// `[graph]` of the file: how `graph build` builds the tool graph.
     pub graph: toolsmith_graph::GraphSettings,
+    /// `[refine]` of the file.
+    pub refine: RefineConfig,
 }
 
 /// The `[judge]` table:
@@ -134,6 +136,7 @@ impl Config {
             judge: file.judge.unwrap_or_default(),
             prices: file.prices,
             graph: file.graph.unwrap_or_default(),
+            refine: file.refine.unwrap_or_default(),
         })
     }
 
@@ -164,7 +167,29 @@ struct ConfigFile {
     judge: Option<JudgeConfig>,
     /// Money per million tokens: `prompt_per_million`, `completion_per_million`.
     prices: Option<toolsmith_eval::Prices>,
+    /// The tool graph's settings.
     graph: Option<toolsmith_graph::GraphSettings>,
+    /// Doc refinement: each method's settings.
+    refine: Option<RefineConfig>,
+}
+
+/// The `[refine]` table: each method's settings, by default its paper's (`PAPER`).
+///
+/// ```toml
+/// [refine.draft]
+/// max_rounds = 5            # I
+/// diversity_threshold = 0.9 # phi
+/// stop_similarity = 0.75    # tau
+/// [refine.easytool]
+/// examples_per_api = 1
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct RefineConfig {
+    /// DRAFT's settings.
+    pub draft: toolsmith_refine::DraftSettings,
+    /// EasyTool's settings.
+    pub easytool: toolsmith_refine::EasyToolSettings,
 }
 
 /// The `[retrieve]` table:
@@ -339,5 +364,15 @@ mod tests {
         assert!(empty.mcp.servers.is_empty());
         assert!(config("[retrieve]\nmethdo = \"dense\"\n", None).is_err());
         assert!(config("[llmm]\n", None).is_err());
+    }
+
+    #[test]
+    fn refine_settings_default_to_the_papers_and_the_file_overrides_them() {
+        let empty = config("", None).unwrap();
+        assert_eq!(empty.refine.draft, toolsmith_refine::DraftSettings::PAPER);
+        let set = config("[refine.draft]\nmax_rounds = 3\n", None).unwrap();
+        assert_eq!(set.refine.draft.max_rounds, 3);
+        assert_eq!(set.refine.draft.stop_similarity, 0.75);
+        assert!(config("[refine.draft]\nrounds = 3\n", None).is_err());
     }
 }

@@ -35,6 +35,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolsmith-graph",
         ],
     ),
+    // refine may run a solver as ToolExpNet's actor; solve never imports refine.
     (
         "toolsmith-refine",
         &[
@@ -43,6 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolsmith-llm",
             "toolsmith-exec",
             "toolsmith-graph",
+            "toolsmith-solve",
         ],
     ),
     (

@@ -120,6 +120,9 @@ fn stats_report_tokens_per_doc_version() {
             .unwrap()
             > original["cl100k_base"]["mean_per_api"].as_f64().unwrap()
     );
+    // Token reduction per doc label, against the original docs.
+    assert_eq!(original["reduction_vs_original_pct"].as_f64(), Some(0.0));
+    assert!(stats["tokens"][1]["reduction_vs_original_pct"].is_f64());
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod graph_command;
 mod mcp_command;
 mod oracle_command;
 mod quickstart_command;
+mod refine_command;
 mod search_command;
 mod solve_command;
 mod support;

@@ -1,0 +1,65 @@
+//! Checks on a doc a model wrote, before it replaces the previous one: an empty doc or one
+//! that grew far past the original is refused (the API keeps its last good version), and
+//! harmless wrapping (code fences, quotes, surrounding blank lines) is repaired.
+
+/// Length (in characters) the growth limit is measured against when the original doc is
+/// shorter: an API documented in three words may still get a useful sentence or two.
+const MIN_GROWTH_BASE_CHARS: usize = 120;
+
+/// A new description, repaired, or the reason it was refused; `original_chars` is the length
+/// of the doc it replaces.
+pub(crate) fn check_description(
+    new: &str,
+    original_chars: usize,
+    max_growth: f32,
+) -> Result<String, String> {
+    let repaired = repair(new);
+    if repaired.is_empty() {
+        return Err("the rewritten doc is empty".into());
+    }
+    let base = original_chars.max(MIN_GROWTH_BASE_CHARS);
+    let limit = (base as f64 * f64::from(max_growth)).round();
+    let len = repaired.chars().count();
+    if len as f64 > limit {
+        return Err(format!(
+            "the rewritten doc has {len} characters, over {max_growth}x the original's {original_chars}"
+        ));
+    }
+    Ok(repaired)
+}
+
+/// Strips code fences, one pair of surrounding quotes and outer whitespace.
+fn repair(text: &str) -> String {
+    let mut t = text.trim();
+    if let Some(rest) = t.strip_prefix("```") {
+        let body = rest.split_once('\n').map_or("", |(_, b)| b);
+        t = body.strip_suffix("```").unwrap_or(body).trim();
+    }
+    for q in ['"', '\''] {
+        if t.len() >= 2 && t.starts_with(q) && t.ends_with(q) {
+            t = t[1..t.len() - 1].trim();
+        }
+    }
+    t.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_overlong_docs_are_refused_and_wrapping_is_repaired() {
+        assert!(check_description("  \n", 14, 10.0).is_err());
+        let long = "word ".repeat(400);
+        let err = check_description(&long, 14, 10.0).unwrap_err();
+        assert!(err.contains("over 10x"), "{err}");
+        assert_eq!(
+            check_description("```text\nFinds movies by title.\n```", 1, 10.0).unwrap(),
+            "Finds movies by title."
+        );
+        assert_eq!(
+            check_description("\"Finds movies.\"", 1, 10.0).unwrap(),
+            "Finds movies."
+        );
+    }
+}

@@ -1,0 +1,45 @@
+//! Progress of a refinement run, pushed to an observer whose methods default to doing
+//! nothing (ripgrep's `Sink`): the binary draws bars from it, tests record the events.
+
+use toolsmith_catalog::{ApiId, ToolId};
+
+use crate::record::{Round, RunId};
+use crate::run::RunEnd;
+
+/// Told what a run does as it does it. Every method defaults to nothing.
+pub trait RefineObserver: Send + Sync {
+    /// The run starts: `apis` in all, `done` of them finished by an earlier attempt.
+    fn run_started(&self, run: RunId, apis: usize, done: usize) {
+        let _ = (run, apis, done);
+    }
+    /// An API's refinement starts (or resumes after `rounds_done` stored rounds).
+    fn api_started(&self, api: &ApiId, rounds_done: usize) {
+        let _ = (api, rounds_done);
+    }
+    /// A round was stored.
+    fn round_finished(&self, api: &ApiId, round: &Round) {
+        let _ = (api, round);
+    }
+    /// An API is done; `version` is the doc version stored (`None`: nothing changed).
+    fn api_finished(&self, api: &ApiId, version: Option<u32>) {
+        let _ = (api, version);
+    }
+    /// An API failed (the run goes on with the others).
+    fn api_failed(&self, api: &ApiId, error: &str) {
+        let _ = (api, error);
+    }
+    /// A tool's description was rewritten.
+    fn tool_finished(&self, tool: &ToolId, version: Option<u32>) {
+        let _ = (tool, version);
+    }
+    /// The run ended.
+    fn stopped(&self, end: &RunEnd) {
+        let _ = end;
+    }
+}
+
+/// An observer that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl RefineObserver for NoObserver {}

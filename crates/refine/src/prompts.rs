@@ -1,0 +1,83 @@
+//! The one place the prompt files are referenced. Each file documents its inputs and the JSON
+//! it expects back; [`Prompt`] renders strictly and names itself in the cache key.
+
+use toolsmith_llm::Prompt;
+
+/// DRAFT's explorer: a request and the call arguments serving it.
+pub(crate) const EXPLORER: Prompt = Prompt::new(
+    "draft/explorer",
+    include_str!("../prompts/draft/explorer.j2"),
+);
+/// DRAFT's explorer, asked again after the diversity check.
+pub(crate) const TOO_SIMILAR: Prompt = Prompt::new(
+    "draft/too_similar",
+    include_str!("../prompts/draft/too_similar.j2"),
+);
+/// DRAFT's analyzer: suggestions from one trial.
+pub(crate) const ANALYZER: Prompt = Prompt::new(
+    "draft/analyzer",
+    include_str!("../prompts/draft/analyzer.j2"),
+);
+/// DRAFT's rewriter: the next description and exploration direction.
+pub(crate) const REWRITER: Prompt = Prompt::new(
+    "draft/rewriter",
+    include_str!("../prompts/draft/rewriter.j2"),
+);
+/// A tool's description from its APIs (both methods).
+pub(crate) const TOOL: Prompt = Prompt::new("refine/tool", include_str!("../prompts/tool.j2"));
+/// EasyTool: a concise API instruction with usage scenarios.
+pub(crate) const EASYTOOL_API: Prompt =
+    Prompt::new("easytool/api", include_str!("../prompts/easytool/api.j2"));
+/// EasyTool: one failed usage example, regenerated with its error.
+pub(crate) const EASYTOOL_RETRY: Prompt = Prompt::new(
+    "easytool/retry",
+    include_str!("../prompts/easytool/retry.j2"),
+);
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn every_prompt_renders_with_its_documented_inputs() {
+        let trial = json!({"query": "q", "arguments": "{}", "ok": true, "observation": "o"});
+        let cases = [
+            (
+                EXPLORER,
+                json!({"doc": "d", "direction": "", "explored": ["a"]}),
+            ),
+            (
+                TOO_SIMILAR,
+                json!({"query": "q", "similar_to": "p", "cosine": 0.95}),
+            ),
+            (
+                ANALYZER,
+                json!({"doc": "d", "trial": trial, "history": ["h"]}),
+            ),
+            (
+                REWRITER,
+                json!({"doc": "d", "trial": trial, "suggestions": "s", "history": []}),
+            ),
+            (
+                TOOL,
+                json!({"name": "n", "description": "", "apis": [{"name": "a", "description": "b"}]}),
+            ),
+            (EASYTOOL_API, json!({"doc": "d", "tool": "t", "count": 1})),
+            (
+                EASYTOOL_RETRY,
+                json!({"doc": "d", "request": "r", "arguments": "{}", "error": "e"}),
+            ),
+        ];
+        for (prompt, ctx) in cases {
+            let text = prompt.render(&ctx).unwrap();
+            assert!(text.contains("JSON"), "{}: {text}", prompt.name());
+            assert!(!text.contains("{{"), "{}", prompt.name());
+        }
+        assert!(
+            EXPLORER.render(&json!({"doc": "d"})).is_err(),
+            "slots are strict"
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! What a refinement run stores: its id and method, and one [`Round`] per API round, so a
+//! user can see why a doc says what it says (DRAFT's revision trajectories, Tables 9-12).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use toolsmith_catalog::{DocLabel, UsageExample};
+use toolsmith_exec::FailureKind;
+
+use crate::error::Error;
+
+/// A stored refinement run's id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RunId(pub i64);
+
+impl fmt::Display for RunId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl FromStr for RunId {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        s.trim().parse().map(Self).map_err(|_| Error::Setting {
+            field: "run",
+            reason: format!("`{s}` is not a run id (a number)"),
+        })
+    }
+}
+
+/// A refinement method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// EasyTool: clean-up, a concise tool description, executed usage examples.
+    EasyTool,
+    /// DRAFT: explore, analyze, rewrite per API until the doc settles.
+    Draft,
+}
+
+impl Method {
+    /// The method's name (`easytool`, `draft`), also the label of the docs it writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::EasyTool => "easytool",
+            Self::Draft => "draft",
+        }
+    }
+
+    /// The label of the doc versions it writes.
+    pub fn label(self) -> DocLabel {
+        DocLabel::try_from(self.as_str().to_owned()).unwrap_or_else(|_| DocLabel::original())
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One call made while refining: the user request it served, the arguments and what came back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    /// The user request the call serves.
+    pub query: String,
+    /// The arguments sent.
+    pub arguments: Value,
+    /// Whether the call succeeded.
+    pub ok: bool,
+    /// Why it failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureKind>,
+    /// The response as the model was shown it (cut to the observation limit).
+    pub observation: String,
+}
+
+/// An exploration query the diversity check turned down.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rejected {
+    /// The query.
+    pub query: String,
+    /// Its highest cosine with an earlier query of the API.
+    pub cosine: f32,
+    /// That earlier query.
+    pub similar_to: String,
+}
+
+/// An example EasyTool dropped, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dropped {
+    /// The example.
+    pub example: UsageExample,
+    /// The failure of its last call.
+    pub reason: String,
+}
+
+/// Why an API's refinement ended at this round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// DRAFT: Delta exceeded tau; the doc settled.
+    Settled,
+    /// DRAFT: the last allowed round.
+    MaxRounds,
+    /// The model's output was unusable; the API keeps its last good doc.
+    Malformed,
+    /// A single-pass method (EasyTool) is done.
+    Done,
+}
+
+impl Stop {
+    /// The stop's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Settled => "settled",
+            Self::MaxRounds => "max_rounds",
+            Self::Malformed => "malformed",
+            Self::Done => "done",
+        }
+    }
+}
+
+/// One round of one API, stored in one transaction as soon as it is done.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// 1-based.
+    pub round: u32,
+    /// DRAFT: the exploration call of this round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exploration: Option<Trial>,
+    /// DRAFT: queries the diversity check turned down before the one explored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_queries: Vec<Rejected>,
+    /// DRAFT: the analyzer's suggestions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestions: Option<String>,
+    /// The API's description after this round (unchanged when the rewrite was refused).
+    pub description: String,
+    /// EasyTool: the usage examples kept (each one executed successfully).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<UsageExample>,
+    /// EasyTool: the examples dropped after failing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<Dropped>,
+    /// DRAFT: the rewriter's direction for the next exploration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<String>,
+    /// DRAFT: (cosine + BLEU) / 2 of the previous and the new description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<f64>,
+    /// Why a model output was refused (bad JSON, empty or overlong doc), when one was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    /// Set on the API's last round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stop>,
+}
+
+impl Round {
+    /// A round that only carries a description.
+    pub fn new(round: u32, description: impl Into<String>) -> Self {
+        Self {
+            round,
+            exploration: None,
+            rejected_queries: Vec::new(),
+            suggestions: None,
+            description: description.into(),
+            examples: Vec::new(),
+            dropped: Vec::new(),
+            direction: None,
+            delta: None,
+            refused: None,
+            stop: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_method_writes_docs_under_its_own_label() {
+        assert_eq!(Method::Draft.label().as_str(), "draft");
+        assert_eq!(Method::EasyTool.label().as_str(), "easytool");
+        assert_eq!(
+            serde_json::to_string(&Method::EasyTool).unwrap(),
+            "\"easytool\""
+        );
+        assert_eq!("12".parse::<RunId>().unwrap(), RunId(12));
+        assert!("x".parse::<RunId>().is_err());
+    }
+}

@@ -1,0 +1,425 @@
+//! The run machinery every method shares (EasyTool, DRAFT, and ToolExpNet later): a
+//! [`Refiner`] refines one API at a time from its stored rounds; the [`Runner`] drives it over
+//! many APIs with bounded concurrency, stores each round as a checkpoint, writes the final
+//! doc as a new catalog version, rewrites each tool's description once its APIs are done,
+//! and stops cleanly when the LLM budget runs out, keeping everything finished so far.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use serde::Serialize;
+use toolsmith_catalog::{
+    ApiEntry, ApiId, Catalog, Doc, DocTarget, NewDoc, Store, ToolEntry, render,
+};
+
+use crate::error::{Error, Result};
+use crate::observer::RefineObserver;
+use crate::record::{Method, Round, RunId};
+use crate::store::RefineStore;
+
+/// Characters per token in the dry-run estimate (English prose and JSON average about 4).
+pub(crate) const CHARS_PER_TOKEN: usize = 4;
+
+/// One API to refine: the API with the doc refinement starts from, and its tool's name.
+#[derive(Clone, Debug)]
+pub struct ApiJob {
+    /// The tool's display name.
+    pub tool_name: String,
+    /// The API and its starting doc.
+    pub entry: ApiEntry,
+}
+
+impl ApiJob {
+    /// The API's id.
+    pub fn id(&self) -> &ApiId {
+        &self.entry.api.id
+    }
+
+    /// The starting description.
+    pub fn original(&self) -> &str {
+        self.entry.description()
+    }
+
+    /// The API as a model reads it (call line, parameters), with `description` as its doc.
+    pub fn render_with(&self, description: &str) -> String {
+        let mut entry = self.entry.clone();
+        let mut doc = entry.doc.take().map(|v| v.doc).unwrap_or_default();
+        description.clone_into(&mut doc.description);
+        doc.examples.clear();
+        entry.doc = Some(toolsmith_catalog::DocVersion {
+            version: 0,
+            label: toolsmith_catalog::DocLabel::original(),
+            source: String::new(),
+            created_at_ms: 0,
+            active: false,
+            doc,
+        });
+        render::api_markdown(&entry)
+    }
+}
+
+/// The dry-run estimate of one API's work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Estimate {
+    /// LLM calls at most.
+    pub llm_calls: u64,
+    /// Tokens (prompt and completion) at most, roughly.
+    pub tokens: u64,
+    /// Tool calls at most.
+    pub tool_calls: u64,
+}
+
+impl std::ops::AddAssign for Estimate {
+    fn add_assign(&mut self, other: Self) {
+        self.llm_calls += other.llm_calls;
+        self.tokens += other.tokens;
+        self.tool_calls += other.tool_calls;
+    }
+}
+
+/// Where a refiner stores each finished round of the API it refines.
+pub trait RoundSink: Send + Sync {
+    /// Stores `round` (one transaction) and reports it.
+    fn save(&self, round: &Round) -> Result<()>;
+}
+
+/// A refinement method. Object-safe: the binary picks one from `--method`.
+#[async_trait]
+pub trait Refiner: Send + Sync {
+    /// Which method this is (and the label of the docs it writes).
+    fn method(&self) -> Method;
+
+    /// Its settings as JSON, stored with the run.
+    fn settings_json(&self) -> serde_json::Value;
+
+    /// Refines one API, continuing after the `done` rounds a previous attempt stored (their
+    /// last one has `stop` set when the API was finished). Each finished round goes to `sink`
+    /// before the next starts. The API's new doc is the last round's description and examples.
+    async fn refine_api(&self, job: &ApiJob, done: Vec<Round>, sink: &dyn RoundSink) -> Result<()>;
+
+    /// A new tool description from its APIs' refined docs; `None` keeps the current one.
+    async fn describe_tool(&self, tool: &ToolEntry) -> Result<Option<String>>;
+
+    /// The most one API can cost.
+    fn estimate(&self, job: &ApiJob) -> Estimate;
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum RunEnd {
+    /// Every API and tool is done (some may have failed; see the report).
+    Finished,
+    /// The LLM budget ran out; what was done is kept and `--resume` continues.
+    Budget(String),
+}
+
+impl RunEnd {
+    /// Its stored name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Finished => "finished",
+            Self::Budget(_) => "budget",
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// The run.
+    pub run: RunId,
+    /// The method.
+    pub method: Method,
+    /// APIs finished by this attempt, with the doc version stored (`None`: doc unchanged).
+    pub apis: Vec<(ApiId, Option<u32>)>,
+    /// APIs an earlier attempt had finished (not redone).
+    pub already_done: usize,
+    /// APIs that failed, with the error.
+    pub failed: Vec<(ApiId, String)>,
+    /// Tools whose description was rewritten, with the version stored.
+    pub tools: Vec<(toolsmith_catalog::ToolId, Option<u32>)>,
+    /// How the run ended.
+    pub end: RunEnd,
+}
+
+/// The tools (with only the chosen APIs) of `catalog` to refine; `keep` picks the APIs.
+pub fn plan(catalog: &Catalog, keep: impl Fn(&ApiId) -> bool) -> Vec<ToolEntry> {
+    catalog
+        .tools
+        .iter()
+        .filter_map(|tool| {
+            let apis: Vec<ApiEntry> = tool
+                .apis
+                .iter()
+                .filter(|a| keep(&a.api.id))
+                .cloned()
+                .collect();
+            (!apis.is_empty()).then(|| ToolEntry {
+                apis,
+                ..tool.clone()
+            })
+        })
+        .collect()
+}
+
+/// The jobs of planned tools, tool by tool.
+pub fn jobs(tools: &[ToolEntry]) -> Vec<ApiJob> {
+    tools
+        .iter()
+        .flat_map(|t| {
+            t.apis.iter().map(|a| ApiJob {
+                tool_name: t.tool.name.clone(),
+                entry: a.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Drives a [`Refiner`] over planned tools.
+pub struct Runner<'a> {
+    refiner: &'a dyn Refiner,
+    catalog: &'a Mutex<Store>,
+    store: &'a RefineStore,
+    observer: &'a dyn RefineObserver,
+    concurrency: usize,
+}
+
+enum ApiResult {
+    Done(ApiId, Option<u32>, Doc),
+    AlreadyDone(ApiId, Doc),
+    Failed(ApiId, String),
+    Budget(String),
+    Skipped,
+}
+
+impl<'a> Runner<'a> {
+    /// A runner writing docs into `catalog` and rounds into `store`, `concurrency` APIs at once.
+    pub fn new(
+        refiner: &'a dyn Refiner,
+        catalog: &'a Mutex<Store>,
+        store: &'a RefineStore,
+        observer: &'a dyn RefineObserver,
+        concurrency: usize,
+    ) -> Self {
+        Self {
+            refiner,
+            catalog,
+            store,
+            observer,
+            concurrency: concurrency.max(1),
+        }
+    }
+
+    /// Runs (or resumes) `run` over `tools`.
+    pub async fn run(&self, run: RunId, tools: &[ToolEntry]) -> Result<RunReport> {
+        let jobs = jobs(tools);
+        let mut already = 0;
+        for job in &jobs {
+            if self.store.api_done(run, job.id())? {
+                already += 1;
+            }
+        }
+        self.observer.run_started(run, jobs.len(), already);
+        let stop = AtomicBool::new(false);
+        let results: Vec<Result<ApiResult>> = futures::stream::iter(jobs.iter())
+            .map(|job| self.one_api(run, job, &stop))
+            .buffer_unordered(self.concurrency)
+            .collect()
+            .await;
+        let mut report = RunReport {
+            run,
+            method: self.refiner.method(),
+            apis: Vec::new(),
+            already_done: 0,
+            failed: Vec::new(),
+            tools: Vec::new(),
+            end: RunEnd::Finished,
+        };
+        let mut refined: HashMap<ApiId, Doc> = HashMap::new();
+        for result in results {
+            match result? {
+                ApiResult::Done(id, version, doc) => {
+                    refined.insert(id.clone(), doc);
+                    report.apis.push((id, version));
+                }
+                ApiResult::AlreadyDone(id, doc) => {
+                    refined.insert(id, doc);
+                    report.already_done += 1;
+                }
+                ApiResult::Failed(id, error) => report.failed.push((id, error)),
+                ApiResult::Budget(why) => report.end = RunEnd::Budget(why),
+                ApiResult::Skipped => {}
+            }
+        }
+        if report.end == RunEnd::Finished {
+            self.describe_tools(run, tools, &refined, &mut report)
+                .await?;
+        }
+        self.store.end_run(run, report.end.as_str())?;
+        self.observer.stopped(&report.end);
+        Ok(report)
+    }
+
+    async fn one_api(&self, run: RunId, job: &ApiJob, stop: &AtomicBool) -> Result<ApiResult> {
+        let id = job.id().clone();
+        let rounds = self.store.rounds(run, &id)?;
+        if self.store.api_done(run, &id)? {
+            return Ok(ApiResult::AlreadyDone(id, final_doc(job, &rounds)));
+        }
+        if stop.load(Ordering::SeqCst) {
+            return Ok(ApiResult::Skipped);
+        }
+        self.observer.api_started(&id, rounds.len());
+        let sink = ApiSink {
+            run,
+            api: &id,
+            store: self.store,
+            observer: self.observer,
+        };
+        match self.refiner.refine_api(job, rounds, &sink).await {
+            Ok(()) => {}
+            Err(e) if e.is_budget() => {
+                stop.store(true, Ordering::SeqCst);
+                return Ok(ApiResult::Budget(error_chain(&e)));
+            }
+            Err(e) => {
+                let message = error_chain(&e);
+                tracing::warn!(api = %id, error = %message, "refinement failed");
+                self.observer.api_failed(&id, &message);
+                return Ok(ApiResult::Failed(id, message));
+            }
+        }
+        let rounds = self.store.rounds(run, &id)?;
+        let doc = final_doc(job, &rounds);
+        let version = self.store_doc(run, &DocTarget::Api(id.clone()), job, &doc)?;
+        self.store.finish_api(run, &id, version)?;
+        self.observer.api_finished(&id, version);
+        Ok(ApiResult::Done(id, version, doc))
+    }
+
+    /// Stores `doc` as a new version unless it is the starting doc unchanged.
+    fn store_doc(
+        &self,
+        run: RunId,
+        target: &DocTarget,
+        job: &ApiJob,
+        doc: &Doc,
+    ) -> Result<Option<u32>> {
+        let start = job.entry.doc.as_ref().map(|v| &v.doc);
+        if start == Some(doc) || doc.description.is_empty() {
+            return Ok(None);
+        }
+        self.add_doc(run, target, doc.clone()).map(Some)
+    }
+
+    fn add_doc(&self, run: RunId, target: &DocTarget, doc: Doc) -> Result<u32> {
+        let new = NewDoc {
+            label: self.refiner.method().label(),
+            source: format!("refine run {run} ({})", self.refiner.method()),
+            doc,
+        };
+        let mut catalog = match self.catalog.lock() {
+            Ok(c) => c,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        Ok(catalog.add_doc(target, new, false)?.version)
+    }
+
+    async fn describe_tools(
+        &self,
+        run: RunId,
+        tools: &[ToolEntry],
+        refined: &HashMap<ApiId, Doc>,
+        report: &mut RunReport,
+    ) -> Result<()> {
+        for tool in tools {
+            let id = &tool.tool.id;
+            let all_done = tool.apis.iter().all(|a| refined.contains_key(&a.api.id));
+            if !all_done || self.store.tool_done(run, id)? {
+                continue;
+            }
+            let mut view = tool.clone();
+            for api in &mut view.apis {
+                if let (Some(doc), Some(version)) = (refined.get(&api.api.id), api.doc.as_mut()) {
+                    version.doc = doc.clone();
+                }
+            }
+            let description = match self.refiner.describe_tool(&view).await {
+                Ok(d) => d,
+                Err(e) if e.is_budget() => {
+                    report.end = RunEnd::Budget(error_chain(&e));
+                    return Ok(());
+                }
+                Err(e) => {
+                    report.failed.push((
+                        tool.apis.first().map(|a| a.api.id.clone()).ok_or_else(|| {
+                            Error::Setting {
+                                field: "tools",
+                                reason: format!("tool {id} has no API"),
+                            }
+                        })?,
+                        format!("tool description: {}", error_chain(&e)),
+                    ));
+                    continue;
+                }
+            };
+            let current = tool.doc.as_ref().map(|v| v.doc.description.as_str());
+            let version = match description {
+                Some(text) if Some(text.as_str()) != current => {
+                    Some(self.add_doc(run, &DocTarget::Tool(id.clone()), Doc::text(text))?)
+                }
+                _ => None,
+            };
+            self.store.finish_tool(run, id, version)?;
+            self.observer.tool_finished(id, version);
+            report.tools.push((id.clone(), version));
+        }
+        Ok(())
+    }
+}
+
+/// The doc an API ends with: the last round's description and examples, or the start.
+fn final_doc(job: &ApiJob, rounds: &[Round]) -> Doc {
+    match rounds.last() {
+        Some(last) => Doc {
+            description: last.description.clone(),
+            examples: last.examples.clone(),
+        },
+        None => job
+            .entry
+            .doc
+            .as_ref()
+            .map(|v| v.doc.clone())
+            .unwrap_or_default(),
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+struct ApiSink<'a> {
+    run: RunId,
+    api: &'a ApiId,
+    store: &'a RefineStore,
+    observer: &'a dyn RefineObserver,
+}
+
+impl RoundSink for ApiSink<'_> {
+    fn save(&self, round: &Round) -> Result<()> {
+        self.store.save_round(self.run, self.api, round)?;
+        self.observer.round_finished(self.api, round);
+        Ok(())
+    }
+}

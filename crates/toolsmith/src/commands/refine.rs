@@ -1,0 +1,304 @@
+//! `toolsmith refine`: refine docs with EasyTool or DRAFT into new catalog doc versions,
+//! with a progress bar, a token budget, `--dry-run` and `--resume`.
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context as _, bail};
+use indicatif::ProgressBar;
+use toolsmith_catalog::{ApiId, DocSelector, Scope, ToolEntry};
+use toolsmith_exec::ApiBook;
+use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
+use toolsmith_refine::{
+    Draft, DraftSettings, EasyTool, EasyToolSettings, Estimate, Method, RefineObserver,
+    RefineStore, Refiner, Round, RunEnd, RunId, RunSpec, Runner,
+};
+
+use crate::cli::{CallMode, RefineArgs};
+use crate::context::Context;
+use crate::{executor, printer, retrieval};
+
+/// Runs `toolsmith refine`. Exit 0 when the run finished or stopped at its budget.
+pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> {
+    let store = ctx.store()?;
+    let refine = RefineStore::open(ctx.db())
+        .with_context(|| format!("opening the refine tables in {}", ctx.db().display()))?;
+    let (run, spec) = match &args.resume {
+        Some(which) => {
+            let id = match which.as_str() {
+                "latest" => refine
+                    .latest_run()?
+                    .context("no refinement run to resume (see `toolsmith refine --method ...`)")?,
+                raw => raw.parse::<RunId>()?,
+            };
+            (Some(id), refine.run(id)?.spec)
+        }
+        None => (None, new_spec(ctx, args, &store)?),
+    };
+    let from = DocSelector::Label(spec.from_label.parse()?);
+    let view = store.catalog(&from, &Scope::default())?;
+    let tools = toolsmith_refine::plan(&view, |id| spec.apis.contains(id));
+    if tools.is_empty() {
+        bail!("no API matches --apis (see `toolsmith tools`)");
+    }
+    let mode = match run {
+        Some(_) => parse_mode(&spec.mode)?,
+        None => args.mode,
+    };
+    let book = Arc::new(ApiBook::from_catalog(&view));
+    let executor = executor::build(ctx, book, mode.into(), args.cache.into())?;
+    let budget = Arc::new(Budget::new(BudgetLimits {
+        max_calls: args.max_llm_calls,
+        max_tokens: args.max_tokens,
+    }));
+    let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
+    let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
+    let refiner: Box<dyn Refiner> = match spec.method {
+        Method::Draft => {
+            let settings: DraftSettings = serde_json::from_value(spec.settings.clone())
+                .context("reading the run's DRAFT settings")?;
+            let embedder = retrieval::embedder(ctx, CacheMode::ReadWrite)?;
+            Box::new(Draft::new(llm, embedder, executor, settings)?)
+        }
+        Method::EasyTool => {
+            let settings: EasyToolSettings = serde_json::from_value(spec.settings.clone())
+                .context("reading the run's EasyTool settings")?;
+            Box::new(EasyTool::new(llm, executor, settings)?)
+        }
+    };
+    if args.dry_run {
+        return dry_run(refiner.as_ref(), &tools, args.json.json);
+    }
+    let run = match run {
+        Some(id) => id,
+        None => refine.create_run(&spec)?,
+    };
+    let bar = Bar::new(ctx, &tools, Arc::clone(&budget), spec.method);
+    let catalog = Mutex::new(store);
+    let rt = ctx.runtime()?;
+    let report = rt.block_on(
+        Runner::new(refiner.as_ref(), &catalog, &refine, &bar, args.concurrency).run(run, &tools),
+    )?;
+    bar.bar.finish_and_clear();
+    let used = budget.used();
+    if args.json.json {
+        printer::json(
+            &serde_json::json!({"report": report, "tokens": used.tokens(), "llm_calls": used.calls}),
+        )?;
+    } else {
+        let stored = report.apis.iter().filter(|(_, v)| v.is_some()).count();
+        printer::line(format!(
+            "run {run} ({}): {} APIs refined ({stored} new `{}` doc versions), {} done before, {} failed, {} tool descriptions; {} LLM calls, {} tokens",
+            spec.method,
+            report.apis.len(),
+            spec.method.label(),
+            report.already_done,
+            report.failed.len(),
+            report.tools.len(),
+            used.calls,
+            used.tokens()
+        ))?;
+        for (api, error) in &report.failed {
+            printer::line(format!("  failed {api}: {error}"))?;
+        }
+        match &report.end {
+            RunEnd::Finished => printer::note(format!(
+                "see `toolsmith docs history API --rounds`; make them active with `toolsmith docs activate --all {}`",
+                spec.method.label()
+            )),
+            RunEnd::Budget(why) => printer::note(format!(
+                "stopped at the budget ({why}); continue with `toolsmith refine --resume {run}`"
+            )),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The spec of a new run: the method's settings (file, then flags) and the chosen APIs.
+fn new_spec(
+    ctx: &Context,
+    args: &RefineArgs,
+    store: &toolsmith_catalog::Store,
+) -> anyhow::Result<RunSpec> {
+    let method: Method = args
+        .method
+        .context("say which method: --method easytool|draft")?
+        .into();
+    let config = &ctx.config()?.refine;
+    let settings = match method {
+        Method::Draft => {
+            let mut s = config.draft.clone();
+            if args.no_diversity {
+                s.diversity = false;
+            }
+            if args.no_adaptive_stop {
+                s.adaptive_stop = false;
+            }
+            if let Some(n) = args.max_rounds {
+                s.max_rounds = n;
+            }
+            s.validate()?;
+            serde_json::to_value(s)?
+        }
+        Method::EasyTool => {
+            config.easytool.validate()?;
+            serde_json::to_value(&config.easytool)?
+        }
+    };
+    let all = store.catalog(&DocSelector::Active, &Scope::default())?;
+    let filters: Vec<&str> = args
+        .apis
+        .as_deref()
+        .map(|f| {
+            f.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let apis: Vec<ApiId> = all
+        .apis()
+        .map(|(_, a)| a.api.id.clone())
+        .filter(|id| filters.is_empty() || filters.iter().any(|f| matches(id, f)))
+        .collect();
+    if apis.is_empty() {
+        bail!(
+            "no API matches --apis {} (see `toolsmith tools`)",
+            args.apis.as_deref().unwrap_or("")
+        );
+    }
+    Ok(RunSpec {
+        method,
+        apis,
+        settings,
+        mode: mode_name(args.mode).to_owned(),
+        from_label: args.from.to_string(),
+    })
+}
+
+/// An API id matches a filter item equal to it or to its tool's id, or containing it.
+fn matches(id: &ApiId, filter: &str) -> bool {
+    let full = id.to_string();
+    full == filter || id.tool().as_str() == filter || full.contains(filter)
+}
+
+fn mode_name(mode: CallMode) -> &'static str {
+    match mode {
+        CallMode::Live => "live",
+        CallMode::Record => "record",
+        CallMode::Replay => "replay",
+        CallMode::ReplayOrSimulate => "replay-or-simulate",
+        CallMode::Simulate => "simulate",
+    }
+}
+
+fn parse_mode(name: &str) -> anyhow::Result<CallMode> {
+    Ok(match name {
+        "live" => CallMode::Live,
+        "record" => CallMode::Record,
+        "replay" => CallMode::Replay,
+        "replay-or-simulate" => CallMode::ReplayOrSimulate,
+        "simulate" => CallMode::Simulate,
+        other => bail!("the stored run has an unknown call mode `{other}`"),
+    })
+}
+
+/// Prints what the run would cost at most, and spends nothing.
+fn dry_run(refiner: &dyn Refiner, tools: &[ToolEntry], json: bool) -> anyhow::Result<ExitCode> {
+    let jobs = toolsmith_refine::jobs(tools);
+    let mut total = Estimate::default();
+    for job in &jobs {
+        total += refiner.estimate(job);
+    }
+    // One more call per tool for its description.
+    total.llm_calls += tools.len() as u64;
+    if json {
+        printer::json(&serde_json::json!({
+            "method": refiner.method(), "apis": jobs.len(), "tools": tools.len(), "estimate": total,
+        }))?;
+    } else {
+        printer::line(format!(
+            "{} on {} APIs of {} tools: at most {} LLM calls, about {} tokens, {} tool calls (dry run: nothing spent)",
+            refiner.method(),
+            jobs.len(),
+            tools.len(),
+            total.llm_calls,
+            total.tokens,
+            total.tool_calls
+        ))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The progress bar: APIs done, rounds, tokens.
+struct Bar {
+    bar: ProgressBar,
+    budget: Arc<Budget>,
+    rounds: std::sync::atomic::AtomicUsize,
+}
+
+impl Bar {
+    fn new(ctx: &Context, tools: &[ToolEntry], budget: Arc<Budget>, method: Method) -> Self {
+        let apis = tools.iter().map(|t| t.apis.len()).sum();
+        Self {
+            bar: ctx.progress().bar(apis, format!("refining ({method})")),
+            budget,
+            rounds: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    fn update(&self) {
+        let rounds = self.rounds.load(std::sync::atomic::Ordering::Relaxed);
+        self.bar.set_message(format!(
+            "refining: {rounds} rounds, {} tokens",
+            self.budget.used().tokens()
+        ));
+    }
+}
+
+impl RefineObserver for Bar {
+    fn run_started(&self, _run: RunId, _apis: usize, done: usize) {
+        self.bar.inc(done as u64);
+    }
+    fn round_finished(&self, _api: &ApiId, _round: &Round) {
+        self.rounds
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.update();
+    }
+    fn api_finished(&self, _api: &ApiId, _version: Option<u32>) {
+        self.bar.inc(1);
+        self.update();
+    }
+    fn api_failed(&self, api: &ApiId, error: &str) {
+        self.bar.inc(1);
+        self.bar.println(format!("{api}: {error}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_api_filter_item_is_an_id_a_tool_or_a_part_of_an_id() {
+        let id: ApiId = "tmdb/get_search_movie".parse().unwrap();
+        assert!(matches(&id, "tmdb/get_search_movie"));
+        assert!(matches(&id, "tmdb"));
+        assert!(matches(&id, "search"));
+        assert!(!matches(&id, "spotify"));
+    }
+
+    #[test]
+    fn stored_call_modes_read_back() {
+        for mode in [
+            CallMode::Live,
+            CallMode::Replay,
+            CallMode::Simulate,
+            CallMode::Record,
+            CallMode::ReplayOrSimulate,
+        ] {
+            assert_eq!(parse_mode(mode_name(mode)).unwrap(), mode);
+        }
+        assert!(parse_mode("teleport").is_err());
+    }
+}

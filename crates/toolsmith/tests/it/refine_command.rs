@@ -1,0 +1,157 @@
+//! `toolsmith refine --method draft` end to end: a loopback OpenAI-compatible server plays the
+//! explorer, analyzer, rewriter and the embedding endpoint; TMDB's API is simulated.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+use crate::support::{Workspace, serve_loopback, shared};
+
+const REFINED: &str =
+    "Finds movies by a title text; returns results with id, title and release date.";
+
+const QUERIES: &[&str] = &[
+    "Find the movie Dune",
+    "Which films are called Alien",
+    "Look up Heat from 1995",
+    "Search for Amelie",
+    "Is there a film named Up",
+    "Titanic please",
+    "Show The Matrix",
+];
+
+#[derive(Clone, Default)]
+struct State {
+    explorer_calls: Arc<AtomicUsize>,
+}
+
+async fn chat(state: axum::extract::State<State>, Json(request): Json<Value>) -> Json<Value> {
+    let last = request["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("")
+        .to_owned();
+    let reply = if last.contains("You are testing an API") || last.contains("too close") {
+        let n = state.explorer_calls.fetch_add(1, Ordering::SeqCst);
+        let query = QUERIES[n % QUERIES.len()];
+        json!({"query": query, "arguments": {"query": query}})
+    } else if last.contains("You review API documentation") {
+        json!({"suggestions": "Say that results carry ids and release dates."})
+    } else if last.contains("You maintain the documentation") {
+        json!({"description": REFINED, "next_exploration": "try a title with a year"})
+    } else {
+        json!({"description": "TMDB: movie data. Functions: search movies by title."})
+    };
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}}),
+    )
+}
+
+/// 8 dimensions: how many words start with each letter group, so texts sharing words are close.
+async fn embeddings(Json(request): Json<Value>) -> Json<Value> {
+    let inputs: Vec<String> = request["input"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let mut v = vec![0.01f32; 8];
+            for word in text.split_whitespace() {
+                let b = word.to_lowercase().bytes().next().unwrap_or(0);
+                v[usize::from(b) % 8] += 1.0;
+            }
+            json!({"index": i, "embedding": v})
+        })
+        .collect();
+    Json(json!({"data": data}))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .route("/v1/embeddings", post(embeddings))
+        .with_state(State::default());
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n\
+             [retrieve]\nembedder = \"http\"\nembedding_dimensions = 8\n"
+        ),
+    )
+    .unwrap();
+    let api = "tmdb/get_search_movie";
+    let ws = tokio::task::spawn_blocking(move || {
+        let dry = ws.ok(&["refine", "--method", "draft", "--apis", api, "--dry-run"]);
+        assert!(
+            dry.contains("draft on 1 APIs of 1 tools: at most 26 LLM calls"),
+            "{dry}"
+        );
+        let out = ws.ok(&[
+            "refine",
+            "--method",
+            "draft",
+            "--apis",
+            api,
+            "--concurrency",
+            "2",
+        ]);
+        assert!(
+            out.contains("1 APIs refined (1 new `draft` doc versions)"),
+            "{out}"
+        );
+
+        let history: Value =
+            serde_json::from_str(&ws.ok(&["docs", "history", api, "--rounds", "--json"])).unwrap();
+        let versions = history["versions"].as_array().unwrap();
+        let draft = versions.iter().find(|v| v["label"] == "draft").unwrap();
+        assert_eq!(draft["doc"]["description"], REFINED);
+        assert_eq!(draft["active"], false, "refine never activates");
+        let rounds = history["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 2, "the doc settled in round 2: {rounds:?}");
+        assert_eq!(rounds[1]["round"]["stop"], "settled");
+        assert!(rounds[0]["round"]["exploration"]["query"].is_string());
+
+        let text = ws.ok(&["docs", "history", api, "--rounds"]);
+        assert!(
+            text.contains("round 1:") && text.contains("explored: Find the movie Dune"),
+            "{text}"
+        );
+        let diff = ws.ok(&["docs", "diff", api, "original", "draft"]);
+        assert!(diff.contains("{+") && diff.contains("[-"), "{diff}");
+
+        // A finished run resumed redoes nothing.
+        let again = ws.ok(&["refine", "--resume"]);
+        assert!(
+            again.contains("0 APIs refined") && again.contains("1 done before"),
+            "{again}"
+        );
+
+        let activated = ws.ok(&["docs", "activate", "--all", "draft"]);
+        assert!(
+            activated.contains("2 docs now show their `draft` version"),
+            "{activated}"
+        );
+        let shown = ws.ok(&["show", api]);
+        assert!(shown.contains(REFINED), "{shown}");
+        ws
+    })
+    .await
+    .unwrap();
+    drop(ws);
+}
