@@ -71,6 +71,7 @@ pub use crate::validate::{InputSchemas, Validated};
 pub use toolsmith_plumbing::retry::RetrySettings;
 
 mod canonical;
+pub mod compact;
 mod error;
 mod executor;
 mod http;

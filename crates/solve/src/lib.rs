@@ -63,7 +63,9 @@ pub use crate::error::{Error, Result};
 pub use crate::react::React;
 pub use crate::run::{Finish, Run};
 pub use crate::runtime::{Answered, Runtime, Stop};
-pub use crate::settings::{AgentSettings, ConAgentsSettings, DfsdtSettings, ReactSettings};
+pub use crate::settings::{
+    AgentSettings, ConAgentsSettings, DfsdtSettings, ObservationStyle, ReactSettings,
+};
 pub use crate::solver::Solver;
 pub use crate::store::RunStore;
 pub use crate::toolset::{FINISH, RenderOptions, SEARCH_TOOLS, Toolset};

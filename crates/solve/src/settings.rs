@@ -17,6 +17,21 @@ pub struct AgentSettings {
     pub max_tokens: Option<u32>,
     /// Tools found per `search_tools` call.
     pub search_k: usize,
+    /// How an observation is fitted into `max_observation_chars`.
+    pub observation_style: ObservationStyle,
+}
+
+/// How observations longer than the limit are shortened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObservationStyle {
+    /// Valid JSON with whole items: long strings shortened, URL fields
+    /// dropped before ids and names, lists ending with a note
+    /// (`toolsmith_exec::compact`). The default for users.
+    #[default]
+    Compact,
+    /// ToolBench's plain cut of the text, marked `...`.
+    Paper,
 }
 
 impl AgentSettings {
@@ -27,12 +42,17 @@ impl AgentSettings {
         seed: None,
         max_tokens: Some(1024),
         search_k: 5,
+        observation_style: ObservationStyle::Paper,
     };
 }
 
 impl Default for AgentSettings {
+    /// The paper's settings, with observations compacted instead of cut.
     fn default() -> Self {
-        Self::PAPER
+        Self {
+            observation_style: ObservationStyle::Compact,
+            ..Self::PAPER
+        }
     }
 }
 
