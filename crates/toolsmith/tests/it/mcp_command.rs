@@ -43,7 +43,7 @@ fn import_a_stdio_server_list_its_apis_and_call_them() {
         .collect();
     assert_eq!(
         functions,
-        ["add", "echo", "fail", "crash", "slow", "add_tool"]
+        ["add", "echo", "fail", "crash", "slow", "add_tool", "env"]
     );
     assert!(rows.iter().all(|r| r["tool"] == "fixture"));
     let add = &rows[0];
