@@ -207,7 +207,7 @@ impl Request {
             .and_then(|n| usize::try_from(n).ok())
             .filter(|n| (1..=1000).contains(n));
         let page_size = size_arg
-            .or_else(|| documented_page_size(&entry.api.description()))
+            .or_else(|| documented_page_size(entry.api.description()))
             .unwrap_or(limits.page_size);
         let unnamed = unnamed_example_key(entry);
         let mut unpaged = args.clone();

@@ -191,7 +191,7 @@ impl Pool {
     /// One example record of the entity type, chosen by `seed`.
     fn record(&self, entity: &str, seed: u64) -> Option<&Map<String, Value>> {
         let records = self.records.get(entity)?;
-        let mut rng = Rng::new(seed ^ 0x7ec0_4d);
+        let mut rng = Rng::new(seed ^ 0x007e_c04d);
         records.get(rng.index(records.len()))
     }
 }

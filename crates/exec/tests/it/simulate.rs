@@ -533,10 +533,10 @@ mod properties {
             if p.name == "query" {
                 map.insert("query".to_owned(), json!(word));
             }
-            if let Some(choices) = p.schema.get("enum").and_then(Value::as_array) {
-                if !choices.is_empty() {
-                    map.insert(p.name.clone(), choices[pick % choices.len()].clone());
-                }
+            if let Some(choices) = p.schema.get("enum").and_then(Value::as_array)
+                && !choices.is_empty()
+            {
+                map.insert(p.name.clone(), choices[pick % choices.len()].clone());
             }
         }
         args
@@ -609,10 +609,10 @@ fn a_toolenv2404_sample_simulates_without_empty_keys_within_its_schemas() {
             continue;
         };
         // A schema the validator cannot compile says nothing about the body.
-        if let Ok(validator) = jsonschema::validator_for(schema) {
-            if let Some(error) = validator.iter_errors(&body).next() {
-                failures.push(format!("{api}: {error} at {}", error.instance_path()));
-            }
+        if let Ok(validator) = jsonschema::validator_for(schema)
+            && let Some(error) = validator.iter_errors(&body).next()
+        {
+            failures.push(format!("{api}: {error} at {}", error.instance_path()));
         }
     }
     // Most ToolEnv2404 APIs have no usable schema or example (see sim_bench).
