@@ -56,12 +56,13 @@ pub use crate::executor::{ApiBook, BookEntry, Executor};
 pub use crate::http::{Credential, Credentials, HttpExecutor, HttpSettings, Secret};
 #[cfg(feature = "mcp")]
 pub use crate::mcp::{
-    McpAddress, McpClient, McpError, McpExecutor, McpServer, McpServers, McpSettings, McpTransport,
-    ToolListChange, ToolListObserver,
+    MCP_SAFE_ENV, McpAddress, McpClient, McpError, McpExecutor, McpServer, McpServers, McpSettings,
+    McpTransport, ToolListChange, ToolListObserver,
 };
 pub use crate::native::{ArithOp, NativeTools};
 pub use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
 pub use crate::pseudo_schema::pseudo_schema;
+pub use crate::redact::{REDACTED, Redactor};
 pub use crate::replay::{Coverage, Mode, ModeExecutor, ResponseCache};
 pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
 #[cfg(feature = "llm-oracle")]
@@ -71,6 +72,7 @@ pub use crate::validate::{InputSchemas, Validated};
 pub use toolsmith_plumbing::retry::RetrySettings;
 
 mod canonical;
+pub mod compact;
 mod error;
 mod executor;
 mod http;
@@ -79,6 +81,7 @@ mod mcp;
 mod native;
 mod observation;
 mod pseudo_schema;
+mod redact;
 mod replay;
 pub mod sandbox;
 mod simulate;

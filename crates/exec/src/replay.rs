@@ -20,6 +20,7 @@ use crate::canonical::canonical_json;
 use crate::error::{Error, Result};
 use crate::executor::Executor;
 use crate::observation::{Observation, Provenance};
+use crate::redact::Redactor;
 
 /// The cache's tables, versioned as the component `exec` of `toolsmith_migrations`. Step `i`
 /// brings them from version `i` to `i + 1`; append only.
@@ -278,6 +279,7 @@ pub struct ModeExecutor {
     live: Option<Arc<dyn Executor>>,
     simulator: Option<Arc<dyn Executor>>,
     cache: Arc<ResponseCache>,
+    redactor: Arc<Redactor>,
 }
 
 impl fmt::Debug for ModeExecutor {
@@ -298,7 +300,15 @@ impl ModeExecutor {
             live: None,
             simulator: None,
             cache,
+            redactor: Arc::new(Redactor::new()),
         }
+    }
+
+    /// Takes `redactor`'s secrets out of every observation before it is
+    /// recorded or returned, whichever backend produced it.
+    pub fn redacting(mut self, redactor: Redactor) -> Self {
+        self.redactor = Arc::new(redactor);
+        self
     }
 
     /// Sets the live backend (needed by `live` and `record`).
@@ -364,7 +374,9 @@ impl Executor for ModeExecutor {
             Mode::Live => self.backend("live")?.call(api, args).await?,
             Mode::Simulate => self.backend("simulator")?.call(api, args).await?,
             Mode::Record => {
-                let obs = self.backend("live")?.call(api, args).await?;
+                let obs = self
+                    .redactor
+                    .redact(self.backend("live")?.call(api, args).await?);
                 // Transient failures (rate limits, 5xx, timeouts) are not worth replaying.
                 if !obs.failure().is_some_and(|k| k.is_retryable()) {
                     let (a, v, o) = (api.clone(), args.clone(), obs.clone());
@@ -386,6 +398,7 @@ impl Executor for ModeExecutor {
                 None => self.backend("simulator")?.call(api, args).await?,
             },
         };
+        let obs = self.redactor.redact(obs);
         let (a, provenance) = (api.clone(), obs.provenance);
         self.blocking(move |c| c.log_call(&a, provenance)).await?;
         Ok(obs)

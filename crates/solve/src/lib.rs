@@ -64,7 +64,7 @@ pub use crate::react::React;
 pub use crate::run::{Finish, Run};
 pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{
-    AgentSettings, ConAgentsSettings, DfsdtSettings, Protocol, ReactSettings,
+    AgentSettings, ConAgentsSettings, DfsdtSettings, ObservationStyle, Protocol, ReactSettings,
 };
 pub use crate::solver::Solver;
 pub use crate::store::RunStore;

@@ -17,6 +17,7 @@ use toolsmith_retrieve::{Filter, Retriever};
 
 use crate::run::Finish;
 use crate::settings::AgentSettings;
+use crate::settings::ObservationStyle;
 use crate::toolset::{FINISH, FinishCall, RenderOptions, SEARCH_TOOLS, Toolset, parse_finish};
 use crate::trace::{CallOutcome, RunLimit, TraceEvent, Tracer, cut};
 
@@ -226,7 +227,16 @@ impl Runtime {
                 );
             }
         };
-        let content = cut(&observation_text(&observation), limit);
+        let content = match self.settings.observation_style {
+            ObservationStyle::Paper => cut(&observation_text(&observation), limit),
+            ObservationStyle::Compact => toolsmith_exec::compact::compact_text(
+                &observation_text(&observation),
+                self.book
+                    .get(api)
+                    .and_then(|e| e.api.api.response_schema.as_ref()),
+                limit,
+            ),
+        };
         let answered = self.record(
             call,
             Some(api.clone()),

@@ -24,6 +24,8 @@ pub struct AgentSettings {
     /// the node limit; the call after the last one ends the run (limit `searches`). Paper
     /// mode has no such budget: searches count as nodes.
     pub max_searches: usize,
+    /// How an observation is fitted into `max_observation_chars`.
+    pub observation_style: ObservationStyle,
 }
 
 /// Whose rules a run follows where toolsmith departs from the papers.
@@ -62,6 +64,19 @@ impl std::str::FromStr for Protocol {
     }
 }
 
+/// How observations longer than the limit are shortened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObservationStyle {
+    /// Valid JSON with whole items: long strings shortened, URL fields
+    /// dropped before ids and names, lists ending with a note
+    /// (`toolsmith_exec::compact`). The default for users.
+    #[default]
+    Compact,
+    /// ToolBench's plain cut of the text, marked `...`.
+    Paper,
+}
+
 impl AgentSettings {
     /// ToolBench's runtime (ToolLLM, ICLR 2024), as its reference code runs.
     pub const PAPER: Self = Self {
@@ -72,14 +87,29 @@ impl AgentSettings {
         search_k: 5,
         protocol: Protocol::Paper,
         max_searches: 4,
+        observation_style: ObservationStyle::Paper,
     };
 
     /// What users get: ToolBench's runtime with toolsmith's protocol (a search budget of 4
     /// `search_tools` calls outside the node count; DFSDT retries the root after a give-up).
     pub const TOOLSMITH: Self = Self {
         protocol: Protocol::Toolsmith,
+        observation_style: ObservationStyle::Compact,
         ..Self::PAPER
     };
+
+    /// These settings under `protocol`. The paper's protocol also brings the paper's plain
+    /// cut of observations, so `--protocol paper` alone makes a run comparable with ToolBench's.
+    pub fn with_protocol(self, protocol: Protocol) -> Self {
+        match protocol {
+            Protocol::Paper => Self {
+                protocol,
+                observation_style: ObservationStyle::Paper,
+                ..self
+            },
+            Protocol::Toolsmith => Self { protocol, ..self },
+        }
+    }
 
     /// Whether the run follows the paper's rules.
     pub fn paper(&self) -> bool {
@@ -88,6 +118,7 @@ impl AgentSettings {
 }
 
 impl Default for AgentSettings {
+    /// toolsmith's protocol ([`Self::TOOLSMITH`]): observations compacted, searches budgeted.
     fn default() -> Self {
         Self::TOOLSMITH
     }

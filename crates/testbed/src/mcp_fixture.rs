@@ -196,6 +196,11 @@ impl McpFixture {
                     "required": ["name"]
                 })),
             ),
+            Tool::new(
+                "env",
+                "Reports the server's environment variables (to check what a client passes on).",
+                object(json!({"type": "object"})),
+            ),
         ];
         for name in self
             .added
@@ -289,6 +294,12 @@ impl ServerHandler for McpFixture {
                 (self.crash)();
                 // Over HTTP the server is stopping; this answer may never arrive.
                 Ok(text("crashed"))
+            }
+            "env" => {
+                let vars: serde_json::Map<String, Value> = std::env::vars()
+                    .map(|(k, v)| (k, Value::String(v)))
+                    .collect();
+                Ok(CallToolResult::structured(json!({ "env": vars })).into())
             }
             "slow" => {
                 let seconds = args.get("seconds").and_then(Value::as_f64).unwrap_or(30.0);

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
     ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, LlmOracle, McpAddress, McpExecutor,
-    Mode, ModeExecutor, NativeTools, Provenance, ResponseCache, Simulator, Validated,
+    Mode, ModeExecutor, NativeTools, Provenance, Redactor, ResponseCache, Simulator, Validated,
 };
 use toolsmith_llm::CacheMode;
 
@@ -57,8 +57,20 @@ pub(crate) fn build(
     Ok(Arc::new(
         ModeExecutor::new(mode, cache)
             .live(live)
-            .simulator(simulator),
+            .simulator(simulator)
+            .redacting(redactor(ctx)?),
     ))
+}
+
+/// The secrets no observation may carry: the values of secret-named
+/// variables of the environment (API keys, tokens) and those the `[mcp]`
+/// table configures.
+fn redactor(ctx: &Context) -> anyhow::Result<Redactor> {
+    let mut redactor = Redactor::from_env();
+    for secret in ctx.config()?.mcp.secrets(|var| std::env::var(var).ok()) {
+        redactor.add(secret);
+    }
+    Ok(redactor)
 }
 
 /// The schema simulator, with the configured LLM as its oracle when there is one.

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::mcp::error::McpError;
 use crate::mcp::result::{failure_of, observe};
-use crate::mcp::server::{McpServer, McpTransport};
+use crate::mcp::server::{MCP_SAFE_ENV, McpServer, McpTransport};
 use crate::mcp::stderr::StderrTail;
 use crate::observation::{FailureKind, Observation, Provenance};
 
@@ -202,9 +202,20 @@ impl McpClient {
                 command,
                 args,
                 env,
+                inherit_env,
                 cwd,
             } => {
                 let mut cmd = tokio::process::Command::new(command);
+                cmd.env_clear();
+                for name in MCP_SAFE_ENV
+                    .iter()
+                    .copied()
+                    .chain(inherit_env.iter().map(String::as_str))
+                {
+                    if let Some(value) = std::env::var_os(name) {
+                        cmd.env(name, value);
+                    }
+                }
                 cmd.args(args).envs(env).kill_on_drop(true);
                 if let Some(dir) = cwd {
                     cmd.current_dir(dir);

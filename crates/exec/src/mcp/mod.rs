@@ -21,4 +21,4 @@ mod stderr;
 pub use client::{McpClient, McpSettings, ToolListChange, ToolListObserver};
 pub use error::McpError;
 pub use executor::McpExecutor;
-pub use server::{McpAddress, McpServer, McpServers, McpTransport};
+pub use server::{MCP_SAFE_ENV, McpAddress, McpServer, McpServers, McpTransport};

@@ -131,6 +131,10 @@ fn is_server_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
+/// The variables a stdio server inherits from the caller's environment
+/// unless configured otherwise (what the official MCP SDKs pass on POSIX).
+pub const MCP_SAFE_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
 /// How to reach a server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum McpTransport {
@@ -140,8 +144,13 @@ pub enum McpTransport {
         command: String,
         /// Its arguments.
         args: Vec<String>,
-        /// Variables added to the inherited environment.
+        /// Variables set for the server. It inherits only
+        /// [`MCP_SAFE_ENV`] and `inherit_env` from the caller, as the official
+        /// MCP SDKs start stdio servers, so keys and tokens in the caller's
+        /// environment do not reach it.
         env: BTreeMap<String, String>,
+        /// Further variables passed on from the caller's environment.
+        inherit_env: Vec<String>,
         /// Working directory (the caller's when `None`).
         cwd: Option<PathBuf>,
     },
@@ -166,7 +175,8 @@ pub struct McpServer {
 }
 
 impl McpServer {
-    /// A server run as a child process, with the caller's environment and directory.
+    /// A server run as a child process, in the caller's directory, with
+    /// only the [`MCP_SAFE_ENV`] variables of the caller's environment.
     pub fn stdio(
         name: impl Into<String>,
         command: impl Into<String>,
@@ -178,6 +188,7 @@ impl McpServer {
                 command: command.into(),
                 args: args.into_iter().map(Into::into).collect(),
                 env: BTreeMap::new(),
+                inherit_env: Vec::new(),
                 cwd: None,
             },
         }

@@ -8,12 +8,21 @@
 //!   name. So movie 42 has the same release date in a search result and in
 //!   its detail, whatever else either schema holds;
 //! - a field named like an argument echoes the argument, and the name or
-//!   title of a search result contains the search term.
+//!   title of a search result contains the search term;
+//! - values come from the tool's examples per entity type (the schema path
+//!   and field name tell a company from a person), and an entity takes all
+//!   its example fields from one example record (a film's title, original
+//!   title and overview belong together);
+//! - the labels an entity was shown with are remembered (see [`Labels`]),
+//!   so the detail of a company found by a search carries that name.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use serde_json::{Map, Number, Value};
 
+use super::request::{self, Request};
 use super::rng::{Rng, child_seed};
 use crate::canonical::{canonical_json, stable_hash};
 
@@ -59,7 +68,16 @@ pub(crate) struct Limits {
     pub(crate) min_items: usize,
     pub(crate) max_items: usize,
     pub(crate) max_depth: usize,
+    pub(crate) page_size: usize,
 }
+
+/// Most entities whose labels a simulator remembers.
+const MAX_LABELS: usize = 200_000;
+
+/// The labels (name-like fields) each entity was shown with, by entity type
+/// and canonical id.
+#[derive(Debug, Default)]
+pub(crate) struct Labels(HashMap<(String, String), Map<String, Value>>);
 
 /// Context of one synthesis: the schema's root (for `$ref`), the call's
 /// arguments, and example values by field name.
@@ -70,21 +88,117 @@ pub(crate) struct Synth<'a> {
     path_id: Option<&'a Value>,
     pool: &'a Pool,
     limits: &'a Limits,
+    request: &'a Request,
+    labels: &'a Mutex<Labels>,
+    /// Entity types of the objects being built, innermost last.
+    entities: RefCell<Vec<String>>,
 }
 
-/// Example values by field name, gathered from every example of a tool so
-/// that every API of the tool draws from the same values.
+/// Example values gathered from every example of a tool, so that every API
+/// of the tool draws from the same values: by entity type and field name,
+/// by field name alone, and whole records (the scalar fields of one example
+/// entity) by entity type.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Pool(HashMap<String, Vec<Value>>);
+pub(crate) struct Pool {
+    by_field: HashMap<String, Vec<Value>>,
+    by_entity: HashMap<(String, String), Vec<Value>>,
+    records: HashMap<String, Vec<Map<String, Value>>>,
+}
+
+/// Most values or records kept per slot.
+const POOL_SLOT: usize = 64;
 
 impl Pool {
-    /// Adds the scalar values (and arrays of scalars) of one example.
-    pub(crate) fn add_example(&mut self, example: &Value) {
-        collect_pool(example, None, &mut self.0, 0);
+    /// Adds the values of one example of an API whose response is about
+    /// `entity`, at `path`.
+    pub(crate) fn add_example(&mut self, example: &Value, entity: &str, path: &str) {
+        match example {
+            Value::Object(map) => self.add_object(map, entity, entity, path, 0),
+            Value::Array(items) => {
+                for item in items.iter().take(32) {
+                    if let Value::Object(map) = item {
+                        self.add_object(map, entity, entity, path, 0);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
-    fn get(&self, name: &str) -> Option<&Vec<Value>> {
-        self.0.get(name)
+    fn add_object(
+        &mut self,
+        map: &Map<String, Value>,
+        entity: &str,
+        top: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        if depth > 12 {
+            return;
+        }
+        let mut record = Map::new();
+        for (key, value) in map {
+            match value {
+                Value::Object(sub) => {
+                    let kind = request::entity_of(Some(key), top, path);
+                    self.add_object(sub, &kind, top, path, depth + 1);
+                }
+                Value::Array(items) if items.iter().any(|i| i.is_object() || i.is_array()) => {
+                    let kind = request::entity_of(Some(key), top, path);
+                    for item in items.iter().take(32) {
+                        if let Value::Object(sub) = item {
+                            self.add_object(sub, &kind, top, path, depth + 1);
+                        }
+                    }
+                }
+                Value::Null => {}
+                Value::Array(items) if items.is_empty() => {}
+                scalar => {
+                    record.insert(key.clone(), scalar.clone());
+                    push_unique(self.by_field.entry(key.clone()).or_default(), scalar);
+                    push_unique(
+                        self.by_entity
+                            .entry((entity.to_owned(), key.clone()))
+                            .or_default(),
+                        scalar,
+                    );
+                }
+            }
+        }
+        let is_entity = map.contains_key("id") || LABEL_FIELDS.iter().any(|l| map.contains_key(*l));
+        if is_entity && !record.is_empty() {
+            let slot = self.records.entry(entity.to_owned()).or_default();
+            let same_id =
+                |r: &Map<String, Value>| map.get("id").is_some() && r.get("id") == map.get("id");
+            if slot.len() < POOL_SLOT && !slot.iter().any(same_id) {
+                slot.push(record);
+            }
+        }
+    }
+
+    /// Values for a field: of its entity type, else (not for labels,
+    /// which would mix a person's name into a company) of any entity.
+    fn values(&self, entity: &str, name: &str) -> Option<&Vec<Value>> {
+        self.by_entity
+            .get(&(entity.to_owned(), name.to_owned()))
+            .or_else(|| {
+                (!LABEL_FIELDS.contains(&name.to_ascii_lowercase().as_str()))
+                    .then(|| self.by_field.get(name))
+                    .flatten()
+            })
+    }
+
+    /// One example record of the entity type, chosen by `seed`.
+    fn record(&self, entity: &str, seed: u64) -> Option<&Map<String, Value>> {
+        let records = self.records.get(entity)?;
+        let mut rng = Rng::new(seed ^ 0x007e_c04d);
+        records.get(rng.index(records.len()))
+    }
+}
+
+fn push_unique(slot: &mut Vec<Value>, value: &Value) {
+    if slot.len() < POOL_SLOT && !slot.contains(value) {
+        slot.push(value.clone());
     }
 }
 
@@ -95,6 +209,8 @@ impl<'a> Synth<'a> {
         path_id: Option<&'a Value>,
         pool: &'a Pool,
         limits: &'a Limits,
+        request: &'a Request,
+        labels: &'a Mutex<Labels>,
     ) -> Self {
         let term = TERM_ARGS
             .iter()
@@ -107,7 +223,15 @@ impl<'a> Synth<'a> {
             path_id,
             pool,
             limits,
+            request,
+            labels,
+            entities: RefCell::new(vec![request.entity.clone()]),
         }
+    }
+
+    /// The entity type of the object being built.
+    fn entity(&self) -> String {
+        self.entities.borrow().last().cloned().unwrap_or_default()
     }
 
     /// Synthesizes the value of `schema` (the root when called from outside).
@@ -182,7 +306,7 @@ impl<'a> Synth<'a> {
             return self.node(&merged, name, seed, depth, item);
         }
         match schema_type(schema) {
-            Some("object") => self.object(schema, seed, depth, item),
+            Some("object") => self.object(schema, name, seed, depth, item),
             Some("array") => self.array(schema, name, seed, depth),
             Some("string") => Value::String(self.string(schema, name, seed, item, depth)),
             Some("integer") => self.integer(schema, name, seed),
@@ -317,7 +441,33 @@ impl<'a> Synth<'a> {
         Value::Object(merged)
     }
 
-    fn object(&self, schema: &Value, seed: u64, depth: usize, item: Option<usize>) -> Value {
+    fn object(
+        &self,
+        schema: &Value,
+        name: Option<&str>,
+        seed: u64,
+        depth: usize,
+        item: Option<usize>,
+    ) -> Value {
+        let entity = if depth == 0 {
+            self.request.entity.clone()
+        } else {
+            request::entity_of(name, &self.request.entity, &self.request.path)
+        };
+        self.entities.borrow_mut().push(entity.clone());
+        let value = self.object_of(schema, &entity, seed, depth, item);
+        self.entities.borrow_mut().pop();
+        value
+    }
+
+    fn object_of(
+        &self,
+        schema: &Value,
+        entity: &str,
+        seed: u64,
+        depth: usize,
+        item: Option<usize>,
+    ) -> Value {
         let empty = Map::new();
         let props = schema
             .get("properties")
@@ -330,6 +480,7 @@ impl<'a> Synth<'a> {
             .unwrap_or_default();
         let mut out = Map::new();
         let mut seed = seed;
+        let mut record = None;
         if let Some(id_schema) = props.get("id") {
             let echoed = self
                 .path_id
@@ -345,17 +496,199 @@ impl<'a> Synth<'a> {
                 )
             });
             seed = stable_hash(&[b"entity", canonical_json(&id).as_bytes()]);
+            record = self.pool.record(entity, seed);
             out.insert("id".to_owned(), id);
         }
+        let paged = depth == 0
+            && props.contains_key("page")
+            && (props.contains_key("total_results") || props.contains_key("total_pages"));
+        let mut list_done = false;
+        let mut filtered = false;
         let deep = depth >= self.limits.max_depth;
         for (key, sub) in props {
             if key == "id" || (deep && !required.contains(&key.as_str())) {
                 continue;
             }
-            let value = self.node(sub, Some(key), child_seed(seed, key), depth + 1, item);
-            out.insert(key.clone(), value);
+            let (key, sub) = match self.named(key, sub, depth, props, &required) {
+                Some(named) => named,
+                None => continue,
+            };
+            let resolved = self.resolve(&sub);
+            if paged && !list_done && schema_type(resolved) == Some("array") {
+                list_done = true;
+                let filters = self.list_filters(resolved);
+                filtered = !filters.is_empty();
+                let value =
+                    self.page_of(resolved, &key, child_seed(seed, &key), depth + 1, &filters);
+                out.insert(key, value);
+                continue;
+            }
+            let from_record = record
+                .and_then(|r| r.get(&key))
+                .filter(|v| self.record_fits(&key, resolved, v, depth));
+            let value = match from_record {
+                Some(v) => v.clone(),
+                None => self.node(&sub, Some(&key), child_seed(seed, &key), depth + 1, item),
+            };
+            out.insert(key, value);
+        }
+        if paged {
+            let (total, pages, _) = self.request.paging(filtered);
+            for (key, number) in [
+                ("page", self.request.page),
+                ("total_results", total),
+                ("total_pages", pages),
+            ] {
+                if out.get(key).is_some_and(Value::is_number) {
+                    out.insert(key.to_owned(), Value::from(number));
+                }
+            }
+        }
+        if out.contains_key("id") {
+            self.remember_labels(entity, &mut out);
         }
         Value::Object(out)
+    }
+
+    /// The name and schema a property is generated under: a property with
+    /// an empty name (a slip in some specs) takes the name of the example's
+    /// field the schema does not name, as a list when the example has one,
+    /// else it is left out unless required.
+    fn named(
+        &self,
+        key: &str,
+        sub: &Value,
+        depth: usize,
+        props: &Map<String, Value>,
+        required: &[&str],
+    ) -> Option<(String, Value)> {
+        if !key.is_empty() {
+            return Some((key.to_owned(), sub.clone()));
+        }
+        match (&self.request.unnamed, depth) {
+            (Some((name, is_list)), 0) if !props.contains_key(name) => {
+                let resolved = self.resolve(sub);
+                let schema = if *is_list && schema_type(resolved) != Some("array") {
+                    serde_json::json!({"type": "array", "items": resolved})
+                } else {
+                    resolved.clone()
+                };
+                Some((name.clone(), schema))
+            }
+            _ => required
+                .contains(&key)
+                .then(|| (key.to_owned(), sub.clone())),
+        }
+    }
+
+    /// Whether an example record's value can stand for a field: same type,
+    /// within an enum, no string constraints to meet, and not a field the
+    /// call's arguments or search term decide.
+    fn record_fits(&self, key: &str, schema: &Value, value: &Value, depth: usize) -> bool {
+        let lower = key.to_ascii_lowercase();
+        let by_term = self.term.is_some()
+            && depth < MAX_LABEL_DEPTH
+            && LABEL_FIELDS.contains(&lower.as_str());
+        let constrained = ["const", "oneOf", "anyOf", "allOf"]
+            .iter()
+            .any(|k| schema.get(*k).is_some())
+            || value
+                .as_str()
+                .is_some_and(|text| !string_fits(schema, text));
+        !by_term
+            && !constrained
+            && !self.args.contains_key(key)
+            && type_matches(schema, value)
+            && schema
+                .get("enum")
+                .and_then(Value::as_array)
+                .is_none_or(|c| c.contains(value))
+            && (!value.is_array()
+                || schema.get("items").is_none_or(|items| {
+                    value
+                        .as_array()
+                        .is_some_and(|vs| vs.iter().all(|v| type_matches(self.resolve(items), v)))
+                }))
+    }
+
+    /// Gives an entity the labels it was shown with before, or remembers
+    /// the ones it has now.
+    fn remember_labels(&self, entity: &str, out: &mut Map<String, Value>) {
+        let Some(id) = out.get("id") else {
+            return;
+        };
+        let key = (entity.to_owned(), canonical_json(id));
+        let Ok(mut labels) = self.labels.lock() else {
+            return;
+        };
+        if let Some(known) = labels.0.get(&key) {
+            for (field, value) in known {
+                if out.get(field).is_some_and(Value::is_string) {
+                    out.insert(field.clone(), value.clone());
+                }
+            }
+            return;
+        }
+        let shown: Map<String, Value> = out
+            .iter()
+            .filter(|(k, v)| LABEL_FIELDS.contains(&k.as_str()) && v.is_string())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if !shown.is_empty() && labels.0.len() < MAX_LABELS {
+            labels.0.insert(key, shown);
+        }
+    }
+
+    /// The filters of the call that apply to the items of a list schema.
+    fn list_filters(&self, schema: &Value) -> Vec<request::Filter> {
+        let Some(items) = schema.get("items") else {
+            return Vec::new();
+        };
+        let fields: Vec<&str> = self
+            .resolve(items)
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        self.request.filters_for(&fields)
+    }
+
+    /// The list of a paged response: as many items as the page holds (see
+    /// [`Request::paging`]), each satisfying the call's filters.
+    fn page_of(
+        &self,
+        schema: &Value,
+        name: &str,
+        seed: u64,
+        depth: usize,
+        filters: &[request::Filter],
+    ) -> Value {
+        let Some(items) = schema.get("items").filter(|i| i.is_object()) else {
+            return self.array(schema, Some(name), seed, depth.saturating_sub(1));
+        };
+        let (_, _, count) = self.request.paging(!filters.is_empty());
+        let max_items = usize_kw(schema, "maxItems").unwrap_or(usize::MAX);
+        let count = count.min(max_items);
+        let mut out = Vec::with_capacity(count);
+        for i in 0..count {
+            let mut chosen = Value::Null;
+            for attempt in 0..24usize {
+                let item_seed = child_seed(seed, &format!("{i}.{attempt}"));
+                chosen = self.node(items, Some(name), item_seed, depth, Some(i));
+                let ok = chosen
+                    .as_object()
+                    .is_none_or(|m| filters.iter().all(|f| f.holds(m)));
+                if ok {
+                    break;
+                }
+            }
+            if let Value::Object(map) = &mut chosen {
+                let mut rng = Rng::new(child_seed(seed, &format!("force {i}")));
+                request::force(map, filters, &mut rng);
+            }
+            out.push(chosen);
+        }
+        Value::Array(out)
     }
 
     fn array(&self, schema: &Value, name: Option<&str>, seed: u64, depth: usize) -> Value {
@@ -373,8 +706,9 @@ impl<'a> Synth<'a> {
             lo + rng.index(hi - lo + 1)
         };
         let Some(items) = schema.get("items").filter(|i| i.is_object()) else {
+            let entity = self.entity();
             let pooled = name
-                .and_then(|n| self.pool.get(n))
+                .and_then(|n| self.pool.values(&entity, n))
                 .map(Vec::as_slice)
                 .unwrap_or_default();
             return Value::Array(
@@ -410,7 +744,13 @@ impl<'a> Synth<'a> {
         seed: u64,
         accept: impl Fn(&Value) -> bool,
     ) -> Option<Value> {
-        let candidates: Vec<&Value> = self.pool.get(name?)?.iter().filter(|v| accept(v)).collect();
+        let entity = self.entity();
+        let candidates: Vec<&Value> = self
+            .pool
+            .values(&entity, name?)?
+            .iter()
+            .filter(|v| accept(v))
+            .collect();
         let mut rng = Rng::new(seed ^ 0x5eed);
         candidates
             .get(rng.index(candidates.len()))
@@ -522,45 +862,37 @@ impl<'a> Synth<'a> {
     }
 }
 
-/// Collects scalar example values under their field names (and arrays of
-/// scalars), walking at most a few levels deep.
-fn collect_pool(
-    value: &Value,
-    name: Option<&str>,
-    pool: &mut HashMap<String, Vec<Value>>,
-    depth: usize,
-) {
-    if depth > 12 {
-        return;
-    }
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                collect_pool(v, Some(k), pool, depth + 1);
-            }
+/// Whether a string meets a schema's length, format and pattern.
+fn string_fits(schema: &Value, text: &str) -> bool {
+    let len = text.chars().count();
+    let length_ok = usize_kw(schema, "minLength").is_none_or(|min| len >= min)
+        && usize_kw(schema, "maxLength").is_none_or(|max| len <= max);
+    let format_ok = match schema.get("format").and_then(Value::as_str) {
+        Some("date") => {
+            let bytes = text.as_bytes();
+            bytes.len() == 10
+                && bytes.iter().enumerate().all(|(i, b)| {
+                    if i == 4 || i == 7 {
+                        *b == b'-'
+                    } else {
+                        b.is_ascii_digit()
+                    }
+                })
         }
-        Value::Array(items) => {
-            let scalars = items.iter().all(|i| !i.is_object() && !i.is_array());
-            if let (true, Some(n), false) = (scalars, name, items.is_empty()) {
-                let slot = pool.entry(n.to_owned()).or_default();
-                if slot.len() < 32 && !slot.contains(value) {
-                    slot.push(value.clone());
-                }
-            }
-            for item in items.iter().take(16) {
-                collect_pool(item, name, pool, depth + 1);
-            }
-        }
-        Value::Null => {}
-        scalar => {
-            if let Some(n) = name {
-                let slot = pool.entry(n.to_owned()).or_default();
-                if slot.len() < 32 && !slot.contains(scalar) {
-                    slot.push(scalar.clone());
-                }
-            }
-        }
-    }
+        Some("date-time") => text.contains('T'),
+        Some("uri" | "url") => text.contains("://"),
+        Some("email") => text.contains('@'),
+        Some(_) => false,
+        None => true,
+    };
+    let pattern_ok = schema
+        .get("pattern")
+        .and_then(Value::as_str)
+        .is_none_or(|pattern| {
+            jsonschema::validator_for(&serde_json::json!({"type": "string", "pattern": pattern}))
+                .is_ok_and(|v| v.is_valid(&Value::String(text.to_owned())))
+        });
+    length_ok && format_ok && pattern_ok
 }
 
 fn schema_type(schema: &Value) -> Option<&str> {

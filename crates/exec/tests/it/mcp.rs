@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolsmith_catalog::{DocSelector, Format, ImportOptions, Scope, Store, read_bytes};
 use toolsmith_exec::{
-    ApiBook, Body, Executor, FailureKind, McpAddress, McpClient, McpExecutor, McpServer,
-    McpServers, McpSettings, Outcome, Provenance, ToolListChange, Validated,
+    ApiBook, Body, Executor, FailureKind, MCP_SAFE_ENV, McpAddress, McpClient, McpExecutor,
+    McpServer, McpServers, McpSettings, McpTransport, Mode, ModeExecutor, Outcome, Provenance,
+    REDACTED, Redactor, ResponseCache, ToolListChange, Validated,
 };
 use toolsmith_testbed::McpFixture;
 
@@ -77,7 +78,7 @@ fn message(outcome: &Outcome) -> &str {
     }
 }
 
-const ALL_TOOLS: [&str; 6] = ["add", "echo", "fail", "crash", "slow", "add_tool"];
+const ALL_TOOLS: [&str; 7] = ["add", "echo", "fail", "crash", "slow", "add_tool", "env"];
 
 #[tokio::test]
 async fn stdio_round_trip_lists_every_page_and_calls_tools() {
@@ -85,7 +86,7 @@ async fn stdio_round_trip_lists_every_page_and_calls_tools() {
     let client = McpClient::connect(&server, &settings()).await.unwrap();
     assert!(client.process_id().is_some());
     let list = client.list_tools().await.unwrap();
-    assert_eq!(names(&list), ALL_TOOLS, "both pages of three");
+    assert_eq!(names(&list), ALL_TOOLS, "every page of three");
     assert_eq!(
         list["tools"][0]["outputSchema"]["properties"]["sum"]["type"],
         "number"
@@ -303,7 +304,9 @@ async fn list_changed_hands_the_new_list_to_the_observer() {
     };
     assert_eq!(
         names(&list),
-        ["add", "echo", "fail", "crash", "slow", "add_tool", "greet"]
+        [
+            "add", "echo", "fail", "crash", "slow", "add_tool", "env", "greet"
+        ]
     );
     // The new list imports, and the new tool answers on this connection.
     let book = book(&list, &stdio_address());
@@ -360,4 +363,86 @@ async fn unknown_named_servers_and_unknown_tools_are_observations() {
         "{obs:?}"
     );
     executor.close().await;
+}
+
+/// The variables the fixture's `env` tool reports.
+async fn server_env(server: &McpServer) -> serde_json::Map<String, Value> {
+    let client = McpClient::connect(server, &settings()).await.unwrap();
+    let obs = client.call("env", &json!({})).await;
+    client.close().await;
+    assert!(obs.is_ok(), "{obs:?}");
+    obs.body.json().unwrap()["env"].as_object().unwrap().clone()
+}
+
+#[tokio::test]
+#[allow(unsafe_code)]
+async fn a_stdio_server_gets_the_safe_variables_and_its_own_only() {
+    // SAFETY: only this test reads or writes these variables.
+    unsafe {
+        std::env::set_var("TOOLSMITH_FIXTURE_API_KEY", "sk-fixture-0123456789");
+        std::env::set_var("TOOLSMITH_FIXTURE_PASSED", "passed-on");
+    }
+    let mut server = McpServer::stdio("fixture", fixture_command(), Vec::<String>::new());
+    let plain = server_env(&server).await;
+    assert!(
+        !plain.contains_key("TOOLSMITH_FIXTURE_API_KEY"),
+        "{plain:?}"
+    );
+    assert!(!plain.contains_key("TOOLSMITH_FIXTURE_PASSED"));
+    for name in plain.keys() {
+        assert!(
+            MCP_SAFE_ENV.contains(&name.as_str()),
+            "{name} was passed on"
+        );
+    }
+    assert_eq!(
+        plain.get("PATH").and_then(Value::as_str),
+        std::env::var("PATH").ok().as_deref()
+    );
+    if let McpTransport::Stdio {
+        env, inherit_env, ..
+    } = &mut server.transport
+    {
+        env.insert("LOG_LEVEL".to_owned(), "warn".to_owned());
+        inherit_env.push("TOOLSMITH_FIXTURE_PASSED".to_owned());
+    }
+    let configured = server_env(&server).await;
+    assert_eq!(configured["LOG_LEVEL"], "warn");
+    assert_eq!(configured["TOOLSMITH_FIXTURE_PASSED"], "passed-on");
+    assert!(!configured.contains_key("TOOLSMITH_FIXTURE_API_KEY"));
+
+    // A secret a server echoes (here: one configured for it) is neither
+    // recorded nor shown.
+    if let McpTransport::Stdio { env, .. } = &mut server.transport {
+        env.insert(
+            "FIXTURE_TOKEN".to_owned(),
+            "tok-fixture-0123456789".to_owned(),
+        );
+    }
+    let list = {
+        let client = McpClient::connect(&server, &settings()).await.unwrap();
+        let list = client.list_tools().await.unwrap();
+        client.close().await;
+        list
+    };
+    let book = book(&list, "mcp://fixture");
+    let mut servers = McpServers::new();
+    servers.insert(server);
+    let live = Arc::new(McpExecutor::new(book, servers, settings()));
+    let cache = Arc::new(ResponseCache::in_memory().unwrap());
+    let mut redactor = Redactor::new();
+    redactor.add("tok-fixture-0123456789");
+    let recorder = ModeExecutor::new(Mode::Record, Arc::clone(&cache))
+        .live(live)
+        .redacting(redactor);
+    let api = "fixture/env".parse().unwrap();
+    let obs = recorder.call(&api, &json!({})).await.unwrap();
+    assert!(obs.is_ok(), "{obs:?}");
+    assert_eq!(obs.body.json().unwrap()["env"]["FIXTURE_TOKEN"], REDACTED);
+    let stored = cache.get(&api, &json!({})).unwrap().unwrap();
+    let text = serde_json::to_string(&stored).unwrap();
+    assert!(
+        !text.contains("tok-fixture-0123456789") && text.contains(REDACTED),
+        "{text}"
+    );
 }

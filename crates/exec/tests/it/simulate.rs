@@ -41,11 +41,11 @@ async fn search_then_detail_is_consistent() {
     assert_eq!(search.provenance, Provenance::Simulated);
     let body = search.body.json().unwrap();
     let results = body["results"].as_array().unwrap();
-    assert!(
-        (1..=5).contains(&results.len()),
-        "{} results",
-        results.len()
-    );
+    // A page of TMDB's 20 items that agrees with the totals.
+    let total = body["total_results"].as_u64().unwrap();
+    assert!(total > 0);
+    assert_eq!(results.len() as u64, total.min(20), "{body:#}");
+    assert_eq!(body["total_pages"].as_u64().unwrap(), total.div_ceil(20));
     for movie in results {
         let title = movie["title"].as_str().unwrap();
         assert!(title.contains("Titanic"), "title {title:?}");
@@ -79,8 +79,13 @@ async fn search_then_detail_is_consistent() {
         .await
         .unwrap();
     assert_eq!(search_again.body, search.body);
-    // A fresh simulator over the same catalog answers the same.
+    // A fresh simulator over the same catalog answers the same calls the same.
     let fresh = Simulator::new(crate::tmdb());
+    let fresh_search = fresh
+        .call(&id("tmdb/get_search_movie"), &json!({"query": "Titanic"}))
+        .await
+        .unwrap();
+    assert_eq!(fresh_search.body, search.body);
     let fresh_detail = fresh
         .call(
             &id("tmdb/get_movie_movie_id"),
@@ -242,5 +247,380 @@ async fn an_llm_oracle_fills_in_where_there_is_no_schema() {
     assert!(
         asked.contains("weather/current") && asked.contains("Oslo"),
         "{asked}"
+    );
+}
+
+/// Every key of a JSON value, at any depth.
+fn keys(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.push(k.clone());
+                keys(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| keys(v, out)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn discover_items_satisfy_the_filters_of_the_call() {
+    let book = crate::tmdb();
+    let sim = Simulator::new(Arc::clone(&book));
+    let api = id("tmdb/get_discover_movie");
+    let validator = jsonschema::validator_for(
+        book.get(&api)
+            .unwrap()
+            .api
+            .api
+            .response_schema
+            .as_ref()
+            .unwrap(),
+    )
+    .unwrap();
+    let args = json!({
+        "with_original_language": "ko",
+        "vote_average.gte": 7,
+        "vote_average.lte": 8.5,
+        "primary_release_date.gte": "2021-01-01",
+        "with_genres": "28|12",
+    });
+    let obs = sim.call(&api, &args).await.unwrap();
+    let body = obs.body.json().unwrap();
+    assert!(validator.is_valid(body), "{body:#}");
+    let results = body["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    let total = body["total_results"].as_u64().unwrap();
+    assert_eq!(results.len() as u64, total.min(20));
+    for movie in results {
+        assert_eq!(movie["original_language"], "ko", "{movie:#}");
+        let vote = movie["vote_average"].as_f64().unwrap();
+        assert!((7.0..=8.5).contains(&vote), "{movie:#}");
+        let date = movie["release_date"].as_str().unwrap();
+        assert!(date >= "2021-01-01", "{movie:#}");
+        let genres = movie["genre_ids"].as_array().unwrap();
+        assert!(
+            genres.contains(&json!(28)) || genres.contains(&json!(12)),
+            "{movie:#}"
+        );
+    }
+    // A year filter puts every item in that year.
+    let obs = sim
+        .call(&api, &json!({"primary_release_year": 1994}))
+        .await
+        .unwrap();
+    for movie in obs.body.json().unwrap()["results"].as_array().unwrap() {
+        assert!(
+            movie["release_date"].as_str().unwrap().starts_with("1994"),
+            "{movie:#}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn pages_follow_the_page_size_and_defaults_apply_before_seeding() {
+    let sim = Simulator::new(crate::tmdb());
+    let api = id("tmdb/get_movie_top_rated");
+    let bare = sim.call(&api, &json!({})).await.unwrap();
+    let first = sim.call(&api, &json!({"page": 1})).await.unwrap();
+    assert_eq!(bare.body, first.body, "no page and page=1 agree");
+    let body = first.body.json().unwrap();
+    let total = body["total_results"].as_u64().unwrap();
+    let pages = body["total_pages"].as_u64().unwrap();
+    assert_eq!(pages, total.div_ceil(20));
+    assert_eq!(
+        body["results"].as_array().unwrap().len() as u64,
+        total.min(20)
+    );
+    let last = sim.call(&api, &json!({"page": pages})).await.unwrap();
+    let last = last.body.json().unwrap();
+    assert_eq!(
+        last["total_results"].as_u64(),
+        Some(total),
+        "every page agrees"
+    );
+    assert_eq!(last["page"].as_u64(), Some(pages));
+    assert_eq!(
+        last["results"].as_array().unwrap().len() as u64,
+        total - 20 * (pages - 1)
+    );
+    let beyond = sim.call(&api, &json!({"page": pages + 1})).await.unwrap();
+    assert_eq!(beyond.body.json().unwrap()["results"], json!([]));
+}
+
+#[tokio::test]
+async fn a_company_detail_carries_the_name_its_search_showed() {
+    let sim = Simulator::new(crate::tmdb());
+    let search = sim
+        .call(
+            &id("tmdb/get_search_company"),
+            &json!({"query": "Universal Pictures"}),
+        )
+        .await
+        .unwrap();
+    let body = search.body.json().unwrap();
+    let results = body["results"].as_array().unwrap();
+    assert!(results.len() > 1);
+    for found in results.iter().take(3) {
+        let company_id = found["id"].as_i64().unwrap();
+        let detail = sim
+            .call(
+                &id("tmdb/get_company_company_id"),
+                &json!({"company_id": company_id}),
+            )
+            .await
+            .unwrap();
+        let company = detail.body.json().unwrap();
+        assert_eq!(company["id"].as_i64(), Some(company_id));
+        assert_eq!(company["name"], found["name"], "{company:#}");
+        assert!(
+            company["name"]
+                .as_str()
+                .unwrap()
+                .contains("Universal Pictures")
+        );
+        assert_eq!(company["logo_path"], found["logo_path"], "{company:#}");
+    }
+}
+
+#[tokio::test]
+async fn entities_draw_values_of_their_own_type() {
+    let book = crate::tmdb();
+    let sim = Simulator::new(Arc::clone(&book));
+    // Names people have in the TMDB examples.
+    let mut person_names = Vec::new();
+    for api in book.ids() {
+        for example in &book.get(api).unwrap().api.api.response_examples {
+            if api.to_string().contains("person") {
+                let mut found = Vec::new();
+                names(example, &mut found);
+                person_names.extend(found);
+            }
+        }
+    }
+    assert!(!person_names.is_empty());
+    for movie_id in [550, 551, 552, 553, 554] {
+        let obs = sim
+            .call(
+                &id("tmdb/get_movie_movie_id_keywords"),
+                &json!({"movie_id": movie_id}),
+            )
+            .await
+            .unwrap();
+        let mut found = Vec::new();
+        names(obs.body.json().unwrap(), &mut found);
+        assert!(!found.is_empty());
+        for name in found {
+            assert!(
+                !person_names.contains(&name),
+                "keyword named like a person: {name}"
+            );
+        }
+        // A film's title, original title and overview come from one example film.
+        let detail = sim
+            .call(
+                &id("tmdb/get_movie_movie_id"),
+                &json!({"movie_id": movie_id}),
+            )
+            .await
+            .unwrap();
+        let movie = detail.body.json().unwrap();
+        let (title, original) = (&movie["title"], &movie["original_title"]);
+        let same_film = book.ids().any(|api| {
+            book.get(api)
+                .unwrap()
+                .api
+                .api
+                .response_examples
+                .iter()
+                .any(|ex| has_pair(ex, title, original, &movie["overview"]))
+        });
+        assert!(same_film, "{title} / {original} / {}", movie["overview"]);
+    }
+}
+
+fn names(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match v.as_str() {
+                    Some(s) if k == "name" => out.push(s.to_owned()),
+                    _ => names(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| names(v, out)),
+        _ => {}
+    }
+}
+
+/// Whether some object in `value` has this title, original title and overview.
+fn has_pair(value: &Value, title: &Value, original: &Value, overview: &Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            (map.get("title") == Some(title)
+                && map.get("original_title") == Some(original)
+                && map.get("overview") == Some(overview))
+                || map.values().any(|v| has_pair(v, title, original, overview))
+        }
+        Value::Array(items) => items.iter().any(|v| has_pair(v, title, original, overview)),
+        _ => false,
+    }
+}
+
+#[tokio::test]
+async fn append_to_response_adds_the_sub_resources() {
+    let sim = Simulator::new(crate::tmdb());
+    let obs = sim
+        .call(
+            &id("tmdb/get_movie_movie_id"),
+            &json!({"movie_id": 438631, "append_to_response": "credits,images"}),
+        )
+        .await
+        .unwrap();
+    let movie = obs.body.json().unwrap();
+    assert_eq!(movie["id"], 438631);
+    assert_eq!(movie["credits"]["id"], 438631, "{movie:#}");
+    assert!(movie["credits"]["cast"].is_array());
+    assert!(movie["images"]["backdrops"].is_array() || movie["images"]["posters"].is_array());
+    let plain = sim
+        .call(&id("tmdb/get_movie_movie_id"), &json!({"movie_id": 438631}))
+        .await
+        .unwrap();
+    assert!(plain.body.json().unwrap().get("credits").is_none());
+}
+
+#[tokio::test]
+async fn trending_names_its_list_and_follows_the_media_type() {
+    let sim = Simulator::new(crate::tmdb());
+    let obs = sim
+        .call(
+            &id("tmdb/get_trending_media_type_time_window"),
+            &json!({"media_type": "movie", "time_window": "week"}),
+        )
+        .await
+        .unwrap();
+    let body = obs.body.json().unwrap();
+    assert!(body.get("").is_none(), "{body:#}");
+    let results = body["results"].as_array().unwrap();
+    assert_eq!(
+        results.len() as u64,
+        body["total_results"].as_u64().unwrap().min(20)
+    );
+    assert!(
+        results
+            .iter()
+            .all(|m| m["id"].is_i64() && m["title"].is_string())
+    );
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &["Titanic", "Dune", "Universal", "", "a b", "ü"];
+
+    /// Arguments for an API: the required ones by type, with a page and a
+    /// search word from the strategy.
+    fn args(book: &ApiBook, api: &ApiId, page: u64, word: &str, pick: usize) -> Value {
+        let mut args = required_args(book, api);
+        let map = args.as_object_mut().unwrap();
+        for p in &book.get(api).unwrap().api.api.params {
+            if p.name == "page" {
+                map.insert("page".to_owned(), json!(page));
+            }
+            if p.name == "query" {
+                map.insert("query".to_owned(), json!(word));
+            }
+            if let Some(choices) = p.schema.get("enum").and_then(Value::as_array)
+                && !choices.is_empty()
+            {
+                map.insert(p.name.clone(), choices[pick % choices.len()].clone());
+            }
+        }
+        args
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn no_tmdb_response_has_an_empty_key_or_breaks_its_schema(
+            which in 0usize..54, page in 1u64..4, word in 0usize..6, pick in 0usize..4,
+        ) {
+            let book = crate::tmdb();
+            let sim = Simulator::new(Arc::clone(&book));
+            let mut ids: Vec<ApiId> = book.ids().cloned().collect();
+            ids.sort();
+            let api = &ids[which];
+            let entry = book.get(api).unwrap();
+            let args = args(&book, api, page, WORDS[word], pick);
+            let body = sim.synthesize(entry, &args).unwrap();
+            let mut all = Vec::new();
+            keys(&body, &mut all);
+            prop_assert!(!all.iter().any(String::is_empty), "{} {}: {}", api, args, body);
+            let schema = entry.api.api.response_schema.as_ref().unwrap();
+            let validator = jsonschema::validator_for(schema).unwrap();
+            prop_assert!(validator.is_valid(&body), "{} {}: {}", api, args, body);
+        }
+    }
+}
+
+#[test]
+fn a_toolenv2404_sample_simulates_without_empty_keys_within_its_schemas() {
+    use toolsmith_catalog::testing::data_path;
+    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
+    let mut batch = read_source(
+        &data_path("toolbench/toolenv2404/toolenv2404_filtered.tar.gz"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    // Every 12th tool, until 1,000 APIs: a spread over the categories.
+    let mut apis = 0;
+    let mut kept = Vec::new();
+    for (i, tool) in std::mem::take(&mut batch.tools).into_iter().enumerate() {
+        if i % 12 == 0 && apis < 1000 {
+            apis += tool.apis.len();
+            kept.push(tool);
+        }
+    }
+    batch.tools = kept;
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let book = Arc::new(ApiBook::from_catalog(&catalog));
+    assert!(book.len() >= 1000, "{}", book.len());
+    let sim = Simulator::new(Arc::clone(&book));
+    let (mut checked, mut failures) = (0, Vec::new());
+    for api in book.ids() {
+        let entry = book.get(api).unwrap();
+        let Some(body) = sim.synthesize(entry, &required_args(&book, api)) else {
+            continue;
+        };
+        checked += 1;
+        let mut all = Vec::new();
+        keys(&body, &mut all);
+        if all.iter().any(String::is_empty) {
+            failures.push(format!("{api}: empty key in {body}"));
+        }
+        let Some(schema) = entry.api.api.response_schema.as_ref() else {
+            continue;
+        };
+        // A schema the validator cannot compile says nothing about the body.
+        if let Ok(validator) = jsonschema::validator_for(schema)
+            && let Some(error) = validator.iter_errors(&body).next()
+        {
+            failures.push(format!("{api}: {error} at {}", error.instance_path()));
+        }
+    }
+    // Most ToolEnv2404 APIs have no usable schema or example (see sim_bench).
+    assert!(checked > 100, "{checked} simulated");
+    assert!(
+        failures.is_empty(),
+        "{} of {checked}: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(10)]
     );
 }

@@ -206,3 +206,52 @@ async fn cot_at_n_tries_again_after_a_give_up() {
         (Finish::Answered, Some("second try"))
     );
 }
+
+/// The observation the model got for its one search, with `style`.
+async fn long_search_observation(style: toolsmith_solve::ObservationStyle) -> String {
+    let fx = fixture();
+    let results: Vec<_> = (0..20)
+        .map(|i| {
+            json!({"id": 1000 + i, "title": format!("Film {i}"),
+                   "overview": "Somebody goes somewhere and finds something. ".repeat(5),
+                   "poster_path": "/7WsyChQLEftFiDOVTGkv3hFpyyt.jpg"})
+        })
+        .collect();
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::tool_call(SEARCH, args(json!({"query": "Film"}))),
+        Reply::tool_call("Finish", answer("Film 0")),
+    ]));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), json!({"results": results})));
+    let mut runtime = runtime(llm, tools, fx.book);
+    runtime.settings.observation_style = style;
+    let run = React::new(runtime, ReactSettings::PAPER)
+        .solve("q", fx.toolset)
+        .await
+        .unwrap();
+    run.trace
+        .iter()
+        .find_map(|e| match &e.event {
+            TraceEvent::ToolCall { observation, .. } => Some(observation.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[tokio::test]
+async fn long_observations_are_compacted_by_default_and_cut_in_paper_mode() {
+    use toolsmith_solve::ObservationStyle;
+    let compact = long_search_observation(ObservationStyle::Compact).await;
+    assert!(compact.chars().count() <= 1024, "{compact}");
+    let value: serde_json::Value = serde_json::from_str(&compact).unwrap();
+    let shown = value["response"]["results"].as_array().unwrap();
+    assert_eq!(shown.len(), 20, "{compact}");
+    for (i, movie) in shown.iter().enumerate() {
+        assert_eq!(movie["id"], 1000 + i);
+    }
+    let paper = long_search_observation(ObservationStyle::Paper).await;
+    assert!(
+        paper.ends_with("...") && paper.chars().count() == 1027,
+        "{paper}"
+    );
+    assert!(serde_json::from_str::<serde_json::Value>(&paper).is_err());
+}

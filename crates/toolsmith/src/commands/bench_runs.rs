@@ -178,9 +178,9 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
         book: Arc::clone(&book),
         settings: AgentSettings {
             seed: Some(spec.seed),
-            protocol: spec.protocol,
             ..config.solve.clone()
-        },
+        }
+        .with_protocol(spec.protocol),
         tracer: Tracer::new(),
     };
     let harness = Harness::new(runtime, agents::solvers(spec.solver.into())?)

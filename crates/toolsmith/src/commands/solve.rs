@@ -48,11 +48,11 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         retriever,
         book,
         settings: {
-            let mut settings: AgentSettings = ctx.config()?.solve.clone();
-            if let Some(protocol) = args.protocol.protocol {
-                settings.protocol = protocol.into();
+            let settings: AgentSettings = ctx.config()?.solve.clone();
+            match args.protocol.protocol {
+                Some(protocol) => settings.with_protocol(protocol.into()),
+                None => settings,
             }
-            settings
         },
         tracer: build_tracer(args)?,
     };

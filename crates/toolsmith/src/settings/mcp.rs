@@ -10,7 +10,8 @@
 //! [mcp.servers.files]
 //! command = "npx"
 //! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]
-//! env = { LOG_LEVEL = "warn" }
+//! env = { LOG_LEVEL = "warn" }        # a stdio server inherits only HOME, LOGNAME, PATH,
+//! inherit_env = ["NODE_OPTIONS"]      # SHELL, TERM and USER, plus these and `env`
 //! cwd = "/srv"
 //!
 //! [mcp.servers.tickets]
@@ -24,7 +25,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
-use toolsmith_exec::{McpAddress, McpServer, McpServers, McpSettings, McpTransport, Secret};
+use toolsmith_exec::{
+    McpAddress, McpServer, McpServers, McpSettings, McpTransport, Redactor, Secret,
+};
 
 use crate::printer;
 
@@ -51,8 +54,11 @@ pub(crate) struct McpServerConfig {
     pub command: Option<String>,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Variables added to its environment.
+    /// Variables set for it (it inherits only HOME, LOGNAME, PATH, SHELL,
+    /// TERM, USER and `inherit_env` from toolsmith's environment).
     pub env: BTreeMap<String, String>,
+    /// Further variables of toolsmith's environment passed on to it.
+    pub inherit_env: Vec<String>,
     /// Its working directory.
     pub cwd: Option<PathBuf>,
     /// The endpoint of a streamable HTTP server.
@@ -77,12 +83,19 @@ impl McpServerConfig {
                     command: command.clone(),
                     args: self.args.clone(),
                     env: self.env.clone(),
+                    inherit_env: self.inherit_env.clone(),
                     cwd: self.cwd.clone(),
                 }
             }
             (None, Some(url)) => {
-                if !self.args.is_empty() || !self.env.is_empty() || self.cwd.is_some() {
-                    bail!("`args`, `env` and `cwd` are for `command` servers, not `url` ones");
+                if !self.args.is_empty()
+                    || !self.env.is_empty()
+                    || !self.inherit_env.is_empty()
+                    || self.cwd.is_some()
+                {
+                    bail!(
+                        "`args`, `env`, `inherit_env` and `cwd` are for `command` servers, not `url` ones"
+                    );
                 }
                 let Ok(McpAddress::Http(url)) = format!("mcp+{url}").parse::<McpAddress>() else {
                     bail!("`url = \"{url}\"` is not an http or https URL without credentials");
@@ -129,6 +142,23 @@ impl McpConfig {
             settings.max_response_bytes = bytes;
         }
         settings
+    }
+
+    /// The secret values this table configures: `env` values under secret
+    /// names (`*KEY*`, `*TOKEN*`...) and the bearer tokens `lookup` finds.
+    pub(crate) fn secrets(&self, lookup: impl Fn(&str) -> Option<String>) -> Vec<String> {
+        let mut out = Vec::new();
+        for table in self.servers.values() {
+            out.extend(
+                table
+                    .env
+                    .iter()
+                    .filter(|(name, _)| Redactor::is_secret_name(name))
+                    .map(|(_, value)| value.clone()),
+            );
+            out.extend(table.bearer_token_env.as_deref().and_then(&lookup));
+        }
+        out
     }
 
     /// Every configured server, tokens read from the environment.
@@ -180,6 +210,7 @@ mod tests {
             command = "files-server"
             args = ["--root", "/srv"]
             env = { LOG = "warn" }
+            inherit_env = ["NODE_OPTIONS"]
             [servers.tickets]
             url = "https://tickets.example.com/mcp"
             bearer_token_env = "TICKETS_TOKEN"
@@ -188,10 +219,14 @@ mod tests {
         let servers = config
             .servers(|var| (var == "TICKETS_TOKEN").then(|| "t-123".to_owned()))
             .unwrap();
+        assert_eq!(
+            config.secrets(|var| (var == "TICKETS_TOKEN").then(|| "t-123".to_owned())),
+            ["t-123"]
+        );
         let files = servers.get("files").unwrap();
         assert!(
-            matches!(&files.transport, McpTransport::Stdio { args, env, .. }
-            if args.len() == 2 && env["LOG"] == "warn")
+            matches!(&files.transport, McpTransport::Stdio { args, env, inherit_env, .. }
+            if args.len() == 2 && env["LOG"] == "warn" && inherit_env == &["NODE_OPTIONS"])
         );
         let tickets = servers.get("tickets").unwrap();
         assert!(

@@ -32,7 +32,7 @@ fn import_a_stdio_server_list_its_apis_and_call_them() {
     let address = format!("mcp+stdio:'{}'", fixture());
     let out = ws.ok(&["import", &address, "--tool", "fixture"]);
     assert!(
-        out.contains("(mcp-tools): 1 tools added") && out.contains("6 APIs added"),
+        out.contains("(mcp-tools): 1 tools added") && out.contains("7 APIs added"),
         "{out}"
     );
 
@@ -43,7 +43,7 @@ fn import_a_stdio_server_list_its_apis_and_call_them() {
         .collect();
     assert_eq!(
         functions,
-        ["add", "echo", "fail", "crash", "slow", "add_tool"]
+        ["add", "echo", "fail", "crash", "slow", "add_tool", "env"]
     );
     assert!(rows.iter().all(|r| r["tool"] == "fixture"));
     let add = &rows[0];
@@ -184,7 +184,7 @@ fn watch_imports_again_when_the_tool_list_changes() {
         "one import, then one re-import:\n{stdout}\n{stderr}"
     );
     assert!(
-        lines[0].contains("(mcp-tools): 1 tools added") && lines[0].contains("6 APIs added"),
+        lines[0].contains("(mcp-tools): 1 tools added") && lines[0].contains("7 APIs added"),
         "{stdout}"
     );
     assert!(
@@ -198,4 +198,43 @@ fn watch_imports_again_when_the_tool_list_changes() {
     );
     let rows: Vec<Value> = serde_json::from_str(&ws.ok(&["tools", "--json"])).unwrap();
     assert!(rows.iter().any(|r| r["id"] == "fixture/greet"), "{rows:?}");
+}
+
+/// A stdio server sees none of toolsmith's secrets, and a secret it is
+/// configured with and echoes is neither shown nor recorded.
+#[test]
+fn stdio_servers_get_a_safe_environment_and_echoed_secrets_are_redacted() {
+    let ws = Workspace::new();
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[mcp.servers.calc]\ncommand = {:?}\nenv = {{ FIXTURE_API_KEY = \"sk-configured-0123456789\" }}\ninherit_env = [\"FIXTURE_PASSED\"]\n",
+            fixture()
+        ),
+    )
+    .unwrap();
+    ws.ok(&["import", "mcp://calc"]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .arg("--db")
+        .arg(ws.db())
+        .args(["call", "calc/env", "--args", "{}", "--mode", "record"])
+        .current_dir(ws.dir.path())
+        .env("TOOLSMITH_KEY_TMDB", "tmdb-secret-0123456789")
+        .env("FIXTURE_PASSED", "passed-on")
+        .env_remove("TOOLSMITH_CONFIG")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let obs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let env = &obs["body"]["value"]["env"];
+    assert!(env.get("TOOLSMITH_KEY_TMDB").is_none(), "{env}");
+    assert_eq!(env["FIXTURE_PASSED"], "passed-on", "{env}");
+    assert_eq!(env["FIXTURE_API_KEY"], "[redacted]", "{env}");
+    let db = std::fs::read(ws.db()).unwrap();
+    let db = String::from_utf8_lossy(&db);
+    assert!(!db.contains("sk-configured-0123456789") && !db.contains("tmdb-secret"));
 }
