@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use serde::Serialize;
 use toolsmith_catalog::{DocSelector, Store};
-use toolsmith_eval::{Benchmark, RetrievalScores, TOOLENV2404};
+use toolsmith_eval::{
+    BenchStore, Benchmark, RetrievalResult, RetrievalScores, TOOLENV2404, ndcg_curve,
+};
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
     Bm25Index, Bm25Settings, Corpus, DenseIndex, DenseSettings, Filter, HybridSettings, Method,
@@ -41,6 +43,9 @@ struct RetrievalReport {
     #[serde(rename = "recall@10")]
     recall_10: f64,
 }
+
+/// The NDCG@k curve stored for the report goes from k = 1 to this.
+const CURVE_K: usize = 10;
 
 /// Runs `bench retrieval`.
 pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
@@ -97,10 +102,14 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             ));
         }
         bar.finish_and_clear();
-        anyhow::Ok(
-            RetrievalScores::mean(runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice()))).percent(),
-        )
+        let pairs = || runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice()));
+        let curve: Vec<f64> = ndcg_curve(pairs(), CURVE_K)
+            .into_iter()
+            .map(|v| v * 100.0)
+            .collect();
+        anyhow::Ok((RetrievalScores::mean(pairs()).percent(), curve))
     })?;
+    let (scores, curve) = scores;
     let report = RetrievalReport {
         dataset: benchmark.name(),
         method,
@@ -118,6 +127,20 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         recall_5: scores.recall_5,
         recall_10: scores.recall_10,
     };
+    // Kept for the report's NDCG@k curves.
+    BenchStore::open(ctx.db())
+        .and_then(|bench| {
+            bench.save_retrieval(&RetrievalResult {
+                dataset: report.dataset.clone(),
+                method,
+                doc_version: args.docs.doc_version.clone(),
+                queries: scores.queries,
+                ndcg: curve,
+                recall_5: scores.recall_5,
+                recall_10: scores.recall_10,
+            })
+        })
+        .with_context(|| format!("storing the retrieval result in {}", ctx.db().display()))?;
     if args.json.json {
         return printer::json(&report).map(|()| ExitCode::SUCCESS);
     }
