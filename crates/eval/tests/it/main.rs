@@ -10,5 +10,6 @@ mod datasets;
 mod example_queries;
 mod harness;
 mod metrics;
+mod report;
 mod retrieval;
 mod retrieval_model;
