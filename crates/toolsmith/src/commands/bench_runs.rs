@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
-use toolsmith_catalog::{DocSelector, Scope, Store};
+use toolsmith_catalog::{DocSelector, Scope};
 use toolsmith_eval::{
     BenchObserver, BenchRun, BenchSpec, BenchStore, Benchmark, Comparison, Harness, QueryScores,
     RunId, RunSummary, ToolsOffered,
@@ -87,24 +87,6 @@ fn spec(store: &BenchStore, args: &BenchRunArgs) -> anyhow::Result<(Option<RunId
     Ok((None, spec))
 }
 
-/// The catalog a spec runs on: a named benchmark's sources or `--catalog` imported in memory,
-/// else the `--db` catalog.
-fn catalog(
-    ctx: &Context,
-    spec: &BenchSpec,
-    benchmark: &Benchmark,
-    data: &std::path::Path,
-) -> anyhow::Result<Store> {
-    let sources = match (&spec.catalog, benchmark) {
-        (Some(path), _) => vec![path.clone()],
-        (None, Benchmark::File(_)) => return ctx.store(),
-        (None, named) => named.corpus_sources(data),
-    };
-    let mut store = Store::in_memory()?;
-    benchmarks::import_all(&mut store, &sources, *ctx.progress())?;
-    Ok(store)
-}
-
 /// Runs `bench run`: exit 0 when the run is complete.
 pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode> {
     let bench = BenchStore::open(ctx.db())
@@ -112,7 +94,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
     let (resumed, mut spec) = spec(&bench, args)?;
     let benchmark = spec.benchmark()?;
     let data = args.data.path();
-    let store = catalog(ctx, &spec, &benchmark, &data)?;
+    let store = benchmarks::spec_catalog(ctx, &spec, &benchmark, &data)?;
     let dataset = benchmark.load(&data)?;
     let resolution = dataset.resolve(&store)?;
     if resolution.skipped > 0 {

@@ -12,6 +12,7 @@ mod import;
 mod index;
 mod jq_sandbox;
 mod quickstart;
+mod report;
 mod search;
 mod show;
 mod solve;
@@ -43,6 +44,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
         },
+        Command::Report(args) => report::run(&ctx, &args),
         Command::Call(args) => call::run(&ctx, &args),
         Command::ExampleApi(args) => example_api::run(&args),
         Command::Quickstart(args) => quickstart::run(&ctx, &args),

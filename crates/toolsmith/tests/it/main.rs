@@ -9,6 +9,7 @@ mod example_api_command;
 mod mcp_command;
 mod oracle_command;
 mod quickstart_command;
+mod report_command;
 mod search_command;
 mod solve_command;
 mod support;
