@@ -34,7 +34,7 @@ ol.trace{padding-left:1.4rem}ol.trace li{margin:.45rem 0;background:#fff;border:
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:.4rem .55rem;border-radius:3px;margin:.3rem 0;font-size:.8rem;max-height:22rem;overflow:auto}
 .diff{white-space:pre-wrap;background:#fff;border:1px solid #dde1e6;padding:.5rem .7rem;font-size:.88rem}
 del{background:#fbe3e3;color:#8e1b1b}ins{background:#dcf2e1;color:#14532d;text-decoration:none}
-nav a{margin-right:1rem}
+nav a{margin-right:1rem}.scroll{overflow-x:auto}
 ";
 
 /// A page with the shared head; `root` is the relative way back to the report's root.
@@ -145,7 +145,7 @@ pub(crate) fn index_page(ix: &Index<'_>) -> String {
             }
         }
         h2 { "Comparison" }
-        (comparison_table(ix.comparison))
+        div.scroll { (comparison_table(ix.comparison)) }
         @if !ix.figures.is_empty() || ix.tokens.is_some() {
             h2 { "Plots" }
             div.plots {

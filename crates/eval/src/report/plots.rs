@@ -2,7 +2,10 @@
 //! metric, the distribution of tokens per query of each run, and NDCG@k curves.
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::RangedCoordusize;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::{Error, Result};
 use crate::harness::{Comparison, StoredRetrieval};
@@ -94,7 +97,7 @@ fn bars(root: &Area<'_>, title: &str, values: &[(String, f64)]) -> Drawn {
         .margin(12)
         .x_label_area_size(34)
         .y_label_area_size(56)
-        .build_cartesian_2d((0..n).into_segmented(), bottom..top)?;
+        .build_cartesian_2d(segments(n), bottom..top)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -103,6 +106,8 @@ fn bars(root: &Area<'_>, title: &str, values: &[(String, f64)]) -> Drawn {
             SegmentValue::CenterOf(i) => values.get(*i).map(|(l, _)| l.clone()).unwrap_or_default(),
             _ => String::new(),
         })
+        .y_label_formatter(&|v| short_number(*v))
+        .light_line_style(WHITE)
         .label_style((FONT, 12))
         .draw()?;
     chart.draw_series(values.iter().enumerate().map(|(i, (_, v))| {
@@ -120,10 +125,18 @@ fn bars(root: &Area<'_>, title: &str, values: &[(String, f64)]) -> Drawn {
         Text::new(
             short_number(*v),
             (SegmentValue::CenterOf(i), *v),
-            (FONT, 12).into_font().color(&BLACK),
+            (FONT, 12)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Bottom)),
         )
     }))?;
     Ok(())
+}
+
+/// `n` categories on an axis, one segment each (plotters' segmented `0..n` has `n + 1`).
+fn segments(n: usize) -> SegmentedCoord<RangedCoordusize> {
+    (0..n.saturating_sub(1)).into_segmented()
 }
 
 /// A value as a bar's label: whole when large, else two decimals.
@@ -167,7 +180,7 @@ fn token_boxes(root: &Area<'_>, series: &[(String, Vec<f32>)]) -> Drawn {
         .margin(12)
         .x_label_area_size(34)
         .y_label_area_size(64)
-        .build_cartesian_2d((0..n).into_segmented(), 0.0_f32..top)?;
+        .build_cartesian_2d(segments(n), 0.0_f32..top)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -177,6 +190,8 @@ fn token_boxes(root: &Area<'_>, series: &[(String, Vec<f32>)]) -> Drawn {
             _ => String::new(),
         })
         .y_desc("tokens")
+        .y_label_formatter(&|v| short_number(f64::from(*v)))
+        .light_line_style(WHITE)
         .label_style((FONT, 12))
         .draw()?;
     chart.draw_series(series.iter().enumerate().map(|(i, (_, tokens))| {
@@ -240,6 +255,7 @@ fn lines(root: &Area<'_>, curves: &[(String, &[f64])]) -> Drawn {
         .x_label_formatter(&|k| format!("{k:.0}"))
         .x_desc("k")
         .y_desc("NDCG@k (%)")
+        .light_line_style(WHITE)
         .label_style((FONT, 12))
         .draw()?;
     for (i, (label, curve)) in curves.iter().enumerate() {
