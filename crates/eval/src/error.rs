@@ -105,6 +105,24 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// A report file or folder could not be written.
+    #[error("writing {path}")]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A report plot could not be drawn.
+    #[error("drawing the plot {plot}")]
+    Plot {
+        /// Which plot (`tokens`, `metric-cp`, ...).
+        plot: String,
+        /// The plotting library's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// `Result` with this crate's [`Error`] as the default.

@@ -25,6 +25,9 @@
 //!   query ([`QueryScores`]) and stores it at once in the [`BenchStore`] (eval's tables in the
 //!   catalog database), so `--resume` redoes nothing finished. [`RunSummary`] and
 //!   [`Comparison`] are the tables of a run and of several side by side.
+//! - **Report.** [`report::write_report`] turns stored runs ([`report::ReportInput`]) into a
+//!   static HTML report: comparison table, SVG plots, error taxonomy, a page per query with
+//!   its trace, and word-level diffs of the doc versions compared.
 //! - **Judges.** [`Judge`] gives typed verdicts ([`AnswerStatus`], [`TaskSolvability`],
 //!   [`Preference`]); [`LlmJudge`] asks a chat model under the role `judge`; with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
 //!   ones.
@@ -77,9 +80,9 @@ pub use crate::dataset::{
 pub use crate::error::{Error, Result};
 pub use crate::harness::{
     BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison, Harness,
-    JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet, RunId, RunSummary,
-    SolverFactory, SolverKind, StoredResult, ToolsOffered, WinRateReport, judge_pass_rates,
-    judge_win_rate,
+    JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet, RetrievalResult,
+    RunId, RunSummary, SolverFactory, SolverKind, StoredResult, StoredRetrieval, ToolsOffered,
+    WinRateReport, judge_pass_rates, judge_win_rate,
 };
 pub use crate::judge::{AnswerStatus, Judge, JudgeCase, Preference, TaskSolvability};
 pub use crate::llm_judge::{LlmJudge, LlmJudgeSettings};
@@ -98,7 +101,9 @@ pub use crate::metrics::path::{
     PathF1, SolutionLength, correct_path, delta_solution_length, delta_solution_length_conagents,
     lcs_len, lcs_path_rate, offered_covers, path_f1, path_set, path_success,
 };
-pub use crate::metrics::retrieval::{RetrievalScores, dcg_at_k, ndcg_at_k, recall_at_k};
+pub use crate::metrics::retrieval::{
+    RetrievalScores, dcg_at_k, ndcg_at_k, ndcg_curve, recall_at_k,
+};
 pub use crate::metrics::variance::{MeanStd, mean_std};
 pub use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
 pub use crate::run::{CallOutcome, CallRecord, CalledApi, RunRecord};
@@ -110,6 +115,7 @@ mod harness;
 mod judge;
 mod llm_judge;
 pub mod metrics;
+pub mod report;
 mod run;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod testing;

@@ -74,6 +74,9 @@ pub enum Command {
     Search(SearchArgs),
     /// Measure retrieval quality (NDCG, recall) or search speed.
     Bench(BenchArgs),
+    /// Write a static HTML report of benchmark runs: the comparison table, SVG plots, the
+    /// error taxonomy, one page per query with its trace, and diffs of the doc versions used.
+    Report(ReportArgs),
     /// Call one API (live, recorded, replayed or simulated) and print the observation as JSON.
     Call(CallArgs),
     /// Serve the example library API (authors, books, loans) for the quickstart.
@@ -882,6 +885,27 @@ pub struct QuickstartArgs {
     #[arg(long, default_value_t = 0)]
     pub port: u16,
     /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// Flags of `report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Stored benchmark run ids (`bench list`); the first is the baseline of every delta.
+    /// None: the most recent runs (`--last`).
+    pub runs: Vec<i64>,
+    /// When no run is named: report the N most recent runs (every run when there are fewer).
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    pub last: usize,
+    /// The folder to write: index.html, plots/ and queries/ (created; earlier files there are
+    /// overwritten).
+    #[arg(long, value_name = "DIR", default_value = "toolsmith-report")]
+    pub out: PathBuf,
+    /// Print what was written as JSON (the index's path and the files).
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is (the catalog of a named benchmark, for its doc versions).
     #[command(flatten)]
     pub data: DataDirArg,
 }

@@ -23,4 +23,4 @@ pub use observer::{BenchObserver, Quiet};
 pub use runner::{Harness, QueryResult, SolverFactory};
 pub use score::{ComparedRun, Comparison, QueryScores, RunSummary};
 pub use spec::{BenchSpec, SolverKind, ToolsOffered};
-pub use store::{BenchRun, BenchStore, RunId, StoredResult};
+pub use store::{BenchRun, BenchStore, RetrievalResult, RunId, StoredResult, StoredRetrieval};

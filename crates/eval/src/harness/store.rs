@@ -2,7 +2,8 @@
 //! through plumbing: `bench_runs` (one row per run: name, spec, when created and finished)
 //! and `bench_results` (one row per finished query: its typed, versioned trace, the record
 //! the metrics read, and the scores). Each query's result is written in its own transaction,
-//! so a killed run loses nothing that had finished.
+//! so a killed run loses nothing that had finished. `retrieval_results` keeps each
+//! `bench retrieval` measurement ([`RetrievalResult`]) for the report's NDCG@k curves.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -13,8 +14,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use toolsmith_catalog::ApiId;
+use toolsmith_catalog::{ApiId, DocLabel};
 use toolsmith_plumbing::sqlite::Migrations;
+use toolsmith_retrieve::Method;
 use toolsmith_solve::{Finish, Run};
 
 use crate::error::{Error, Result};
@@ -65,6 +67,15 @@ CREATE TABLE bench_preferences (
     verdict TEXT NOT NULL,
     stored_ms INTEGER NOT NULL,
     PRIMARY KEY (run, reference, query_id, round)
+);",
+        // `bench retrieval` results, for the report's NDCG@k curves.
+        "CREATE TABLE retrieval_results (
+    id INTEGER PRIMARY KEY,
+    dataset TEXT NOT NULL,
+    method TEXT NOT NULL,
+    doc_version TEXT,
+    result TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
 );",
     ],
 );
@@ -118,6 +129,38 @@ pub struct StoredResult {
     pub offered: Vec<ApiId>,
     /// Its scores.
     pub scores: QueryScores,
+}
+
+/// One `bench retrieval` measurement: a method's scores on a dataset's queries with one doc
+/// version. Scores are percentages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalResult {
+    /// The dataset's name (`restbench-tmdb`, a file path, ...).
+    pub dataset: String,
+    /// How it retrieved.
+    pub method: Method,
+    /// The docs it searched; `None` for the original (active) ones.
+    pub doc_version: Option<DocLabel>,
+    /// Queries scored.
+    pub queries: usize,
+    /// Mean NDCG@k for k = 1, 2, ... (entry `k - 1`), in percent.
+    pub ndcg: Vec<f64>,
+    /// Mean Recall@5, in percent.
+    pub recall_5: f64,
+    /// Mean Recall@10, in percent.
+    pub recall_10: f64,
+}
+
+/// A stored [`RetrievalResult`] with its id and time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StoredRetrieval {
+    /// Its row id.
+    pub id: i64,
+    /// When it was stored (ms since the epoch).
+    pub created_ms: i64,
+    /// The measurement.
+    #[serde(flatten)]
+    pub result: RetrievalResult,
 }
 
 /// eval's tables. A struct over one connection; tests open it with [`BenchStore::in_memory`].
@@ -292,23 +335,6 @@ impl BenchStore {
         Ok(RunSummary::of(scores.iter().map(|(_, s)| s)))
     }
 
-    /// Every stored result of a run, in the order stored.
-    pub fn results(&self, run: RunId) -> Result<Vec<StoredResult>> {
-        self.run(run)?;
-        let ids: Vec<String> = {
-            let conn = self.conn();
-            let mut stmt = conn
-                .prepare("SELECT query_id FROM bench_results WHERE run = ?1 ORDER BY rowid")
-                .map_err(db(format!("reading the results of run {run}")))?;
-            stmt.query_map(params![run.0], |r| r.get(0))
-                .and_then(Iterator::collect)
-                .map_err(db(format!("reading the results of run {run}")))?
-        };
-        ids.iter()
-            .filter_map(|id| self.result(run, id).transpose())
-            .collect()
-    }
-
     /// Stores one judge run's verdicts on one query (replacing an earlier one).
     pub fn save_judgement(
         &self,
@@ -412,6 +438,76 @@ impl BenchStore {
                     usize::try_from(round).unwrap_or(0),
                     from_json("preference", &text)?,
                 ))
+            })
+            .collect()
+    }
+
+    /// Every stored result of a run, traces included, in the order they were stored.
+    pub fn results(&self, run: RunId) -> Result<Vec<StoredResult>> {
+        self.run(run)?;
+        let rows: Vec<(String, String, String, String, String)> = {
+            let conn = self.conn();
+            let mut stmt = conn
+                .prepare(
+                    "SELECT query_id, trace, record, offered, scores FROM bench_results
+                     WHERE run = ?1 ORDER BY rowid",
+                )
+                .map_err(db(format!("reading the results of run {run}")))?;
+            stmt.query_map(params![run.0], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(db(format!("reading the results of run {run}")))?
+        };
+        rows.into_iter()
+            .map(|(query_id, trace, record, offered, scores)| {
+                Ok(StoredResult {
+                    query_id,
+                    run: from_json("trace", &trace)?,
+                    record: from_json("run record", &record)?,
+                    offered: from_json("offered APIs", &offered)?,
+                    scores: from_json("scores", &scores)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Stores one `bench retrieval` measurement; returns its id.
+    pub fn save_retrieval(&self, result: &RetrievalResult) -> Result<i64> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO retrieval_results (dataset, method, doc_version, result, created_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                result.dataset,
+                result.method.as_str(),
+                result.doc_version.as_ref().map(DocLabel::to_string),
+                to_json("retrieval result", result)?,
+                now_ms()
+            ],
+        )
+        .map_err(db("storing a retrieval result"))?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Every stored retrieval measurement, oldest first.
+    pub fn retrieval_results(&self) -> Result<Vec<StoredRetrieval>> {
+        let rows: Vec<(i64, String, i64)> = {
+            let conn = self.conn();
+            let mut stmt = conn
+                .prepare("SELECT id, result, created_ms FROM retrieval_results ORDER BY id")
+                .map_err(db("listing retrieval results"))?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .and_then(Iterator::collect)
+                .map_err(db("listing retrieval results"))?
+        };
+        rows.into_iter()
+            .map(|(id, result, created_ms)| {
+                Ok(StoredRetrieval {
+                    id,
+                    created_ms,
+                    result: from_json("retrieval result", &result)?,
+                })
             })
             .collect()
     }

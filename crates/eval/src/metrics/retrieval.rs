@@ -66,6 +66,27 @@ pub fn recall_at_k<T: PartialEq>(ranked: &[T], gold: &[T], k: usize) -> f64 {
     found / total
 }
 
+/// Mean NDCG@k for every k from 1 to `max_k` over `(ranking, gold)` pairs, one per query: the
+/// NDCG@k curve the report plots (entry `k - 1` is NDCG@k; all zero when there are no queries).
+pub fn ndcg_curve<'a, T: PartialEq + 'a>(
+    runs: impl IntoIterator<Item = (&'a [T], &'a [T])>,
+    max_k: usize,
+) -> Vec<f64> {
+    let mut sums = vec![0.0; max_k];
+    let mut n = 0usize;
+    for (ranked, gold) in runs {
+        n += 1;
+        for (i, sum) in sums.iter_mut().enumerate() {
+            *sum += ndcg_at_k(ranked, gold, i + 1);
+        }
+    }
+    if n > 0 {
+        let n = n as f64;
+        sums.iter_mut().for_each(|s| *s /= n);
+    }
+    sums
+}
+
 /// The retrieval scores toolsmith reports, each a mean over queries in [0, 1].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct RetrievalScores {

@@ -24,7 +24,7 @@ use toolsmith_solve::{
 
 /// Answers each request from the script of its query; counts every call; fails every call
 /// after the first `fail_after` when set (an LLM endpoint going down mid-run).
-struct ByQuery {
+pub(crate) struct ByQuery {
     scripts: HashMap<String, ScriptedLlm>,
     calls: AtomicUsize,
     fail_after: Option<usize>,
@@ -75,13 +75,13 @@ impl ChatModel for NoLlm {
     }
 }
 
-struct Tmdb {
-    book: Arc<ApiBook>,
-    queries: Vec<ResolvedQuery>,
+pub(crate) struct Tmdb {
+    pub(crate) book: Arc<ApiBook>,
+    pub(crate) queries: Vec<ResolvedQuery>,
 }
 
 /// The TMDB catalog and the first 5 RestGPT queries, resolved.
-fn tmdb() -> Tmdb {
+pub(crate) fn tmdb() -> Tmdb {
     let store = toolsmith_catalog::testing::tmdb_store();
     let dataset = Benchmark::RestbenchTmdb
         .load(&toolsmith_catalog::testing::data_dir())
@@ -110,7 +110,7 @@ fn answer(text: &str) -> Reply {
 /// One script per query: queries 0, 1 and 4 follow their gold path; 2 calls its gold APIs in
 /// the wrong order (path set, no CP); 3 stops after the first gold API (neither).
 /// LLM calls: 3 + 3 + 3 + 2 + 3 = 14.
-fn model(queries: &[ResolvedQuery], fail_after: Option<usize>) -> ByQuery {
+pub(crate) fn model(queries: &[ResolvedQuery], fail_after: Option<usize>) -> ByQuery {
     let id_arg = [
         "person_id",
         "movie_id",
@@ -158,7 +158,7 @@ fn model(queries: &[ResolvedQuery], fail_after: Option<usize>) -> ByQuery {
     }
 }
 
-fn harness(book: &Arc<ApiBook>, llm: Arc<dyn ChatModel>) -> Harness {
+pub(crate) fn harness(book: &Arc<ApiBook>, llm: Arc<dyn ChatModel>) -> Harness {
     let simulator = Validated::new(
         Simulator::new(Arc::clone(book)),
         Arc::clone(book),
@@ -177,7 +177,7 @@ fn harness(book: &Arc<ApiBook>, llm: Arc<dyn ChatModel>) -> Harness {
     })
 }
 
-fn spec(limit: Option<usize>) -> BenchSpec {
+pub(crate) fn spec(limit: Option<usize>) -> BenchSpec {
     let mut spec = BenchSpec::new(&Benchmark::RestbenchTmdb, SolverKind::React);
     spec.limit = limit;
     spec.concurrency = 3;

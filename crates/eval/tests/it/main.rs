@@ -11,5 +11,6 @@ mod example_queries;
 mod harness;
 mod judging;
 mod metrics;
+mod report;
 mod retrieval;
 mod retrieval_model;

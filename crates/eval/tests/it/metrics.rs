@@ -1,6 +1,6 @@
 //! NDCG@k and Recall@k against values worked out by hand.
 
-use toolsmith_eval::{RetrievalScores, dcg_at_k, ndcg_at_k, recall_at_k};
+use toolsmith_eval::{RetrievalScores, dcg_at_k, ndcg_at_k, ndcg_curve, recall_at_k};
 
 fn close(a: f64, b: f64) {
     assert!((a - b).abs() < 1e-9, "{a} != {b}");
@@ -60,4 +60,19 @@ fn ideal_dcg_is_capped_at_k_and_duplicates_count_once() {
     // No gold: 0, not NaN.
     close(ndcg_at_k::<&str>(&["a"], &[], 5), 0.0);
     assert_eq!(RetrievalScores::mean::<&str>([]).queries, 0);
+}
+
+#[test]
+fn the_ndcg_curve_is_the_mean_ndcg_at_every_k() {
+    let runs = [(&Q1[..], &G1[..]), (&Q2[..], &G2[..]), (&Q3[..], &G3[..])];
+    let curve = ndcg_curve(runs, 5);
+    assert_eq!(curve.len(), 5);
+    let scores = RetrievalScores::mean(runs);
+    close(curve[0], scores.ndcg_1);
+    close(curve[2], scores.ndcg_3);
+    close(curve[4], scores.ndcg_5);
+    // NDCG@2: query 1 has b at rank 2 of an ideal of two hits: (1/log2 3) / (1 + 1/log2 3).
+    let q1 = (1.0 / 3f64.log2()) / (1.0 + 1.0 / 3f64.log2());
+    close(curve[1], (q1 + 1.0) / 3.0);
+    assert_eq!(ndcg_curve::<&str>([], 3), vec![0.0; 3]);
 }

@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use serde::Serialize;
 use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
-use toolsmith_eval::{Benchmark, RetrievalScores, TOOLENV2404, offered_covers};
+use toolsmith_eval::{
+    BenchStore, Benchmark, RetrievalResult, RetrievalScores, TOOLENV2404, ndcg_curve,
+    offered_covers,
+};
 use toolsmith_graph::build_graph;
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
@@ -82,6 +85,9 @@ struct CoverageSums {
     offered: [f64; 3],
 }
 
+/// The NDCG@k curve stored for the report goes from k = 1 to this.
+const CURVE_K: usize = 10;
+
 /// Runs `bench retrieval`.
 pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
     let data = args.data.path();
@@ -133,7 +139,7 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
     let catalog = store.catalog(&args.docs.selector(), &Scope::default())?;
     let needs = build_graph(&catalog, None, &config.graph).needs();
     let rt = ctx.runtime()?;
-    let (scores, sums) = rt.block_on(async {
+    let ((scores, curve), sums) = rt.block_on(async {
         let retriever = retrieval::retriever(ctx, method, corpus).await?;
         let mut runs = Vec::with_capacity(resolved.queries.len());
         let mut sums = CoverageSums::default();
@@ -167,10 +173,12 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             ));
         }
         bar.finish_and_clear();
-        anyhow::Ok((
-            RetrievalScores::mean(runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice()))).percent(),
-            sums,
-        ))
+        let pairs = || runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice()));
+        let curve: Vec<f64> = ndcg_curve(pairs(), CURVE_K)
+            .into_iter()
+            .map(|v| v * 100.0)
+            .collect();
+        anyhow::Ok(((RetrievalScores::mean(pairs()).percent(), curve), sums))
     })?;
     let n = resolved.queries.len().max(1) as f64;
     let pct = |x: f64| 100.0 * x / n;
@@ -203,6 +211,20 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             offered_20: sums.offered[2] / n,
         }),
     };
+    // Kept for the report's NDCG@k curves.
+    BenchStore::open(ctx.db())
+        .and_then(|bench| {
+            bench.save_retrieval(&RetrievalResult {
+                dataset: report.dataset.clone(),
+                method,
+                doc_version: args.docs.doc_version.clone(),
+                queries: scores.queries,
+                ndcg: curve,
+                recall_5: scores.recall_5,
+                recall_10: scores.recall_10,
+            })
+        })
+        .with_context(|| format!("storing the retrieval result in {}", ctx.db().display()))?;
     if args.json.json {
         return printer::json(&report).map(|()| ExitCode::SUCCESS);
     }

@@ -8,13 +8,13 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
-use toolsmith_catalog::{DocSelector, Scope, Store};
+use toolsmith_catalog::{DocSelector, Scope};
 use toolsmith_eval::{
     BenchObserver, BenchRun, BenchSpec, BenchStore, Benchmark, Comparison, Harness, LlmJudge,
     PassRates, QueryScores, RunId, RunSummary, ToolsOffered, WinRateReport, judge_pass_rates,
     judge_win_rate,
 };
-use toolsmith_exec::{ApiBook, NativeTools};
+use toolsmith_exec::ApiBook;
 use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Tracer};
 
 use crate::cli::{BenchCompareArgs, BenchRunArgs, BenchShowArgs};
@@ -102,30 +102,6 @@ fn spec(
     Ok((None, spec))
 }
 
-/// The catalog a spec runs on: a named benchmark's sources or `--catalog` imported in memory,
-/// else the `--db` catalog.
-fn catalog(
-    ctx: &Context,
-    spec: &BenchSpec,
-    benchmark: &Benchmark,
-    data: &std::path::Path,
-    funcqa: bool,
-) -> anyhow::Result<Store> {
-    let sources = match (&spec.catalog, benchmark) {
-        (Some(path), _) => vec![path.clone()],
-        // FuncQA (named or a file like it) runs on the built-in arithmetic tools.
-        (None, _) if funcqa => Vec::new(),
-        (None, Benchmark::File(_)) => return ctx.store(),
-        (None, named) => named.corpus_sources(data),
-    };
-    let mut store = Store::in_memory()?;
-    if funcqa {
-        store.import(&NativeTools::funcqa().import_batch(), false)?;
-    }
-    benchmarks::import_all(&mut store, &sources, *ctx.progress())?;
-    Ok(store)
-}
-
 /// Runs `bench run`: exit 0 when the run is complete.
 pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode> {
     let bench = BenchStore::open(ctx.db())
@@ -136,7 +112,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
     let data = args.data.path();
     let dataset = benchmark.load(&data)?;
     let funcqa = !dataset.queries.is_empty() && dataset.queries.iter().all(|q| q.answer.is_some());
-    let store = catalog(ctx, &spec, &benchmark, &data, funcqa)?;
+    let store = benchmarks::spec_catalog(ctx, &spec, &benchmark, &data, funcqa)?;
     let resolution = dataset.resolve(&store)?;
     if resolution.skipped > 0 {
         printer::note(format!(

@@ -155,20 +155,20 @@ fn doc_text(doc: &Doc) -> String {
     text
 }
 
-/// Word-level diff: removed words as `[-...-]`, added as `{+...+}`, or red and green on a
-/// terminal.
+/// Word-level diff (eval's, the one the report shows): removed words as `[-...-]`, added as
+/// `{+...+}`, or red and green on a terminal.
 fn word_diff(old: &str, new: &str, color: bool) -> String {
-    use similar::{ChangeTag, TextDiff};
-    let diff = TextDiff::from_words(old, new);
+    use toolsmith_eval::report::WordChange;
     let mut out = String::new();
-    for change in diff.iter_all_changes() {
-        let value = change.value();
-        match (change.tag(), color) {
-            (ChangeTag::Equal, _) => out.push_str(value),
-            (ChangeTag::Delete, true) => out.push_str(&format!("\x1b[31;9m{value}\x1b[0m")),
-            (ChangeTag::Insert, true) => out.push_str(&format!("\x1b[32m{value}\x1b[0m")),
-            (ChangeTag::Delete, false) => out.push_str(&format!("[-{value}-]")),
-            (ChangeTag::Insert, false) => out.push_str(&format!("{{+{value}+}}")),
+    for change in toolsmith_eval::report::word_diff(old, new) {
+        match (change, color) {
+            (WordChange::Same(value), _) => out.push_str(&value),
+            (WordChange::Removed(value), true) => {
+                out.push_str(&format!("\x1b[31;9m{value}\x1b[0m"))
+            }
+            (WordChange::Added(value), true) => out.push_str(&format!("\x1b[32m{value}\x1b[0m")),
+            (WordChange::Removed(value), false) => out.push_str(&format!("[-{value}-]")),
+            (WordChange::Added(value), false) => out.push_str(&format!("{{+{value}+}}")),
         }
     }
     out

@@ -14,6 +14,7 @@ mod index;
 mod jq_sandbox;
 mod quickstart;
 mod refine;
+mod report;
 mod search;
 mod show;
 mod solve;
@@ -46,6 +47,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
         },
+        Command::Report(args) => report::run(&ctx, &args),
         Command::Call(args) => call::run(&ctx, &args),
         Command::ExampleApi(args) => example_api::run(&args),
         Command::Quickstart(args) => quickstart::run(&ctx, &args),

@@ -100,6 +100,7 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
     }
 
     let llm = &ctx.config()?.llm;
+    let mut report = None;
     if crate::llm::is_configured(llm) {
         printer::line(
             "\nAn LLM endpoint is configured: two agents answer the example API's queries live.",
@@ -139,6 +140,14 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
                 "Compare the two agents",
                 &["bench", "compare", first, second],
             )?;
+            let dir = work.join("report");
+            let dir_arg = dir.to_string_lossy().into_owned();
+            if tour.extra_step(
+                "Write the HTML report of the two runs",
+                &["report", first, second, "--out", &dir_arg],
+            )? {
+                report = Some(dir.join("index.html"));
+            }
         }
     } else {
         printer::line(NO_LLM)?;
@@ -148,6 +157,12 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
         ctx.db().display(),
         ctx.db().display()
     ))?;
+    if let Some(report) = report {
+        printer::line(format!(
+            "The benchmark's report (open it in a browser): {}",
+            report.display()
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

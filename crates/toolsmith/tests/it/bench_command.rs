@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::support::{Workspace, serve_loopback, shared};
 
-type Seen = Arc<Mutex<Vec<Value>>>;
+pub(crate) type Seen = Arc<Mutex<Vec<Value>>>;
 
 fn call(name: &str, arguments: Value) -> Value {
     json!({"role": "assistant", "content": null, "tool_calls": [{
@@ -20,7 +20,10 @@ fn call(name: &str, arguments: Value) -> Value {
 
 /// Per query, by the number of tool results so far: Coppola and The Dark Knight follow their
 /// gold paths; the top-rated query answers without calling anything (no CP).
-async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> Json<Value> {
+pub(crate) async fn chat(
+    seen: axum::extract::State<Seen>,
+    Json(request): Json<Value>,
+) -> Json<Value> {
     seen.lock().unwrap().push(request.clone());
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
     let user = messages

@@ -12,6 +12,7 @@ mod mcp_command;
 mod oracle_command;
 mod quickstart_command;
 mod refine_command;
+mod report_command;
 mod search_command;
 mod solve_command;
 mod support;

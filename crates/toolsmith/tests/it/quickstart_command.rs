@@ -77,6 +77,16 @@ async fn with_an_llm_quickstart_benchmarks_two_agents_on_the_example_queries_and
         out.contains("quickstart-conagents"),
         "the comparison table: {out}"
     );
+    let last = out.lines().last().unwrap_or_default();
+    let index = last
+        .strip_prefix("The benchmark's report (open it in a browser): ")
+        .unwrap_or_else(|| panic!("the tour ends with the report's path: {out}"));
+    assert!(index.ends_with("index.html"), "{last}");
+    let html = std::fs::read_to_string(index).unwrap();
+    assert!(
+        html.contains("quickstart-conagents"),
+        "the report names the runs"
+    );
     assert!(
         seen.load(std::sync::atomic::Ordering::SeqCst) >= 48,
         "every query asked the model"

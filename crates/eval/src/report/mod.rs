@@ -1,0 +1,190 @@
+//! The static HTML report of benchmark runs: data in ([`ReportInput`]), files out
+//! ([`write_report`]), no server needed to read it.
+//!
+//! The folder it writes:
+//!
+//! | file | what |
+//! |---|---|
+//! | `index.html` | the runs, the comparison table (methods x metrics, deltas against the first run), the plots, the error taxonomy, a query x run matrix linking every query page, the retrieval results |
+//! | `plots/metric-<name>.svg` | one bar chart per metric of [`Comparison::METRICS`] |
+//! | `plots/tokens.svg` | the distribution of tokens per query, one box per run |
+//! | `plots/retrieval-ndcg.svg` | NDCG@k curves of the stored `bench retrieval` results |
+//! | `queries/run<ID>-<N>.html` | one query of one run: its trace (LLM calls, tool calls with arguments and observations, the answer) and its scores |
+//! | `docs.html` | word-level diffs of the docs of the APIs the queries called, when the runs used different doc versions |
+//!
+//! Every text is escaped (maud templates; plotters escapes SVG text), so a query, an answer
+//! or an observation cannot inject markup.
+
+mod diff;
+mod pages;
+mod plots;
+
+use std::path::{Path, PathBuf};
+
+use toolsmith_catalog::{ApiId, DocLabel};
+
+use crate::error::{Error, Result};
+use crate::harness::{BenchRun, Comparison, StoredResult, StoredRetrieval};
+
+pub use diff::{WordChange, word_diff};
+
+/// A run with its stored results, as the report reads it.
+#[derive(Clone, Debug)]
+pub struct ReportRun {
+    /// The run's header and spec.
+    pub run: BenchRun,
+    /// Its stored query results, traces included.
+    pub results: Vec<StoredResult>,
+}
+
+/// Two versions of one API's doc to show side by side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DocDiff {
+    /// The API.
+    pub api: ApiId,
+    /// The baseline's doc version (`None`: the active docs).
+    pub from: Option<DocLabel>,
+    /// The compared run's doc version (`None`: the active docs).
+    pub to: Option<DocLabel>,
+    /// The baseline's doc text.
+    pub old: String,
+    /// The compared doc text.
+    pub new: String,
+}
+
+/// Everything a report shows.
+#[derive(Clone, Debug, Default)]
+pub struct ReportInput {
+    /// The runs, the first one the baseline of every delta.
+    pub runs: Vec<ReportRun>,
+    /// Stored `bench retrieval` results (their NDCG@k curves).
+    pub retrieval: Vec<StoredRetrieval>,
+    /// Doc versions compared, for the APIs the queries called.
+    pub doc_diffs: Vec<DocDiff>,
+}
+
+/// What [`write_report`] wrote.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WrittenReport {
+    /// The report's entry page.
+    pub index: PathBuf,
+    /// Every file written, the index included.
+    pub files: Vec<PathBuf>,
+}
+
+/// The folder of the plots, relative to the report's root.
+const PLOTS: &str = "plots";
+/// The folder of the query pages, relative to the report's root.
+const QUERIES: &str = "queries";
+
+/// The page of one query of one run, relative to the report's root.
+fn query_file(run: &BenchRun, position: usize) -> String {
+    format!("{QUERIES}/run{}-{}.html", run.id, position + 1)
+}
+
+/// Writes the report of `input` into the folder `out` (created if needed; files of an earlier
+/// report there are overwritten).
+pub fn write_report(input: &ReportInput, out: &Path) -> Result<WrittenReport> {
+    let mut written = Writer {
+        root: out.to_owned(),
+        files: Vec::new(),
+    };
+    written.dir(out)?;
+    written.dir(&out.join(PLOTS))?;
+    written.dir(&out.join(QUERIES))?;
+
+    let summaries: Vec<_> = input
+        .runs
+        .iter()
+        .map(|r| {
+            (
+                r.run.id.0,
+                r.run.name.clone(),
+                crate::harness::RunSummary::of(r.results.iter().map(|x| &x.scores)),
+            )
+        })
+        .collect();
+    let comparison = Comparison::of(&summaries);
+
+    let mut figures = Vec::new();
+    for (metric, svg) in plots::metric_charts(&comparison)? {
+        let file = format!("{PLOTS}/metric-{metric}.svg");
+        written.file(&file, &svg)?;
+        figures.push(pages::Figure {
+            src: file,
+            caption: pages::metric_title(metric).to_owned(),
+        });
+    }
+    let tokens = plots::token_distribution(&input.runs)?;
+    let tokens = match tokens {
+        Some(svg) => {
+            let file = format!("{PLOTS}/tokens.svg");
+            written.file(&file, &svg)?;
+            Some(file)
+        }
+        None => None,
+    };
+    let retrieval = match plots::ndcg_curves(&input.retrieval)? {
+        Some(svg) => {
+            let file = format!("{PLOTS}/retrieval-ndcg.svg");
+            written.file(&file, &svg)?;
+            Some(file)
+        }
+        None => None,
+    };
+
+    for r in &input.runs {
+        for (position, result) in r.results.iter().enumerate() {
+            let page = pages::query_page(&r.run, result);
+            written.file(&query_file(&r.run, position), &page)?;
+        }
+    }
+    let docs = if input.doc_diffs.is_empty() {
+        None
+    } else {
+        let file = "docs.html".to_owned();
+        written.file(&file, &pages::docs_page(&input.doc_diffs))?;
+        Some(file)
+    };
+    let index = pages::index_page(&pages::Index {
+        runs: &input.runs,
+        comparison: &comparison,
+        summaries: &summaries,
+        figures: &figures,
+        tokens: tokens.as_deref(),
+        retrieval: &input.retrieval,
+        retrieval_plot: retrieval.as_deref(),
+        docs: docs.as_deref(),
+        doc_diffs: input.doc_diffs.len(),
+    });
+    written.file("index.html", &index)?;
+    Ok(WrittenReport {
+        index: out.join("index.html"),
+        files: written.files,
+    })
+}
+
+/// Writes files under the report's root and remembers them.
+struct Writer {
+    root: PathBuf,
+    files: Vec<PathBuf>,
+}
+
+impl Writer {
+    fn dir(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+            path: dir.to_owned(),
+            source,
+        })
+    }
+
+    fn file(&mut self, relative: &str, text: &str) -> Result<()> {
+        let path = self.root.join(relative);
+        std::fs::write(&path, text).map_err(|source| Error::Write {
+            path: path.clone(),
+            source,
+        })?;
+        self.files.push(path);
+        Ok(())
+    }
+}
