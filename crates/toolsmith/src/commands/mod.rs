@@ -11,6 +11,7 @@ mod export;
 mod import;
 mod index;
 mod jq_sandbox;
+mod lint;
 mod quickstart;
 mod search;
 mod show;
@@ -32,6 +33,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show::run(&ctx, &args),
         Command::Export(args) => export::run(&ctx, &args),
         Command::Stats(args) => stats::run(&ctx, &args),
+        Command::Lint(args) => lint::run(&ctx, &args),
         Command::Docs(args) => docs::run(&ctx, &args),
         Command::Index(args) => index::run(&ctx, &args),
         Command::Search(args) => search::run(&ctx, &args),
