@@ -26,7 +26,10 @@ pub(super) fn run(ctx: &Context, args: &LintArgs) -> anyhow::Result<ExitCode> {
         }))?;
         return Ok(ExitCode::SUCCESS);
     }
-    for finding in report.findings.iter().take(args.limit) {
+    // The kinds that mislead a model most come first (the order of `LintKind`).
+    let mut shown: Vec<_> = report.findings.iter().collect();
+    shown.sort_by_key(|f| f.kind);
+    for finding in shown.into_iter().take(args.limit) {
         let at = match &finding.param {
             Some(p) => format!("{} `{p}`", finding.api),
             None => finding.api.to_string(),
