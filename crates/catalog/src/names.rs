@@ -246,6 +246,43 @@ mod tests {
     }
 
     #[test]
+    fn long_function_names_keep_their_front() {
+        assert_eq!(
+            function_name("vin_decoder_v4", "vin_decode"),
+            "vin_decode_for_vin_decoder_v4"
+        );
+        assert_eq!(function_name("t", "from"), "is_from_for_t");
+        // Dropping the method (then repeated words) is enough: no tag.
+        let api = "get_tv_tv_id_season_season_number_episode_episode_number_images";
+        assert_eq!(
+            function_name("tmdb", api),
+            "tv_id_season_number_episode_number_images_for_tmdb"
+        );
+        // Beyond that the name is abbreviated and tagged so that it stays unique.
+        let tool = "jabatix_loan_services";
+        let a = function_name(
+            tool,
+            "retrievalofriskratiosforloansviaid_companyandgaapatspecificpostingdate",
+        );
+        let b = function_name(
+            tool,
+            "retrievalofaccountingtransactionsandrelatedratiosforloansviaid_companyandgaapatspecificpostingdate",
+        );
+        assert_ne!(a, b);
+        for name in [&a, &b] {
+            assert!(name.len() <= MAX_FUNCTION_NAME, "{name}");
+            assert!(name.starts_with("retrieva"), "{name}");
+            assert!(name.contains("_for_jabatix_loan_services_"), "{name}");
+        }
+        let huge_tool = "a_very_long_tool_name_that_keeps_going_and_going_and_going_forever";
+        let name = function_name(huge_tool, "search");
+        assert!(
+            name.len() <= MAX_FUNCTION_NAME && name.starts_with("search_for_"),
+            "{name}"
+        );
+    }
+
+    #[test]
     fn endpoint_names_follow_restgpt_and_draft() {
         assert_eq!(
             draft_endpoint_name("get", "/movie/{movie_id}/keywords"),
