@@ -309,12 +309,10 @@ fn contradiction(p: &Param) -> Option<String> {
         return None;
     }
     let name = p.name.to_lowercase();
-    let lower_bound: [&str; 9] = [
-        ".gte", ".gt", "_gte", "_min", "min_", "_from", "_after", "_since", "_start",
-    ];
-    let upper_bound = [
-        ".lte", ".lt", "_lte", "_max", "max_", "_to", "_before", "_until", "_end",
-    ];
+    // Bounds by name only: `_after`/`_before`-style names are often cursors (Stripe's
+    // `starting_after` is "the ID of the object created before ..."), so they are left out.
+    let lower_bound = [".gte", ".gt", "_gte", "_gt", "_min", "min_"];
+    let upper_bound = [".lte", ".lt", "_lte", "_lt", "_max", "max_"];
     let says_at_most = [
         "less than",
         "at most",
@@ -371,7 +369,7 @@ fn contradiction(p: &Param) -> Option<String> {
             "separated by comma",
             "a comma (",
             "a comma or",
-            "list of",
+            "separated list",
         ];
         if let Some(phrase) = list.iter().find(|w| text.contains(**w)) {
             return Some(format!(
