@@ -19,6 +19,8 @@ use crate::names::{draft_endpoint_name, restgpt_endpoint_name};
 
 /// The OpenAPI extension naming the toolsmith tool a spec describes (written by our exporter).
 pub(crate) const X_TOOL: &str = "x-toolsmith-tool";
+/// The OpenAPI extension holding an operation's real path when its key was disambiguated.
+pub(crate) const X_PATH: &str = "x-toolsmith-path";
 /// The OpenAPI extension naming the tool's category.
 pub(crate) const X_CATEGORY: &str = "x-toolsmith-category";
 
@@ -234,6 +236,9 @@ fn operation(
     at: &str,
 ) -> Result<ApiRecord> {
     let path = resolver.path();
+    // Our exporter keys a second API on one method and path `{path}#{api}` and keeps the
+    // real path here, so an exported spec imports back to the same endpoints.
+    let route = op.get(X_PATH).and_then(Value::as_str).unwrap_or(route);
     let operation_id = str_at(op, "operationId").trim();
     let restgpt = restgpt_endpoint_name(method.as_str(), route);
     let source_name = if operation_id.is_empty() {
@@ -616,4 +621,37 @@ fn security_schemes(dialect: Dialect, spec: &Value) -> Vec<SecurityScheme> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specific_titles_name_the_tool_and_generic_ones_do_not() {
+        assert_eq!(
+            tool_name_from_title("Example Library").as_deref(),
+            Some("library")
+        );
+        assert_eq!(
+            tool_name_from_title("Swagger Petstore - OpenAPI 3.0").as_deref(),
+            Some("petstore")
+        );
+        assert_eq!(tool_name_from_title("TMDB API v3").as_deref(), Some("tmdb"));
+        for generic in ["API", "", "REST API", "OpenAPI spec", "x", "My API v2"] {
+            assert_eq!(tool_name_from_title(generic), None, "{generic:?}");
+        }
+    }
+
+    #[test]
+    fn urls_are_named_by_their_file_or_host() {
+        let name = |s: &str| tool_name_from_file(Path::new(s));
+        assert_eq!(name("tmdb_oas.json"), "tmdb");
+        assert_eq!(name("https://host.example/specs/petstore.json"), "petstore");
+        assert_eq!(
+            name("https://api.example.com/openapi.json?v=2"),
+            "api.example.com"
+        );
+        assert_eq!(name("http://user@127.0.0.1:8080/swagger.yaml"), "127.0.0.1");
+    }
 }

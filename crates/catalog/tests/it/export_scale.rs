@@ -204,6 +204,24 @@ fn two_apis_on_one_path_are_disambiguated_and_reported() {
                 && what.contains("`plate` is declared twice")),
         "{changes:?}"
     );
+    // The exported spec imports back to the same endpoints.
+    let text = serde_json::to_vec(&exported.value).unwrap();
+    let back = read_bytes(
+        "cars.openapi.json".as_ref(),
+        &text,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let endpoints: Vec<String> = back.tools[0]
+        .apis
+        .iter()
+        .map(|a| format!("{:?}", a.endpoint))
+        .collect();
+    assert_eq!(endpoints.len(), 2);
+    assert!(
+        endpoints.iter().all(|e| e.contains("\"/vehicle\"")),
+        "{endpoints:?}"
+    );
     let tools = export::openai_tools_exported(&catalog);
     assert_valid_functions(openai_functions(&tools));
     let plate = &tools.value[0]["function"]["parameters"];
