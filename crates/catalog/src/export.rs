@@ -1,37 +1,82 @@
 //! Exporters of a catalog view (usually the active docs): OpenAPI 3.1, OpenAI
 //! tools JSON, an MCP tool list and Markdown.
 
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::error::{Error, Result};
-use crate::id::ApiId;
+use crate::error::Result;
+use crate::id::{ApiId, ToolId};
+use crate::lint;
 use crate::model::{Endpoint, ParamLocation, SecurityScheme};
-use crate::names::{MAX_FUNCTION_NAME, change_name, slug};
+use crate::names::{self, slug};
 use crate::render;
 use crate::store::{ApiEntry, Catalog, ToolEntry};
 
-/// The name an API goes by in tool calling: ToolBench's convention,
-/// `<api>_for_<tool>` cut to its last 64 characters.
+/// The name an API goes by in tool calling: ToolBench's `<api>_for_<tool>`,
+/// shortened readably when longer than 64 characters ([`names::function_name`]).
 pub fn function_name(id: &ApiId) -> String {
-    let full = format!("{}_for_{}", change_name(id.api().as_str()), id.tool());
-    let cut = full.len().saturating_sub(MAX_FUNCTION_NAME);
-    full.get(cut..).unwrap_or(&full).to_owned()
+    names::function_name(id.tool().as_str(), id.api().as_str())
+}
+
+/// A change an export made to keep its output valid (a renamed operation, a
+/// de-duplicated `required` entry, an enum's type), named by tool and API, so
+/// a catalog-wide export reports what it changed instead of stopping.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// The tool changed.
+    pub tool: ToolId,
+    /// The API changed, when the change is one API's.
+    pub api: Option<ApiId>,
+    /// What was changed and why.
+    pub what: String,
+}
+
+/// An exported document and the [`Change`]s made to it.
+#[derive(Clone, Debug)]
+pub struct Exported {
+    /// The document.
+    pub value: Value,
+    /// What was changed to make it valid, in catalog order.
+    pub changes: Vec<Change>,
 }
 
 /// JSON Schema of an API's arguments: one property per parameter (path,
 /// query, header, cookie and body alike), as tool calling expects.
 pub fn input_schema(api: &ApiEntry) -> Value {
+    input_schema_noting(api, &mut Vec::new())
+}
+
+/// [`input_schema`], noting each change made to the source's parameters: an
+/// enum's type set to its values' ([`lint::effective_schema`]), a name listed
+/// twice (the last declaration wins, `required` names it once).
+fn input_schema_noting(api: &ApiEntry, notes: &mut Vec<String>) -> Value {
     let mut properties = Map::new();
-    let mut required = Vec::new();
+    let mut required: Vec<Value> = Vec::new();
     for p in &api.api.params {
-        let mut schema = p.schema.clone();
+        let fixed = lint::effective_schema(&p.schema);
+        if let Cow::Owned(schema) = &fixed {
+            notes.push(format!(
+                "parameter `{}`: type set to {} to match its enum values",
+                p.name, schema["type"]
+            ));
+        }
+        let mut schema = fixed.into_owned();
         if let (Value::Object(map), false) = (&mut schema, p.description.is_empty()) {
             map.entry("description")
                 .or_insert_with(|| Value::String(p.description.clone()));
         }
-        properties.insert(p.name.clone(), schema);
-        if p.required {
-            required.push(Value::String(p.name.clone()));
+        if properties.insert(p.name.clone(), schema).is_some() {
+            notes.push(format!(
+                "parameter `{}` is declared twice; the last declaration is kept",
+                p.name
+            ));
+        }
+        let name = Value::String(p.name.clone());
+        if p.required && !required.contains(&name) {
+            required.push(name);
         }
     }
     let has_body_params = api
@@ -40,41 +85,86 @@ pub fn input_schema(api: &ApiEntry) -> Value {
         .iter()
         .any(|p| p.location == ParamLocation::Body);
     if let (Some(body), false) = (&api.api.request_body, has_body_params) {
-        properties.insert("body".to_owned(), body.clone());
+        if properties.insert("body".to_owned(), body.clone()).is_some() {
+            notes.push("a parameter named `body` is replaced by the request body".to_owned());
+        }
+        let name = Value::String("body".to_owned());
         if body
             .get("x-body-required")
             .and_then(Value::as_bool)
             .unwrap_or(false)
+            && !required.contains(&name)
         {
-            required.push(Value::String("body".to_owned()));
+            required.push(name);
         }
     }
     json!({ "type": "object", "properties": properties, "required": required })
 }
 
+/// Function entries of a catalog with unique names: [`function_name`], and
+/// should two APIs ever share one, the later gets `_2`, `_3`... (noted).
+fn functions(catalog: &Catalog, entry: impl Fn(String, &ApiEntry, Value) -> Value) -> Exported {
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut changes = Vec::new();
+    let mut out = Vec::new();
+    for (tool, api) in catalog.apis() {
+        let mut notes = Vec::new();
+        let base = function_name(&api.api.id);
+        let mut name = base.clone();
+        let mut n = 1;
+        while taken.contains(&name) {
+            n += 1;
+            let suffix = format!("_{n}");
+            let keep = base.len().min(names::MAX_FUNCTION_NAME - suffix.len());
+            name = format!("{}{suffix}", base.get(..keep).unwrap_or(&base));
+        }
+        if n > 1 {
+            notes.push(format!("function name `{base}` is taken; named `{name}`"));
+        }
+        taken.insert(name.clone());
+        let parameters = input_schema_noting(api, &mut notes);
+        out.push(entry(name, api, parameters));
+        changes.extend(notes.into_iter().map(|what| Change {
+            tool: tool.tool.id.clone(),
+            api: Some(api.api.id.clone()),
+            what,
+        }));
+    }
+    Exported {
+        value: Value::Array(out),
+        changes,
+    }
+}
+
 /// OpenAI tools JSON: `[{type: function, function: {name, description, parameters}}]`.
 pub fn openai_tools(catalog: &Catalog) -> Value {
-    Value::Array(
-        catalog
-            .apis()
-            .map(|(_, api)| {
-                json!({"type": "function", "function": {
-                    "name": function_name(&api.api.id),
-                    "description": api.description(),
-                    "parameters": input_schema(api),
-                }})
-            })
-            .collect(),
-    )
+    openai_tools_exported(catalog).value
+}
+
+/// [`openai_tools`] with the changes made to keep every function valid.
+pub fn openai_tools_exported(catalog: &Catalog) -> Exported {
+    functions(catalog, |name, api, parameters| {
+        json!({"type": "function", "function": {
+            "name": name,
+            "description": api.description(),
+            "parameters": parameters,
+        }})
+    })
 }
 
 /// An MCP `tools/list` result: `{tools: [{name, description, inputSchema}]}`.
 pub fn mcp_tools(catalog: &Catalog) -> Value {
-    let tools: Vec<Value> = catalog
-        .apis()
-        .map(|(_, api)| json!({"name": function_name(&api.api.id), "description": api.description(), "inputSchema": input_schema(api)}))
-        .collect();
-    json!({ "tools": tools })
+    mcp_tools_exported(catalog).value
+}
+
+/// [`mcp_tools`] with the changes made to keep every tool valid.
+pub fn mcp_tools_exported(catalog: &Catalog) -> Exported {
+    let mut exported = functions(
+        catalog,
+        |name, api, parameters| json!({"name": name, "description": api.description(), "inputSchema": parameters}),
+    );
+    exported.value = json!({ "tools": exported.value });
+    exported
 }
 
 /// Markdown of the whole view.
@@ -90,7 +180,20 @@ pub fn markdown(catalog: &Catalog) -> String {
 /// and parameters, descriptions replaced, usage examples added as parameter
 /// examples and as `x-usage-examples`.
 pub fn openapi(tool: &ToolEntry) -> Result<Value> {
+    Ok(openapi_exported(tool).value)
+}
+
+/// [`openapi`] with the changes made to keep the document valid.
+///
+/// Two APIs on one method and path (RapidAPI tools expose named APIs that way)
+/// cannot share a path item: the later ones are keyed `{path}#{api}` (a URL
+/// fragment, which no server sees), carry the real path in `x-toolsmith-path`,
+/// and `info.x-toolsmith-disambiguation` says so. A path parameter the source
+/// marks optional is made required, and a parameter declared twice for one
+/// location is kept once, as OpenAPI demands.
+pub fn openapi_exported(tool: &ToolEntry) -> Exported {
     let t = &tool.tool;
+    let mut changes = Vec::new();
     let mut info = json!({
         "title": t.name,
         "version": "1.0.0",
@@ -110,14 +213,41 @@ pub fn openapi(tool: &ToolEntry) -> Result<Value> {
             ),
             Endpoint::Function { .. } => ("post".to_owned(), format!("/{}", api.api.id.api())),
         };
-        let item = paths.entry(path.clone()).or_insert_with(|| json!({}));
-        if item.get(&method).is_some() {
-            return Err(Error::Export(format!(
-                "tool {}: two APIs map to {method} {path}",
-                t.id
-            )));
+        let mut notes = Vec::new();
+        let mut op = operation(api, &mut notes);
+        let taken = |paths: &Map<String, Value>, key: &str| {
+            paths
+                .get(key)
+                .is_some_and(|item| item.get(&method).is_some())
+        };
+        let mut key = path.clone();
+        if taken(&paths, &key) {
+            key = format!("{path}#{}", api.api.id.api());
+            let mut n = 1;
+            while taken(&paths, &key) {
+                n += 1;
+                key = format!("{path}#{}_{n}", api.api.id.api());
+            }
+            op["x-toolsmith-path"] = Value::String(path.clone());
+            notes.push(format!(
+                "another API is also {} {path}: keyed `{key}` (real path in x-toolsmith-path)",
+                method.to_ascii_uppercase()
+            ));
         }
-        item[&method] = operation(api);
+        let item = paths.entry(key).or_insert_with(|| json!({}));
+        item[&method] = op;
+        changes.extend(notes.into_iter().map(|what| Change {
+            tool: t.id.clone(),
+            api: Some(api.api.id.clone()),
+            what,
+        }));
+    }
+    if paths.keys().any(|k| k.contains('#')) {
+        info["x-toolsmith-disambiguation"] = Value::String(
+            "Several APIs of this tool share one method and path; each after the first is keyed \
+             `{path}#{api}` (the fragment is never sent) and carries its real path in x-toolsmith-path."
+                .to_owned(),
+        );
     }
     let mut doc = json!({ "openapi": "3.1.0", "info": info, "paths": paths });
     if let Some(base) = &t.base_url {
@@ -127,10 +257,13 @@ pub fn openapi(tool: &ToolEntry) -> Result<Value> {
     if !schemes.is_empty() {
         doc["components"] = json!({ "securitySchemes": schemes });
     }
-    Ok(doc)
+    Exported {
+        value: doc,
+        changes,
+    }
 }
 
-fn operation(api: &ApiEntry) -> Value {
+fn operation(api: &ApiEntry, notes: &mut Vec<String>) -> Value {
     let a = &api.api;
     let operation_id = if slug(&a.source_name) == a.id.api().as_str() {
         a.source_name.clone()
@@ -154,26 +287,54 @@ fn operation(api: &ApiEntry) -> Value {
         Endpoint::Unlocated { .. } => op["x-toolsmith-unlocated"] = Value::Bool(true),
         Endpoint::Http { .. } => {}
     }
-    let params: Vec<Value> = a
+    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    let mut params: Vec<Value> = Vec::new();
+    for p in a
         .params
         .iter()
         .filter(|p| p.location != ParamLocation::Body)
-        .map(|p| {
-            let mut param = json!({ "name": p.name, "in": p.location.as_str(), "required": p.required, "schema": p.schema });
-            if !p.description.is_empty() {
-                param["description"] = Value::String(p.description.clone());
-            }
-            let values: Map<String, Value> = examples
-                .iter()
-                .enumerate()
-                .filter_map(|(i, e)| e.arguments.get(&p.name).map(|v| (format!("example{}", i + 1), json!({"summary": e.query, "value": v}))))
-                .collect();
-            if !values.is_empty() {
-                param["examples"] = Value::Object(values);
-            }
-            param
-        })
-        .collect();
+    {
+        let location = p.location.as_str();
+        if !seen.insert((p.name.as_str(), location)) {
+            notes.push(format!(
+                "{location} parameter `{}` is declared twice; the first is kept",
+                p.name
+            ));
+            continue;
+        }
+        let schema = lint::effective_schema(&p.schema);
+        if let Cow::Owned(fixed) = &schema {
+            notes.push(format!(
+                "parameter `{}`: type set to {} to match its enum values",
+                p.name, fixed["type"]
+            ));
+        }
+        let required = p.required || p.location == ParamLocation::Path;
+        if required != p.required {
+            notes.push(format!("path parameter `{}` made required", p.name));
+        }
+        let mut param =
+            json!({ "name": p.name, "in": location, "required": required, "schema": schema });
+        if !p.description.is_empty() {
+            param["description"] = Value::String(p.description.clone());
+        }
+        let values: Map<String, Value> = examples
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| {
+                e.arguments.get(&p.name).map(|v| {
+                    (
+                        format!("example{}", i + 1),
+                        json!({"summary": e.query, "value": v}),
+                    )
+                })
+            })
+            .collect();
+        if !values.is_empty() {
+            param["examples"] = Value::Object(values);
+        }
+        params.push(param);
+    }
     if !params.is_empty() {
         op["parameters"] = Value::Array(params);
     }

@@ -14,7 +14,9 @@
 //! - [`Store`] keeps it all in one SQLite file and lands each batch in one
 //!   transaction;
 //! - [`export`] writes the active docs as OpenAPI 3.1, OpenAI tools, an MCP
-//!   tool list or Markdown, and [`TokenStats`] counts their tokens.
+//!   tool list or Markdown, and [`TokenStats`] counts their tokens;
+//! - [`lint`] reports where a spec contradicts itself, and fixes the mechanical
+//!   cases when docs are rendered.
 //!
 //! ```
 //! use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, read_bytes};
@@ -56,6 +58,7 @@ mod error;
 pub mod export;
 mod id;
 mod import;
+pub mod lint;
 mod model;
 pub mod names;
 pub mod render;

@@ -60,6 +60,103 @@ pub fn toolbench_function_name(tool_name: &str, api_name: &str) -> String {
     last_chars(&full, MAX_FUNCTION_NAME).to_owned()
 }
 
+/// The name toolsmith gives an API in tool calling: ToolBench's
+/// `<api>_for_<tool>` when it fits in [`MAX_FUNCTION_NAME`] characters, else a
+/// readable short form. `tool` and `api` are catalog slugs (`[a-z0-9_]`).
+///
+/// Shortening keeps the front of the name (what the API does), unlike
+/// ToolBench's cut of the first characters, and stops at the first step that fits:
+/// 1. drop the HTTP method word that starts the API name (`get_`);
+/// 2. drop a word repeated right after itself (`tv_tv_id` becomes `tv_id`, as
+///    paths like `/tv/{tv_id}` produce);
+/// 3. otherwise the name loses information, so it ends with a tag of 4 hex
+///    digits of the API id's hash that keeps it unique: the tool's words are
+///    abbreviated (6, 5, 4, 3 letters, then initials) until the tool part is at
+///    most [`SHORT_TOOL`] characters, then the API's words (8 down to 3 letters),
+///    then the API part is cut at its end.
+///
+/// Resolution from a name back to its API goes through the one mapping the
+/// caller keeps (the solvers' `Toolset`); the tests check on TMDB and
+/// ToolEnv2404 that no two APIs share a name.
+pub fn function_name(tool: &str, api: &str) -> String {
+    let api = change_name(api);
+    let full = format!("{api}_for_{tool}");
+    if full.len() <= MAX_FUNCTION_NAME && full.is_ascii() {
+        return full;
+    }
+    let fits = |a: &[String], t: &[String], room: usize| {
+        a.join("_").len() + "_for_".len() + t.join("_").len() <= room
+    };
+    let mut a = words(&api);
+    let mut t = words(tool);
+    if a.len() > 1
+        && a.first()
+            .is_some_and(|w| HTTP_METHODS.contains(&w.as_str()))
+    {
+        a.remove(0);
+    }
+    if fits(&a, &t, MAX_FUNCTION_NAME) {
+        return format!("{}_for_{}", a.join("_"), t.join("_"));
+    }
+    a.dedup();
+    t.dedup();
+    if fits(&a, &t, MAX_FUNCTION_NAME) {
+        return format!("{}_for_{}", a.join("_"), t.join("_"));
+    }
+    let tag = toolsmith_plumbing::json::sha256_hex(format!("{tool}/{api}"));
+    let tag = tag.get(..4).unwrap_or(&tag);
+    let room = MAX_FUNCTION_NAME - 1 - tag.len();
+    for len in [6, 5, 4, 3, 1] {
+        if fits(&a, &t, room) || t.join("_").len() <= SHORT_TOOL {
+            break;
+        }
+        t = abbreviate(&t, len);
+    }
+    for len in [8, 6, 5, 4, 3] {
+        if fits(&a, &t, room) {
+            break;
+        }
+        a = abbreviate(&a, len);
+    }
+    let tool_part = t.join("_");
+    let tool_part = tool_part
+        .get(..SHORT_TOOL.min(tool_part.len()))
+        .unwrap_or(&tool_part);
+    let api_room = room.saturating_sub(tool_part.len() + "_for_".len());
+    let api_part = a.join("_");
+    let api_part = api_part
+        .get(..api_room.min(api_part.len()))
+        .unwrap_or(&api_part);
+    format!("{}_for_{tool_part}_{tag}", api_part.trim_end_matches('_'))
+}
+
+/// The longest tool part a shortened function name keeps before abbreviating the API.
+pub const SHORT_TOOL: usize = 24;
+
+/// The HTTP method words an API name may start with (dropped first when shortening).
+const HTTP_METHODS: [&str; 7] = ["get", "post", "put", "patch", "delete", "head", "options"];
+
+/// The `_`-separated words of a slug, ASCII only (non-ASCII characters, which only
+/// ToolBench's CJK-keeping names carry, are dropped).
+fn words(slug: &str) -> Vec<String> {
+    slug.split('_')
+        .map(|w| {
+            w.chars()
+                .filter(char::is_ascii_alphanumeric)
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Every word cut to its first `len` characters.
+fn abbreviate(words: &[String], len: usize) -> Vec<String> {
+    words
+        .iter()
+        .map(|w| w.get(..len.min(w.len())).unwrap_or(w).to_owned())
+        .collect()
+}
+
 /// DRAFT's RestBench name of an endpoint: the method followed by the path with
 /// `/` turned into `_` and braces dropped (`GET /movie/{movie_id}` becomes
 /// `GET_movie_movie_id`).
@@ -146,6 +243,43 @@ mod tests {
         );
         assert_eq!(long.chars().count(), MAX_FUNCTION_NAME);
         assert!(long.ends_with("_for_an_extremely_long_tool_name_that_goes_on_and_on"));
+    }
+
+    #[test]
+    fn long_function_names_keep_their_front() {
+        assert_eq!(
+            function_name("vin_decoder_v4", "vin_decode"),
+            "vin_decode_for_vin_decoder_v4"
+        );
+        assert_eq!(function_name("t", "from"), "is_from_for_t");
+        // Dropping the method (then repeated words) is enough: no tag.
+        let api = "get_tv_tv_id_season_season_number_episode_episode_number_images";
+        assert_eq!(
+            function_name("tmdb", api),
+            "tv_id_season_number_episode_number_images_for_tmdb"
+        );
+        // Beyond that the name is abbreviated and tagged so that it stays unique.
+        let tool = "jabatix_loan_services";
+        let a = function_name(
+            tool,
+            "retrievalofriskratiosforloansviaid_companyandgaapatspecificpostingdate",
+        );
+        let b = function_name(
+            tool,
+            "retrievalofaccountingtransactionsandrelatedratiosforloansviaid_companyandgaapatspecificpostingdate",
+        );
+        assert_ne!(a, b);
+        for name in [&a, &b] {
+            assert!(name.len() <= MAX_FUNCTION_NAME, "{name}");
+            assert!(name.starts_with("retrieva"), "{name}");
+            assert!(name.contains("_for_jabatix_loan_services_"), "{name}");
+        }
+        let huge_tool = "a_very_long_tool_name_that_keeps_going_and_going_and_going_forever";
+        let name = function_name(huge_tool, "search");
+        assert!(
+            name.len() <= MAX_FUNCTION_NAME && name.starts_with("search_for_"),
+            "{name}"
+        );
     }
 
     #[test]

@@ -74,13 +74,11 @@ fn write_doc(out: &mut String, doc: &Doc) {
     }
 }
 
-/// `- name (query, string, required): description [default: x] [one of: a, b]`
+/// `- name (query, string, required): description [default: x] [one of: a, b]`,
+/// with the type an enum's values have ([`crate::lint::effective_schema`]).
 pub fn param_line(p: &Param) -> String {
-    let kind = p
-        .schema
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("any");
+    let schema = crate::lint::effective_schema(&p.schema);
+    let kind = schema.get("type").and_then(Value::as_str).unwrap_or("any");
     let mut line = format!(
         "- {} ({}, {kind}{})",
         p.name,
@@ -90,10 +88,10 @@ pub fn param_line(p: &Param) -> String {
     if !p.description.is_empty() {
         let _ = write!(line, ": {}", p.description.replace('\n', " "));
     }
-    if let Some(default) = p.schema.get("default") {
+    if let Some(default) = schema.get("default") {
         let _ = write!(line, " [default: {default}]");
     }
-    if let Some(values) = p.schema.get("enum").and_then(Value::as_array) {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         let values: Vec<String> = values
             .iter()
             .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))

@@ -13,6 +13,18 @@ use crate::budget::BudgetExhausted;
 /// Longest server message kept in an error; the rest is cut (HTML error pages are long).
 pub(crate) const MAX_MESSAGE_CHARS: usize = 300;
 
+/// An error and its causes on one line, `: `-separated.
+fn error_chain(err: &Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = std::error::Error::source(err);
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
+}
+
 /// Everything that can go wrong while talking to an LLM or an embedder.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -66,13 +78,13 @@ pub enum Error {
         /// The text it produced before the cut, if any.
         partial: Option<String>,
     },
-    /// A retryable error kept happening until the retry limit.
-    #[error("gave up after {attempts} attempts")]
+    /// A retryable error kept happening until the retry limit. The message carries the last
+    /// error with its causes (which name the endpoint), since callers often show only this line.
+    #[error("gave up after {attempts} attempts; the last: {}", error_chain(.last))]
     GaveUp {
         /// Requests sent, the first one included.
         attempts: u32,
         /// The error of the last attempt.
-        #[source]
         last: Box<Error>,
     },
     /// The run's budget of calls or tokens is spent; the run should stop cleanly.

@@ -63,6 +63,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Counts and token statistics of the docs.
     Stats(StatsArgs),
+    /// Report where the docs contradict themselves (type/enum mismatches, bounds described
+    /// backwards, missing descriptions or response schemas), per API, with a count per kind.
+    Lint(LintArgs),
     /// Doc versions: history (with refinement rounds), diff, activate (rollback), add.
     Docs(DocsArgs),
     /// Refine docs into new versions: EasyTool's concise instructions with executed examples,
@@ -483,6 +486,23 @@ pub struct ExportArgs {
     /// Which part of the catalog.
     #[command(flatten)]
     pub scope: ScopeArgs,
+}
+
+/// Lint the docs (the active ones unless `--doc-version` says otherwise).
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Which docs.
+    #[command(flatten)]
+    pub docs: DocVersionArg,
+    /// Which part of the catalog.
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// Every finding and the counts as JSON.
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// How many findings to list in the text report (all with `--json`).
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
 }
 
 /// Counts and token statistics of the docs (with no `--doc-version`: the active docs and

@@ -3,17 +3,22 @@
 //! catalog's database, so a re-run costs nothing and `--cache replay` needs no endpoint.
 
 use anyhow::Context as _;
-use toolsmith_llm::{CacheDb, CacheMode, CachedChat, LlmSettings, OpenAiClient};
+use toolsmith_llm::{CacheDb, CacheMode, CachedChat, LlmSettings, OpenAiClient, env};
 
 use crate::context::Context;
 
-/// The configured model (`model` overrides the configured name), behind the cache.
+/// The configured model (`model` overrides the configured name), behind the cache. With no
+/// endpoint configured it fails at once with how to configure one (unless `cache` is `replay`,
+/// which needs no endpoint), instead of retrying OpenAI's public address without a key.
 pub(crate) fn cached_chat(
     ctx: &Context,
     model: Option<&str>,
     cache: CacheMode,
 ) -> anyhow::Result<CachedChat<OpenAiClient>> {
     let settings = ctx.config()?.llm_settings(model);
+    if cache != CacheMode::Replay && !is_configured(&settings) {
+        anyhow::bail!("{}", not_configured_help());
+    }
     let client = OpenAiClient::new(&settings).context("configuring the LLM client")?;
     let db = CacheDb::open(ctx.db()).context("opening the LLM cache")?;
     Ok(CachedChat::new(client, db, cache))
@@ -23,6 +28,23 @@ pub(crate) fn cached_chat(
 /// default (a local server needs no key).
 pub(crate) fn is_configured(llm: &LlmSettings) -> bool {
     llm.api_key.is_some() || llm.base_url != LlmSettings::default().base_url
+}
+
+/// What to do when no LLM is configured: the three variables, or `[llm]` of `toolsmith.toml`.
+pub(crate) fn not_configured_help() -> String {
+    format!(
+        "no LLM is configured (no base URL and no API key). Point toolsmith at any OpenAI-compatible endpoint:\n\
+         \x20 export {}=http://127.0.0.1:11434/v1   # your server (vLLM, Ollama, llama.cpp, OpenAI)\n\
+         \x20 export {}=...                         # when the server needs a key\n\
+         \x20 export {}=MODEL                       # the model to ask\n\
+         or in toolsmith.toml:\n\
+         \x20 [llm]\n\
+         \x20 base_url = \"http://127.0.0.1:11434/v1\"\n\
+         \x20 model = \"MODEL\"",
+        env::OPENAI_BASE_URL,
+        env::OPENAI_API_KEY,
+        env::TOOLSMITH_MODEL
+    )
 }
 
 #[cfg(test)]

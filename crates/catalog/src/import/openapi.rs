@@ -19,6 +19,8 @@ use crate::names::{draft_endpoint_name, restgpt_endpoint_name};
 
 /// The OpenAPI extension naming the toolsmith tool a spec describes (written by our exporter).
 pub(crate) const X_TOOL: &str = "x-toolsmith-tool";
+/// The OpenAPI extension holding an operation's real path when its key was disambiguated.
+pub(crate) const X_PATH: &str = "x-toolsmith-path";
 /// The OpenAPI extension naming the tool's category.
 pub(crate) const X_CATEGORY: &str = "x-toolsmith-category";
 
@@ -37,6 +39,7 @@ pub(crate) fn read(path: &Path, spec: &Value, options: &ImportOptions) -> Result
         .tool
         .clone()
         .or_else(|| info.get(X_TOOL).and_then(Value::as_str).map(str::to_owned))
+        .or_else(|| tool_name_from_title(str_at(&info, "title")))
         .unwrap_or_else(|| tool_name_from_file(path));
     let id =
         ToolId::from_name(&tool_name).map_err(|e| Error::bad(path, "#/info", e.to_string()))?;
@@ -131,8 +134,78 @@ fn dialect(path: &Path, spec: &Value) -> Result<Dialect> {
     }
 }
 
-/// `tmdb_oas.json` -> `tmdb`; `petstore.openapi.yaml` -> `petstore`.
+/// Words that say nothing about which API a title names, dropped from its ends.
+const GENERIC_TITLE_WORDS: [&str; 22] = [
+    "a",
+    "an",
+    "the",
+    "my",
+    "api",
+    "apis",
+    "rest",
+    "restful",
+    "openapi",
+    "swagger",
+    "spec",
+    "specification",
+    "service",
+    "server",
+    "example",
+    "sample",
+    "demo",
+    "test",
+    "untitled",
+    "documentation",
+    "docs",
+    "version",
+];
+
+/// The tool name a spec's `info.title` gives, when it is specific: its slug without
+/// generic words or version numbers at either end (`Example Library` -> `library`,
+/// `Swagger Petstore - OpenAPI 3.0` -> `petstore`). `None` for titles such as TMDB's
+/// `API`, or ones shorter than three characters, so the file or URL name is used.
+fn tool_name_from_title(title: &str) -> Option<String> {
+    let slug = crate::names::slug(title);
+    let words: Vec<&str> = slug.split('_').filter(|w| !w.is_empty()).collect();
+    let filler = |w: &&str| {
+        GENERIC_TITLE_WORDS.contains(w)
+            || w.chars().all(|c| c.is_ascii_digit())
+            || w.strip_prefix('v')
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let start = words.iter().position(|w| !filler(w))?;
+    let end = words.iter().rposition(|w| !filler(w))?;
+    let name = words.get(start..=end)?.join("_");
+    (name.len() >= 3).then_some(name)
+}
+
+/// `tmdb_oas.json` -> `tmdb`; `petstore.openapi.yaml` -> `petstore`; for a URL, its last
+/// path segment (`https://host/specs/petstore.json` -> `petstore`), or its host when that
+/// segment is generic (`https://example.com/openapi.json` -> `example_com`).
 fn tool_name_from_file(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if let Some((_, rest)) = text.split_once("://") {
+        let rest = rest.split(['?', '#']).next().unwrap_or_default();
+        let host = rest.split('/').next().unwrap_or_default();
+        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        let host = host.split(':').next().unwrap_or(host);
+        let last = rest
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        let stem = if last == rest { "" } else { last };
+        let name = tool_name_from_file(Path::new(stem));
+        let generic = [
+            "api", "openapi", "swagger", "spec", "index", "docs", "v1", "v2", "v3",
+        ];
+        return if generic.contains(&name.to_ascii_lowercase().as_str()) && !host.is_empty() {
+            host.to_owned()
+        } else {
+            name
+        };
+    }
+
     let stem = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -163,6 +236,9 @@ fn operation(
     at: &str,
 ) -> Result<ApiRecord> {
     let path = resolver.path();
+    // Our exporter keys a second API on one method and path `{path}#{api}` and keeps the
+    // real path here, so an exported spec imports back to the same endpoints.
+    let route = op.get(X_PATH).and_then(Value::as_str).unwrap_or(route);
     let operation_id = str_at(op, "operationId").trim();
     let restgpt = restgpt_endpoint_name(method.as_str(), route);
     let source_name = if operation_id.is_empty() {
@@ -545,4 +621,37 @@ fn security_schemes(dialect: Dialect, spec: &Value) -> Vec<SecurityScheme> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specific_titles_name_the_tool_and_generic_ones_do_not() {
+        assert_eq!(
+            tool_name_from_title("Example Library").as_deref(),
+            Some("library")
+        );
+        assert_eq!(
+            tool_name_from_title("Swagger Petstore - OpenAPI 3.0").as_deref(),
+            Some("petstore")
+        );
+        assert_eq!(tool_name_from_title("TMDB API v3").as_deref(), Some("tmdb"));
+        for generic in ["API", "", "REST API", "OpenAPI spec", "x", "My API v2"] {
+            assert_eq!(tool_name_from_title(generic), None, "{generic:?}");
+        }
+    }
+
+    #[test]
+    fn urls_are_named_by_their_file_or_host() {
+        let name = |s: &str| tool_name_from_file(Path::new(s));
+        assert_eq!(name("tmdb_oas.json"), "tmdb");
+        assert_eq!(name("https://host.example/specs/petstore.json"), "petstore");
+        assert_eq!(
+            name("https://api.example.com/openapi.json?v=2"),
+            "api.example.com"
+        );
+        assert_eq!(name("http://user@127.0.0.1:8080/swagger.yaml"), "127.0.0.1");
+    }
 }

@@ -4,6 +4,8 @@
 
 mod bad_input;
 mod data;
+mod export_scale;
+mod lint;
 mod mcp;
 mod openapi;
 mod real_data;

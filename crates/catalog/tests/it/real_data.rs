@@ -211,3 +211,76 @@ fn toolenv2404_archive_imports_every_tool_file() {
     // Tool names that collide across categories get distinct ids; both resolve by their ToolBench name.
     assert!(store.resolve_tool("tb:abc").unwrap().len() > 1);
 }
+
+/// Every function name of a catalog: at most 64 characters, unique, and mapping back to its API.
+pub(crate) fn assert_function_names_resolve(catalog: &toolsmith_catalog::Catalog) -> usize {
+    use std::collections::HashMap;
+    use toolsmith_catalog::export::function_name;
+    use toolsmith_catalog::names::MAX_FUNCTION_NAME;
+    let mut by_name: HashMap<String, toolsmith_catalog::ApiId> = HashMap::new();
+    let mut shortened = 0;
+    for (_, api) in catalog.apis() {
+        let id = &api.api.id;
+        let name = function_name(id);
+        assert!(name.len() <= MAX_FUNCTION_NAME, "{name} ({id}) is too long");
+        assert!(
+            name.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "{name}"
+        );
+        assert!(
+            !name.starts_with('_') && !name.ends_with('_'),
+            "{name} ({id}) is clipped"
+        );
+        if name
+            != format!(
+                "{}_for_{}",
+                toolsmith_catalog::names::change_name(id.api().as_str()),
+                id.tool()
+            )
+        {
+            shortened += 1;
+            // The front survives: the name starts with the API's first word after the method.
+            let words: Vec<&str> = id
+                .api()
+                .as_str()
+                .split('_')
+                .filter(|w| !w.is_empty())
+                .collect();
+            let methods = ["get", "post", "put", "patch", "delete", "head", "options"];
+            let first = match words.as_slice() {
+                [m, next, ..] if methods.contains(m) => next,
+                [first, ..] => first,
+                [] => unreachable!(),
+            };
+            let front: String = first
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .take(3)
+                .collect();
+            assert!(name.starts_with(&front), "{name} ({id}) lost its front");
+        }
+        if let Some(other) = by_name.insert(name.clone(), id.clone()) {
+            panic!("{name} names both {other} and {id}");
+        }
+    }
+    for (_, api) in catalog.apis() {
+        assert_eq!(by_name.get(&function_name(&api.api.id)), Some(&api.api.id));
+    }
+    shortened
+}
+
+#[test]
+fn tmdb_function_names_are_readable_unique_and_resolve() {
+    let catalog = toolsmith_catalog::testing::tmdb_catalog();
+    let shortened = assert_function_names_resolve(&catalog);
+    assert!(shortened > 0, "TMDB has names over 64 characters");
+    let id = "tmdb/get_tv_tv_id_season_season_number_episode_episode_number_images"
+        .parse()
+        .unwrap();
+    // The front is kept (ToolBench's cut gave `et_tv_tv_id_season_..._for_tmdb`).
+    assert_eq!(
+        toolsmith_catalog::export::function_name(&id),
+        "tv_id_season_number_episode_number_images_for_tmdb"
+    );
+}

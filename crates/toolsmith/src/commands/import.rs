@@ -1,12 +1,13 @@
 //! `toolsmith import`: read sources into the catalog, each in one transaction.
 //! A source is a file, a folder, an archive, or the address of an MCP server
-//! whose `tools/list` is imported (see `mcp_source`).
+//! whose `tools/list` is imported (see `mcp_source`), or an `http(s)://` URL of a spec, fetched
+//! with a timeout, a size cap and few redirects, the URL kept as the source.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use toolsmith_catalog::{ImportBatch, ImportOptions, ImportReport, Store, read_source};
+use toolsmith_catalog::{ImportBatch, ImportOptions, ImportReport, Store, read_bytes, read_source};
 use toolsmith_exec::McpAddress;
 
 use crate::cli::ImportArgs;
@@ -36,6 +37,9 @@ pub(super) fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<ExitCode> 
             .spinner(format!("importing {}", path.display()));
         let batch = if McpAddress::is_mcp(&source) {
             mcp_source::read(&source, &options, &ctx.config()?.mcp)
+        } else if is_url(&source) {
+            fetch(ctx, &source)
+                .and_then(|bytes| read_bytes(path, &bytes, &options).map_err(anyhow::Error::from))
         } else {
             read_source(path, &options).map_err(anyhow::Error::from)
         }
@@ -57,6 +61,62 @@ pub(super) fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<ExitCode> 
         printer::json(&reports)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long fetching a spec by URL may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
+/// The largest spec fetched by URL (the biggest RapidAPI tool files are a few MiB).
+const FETCH_MAX_BYTES: usize = 32 * 1024 * 1024;
+/// Redirects followed when fetching a spec.
+const FETCH_MAX_REDIRECTS: usize = 5;
+
+/// Whether a source is an `http://` or `https://` URL.
+fn is_url(source: &str) -> bool {
+    let lower = source.get(..8).unwrap_or(source).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// The body of a spec URL: a success status within [`FETCH_TIMEOUT`], at most
+/// [`FETCH_MAX_REDIRECTS`] redirects and [`FETCH_MAX_BYTES`] bytes.
+fn fetch(ctx: &Context, url: &str) -> anyhow::Result<Vec<u8>> {
+    let client = reqwest::Client::builder()
+        .timeout(FETCH_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::limited(FETCH_MAX_REDIRECTS))
+        .build()
+        .context("building the HTTP client")?;
+    ctx.runtime()?.block_on(async {
+        let mut response = client
+            .get(url)
+            .header(
+                reqwest::header::ACCEPT,
+                "application/json, application/yaml, text/yaml, */*",
+            )
+            .send()
+            .await
+            .with_context(|| format!("fetching {url}"))?;
+        let status = response.status();
+        if !status.is_success() {
+            anyhow::bail!("fetching {url}: HTTP {status}");
+        }
+        if response
+            .content_length()
+            .is_some_and(|n| n > FETCH_MAX_BYTES as u64)
+        {
+            anyhow::bail!("{url} is larger than {FETCH_MAX_BYTES} bytes");
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .with_context(|| format!("reading {url}"))?
+        {
+            if body.len() + chunk.len() > FETCH_MAX_BYTES {
+                anyhow::bail!("{url} is larger than {FETCH_MAX_BYTES} bytes");
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    })
 }
 
 /// `--watch`: imports the one MCP server's tools, then again on every change.

@@ -12,6 +12,7 @@ mod graph;
 mod import;
 mod index;
 mod jq_sandbox;
+mod lint;
 mod quickstart;
 mod refine;
 mod report;
@@ -35,6 +36,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show::run(&ctx, &args),
         Command::Export(args) => export::run(&ctx, &args),
         Command::Stats(args) => stats::run(&ctx, &args),
+        Command::Lint(args) => lint::run(&ctx, &args),
         Command::Docs(args) => docs::run(&ctx, &args),
         Command::Refine(args) => refine::run(&ctx, &args),
         Command::Index(args) => index::run(&ctx, &args),

@@ -1,0 +1,313 @@
+//! Exports that stay valid at catalog scale (issue 16, item 10): every OpenAPI document passes
+//! the official OpenAPI 3.1 schema (tests/assets, Apache-2.0), every parameter schema passes
+//! the JSON Schema meta-schema, function names are unique, `required` lists a name once.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use toolsmith_catalog::export::{self, Exported};
+use toolsmith_catalog::lint::{LintKind, lint_catalog};
+use toolsmith_catalog::names::MAX_FUNCTION_NAME;
+use toolsmith_catalog::testing::{data_path, tmdb_catalog};
+use toolsmith_catalog::{
+    Catalog, DocSelector, ImportOptions, Scope, Store, read_bytes, read_source,
+};
+
+use crate::real_data::assert_function_names_resolve;
+
+fn openapi_validator() -> jsonschema::Validator {
+    let text = include_str!("../assets/openapi-3.1-schema.yaml");
+    let schema: Value = serde_norway::from_str(text).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+/// Whether a JSON Schema passes its meta-schema (2020-12 when it names none).
+fn assert_meta_valid(schema: &Value, at: &str) {
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        panic!("{at}: not a valid JSON Schema: {e}\n{schema}");
+    }
+}
+
+fn assert_valid_openapi(validator: &jsonschema::Validator, doc: &Value) {
+    let tool = doc["info"]["x-toolsmith-tool"].as_str().unwrap_or("?");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .take(3)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{tool}: {errors:#?}");
+    let mut operation_ids = HashSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap();
+            assert!(
+                operation_ids.insert(id.to_owned()),
+                "{tool}: operationId {id} twice"
+            );
+            let mut seen = HashSet::new();
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                let key = (p["name"].to_string(), p["in"].to_string());
+                assert!(seen.insert(key), "{tool} {method} {path}: {p} twice");
+                if p["in"] == "path" {
+                    assert_eq!(p["required"], true, "{tool} {method} {path}: {p}");
+                }
+                assert_meta_valid(
+                    &p["schema"],
+                    &format!("{tool} {method} {path} {}", p["name"]),
+                );
+            }
+        }
+    }
+}
+
+/// Function tools (OpenAI's `function` objects or MCP tools): names unique, at most 64
+/// characters of `[a-zA-Z0-9_-]`; parameters a valid schema whose `required` is unique and
+/// names properties.
+fn assert_valid_functions(functions: impl Iterator<Item = (String, Value)>) -> usize {
+    let mut names = HashSet::new();
+    let mut count = 0;
+    for (name, parameters) in functions {
+        count += 1;
+        assert!(
+            name.len() <= MAX_FUNCTION_NAME && !name.is_empty(),
+            "{name}"
+        );
+        assert!(
+            name.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+            "{name}"
+        );
+        assert!(names.insert(name.clone()), "function {name} twice");
+        assert_meta_valid(&parameters, &name);
+        let required: Vec<&str> = parameters["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let unique: HashSet<&&str> = required.iter().collect();
+        assert_eq!(unique.len(), required.len(), "{name}: {required:?}");
+        for r in &required {
+            assert!(
+                parameters["properties"].get(r).is_some(),
+                "{name}: {r} required, absent"
+            );
+        }
+    }
+    count
+}
+
+fn openai_functions(exported: &Exported) -> impl Iterator<Item = (String, Value)> + '_ {
+    exported.value.as_array().unwrap().iter().map(|t| {
+        (
+            t["function"]["name"].as_str().unwrap().to_owned(),
+            t["function"]["parameters"].clone(),
+        )
+    })
+}
+
+fn mcp_functions(exported: &Exported) -> impl Iterator<Item = (String, Value)> + '_ {
+    exported.value["tools"].as_array().unwrap().iter().map(|t| {
+        (
+            t["name"].as_str().unwrap().to_owned(),
+            t["inputSchema"].clone(),
+        )
+    })
+}
+
+#[test]
+fn tmdb_exports_are_valid() {
+    let catalog = tmdb_catalog();
+    let validator = openapi_validator();
+    let openapi = export::openapi_exported(&catalog.tools[0]);
+    assert_valid_openapi(&validator, &openapi.value);
+    // The mechanical fix is reported: with_status and with_type take their values' type.
+    let fixed: Vec<&str> = openapi.changes.iter().map(|c| c.what.as_str()).collect();
+    assert!(
+        fixed
+            .iter()
+            .any(|w| w.contains("`with_status`: type set to \"integer\"")),
+        "{fixed:?}"
+    );
+    let with_status = &openapi.value["paths"]["/discover/tv"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "with_status")
+        .unwrap()["schema"];
+    assert_eq!(with_status["type"], "integer");
+    assert_eq!(
+        assert_valid_functions(openai_functions(&export::openai_tools_exported(&catalog))),
+        54
+    );
+    assert_eq!(
+        assert_valid_functions(mcp_functions(&export::mcp_tools_exported(&catalog))),
+        54
+    );
+}
+
+/// A RapidAPI tool with two named APIs on `GET /vehicle` and a parameter listed twice.
+const COLLIDING_TOOL: &str = r#"{
+  "tool_name": "Cars", "host": "cars.p.rapidapi.com", "tool_description": "Cars.",
+  "api_list": [
+    {"name": "Vehicle by plate", "url": "https://cars.p.rapidapi.com/vehicle", "method": "GET",
+     "description": "Look a vehicle up by plate.",
+     "required_parameters": [{"name": "plate", "type": "STRING", "description": "Plate", "default": ""},
+                             {"name": "plate", "type": "STRING", "description": "Plate again", "default": ""}],
+     "optional_parameters": []},
+    {"name": "Vehicle by VIN", "url": "https://cars.p.rapidapi.com/vehicle", "method": "GET",
+     "description": "Look a vehicle up by VIN.",
+     "required_parameters": [{"name": "vin", "type": "STRING", "description": "VIN", "default": ""}],
+     "optional_parameters": []}
+  ]
+}"#;
+
+#[test]
+fn two_apis_on_one_path_are_disambiguated_and_reported() {
+    let batch = read_bytes(
+        "Transportation/cars.json".as_ref(),
+        COLLIDING_TOOL.as_bytes(),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let exported = export::openapi_exported(&catalog.tools[0]);
+    assert_valid_openapi(&openapi_validator(), &exported.value);
+    let paths = exported.value["paths"].as_object().unwrap();
+    let keys: Vec<&String> = paths.keys().collect();
+    assert_eq!(keys, ["/vehicle", "/vehicle#vehicle_by_vin"]);
+    let second = &paths["/vehicle#vehicle_by_vin"]["get"];
+    assert_eq!(second["x-toolsmith-path"], "/vehicle");
+    assert_eq!(second["operationId"], "vehicle_by_vin");
+    assert!(exported.value["info"]["x-toolsmith-disambiguation"].is_string());
+    let changes: Vec<(String, &str)> = exported
+        .changes
+        .iter()
+        .map(|c| (c.api.as_ref().unwrap().to_string(), c.what.as_str()))
+        .collect();
+    assert!(
+        changes
+            .iter()
+            .any(|(api, what)| api == "cars/vehicle_by_vin"
+                && what.contains("keyed `/vehicle#vehicle_by_vin`")),
+        "{changes:?}"
+    );
+    assert!(
+        changes
+            .iter()
+            .any(|(api, what)| api == "cars/vehicle_by_plate"
+                && what.contains("`plate` is declared twice")),
+        "{changes:?}"
+    );
+    // The exported spec imports back to the same endpoints.
+    let text = serde_json::to_vec(&exported.value).unwrap();
+    let back = read_bytes(
+        "cars.openapi.json".as_ref(),
+        &text,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let endpoints: Vec<String> = back.tools[0]
+        .apis
+        .iter()
+        .map(|a| format!("{:?}", a.endpoint))
+        .collect();
+    assert_eq!(endpoints.len(), 2);
+    assert!(
+        endpoints.iter().all(|e| e.contains("\"/vehicle\"")),
+        "{endpoints:?}"
+    );
+    let tools = export::openai_tools_exported(&catalog);
+    assert_valid_functions(openai_functions(&tools));
+    let plate = &tools.value[0]["function"]["parameters"];
+    assert_eq!(plate["required"], json!(["plate"]));
+}
+
+/// Exports of the whole ToolEnv2404 catalog finish, valid, with names that resolve back.
+/// Prints the figures (times and change counts) and the lint counts.
+#[test]
+fn toolenv2404_exports_finish_and_validate() {
+    let started = Instant::now();
+    let batch = read_source(
+        &data_path("toolbench/toolenv2404/toolenv2404_filtered.tar.gz"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog: Catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    assert_eq!(catalog.api_count(), 46_803);
+    eprintln!("import: {:.1} s", started.elapsed().as_secs_f64());
+
+    let shortened = assert_function_names_resolve(&catalog);
+    assert!(shortened > 100, "{shortened}");
+    eprintln!("function names: {shortened} shortened, all unique");
+
+    let t = Instant::now();
+    let openai = export::openai_tools_exported(&catalog);
+    let openai_time = t.elapsed();
+    assert_eq!(assert_valid_functions(openai_functions(&openai)), 46_803);
+    let dedup = openai
+        .changes
+        .iter()
+        .filter(|c| c.what.contains("declared twice"))
+        .count();
+    assert!(dedup > 0, "ToolEnv2404 has parameters listed twice");
+    eprintln!(
+        "openai: {:.2} s, 46803 functions, {} changes ({dedup} duplicate parameters)",
+        openai_time.as_secs_f64(),
+        openai.changes.len()
+    );
+
+    let t = Instant::now();
+    let mcp = export::mcp_tools_exported(&catalog);
+    eprintln!(
+        "mcp: {:.2} s, {} changes",
+        t.elapsed().as_secs_f64(),
+        mcp.changes.len()
+    );
+    assert_valid_functions(mcp_functions(&mcp));
+
+    let t = Instant::now();
+    let documents: Vec<Exported> = catalog.tools.iter().map(export::openapi_exported).collect();
+    let openapi_time = t.elapsed();
+    let validator = openapi_validator();
+    for doc in &documents {
+        assert_valid_openapi(&validator, &doc.value);
+    }
+    let changes: usize = documents.iter().map(|d| d.changes.len()).sum();
+    let rekeyed: usize = documents
+        .iter()
+        .flat_map(|d| &d.changes)
+        .filter(|c| c.what.contains("keyed"))
+        .count();
+    assert!(
+        rekeyed > 0,
+        "ToolEnv2404 has APIs sharing a method and path"
+    );
+    eprintln!(
+        "openapi: {:.2} s, {} documents, {changes} changes ({rekeyed} operations re-keyed), all valid",
+        openapi_time.as_secs_f64(),
+        documents.len()
+    );
+
+    let t = Instant::now();
+    let report = lint_catalog(&catalog);
+    eprintln!(
+        "lint: {:.2} s, {} of {} APIs with findings",
+        t.elapsed().as_secs_f64(),
+        report.apis_with_findings(),
+        report.apis
+    );
+    for (kind, n) in report.counts() {
+        eprintln!("  {kind}: {n}");
+    }
+    assert!(report.counts()[&LintKind::NoResponseSchema] > 0);
+}
