@@ -1,0 +1,39 @@
+//! toolsmith served to any agent: an MCP server and an HTTP API over the catalog's active docs,
+//! hybrid search, the executors and the solvers.
+//!
+//! - [`ToolService`] is what both front ends serve. The binary builds it from its settings
+//!   ([`ServiceParts`]: the catalog view, a retriever, an executor in its mode, the jq
+//!   sandbox, a solver factory, the runs database), so this crate reads no config.
+//! - [`McpSession`] is the MCP server of one client (rmcp): the meta-tools `search_tools`,
+//!   `describe_tool`, `call_tool` and `read_result`; APIs found by search stay callable by
+//!   their own names for the session (announced with `tools/list_changed`). Served over stdio
+//!   by [`serve_stdio`] and over streamable HTTP at `/mcp` by the [`router`].
+//! - [`router`] is the HTTP API (axum): `/v1/tools`, `/v1/search`, `/v1/call`,
+//!   `/v1/results/read`, `/v1/solve`, `/v1/runs/{id}`, `/healthz`, `/openapi.json` (see
+//!   [`ROUTES`] and [`openapi::document`]), with the bearer token, limits and JSON errors;
+//!   [`serve`] runs it with graceful shutdown.
+//! - The output-size contract: every tool result over [`ServeSettings::max_result_chars`] is
+//!   cut ([`Clipped::Cut`]) and kept under a [`ResultHandle`] for `read_result` to page through
+//!   or filter with jq.
+//! - [`load`] is `toolsmith bench serve`'s load generator.
+
+pub use crate::error::{Error, Result};
+pub use crate::http::{ApiError, HttpOptions, ROUTES, router, serve};
+pub use crate::mcp::{
+    CALL_TOOL, DESCRIBE_TOOL, McpSession, READ_RESULT, SEARCH_TOOLS, mcp_http_service, serve_stdio,
+};
+pub use crate::results::{Clipped, CutResult, Page, ResultHandle};
+pub use crate::service::{
+    CallReply, ListQuery, ReadRequest, RunReply, ServiceParts, SolveReply, SolveRequest,
+    SolverFactory, ToolCard, ToolDoc, ToolPage, ToolService,
+};
+pub use crate::settings::{SHUTDOWN_GRACE, ServeSettings};
+
+mod error;
+mod http;
+pub mod load;
+mod mcp;
+pub mod openapi;
+mod results;
+mod service;
+mod settings;
