@@ -154,34 +154,35 @@ pub fn router(service: Arc<ToolService>, options: HttpOptions) -> Router {
     }
     let permits = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
     let token = options.token.map(Arc::new);
-    app.layer(middleware::from_fn(json_limit_errors))
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(
-            settings.max_body_bytes,
-        ))
-        .layer(middleware::from_fn(move |req: Request, next: Next| {
-            let permits = Arc::clone(&permits);
-            async move {
-                // Waits for a turn: at most `max_concurrent_requests` run at once.
-                let Ok(_permit) = permits.acquire_owned().await else {
-                    return ApiError::new(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "shutting_down",
-                        "the server is stopping",
-                    )
-                    .into_response();
-                };
-                next.run(req).await
+    app.layer(tower_http::limit::RequestBodyLimitLayer::new(
+        settings.max_body_bytes,
+    ))
+    // Outside the limit, so that its plain-text 413 becomes a JSON error.
+    .layer(middleware::from_fn(json_limit_errors))
+    .layer(middleware::from_fn(move |req: Request, next: Next| {
+        let permits = Arc::clone(&permits);
+        async move {
+            // Waits for a turn: at most `max_concurrent_requests` run at once.
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "shutting_down",
+                    "the server is stopping",
+                )
+                .into_response();
+            };
+            next.run(req).await
+        }
+    }))
+    .layer(middleware::from_fn(move |req: Request, next: Next| {
+        let token = token.clone();
+        async move {
+            match &token {
+                Some(token) if !authorized(&req, token) => unauthorized(),
+                _ => next.run(req).await,
             }
-        }))
-        .layer(middleware::from_fn(move |req: Request, next: Next| {
-            let token = token.clone();
-            async move {
-                match &token {
-                    Some(token) if !authorized(&req, token) => unauthorized(),
-                    _ => next.run(req).await,
-                }
-            }
-        }))
+        }
+    }))
 }
 
 /// Whether the request carries the bearer token (compared in constant time).

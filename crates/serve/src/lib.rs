@@ -28,6 +28,8 @@ pub use crate::service::{
     SolverFactory, ToolCard, ToolDoc, ToolPage, ToolService,
 };
 pub use crate::settings::{SHUTDOWN_GRACE, ServeSettings};
+/// Stops a server ([`HttpOptions::stop`], the shutdown future of [`serve`]).
+pub use tokio_util::sync::CancellationToken;
 
 mod error;
 mod http;
