@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_runs;
+mod bench_serve;
 mod call;
 mod docs;
 mod env;
@@ -13,6 +14,7 @@ mod index;
 mod jq_sandbox;
 mod quickstart;
 mod search;
+mod serve;
 mod show;
 mod solve;
 mod stats;
@@ -42,6 +44,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::Compare(a) => bench_runs::compare(&ctx, a),
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
+            BenchCommand::Serve(a) => bench_serve::run(&ctx, a),
         },
         Command::Call(args) => call::run(&ctx, &args),
         Command::ExampleApi(args) => example_api::run(&args),
@@ -49,5 +52,6 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve(args) => solve::run(&ctx, &args),
         Command::Env(args) => env::run(&ctx, &args),
         Command::JqSandbox(args) => Ok(jq_sandbox::run(&args)),
+        Command::Serve(args) => serve::run(&ctx, &args),
     }
 }

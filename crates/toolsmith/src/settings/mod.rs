@@ -24,6 +24,8 @@ pub(crate) struct Config {
     pub retrieve: RetrieveConfig,
     /// `[mcp]` of the file.
     pub mcp: McpConfig,
+    /// `[serve]` of the file: `toolsmith serve`'s limits (result size, body size, ...).
+    pub serve: toolsmith_serve::ServeSettings,
 }
 
 impl Config {
@@ -53,6 +55,7 @@ impl Config {
             llm: file.llm.unwrap_or_default().with_env(),
             retrieve,
             mcp: file.mcp.unwrap_or_default(),
+            serve: file.serve.unwrap_or_default(),
         })
     }
 
@@ -77,6 +80,9 @@ struct ConfigFile {
     mcp: Option<McpConfig>,
     /// Retrieval: the default method, the embedder, and each method's settings.
     retrieve: Option<RetrieveConfig>,
+    /// `toolsmith serve`: `max_result_chars`, `page_chars`, `expose_top_n`, `max_body_bytes`,
+    /// `max_concurrent_requests`, ...
+    serve: Option<toolsmith_serve::ServeSettings>,
 }
 
 /// The `[retrieve]` table:
