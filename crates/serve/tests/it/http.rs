@@ -399,3 +399,98 @@ async fn graceful_shutdown_finishes_the_request_in_flight() {
     let refused = client().get(health).send().await;
     assert!(refused.is_err(), "a stopped server accepts nothing");
 }
+
+#[tokio::test]
+async fn solve_runs_the_solver_stores_the_run_and_returns_its_trace() {
+    use std::sync::Arc;
+    use toolsmith_llm::testing::{Reply, ScriptedLlm};
+    use toolsmith_solve::{AgentSettings, React, ReactSettings, Runtime, Solver, Tracer};
+
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs.db");
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::tool_call(
+            "get_search_movie_for_tmdb",
+            json!({"query": "Dune"}).to_string(),
+        ),
+        Reply::tool_call(
+            "Finish",
+            json!({"return_type": "give_answer", "final_answer": "Dune (2021)"}).to_string(),
+        ),
+    ]));
+    // The solver's own executor: the service's executor is not reachable from here, so the
+    // factory builds a simulator over the same catalog.
+    let catalog = toolsmith_catalog::testing::tmdb_catalog();
+    let book = Arc::new(toolsmith_exec::ApiBook::from_catalog(&catalog));
+    let executor: Arc<dyn toolsmith_exec::Executor> = Arc::new(toolsmith_exec::Validated::new(
+        toolsmith_exec::Simulator::new(Arc::clone(&book)),
+        Arc::clone(&book),
+        toolsmith_exec::Provenance::Simulated,
+    ));
+    let factory: toolsmith_serve::SolverFactory = Arc::new({
+        let llm = Arc::clone(&llm);
+        move || -> Box<dyn Solver> {
+            Box::new(React::new(
+                Runtime {
+                    llm: llm.clone(),
+                    executor: Arc::clone(&executor),
+                    retriever: None,
+                    book: Arc::clone(&book),
+                    settings: AgentSettings::default(),
+                    tracer: Tracer::new(),
+                },
+                ReactSettings::PAPER,
+            ))
+        }
+    });
+    let server = start(
+        service_with(
+            ServeSettings::default(),
+            Duration::ZERO,
+            Some(factory),
+            Some(runs),
+        ),
+        None,
+    )
+    .await;
+    let http = client();
+    let (status, solved) = json_of(
+        http.post(server.url("/v1/solve"))
+            .json(&json!({"query": "search the movie Dune", "tools": 3}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{solved}");
+    assert_eq!(solved["finish"], "answered");
+    assert_eq!(solved["answer"], "Dune (2021)");
+    assert!(
+        solved["offered"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|id| id == "tmdb/get_search_movie"),
+        "{solved}"
+    );
+    let trace = solved["trace"].as_array().unwrap();
+    assert!(trace.len() >= 3, "{solved}");
+    let run_id = solved["run_id"].as_i64().unwrap();
+    let (status, stored) = json_of(
+        http.get(server.url(&format!("/v1/runs/{run_id}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        stored["trace"].as_array().unwrap().len(),
+        trace.len(),
+        "the stored trace is the returned one"
+    );
+    let (status, bad) = json_of(http.get(server.url("/v1/runs/abc")).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(bad["error"]["code"], "bad_request");
+    llm.assert_finished();
+}

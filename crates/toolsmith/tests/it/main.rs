@@ -10,5 +10,6 @@ mod mcp_command;
 mod oracle_command;
 mod quickstart_command;
 mod search_command;
+mod serve_command;
 mod solve_command;
 mod support;
