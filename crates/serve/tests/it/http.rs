@@ -494,3 +494,36 @@ async fn solve_runs_the_solver_stores_the_run_and_returns_its_trace() {
     assert_eq!(bad["error"]["code"], "bad_request");
     llm.assert_finished();
 }
+
+#[tokio::test]
+async fn a_client_that_leaves_mid_call_does_not_stop_the_server() {
+    let server = start(
+        service_with(
+            ServeSettings::default(),
+            Duration::from_millis(400),
+            None,
+            None,
+        ),
+        None,
+    )
+    .await;
+    let http = client();
+    let call = json!({"id": "tmdb/get_search_movie", "arguments": {"query": "Dune"}});
+    let leaving = tokio::spawn({
+        let request = http.post(server.url("/v1/call")).json(&call);
+        async move { request.send().await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    leaving.abort(); // the connection closes with the call in flight
+    assert!(leaving.await.unwrap_err().is_cancelled());
+    let (status, called) = json_of(
+        http.post(server.url("/v1/call"))
+            .json(&call)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(called["ok"], true);
+}
