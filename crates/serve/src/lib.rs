@@ -16,6 +16,45 @@
 //!   cut ([`Clipped::Cut`]) and kept under a [`ResultHandle`] for `read_result` to page through
 //!   or filter with jq.
 //! - [`load`] is `toolsmith bench serve`'s load generator.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+//! use toolsmith_exec::{ApiBook, Provenance, Simulator, Validated};
+//! use toolsmith_retrieve::{Bm25Index, Corpus, RetrieveSettings};
+//! use toolsmith_serve::{ServeSettings, ServiceParts, ToolService};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let spec = br#"{"openapi": "3.0.0", "info": {"title": "Movies", "version": "1"},
+//!   "paths": {"/search/movie": {"get": {"description": "Find movies by their title.",
+//!     "parameters": [{"name": "query", "in": "query", "required": true, "schema": {"type": "string"}}],
+//!     "responses": {"200": {"description": "Movies", "content": {"application/json": {"schema": {
+//!       "type": "object", "properties": {"results": {"type": "array", "items": {"type": "string"}}}}}}}}}}}}"#;
+//! let mut store = Store::in_memory()?;
+//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, false)?;
+//! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
+//! let book = Arc::new(ApiBook::from_catalog(&catalog));
+//! let corpus = Arc::new(Corpus::from_catalog(&catalog));
+//! let service = ToolService::new(ServiceParts {
+//!     retriever: Arc::new(Bm25Index::build(corpus, RetrieveSettings::default().bm25)),
+//!     executor: Arc::new(Validated::new(Simulator::new(Arc::clone(&book)), book, Provenance::Simulated)),
+//!     catalog,
+//!     sandbox: None,
+//!     solver: None,
+//!     runs: None,
+//!     settings: ServeSettings::default(),
+//! });
+//! let found = service.search("find a movie by title", Some(1)).await?;
+//! assert_eq!(found[0].id.to_string(), "movies/get_search_movie");
+//! let reply = service.call("movies/get_search_movie", &json!({"query": "Dune"})).await?;
+//! assert!(reply.ok);
+//! // A wrong id answers with the closest matches.
+//! let wrong = service.call("movies/search_movies", &json!({})).await.unwrap_err();
+//! assert!(wrong.to_string().contains("closest matches: movies/get_search_movie"));
+//! # Ok(()) }
+//! ```
 
 pub use crate::error::{Error, Result};
 pub use crate::http::{ApiError, HttpOptions, ROUTES, router, serve};

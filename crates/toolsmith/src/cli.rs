@@ -741,8 +741,12 @@ pub struct ServeArgs {
     pub http: Option<std::net::SocketAddr>,
     /// The environment variable holding the bearer token every HTTP route then requires
     /// (default: `TOOLSMITH_SERVE_TOKEN` when set; no token otherwise).
-    #[arg(long, value_name = "VAR")]
+    #[arg(long, value_name = "VAR", conflicts_with = "token")]
     pub token_env: Option<String>,
+    /// The bearer token itself (prefer `--token-env`: other users of the machine can read a
+    /// process's arguments).
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
     /// Where calls go.
     #[command(flatten)]
     pub mode: ModeArg,

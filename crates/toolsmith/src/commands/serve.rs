@@ -118,8 +118,15 @@ fn transports(args: &ServeArgs) -> anyhow::Result<(bool, Option<SocketAddr>)> {
     })
 }
 
-/// The bearer token: from `--token-env VAR` (which must be set), else `TOOLSMITH_SERVE_TOKEN`.
+/// The bearer token: `--token`, else from `--token-env VAR` (which must be set), else
+/// `TOOLSMITH_SERVE_TOKEN`.
 fn token(args: &ServeArgs) -> anyhow::Result<Option<Secret>> {
+    if let Some(token) = &args.token {
+        if token.is_empty() {
+            bail!("--token is empty");
+        }
+        return Ok(Some(Secret::new(token.clone())));
+    }
     match &args.token_env {
         Some(var) => match std::env::var(var) {
             Ok(value) if !value.is_empty() => Ok(Some(Secret::new(value))),

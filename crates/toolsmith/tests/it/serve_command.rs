@@ -209,6 +209,14 @@ fn a_missing_token_variable_is_an_error_that_names_it() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("NO_SUCH_TOKEN_VAR"));
+    let empty = ws.run(&["serve", "--http", "127.0.0.1:0", "--token", ""]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("--token is empty"));
+    let both = ws.run(&["serve", "--token", "a", "--token-env", "B"]);
+    assert!(
+        !both.status.success(),
+        "--token and --token-env exclude each other"
+    );
 }
 
 #[test]
