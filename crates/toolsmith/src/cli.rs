@@ -97,6 +97,10 @@ pub enum Command {
     /// Internal: the jq sandbox's child process.
     #[command(name = "__jq-sandbox", hide = true)]
     JqSandbox(JqSandboxArgs),
+    /// Serve the catalog to agents: an MCP server (stdio, or streamable HTTP at `/mcp`) with
+    /// search_tools, describe_tool, call_tool and read_result, and an HTTP API
+    /// (`/v1/tools`, `/v1/search`, `/v1/call`, `/v1/solve`, `/openapi.json`, ...).
+    Serve(ServeArgs),
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -719,6 +723,9 @@ pub enum BenchCommand {
     /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
     /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.
     SearchSpeed(SpeedArgs),
+    /// Load test of `toolsmith serve` on loopback: concurrent clients searching and calling the
+    /// TMDB catalog (simulated executor) over the HTTP API; throughput, p50/p99, errors, memory.
+    Serve(BenchServeArgs),
 }
 
 /// Flags of `bench run`.
@@ -865,6 +872,67 @@ pub struct SpeedArgs {
     /// Where the benchmark data is.
     #[command(flatten)]
     pub data: DataDirArg,
+}
+
+/// Flags of `bench serve`.
+#[derive(Debug, Args)]
+pub struct BenchServeArgs {
+    /// Concurrent clients.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub clients: u16,
+    /// Seconds they run (at most an hour).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub seconds: u64,
+    /// Hits per search; each client calls the first.
+    #[arg(long, default_value_t = 3)]
+    pub k: usize,
+    /// How to search.
+    #[command(flatten)]
+    pub method: MethodArg,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// Flags of `serve`.
+///
+/// Add it to an MCP client (Claude Desktop's `claude_desktop_config.json`) as
+/// `{"mcpServers": {"toolsmith": {"command": "toolsmith", "args": ["--db", "/path/toolsmith.db", "serve"]}}}`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The MCP transport: `stdio` (this process's stdin and stdout; the default without
+    /// `--http`) or `http` (streamable HTTP at `/mcp` of the HTTP server).
+    #[arg(long, value_enum)]
+    pub mcp: Option<McpTransportArg>,
+    /// Serve the HTTP API at this address (with `--mcp http`, 127.0.0.1:8765 by default).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// The environment variable holding the bearer token every HTTP route then requires
+    /// (default: `TOOLSMITH_SERVE_TOKEN` when set; no token otherwise).
+    #[arg(long, value_name = "VAR", conflicts_with = "token")]
+    pub token_env: Option<String>,
+    /// The bearer token itself (prefer `--token-env`: other users of the machine can read a
+    /// process's arguments).
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Where calls go.
+    #[command(flatten)]
+    pub mode: ModeArg,
+    /// How `search_tools` searches.
+    #[command(flatten)]
+    pub method: MethodArg,
+}
+
+/// The MCP transport of `serve`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum McpTransportArg {
+    /// Stdin and stdout: one client, which started this process.
+    Stdio,
+    /// Streamable HTTP at `/mcp`: any number of clients.
+    Http,
 }
 
 /// Call one API and print what came back (the observation) as JSON.

@@ -17,3 +17,7 @@ pub(crate) const LOG: &str = "RUST_LOG";
 
 /// Set to anything: no colors (<https://no-color.org>).
 pub(crate) const NO_COLOR: &str = "NO_COLOR";
+
+/// The bearer token `toolsmith serve` requires on every HTTP route (unless `--token-env` names
+/// another variable).
+pub(crate) const SERVE_TOKEN: &str = "TOOLSMITH_SERVE_TOKEN";

@@ -24,6 +24,7 @@ mod mcp_source;
 mod printer;
 mod progress;
 mod retrieval;
+mod serving;
 mod settings;
 mod table;
 

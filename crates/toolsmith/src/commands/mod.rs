@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_runs;
+mod bench_serve;
 mod call;
 mod docs;
 mod env;
@@ -17,6 +18,7 @@ mod quickstart;
 mod refine;
 mod report;
 mod search;
+mod serve;
 mod show;
 mod solve;
 mod stats;
@@ -48,6 +50,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::Compare(a) => bench_runs::compare(&ctx, a),
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
+            BenchCommand::Serve(a) => bench_serve::run(&ctx, a),
         },
         Command::Report(args) => report::run(&ctx, &args),
         Command::Call(args) => call::run(&ctx, &args),
@@ -62,5 +65,6 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         },
         Command::Env(args) => env::run(&ctx, &args),
         Command::JqSandbox(args) => Ok(jq_sandbox::run(&args)),
+        Command::Serve(args) => serve::run(&ctx, &args),
     }
 }

@@ -36,6 +36,8 @@ pub(crate) struct Config {
     pub graph: toolsmith_graph::GraphSettings,
     /// `[refine]` of the file.
     pub refine: RefineConfig,
+    /// `[serve]` of the file: `toolsmith serve`'s limits (result size, body size, ...).
+    pub serve: toolsmith_serve::ServeSettings,
 }
 
 /// The `[judge]` table:
@@ -137,6 +139,7 @@ impl Config {
             prices: file.prices,
             graph: file.graph.unwrap_or_default(),
             refine: file.refine.unwrap_or_default(),
+            serve: file.serve.unwrap_or_default(),
         })
     }
 
@@ -171,6 +174,9 @@ struct ConfigFile {
     graph: Option<toolsmith_graph::GraphSettings>,
     /// Doc refinement: each method's settings.
     refine: Option<RefineConfig>,
+    /// `toolsmith serve`: `max_result_chars`, `page_chars`, `expose_top_n`, `max_body_bytes`,
+    /// `max_concurrent_requests`, ...
+    serve: Option<toolsmith_serve::ServeSettings>,
 }
 
 /// The `[refine]` table: each method's settings, by default its paper's (`PAPER`).

@@ -57,6 +57,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolsmith-retrieve",
         ],
     ),
+    // serve serves every stage up to solve to agents (MCP, HTTP); nothing imports it but the binary.
+    (
+        "toolsmith-serve",
+        &[
+            "toolsmith-plumbing",
+            "toolsmith-catalog",
+            "toolsmith-exec",
+            "toolsmith-retrieve",
+            "toolsmith-solve",
+        ],
+    ),
     // eval judges every stage: it may run them all, and nothing but the binary imports it.
     (
         "toolsmith-eval",

@@ -17,5 +17,6 @@ mod quickstart_command;
 mod refine_command;
 mod report_command;
 mod search_command;
+mod serve_command;
 mod solve_command;
 mod support;

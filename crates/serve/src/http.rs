@@ -1,0 +1,337 @@
+//! The HTTP API (axum): the catalog, search, calls, solver runs and the MCP endpoint behind
+//! one router, with a bearer token compared in constant time, a body-size limit, a bound on
+//! requests served at once, JSON errors with stable codes, and graceful shutdown.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use subtle::ConstantTimeEq;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use toolsmith_plumbing::Secret;
+
+use crate::error::Error;
+use crate::mcp::mcp_http_service;
+use crate::service::{ListQuery, ReadRequest, SolveRequest, ToolService, to_value};
+
+/// Every route of the API, as `(method, path)` in OpenAPI's path syntax; the OpenAPI document
+/// describes each (a test checks it).
+pub const ROUTES: &[(&str, &str)] = &[
+    ("get", "/healthz"),
+    ("get", "/openapi.json"),
+    ("get", "/v1/tools"),
+    ("get", "/v1/tools/{id}"),
+    ("post", "/v1/search"),
+    ("post", "/v1/call"),
+    ("post", "/v1/results/read"),
+    ("post", "/v1/solve"),
+    ("get", "/v1/runs/{id}"),
+    ("post", "/mcp"),
+];
+
+/// How the router is set up beyond the service.
+#[derive(Clone, Debug, Default)]
+pub struct HttpOptions {
+    /// When set, every route requires `Authorization: Bearer <token>`.
+    pub token: Option<Secret>,
+    /// Mount the MCP endpoint (streamable HTTP) at `/mcp`.
+    pub mcp: bool,
+    /// Cancelled at shutdown: ends the MCP endpoint's open streams.
+    pub stop: CancellationToken,
+}
+
+/// An error as the API returns it: `{"error": {"code", "message"}}` with a status.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+    extra: Option<Value>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            extra: None,
+        }
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(err: Error) -> Self {
+        let status = match &err {
+            Error::UnknownTool { .. } | Error::UnknownHandle(_) | Error::RunNotFound(_) => {
+                StatusCode::NOT_FOUND
+            }
+            Error::BadRequest(_) | Error::Jq(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Error::NoSandbox | Error::SolveUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        if !err.is_client_error() {
+            // The cause stays in the log; the caller gets a generic message.
+            tracing::error!(error = %err, source = ?std::error::Error::source(&err), "request failed");
+            return Self::new(status, err.code(), "internal error; see the server log");
+        }
+        let extra = match &err {
+            Error::UnknownTool { closest, .. } => Some(json!({ "closest": closest })),
+            _ => None,
+        };
+        Self {
+            extra,
+            ..Self::new(status, err.code(), err.to_string())
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut error = json!({"code": self.code, "message": self.message});
+        if let (Some(Value::Object(extra)), Some(map)) = (self.extra, error.as_object_mut()) {
+            map.extend(extra);
+        }
+        (self.status, Json(json!({ "error": error }))).into_response()
+    }
+}
+
+/// A JSON body whose rejections are [`ApiError`]s (`invalid_json`, `payload_too_large`).
+struct Body<T>(T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(value)) => Ok(Self(value)),
+            Err(rejection) => Err(rejection_error(&rejection)),
+        }
+    }
+}
+
+fn rejection_error(rejection: &JsonRejection) -> ApiError {
+    let status = rejection.status();
+    let code = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        _ => "invalid_json",
+    };
+    ApiError::new(status, code, rejection.body_text())
+}
+
+type AppState = Arc<ToolService>;
+
+/// The router: every route of [`ROUTES`], the token check, the limits.
+pub fn router(service: Arc<ToolService>, options: HttpOptions) -> Router {
+    let settings = service.settings().clone();
+    let mut app = Router::new()
+        .route("/healthz", get(healthz))
+        .route("/openapi.json", get(openapi))
+        .route("/v1/tools", get(list_tools))
+        .route("/v1/tools/{*id}", get(get_tool))
+        .route("/v1/search", post(search))
+        .route("/v1/call", post(call))
+        .route("/v1/results/read", post(read_result))
+        .route("/v1/solve", post(solve))
+        .route("/v1/runs/{id}", get(get_run))
+        .fallback(not_found)
+        .with_state(Arc::clone(&service));
+    if options.mcp {
+        app = app.nest_service(
+            "/mcp",
+            mcp_http_service(service, options.stop.child_token()),
+        );
+    }
+    let permits = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
+    let token = options.token.map(Arc::new);
+    app.layer(tower_http::limit::RequestBodyLimitLayer::new(
+        settings.max_body_bytes,
+    ))
+    // Outside the limit, so that its plain-text 413 becomes a JSON error.
+    .layer(middleware::from_fn(json_limit_errors))
+    .layer(middleware::from_fn(move |req: Request, next: Next| {
+        let permits = Arc::clone(&permits);
+        async move {
+            // Waits for a turn: at most `max_concurrent_requests` run at once.
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "shutting_down",
+                    "the server is stopping",
+                )
+                .into_response();
+            };
+            next.run(req).await
+        }
+    }))
+    .layer(middleware::from_fn(move |req: Request, next: Next| {
+        let token = token.clone();
+        async move {
+            match &token {
+                Some(token) if !authorized(&req, token) => unauthorized(),
+                _ => next.run(req).await,
+            }
+        }
+    }))
+}
+
+/// Whether the request carries the bearer token (compared in constant time).
+fn authorized(req: &Request, token: &Secret) -> bool {
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    given.as_bytes().ct_eq(token.expose().as_bytes()).into()
+}
+
+fn unauthorized() -> Response {
+    let mut response = ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+        "a valid `Authorization: Bearer <token>` header is required",
+    )
+    .into_response();
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
+/// The body limit answers 413 with plain text before a handler runs; make it JSON too.
+async fn json_limit_errors(req: Request, next: Next) -> Response {
+    let response = next.run(req).await;
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "the request body is over the size limit",
+        )
+        .into_response();
+    }
+    response
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "no_route",
+        "no such route; see /openapi.json",
+    )
+}
+
+async fn healthz(State(service): State<AppState>) -> Json<Value> {
+    Json(json!({"status": "ok", "apis": service.len()}))
+}
+
+async fn openapi() -> Json<Value> {
+    Json(crate::openapi::document())
+}
+
+async fn list_tools(
+    State(service): State<AppState>,
+    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Query(query) =
+        query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_query", e.body_text()))?;
+    Ok(Json(to_value(&service.list(&query))))
+}
+
+async fn get_tool(
+    State(service): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(to_value(&service.describe(&id).await?)))
+}
+
+/// `POST /v1/search`'s body.
+#[derive(Deserialize)]
+struct SearchBody {
+    query: String,
+    #[serde(default)]
+    k: Option<usize>,
+}
+
+async fn search(
+    State(service): State<AppState>,
+    Body(body): Body<SearchBody>,
+) -> Result<Json<Value>, ApiError> {
+    let results = service.search(&body.query, body.k).await?;
+    Ok(Json(json!({ "results": results })))
+}
+
+/// `POST /v1/call`'s body.
+#[derive(Deserialize)]
+struct CallBody {
+    id: String,
+    #[serde(default = "empty_object")]
+    arguments: Value,
+}
+
+fn empty_object() -> Value {
+    json!({})
+}
+
+async fn call(
+    State(service): State<AppState>,
+    Body(body): Body<CallBody>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(to_value(
+        &service.call(&body.id, &body.arguments).await?,
+    )))
+}
+
+async fn read_result(
+    State(service): State<AppState>,
+    Body(body): Body<ReadRequest>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(service.read_result(&body).await?))
+}
+
+async fn solve(
+    State(service): State<AppState>,
+    Body(body): Body<SolveRequest>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(to_value(&service.solve(&body).await?)))
+}
+
+async fn get_run(
+    State(service): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id: i64 = id.parse().map_err(|_| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("`{id}` is not a run id"),
+        )
+    })?;
+    Ok(Json(to_value(&service.run(id).await?)))
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then stops accepting and finishes
+/// the requests in flight before returning.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -1,0 +1,57 @@
+//! The server's knobs. Serving follows no paper: the defaults are sized for an agent's context
+//! window and a laptop, and every one is a setting (`[serve]` of toolsmith.toml).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Limits and defaults of the MCP server and the HTTP API.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeSettings {
+    /// A tool result longer than this many characters is cut, with a handle to read the rest.
+    pub max_result_chars: usize,
+    /// Characters per `read_result` page.
+    pub page_chars: usize,
+    /// Full results kept for `read_result`; the oldest is dropped past this.
+    pub max_stored_results: usize,
+    /// Results of `search_tools` when the caller gives no `k`.
+    pub default_k: usize,
+    /// The most results one search may ask for.
+    pub max_k: usize,
+    /// The first N APIs of the catalog (in id order) offered as MCP tools from the start.
+    pub expose_top_n: usize,
+    /// Closest matches suggested for an unknown tool id.
+    pub closest_matches: usize,
+    /// Largest HTTP request body, in bytes.
+    pub max_body_bytes: usize,
+    /// HTTP requests served at once; more wait for a turn.
+    pub max_concurrent_requests: usize,
+    /// Tools offered to a solver run of `POST /v1/solve` (its top hits for the query).
+    pub solve_tools: usize,
+    /// Largest page of `GET /v1/tools`.
+    pub max_page: usize,
+}
+
+impl Default for ServeSettings {
+    /// 8,000 characters per result (about 2k tokens: a result never crowds out an agent's
+    /// context), 256 stored results, 5 search hits, 1 MiB bodies, 64 requests at once.
+    fn default() -> Self {
+        Self {
+            max_result_chars: 8_000,
+            page_chars: 8_000,
+            max_stored_results: 256,
+            default_k: 5,
+            max_k: 50,
+            expose_top_n: 0,
+            closest_matches: 3,
+            max_body_bytes: 1024 * 1024,
+            max_concurrent_requests: 64,
+            solve_tools: 5,
+            max_page: 500,
+        }
+    }
+}
+
+/// How long graceful shutdown waits for requests in flight before giving up on them.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);

@@ -1,0 +1,186 @@
+//! `toolsmith serve`: the catalog as an MCP server (stdio or streamable HTTP) and an HTTP API,
+//! until the MCP client leaves (stdio) or the process is told to stop (Ctrl-C, SIGTERM), after
+//! finishing the requests in flight.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use toolsmith_catalog::{DocSelector, Scope};
+use toolsmith_exec::{ApiBook, Executor};
+use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
+use toolsmith_plumbing::Secret;
+use toolsmith_serve::{CancellationToken, HttpOptions, SHUTDOWN_GRACE, SolverFactory};
+use toolsmith_solve::{AgentSettings, Runtime, Tracer};
+
+use crate::cli::{McpTransportArg, ServeArgs, SolverName};
+use crate::context::Context;
+use crate::{agents, env, executor, printer, serving};
+
+/// Where the HTTP server listens with `--mcp http` and no `--http`.
+const DEFAULT_ADDR: &str = "127.0.0.1:8765";
+
+/// LLM calls one `/v1/solve` run may make (as `solve --max-llm-calls` by default).
+const SOLVE_MAX_LLM_CALLS: u64 = 200;
+
+/// Runs `toolsmith serve`.
+pub(super) fn run(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let store = ctx.store()?;
+    let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
+    if catalog.api_count() == 0 {
+        bail!(
+            "the catalog {} has no APIs: import some first",
+            ctx.db().display()
+        );
+    }
+    let (stdio, http) = transports(args)?;
+    let token = token(args)?;
+    let book = Arc::new(ApiBook::from_catalog(&catalog));
+    let executor = executor::build(
+        ctx,
+        Arc::clone(&book),
+        args.mode.mode.into(),
+        CacheMode::ReadWrite,
+    )?;
+    let solver = solver_factory(ctx, Arc::clone(&executor), book)?;
+    let method = ctx
+        .config()?
+        .retrieve
+        .method(args.method.method.map(Into::into));
+    let rt = serving::runtime()?;
+    rt.block_on(async {
+        let service = serving::service(
+            ctx,
+            catalog,
+            method,
+            executor,
+            solver,
+            Some(ctx.db().to_path_buf()),
+        )
+        .await?;
+        let stop = CancellationToken::new();
+        let server = match http {
+            Some(addr) => {
+                let listener = tokio::net::TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("listening on {addr}"))?;
+                let local = listener.local_addr()?;
+                printer::note(format!(
+                    "serving {} APIs on http://{local} (API: /v1, OpenAPI: /openapi.json{}{})",
+                    service.len(),
+                    if stdio { "" } else { ", MCP: /mcp" },
+                    if token.is_some() { ", bearer token required" } else { "" },
+                ));
+                let app = toolsmith_serve::router(
+                    Arc::clone(&service),
+                    HttpOptions {
+                        token: token.clone(),
+                        mcp: !stdio,
+                        stop: stop.clone(),
+                    },
+                );
+                Some(tokio::spawn(toolsmith_serve::serve(
+                    listener,
+                    app,
+                    stop.clone().cancelled_owned(),
+                )))
+            }
+            None => None,
+        };
+        if stdio {
+            tokio::select! {
+                served = toolsmith_serve::serve_stdio(service) => served.context("serving MCP on stdio")?,
+                () = stop_signal() => {}
+            }
+        } else {
+            stop_signal().await;
+            printer::note("stopping: finishing the requests in flight");
+        }
+        stop.cancel();
+        if let Some(server) = server {
+            match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
+                Ok(done) => done.context("the HTTP server task failed")??,
+                Err(_) => printer::note("requests still in flight after the grace period were dropped"),
+            }
+        }
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether MCP runs on stdio, and where the HTTP server listens.
+fn transports(args: &ServeArgs) -> anyhow::Result<(bool, Option<SocketAddr>)> {
+    Ok(match (args.mcp, args.http) {
+        (Some(McpTransportArg::Http), None) => (false, Some(DEFAULT_ADDR.parse()?)),
+        (Some(McpTransportArg::Http), Some(addr)) | (None, Some(addr)) => (false, Some(addr)),
+        (Some(McpTransportArg::Stdio) | None, http) => (true, http),
+    })
+}
+
+/// The bearer token: `--token`, else from `--token-env VAR` (which must be set), else
+/// `TOOLSMITH_SERVE_TOKEN`.
+fn token(args: &ServeArgs) -> anyhow::Result<Option<Secret>> {
+    if let Some(token) = &args.token {
+        if token.is_empty() {
+            bail!("--token is empty");
+        }
+        return Ok(Some(Secret::new(token.clone())));
+    }
+    match &args.token_env {
+        Some(var) => match std::env::var(var) {
+            Ok(value) if !value.is_empty() => Ok(Some(Secret::new(value))),
+            _ => bail!("--token-env {var}: the environment variable {var} is not set or empty"),
+        },
+        None => Ok(std::env::var(env::SERVE_TOKEN)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(Secret::new)),
+    }
+}
+
+/// ReAct over the configured LLM for `/v1/solve`, when an LLM is configured.
+fn solver_factory(
+    ctx: &Context,
+    executor: Arc<dyn Executor>,
+    book: Arc<ApiBook>,
+) -> anyhow::Result<Option<SolverFactory>> {
+    if !crate::llm::is_configured(&ctx.config()?.llm) {
+        return Ok(None);
+    }
+    let llm: Arc<dyn ChatModel> =
+        Arc::new(crate::llm::cached_chat(ctx, None, CacheMode::ReadWrite)?);
+    let make = agents::solvers(SolverName::React)?;
+    Ok(Some(Arc::new(move || {
+        let budget = Arc::new(Budget::new(BudgetLimits {
+            max_calls: Some(SOLVE_MAX_LLM_CALLS),
+            max_tokens: None,
+        }));
+        make(Runtime {
+            llm: Arc::new(Metered::new(Arc::clone(&llm), budget)),
+            executor: Arc::clone(&executor),
+            retriever: None,
+            book: Arc::clone(&book),
+            settings: AgentSettings::default(),
+            tracer: Tracer::new(),
+        })
+    })))
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let terminate = async {
+        #[cfg(unix)]
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            term.recv().await;
+            return;
+        }
+        std::future::pending::<()>().await;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}

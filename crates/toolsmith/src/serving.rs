@@ -1,0 +1,48 @@
+//! The service `serve` and `bench serve` both serve: a catalog view, the configured
+//! retriever over it, an executor, the jq sandbox (this binary as a child) and the `[serve]`
+//! settings, put together as a `toolsmith_serve::ToolService`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use toolsmith_catalog::Catalog;
+use toolsmith_exec::{Executor, JqSandbox};
+use toolsmith_retrieve::{Corpus, Method};
+use toolsmith_serve::{ServiceParts, SolverFactory, ToolService};
+
+use crate::context::Context;
+use crate::retrieval;
+
+/// The service over `catalog`; `solver` and `runs` enable `/v1/solve` and `/v1/runs`.
+pub(crate) async fn service(
+    ctx: &Context,
+    catalog: Catalog,
+    method: Method,
+    executor: Arc<dyn Executor>,
+    solver: Option<SolverFactory>,
+    runs: Option<PathBuf>,
+) -> anyhow::Result<Arc<ToolService>> {
+    let corpus = Arc::new(Corpus::from_catalog(&catalog));
+    let retriever = retrieval::retriever(ctx, method, corpus).await?;
+    let exe =
+        std::env::current_exe().context("locating the toolsmith binary for the jq sandbox")?;
+    let sandbox = JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]);
+    Ok(Arc::new(ToolService::new(ServiceParts {
+        catalog,
+        retriever,
+        executor,
+        sandbox: Some(sandbox),
+        solver,
+        runs,
+        settings: ctx.config()?.serve.clone(),
+    })))
+}
+
+/// A runtime with worker threads: a server answers many clients at once.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
