@@ -57,6 +57,10 @@
 //! # Ok(()) }
 //! ```
 
+pub use crate::anytool::{
+    AgentLevel, AgentStatus, AnswerCheck, AnyTool, AnyToolSettings, CategoryBy, Hierarchy,
+    JUDGE_ROLE, Judgement, LlmJudge, Part, Relevance, ToolNode, Verdict, tokens_by_part,
+};
 pub use crate::conagents::ConAgents;
 pub use crate::dfsdt::Dfsdt;
 pub use crate::error::{Error, Result};
@@ -74,6 +78,7 @@ pub use crate::trace::{
     TraceEvent, TraceSink, Tracer, cut, read_jsonl, render,
 };
 
+mod anytool;
 mod conagents;
 mod dfsdt;
 mod error;

@@ -2,6 +2,7 @@
 //! which branch it took, what it stored.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
 
+mod anytool;
 mod conagents;
 mod dfsdt;
 mod protocol;
