@@ -370,6 +370,10 @@ pub enum SolverName {
     Dfsdt,
     /// Grounding, execution and observing agents with iterative calibration.
     Conagents,
+    /// AnyTool: meta, category and tool agents pick APIs from the whole catalog into a pool,
+    /// DFSDT answers from it, self-reflection retries (`[anytool]` settings; search-assisted
+    /// unless `--protocol paper`).
+    Anytool,
 }
 
 impl From<SolverName> for toolsmith_eval::SolverKind {
@@ -378,6 +382,7 @@ impl From<SolverName> for toolsmith_eval::SolverKind {
             SolverName::React => Self::React,
             SolverName::Dfsdt => Self::Dfsdt,
             SolverName::Conagents => Self::Conagents,
+            SolverName::Anytool => Self::Anytool,
         }
     }
 }
@@ -388,6 +393,7 @@ impl From<toolsmith_eval::SolverKind> for SolverName {
             toolsmith_eval::SolverKind::React => Self::React,
             toolsmith_eval::SolverKind::Dfsdt => Self::Dfsdt,
             toolsmith_eval::SolverKind::Conagents => Self::Conagents,
+            toolsmith_eval::SolverKind::Anytool => Self::Anytool,
         }
     }
 }
