@@ -23,7 +23,9 @@
 //!
 //! Version 1 grows only by optional fields (`limit`, `calls` and `root_branches` of
 //! `finished`), which older readers of version 1 ignore and this one reads as absent from
-//! traces written before them; so the version stays 1.
+//! traces written before them; so the version stays 1. AnyTool's runs add event kinds of
+//! their own (`agent_created`, `pool_changed`, `reflection`, `judged`, `part_tokens`); the
+//! other solvers never write them, so their traces read as before.
 
 use std::fmt;
 use std::io::{BufRead, Write};

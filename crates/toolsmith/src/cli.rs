@@ -80,7 +80,7 @@ pub enum Command {
     Quickstart(QuickstartArgs),
     /// The tool environment: how calls were answered (live, replayed, simulated), per tool.
     Env(EnvArgs),
-    /// Answer a query by calling tools with an agent (ReAct, DFSDT, ConAgents).
+    /// Answer a query by calling tools with an agent (ReAct, DFSDT, ConAgents, AnyTool).
     Solve(SolveArgs),
     /// Internal: the jq sandbox's child process.
     #[command(name = "__jq-sandbox", hide = true)]

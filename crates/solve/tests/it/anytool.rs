@@ -37,7 +37,7 @@ fn spec(title: &str, ops: &[(&str, &str)]) -> String {
 }
 
 /// Three categories: Movies (movies, cinema), Weather (weather), Finance (stocks).
-fn world() -> (Arc<Hierarchy>, Arc<ApiBook>) {
+pub(crate) fn world() -> (Arc<Hierarchy>, Arc<ApiBook>) {
     let mut store = Store::in_memory().unwrap();
     for (tool, category, ops) in [
         (

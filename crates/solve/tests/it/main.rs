@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
 
 mod anytool;
+mod anytool_measure;
 mod conagents;
 mod dfsdt;
 mod protocol;
