@@ -376,19 +376,17 @@ impl Shared {
             |r, (c, _)| r.category(c),
             cut_at,
         );
+        // The paper's meta agent sees the categories and asks for their tools; with search
+        // assistance each line also names the category's most relevant tools.
         let lines: Vec<String> = shown
             .iter()
-            .map(|(c, tools)| {
-                let top = rank(tools, self.relevance.as_ref(), |r, t| r.tool(t), 5);
-                let names: Vec<String> = if self.relevance.is_some() {
-                    top
-                } else {
-                    tools.clone()
+            .map(|(c, tools)| match self.relevance.as_ref() {
+                Some(relevance) => {
+                    let top = rank(tools, Some(relevance), |r, t| r.tool(t), 5);
+                    let names: Vec<String> = top.iter().map(ToString::to_string).collect();
+                    format!("{c} ({} tools): {}", tools.len(), names.join(", "))
                 }
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-                format!("{c} ({} tools): {}", tools.len(), names.join(", "))
+                None => format!("{c} ({} tools)", tools.len()),
             })
             .collect();
         lines.join("\n")
