@@ -61,7 +61,8 @@ pub struct AnyToolSettings {
     pub search_depth: usize,
     /// What a tool's category is.
     pub category_by: CategoryBy,
-    /// The solver's DFSDT (ToolBench's defaults).
+    /// The solver's DFSDT: ToolBench's width and depth, at most 10 LLM calls (Appendix A.1
+    /// caps the solver at 10 API calls; a DFSDT step usually makes one).
     pub dfsdt: DfsdtSettings,
 }
 
@@ -79,7 +80,10 @@ impl AnyToolSettings {
         listing_cut: 20,
         search_depth: 300,
         category_by: CategoryBy::Category,
-        dfsdt: DfsdtSettings::PAPER,
+        dfsdt: DfsdtSettings {
+            max_llm_calls: 10,
+            ..DfsdtSettings::PAPER
+        },
     };
 }
 

@@ -67,7 +67,7 @@ async fn measure_paper_vs_search_assisted_on_g1() {
     for (mode, assisted) in [("paper", false), ("search-assisted", true)] {
         let mut total: std::collections::BTreeMap<Part, (u64, usize)> = Default::default();
         let mut n = 0;
-        for q in queries.iter().take(5) {
+        for q in queries.iter().take(20) {
             let query = q["query"].as_str().unwrap();
             let gold = &q["relevant APIs"][0];
             let Some(tool) = hierarchy.find_tool(gold[0].as_str().unwrap()) else {
