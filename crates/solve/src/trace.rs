@@ -249,8 +249,10 @@ pub enum TraceEvent {
         parent: Option<usize>,
         /// Its level.
         level: crate::anytool::AgentLevel,
-        /// What it manages (its category, or its tools).
-        scope: Vec<String>,
+        /// Its category (category and tool agents).
+        category: Option<String>,
+        /// The tools it manages (tool agents).
+        tools: Vec<toolsmith_catalog::ToolId>,
     },
     /// AnyTool's candidate pool changed.
     PoolChanged {
@@ -815,7 +817,8 @@ pub fn render(event: &TraceEvent) -> String {
             agent,
             parent,
             level,
-            scope,
+            category,
+            tools,
         } => {
             let indent = match level {
                 crate::anytool::AgentLevel::Meta => "",
@@ -823,10 +826,16 @@ pub fn render(event: &TraceEvent) -> String {
                 crate::anytool::AgentLevel::Tool => "    ",
             };
             let from = parent.map_or_else(String::new, |p| format!(" (from {p})"));
-            format!(
-                "  {indent}◆ {level} agent {agent}{from}: {}",
-                scope.join(", ")
-            )
+            let scope = if tools.is_empty() {
+                category.clone().unwrap_or_default()
+            } else {
+                tools
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!("  {indent}◆ {level} agent {agent}{from}: {scope}")
         }
         TraceEvent::PoolChanged {
             agent,

@@ -173,9 +173,10 @@ impl Shared {
         &self,
         level: AgentLevel,
         parent: Option<usize>,
-        scope: Vec<String>,
+        category: Option<String>,
         tools: Vec<ToolId>,
     ) -> usize {
+        let named: Vec<String> = tools.iter().map(ToString::to_string).collect();
         let opening = match level {
             AgentLevel::Meta => format!(
                 "Request: {}\nYou are the meta agent: pick the categories worth searching.",
@@ -184,14 +185,20 @@ impl Shared {
             AgentLevel::Category => format!(
                 "Request: {}\nYou are the agent of category: {}. Pick the tools worth searching.",
                 self.query,
-                scope.join(", ")
+                category.as_deref().unwrap_or("")
             ),
             AgentLevel::Tool => format!(
                 "Request: {}\nYou are the agent of tools: {}. Add the APIs that help to the pool, then check \
                  whether the request is solvable.",
                 self.query,
-                scope.join(", ")
+                named.join(", ")
             ),
+        };
+        // A category agent's tools are its category's; the trace names the category.
+        let traced = if level == AgentLevel::Tool {
+            tools.clone()
+        } else {
+            Vec::new()
         };
         let agent = Agent {
             level,
@@ -211,7 +218,8 @@ impl Shared {
             agent: id,
             parent,
             level,
-            scope,
+            category,
+            tools: traced,
         });
         id
     }
@@ -344,7 +352,7 @@ impl Shared {
                         let child = self.create(
                             AgentLevel::Category,
                             Some(id),
-                            vec![name.to_owned()],
+                            Some(name.to_owned()),
                             tools.to_vec(),
                         );
                         self.spawn(child);
@@ -445,8 +453,8 @@ impl Shared {
                 None => return format!("No tool `{t}`."),
             }
         }
-        let scope = found.iter().map(ToString::to_string).collect();
-        let child = self.create(AgentLevel::Tool, Some(id), scope, found);
+        let category = self.hierarchy.tool(&found[0]).map(|t| t.category.clone());
+        let child = self.create(AgentLevel::Tool, Some(id), category, found);
         self.spawn(child);
         format!("created agent {child}")
     }

@@ -352,7 +352,7 @@ impl Solver for AnyTool {
             permits: Semaphore::new(self.settings.concurrency.max(1)),
             handles: Mutex::new(Vec::new()),
         });
-        let meta = shared.create(AgentLevel::Meta, None, Vec::new(), Vec::new());
+        let meta = shared.create(AgentLevel::Meta, None, None, Vec::new());
         shared.spawn(meta);
         shared.join().await;
 

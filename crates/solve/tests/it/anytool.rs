@@ -127,7 +127,16 @@ fn created(run: &Run) -> Vec<(AgentLevel, Vec<String>)> {
         .trace
         .iter()
         .filter_map(|e| match &e.event {
-            TraceEvent::AgentCreated { level, scope, .. } => Some((*level, scope.clone())),
+            TraceEvent::AgentCreated {
+                level,
+                category,
+                tools,
+                ..
+            } => {
+                let mut scope: Vec<String> = category.iter().cloned().collect();
+                scope.extend(tools.iter().map(ToString::to_string));
+                Some((*level, scope))
+            }
             _ => None,
         })
         .collect();
@@ -198,7 +207,10 @@ async fn the_tree_creates_its_agents_and_fills_the_pool() {
         vec![
             (AgentLevel::Meta, vec![]),
             (AgentLevel::Category, vec!["Movies".to_owned()]),
-            (AgentLevel::Tool, vec!["movies".to_owned()]),
+            (
+                AgentLevel::Tool,
+                vec!["Movies".to_owned(), "movies".to_owned()]
+            ),
         ]
     );
     assert_eq!(
@@ -272,7 +284,11 @@ async fn the_pool_cap_and_the_five_tools_limit_hold() {
         tool_agents,
         vec![(
             AgentLevel::Tool,
-            vec!["movies".to_owned(), "cinema".to_owned()]
+            vec![
+                "Movies".to_owned(),
+                "movies".to_owned(),
+                "cinema".to_owned()
+            ]
         )]
     );
     let refused = llm.requests().iter().any(|r| {
