@@ -7,7 +7,9 @@
 //!   tools, bad arguments and tool errors into observations;
 //! - [`React`] (ToolBench's CoT@n), [`Dfsdt`] (depth-first search over agent
 //!   states, width 2) and [`ConAgents`] (grounding, execution and observing
-//!   agents with iterative calibration) implement [`Solver`];
+//!   agents with iterative calibration) implement [`Solver`]; so does [`AnyTool`]
+//!   (meta, category and tool agents pick APIs from a catalog [`Hierarchy`] into a pool,
+//!   DFSDT answers from it, an [`AnswerCheck`] decides whether to reflect and retry);
 //! - every [`Run`] ends in a [`Finish`] state with a full trace of
 //!   [`TraceEvent`]s, which sinks ([`JsonlSink`], a terminal renderer) receive
 //!   as they happen and [`RunStore`] keeps in the SQLite file. Traces are
@@ -57,6 +59,10 @@
 //! # Ok(()) }
 //! ```
 
+pub use crate::anytool::{
+    AgentLevel, AgentStatus, AnswerCheck, AnyTool, AnyToolSettings, CategoryBy, Hierarchy,
+    JUDGE_ROLE, Judgement, LlmJudge, Part, Relevance, ToolNode, Verdict, tokens_by_part,
+};
 pub use crate::conagents::ConAgents;
 pub use crate::dfsdt::Dfsdt;
 pub use crate::error::{Error, Result};
@@ -74,6 +80,7 @@ pub use crate::trace::{
     TraceEvent, TraceSink, Tracer, cut, read_jsonl, render,
 };
 
+mod anytool;
 mod conagents;
 mod dfsdt;
 mod error;

@@ -23,7 +23,9 @@
 //!
 //! Version 1 grows only by optional fields (`limit`, `calls` and `root_branches` of
 //! `finished`), which older readers of version 1 ignore and this one reads as absent from
-//! traces written before them; so the version stays 1.
+//! traces written before them; so the version stays 1. AnyTool's runs add event kinds of
+//! their own (`agent_created`, `pool_changed`, `reflection`, `judged`, `part_tokens`); the
+//! other solvers never write them, so their traces read as before.
 
 use std::fmt;
 use std::io::{BufRead, Write};
@@ -238,6 +240,57 @@ pub enum TraceEvent {
         depth: usize,
         /// Why.
         reason: BacktrackReason,
+    },
+    /// AnyTool created an agent.
+    AgentCreated {
+        /// The agent's number in its run.
+        agent: usize,
+        /// The agent that created it (`null` for the meta agent).
+        parent: Option<usize>,
+        /// Its level.
+        level: crate::anytool::AgentLevel,
+        /// Its category (category and tool agents).
+        category: Option<String>,
+        /// The tools it manages (tool agents).
+        tools: Vec<toolsmith_catalog::ToolId>,
+    },
+    /// AnyTool's candidate pool changed.
+    PoolChanged {
+        /// The tool agent that added (`null` for reflection's pruning).
+        agent: Option<usize>,
+        /// APIs added.
+        added: Vec<ApiId>,
+        /// APIs removed as failing.
+        removed: Vec<ApiId>,
+        /// The pool's size after.
+        size: usize,
+    },
+    /// AnyTool reflected on a failed attempt.
+    Reflection {
+        /// The round (1 = first reflection).
+        round: usize,
+        /// Why the attempt failed.
+        reason: String,
+        /// APIs named as failing, pruned from the pool.
+        failing: Vec<ApiId>,
+        /// Agents re-activated, in order (tool, category, meta).
+        reactivated: Vec<usize>,
+    },
+    /// AnyTool's check of an answer.
+    Judged {
+        /// The majority verdict.
+        verdict: crate::anytool::Verdict,
+        /// Its reason.
+        reason: String,
+    },
+    /// AnyTool's tokens and LLM calls by part, at the end of a run.
+    PartTokens {
+        /// Tokens (prompt + completion) per part.
+        parts: std::collections::BTreeMap<crate::anytool::Part, u64>,
+        /// LLM calls per part.
+        calls: std::collections::BTreeMap<crate::anytool::Part, usize>,
+        /// The final candidate pool.
+        pool: Vec<ApiId>,
     },
     /// The run ended.
     Finished {
@@ -759,6 +812,78 @@ pub fn render(event: &TraceEvent) -> String {
         } => format!("    ↻ {agent} retry {attempt}: {}", cut(error, 200)),
         TraceEvent::Backtrack { depth, reason } => {
             format!("  ↩ backtrack from depth {depth} ({reason})")
+        }
+        TraceEvent::AgentCreated {
+            agent,
+            parent,
+            level,
+            category,
+            tools,
+        } => {
+            let indent = match level {
+                crate::anytool::AgentLevel::Meta => "",
+                crate::anytool::AgentLevel::Category => "  ",
+                crate::anytool::AgentLevel::Tool => "    ",
+            };
+            let from = parent.map_or_else(String::new, |p| format!(" (from {p})"));
+            let scope = if tools.is_empty() {
+                category.clone().unwrap_or_default()
+            } else {
+                tools
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!("  {indent}◆ {level} agent {agent}{from}: {scope}")
+        }
+        TraceEvent::PoolChanged {
+            agent,
+            added,
+            removed,
+            size,
+        } => {
+            let who = agent.map_or_else(|| "reflection".to_owned(), |a| format!("agent {a}"));
+            let list = |ids: &[ApiId]| {
+                ids.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            if removed.is_empty() {
+                format!("  + pool {size}: {who} added {}", list(added))
+            } else {
+                format!("  - pool {size}: {who} removed {}", list(removed))
+            }
+        }
+        TraceEvent::Reflection {
+            round,
+            reason,
+            reactivated,
+            ..
+        } => format!(
+            "⟲ reflection {round}: {}; re-activating {:?}",
+            cut(reason, 200),
+            reactivated
+        ),
+        TraceEvent::Judged { verdict, reason } => {
+            format!("  ⚖ {verdict:?}: {}", cut(reason, 200))
+        }
+        TraceEvent::PartTokens { parts, calls, pool } => {
+            let each: Vec<String> = parts
+                .iter()
+                .map(|(part, tokens)| {
+                    format!(
+                        "{part:?} {tokens} ({} calls)",
+                        calls.get(part).copied().unwrap_or(0)
+                    )
+                })
+                .collect();
+            format!(
+                "  Σ tokens by part: {}; pool {} APIs",
+                each.join(", "),
+                pool.len()
+            )
         }
         TraceEvent::Finished {
             finish,

@@ -4,10 +4,12 @@
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use toolsmith_catalog::Catalog;
 use toolsmith_exec::JqSandbox;
 use toolsmith_llm::{BudgetLimits, ChatModel};
 use toolsmith_solve::{
-    ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, React, ReactSettings, Runtime, Solver,
+    AnyTool, AnyToolSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, Hierarchy, React,
+    ReactSettings, Runtime, Solver,
 };
 
 use crate::cli::{LlmArgs, SolverName};
@@ -30,11 +32,29 @@ pub(crate) fn budget(args: &LlmArgs) -> BudgetLimits {
     }
 }
 
+/// AnyTool's settings from `[anytool]`, with search assistance off under `--protocol paper`
+/// (or `[solve] protocol = "paper"`).
+pub(crate) fn anytool_settings(ctx: &Context, paper: bool) -> anyhow::Result<AnyToolSettings> {
+    let mut settings = ctx.config()?.anytool.clone();
+    settings.search_assisted &= !paper;
+    Ok(settings)
+}
+
 /// Builds the chosen agent over a runtime; ConAgents runs its jq filters in this binary as a
-/// sandboxed child.
+/// sandboxed child; AnyTool walks the `catalog`'s category -> tool -> API tree.
 pub(crate) fn solvers(
+    ctx: &Context,
     name: SolverName,
+    catalog: &Catalog,
 ) -> anyhow::Result<impl Fn(Runtime) -> Box<dyn Solver> + Send + Sync + 'static> {
+    let anytool = match name {
+        SolverName::Anytool => {
+            let settings = ctx.config()?.anytool.clone();
+            let hierarchy = Arc::new(Hierarchy::from_catalog(catalog, settings.category_by));
+            Some((hierarchy, settings))
+        }
+        _ => None,
+    };
     let sandbox = match name {
         SolverName::Conagents => {
             let exe = std::env::current_exe()
@@ -43,9 +63,16 @@ pub(crate) fn solvers(
                 JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]),
             ))
         }
-        SolverName::React | SolverName::Dfsdt => None,
+        SolverName::React | SolverName::Dfsdt | SolverName::Anytool => None,
     };
     Ok(move |runtime: Runtime| -> Box<dyn Solver> {
+        if let Some((hierarchy, settings)) = &anytool {
+            let settings = AnyToolSettings {
+                search_assisted: settings.search_assisted && !runtime.settings.paper(),
+                ..settings.clone()
+            };
+            return Box::new(AnyTool::new(runtime, Arc::clone(hierarchy), settings));
+        }
         match (name, &sandbox) {
             (SolverName::Conagents, Some(sandbox)) => Box::new(ConAgents::new(
                 runtime,

@@ -89,7 +89,7 @@ pub enum Command {
     Quickstart(QuickstartArgs),
     /// The tool environment: how calls were answered (live, replayed, simulated), per tool.
     Env(EnvArgs),
-    /// Answer a query by calling tools with an agent (ReAct, DFSDT, ConAgents).
+    /// Answer a query by calling tools with an agent (ReAct, DFSDT, ConAgents, AnyTool).
     Solve(SolveArgs),
     /// ToolExpNet's tool graph: similarity and dependency edges between APIs (build, show,
     /// export, stats).
@@ -386,6 +386,10 @@ pub enum SolverName {
     Dfsdt,
     /// Grounding, execution and observing agents with iterative calibration.
     Conagents,
+    /// AnyTool: meta, category and tool agents pick APIs from the whole catalog into a pool,
+    /// DFSDT answers from it, self-reflection retries (`[anytool]` settings; search-assisted
+    /// unless `--protocol paper`).
+    Anytool,
 }
 
 impl From<SolverName> for toolsmith_eval::SolverKind {
@@ -394,6 +398,7 @@ impl From<SolverName> for toolsmith_eval::SolverKind {
             SolverName::React => Self::React,
             SolverName::Dfsdt => Self::Dfsdt,
             SolverName::Conagents => Self::Conagents,
+            SolverName::Anytool => Self::Anytool,
         }
     }
 }
@@ -404,6 +409,7 @@ impl From<toolsmith_eval::SolverKind> for SolverName {
             toolsmith_eval::SolverKind::React => Self::React,
             toolsmith_eval::SolverKind::Dfsdt => Self::Dfsdt,
             toolsmith_eval::SolverKind::Conagents => Self::Conagents,
+            toolsmith_eval::SolverKind::Anytool => Self::Anytool,
         }
     }
 }

@@ -23,6 +23,8 @@ pub enum SolverKind {
     Dfsdt,
     /// ConAgents: grounding, execution and observing agents.
     Conagents,
+    /// AnyTool: hierarchical agents pick APIs from the whole catalog, DFSDT over them.
+    Anytool,
 }
 
 impl SolverKind {
@@ -32,6 +34,7 @@ impl SolverKind {
             Self::React => "react",
             Self::Dfsdt => "dfsdt",
             Self::Conagents => "conagents",
+            Self::Anytool => "anytool",
         }
     }
 }

@@ -2,6 +2,8 @@
 //! which branch it took, what it stored.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
 
+mod anytool;
+mod anytool_measure;
 mod conagents;
 mod dfsdt;
 mod protocol;

@@ -134,11 +134,18 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
         .doc_version
         .clone()
         .map_or(DocSelector::Active, DocSelector::Label);
-    let book = Arc::new(ApiBook::from_catalog(
-        &store.catalog(&selector, &Scope::default())?,
-    ));
+    let catalog = store.catalog(&selector, &Scope::default())?;
+    let book = Arc::new(ApiBook::from_catalog(&catalog));
     let rt = ctx.runtime()?;
+    let assisted = spec.solver == toolsmith_eval::SolverKind::Anytool
+        && agents::anytool_settings(ctx, spec.protocol == toolsmith_solve::Protocol::Paper)?
+            .search_assisted;
     let retriever = match spec.tools {
+        _ if assisted => {
+            let corpus = retrieval::corpus(&store, &selector)?;
+            let method = ctx.config()?.retrieve.method(None);
+            Some(rt.block_on(retrieval::retriever(ctx, method, corpus))?)
+        }
         ToolsOffered::Retrieve(_) | ToolsOffered::SearchTool => {
             let corpus = retrieval::corpus(&store, &selector)?;
             let method = ctx.config()?.retrieve.method(None);
@@ -159,7 +166,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
         .with_protocol(spec.protocol),
         tracer: Tracer::new(),
     };
-    let harness = Harness::new(runtime, agents::solvers(spec.solver.into())?)
+    let harness = Harness::new(runtime, agents::solvers(ctx, spec.solver.into(), &catalog)?)
         .with_render(RenderOptions::default())
         .with_query_budget(agents::budget(&args.llm));
     let id = match resumed {

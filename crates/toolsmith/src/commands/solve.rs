@@ -15,7 +15,7 @@ use toolsmith_solve::{
     TraceSink, Tracer,
 };
 
-use crate::cli::SolveArgs;
+use crate::cli::{SolveArgs, SolverName};
 use crate::context::Context;
 use crate::{agents, executor, printer, retrieval};
 
@@ -24,10 +24,17 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     let rt = ctx.runtime()?;
     let selector = args.docs.selector();
     let store = ctx.store()?;
-    let book = Arc::new(ApiBook::from_catalog(
-        &store.catalog(&selector, &toolsmith_catalog::Scope::default())?,
-    ));
-    let retriever = if args.retrieve.is_some() || args.search_tool {
+    let catalog = store.catalog(&selector, &toolsmith_catalog::Scope::default())?;
+    let book = Arc::new(ApiBook::from_catalog(&catalog));
+    let paper = args
+        .protocol
+        .protocol
+        .map_or(ctx.config()?.solve.paper(), |p| {
+            toolsmith_solve::Protocol::from(p) == toolsmith_solve::Protocol::Paper
+        });
+    let assisted =
+        args.solver == SolverName::Anytool && agents::anytool_settings(ctx, paper)?.search_assisted;
+    let retriever = if args.retrieve.is_some() || args.search_tool || assisted {
         let corpus = retrieval::corpus(&store, &selector)?;
         let method = ctx.config()?.retrieve.method(None);
         Some(rt.block_on(retrieval::expanding_retriever(ctx, method, corpus))?)
@@ -56,7 +63,7 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         },
         tracer: build_tracer(args)?,
     };
-    let solver = agents::solvers(args.solver)?(runtime);
+    let solver = agents::solvers(ctx, args.solver, &catalog)?(runtime);
     let run = rt.block_on(solver.solve(&args.query, toolset))?;
     let id = RunStore::open(ctx.db())?.save(&run)?;
     print_run(&run, id, args.json.json)?;
@@ -93,7 +100,7 @@ fn offered_tools(
                 toolset.add(&entry.api, &options);
             }
         }
-    } else if !args.search_tool {
+    } else if !args.search_tool && args.solver != SolverName::Anytool {
         bail!("say which tools the agent sees: --tools ID,..., --retrieve K or --search-tool");
     }
     if args.search_tool {

@@ -29,6 +29,8 @@ pub(crate) struct Config {
     pub solve: toolsmith_solve::AgentSettings,
     /// `[judge]` of the file: how the LLM judge is asked and how much judging a run gets.
     pub judge: JudgeConfig,
+    /// `[anytool]` of the file: AnyTool's pool cap, rounds, token budget, search assistance.
+    pub anytool: toolsmith_solve::AnyToolSettings,
     /// `[prices]` of the file: money per million prompt and completion tokens, for the cost
     /// in benchmark summaries (none by default: prices change).
     pub prices: Option<toolsmith_eval::Prices>,
@@ -136,6 +138,7 @@ impl Config {
             mcp: file.mcp.unwrap_or_default(),
             solve: file.solve.unwrap_or_default(),
             judge: file.judge.unwrap_or_default(),
+            anytool: file.anytool.unwrap_or_default(),
             prices: file.prices,
             graph: file.graph.unwrap_or_default(),
             refine: file.refine.unwrap_or_default(),
@@ -168,6 +171,8 @@ struct ConfigFile {
     solve: Option<toolsmith_solve::AgentSettings>,
     /// The LLM judge and how much judging a benchmark run gets.
     judge: Option<JudgeConfig>,
+    /// AnyTool's settings (`pool_cap`, `token_budget`, `search_assisted`, `category_by`, ...).
+    anytool: Option<toolsmith_solve::AnyToolSettings>,
     /// Money per million tokens: `prompt_per_million`, `completion_per_million`.
     prices: Option<toolsmith_eval::Prices>,
     /// The tool graph's settings.

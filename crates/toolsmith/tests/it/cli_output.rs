@@ -41,7 +41,10 @@ fn help_lists_the_values_of_enumerated_flags() {
         "{long}"
     );
     for (command, values) in [
-        (vec!["solve"], "[possible values: react, dfsdt, conagents]"),
+        (
+            vec!["solve"],
+            "[possible values: react, dfsdt, conagents, anytool]",
+        ),
         (
             vec!["call"],
             "[possible values: live, record, replay, replay-or-simulate, simulate]",

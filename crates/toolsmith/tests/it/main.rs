@@ -1,6 +1,7 @@
 //! Tests of the `toolsmith` command line, run as a user would run it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
 
+mod anytool_command;
 mod architecture;
 mod bench_command;
 mod catalog_commands;

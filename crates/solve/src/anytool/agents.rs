@@ -1,0 +1,613 @@
+//! The hierarchical API retriever: meta, category and tool agents with their own function
+//! sets (the paper's Table 8) and histories, running as tokio tasks bounded by a semaphore,
+//! filling one shared candidate pool.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
+use toolsmith_catalog::{ApiId, ToolId};
+use toolsmith_llm::{Message, ToolCall, ToolSpec};
+
+use super::hierarchy::{Hierarchy, Relevance, rank};
+use super::{AgentLevel, AgentStatus, AnyToolSettings};
+use crate::runtime::{Runtime, Stop};
+use crate::trace::{TraceEvent, cut};
+
+/// The role of the tool agents' solvability checks.
+pub(crate) const CHECK_ROLE: &str = "anytool_check";
+
+/// One agent: where it sits, what it manages, what it has said.
+#[derive(Clone, Debug)]
+pub(crate) struct Agent {
+    pub(crate) level: AgentLevel,
+    pub(crate) status: AgentStatus,
+    pub(crate) tools: Vec<ToolId>,
+    pub(crate) messages: Vec<Message>,
+    pub(crate) rounds: usize,
+}
+
+/// The candidate pool, capped.
+#[derive(Debug, Default)]
+pub(crate) struct Pool {
+    pub(crate) apis: Vec<ApiId>,
+}
+
+/// Everything the agents share.
+pub(crate) struct Shared {
+    pub(crate) runtime: Runtime,
+    pub(crate) hierarchy: Arc<Hierarchy>,
+    pub(crate) relevance: Option<Relevance>,
+    pub(crate) settings: AnyToolSettings,
+    pub(crate) query: String,
+    pub(crate) agents: Mutex<Vec<Agent>>,
+    pub(crate) pool: Mutex<Pool>,
+    /// Set when a check said solvable, the pool filled up, or the budget ran out.
+    pub(crate) stop: AtomicBool,
+    /// Why the budget or model stopped the search, first reason kept.
+    pub(crate) halt: Mutex<Option<Stop>>,
+    pub(crate) permits: Semaphore,
+    pub(crate) handles: Mutex<Vec<JoinHandle<()>>>,
+}
+
+const BOOTSTRAP: &str = "You are one agent in a team that finds the APIs needed to answer a user's request, \
+searching a large catalog organized as categories, tools and APIs. Use only your functions. Explore, hand \
+work to the agents you can create, and call finish_search when your part is done or nothing relevant is left.";
+
+fn function(name: &str, description: &str, properties: Value, required: &[&str]) -> ToolSpec {
+    ToolSpec {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        parameters: json!({"type": "object", "properties": properties, "required": required}),
+    }
+}
+
+fn string_list(what: &str) -> Value {
+    json!({"type": "array", "items": {"type": "string"}, "description": what})
+}
+
+/// The functions of each level (Table 8 of the paper).
+pub(crate) fn functions(level: AgentLevel) -> Vec<ToolSpec> {
+    let finish = function("finish_search", "End your search.", json!({}), &[]);
+    let descriptions = function(
+        "get_tool_descriptions",
+        "Describe tools.",
+        json!({"tools": string_list("tool ids")}),
+        &["tools"],
+    );
+    let in_category = function(
+        "get_tools_in_category",
+        "List the tools of a category.",
+        json!({"category": {"type": "string"}}),
+        &["category"],
+    );
+    match level {
+        AgentLevel::Meta => vec![
+            function(
+                "list_categories",
+                "List the categories with some of their tools.",
+                json!({}),
+                &[],
+            ),
+            in_category,
+            descriptions,
+            function(
+                "create_category_agent",
+                "Start an agent that searches one category.",
+                json!({"category": {"type": "string"}}),
+                &["category"],
+            ),
+            finish,
+        ],
+        AgentLevel::Category => vec![
+            in_category,
+            descriptions,
+            function(
+                "create_tool_agent",
+                "Start an agent that picks APIs from a few tools (at most 5).",
+                json!({"tools": string_list("tool ids, at most 5")}),
+                &["tools"],
+            ),
+            finish,
+        ],
+        AgentLevel::Tool => vec![
+            function(
+                "get_apis_in_tool",
+                "List the APIs of one of your tools.",
+                json!({"tool": {"type": "string"}}),
+                &["tool"],
+            ),
+            function(
+                "get_api_details",
+                "Describe APIs and their parameters.",
+                json!({"apis": string_list("API ids (tool/api)")}),
+                &["apis"],
+            ),
+            function(
+                "add_apis_to_pool",
+                "Add APIs to the candidate pool the solver will use.",
+                json!({"apis": string_list("API ids (tool/api)")}),
+                &["apis"],
+            ),
+            function(
+                "check_if_solvable",
+                "Ask whether the request can be answered with the pool as it is now.",
+                json!({}),
+                &[],
+            ),
+            finish,
+        ],
+    }
+}
+
+impl Shared {
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    fn halt(&self, stop: Stop) {
+        if let Ok(mut halt) = self.halt.lock()
+            && halt.is_none()
+        {
+            *halt = Some(stop);
+        }
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    pub(crate) fn pool(&self) -> Vec<ApiId> {
+        self.pool.lock().map(|p| p.apis.clone()).unwrap_or_default()
+    }
+
+    fn set_status(&self, id: usize, status: AgentStatus) {
+        if let Ok(mut agents) = self.agents.lock()
+            && let Some(agent) = agents.get_mut(id)
+        {
+            agent.status = status;
+        }
+    }
+
+    /// Creates an agent (not started) and records it.
+    pub(crate) fn create(
+        &self,
+        level: AgentLevel,
+        parent: Option<usize>,
+        category: Option<String>,
+        tools: Vec<ToolId>,
+    ) -> usize {
+        let named: Vec<String> = tools.iter().map(ToString::to_string).collect();
+        let opening = match level {
+            AgentLevel::Meta => format!(
+                "Request: {}\nYou are the meta agent: pick the categories worth searching.",
+                self.query
+            ),
+            AgentLevel::Category => format!(
+                "Request: {}\nYou are the agent of category: {}. Pick the tools worth searching.",
+                self.query,
+                category.as_deref().unwrap_or("")
+            ),
+            AgentLevel::Tool => format!(
+                "Request: {}\nYou are the agent of tools: {}. Add the APIs that help to the pool, then check \
+                 whether the request is solvable.",
+                self.query,
+                named.join(", ")
+            ),
+        };
+        // A category agent's tools are its category's; the trace names the category.
+        let traced = if level == AgentLevel::Tool {
+            tools.clone()
+        } else {
+            Vec::new()
+        };
+        let agent = Agent {
+            level,
+            status: AgentStatus::Active,
+            tools,
+            messages: vec![Message::system(BOOTSTRAP), Message::user(opening)],
+            rounds: 0,
+        };
+        let id = match self.agents.lock() {
+            Ok(mut agents) => {
+                agents.push(agent);
+                agents.len() - 1
+            }
+            Err(_) => 0,
+        };
+        self.runtime.tracer.emit(TraceEvent::AgentCreated {
+            agent: id,
+            parent,
+            level,
+            category,
+            tools: traced,
+        });
+        id
+    }
+
+    /// Starts an agent as a task.
+    pub(crate) fn spawn(self: &Arc<Self>, id: usize) {
+        let shared = Arc::clone(self);
+        let handle = tokio::spawn(async move { shared.run(id).await });
+        if let Ok(mut handles) = self.handles.lock() {
+            handles.push(handle);
+        }
+    }
+
+    /// Waits until every started agent (and every agent they started) has stopped.
+    pub(crate) async fn join(&self) {
+        loop {
+            let handles: Vec<JoinHandle<()>> = match self.handles.lock() {
+                Ok(mut handles) => handles.drain(..).collect(),
+                Err(_) => Vec::new(),
+            };
+            if handles.is_empty() {
+                return;
+            }
+            for handle in handles {
+                let _ = handle.await;
+            }
+        }
+    }
+
+    /// One agent's loop: ask, carry out its function calls, until it finishes, runs out of
+    /// rounds, or the search stops.
+    async fn run(self: Arc<Self>, id: usize) {
+        loop {
+            if self.stopped() {
+                self.set_status(id, AgentStatus::Paused);
+                return;
+            }
+            let Some((level, messages, rounds)) = self
+                .agents
+                .lock()
+                .ok()
+                .and_then(|a| a.get(id).map(|a| (a.level, a.messages.clone(), a.rounds)))
+            else {
+                return;
+            };
+            if rounds >= self.settings.max_agent_rounds {
+                self.set_status(id, AgentStatus::OutOfRounds);
+                return;
+            }
+            let response = {
+                let Ok(_permit) = self.permits.acquire().await else {
+                    return;
+                };
+                self.runtime
+                    .ask(level.role(), messages, functions(level), &self.query)
+                    .await
+            };
+            let response = match response {
+                Ok(r) => r,
+                Err(stop) => {
+                    self.set_status(id, AgentStatus::Paused);
+                    self.halt(stop);
+                    return;
+                }
+            };
+            let mut added = vec![response.to_message()];
+            let mut finished = false;
+            if response.tool_calls.is_empty() {
+                added.push(Message::user("Call one of your functions."));
+            }
+            for call in &response.tool_calls {
+                let (content, done) = self.carry_out(id, level, call).await;
+                finished |= done;
+                added.push(Message::tool(call.id.clone(), content));
+            }
+            if let Ok(mut agents) = self.agents.lock()
+                && let Some(agent) = agents.get_mut(id)
+            {
+                agent.messages.extend(added);
+                agent.rounds += 1;
+                if finished {
+                    agent.status = AgentStatus::Finished;
+                }
+            }
+            if finished {
+                return;
+            }
+        }
+    }
+
+    async fn carry_out(
+        self: &Arc<Self>,
+        id: usize,
+        level: AgentLevel,
+        call: &ToolCall,
+    ) -> (String, bool) {
+        let args: Value = call.parsed_arguments().unwrap_or(Value::Null);
+        let list = |key: &str| -> Vec<String> {
+            args.get(key)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let text = |key: &str| {
+            args.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        let offered = functions(level).iter().any(|f| f.name == call.name);
+        if !offered {
+            return (
+                format!("No such function: {}. Use only your functions.", call.name),
+                false,
+            );
+        }
+        let content = match call.name.as_str() {
+            "finish_search" => return ("search finished".to_owned(), true),
+            "list_categories" => self.list_categories(),
+            "get_tools_in_category" => self.tools_in_category(&text("category")),
+            "get_tool_descriptions" => self.tool_descriptions(&list("tools")),
+            "create_category_agent" => {
+                let category = text("category");
+                match self.hierarchy.category(&category) {
+                    Some((name, tools)) => {
+                        let child = self.create(
+                            AgentLevel::Category,
+                            Some(id),
+                            Some(name.to_owned()),
+                            tools.to_vec(),
+                        );
+                        self.spawn(child);
+                        format!("created agent {child} for category {name}")
+                    }
+                    None => format!("No category `{category}`; call list_categories."),
+                }
+            }
+            "create_tool_agent" => self.create_tool_agent(id, &list("tools")),
+            "get_apis_in_tool" => self.apis_in_tool(id, &text("tool")),
+            "get_api_details" => self.api_details(&list("apis")),
+            "add_apis_to_pool" => self.add_to_pool(id, &list("apis")),
+            "check_if_solvable" => self.check_solvable().await,
+            _ => format!("No such function: {}.", call.name),
+        };
+        (content, false)
+    }
+
+    fn list_categories(&self) -> String {
+        let cats: Vec<(String, Vec<ToolId>)> = self
+            .hierarchy
+            .categories()
+            .map(|(c, t)| (c.to_owned(), t.to_vec()))
+            .collect();
+        let cut_at = self.settings.listing_cut;
+        let shown = rank(
+            &cats,
+            self.relevance.as_ref(),
+            |r, (c, _)| r.category(c),
+            cut_at,
+        );
+        // The paper's meta agent sees the categories and asks for their tools; with search
+        // assistance each line also names the category's most relevant tools.
+        let lines: Vec<String> = shown
+            .iter()
+            .map(|(c, tools)| match self.relevance.as_ref() {
+                Some(relevance) => {
+                    let top = rank(tools, Some(relevance), |r, t| r.tool(t), 5);
+                    let names: Vec<String> = top.iter().map(ToString::to_string).collect();
+                    format!("{c} ({} tools): {}", tools.len(), names.join(", "))
+                }
+                None => format!("{c} ({} tools)", tools.len()),
+            })
+            .collect();
+        lines.join("\n")
+    }
+
+    fn tools_in_category(&self, category: &str) -> String {
+        match self.hierarchy.category(category) {
+            Some((_, tools)) => {
+                let shown = rank(
+                    tools,
+                    self.relevance.as_ref(),
+                    |r, t| r.tool(t),
+                    self.settings.listing_cut,
+                );
+                shown
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+            None => format!("No category `{category}`."),
+        }
+    }
+
+    fn tool_descriptions(&self, tools: &[String]) -> String {
+        tools
+            .iter()
+            .map(|t| match self.hierarchy.find_tool(t) {
+                Some(tool) => format!(
+                    "{}: {} ({} APIs)",
+                    tool.id,
+                    cut(&tool.description, 300),
+                    tool.apis.len()
+                ),
+                None => format!("{t}: no such tool"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn create_tool_agent(self: &Arc<Self>, id: usize, tools: &[String]) -> String {
+        let max = self.settings.tools_per_agent;
+        if tools.is_empty() {
+            return "Name at least one tool.".to_owned();
+        }
+        if tools.len() > max {
+            return format!(
+                "A tool agent manages at most {max} tools; you named {}. Split them.",
+                tools.len()
+            );
+        }
+        let mut found = Vec::new();
+        for t in tools {
+            match self.hierarchy.find_tool(t) {
+                Some(tool) => found.push(tool.id.clone()),
+                None => return format!("No tool `{t}`."),
+            }
+        }
+        let category = self.hierarchy.tool(&found[0]).map(|t| t.category.clone());
+        let child = self.create(AgentLevel::Tool, Some(id), category, found);
+        self.spawn(child);
+        format!("created agent {child}")
+    }
+
+    fn apis_in_tool(&self, id: usize, tool: &str) -> String {
+        let own = self
+            .agents
+            .lock()
+            .ok()
+            .and_then(|a| a.get(id).map(|a| a.tools.clone()))
+            .unwrap_or_default();
+        match self.hierarchy.find_tool(tool) {
+            Some(node) if own.contains(&node.id) => node
+                .apis
+                .iter()
+                .map(|a| format!("{}: {}", a.api.id, cut(a.description(), 120)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Some(node) => format!("{} is not one of your tools.", node.id),
+            None => format!("No tool `{tool}`."),
+        }
+    }
+
+    fn api_details(&self, apis: &[String]) -> String {
+        apis.iter()
+            .map(|a| {
+                match a
+                    .parse::<ApiId>()
+                    .ok()
+                    .and_then(|id| self.hierarchy.api(&id))
+                {
+                    Some((_, entry)) => {
+                        let params: Vec<String> = entry
+                            .api
+                            .params
+                            .iter()
+                            .map(|p| format!("{}{}", p.name, if p.required { "*" } else { "" }))
+                            .collect();
+                        format!(
+                            "{}: {} params: {}",
+                            entry.api.id,
+                            cut(entry.description(), 400),
+                            params.join(", ")
+                        )
+                    }
+                    None => format!("{a}: no such API"),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn add_to_pool(&self, id: usize, apis: &[String]) -> String {
+        let mut unknown = Vec::new();
+        let mut ids = Vec::new();
+        for a in apis {
+            match a
+                .parse::<ApiId>()
+                .ok()
+                .filter(|id| self.hierarchy.api(id).is_some())
+            {
+                Some(api) => ids.push(api),
+                None => unknown.push(a.clone()),
+            }
+        }
+        let (added, size, full) = match self.pool.lock() {
+            Ok(mut pool) => {
+                let mut added = Vec::new();
+                for api in ids {
+                    if pool.apis.len() >= self.settings.pool_cap {
+                        break;
+                    }
+                    if !pool.apis.contains(&api) {
+                        pool.apis.push(api.clone());
+                        added.push(api);
+                    }
+                }
+                let size = pool.apis.len();
+                (added, size, size >= self.settings.pool_cap)
+            }
+            Err(_) => (Vec::new(), 0, false),
+        };
+        if !added.is_empty() {
+            self.runtime.tracer.emit(TraceEvent::PoolChanged {
+                agent: Some(id),
+                added: added.clone(),
+                removed: Vec::new(),
+                size,
+            });
+        }
+        if full {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        let mut said = format!("added {} APIs; the pool holds {size}", added.len());
+        if full {
+            said.push_str(" and is full");
+        }
+        if !unknown.is_empty() {
+            said.push_str(&format!("; unknown: {}", unknown.join(", ")));
+        }
+        said
+    }
+
+    async fn check_solvable(&self) -> String {
+        let pool = self.pool();
+        if pool.is_empty() {
+            return "False: the pool is empty".to_owned();
+        }
+        let listing: Vec<String> = pool
+            .iter()
+            .map(|id| match self.hierarchy.api(id) {
+                Some((_, entry)) => format!("{id}: {}", cut(entry.description(), 150)),
+                None => id.to_string(),
+            })
+            .collect();
+        let messages = vec![
+            Message::system(
+                "Decide whether the listed APIs are enough to fully answer the request. Reply YES or NO on \
+                 the first line, then one short reason.",
+            ),
+            Message::user(format!(
+                "Request: {}\n\nAPIs:\n{}",
+                self.query,
+                listing.join("\n")
+            )),
+        ];
+        let response = {
+            let Ok(_permit) = self.permits.acquire().await else {
+                return "False".to_owned();
+            };
+            self.runtime
+                .ask(CHECK_ROLE, messages, Vec::new(), &self.query)
+                .await
+        };
+        match response {
+            Ok(r) => {
+                let yes = r
+                    .text()
+                    .trim()
+                    .lines()
+                    .next()
+                    .is_some_and(|l| l.trim().to_ascii_lowercase().starts_with("yes"));
+                if yes {
+                    self.stop.store(true, Ordering::SeqCst);
+                    "True".to_owned()
+                } else {
+                    "False".to_owned()
+                }
+            }
+            Err(stop) => {
+                self.halt(stop);
+                "False".to_owned()
+            }
+        }
+    }
+}

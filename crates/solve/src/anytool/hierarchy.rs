@@ -1,0 +1,219 @@
+//! The category -> tool -> API tree AnyTool's agents walk, built from a catalog view, and
+//! the search relevance that orders its listings in search-assisted mode.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use toolsmith_catalog::{ApiEntry, ApiId, Catalog, ToolId};
+use toolsmith_retrieve::{Filter, Retriever};
+
+/// What a tool's category is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CategoryBy {
+    /// The catalog's `Tool.category` (ToolBench's RapidAPI categories; the importer's for OpenAPI).
+    #[default]
+    Category,
+    /// The first segment of the tool's API paths (`/movie/{id}` -> `movie`), for OpenAPI
+    /// imports filed under one category; tools without HTTP paths keep their category.
+    PathPrefix,
+}
+
+/// One tool of the tree.
+#[derive(Clone, Debug)]
+pub struct ToolNode {
+    /// The tool.
+    pub id: ToolId,
+    /// Its source name.
+    pub name: String,
+    /// Its category in the tree.
+    pub category: String,
+    /// Its doc's description, or "".
+    pub description: String,
+    /// Its APIs in source order.
+    pub apis: Vec<ApiEntry>,
+}
+
+/// The tree: categories (sorted by name), their tools, their APIs.
+#[derive(Clone, Debug, Default)]
+pub struct Hierarchy {
+    categories: BTreeMap<String, Vec<ToolId>>,
+    tools: HashMap<ToolId, ToolNode>,
+}
+
+impl Hierarchy {
+    /// The tree of a catalog view.
+    pub fn from_catalog(catalog: &Catalog, by: CategoryBy) -> Self {
+        let mut tree = Self::default();
+        for entry in &catalog.tools {
+            let category = match by {
+                CategoryBy::Category => entry.tool.category.clone(),
+                CategoryBy::PathPrefix => entry
+                    .apis
+                    .iter()
+                    .find_map(|a| a.api.endpoint.path())
+                    .and_then(|p| p.split('/').find(|s| !s.is_empty() && !s.starts_with('{')))
+                    .map_or_else(|| entry.tool.category.clone(), str::to_owned),
+            };
+            let category = if category.trim().is_empty() {
+                "uncategorized".to_owned()
+            } else {
+                category
+            };
+            tree.categories
+                .entry(category.clone())
+                .or_default()
+                .push(entry.tool.id.clone());
+            tree.tools.insert(
+                entry.tool.id.clone(),
+                ToolNode {
+                    id: entry.tool.id.clone(),
+                    name: entry.tool.name.clone(),
+                    category,
+                    description: entry
+                        .doc
+                        .as_ref()
+                        .map_or_else(String::new, |d| d.doc.description.clone()),
+                    apis: entry.apis.clone(),
+                },
+            );
+        }
+        tree
+    }
+
+    /// Categories in name order with their tools.
+    pub fn categories(&self) -> impl Iterator<Item = (&str, &[ToolId])> {
+        self.categories
+            .iter()
+            .map(|(name, tools)| (name.as_str(), tools.as_slice()))
+    }
+
+    /// The tools of a category (its name matched case-insensitively).
+    pub fn category(&self, name: &str) -> Option<(&str, &[ToolId])> {
+        self.categories()
+            .find(|(c, _)| c.eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// A tool by id.
+    pub fn tool(&self, id: &ToolId) -> Option<&ToolNode> {
+        self.tools.get(id)
+    }
+
+    /// A tool by id or source name, as an agent wrote it.
+    pub fn find_tool(&self, name: &str) -> Option<&ToolNode> {
+        let name = name.trim();
+        name.parse::<ToolId>()
+            .ok()
+            .and_then(|id| self.tools.get(&id))
+            .or_else(|| {
+                self.tools
+                    .values()
+                    .find(|t| t.name.eq_ignore_ascii_case(name))
+            })
+    }
+
+    /// An API and its tool.
+    pub fn api(&self, id: &ApiId) -> Option<(&ToolNode, &ApiEntry)> {
+        let tool = self.tools.get(id.tool())?;
+        tool.apis
+            .iter()
+            .find(|a| &a.api.id == id)
+            .map(|a| (tool, a))
+    }
+
+    /// Number of tools.
+    pub fn tool_count(&self) -> usize {
+        self.tools.len()
+    }
+}
+
+/// How relevant each tool and category is to one query (search-assisted mode): a tool scores
+/// its best API hit, a category its best tool.
+#[derive(Clone, Debug, Default)]
+pub struct Relevance {
+    tools: HashMap<ToolId, f32>,
+    categories: HashMap<String, f32>,
+}
+
+impl Relevance {
+    /// Scores from the top `depth` hits of `retriever` for `query`.
+    pub async fn search(
+        retriever: &dyn Retriever,
+        hierarchy: &Hierarchy,
+        query: &str,
+        depth: usize,
+    ) -> toolsmith_retrieve::Result<Self> {
+        let hits = retriever.search(query, depth, &Filter::default()).await?;
+        let mut relevance = Self::default();
+        for hit in hits {
+            let best = relevance.tools.entry(hit.tool.clone()).or_insert(f32::MIN);
+            *best = best.max(hit.score);
+            if let Some(tool) = hierarchy.tool(&hit.tool) {
+                let best = relevance
+                    .categories
+                    .entry(tool.category.clone())
+                    .or_insert(f32::MIN);
+                *best = best.max(hit.score);
+            }
+        }
+        Ok(relevance)
+    }
+
+    /// Scores given directly (tests, other rankers).
+    pub fn from_scores(
+        hierarchy: &Hierarchy,
+        tools: impl IntoIterator<Item = (ToolId, f32)>,
+    ) -> Self {
+        let mut relevance = Self::default();
+        for (id, score) in tools {
+            if let Some(tool) = hierarchy.tool(&id) {
+                let best = relevance
+                    .categories
+                    .entry(tool.category.clone())
+                    .or_insert(f32::MIN);
+                *best = best.max(score);
+            }
+            relevance.tools.insert(id, score);
+        }
+        relevance
+    }
+
+    /// A tool's score, when the search found it.
+    pub fn tool(&self, id: &ToolId) -> Option<f32> {
+        self.tools.get(id).copied()
+    }
+
+    /// A category's score, when the search found one of its tools.
+    pub fn category(&self, name: &str) -> Option<f32> {
+        self.categories.get(name).copied()
+    }
+}
+
+/// Orders `items` by score (found ones first, best first; stable otherwise) and keeps the
+/// first `cut` of them; without relevance, returns them unchanged.
+pub(crate) fn rank<T: Clone>(
+    items: &[T],
+    relevance: Option<&Relevance>,
+    score: impl Fn(&Relevance, &T) -> Option<f32>,
+    cut: usize,
+) -> Vec<T> {
+    let Some(relevance) = relevance else {
+        return items.to_vec();
+    };
+    let mut scored: Vec<(usize, Option<f32>)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (i, score(relevance, item)))
+        .collect();
+    scored.sort_by(|a, b| match (a.1, b.1) {
+        (Some(x), Some(y)) => y.total_cmp(&x).then(a.0.cmp(&b.0)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.0.cmp(&b.0),
+    });
+    scored
+        .into_iter()
+        .take(cut)
+        .filter_map(|(i, _)| items.get(i).cloned())
+        .collect()
+}

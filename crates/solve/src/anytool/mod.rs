@@ -1,0 +1,536 @@
+//! AnyTool (Du et al., 2024): a hierarchical API retriever (a meta agent picks categories,
+//! category agents pick tools, tool agents pick APIs into a shared candidate pool), DFSDT over
+//! the pool, and self-reflection when the answer fails, all within one token budget.
+//!
+//! toolsmith's search-assisted mode (on unless the protocol is the paper's) orders and cuts
+//! the meta and category agents' listings by the hybrid search's relevance to the query.
+
+mod agents;
+mod hierarchy;
+mod judge;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+use toolsmith_catalog::ApiId;
+use toolsmith_llm::{Budget, BudgetLimits, Message, Metered};
+
+pub use self::hierarchy::{CategoryBy, Hierarchy, Relevance, ToolNode};
+pub use self::judge::{AnswerCheck, JUDGE_ROLE, Judgement, LlmJudge, Verdict};
+
+use self::agents::{CHECK_ROLE, Pool, Shared};
+use crate::dfsdt::Dfsdt;
+use crate::error::Result;
+use crate::run::{Finish, Run};
+use crate::runtime::{Runtime, Stop};
+use crate::settings::DfsdtSettings;
+use crate::solver::{End, Solver, finished, started};
+use crate::toolset::{RenderOptions, Toolset};
+use crate::trace::{CallOutcome, RunLimit, Stamped, TraceEvent, TraceSink, Tracer};
+
+/// AnyTool's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnyToolSettings {
+    /// Most APIs in the candidate pool: 64 (§5.3, Table 6).
+    pub pool_cap: usize,
+    /// Most LLM rounds per agent: 20.
+    pub max_agent_rounds: usize,
+    /// Most tools one tool agent manages: 5 (§5.3, Table 7; prompt of Appendix B.1).
+    pub tools_per_agent: usize,
+    /// Most self-reflection rounds: 5 (§4.3; Figure 3 counts up to 5-6).
+    pub reflection_rounds: usize,
+    /// Tokens per query, every part included: 200,000 (Appendix A.1).
+    pub token_budget: u64,
+    /// Votes of the answer check, passing only on a majority of `Solved`: 3.
+    pub judge_votes: usize,
+    /// Agents asking the model at once (the paper runs them multi-threaded, §4.1, without a
+    /// stated bound): 8.
+    pub concurrency: usize,
+    /// Order and cut the meta and category agents' listings by search relevance
+    /// (toolsmith's; the paper has none).
+    pub search_assisted: bool,
+    /// Entries shown per listing in search-assisted mode: 20.
+    pub listing_cut: usize,
+    /// Search hits that score the tools and categories: 300.
+    pub search_depth: usize,
+    /// What a tool's category is.
+    pub category_by: CategoryBy,
+    /// The solver's DFSDT: ToolBench's width and depth, at most 10 LLM calls (Appendix A.1
+    /// caps the solver at 10 API calls; a DFSDT step usually makes one).
+    pub dfsdt: DfsdtSettings,
+}
+
+impl AnyToolSettings {
+    /// The paper's protocol: no search assistance.
+    pub const PAPER: Self = Self {
+        pool_cap: 64,
+        max_agent_rounds: 20,
+        tools_per_agent: 5,
+        reflection_rounds: 5,
+        token_budget: 200_000,
+        judge_votes: 3,
+        concurrency: 8,
+        search_assisted: false,
+        listing_cut: 20,
+        search_depth: 300,
+        category_by: CategoryBy::Category,
+        dfsdt: DfsdtSettings {
+            max_llm_calls: 10,
+            ..DfsdtSettings::PAPER
+        },
+    };
+}
+
+impl Default for AnyToolSettings {
+    /// The paper's, with search assistance on.
+    fn default() -> Self {
+        Self {
+            search_assisted: true,
+            ..Self::PAPER
+        }
+    }
+}
+
+/// Where an agent sits in the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentLevel {
+    /// Picks categories.
+    Meta,
+    /// Picks tools of one category.
+    Category,
+    /// Picks APIs of at most 5 tools.
+    Tool,
+}
+
+impl AgentLevel {
+    /// The role of its LLM calls.
+    pub fn role(self) -> &'static str {
+        match self {
+            Self::Meta => "anytool_meta",
+            Self::Category => "anytool_category",
+            Self::Tool => "anytool_tool",
+        }
+    }
+}
+
+impl fmt::Display for AgentLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Meta => "meta",
+            Self::Category => "category",
+            Self::Tool => "tool",
+        })
+    }
+}
+
+/// An agent's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    /// Running.
+    Active,
+    /// Stopped by the search (solvable, pool full, budget): reflection re-activates it.
+    Paused,
+    /// Called `finish_search`: never re-activated.
+    Finished,
+    /// Used its rounds.
+    OutOfRounds,
+}
+
+/// The parts AnyTool's tokens are counted by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// The meta agent.
+    Meta,
+    /// Category agents.
+    Category,
+    /// Tool agents (their solvability checks included).
+    Tool,
+    /// DFSDT over the pool.
+    Solver,
+    /// The answer check.
+    Judge,
+    /// Agents re-activated by self-reflection.
+    Reflection,
+}
+
+/// Tokens (prompt + completion) and LLM calls per part of an AnyTool trace.
+pub fn tokens_by_part(events: &[Stamped]) -> BTreeMap<Part, (u64, usize)> {
+    let mut parts: BTreeMap<Part, (u64, usize)> = BTreeMap::new();
+    let mut reflecting = false;
+    for e in events {
+        match &e.event {
+            TraceEvent::Reflection { .. } => reflecting = true,
+            TraceEvent::LlmCall {
+                role,
+                prompt_tokens,
+                completion_tokens,
+                ..
+            } => {
+                let role = role.to_string();
+                let part = match role.as_str() {
+                    _ if reflecting && role.starts_with("anytool_") && role != JUDGE_ROLE => {
+                        Part::Reflection
+                    }
+                    "anytool_meta" => Part::Meta,
+                    "anytool_category" => Part::Category,
+                    "anytool_tool" | CHECK_ROLE => Part::Tool,
+                    JUDGE_ROLE => Part::Judge,
+                    _ => Part::Solver,
+                };
+                let slot = parts.entry(part).or_default();
+                slot.0 += prompt_tokens + completion_tokens;
+                slot.1 += 1;
+            }
+            _ => {}
+        }
+    }
+    parts
+}
+
+/// The AnyTool solver over a catalog hierarchy.
+pub struct AnyTool {
+    runtime: Runtime,
+    hierarchy: Arc<Hierarchy>,
+    settings: AnyToolSettings,
+    judge: Option<Arc<dyn AnswerCheck>>,
+}
+
+impl AnyTool {
+    /// AnyTool over `hierarchy`; search assistance uses `runtime.retriever` when set.
+    pub fn new(runtime: Runtime, hierarchy: Arc<Hierarchy>, settings: AnyToolSettings) -> Self {
+        Self {
+            runtime,
+            hierarchy,
+            settings,
+            judge: None,
+        }
+    }
+
+    /// Checks answers with `judge` instead of [`LlmJudge`].
+    pub fn with_judge(mut self, judge: Arc<dyn AnswerCheck>) -> Self {
+        self.judge = Some(judge);
+        self
+    }
+}
+
+/// Forwards a nested solver's events, but not its own start and end.
+struct Forward(Tracer);
+
+impl TraceSink for Forward {
+    fn event(&self, event: &Stamped) {
+        if !matches!(
+            event.event,
+            TraceEvent::Started { .. } | TraceEvent::Finished { .. }
+        ) {
+            self.0.emit(event.event.clone());
+        }
+    }
+}
+
+/// How one solver attempt ended.
+struct Attempt {
+    run: Run,
+    failing: Vec<ApiId>,
+}
+
+impl AnyTool {
+    async fn relevance(&self, query: &str) -> Option<Relevance> {
+        if !self.settings.search_assisted {
+            return None;
+        }
+        let retriever = self.runtime.retriever.as_ref()?;
+        match Relevance::search(
+            retriever.as_ref(),
+            &self.hierarchy,
+            query,
+            self.settings.search_depth,
+        )
+        .await
+        {
+            Ok(r) => Some(r),
+            Err(e) => {
+                tracing::warn!("AnyTool search assistance is off for this query: {e}");
+                None
+            }
+        }
+    }
+
+    /// DFSDT over the pool; the APIs it found failing (every call failed, or named in a give-up).
+    async fn solve_pool(&self, runtime: &Runtime, query: &str, pool: &[ApiId]) -> Result<Attempt> {
+        let entries: Vec<_> = pool
+            .iter()
+            .filter_map(|id| self.hierarchy.api(id).map(|(_, e)| e.clone()))
+            .collect();
+        let toolset = Toolset::new(&entries, &RenderOptions::default());
+        let names: Vec<(String, ApiId)> = toolset
+            .api_specs()
+            .into_iter()
+            .filter_map(|s| {
+                toolset
+                    .resolve(&s.name)
+                    .map(|id| (s.name.clone(), id.clone()))
+            })
+            .collect();
+        let inner = Runtime {
+            tracer: Tracer::new().with_sink(Arc::new(Forward(runtime.tracer.clone()))),
+            ..runtime.clone()
+        };
+        let run = Dfsdt::new(inner, self.settings.dfsdt.clone())
+            .solve(query, toolset)
+            .await?;
+        let mut ok: Vec<ApiId> = Vec::new();
+        let mut failed: Vec<ApiId> = Vec::new();
+        for e in &run.trace {
+            if let TraceEvent::ToolCall {
+                api: Some(api),
+                outcome,
+                ..
+            } = &e.event
+            {
+                if *outcome == CallOutcome::Ok {
+                    ok.push(api.clone());
+                } else {
+                    failed.push(api.clone());
+                }
+            }
+        }
+        let mut failing: Vec<ApiId> = failed.into_iter().filter(|a| !ok.contains(a)).collect();
+        if run.finish == Finish::GaveUp {
+            let reason = run.detail.clone().unwrap_or_default();
+            for (name, id) in names {
+                if reason.contains(&name) || reason.contains(&id.to_string()) {
+                    failing.push(id);
+                }
+            }
+        }
+        failing.sort();
+        failing.dedup();
+        Ok(Attempt { run, failing })
+    }
+}
+
+#[async_trait]
+impl Solver for AnyTool {
+    fn name(&self) -> &str {
+        "anytool"
+    }
+
+    async fn solve(&self, query: &str, _toolset: Toolset) -> Result<Run> {
+        let tracer = self.runtime.tracer.clone();
+        started(&tracer, self.name(), query, &Toolset::default());
+        let budget = Arc::new(Budget::new(BudgetLimits {
+            max_calls: None,
+            max_tokens: Some(self.settings.token_budget),
+        }));
+        let runtime = Runtime {
+            llm: Arc::new(Metered::new(Arc::clone(&self.runtime.llm), budget)),
+            ..self.runtime.clone()
+        };
+        let judge: Arc<dyn AnswerCheck> = match &self.judge {
+            Some(j) => Arc::clone(j),
+            None => Arc::new(LlmJudge::new(runtime.clone(), self.settings.judge_votes)),
+        };
+        let shared = Arc::new(Shared {
+            runtime: runtime.clone(),
+            hierarchy: Arc::clone(&self.hierarchy),
+            relevance: self.relevance(query).await,
+            settings: self.settings.clone(),
+            query: query.to_owned(),
+            agents: Mutex::new(Vec::new()),
+            pool: Mutex::new(Pool::default()),
+            stop: AtomicBool::new(false),
+            halt: Mutex::new(None),
+            permits: Semaphore::new(self.settings.concurrency.max(1)),
+            handles: Mutex::new(Vec::new()),
+        });
+        let meta = shared.create(AgentLevel::Meta, None, None, Vec::new());
+        shared.spawn(meta);
+        shared.join().await;
+
+        let mut last: Option<Run> = None;
+        let mut round = 0;
+        let end = loop {
+            if let Some(stop) = take_halt(&shared) {
+                break budget_end(stop, last.as_ref());
+            }
+            let attempt = self.solve_pool(&runtime, query, &shared.pool()).await?;
+            let reason;
+            match (attempt.run.finish, attempt.run.answer.clone()) {
+                (Finish::Answered, Some(answer)) => {
+                    let judgement = match judge.check(query, &answer).await {
+                        Ok(j) => j,
+                        Err(stop) => break budget_end(stop, Some(&attempt.run)),
+                    };
+                    tracer.emit(TraceEvent::Judged {
+                        verdict: judgement.verdict,
+                        reason: judgement.reason.clone(),
+                    });
+                    if judgement.verdict == Verdict::Solved {
+                        break End::answered(answer);
+                    }
+                    reason = format!(
+                        "the answer was judged {:?}: {}",
+                        judgement.verdict, judgement.reason
+                    );
+                }
+                (Finish::BudgetExhausted, _) => {
+                    break budget_end(
+                        Stop::limit(
+                            Finish::BudgetExhausted,
+                            RunLimit::LlmBudget,
+                            attempt.run.detail.clone().unwrap_or_default(),
+                        ),
+                        last.as_ref(),
+                    );
+                }
+                (finish, _) => {
+                    reason = format!(
+                        "the solver ended ({}): {}",
+                        finish.as_str(),
+                        attempt.run.detail.clone().unwrap_or_default()
+                    );
+                }
+            }
+            let failing = attempt.failing.clone();
+            last = Some(attempt.run);
+            if round >= self.settings.reflection_rounds {
+                break final_end(last.as_ref(), reason);
+            }
+            round += 1;
+            self.reflect(&shared, round, &reason, &failing).await;
+        };
+        let parts = tokens_by_part(&tracer.events());
+        tracer.emit(TraceEvent::PartTokens {
+            parts: parts.iter().map(|(p, (t, _))| (*p, *t)).collect(),
+            calls: parts.iter().map(|(p, (_, c))| (*p, *c)).collect(),
+            pool: shared.pool(),
+        });
+        Ok(finished(&tracer, self.name(), query, end))
+    }
+}
+
+impl AnyTool {
+    /// One round of self-reflection: the reason into every history, failing APIs out of the
+    /// pool, then unfinished agents re-activated tool, category, meta in turn.
+    async fn reflect(&self, shared: &Arc<Shared>, round: usize, reason: &str, failing: &[ApiId]) {
+        let note = format!(
+            "The request is not solved yet: {reason}. Removed from the pool as failing: {}. Search again for \
+             APIs that can help.",
+            if failing.is_empty() {
+                "none".to_owned()
+            } else {
+                failing
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        );
+        let (removed, size) = match shared.pool.lock() {
+            Ok(mut pool) => {
+                let before = pool.apis.clone();
+                pool.apis.retain(|a| !failing.contains(a));
+                let removed: Vec<ApiId> = before
+                    .into_iter()
+                    .filter(|a| !pool.apis.contains(a))
+                    .collect();
+                (removed, pool.apis.len())
+            }
+            Err(_) => (Vec::new(), 0),
+        };
+        let mut order: Vec<(AgentLevel, Vec<usize>)> = Vec::new();
+        if let Ok(mut agents) = shared.agents.lock() {
+            for agent in agents.iter_mut() {
+                agent.messages.push(Message::user(note.clone()));
+            }
+            let mut any = false;
+            for level in [AgentLevel::Tool, AgentLevel::Category, AgentLevel::Meta] {
+                let ids: Vec<usize> = agents
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| a.level == level && a.status == AgentStatus::Paused)
+                    .map(|(i, _)| i)
+                    .collect();
+                any |= !ids.is_empty();
+                order.push((level, ids));
+            }
+            // Nothing left unfinished: the meta agent searches again.
+            if !any && let Some(meta) = agents.iter().position(|a| a.level == AgentLevel::Meta) {
+                order = vec![(AgentLevel::Meta, vec![meta])];
+            }
+            for (_, ids) in &order {
+                for &id in ids {
+                    if let Some(agent) = agents.get_mut(id) {
+                        agent.status = AgentStatus::Active;
+                        agent.rounds = 0;
+                    }
+                }
+            }
+        }
+        shared.runtime.tracer.emit(TraceEvent::Reflection {
+            round,
+            reason: reason.to_owned(),
+            failing: failing.to_vec(),
+            reactivated: order.iter().flat_map(|(_, ids)| ids.clone()).collect(),
+        });
+        if !removed.is_empty() {
+            shared.runtime.tracer.emit(TraceEvent::PoolChanged {
+                agent: None,
+                added: Vec::new(),
+                removed,
+                size,
+            });
+        }
+        let full = size >= self.settings.pool_cap;
+        shared.stop.store(full, std::sync::atomic::Ordering::SeqCst);
+        for (_, ids) in order {
+            if shared.stopped() {
+                // The pool is full or a check said solvable: the others stay paused.
+                for id in ids {
+                    if let Ok(mut agents) = shared.agents.lock()
+                        && let Some(agent) = agents.get_mut(id)
+                    {
+                        agent.status = AgentStatus::Paused;
+                    }
+                }
+                continue;
+            }
+            for id in ids {
+                shared.spawn(id);
+            }
+            shared.join().await;
+        }
+    }
+}
+
+fn take_halt(shared: &Shared) -> Option<Stop> {
+    shared.halt.lock().ok().and_then(|mut h| h.take())
+}
+
+/// The end when the budget ran out: the last answer if there was one, with the limit.
+fn budget_end(stop: Stop, last: Option<&Run>) -> End {
+    End {
+        answer: last.and_then(|r| r.answer.clone()),
+        ..End::stopped(stop)
+    }
+}
+
+/// The end after the last reflection round: the last answer (judged unsolved) or the give-up.
+fn final_end(last: Option<&Run>, reason: String) -> End {
+    match last.and_then(|r| r.answer.clone()) {
+        Some(answer) => End {
+            detail: Some(reason),
+            ..End::answered(answer)
+        },
+        None => End::without(last.map_or(Finish::GaveUp, |r| r.finish), reason),
+    }
+}
