@@ -43,7 +43,7 @@ pub(super) fn run(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         args.mode.mode.into(),
         CacheMode::ReadWrite,
     )?;
-    let solver = solver_factory(ctx, Arc::clone(&executor), book)?;
+    let solver = solver_factory(ctx, Arc::clone(&executor), book, &catalog)?;
     let method = ctx
         .config()?
         .retrieve
@@ -144,13 +144,14 @@ fn solver_factory(
     ctx: &Context,
     executor: Arc<dyn Executor>,
     book: Arc<ApiBook>,
+    catalog: &toolsmith_catalog::Catalog,
 ) -> anyhow::Result<Option<SolverFactory>> {
     if !crate::llm::is_configured(&ctx.config()?.llm) {
         return Ok(None);
     }
     let llm: Arc<dyn ChatModel> =
         Arc::new(crate::llm::cached_chat(ctx, None, CacheMode::ReadWrite)?);
-    let make = agents::solvers(SolverName::React)?;
+    let make = agents::solvers(ctx, SolverName::React, catalog)?;
     Ok(Some(Arc::new(move || {
         let budget = Arc::new(Budget::new(BudgetLimits {
             max_calls: Some(SOLVE_MAX_LLM_CALLS),
