@@ -406,6 +406,11 @@ fn event(e: &TraceEvent) -> Markup {
                 @if let Some(a) = answer { ": " (a) }
                 @if let Some(d) = detail { " — " (d) }
             }
+            // AnyTool's agent tree, pool, reflections, verdicts and token shares: as the
+            // terminal shows them.
+            other => {
+                span.tag { "anytool" } (toolsmith_solve::render(other))
+            }
         }
     }
 }
