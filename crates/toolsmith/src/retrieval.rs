@@ -9,9 +9,13 @@ use anyhow::Context as _;
 use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
 use toolsmith_graph::{GraphStore, Need};
 use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
-use toolsmith_retrieve::{Corpus, ExpandingRetriever, Method, Retriever, build_retriever};
+use toolsmith_retrieve::{
+    Bm25Index, Corpus, DenseIndex, DenseRetriever, ExpandingRetriever, HybridRetriever, Method,
+    Retriever, build_retriever,
+};
 
 use crate::context::Context;
+use crate::printer;
 use crate::settings::EmbedderKind;
 
 /// The retrieval corpus of a catalog view.
@@ -25,22 +29,83 @@ pub(crate) fn corpus(store: &Store, selector: &DocSelector) -> anyhow::Result<Ar
 /// The configured embedder (the local MiniLM, or the `[llm]` endpoint's embedding model),
 /// its vectors cached in the catalog database.
 pub(crate) fn embedder(ctx: &Context, mode: CacheMode) -> anyhow::Result<Arc<dyn Embedder>> {
+    let (inner, cache) = uncached_embedder(ctx)?;
+    Ok(Arc::new(CachedEmbedder::new(inner, cache, mode)))
+}
+
+/// The configured embedder without its cache, and the catalog database's cache.
+fn uncached_embedder(ctx: &Context) -> anyhow::Result<(Arc<dyn Embedder>, CacheDb)> {
     let config = ctx.config()?;
     let db = ctx.db();
     let cache = CacheDb::open(db)
         .with_context(|| format!("opening the embedding cache in {}", db.display()))?;
-    Ok(match config.retrieve.embedder {
+    let inner: Arc<dyn Embedder> = match config.retrieve.embedder {
         EmbedderKind::Local => {
-            let local =
-                LocalEmbedder::load_default().context("loading the local embedding model")?;
-            Arc::new(CachedEmbedder::new(local, cache, mode))
+            Arc::new(LocalEmbedder::load_default().context("loading the local embedding model")?)
         }
         EmbedderKind::Http => {
             let settings = config.llm_settings(None);
-            let remote = OpenAiEmbedder::new(&settings, config.retrieve.embedding_dimensions)
-                .with_context(|| format!("the embedding endpoint {}", settings.base_url))?;
-            Arc::new(CachedEmbedder::new(remote, cache, mode))
+            Arc::new(
+                OpenAiEmbedder::new(&settings, config.retrieve.embedding_dimensions)
+                    .with_context(|| format!("the embedding endpoint {}", settings.base_url))?,
+            )
         }
+    };
+    Ok((inner, cache))
+}
+
+/// The note printed when a catalog's dense index is missing and search falls back to BM25.
+pub(crate) fn missing_index_note(method: Method, apis: usize) -> String {
+    format!(
+        "note: the dense index of these {apis} APIs is not built, so this {method} search uses \
+         BM25; run `toolsmith index` to embed them (once; later searches reuse the vectors)"
+    )
+}
+
+/// A retriever of `method` over `corpus` that never embeds a large catalog behind the user's
+/// back (what `search` and `solve --retrieve` use): up to `[retrieve] embed_on_search_max`
+/// APIs it is [`retriever`] (missing vectors embedded on the fly); above it, dense and hybrid
+/// read the vectors `toolsmith index` stored, and when some are missing the search uses BM25
+/// and a note says how to build the dense index.
+pub(crate) async fn indexed_retriever(
+    ctx: &Context,
+    method: Method,
+    corpus: Arc<Corpus>,
+) -> anyhow::Result<Arc<dyn Retriever>> {
+    let retrieve = &ctx.config()?.retrieve;
+    if !method.embeds() || corpus.len() <= retrieve.embed_on_search_max {
+        return retriever(ctx, method, corpus).await;
+    }
+    let settings = retrieve.settings();
+    let (inner, cache) = uncached_embedder(ctx)?;
+    // Replay: reads the stored vectors and fails at the first one missing, embedding nothing.
+    let stored = CachedEmbedder::new(Arc::clone(&inner), cache.clone(), CacheMode::Replay);
+    let spinner = ctx
+        .progress()
+        .spinner(format!("reading the dense index of {} APIs", corpus.len()));
+    let built = DenseIndex::build(Arc::clone(&corpus), &stored, settings.dense).await;
+    spinner.finish_and_clear();
+    let index = match built {
+        Ok(index) => index,
+        Err(toolsmith_retrieve::Error::Embed {
+            source: toolsmith_llm::Error::ReplayMiss { .. },
+            ..
+        }) => {
+            printer::note(missing_index_note(method, corpus.len()));
+            return Ok(Arc::new(Bm25Index::build(corpus, settings.bm25)));
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let queries: Arc<dyn Embedder> =
+        Arc::new(CachedEmbedder::new(inner, cache, CacheMode::ReadWrite));
+    let dense = DenseRetriever::new(Arc::new(index), queries);
+    Ok(match method {
+        Method::Hybrid => Arc::new(HybridRetriever::new(
+            Bm25Index::build(corpus, settings.bm25),
+            dense,
+            settings.hybrid,
+        )),
+        _ => Arc::new(dense),
     })
 }
 
@@ -82,14 +147,14 @@ pub(crate) fn stored_needs(ctx: &Context) -> anyhow::Result<Option<BTreeMap<ApiI
     Ok((!needs.is_empty()).then_some(needs))
 }
 
-/// [`retriever`], whose results carry the producers of the ids they need when a tool graph
+/// [`indexed_retriever`], whose results carry the producers of the ids they need when a tool graph
 /// is stored (what `search`, `solve --retrieve` and the `search_tools` meta-tool use).
 pub(crate) async fn expanding_retriever(
     ctx: &Context,
     method: Method,
     corpus: Arc<Corpus>,
 ) -> anyhow::Result<Arc<dyn Retriever>> {
-    let inner = retriever(ctx, method, Arc::clone(&corpus)).await?;
+    let inner = indexed_retriever(ctx, method, Arc::clone(&corpus)).await?;
     Ok(match stored_needs(ctx)? {
         Some(needs) => Arc::new(ExpandingRetriever::new(
             inner,

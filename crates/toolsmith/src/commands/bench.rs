@@ -316,7 +316,28 @@ struct SpeedRow {
     rss_mib: Option<f64>,
     bm25: Latency,
     dense: Latency,
+    /// Exact f32 brute force in its simplest form (plain loop dot product, full sort), timed
+    /// in the same run as the dense index.
+    baseline: Latency,
+    /// Baseline p50 over dense p50: how many times faster the dense index is.
+    speedup: f64,
     hybrid: Latency,
+}
+
+/// The simplest exact dense search, the baseline `bench search-speed` prints beside the dense
+/// index: a plain loop dot product with every row and a full sort.
+fn brute_force(matrix: &[f32], dims: usize, query: &[f32], k: usize) -> Vec<(u32, f32)> {
+    let mut scored: Vec<(u32, f32)> = Vec::with_capacity(matrix.len() / dims.max(1));
+    for (i, row) in matrix.chunks_exact(dims.max(1)).enumerate() {
+        let mut s = 0.0f32;
+        for (a, b) in row.iter().zip(query) {
+            s += a * b;
+        }
+        scored.push((u32::try_from(i).unwrap_or(u32::MAX), s));
+    }
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.truncate(k);
+    scored
 }
 
 fn latency(mut samples: Vec<Duration>) -> Latency {
@@ -404,15 +425,22 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         let dense = DenseIndex::from_vectors(corpus.clone(), "random-unit", SPEED_DIMS, raw)?;
         let dense_load = t.elapsed();
         bar.set_message(format!("{} APIs: queries", corpus.len()));
-        let (mut lb, mut ld, mut lh) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut lb, mut ld, mut lh, mut lx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut checksum = 0usize;
+        let mut disagree = 0usize;
         for (q, v) in texts.iter().zip(&vectors) {
             let t = Instant::now();
             checksum += bm25.scores(q, 10, &none).len();
             lb.push(t.elapsed());
             let t = Instant::now();
-            checksum += dense.scores(v, 10, &none)?.len();
+            let fast = dense.scores(v, 10, &none)?;
             ld.push(t.elapsed());
+            checksum += fast.len();
+            let t = Instant::now();
+            let exact = brute_force(dense.matrix(), SPEED_DIMS, v, 10);
+            lx.push(t.elapsed());
+            let ids = |s: &[(u32, f32)]| s.iter().map(|h| h.0).collect::<Vec<_>>();
+            disagree += usize::from(ids(&fast) != ids(&exact));
             let t = Instant::now();
             let depth = hybrid.depth;
             let lexical = bm25.scores(q, depth, &none);
@@ -426,6 +454,13 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             checksum > 0,
             "no results at all: the measurement timed nothing"
         );
+        anyhow::ensure!(
+            disagree == 0,
+            "the dense index and the brute-force baseline ranked {disagree} of {n} queries \
+             differently at {} APIs",
+            corpus.len()
+        );
+        let (dense_latency, baseline) = (latency(ld), latency(lx));
         rows.push(SpeedRow {
             apis: corpus.len(),
             bm25_build_ms: bm25_build.as_secs_f64() * 1e3,
@@ -436,7 +471,9 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             dense_embed_s: docs_per_second.map(|rate| corpus.len() as f64 / rate),
             rss_mib: memory_kib("VmRSS").map(|k| k / 1024.0),
             bm25: latency(lb),
-            dense: latency(ld),
+            speedup: baseline.p50_us / dense_latency.p50_us.max(1e-3),
+            dense: dense_latency,
+            baseline,
             hybrid: latency(lh),
         });
     }
@@ -460,7 +497,14 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         return Ok(ExitCode::SUCCESS);
     }
     printer::line(format!(
-        "{n} queries per cell; dense = random unit vectors, {SPEED_DIMS} dims; latency in ms (p50 / p99)"
+        "{n} queries per cell; dense = random unit vectors, {SPEED_DIMS} dims; latency in ms (p50 / p99); \
+         brute force = plain loop dot product and full sort, same run (exact, same top 10); \
+         speedup = its p50 over dense p50; {} build",
+        if cfg!(debug_assertions) {
+            "DEBUG"
+        } else {
+            "release"
+        }
     ))?;
     let mut out = table::new([
         "APIs",
@@ -471,6 +515,8 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         "dense embed",
         "BM25 p50/p99",
         "dense p50/p99",
+        "brute force p50/p99",
+        "speedup",
         "hybrid p50/p99",
         "RSS MiB",
     ]);
@@ -486,11 +532,13 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
                 .map_or("-".to_owned(), |s| format!("{s:.0}s")),
             ms(&r.bm25),
             ms(&r.dense),
+            ms(&r.baseline),
+            format!("{:.1}x", r.speedup),
             ms(&r.hybrid),
             r.rss_mib.map_or("-".to_owned(), |m| format!("{m:.0}")),
         ]);
     }
-    table::align_right(&mut out, 0..10);
+    table::align_right(&mut out, 0..12);
     table::print(&out)?;
     if let Some(rate) = docs_per_second {
         printer::line(format!(

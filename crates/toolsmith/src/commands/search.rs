@@ -33,7 +33,7 @@ pub(super) fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<ExitCode> 
     };
     let expand = ctx.config()?.retrieve.expand;
     rt.block_on(async {
-        let retriever = retrieval::retriever(ctx, method, Arc::clone(&corpus)).await?;
+        let retriever = retrieval::indexed_retriever(ctx, method, Arc::clone(&corpus)).await?;
         match needs {
             Some(needs) => {
                 let expanding = ExpandingRetriever::new(retriever, &corpus, needs, expand);

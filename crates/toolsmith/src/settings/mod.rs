@@ -210,6 +210,7 @@ pub(crate) struct RefineConfig {
 /// method = "hybrid"        # bm25 | dense | hybrid: what search, solve and bench use by default
 /// embedder = "local"       # local (MiniLM on the CPU) | http ([llm] base_url, embedding_model)
 /// embedding_dimensions = 1536
+/// embed_on_search_max = 2000   # search/solve embed a catalog on the fly only up to this many APIs
 /// [retrieve.hybrid]
 /// fusion = { kind = "rrf", k = 60.0, dense_weight = 0.5 }
 /// ```
@@ -223,6 +224,11 @@ pub(crate) struct RetrieveConfig {
     pub embedder: EmbedderKind,
     /// Vector length of the HTTP embedder's model (1536 for `text-embedding-3-small`).
     pub embedding_dimensions: usize,
+    /// `search` and `solve --retrieve` embed the APIs with no cached vector on the fly only
+    /// when the catalog has at most this many APIs; a larger one without its dense index is
+    /// searched with BM25 and a note says to run `toolsmith index`. By default 2,000 (about
+    /// half a minute of MiniLM on two cores).
+    pub embed_on_search_max: usize,
     /// BM25's settings.
     pub bm25: toolsmith_retrieve::Bm25Settings,
     /// The dense index's settings.
@@ -240,6 +246,7 @@ impl Default for RetrieveConfig {
             method: Method::default(),
             embedder: EmbedderKind::Local,
             embedding_dimensions: 1536,
+            embed_on_search_max: 2_000,
             bm25: settings.bm25,
             dense: settings.dense,
             hybrid: settings.hybrid,

@@ -107,3 +107,77 @@ async fn search_uses_the_configured_http_embedder_and_caches_its_vectors() {
     assert!(out.contains("tmdb/"), "{out}");
     assert_eq!(seen.lock().unwrap().len(), first_round + 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_catalog_above_the_threshold_without_vectors_is_searched_with_bm25_and_a_note() {
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route("/v1/embeddings", post(embeddings))
+        .with_state(seen.clone());
+    let addr = serve_loopback(app).await;
+
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    // 54 APIs, above a threshold of 10: search must not embed them.
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[llm]\nbase_url = \"http://{addr}/v1\"\nembedding_model = \"loopback-embed\"\n\n\
+             [retrieve]\nembedder = \"http\"\nembedding_dimensions = {DIMS}\n\
+             embed_on_search_max = 10\n"
+        ),
+    )
+    .unwrap();
+    let (out, ws) = tokio::task::spawn_blocking(move || {
+        let out = ws.run(&[
+            "search",
+            "search for a movie by its title",
+            "--method",
+            "hybrid",
+            "-k",
+            "3",
+            "--json",
+        ]);
+        (out, ws)
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("uses BM25") && stderr.contains("toolsmith index"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("toolsmith index").count(), 1, "{stderr}");
+    let hits: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits.len(), 3);
+    assert!(
+        hits.iter().any(|h| h["api"] == "tmdb/get_search_movie"),
+        "{hits:?}"
+    );
+    assert!(seen.lock().unwrap().is_empty(), "nothing embedded");
+
+    // `toolsmith index` embeds the catalog; then hybrid search reads the vectors, embeds
+    // only the query, and prints no note.
+    let (out, ws) = tokio::task::spawn_blocking(move || {
+        ws.ok(&["index"]);
+        let out = ws.run(&["search", "popular people", "--method", "hybrid", "-k", "3"]);
+        (out, ws)
+    })
+    .await
+    .unwrap();
+    drop(ws);
+    assert!(out.status.success());
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("toolsmith index"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let asked = seen.lock().unwrap().clone();
+    assert_eq!(
+        asked.len(),
+        54 + 1,
+        "every API once by index, then the query"
+    );
+    assert_eq!(asked.last().map(String::as_str), Some("popular people"));
+}
