@@ -20,6 +20,7 @@
 pub use crate::bleu::sentence_bleu;
 pub use crate::draft::Draft;
 pub use crate::easytool::EasyTool;
+pub use crate::expnet::{ExpNet, ExpNetReport, ExpNetSettings};
 pub use crate::error::{Error, Result};
 pub use crate::observer::{NoObserver, RefineObserver};
 pub use crate::record::{Dropped, Method, Rejected, Round, RunId, Stop, Trial};
@@ -31,6 +32,7 @@ mod ask;
 mod bleu;
 mod draft;
 mod easytool;
+mod expnet;
 mod error;
 mod guard;
 mod observer;

@@ -6,3 +6,4 @@ mod support;
 mod draft;
 mod easytool;
 mod runs;
+mod expnet;
