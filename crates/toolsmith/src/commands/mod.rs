@@ -15,6 +15,7 @@ mod jq_sandbox;
 mod lint;
 mod quickstart;
 mod refine;
+mod refine_expnet;
 mod report;
 mod search;
 mod show;
