@@ -331,9 +331,8 @@ impl ExpNet {
                     .into_iter()
                     .filter_map(|q| {
                         let label = parse_ids(&q.tools, docs);
-                        let alone = q.tools.len() == 1
-                            && label.len() == 1
-                            && both.contains(&label[0]);
+                        let alone =
+                            q.tools.len() == 1 && label.len() == 1 && both.contains(&label[0]);
                         let ok = label == both || alone;
                         ok.then_some((q.query, label))
                     })
@@ -383,11 +382,8 @@ impl ExpNet {
                 );
             }
         }
-        let linked: BTreeSet<(ApiId, ApiId)> = g
-            .edges
-            .iter()
-            .map(|e| ordered(&e.from, &e.to))
-            .collect();
+        let linked: BTreeSet<(ApiId, ApiId)> =
+            g.edges.iter().map(|e| ordered(&e.from, &e.to)).collect();
         let mut confused: BTreeSet<(ApiId, ApiId)> = BTreeSet::new();
         for edge in &sampled {
             let key = EdgeKey::of(edge);
@@ -471,8 +467,11 @@ impl ExpNet {
                 report.already_done += 1;
                 continue;
             }
-            let mut experiences: Vec<Experience> =
-                graph.experiences_of(api)?.into_iter().map(|(_, e)| e).collect();
+            let mut experiences: Vec<Experience> = graph
+                .experiences_of(api)?
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect();
             let neighbours: Vec<_> = g
                 .edges_of(api)
                 .filter_map(|e| {
@@ -483,7 +482,9 @@ impl ExpNet {
                         (EdgeKind::Dependency, false) => (&e.from, "feeds it"),
                     };
                     let insight = g.node(other)?.insight.clone();
-                    Some(json!({"api": other.to_string(), "relation": relation, "insight": insight}))
+                    Some(
+                        json!({"api": other.to_string(), "relation": relation, "insight": insight}),
+                    )
                 })
                 .collect();
             // Nothing to learn from: an isolated API without experiences keeps its insight.
@@ -528,7 +529,9 @@ impl ExpNet {
                         Ok(c) => c,
                         Err(poisoned) => poisoned.into_inner(),
                     };
-                    store.add_doc(&DocTarget::Api(api.clone()), new, false)?.version
+                    store
+                        .add_doc(&DocTarget::Api(api.clone()), new, false)?
+                        .version
                 };
                 report.insights.push((api.clone(), version));
             }

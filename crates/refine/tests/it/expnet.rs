@@ -4,9 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolsmith_catalog::{
-    ApiId, DocLabel, DocSelector, ImportOptions, Scope, Store, read_bytes,
-};
+use toolsmith_catalog::{ApiId, DocLabel, DocSelector, ImportOptions, Scope, Store, read_bytes};
 use toolsmith_graph::{BuildInfo, Edge, EdgeKind, Evidence, Feed, Graph, GraphStore, Node, Rule};
 use toolsmith_llm::testing::{Reply, ScriptedLlm, When};
 use toolsmith_refine::{ExpNet, ExpNetSettings, Method, RefineStore, RunId, RunSpec};
@@ -151,7 +149,10 @@ async fn weight_is_the_error_rate_and_confusing_unlinked_apis_adds_a_similarity_
         .await
         .unwrap();
 
-    assert_eq!((report.edges_tried, report.trials, report.correct), (1, 2, 1));
+    assert_eq!(
+        (report.edges_tried, report.trials, report.correct),
+        (1, 2, 1)
+    );
     let g = graph.load().unwrap();
     let dep = g.edges_of_kind(EdgeKind::Dependency).next().unwrap();
     assert!((dep.weight - 0.5).abs() < 1e-6, "weight {}", dep.weight);
@@ -161,7 +162,10 @@ async fn weight_is_the_error_rate_and_confusing_unlinked_apis_adds_a_similarity_
     assert_eq!(report.added.len(), 1);
     let pool = graph.experiences_of(&details()).unwrap();
     assert_eq!(pool.len(), 2);
-    assert!(pool.iter().any(|(_, e)| !e.correct && e.answer == [tv(), details()]));
+    assert!(
+        pool.iter()
+            .any(|(_, e)| !e.correct && e.answer == [tv(), details()])
+    );
 }
 
 #[tokio::test]
@@ -217,7 +221,12 @@ async fn insights_go_to_the_graph_and_to_inactive_expnet_doc_versions_and_a_resu
     assert_eq!(written.len(), 2, "{written:?}");
     assert!(written.contains(&movie()) && written.contains(&details()));
     let g = graph.load().unwrap();
-    assert!(g.node(&movie()).unwrap().insight.starts_with("Use for films by title."));
+    assert!(
+        g.node(&movie())
+            .unwrap()
+            .insight
+            .starts_with("Use for films by title.")
+    );
     assert_eq!(g.node(&tv()).unwrap().insight, format!("doc of {}", tv()));
     let store = catalog.into_inner().unwrap();
     let label: DocLabel = "expnet".parse().unwrap();
@@ -229,7 +238,11 @@ async fn insights_go_to_the_graph_and_to_inactive_expnet_doc_versions_and_a_resu
         .find(|(_, a)| a.api.id == movie())
         .and_then(|(_, a)| a.doc.clone())
         .unwrap();
-    assert!(doc.doc.description.contains("Versus similar tools: movies, not TV"));
+    assert!(
+        doc.doc
+            .description
+            .contains("Versus similar tools: movies, not TV")
+    );
     let active = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();
@@ -238,7 +251,10 @@ async fn insights_go_to_the_graph_and_to_inactive_expnet_doc_versions_and_a_resu
         .find(|(_, a)| a.api.id == movie())
         .and_then(|(_, a)| a.doc.clone())
         .unwrap();
-    assert!(!active_doc.doc.description.contains("Versus"), "not activated");
+    assert!(
+        !active_doc.doc.description.contains("Versus"),
+        "not activated"
+    );
 
     // The same run again: every step is marked done, so no LLM call is made.
     let calls = scripted.requests().len();
@@ -247,7 +263,11 @@ async fn insights_go_to_the_graph_and_to_inactive_expnet_doc_versions_and_a_resu
         .run(run, &view, &Mutex::new(store), &graph, &refine)
         .await
         .unwrap();
-    assert_eq!(report.already_done, 1 + 3, "the trial step and three insight steps");
+    assert_eq!(
+        report.already_done,
+        1 + 3,
+        "the trial step and three insight steps"
+    );
     assert_eq!(report.trials, 0);
     assert!(report.insights.is_empty());
     assert_eq!(calls, 1 + 1 + 2);

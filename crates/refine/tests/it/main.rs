@@ -5,5 +5,5 @@ mod support;
 
 mod draft;
 mod easytool;
-mod runs;
 mod expnet;
+mod runs;
