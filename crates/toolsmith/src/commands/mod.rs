@@ -15,7 +15,6 @@ mod jq_sandbox;
 mod lint;
 mod quickstart;
 mod refine;
-mod refine_expnet;
 mod report;
 mod search;
 mod show;

@@ -42,7 +42,7 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
         bail!("no API matches --apis (see `toolsmith tools`)");
     }
     if spec.method == Method::ExpNet {
-        return super::refine_expnet::run(ctx, args, store, &refine, run, &spec, &view);
+        return crate::expnet_run::run(ctx, args, store, &refine, run, &spec, &view);
     }
     let mode = match run {
         Some(_) => parse_mode(&spec.mode)?,
@@ -148,7 +148,7 @@ fn new_spec(
             config.easytool.validate()?;
             serde_json::to_value(&config.easytool)?
         }
-        Method::ExpNet => super::refine_expnet::settings(&config.expnet, args)?,
+        Method::ExpNet => crate::expnet_run::settings(&config.expnet, args)?,
     };
     let all = store.catalog(&DocSelector::Active, &Scope::default())?;
     let filters: Vec<&str> = args

@@ -1,4 +1,4 @@
-//! `toolsmith refine --method expnet`: ToolExpNet's trial and error over the stored tool graph
+//! The driver of `toolsmith refine --method expnet`: ToolExpNet's trial and error over the stored tool graph
 //! (`toolsmith graph build`), writing `expnet` doc versions; `--resume` skips finished steps.
 
 use std::process::ExitCode;
@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::printer;
 
 /// A new run's settings: the file's `[refine.expnet]`, then the flags.
-pub(super) fn settings(
+pub(crate) fn settings(
     config: &ExpNetSettings,
     args: &RefineArgs,
 ) -> anyhow::Result<serde_json::Value> {
@@ -34,7 +34,7 @@ pub(super) fn settings(
 }
 
 /// Runs (or resumes) a ToolExpNet run over the whole stored graph.
-pub(super) fn run(
+pub(crate) fn run(
     ctx: &Context,
     args: &RefineArgs,
     store: Store,
