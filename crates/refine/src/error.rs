@@ -59,6 +59,9 @@ pub enum Error {
     /// No stored run has this id.
     #[error("no refinement run {0}")]
     UnknownRun(i64),
+    /// The tool graph's tables (ToolExpNet).
+    #[error("tool graph")]
+    Graph(#[source] Box<toolsmith_graph::Error>),
     /// A setting is out of its range.
     #[error("setting `{field}`: {reason}")]
     Setting {
@@ -72,6 +75,12 @@ pub enum Error {
 impl From<toolsmith_catalog::Error> for Error {
     fn from(e: toolsmith_catalog::Error) -> Self {
         Self::Catalog(Box::new(e))
+    }
+}
+
+impl From<toolsmith_graph::Error> for Error {
+    fn from(e: toolsmith_graph::Error) -> Self {
+        Self::Graph(Box::new(e))
     }
 }
 

@@ -34,6 +34,25 @@ pub(crate) const EASYTOOL_RETRY: Prompt = Prompt::new(
     include_str!("../prompts/easytool/retry.j2"),
 );
 
+/// ToolExpNet trial: contrastive requests for a similarity edge.
+pub(crate) const EXPNET_SIMILAR: Prompt = Prompt::new(
+    "expnet/similar",
+    include_str!("../prompts/expnet/similar.j2"),
+);
+/// ToolExpNet trial: requests needing both ends of a dependency edge.
+pub(crate) const EXPNET_DEPENDENT: Prompt = Prompt::new(
+    "expnet/dependent",
+    include_str!("../prompts/expnet/dependent.j2"),
+);
+/// ToolExpNet actor: picks the functions for one request.
+pub(crate) const EXPNET_ACTOR: Prompt =
+    Prompt::new("expnet/actor", include_str!("../prompts/expnet/actor.j2"));
+/// ToolExpNet reflection: a node's structured insight.
+pub(crate) const EXPNET_INSIGHT: Prompt = Prompt::new(
+    "expnet/insight",
+    include_str!("../prompts/expnet/insight.j2"),
+);
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -68,6 +87,23 @@ mod tests {
             (
                 EASYTOOL_RETRY,
                 json!({"doc": "d", "request": "r", "arguments": "{}", "error": "e"}),
+            ),
+            (
+                EXPNET_SIMILAR,
+                json!({"a": "x/a", "a_doc": "d", "b": "x/b", "b_doc": "e", "count": 2}),
+            ),
+            (
+                EXPNET_DEPENDENT,
+                json!({"from": "x/a", "from_doc": "d", "to": "x/b", "to_doc": "e", "params": ["id"], "count": 2}),
+            ),
+            (
+                EXPNET_ACTOR,
+                json!({"tools": [{"id": "x/a", "description": "d"}], "query": "q"}),
+            ),
+            (
+                EXPNET_INSIGHT,
+                json!({"api": "x/a", "insight": "i", "neighbours": [{"api": "x/b", "relation": "similar", "insight": "j"}],
+                    "experiences": [{"query": "q", "label": ["x/a"], "answer": ["x/b"], "correct": false}]}),
             ),
         ];
         for (prompt, ctx) in cases {

@@ -40,6 +40,8 @@ pub enum Method {
     EasyTool,
     /// DRAFT: explore, analyze, rewrite per API until the doc settles.
     Draft,
+    /// ToolExpNet: contrastive trial and error on the tool graph, then per-API insights.
+    ExpNet,
 }
 
 impl Method {
@@ -48,6 +50,7 @@ impl Method {
         match self {
             Self::EasyTool => "easytool",
             Self::Draft => "draft",
+            Self::ExpNet => "expnet",
         }
     }
 

@@ -304,6 +304,16 @@ impl RefineStore {
         self.is_done(run, &tool_key(tool))
     }
 
+    /// Records that a run finished a named step (ToolExpNet's per-iteration steps).
+    pub fn finish_step(&self, run: RunId, step: &str) -> Result<()> {
+        self.finish(run, &format!("step:{step}"), None)
+    }
+
+    /// Whether a run has finished a named step.
+    pub fn step_done(&self, run: RunId, step: &str) -> Result<bool> {
+        self.is_done(run, &format!("step:{step}"))
+    }
+
     fn is_done(&self, run: RunId, target: &str) -> Result<bool> {
         self.conn()
             .query_row(

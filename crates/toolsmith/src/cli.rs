@@ -604,7 +604,8 @@ pub struct RefineArgs {
     pub concurrency: usize,
     /// Continue a stopped run (the latest one, or RUN): no finished API or round is redone.
     #[arg(long, value_name = "RUN", num_args = 0..=1, default_missing_value = "latest",
-          conflicts_with_all = ["method", "apis", "from", "no_diversity", "no_adaptive_stop", "max_rounds"])]
+          conflicts_with_all = ["method", "apis", "from", "no_diversity", "no_adaptive_stop", "max_rounds",
+              "iterations", "max_try", "no_similarity", "no_dependency", "no_trial"])]
     pub resume: Option<String>,
     /// Where the calls that test docs go.
     #[arg(long, value_enum, default_value_t = CallMode::Simulate)]
@@ -630,6 +631,23 @@ pub struct RefineArgs {
     /// DRAFT: rounds per API at most (default: `[refine.draft] max_rounds`, else 5).
     #[arg(long)]
     pub max_rounds: Option<u32>,
+    /// ToolExpNet: iterations of trial and insight refinement (default: `[refine.expnet]
+    /// iterations`, else 3).
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// ToolExpNet: edges of each kind tried per iteration at most (default: `[refine.expnet]
+    /// max_try`, else 10).
+    #[arg(long)]
+    pub max_try: Option<usize>,
+    /// ToolExpNet ablation: try no similarity edges.
+    #[arg(long)]
+    pub no_similarity: bool,
+    /// ToolExpNet ablation: try no dependency edges.
+    #[arg(long)]
+    pub no_dependency: bool,
+    /// ToolExpNet ablation: no trial step (insights from neighbours' insights only).
+    #[arg(long)]
+    pub no_trial: bool,
     /// Model (default: `TOOLSMITH_MODEL`, else `[llm] model` in toolsmith.toml).
     #[arg(long)]
     pub model: Option<String>,
@@ -648,6 +666,9 @@ pub enum RefineMethod {
     Easytool,
     /// DRAFT: explorer, analyzer and rewriter rounds until the doc settles (label `draft`).
     Draft,
+    /// ToolExpNet: contrastive trial and error on the tool graph (`toolsmith graph build`
+    /// first), then per-API insights (label `expnet`).
+    Expnet,
 }
 
 impl From<RefineMethod> for toolsmith_refine::Method {
@@ -655,6 +676,7 @@ impl From<RefineMethod> for toolsmith_refine::Method {
         match method {
             RefineMethod::Easytool => Self::EasyTool,
             RefineMethod::Draft => Self::Draft,
+            RefineMethod::Expnet => Self::ExpNet,
         }
     }
 }

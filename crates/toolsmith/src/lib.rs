@@ -18,6 +18,7 @@ mod commands;
 mod context;
 mod env;
 mod executor;
+mod expnet_run;
 mod llm;
 mod logging;
 mod mcp_source;

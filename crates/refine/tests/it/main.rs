@@ -5,4 +5,5 @@ mod support;
 
 mod draft;
 mod easytool;
+mod expnet;
 mod runs;

@@ -41,6 +41,9 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
     if tools.is_empty() {
         bail!("no API matches --apis (see `toolsmith tools`)");
     }
+    if spec.method == Method::ExpNet {
+        return crate::expnet_run::run(ctx, args, store, &refine, run, &spec, &view);
+    }
     let mode = match run {
         Some(_) => parse_mode(&spec.mode)?,
         None => args.mode,
@@ -65,6 +68,7 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
                 .context("reading the run's EasyTool settings")?;
             Box::new(EasyTool::new(llm, executor, settings)?)
         }
+        Method::ExpNet => bail!("ToolExpNet runs through its own loop"),
     };
     if args.dry_run {
         return dry_run(refiner.as_ref(), &tools, args.json.json);
@@ -122,7 +126,7 @@ fn new_spec(
 ) -> anyhow::Result<RunSpec> {
     let method: Method = args
         .method
-        .context("say which method: --method easytool|draft")?
+        .context("say which method: --method easytool|draft|expnet")?
         .into();
     let config = &ctx.config()?.refine;
     let settings = match method {
@@ -144,6 +148,7 @@ fn new_spec(
             config.easytool.validate()?;
             serde_json::to_value(&config.easytool)?
         }
+        Method::ExpNet => crate::expnet_run::settings(&config.expnet, args)?,
     };
     let all = store.catalog(&DocSelector::Active, &Scope::default())?;
     let filters: Vec<&str> = args

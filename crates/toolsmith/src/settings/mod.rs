@@ -193,6 +193,9 @@ struct ConfigFile {
 /// stop_similarity = 0.75    # tau
 /// [refine.easytool]
 /// examples_per_api = 1
+/// [refine.expnet]
+/// iterations = 3
+/// max_try = 10
 /// ```
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -201,6 +204,8 @@ pub(crate) struct RefineConfig {
     pub draft: toolsmith_refine::DraftSettings,
     /// EasyTool's settings.
     pub easytool: toolsmith_refine::EasyToolSettings,
+    /// ToolExpNet's settings.
+    pub expnet: toolsmith_refine::ExpNetSettings,
 }
 
 /// The `[retrieve]` table:

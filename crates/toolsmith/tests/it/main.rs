@@ -16,6 +16,7 @@ mod mcp_command;
 mod oracle_command;
 mod quickstart_command;
 mod refine_command;
+mod refine_expnet_command;
 mod report_command;
 mod search_command;
 mod serve_command;

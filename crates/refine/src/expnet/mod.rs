@@ -1,0 +1,551 @@
+//! ToolExpNet (Zhang et al., Findings of ACL 2025), §3: contrastive trial and error on the tool
+//! graph, then insight refinement per API.
+//!
+//! Each iteration has two checkpointed steps in the run's `refine_done` marks:
+//! - `t:trial`: sample up to `max_try` edges of each kind by weight ([`sample_edges`]); the LLM
+//!   writes labelled requests for each (a similarity edge: requests telling its two APIs apart;
+//!   a dependency edge: requests needing both, in order); the actor picks APIs for each from the
+//!   whole set; the outcomes go to the edge's experience pool and its weight becomes the error
+//!   rate ([`updated_weight`]). Edges are added or removed by the two rules of §3.1.
+//! - `t:insight:API`: the LLM reflects on the API's insight, its neighbours' insights and its
+//!   edges' experiences and writes a structured insight, stored in the graph and as a catalog doc
+//!   version labelled `expnet` (not activated).
+//!
+//! The actor works in tool-selection mode only (no execution through a solver).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use toolsmith_catalog::{ApiId, Catalog, Doc, DocTarget, NewDoc, Store};
+use toolsmith_graph::{
+    Edge, EdgeKey, EdgeKind, Evidence, Experience, GraphStore, sample_edges, updated_weight,
+};
+use toolsmith_llm::{ChatModel, Prompt, Role};
+
+use crate::ask::{At, ask, first_message};
+use crate::error::{Error, Result};
+use crate::prompts::{EXPNET_ACTOR, EXPNET_DEPENDENT, EXPNET_INSIGHT, EXPNET_SIMILAR};
+use crate::record::{Method, RunId};
+use crate::store::RefineStore;
+
+/// ToolExpNet's knobs. Every field is a setting; `Default` is the paper's run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExpNetSettings {
+    /// Iterations of trial and insight refinement.
+    pub iterations: u32,
+    /// Edges of each kind sampled per iteration at most.
+    pub max_try: usize,
+    /// Requests the LLM writes per API of a similarity edge (and per dependency edge).
+    pub queries_per_tool: usize,
+    /// Try similarity edges (off: the `--no-similarity` ablation).
+    pub similarity: bool,
+    /// Try dependency edges (off: the `--no-dependency` ablation).
+    pub dependency: bool,
+    /// Run the trial step at all (off: the `--no-trial` ablation; insights from neighbours only).
+    pub trial: bool,
+    /// Experiences shown to the reflection per API at most (the latest).
+    pub max_experiences: usize,
+    /// Seed of the edge sampling (iteration t uses seed + t).
+    pub seed: u64,
+    /// Sampling temperature of every call.
+    pub temperature: f32,
+}
+
+impl ExpNetSettings {
+    /// ToolExpNet §3 and §4: 3 iterations (performance saturates there, studied 1-5), at
+    /// least 5 contrastive requests per tool, temperature 0. The paper gives no `max_try`;
+    /// 10 edges per kind is this project's choice (a ToolBench iteration used at most 100
+    /// requests: 10 edges x 2 tools x 5 requests).
+    pub const PAPER: Self = Self {
+        iterations: 3,
+        max_try: 10,
+        queries_per_tool: 5,
+        similarity: true,
+        dependency: true,
+        trial: true,
+        max_experiences: 20,
+        seed: 0,
+        temperature: 0.0,
+    };
+
+    /// Refuses values no run can use.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field, reason: &str| {
+            Err(Error::Setting {
+                field,
+                reason: reason.to_owned(),
+            })
+        };
+        if self.iterations == 0 {
+            return bad("iterations", "must be at least 1");
+        }
+        if self.max_try == 0 {
+            return bad("max_try", "must be at least 1");
+        }
+        if self.queries_per_tool == 0 {
+            return bad("queries_per_tool", "must be at least 1");
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            return bad("temperature", "must be within 0..=2");
+        }
+        Ok(())
+    }
+}
+
+impl Default for ExpNetSettings {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ExpNetReport {
+    /// Steps skipped because an earlier attempt of the run finished them.
+    pub already_done: usize,
+    /// Edges tried.
+    pub edges_tried: usize,
+    /// Requests answered by the actor.
+    pub trials: usize,
+    /// Of those, answered right.
+    pub correct: usize,
+    /// Similarity edges added on confusion.
+    pub added: Vec<EdgeKey>,
+    /// Dependency edges removed for showing no dependency.
+    pub removed: Vec<EdgeKey>,
+    /// Insights written: the API and its new `expnet` doc version.
+    pub insights: Vec<(ApiId, u32)>,
+}
+
+/// ToolExpNet's loop over a stored graph.
+pub struct ExpNet {
+    llm: Arc<dyn ChatModel>,
+    settings: ExpNetSettings,
+}
+
+impl std::fmt::Debug for ExpNet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExpNet")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Deserialize)]
+struct SimilarQuery {
+    query: String,
+    tool: String,
+}
+
+#[derive(Deserialize)]
+struct SimilarReply {
+    queries: Vec<SimilarQuery>,
+}
+
+#[derive(Deserialize)]
+struct DependentQuery {
+    query: String,
+    tools: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct DependentReply {
+    queries: Vec<DependentQuery>,
+}
+
+#[derive(Deserialize)]
+struct ActorReply {
+    tools: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct InsightReply {
+    differences: String,
+    dependencies: String,
+    #[serde(default)]
+    typical_queries: Vec<String>,
+    guidance: String,
+}
+
+impl InsightReply {
+    fn render(&self) -> String {
+        let mut out = format!(
+            "{}\nVersus similar tools: {}\nDependencies and order: {}",
+            self.guidance.trim(),
+            self.differences.trim(),
+            self.dependencies.trim()
+        );
+        if !self.typical_queries.is_empty() {
+            out.push_str("\nTypical requests:");
+            for q in &self.typical_queries {
+                out.push_str("\n- ");
+                out.push_str(q.trim());
+            }
+        }
+        out
+    }
+}
+
+/// The APIs of `names` that exist in the view, in order (unknown names dropped).
+fn parse_ids(names: &[String], known: &BTreeMap<ApiId, String>) -> Vec<ApiId> {
+    names
+        .iter()
+        .filter_map(|n| n.trim().parse::<ApiId>().ok())
+        .filter(|id| known.contains_key(id))
+        .collect()
+}
+
+fn step_trial(t: u32) -> String {
+    format!("{t}:trial")
+}
+
+fn step_insight(t: u32, api: &ApiId) -> String {
+    format!("{t}:insight:{api}")
+}
+
+impl ExpNet {
+    /// A loop with `settings` (validated).
+    pub fn new(llm: Arc<dyn ChatModel>, settings: ExpNetSettings) -> Result<Self> {
+        settings.validate()?;
+        Ok(Self { llm, settings })
+    }
+
+    /// Runs every iteration of `run` over the graph in `graph`, reading docs from `view` and
+    /// writing `expnet` doc versions into `catalog`. Steps `refine` marks done are skipped.
+    pub async fn run(
+        &self,
+        run: RunId,
+        view: &Catalog,
+        catalog: &Mutex<Store>,
+        graph: &GraphStore,
+        refine: &RefineStore,
+    ) -> Result<ExpNetReport> {
+        let docs: BTreeMap<ApiId, String> = view
+            .apis()
+            .map(|(_, a)| (a.api.id.clone(), a.description().to_owned()))
+            .collect();
+        let mut report = ExpNetReport::default();
+        for t in 1..=self.settings.iterations {
+            if refine.step_done(run, &step_trial(t))? {
+                report.already_done += 1;
+            } else {
+                if self.settings.trial {
+                    self.trial(t, &docs, graph, &mut report).await?;
+                }
+                refine.finish_step(run, &step_trial(t))?;
+            }
+            self.refine_insights(t, run, view, catalog, graph, refine, &mut report)
+                .await?;
+        }
+        Ok(report)
+    }
+
+    async fn ask<T: for<'de> Deserialize<'de>>(
+        &self,
+        role: &str,
+        prompt: &Prompt,
+        ctx: &serde_json::Value,
+        api: &ApiId,
+        t: u32,
+        what: &'static str,
+    ) -> Result<Option<T>> {
+        let at = At {
+            api,
+            round: t,
+            what,
+        };
+        let reply = ask::<T>(
+            self.llm.as_ref(),
+            role,
+            prompt,
+            vec![first_message(prompt, ctx)?],
+            self.settings.temperature,
+            at,
+        )
+        .await?;
+        Ok(match reply {
+            Ok(v) => Some(v.value),
+            Err(reason) => {
+                tracing::warn!(%api, %reason, "expnet: unusable reply");
+                None
+            }
+        })
+    }
+
+    /// The labelled requests of one edge.
+    async fn queries(
+        &self,
+        t: u32,
+        edge: &Edge,
+        docs: &BTreeMap<ApiId, String>,
+    ) -> Result<Vec<(String, Vec<ApiId>)>> {
+        let doc = |id: &ApiId| docs.get(id).cloned().unwrap_or_default();
+        let n = self.settings.queries_per_tool;
+        match edge.kind {
+            EdgeKind::Similarity => {
+                let ctx = json!({"a": edge.from.to_string(), "a_doc": doc(&edge.from),
+                    "b": edge.to.to_string(), "b_doc": doc(&edge.to), "count": n});
+                let reply: Option<SimilarReply> = self
+                    .ask(
+                        Role::EXPLORER,
+                        &EXPNET_SIMILAR,
+                        &ctx,
+                        &edge.from,
+                        t,
+                        "contrastive requests",
+                    )
+                    .await?;
+                // A label must be one of the edge's two APIs.
+                Ok(reply
+                    .map(|r| r.queries)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|q| {
+                        let id = q.tool.trim().parse::<ApiId>().ok()?;
+                        (id == edge.from || id == edge.to).then(|| (q.query, vec![id]))
+                    })
+                    .collect())
+            }
+            EdgeKind::Dependency => {
+                let ctx = json!({"from": edge.from.to_string(), "from_doc": doc(&edge.from),
+                    "to": edge.to.to_string(), "to_doc": doc(&edge.to),
+                    "params": edge.params().collect::<Vec<_>>(), "count": n});
+                let reply: Option<DependentReply> = self
+                    .ask(
+                        Role::EXPLORER,
+                        &EXPNET_DEPENDENT,
+                        &ctx,
+                        &edge.from,
+                        t,
+                        "dependent requests",
+                    )
+                    .await?;
+                // A gold sequence is both APIs in order, or one of them alone.
+                let both = vec![edge.from.clone(), edge.to.clone()];
+                Ok(reply
+                    .map(|r| r.queries)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|q| {
+                        let label = parse_ids(&q.tools, docs);
+                        let alone =
+                            q.tools.len() == 1 && label.len() == 1 && both.contains(&label[0]);
+                        let ok = label == both || alone;
+                        ok.then_some((q.query, label))
+                    })
+                    .collect())
+            }
+        }
+    }
+
+    /// The actor's choice for one request, from every API of the view.
+    async fn act(
+        &self,
+        t: u32,
+        query: &str,
+        at: &ApiId,
+        docs: &BTreeMap<ApiId, String>,
+    ) -> Result<Vec<ApiId>> {
+        let tools: Vec<_> = docs
+            .iter()
+            .map(|(id, d)| json!({"id": id.to_string(), "description": d}))
+            .collect();
+        let ctx = json!({"tools": tools, "query": query});
+        let reply: Option<ActorReply> = self
+            .ask(Role::AGENT, &EXPNET_ACTOR, &ctx, at, t, "actor")
+            .await?;
+        Ok(reply.map(|r| parse_ids(&r.tools, docs)).unwrap_or_default())
+    }
+
+    async fn trial(
+        &self,
+        t: u32,
+        docs: &BTreeMap<ApiId, String>,
+        graph: &GraphStore,
+        report: &mut ExpNetReport,
+    ) -> Result<()> {
+        let g = graph.load()?;
+        let mut sampled: Vec<Edge> = Vec::new();
+        let seed = self.settings.seed.wrapping_add(u64::from(t));
+        for (kind, on) in [
+            (EdgeKind::Similarity, self.settings.similarity),
+            (EdgeKind::Dependency, self.settings.dependency),
+        ] {
+            if on {
+                sampled.extend(
+                    sample_edges(&g.edges, kind, self.settings.max_try, seed)
+                        .into_iter()
+                        .cloned(),
+                );
+            }
+        }
+        let linked: BTreeSet<(ApiId, ApiId)> =
+            g.edges.iter().map(|e| ordered(&e.from, &e.to)).collect();
+        let mut confused: BTreeSet<(ApiId, ApiId)> = BTreeSet::new();
+        for edge in &sampled {
+            let key = EdgeKey::of(edge);
+            let queries = self.queries(t, edge, docs).await?;
+            let mut correct = 0;
+            let mut single_only = true;
+            for (query, label) in &queries {
+                let answer = self.act(t, query, &edge.from, docs).await?;
+                let right = &answer == label;
+                correct += usize::from(right);
+                single_only &= label.len() == 1;
+                for x in label.iter().filter(|x| !answer.contains(x)) {
+                    for y in answer.iter().filter(|y| !label.contains(y)) {
+                        confused.insert(ordered(x, y));
+                    }
+                }
+                graph.add_experience(
+                    &key,
+                    &Experience {
+                        iteration: t,
+                        query: query.clone(),
+                        label: label.clone(),
+                        answer,
+                        correct: right,
+                        trace: json!({"mode": "selection"}),
+                    },
+                )?;
+            }
+            report.edges_tried += 1;
+            report.trials += queries.len();
+            report.correct += correct;
+            // Rule 2 (§3.1: an E_d edge showing no real dependency is removed): every request
+            // of this dependency edge needed one of its APIs alone, and the actor got each right.
+            if edge.kind == EdgeKind::Dependency
+                && !queries.is_empty()
+                && single_only
+                && correct == queries.len()
+            {
+                graph.remove_edge(&key)?;
+                report.removed.push(key);
+                continue;
+            }
+            graph.set_weight(&key, updated_weight(edge.weight, correct, queries.len()))?;
+        }
+        // Rule 1 (§3.1: confusing two unlinked tools adds an E_s edge): the actor chose one API
+        // where another was right, and no edge joins the two.
+        for (a, b) in confused {
+            if linked.contains(&(a.clone(), b.clone())) {
+                continue;
+            }
+            let edge = Edge {
+                kind: EdgeKind::Similarity,
+                from: a,
+                to: b,
+                weight: 1.0,
+                strength: 0.0,
+                evidence: Evidence::Similarity { cosine: 0.0 },
+            };
+            graph.upsert_edge(&edge)?;
+            report.added.push(EdgeKey::of(&edge));
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn refine_insights(
+        &self,
+        t: u32,
+        run: RunId,
+        view: &Catalog,
+        catalog: &Mutex<Store>,
+        graph: &GraphStore,
+        refine: &RefineStore,
+        report: &mut ExpNetReport,
+    ) -> Result<()> {
+        let g = graph.load()?;
+        for node in &g.nodes {
+            let api = &node.api;
+            let step = step_insight(t, api);
+            if refine.step_done(run, &step)? {
+                report.already_done += 1;
+                continue;
+            }
+            let mut experiences: Vec<Experience> = graph
+                .experiences_of(api)?
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect();
+            let neighbours: Vec<_> = g
+                .edges_of(api)
+                .filter_map(|e| {
+                    let (other, relation) = match (e.kind, &e.from == api) {
+                        (EdgeKind::Similarity, true) => (&e.to, "similar"),
+                        (EdgeKind::Similarity, false) => (&e.from, "similar"),
+                        (EdgeKind::Dependency, true) => (&e.to, "fed by it"),
+                        (EdgeKind::Dependency, false) => (&e.from, "feeds it"),
+                    };
+                    let insight = g.node(other)?.insight.clone();
+                    Some(
+                        json!({"api": other.to_string(), "relation": relation, "insight": insight}),
+                    )
+                })
+                .collect();
+            // Nothing to learn from: an isolated API without experiences keeps its insight.
+            if neighbours.is_empty() && experiences.is_empty() {
+                refine.finish_step(run, &step)?;
+                continue;
+            }
+            let skip = experiences
+                .len()
+                .saturating_sub(self.settings.max_experiences);
+            experiences.drain(..skip);
+            let shown: Vec<_> = experiences
+                .iter()
+                .map(|e| {
+                    json!({"query": e.query,
+                        "label": e.label.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                        "answer": e.answer.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                        "correct": e.correct})
+                })
+                .collect();
+            let ctx = json!({"api": api.to_string(), "insight": node.insight,
+                "neighbours": neighbours, "experiences": shown});
+            let reply: Option<InsightReply> = self
+                .ask(Role::REWRITER, &EXPNET_INSIGHT, &ctx, api, t, "insight")
+                .await?;
+            if let Some(reply) = reply {
+                let text = reply.render();
+                graph.set_insight(api, &text)?;
+                let mut doc = view
+                    .apis()
+                    .find(|(_, a)| &a.api.id == api)
+                    .and_then(|(_, a)| a.doc.as_ref().map(|d| d.doc.clone()))
+                    .unwrap_or_else(|| Doc::text(String::new()));
+                doc.description = text;
+                let new = NewDoc {
+                    label: Method::ExpNet.label(),
+                    source: format!("refine run {run} (expnet, iteration {t})"),
+                    doc,
+                };
+                let version = {
+                    let mut store = match catalog.lock() {
+                        Ok(c) => c,
+                        Err(poisoned) => poisoned.into_inner(),
+                    };
+                    store
+                        .add_doc(&DocTarget::Api(api.clone()), new, false)?
+                        .version
+                };
+                report.insights.push((api.clone(), version));
+            }
+            refine.finish_step(run, &step)?;
+        }
+        Ok(())
+    }
+}
+
+/// A pair in id order (similarity edges join the smaller id to the larger).
+fn ordered(a: &ApiId, b: &ApiId) -> (ApiId, ApiId) {
+    if a <= b {
+        (a.clone(), b.clone())
+    } else {
+        (b.clone(), a.clone())
+    }
+}

@@ -1,0 +1,274 @@
+//! ToolExpNet: weights from the actor's accuracy, edges added and removed by the two rules,
+//! insights written to the graph and the catalog, a resumed run redoing nothing.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use toolsmith_catalog::{ApiId, DocLabel, DocSelector, ImportOptions, Scope, Store, read_bytes};
+use toolsmith_graph::{BuildInfo, Edge, EdgeKind, Evidence, Feed, Graph, GraphStore, Node, Rule};
+use toolsmith_llm::testing::{Reply, ScriptedLlm, When};
+use toolsmith_refine::{ExpNet, ExpNetSettings, Method, RefineStore, RunId, RunSpec};
+
+const SPEC: &[u8] = br#"{"openapi": "3.0.0", "info": {"title": "Films", "version": "1"},
+  "paths": {
+    "/search/movie": {"get": {"summary": "Search movies by title",
+      "parameters": [{"name": "query", "in": "query", "required": true, "schema": {"type": "string"}}],
+      "responses": {"200": {"description": "ok"}}}},
+    "/search/tv": {"get": {"summary": "Search TV shows by title",
+      "parameters": [{"name": "query", "in": "query", "required": true, "schema": {"type": "string"}}],
+      "responses": {"200": {"description": "ok"}}}},
+    "/movie/{movie_id}": {"get": {"summary": "Movie details",
+      "parameters": [{"name": "movie_id", "in": "path", "required": true, "schema": {"type": "integer"}}],
+      "responses": {"200": {"description": "ok"}}}}
+  }}"#;
+
+fn movie() -> ApiId {
+    "films/get_search_movie".parse().unwrap()
+}
+fn tv() -> ApiId {
+    "films/get_search_tv".parse().unwrap()
+}
+fn details() -> ApiId {
+    "films/get_movie_movie_id".parse().unwrap()
+}
+
+fn store() -> Store {
+    let mut store = Store::in_memory().unwrap();
+    let batch = read_bytes("films.json".as_ref(), SPEC, &ImportOptions::default()).unwrap();
+    store.import(&batch, false).unwrap();
+    store
+}
+
+/// Three nodes, one dependency edge movie search -> details.
+fn graph() -> GraphStore {
+    let mut g = GraphStore::in_memory().unwrap();
+    let node = |api: ApiId| Node {
+        insight: format!("doc of {api}"),
+        api,
+        lookup: Vec::new(),
+    };
+    let graph = Graph {
+        nodes: vec![node(movie()), node(tv()), node(details())],
+        edges: vec![Edge {
+            kind: EdgeKind::Dependency,
+            from: movie(),
+            to: details(),
+            weight: 1.0,
+            strength: 1.0,
+            evidence: Evidence::Dependency {
+                feeds: vec![Feed {
+                    field: "id".into(),
+                    param: "movie_id".into(),
+                    rule: Rule::SameName,
+                }],
+            },
+        }],
+    };
+    g.replace(
+        &graph,
+        &BuildInfo {
+            phi: None,
+            embedder: None,
+            docs: "original".into(),
+            built_at_ms: 0,
+        },
+    )
+    .unwrap();
+    g
+}
+
+fn insight_rule(llm: ScriptedLlm) -> ScriptedLlm {
+    llm.with_rule(
+        When::last_message_contains("You maintain the usage notes"),
+        Reply::text(
+            json!({"differences": "movies, not TV", "dependencies": "its id feeds details",
+                "typical_queries": ["find Dune"], "guidance": "Use for films by title."})
+            .to_string(),
+        ),
+    )
+}
+
+fn actor(llm: ScriptedLlm, query: &str, tools: &[ApiId]) -> ScriptedLlm {
+    let tools: Vec<String> = tools.iter().map(ToString::to_string).collect();
+    llm.with_rule(
+        When::last_message_contains(format!("User request: {query}")),
+        Reply::text(json!({ "tools": tools }).to_string()),
+    )
+}
+
+fn dependent(llm: ScriptedLlm, queries: serde_json::Value) -> ScriptedLlm {
+    llm.with_rule(
+        When::last_message_contains("may supply"),
+        Reply::text(json!({ "queries": queries }).to_string()),
+    )
+}
+
+fn one_iteration() -> ExpNetSettings {
+    ExpNetSettings {
+        iterations: 1,
+        ..ExpNetSettings::PAPER
+    }
+}
+
+fn new_run(refine: &RefineStore) -> RunId {
+    refine
+        .create_run(&RunSpec {
+            method: Method::ExpNet,
+            apis: vec![movie(), tv(), details()],
+            settings: json!({}),
+            mode: "selection".into(),
+            from_label: "original".into(),
+        })
+        .unwrap()
+}
+
+fn both() -> Vec<String> {
+    vec![movie().to_string(), details().to_string()]
+}
+
+#[tokio::test]
+async fn weight_is_the_error_rate_and_confusing_unlinked_apis_adds_a_similarity_edge() {
+    let store = store();
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let graph = graph();
+    let llm = dependent(
+        ScriptedLlm::new([]),
+        json!([{"query": "details of Dune", "tools": both()},
+               {"query": "cast of Alien", "tools": both()}]),
+    );
+    let llm = actor(llm, "details of Dune", &[movie(), details()]);
+    let llm = insight_rule(actor(llm, "cast of Alien", &[tv(), details()]));
+    let refine = RefineStore::in_memory().unwrap();
+    let run = new_run(&refine);
+    let expnet = ExpNet::new(Arc::new(llm), one_iteration()).unwrap();
+    let catalog = Mutex::new(store);
+    let report = expnet
+        .run(run, &view, &catalog, &graph, &refine)
+        .await
+        .unwrap();
+
+    assert_eq!(
+        (report.edges_tried, report.trials, report.correct),
+        (1, 2, 1)
+    );
+    let g = graph.load().unwrap();
+    let dep = g.edges_of_kind(EdgeKind::Dependency).next().unwrap();
+    assert!((dep.weight - 0.5).abs() < 1e-6, "weight {}", dep.weight);
+    let sim: Vec<_> = g.edges_of_kind(EdgeKind::Similarity).collect();
+    assert_eq!(sim.len(), 1, "the movie/tv confusion adds an edge");
+    assert_eq!((&sim[0].from, &sim[0].to), (&movie(), &tv()));
+    assert_eq!(report.added.len(), 1);
+    let pool = graph.experiences_of(&details()).unwrap();
+    assert_eq!(pool.len(), 2);
+    assert!(
+        pool.iter()
+            .any(|(_, e)| !e.correct && e.answer == [tv(), details()])
+    );
+}
+
+#[tokio::test]
+async fn a_dependency_edge_answered_right_with_one_api_is_removed() {
+    let store = store();
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let graph = graph();
+    let llm = dependent(
+        ScriptedLlm::new([]),
+        json!([{"query": "details of movie 42", "tools": [details().to_string()]},
+               {"query": "details of movie 7", "tools": [details().to_string()]}]),
+    );
+    let llm = actor(llm, "details of movie 42", &[details()]);
+    let llm = insight_rule(actor(llm, "details of movie 7", &[details()]));
+    let refine = RefineStore::in_memory().unwrap();
+    let run = new_run(&refine);
+    let expnet = ExpNet::new(Arc::new(llm), one_iteration()).unwrap();
+    let report = expnet
+        .run(run, &view, &Mutex::new(store), &graph, &refine)
+        .await
+        .unwrap();
+    assert_eq!(report.removed.len(), 1);
+    assert!(graph.load().unwrap().edges.is_empty());
+    assert!(report.added.is_empty());
+}
+
+#[tokio::test]
+async fn insights_go_to_the_graph_and_to_inactive_expnet_doc_versions_and_a_resumed_run_redoes_nothing()
+ {
+    let store = store();
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let graph = graph();
+    let llm = dependent(
+        ScriptedLlm::new([]),
+        json!([{"query": "details of Dune", "tools": both()}]),
+    );
+    let llm = insight_rule(actor(llm, "details of Dune", &[movie(), details()]));
+    let refine = RefineStore::in_memory().unwrap();
+    let run = new_run(&refine);
+    let scripted = llm.clone();
+    let expnet = ExpNet::new(Arc::new(llm), one_iteration()).unwrap();
+    let catalog = Mutex::new(store);
+    let report = expnet
+        .run(run, &view, &catalog, &graph, &refine)
+        .await
+        .unwrap();
+    // Two APIs have an edge: movie search and details; TV search is isolated and unchanged.
+    let written: Vec<_> = report.insights.iter().map(|(a, _)| a.clone()).collect();
+    assert_eq!(written.len(), 2, "{written:?}");
+    assert!(written.contains(&movie()) && written.contains(&details()));
+    let g = graph.load().unwrap();
+    assert!(
+        g.node(&movie())
+            .unwrap()
+            .insight
+            .starts_with("Use for films by title.")
+    );
+    assert_eq!(g.node(&tv()).unwrap().insight, format!("doc of {}", tv()));
+    let store = catalog.into_inner().unwrap();
+    let label: DocLabel = "expnet".parse().unwrap();
+    let expnet_view = store
+        .catalog(&DocSelector::Label(label), &Scope::default())
+        .unwrap();
+    let doc = expnet_view
+        .apis()
+        .find(|(_, a)| a.api.id == movie())
+        .and_then(|(_, a)| a.doc.clone())
+        .unwrap();
+    assert!(
+        doc.doc
+            .description
+            .contains("Versus similar tools: movies, not TV")
+    );
+    let active = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let active_doc = active
+        .apis()
+        .find(|(_, a)| a.api.id == movie())
+        .and_then(|(_, a)| a.doc.clone())
+        .unwrap();
+    assert!(
+        !active_doc.doc.description.contains("Versus"),
+        "not activated"
+    );
+
+    // The same run again: every step is marked done, so no LLM call is made.
+    let calls = scripted.requests().len();
+    let again = ExpNet::new(Arc::new(ScriptedLlm::new([])), one_iteration()).unwrap();
+    let report = again
+        .run(run, &view, &Mutex::new(store), &graph, &refine)
+        .await
+        .unwrap();
+    assert_eq!(
+        report.already_done,
+        1 + 3,
+        "the trial step and three insight steps"
+    );
+    assert_eq!(report.trials, 0);
+    assert!(report.insights.is_empty());
+    assert_eq!(calls, 1 + 1 + 2);
+}

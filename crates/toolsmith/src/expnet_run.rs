@@ -1,0 +1,108 @@
+//! The driver of `toolsmith refine --method expnet`: ToolExpNet's trial and error over the stored tool graph
+//! (`toolsmith graph build`), writing `expnet` doc versions; `--resume` skips finished steps.
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context as _, bail};
+use toolsmith_catalog::{Catalog, Store};
+use toolsmith_graph::GraphStore;
+use toolsmith_llm::{Budget, BudgetLimits, ChatModel, Metered};
+use toolsmith_refine::{ExpNet, ExpNetSettings, RefineStore, RunId, RunSpec};
+
+use crate::cli::RefineArgs;
+use crate::context::Context;
+use crate::printer;
+
+/// A new run's settings: the file's `[refine.expnet]`, then the flags.
+pub(crate) fn settings(
+    config: &ExpNetSettings,
+    args: &RefineArgs,
+) -> anyhow::Result<serde_json::Value> {
+    let mut s = config.clone();
+    if let Some(n) = args.iterations {
+        s.iterations = n;
+    }
+    if let Some(n) = args.max_try {
+        s.max_try = n;
+    }
+    s.similarity &= !args.no_similarity;
+    s.dependency &= !args.no_dependency;
+    s.trial &= !args.no_trial;
+    s.validate()?;
+    Ok(serde_json::to_value(s)?)
+}
+
+/// Runs (or resumes) a ToolExpNet run over the whole stored graph.
+pub(crate) fn run(
+    ctx: &Context,
+    args: &RefineArgs,
+    store: Store,
+    refine: &RefineStore,
+    run: Option<RunId>,
+    spec: &RunSpec,
+    view: &Catalog,
+) -> anyhow::Result<ExitCode> {
+    let settings: ExpNetSettings = serde_json::from_value(spec.settings.clone())
+        .context("reading the run's ToolExpNet settings")?;
+    let db = ctx.db();
+    let graph = GraphStore::open(db)
+        .with_context(|| format!("opening the tool graph in {}", db.display()))?;
+    if graph.load()?.nodes.is_empty() {
+        bail!(
+            "no tool graph in {}: run `toolsmith graph build` first",
+            db.display()
+        );
+    }
+    if args.dry_run {
+        bail!("--dry-run has no estimate for ToolExpNet yet");
+    }
+    let budget = Arc::new(Budget::new(BudgetLimits {
+        max_calls: args.max_llm_calls,
+        max_tokens: args.max_tokens,
+    }));
+    let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
+    let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
+    let expnet = ExpNet::new(llm, settings)?;
+    let run = match run {
+        Some(id) => id,
+        None => refine.create_run(spec)?,
+    };
+    let catalog = Mutex::new(store);
+    let rt = ctx.runtime()?;
+    let outcome = rt.block_on(expnet.run(run, view, &catalog, &graph, refine));
+    let report = match outcome {
+        Ok(report) => report,
+        Err(e) if e.is_budget() => {
+            printer::note(format!(
+                "stopped at the budget; finished steps are kept: continue with `toolsmith refine --resume {run}`"
+            ));
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    refine.end_run(run, "finished")?;
+    let used = budget.used();
+    if args.json.json {
+        printer::json(
+            &serde_json::json!({"run": run, "report": report, "tokens": used.tokens(), "llm_calls": used.calls}),
+        )?;
+    } else {
+        printer::line(format!(
+            "run {run} (expnet): {} edges tried, {}/{} requests answered right, {} edges added, {} removed, {} new `expnet` doc versions, {} steps done before; {} LLM calls, {} tokens",
+            report.edges_tried,
+            report.correct,
+            report.trials,
+            report.added.len(),
+            report.removed.len(),
+            report.insights.len(),
+            report.already_done,
+            used.calls,
+            used.tokens()
+        ))?;
+        printer::note(
+            "see `toolsmith graph show`; use them with `--doc-version expnet` or `toolsmith docs activate --all expnet`",
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
