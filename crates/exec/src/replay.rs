@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::executor::Executor;
 use crate::observation::{Observation, Provenance};
 use crate::redact::Redactor;
+use toolsmith_plumbing::sqlite::now_ms;
 
 /// The cache's tables, versioned as the component `exec` of `toolsmith_migrations`. Step `i`
 /// brings them from version `i` to `i + 1`; append only.
@@ -262,13 +263,6 @@ impl ResponseCache {
             Ok(by_tool.into_iter().collect())
         })
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 /// Routes each call by [`Mode`]: to the live executor, the cache or the

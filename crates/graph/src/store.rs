@@ -11,6 +11,7 @@ use toolsmith_plumbing::sqlite::Migrations;
 
 use crate::error::{Error, Result, store_err};
 use crate::model::{Edge, EdgeKind, Evidence, Graph, Node};
+use toolsmith_plumbing::sqlite::now_ms;
 
 /// The graph's tables. Step `i` brings them from version `i` to `i + 1`; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -111,13 +112,6 @@ impl std::fmt::Debug for GraphStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GraphStore").finish_non_exhaustive()
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 fn parse_api(raw: &str, what: &str) -> Result<ApiId> {

@@ -147,10 +147,7 @@ impl CacheDb {
         let conn = Arc::clone(&self.conn);
         let path = Arc::clone(&self.path);
         tokio::task::spawn_blocking(move || {
-            let mut guard = match conn.lock() {
-                Ok(g) => g,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            let mut guard = toolsmith_plumbing::sqlite::lock(&conn);
             f(&mut guard, &path)
         })
         .await

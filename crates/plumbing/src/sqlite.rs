@@ -56,6 +56,24 @@ fn sqlite(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
     let context = context.into();
     move |source| Error::Sqlite { context, source }
 }
+/// Milliseconds since the Unix epoch: the creation and update times every store writes
+/// (0 if the clock is before 1970, `i64::MAX` past the year 292 million).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Locks a store's shared connection. A panic in another thread while it held the lock
+/// leaves SQLite consistent (every write is a transaction), so the poison is ignored
+/// rather than failing every later call.
+pub fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
 
 /// Opens (creating it and its folder if needed) the database at `path`: WAL journal,
 /// `synchronous = NORMAL`, foreign keys on and a [`BUSY_TIMEOUT`].

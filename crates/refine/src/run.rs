@@ -322,10 +322,7 @@ impl<'a> Runner<'a> {
             source: format!("refine run {run} ({})", self.refiner.method()),
             doc,
         };
-        let mut catalog = match self.catalog.lock() {
-            Ok(c) => c,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut catalog = toolsmith_plumbing::sqlite::lock(self.catalog);
         Ok(catalog.add_doc(target, new, false)?.version)
     }
 

@@ -5,7 +5,6 @@
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -14,6 +13,7 @@ use toolsmith_plumbing::sqlite::Migrations;
 
 use crate::error::{Error, Result};
 use crate::record::{Method, Round, RunId};
+use toolsmith_plumbing::sqlite::now_ms;
 
 /// refine's schema; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -111,13 +111,6 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> 
     serde_json::from_str(text).map_err(|source| Error::StoredJson { what, source })
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
 /// The `refine_done` key of a tool (APIs use their id, which always has a `/`).
 fn tool_key(tool: &ToolId) -> String {
     format!("tool:{tool}")
@@ -141,10 +134,7 @@ impl RefineStore {
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        match self.conn.lock() {
-            Ok(conn) => conn,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        toolsmith_plumbing::sqlite::lock(&self.conn)
     }
 
     /// Records a new run; returns its id.

@@ -54,11 +54,3 @@ impl Store {
         Ok(migrations::MIGRATIONS.current(&self.conn)?)
     }
 }
-
-/// Milliseconds since the Unix epoch, for creation times.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}

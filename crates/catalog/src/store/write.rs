@@ -4,13 +4,14 @@
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
-use super::{Store, now_ms};
+use super::Store;
 use crate::error::{Error, Result};
 use crate::id::{ApiId, DocLabel, DocTarget, ToolId};
 use crate::import::records::alias;
 use crate::import::{ApiRecord, ImportBatch, RefDoc, RefTarget, ToolRecord};
 use crate::model::{Doc, DocVersion, Endpoint};
 use crate::names::slug;
+use toolsmith_plumbing::sqlite::now_ms;
 
 /// What an import changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

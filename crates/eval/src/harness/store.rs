@@ -10,7 +10,6 @@ use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::{Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -26,6 +25,7 @@ use crate::harness::score::{QueryScores, RunSummary};
 use crate::harness::spec::BenchSpec;
 use crate::metrics::win_rate::PairedVerdict;
 use crate::run::RunRecord;
+use toolsmith_plumbing::sqlite::now_ms;
 
 /// eval's schema, the component `eval` of `toolsmith_migrations`; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -181,13 +181,6 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> 
     serde_json::from_str(text).map_err(|source| Error::StoredJson { what, source })
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
 impl BenchStore {
     /// Opens eval's tables in the database at `path` (the catalog file), creating and
     /// migrating them as needed.
@@ -207,10 +200,7 @@ impl BenchStore {
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        match self.conn.lock() {
-            Ok(conn) => conn,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        toolsmith_plumbing::sqlite::lock(&self.conn)
     }
 
     /// Records a new run of `spec`; returns its id.

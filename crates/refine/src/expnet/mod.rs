@@ -525,10 +525,7 @@ impl ExpNet {
                     doc,
                 };
                 let version = {
-                    let mut store = match catalog.lock() {
-                        Ok(c) => c,
-                        Err(poisoned) => poisoned.into_inner(),
-                    };
+                    let mut store = toolsmith_plumbing::sqlite::lock(catalog);
                     store
                         .add_doc(&DocTarget::Api(api.clone()), new, false)?
                         .version
