@@ -161,10 +161,11 @@ fn new_spec(
                 .collect()
         })
         .unwrap_or_default();
-    let apis: Vec<ApiId> = all
-        .apis()
-        .map(|(_, a)| a.api.id.clone())
-        .filter(|id| filters.is_empty() || filters.iter().any(|f| matches(id, f)))
+    let ids: Vec<ApiId> = all.apis().map(|(_, a)| a.api.id.clone()).collect();
+    let apis: Vec<ApiId> = ids
+        .iter()
+        .filter(|id| filters.is_empty() || filters.iter().any(|f| matches(id, f, &ids)))
+        .cloned()
         .collect();
     if apis.is_empty() {
         bail!(
@@ -181,10 +182,15 @@ fn new_spec(
     })
 }
 
-/// An API id matches a filter item equal to it or to its tool's id, or containing it.
-fn matches(id: &ApiId, filter: &str) -> bool {
+/// An API id matches a filter item equal to it or to its tool's id, or containing it; an item
+/// that is some API's whole id selects that API alone (`tmdb/get_movie_movie_id` is not also
+/// `tmdb/get_movie_movie_id_credits`).
+fn matches(id: &ApiId, filter: &str, all: &[ApiId]) -> bool {
     let full = id.to_string();
-    full == filter || id.tool().as_str() == filter || full.contains(filter)
+    if full == filter || id.tool().as_str() == filter {
+        return true;
+    }
+    full.contains(filter) && !all.iter().any(|other| other.to_string() == filter)
 }
 
 fn mode_name(mode: CallMode) -> &'static str {
@@ -287,10 +293,22 @@ mod tests {
     #[test]
     fn an_api_filter_item_is_an_id_a_tool_or_a_part_of_an_id() {
         let id: ApiId = "tmdb/get_search_movie".parse().unwrap();
-        assert!(matches(&id, "tmdb/get_search_movie"));
-        assert!(matches(&id, "tmdb"));
-        assert!(matches(&id, "search"));
-        assert!(!matches(&id, "spotify"));
+        let all = [id.clone()];
+        assert!(matches(&id, "tmdb/get_search_movie", &all));
+        assert!(matches(&id, "tmdb", &all));
+        assert!(matches(&id, "search", &all));
+        assert!(!matches(&id, "spotify", &all));
+    }
+
+    #[test]
+    fn a_whole_api_id_selects_that_api_alone() {
+        let details: ApiId = "tmdb/get_movie_movie_id".parse().unwrap();
+        let credits: ApiId = "tmdb/get_movie_movie_id_credits".parse().unwrap();
+        let all = [details.clone(), credits.clone()];
+        assert!(matches(&details, "tmdb/get_movie_movie_id", &all));
+        assert!(!matches(&credits, "tmdb/get_movie_movie_id", &all));
+        assert!(matches(&credits, "movie_id", &all));
+        assert!(matches(&details, "movie_id", &all));
     }
 
     #[test]
