@@ -80,6 +80,10 @@ pub struct Trial {
     pub failure: Option<FailureKind>,
     /// The response as the model was shown it (cut to the observation limit).
     pub observation: String,
+    /// Whether the response was synthesized (simulated from the spec, or invented by a model)
+    /// rather than returned by the real API: its shape is evidence, its values are not.
+    #[serde(default)]
+    pub synthetic: bool,
 }
 
 /// An exploration query the diversity check turned down.

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use toolsmith_catalog::{ToolEntry, UsageExample};
-use toolsmith_exec::Executor;
+use toolsmith_exec::{Executor, Provenance};
 use toolsmith_llm::{ChatModel, Embedder, Message, Role};
 use toolsmith_plumbing::text::truncate_chars;
 
@@ -64,6 +64,7 @@ struct TrialView<'a> {
     arguments: String,
     ok: bool,
     observation: &'a str,
+    synthetic: bool,
 }
 
 impl<'a> From<&'a Trial> for TrialView<'a> {
@@ -73,6 +74,7 @@ impl<'a> From<&'a Trial> for TrialView<'a> {
             arguments: t.arguments.to_string(),
             ok: t.ok,
             observation: &t.observation,
+            synthetic: t.synthetic,
         }
     }
 }
@@ -261,6 +263,10 @@ impl Refiner for Draft {
                 ok: observation.is_ok(),
                 failure: observation.failure(),
                 observation: truncate_chars(&shown, self.settings.max_observation_chars),
+                synthetic: matches!(
+                    observation.provenance,
+                    Provenance::Simulated | Provenance::Invented
+                ),
             };
             round.rejected_queries = explored.rejected;
             queries.push((explored.query, explored.embedding));

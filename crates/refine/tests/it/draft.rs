@@ -118,6 +118,18 @@ async fn the_explorer_is_asked_again_when_its_query_is_too_similar_and_the_loop_
         requests[4].last_message().contains("too close"),
         "the explorer is told why"
     );
+    assert!(rounds[0].exploration.as_ref().unwrap().synthetic);
+    assert!(
+        requests[1]
+            .last_message()
+            .contains("synthesized from the API's specification"),
+        "the analyzer is told a simulated response's values are no evidence"
+    );
+    assert!(
+        requests[2]
+            .last_message()
+            .contains("trust its shape, not its values")
+    );
     assert!(
         requests[3].last_message().contains("Find the movie Dune"),
         "explored queries are shown"
@@ -250,4 +262,56 @@ async fn empty_and_overlong_rewrites_and_bad_json_leave_the_doc_at_its_previous_
     let store = catalog.into_inner().unwrap();
     let docs = store.doc_history(&DocTarget::Api(search())).unwrap();
     assert_eq!(docs.len(), 1, "only the original");
+}
+
+/// Answers every call as the real service would (provenance `live`).
+struct LiveService;
+
+#[async_trait::async_trait]
+impl toolsmith_exec::Executor for LiveService {
+    async fn call(
+        &self,
+        _api: &toolsmith_catalog::ApiId,
+        _args: &serde_json::Value,
+    ) -> toolsmith_exec::Result<toolsmith_exec::Observation> {
+        Ok(toolsmith_exec::Observation::ok_json(
+            json!({"results": [{"id": 1, "title": "Dune"}]}),
+            toolsmith_exec::Provenance::Live,
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_live_response_is_shown_to_the_analyzer_as_evidence() {
+    let llm = ScriptedLlm::new([
+        explorer("Find the movie Dune", json!({"query": "Dune"})),
+        analyzer(),
+        rewriter(NEW_DOC),
+        Reply::text(json!({"description": "Movies: search films by title."}).to_string()),
+    ]);
+    let catalog = Mutex::new(store());
+    let refine = RefineStore::in_memory().unwrap();
+    let run = refine.create_run(&spec()).unwrap();
+    let planned = tools(&catalog.lock().unwrap(), &[search()]);
+    let settings = DraftSettings {
+        max_rounds: 1,
+        ..DraftSettings::PAPER
+    };
+    let draft = Draft::new(
+        Arc::new(llm.clone()),
+        Arc::new(ScriptedEmbedder::default()),
+        Arc::new(LiveService),
+        settings,
+    )
+    .unwrap();
+    Runner::new(&draft, &catalog, &refine, &Recorder::default(), 1)
+        .run(run, &planned)
+        .await
+        .unwrap();
+    llm.assert_finished();
+    let rounds = refine.rounds(run, &search()).unwrap();
+    assert!(!rounds[0].exploration.as_ref().unwrap().synthetic);
+    let requests = llm.requests();
+    assert!(!requests[1].last_message().contains("synthesized"));
+    assert!(!requests[2].last_message().contains("trust its shape"));
 }
