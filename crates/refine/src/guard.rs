@@ -17,15 +17,22 @@ pub(crate) fn check_description(
     if repaired.is_empty() {
         return Err("the rewritten doc is empty".into());
     }
-    let base = original_chars.max(MIN_GROWTH_BASE_CHARS);
-    let limit = (base as f64 * f64::from(max_growth)).round();
+    let limit = max_description_chars(original_chars, max_growth);
     let len = repaired.chars().count();
-    if len as f64 > limit {
+    if len > limit {
         return Err(format!(
-            "the rewritten doc has {len} characters, over {max_growth}x the original's {original_chars}"
+            "the rewritten doc has {len} characters, over its limit of {limit} ({max_growth}x the \
+             original's {original_chars}, counted as at least {MIN_GROWTH_BASE_CHARS})"
         ));
     }
     Ok(repaired)
+}
+
+/// The longest description [`check_description`] accepts, so a prompt can say it up front.
+pub(crate) fn max_description_chars(original_chars: usize, max_growth: f32) -> usize {
+    let base = original_chars.max(MIN_GROWTH_BASE_CHARS);
+    // `as` saturates: a growth limit is a positive setting, so this is the rounded product.
+    (base as f64 * f64::from(max_growth)).round() as usize
 }
 
 /// Strips code fences, one pair of surrounding quotes and outer whitespace.
@@ -52,7 +59,10 @@ mod tests {
         assert!(check_description("  \n", 14, 10.0).is_err());
         let long = "word ".repeat(400);
         let err = check_description(&long, 14, 10.0).unwrap_err();
-        assert!(err.contains("over 10x"), "{err}");
+        assert!(err.contains("over its limit of 1200 (10x"), "{err}");
+        assert_eq!(max_description_chars(14, 10.0), 1200);
+        assert_eq!(max_description_chars(300, 10.0), 3000);
+        assert!(check_description(&"w".repeat(1200), 14, 10.0).is_ok());
         assert_eq!(
             check_description("```text\nFinds movies by title.\n```", 1, 10.0).unwrap(),
             "Finds movies by title."

@@ -61,7 +61,7 @@ mod tests {
 
     #[test]
     fn every_prompt_renders_with_its_documented_inputs() {
-        let trial = json!({"query": "q", "arguments": "{}", "ok": true, "observation": "o"});
+        let trial = json!({"query": "q", "arguments": "{}", "ok": true, "observation": "o", "synthetic": true});
         let cases = [
             (
                 EXPLORER,
@@ -77,7 +77,7 @@ mod tests {
             ),
             (
                 REWRITER,
-                json!({"doc": "d", "trial": trial, "suggestions": "s", "history": []}),
+                json!({"doc": "d", "trial": trial, "suggestions": "s", "history": [], "max_chars": 1200}),
             ),
             (
                 TOOL,

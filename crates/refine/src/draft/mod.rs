@@ -20,7 +20,7 @@ use toolsmith_plumbing::text::truncate_chars;
 
 use crate::ask::{At, ask, first_message};
 use crate::error::{Error, Result};
-use crate::guard::check_description;
+use crate::guard::{check_description, max_description_chars};
 use crate::prompts::{ANALYZER, EXPLORER, REWRITER, TOO_SIMILAR};
 use crate::record::{Method, Rejected, Round, Stop, Trial};
 use crate::run::{ApiJob, CHARS_PER_TOKEN, Estimate, Refiner, RoundSink};
@@ -298,6 +298,7 @@ impl Refiner for Draft {
             let ctx = serde_json::json!({
                 "doc": doc, "trial": TrialView::from(&trial), "suggestions": suggestions,
                 "history": earlier,
+                "max_chars": max_description_chars(original_chars, self.settings.max_growth),
             });
             let rewrite = ask::<RewriterReply>(
                 self.llm.as_ref(),

@@ -131,6 +131,10 @@ async fn the_explorer_is_asked_again_when_its_query_is_too_similar_and_the_loop_
             .contains("trust its shape, not its values")
     );
     assert!(
+        requests[2].last_message().contains("under 1200 characters"),
+        "the rewriter is told the length limit its doc must keep"
+    );
+    assert!(
         requests[3].last_message().contains("Find the movie Dune"),
         "explored queries are shown"
     );
@@ -244,7 +248,11 @@ async fn empty_and_overlong_rewrites_and_bad_json_leave_the_doc_at_its_previous_
         rounds[0]
     );
     assert!(
-        rounds[1].refused.as_deref().unwrap().contains("over 10x"),
+        rounds[1]
+            .refused
+            .as_deref()
+            .unwrap()
+            .contains("over its limit of 1200 (10x"),
         "{:?}",
         rounds[1]
     );
