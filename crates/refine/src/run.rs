@@ -328,6 +328,7 @@ impl<'a> Runner<'a> {
         let sink = ApiSink {
             run,
             api: &id,
+            start: job.entry.doc.as_ref().map(|v| &v.doc),
             runner: self,
         };
         // A run killed between a round's checkpoint and its doc version gets the version now
@@ -465,26 +466,33 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 struct ApiSink<'a> {
     run: RunId,
     api: &'a ApiId,
+    /// The doc refinement started from: a round that left it as it was stores no version.
+    start: Option<&'a Doc>,
     runner: &'a Runner<'a>,
 }
 
 impl ApiSink<'_> {
     /// Stores `round`'s doc as the version labelled for its round, when the method keeps
-    /// one per round. The catalog skips a doc identical to the latest of its label, so
-    /// storing a round twice (a resumed run) adds nothing.
+    /// one per round and the round's doc is not the starting doc unchanged. The catalog skips
+    /// a doc identical to the latest of its label, so storing a round twice (a resumed run)
+    /// adds nothing.
     fn round_version(&self, round: &Round) -> Result<Option<u32>> {
         let refiner = self.runner.refiner;
-        if !refiner.round_versions() || round.description.trim().is_empty() {
+        let doc = Doc {
+            description: round.description.clone(),
+            examples: round.examples.clone(),
+        };
+        if !refiner.round_versions()
+            || doc.description.trim().is_empty()
+            || self.start == Some(&doc)
+        {
             return Ok(None);
         }
         let method = refiner.method();
         let new = NewDoc {
             label: method.round_label(round.round),
             source: format!("refine run {} ({method}, round {})", self.run, round.round),
-            doc: Doc {
-                description: round.description.clone(),
-                examples: round.examples.clone(),
-            },
+            doc,
         };
         let mut catalog = toolsmith_plumbing::sqlite::lock(self.runner.catalog);
         let target = DocTarget::Api(self.api.clone());
