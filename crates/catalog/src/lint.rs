@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::id::ApiId;
-use crate::model::{Endpoint, Param};
+use crate::model::{Api, Endpoint, Param};
 use crate::store::{ApiEntry, Catalog};
 
 /// What kind of problem a [`Finding`] is.
@@ -219,28 +219,35 @@ pub fn lint_api(entry: &ApiEntry) -> Vec<Finding> {
     texts.extend(api.params.iter().map(|p| p.description.as_str()));
     let mut named = Vec::new();
     for text in texts {
-        for name in named_params(text) {
+        for name in unknown_params_named(api, text) {
             if !named.contains(&name) {
                 named.push(name);
             }
         }
     }
     for name in named {
-        let known = api
-            .params
-            .iter()
-            .any(|p| p.name.eq_ignore_ascii_case(&name))
-            || (name == "body" && api.request_body.is_some());
-        if !known {
-            push(
-                None,
-                LintKind::UnknownParamInDescription,
-                format!("the description names a parameter `{name}` the API does not have"),
-                false,
-            );
-        }
+        push(
+            None,
+            LintKind::UnknownParamInDescription,
+            format!("the description names a parameter `{name}` the API does not have"),
+            false,
+        );
     }
     out
+}
+
+/// The parameters `text` names (a quoted or snake_case word next to "parameter", "param" or
+/// "argument") that `api` does not have: what [`LintKind::UnknownParamInDescription`]
+/// reports, for a fixer that rewrites the text.
+pub fn unknown_params_named(api: &Api, text: &str) -> Vec<String> {
+    named_params(text)
+        .into_iter()
+        .filter(|name| {
+            let known = api.params.iter().any(|p| p.name.eq_ignore_ascii_case(name))
+                || (name == "body" && api.request_body.is_some());
+            !known
+        })
+        .collect()
 }
 
 /// The schema a parameter is rendered and exported with: its own, except that

@@ -1,9 +1,17 @@
 //! Test fixtures for every crate's tests (feature `test-utils`): the RestBench TMDB catalog,
-//! imported from the shared benchmark data ([`toolsmith_plumbing::data`]).
+//! imported from the shared benchmark data ([`toolsmith_plumbing::data`]), and the checks an
+//! export must pass ([`openapi_validator`], [`assert_valid_openapi`], [`assert_valid_functions`]).
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
+use serde_json::Value;
+
+use crate::names::MAX_FUNCTION_NAME;
 use crate::{Catalog, DocSelector, ImportOptions, Scope, Store, read_source};
+
+/// The official OpenAPI 3.1 schema (tests/assets, Apache-2.0), as YAML.
+const OPENAPI_31_SCHEMA: &str = include_str!("../tests/assets/openapi-3.1-schema.yaml");
 
 /// RestBench's TMDB OpenAPI spec, relative to the benchmark data folder.
 pub const TMDB_SPEC: &str = "restbench-tmdb/restgpt/tmdb_oas.json";
@@ -59,4 +67,120 @@ pub fn tmdb_catalog() -> Catalog {
     tmdb_store()
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap_or_else(|e| panic!("reading the TMDB catalog: {e}"))
+}
+
+/// A validator for OpenAPI 3.1 documents, from the official schema.
+///
+/// # Panics
+/// When the bundled schema does not parse or compile.
+#[allow(clippy::panic)]
+pub fn openapi_validator() -> jsonschema::Validator {
+    let schema: Value = serde_norway::from_str(OPENAPI_31_SCHEMA)
+        .unwrap_or_else(|e| panic!("the bundled OpenAPI 3.1 schema: {e}"));
+    jsonschema::validator_for(&schema)
+        .unwrap_or_else(|e| panic!("compiling the OpenAPI 3.1 schema: {e}"))
+}
+
+/// Asserts that `schema` passes its JSON Schema meta-schema (2020-12 when it names none);
+/// `at` says where it came from in the message.
+///
+/// # Panics
+/// When it does not.
+#[allow(clippy::panic)]
+pub fn assert_meta_valid(schema: &Value, at: &str) {
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        panic!("{at}: not a valid JSON Schema: {e}\n{schema}");
+    }
+}
+
+/// Asserts that an exported OpenAPI document passes `validator` ([`openapi_validator`]),
+/// with unique operation ids, each parameter once per operation, path parameters required
+/// and every parameter schema meta-valid.
+///
+/// # Panics
+/// When any of that fails, naming the tool, operation and parameter.
+#[allow(clippy::panic)]
+pub fn assert_valid_openapi(validator: &jsonschema::Validator, doc: &Value) {
+    let tool = doc["info"]["x-toolsmith-tool"].as_str().unwrap_or("?");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .take(3)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{tool}: {errors:#?}");
+    let mut operation_ids = HashSet::new();
+    let paths = doc["paths"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{tool}: no paths object"));
+    for (path, item) in paths {
+        let operations = item
+            .as_object()
+            .unwrap_or_else(|| panic!("{tool} {path}: not an object"));
+        for (method, op) in operations {
+            let id = op["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{tool} {method} {path}: no operationId"));
+            assert!(
+                operation_ids.insert(id.to_owned()),
+                "{tool}: operationId {id} twice"
+            );
+            let mut seen = HashSet::new();
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                let key = (p["name"].to_string(), p["in"].to_string());
+                assert!(seen.insert(key), "{tool} {method} {path}: {p} twice");
+                if p["in"] == "path" {
+                    assert_eq!(p["required"], true, "{tool} {method} {path}: {p}");
+                }
+                assert_meta_valid(
+                    &p["schema"],
+                    &format!("{tool} {method} {path} {}", p["name"]),
+                );
+            }
+        }
+    }
+}
+
+/// Asserts that function tools (OpenAI's `function` objects or MCP tools, as `(name,
+/// parameters)`) are valid: names unique, at most 64 characters of `[a-zA-Z0-9_-]`;
+/// parameters a meta-valid schema whose `required` is unique and names properties. Returns
+/// how many there were.
+///
+/// # Panics
+/// When any of that fails, naming the function.
+#[allow(clippy::panic)]
+pub fn assert_valid_functions(functions: impl Iterator<Item = (String, Value)>) -> usize {
+    let mut names = HashSet::new();
+    let mut count = 0;
+    for (name, parameters) in functions {
+        count += 1;
+        assert!(
+            name.len() <= MAX_FUNCTION_NAME && !name.is_empty(),
+            "{name}"
+        );
+        assert!(
+            name.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+            "{name}"
+        );
+        assert!(names.insert(name.clone()), "function {name} twice");
+        assert_meta_valid(&parameters, &name);
+        let required: Vec<&str> = parameters["required"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: no `required` list"))
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .unwrap_or_else(|| panic!("{name}: a `required` entry is not a name"))
+            })
+            .collect();
+        let unique: HashSet<&&str> = required.iter().collect();
+        assert_eq!(unique.len(), required.len(), "{name}: {required:?}");
+        for r in &required {
+            assert!(
+                parameters["properties"].get(r).is_some(),
+                "{name}: {r} required, absent"
+            );
+        }
+    }
+    count
 }

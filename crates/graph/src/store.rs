@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::ApiId;
-use toolsmith_plumbing::sqlite::Migrations;
+use toolsmith_plumbing::sqlite::{Migrations, SharedConnection};
 
 use crate::error::{Error, Result, store_err};
 use crate::model::{Edge, EdgeKind, Evidence, Graph, Node};
@@ -104,14 +104,9 @@ pub struct BuildInfo {
 }
 
 /// The graph tables of one database file.
+#[derive(Debug)]
 pub struct GraphStore {
-    conn: Connection,
-}
-
-impl std::fmt::Debug for GraphStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GraphStore").finish_non_exhaustive()
-    }
+    conn: SharedConnection,
 }
 
 fn parse_api(raw: &str, what: &str) -> Result<ApiId> {
@@ -139,22 +134,22 @@ impl GraphStore {
     /// Opens the graph tables in the database at `path` (creating them if needed).
     pub fn open(path: &Path) -> Result<Self> {
         Ok(Self {
-            conn: MIGRATIONS.open(path)?,
+            conn: SharedConnection::open(path, &MIGRATIONS)?,
         })
     }
 
     /// A private store in memory.
     pub fn in_memory() -> Result<Self> {
         Ok(Self {
-            conn: MIGRATIONS.open_in_memory()?,
+            conn: SharedConnection::in_memory(&MIGRATIONS)?,
         })
     }
 
     /// Replaces the stored graph (nodes, edges, build info) by `graph` in one transaction.
     /// The experiences of the old edges go with them.
     pub fn replace(&mut self, graph: &Graph, info: &BuildInfo) -> Result<()> {
-        let tx = self
-            .conn
+        let mut conn = self.conn.lock();
+        let tx = conn
             .transaction()
             .map_err(store_err("starting the graph transaction"))?;
         tx.execute_batch(
@@ -215,28 +210,32 @@ impl GraphStore {
 
     /// The stored graph (empty when none was built).
     pub fn load(&self) -> Result<Graph> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT api, insight, lookup FROM graph_nodes ORDER BY ordinal")
-            .map_err(store_err("reading the graph nodes"))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                ))
-            })
-            .map_err(store_err("reading the graph nodes"))?;
-        let mut nodes = Vec::new();
-        for row in rows {
-            let (api, insight, lookup) = row.map_err(store_err("reading a graph node"))?;
-            nodes.push(Node {
-                api: parse_api(&api, "stored graph node")?,
-                insight,
-                lookup: from_json(&lookup, "stored graph node lookup inputs")?,
-            });
-        }
+        // The connection is locked while the nodes are read, and free again for the edges.
+        let nodes = {
+            let conn = self.conn.lock();
+            let mut stmt = conn
+                .prepare("SELECT api, insight, lookup FROM graph_nodes ORDER BY ordinal")
+                .map_err(store_err("reading the graph nodes"))?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                })
+                .map_err(store_err("reading the graph nodes"))?;
+            let mut nodes = Vec::new();
+            for row in rows {
+                let (api, insight, lookup) = row.map_err(store_err("reading a graph node"))?;
+                nodes.push(Node {
+                    api: parse_api(&api, "stored graph node")?,
+                    insight,
+                    lookup: from_json(&lookup, "stored graph node lookup inputs")?,
+                });
+            }
+            nodes
+        };
         let edges = self.edges_where("1 = 1", params![])?;
         Ok(Graph { nodes, edges })
     }
@@ -245,8 +244,8 @@ impl GraphStore {
         let sql = format!(
             "SELECT id, kind, src, dst, weight, strength, evidence FROM graph_edges WHERE {condition} ORDER BY kind DESC, src, dst"
         );
-        let mut stmt = self
-            .conn
+        let conn = self.conn.lock();
+        let mut stmt = conn
             .prepare(&sql)
             .map_err(store_err("reading the graph edges"))?;
         let rows = stmt
@@ -283,6 +282,7 @@ impl GraphStore {
     pub fn build_info(&self) -> Result<Option<BuildInfo>> {
         let raw: Option<String> = self
             .conn
+            .lock()
             .query_row(
                 "SELECT value FROM graph_meta WHERE key = 'build'",
                 [],
@@ -296,6 +296,7 @@ impl GraphStore {
 
     fn edge_id(&self, key: &EdgeKey) -> Result<i64> {
         self.conn
+            .lock()
             .query_row(
                 "SELECT id FROM graph_edges WHERE kind = ?1 AND src = ?2 AND dst = ?3",
                 params![key.kind.as_str(), key.from.to_string(), key.to.to_string()],
@@ -315,6 +316,7 @@ impl GraphStore {
     /// Adds an edge (or replaces the one with the same kind and ends).
     pub fn upsert_edge(&self, edge: &Edge) -> Result<()> {
         self.conn
+            .lock()
             .execute(
                 "INSERT INTO graph_edges (kind, src, dst, weight, strength, evidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT (kind, src, dst) DO UPDATE SET weight = excluded.weight, strength = excluded.strength, evidence = excluded.evidence",
@@ -335,6 +337,7 @@ impl GraphStore {
     pub fn remove_edge(&self, key: &EdgeKey) -> Result<bool> {
         let n = self
             .conn
+            .lock()
             .execute(
                 "DELETE FROM graph_edges WHERE kind = ?1 AND src = ?2 AND dst = ?3",
                 params![key.kind.as_str(), key.from.to_string(), key.to.to_string()],
@@ -347,6 +350,7 @@ impl GraphStore {
     pub fn set_weight(&self, key: &EdgeKey, weight: f32) -> Result<()> {
         let id = self.edge_id(key)?;
         self.conn
+            .lock()
             .execute(
                 "UPDATE graph_edges SET weight = ?1 WHERE id = ?2",
                 params![f64::from(weight), id],
@@ -359,6 +363,7 @@ impl GraphStore {
     pub fn set_insight(&self, api: &ApiId, insight: &str) -> Result<()> {
         let n = self
             .conn
+            .lock()
             .execute(
                 "UPDATE graph_nodes SET insight = ?1 WHERE api = ?2",
                 params![insight, api.to_string()],
@@ -377,6 +382,7 @@ impl GraphStore {
     pub fn add_experience(&self, key: &EdgeKey, experience: &Experience) -> Result<()> {
         let id = self.edge_id(key)?;
         self.conn
+            .lock()
             .execute(
                 "INSERT INTO graph_experiences (edge_id, iteration, query, label, answer, correct, trace, created_at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -397,8 +403,8 @@ impl GraphStore {
 
     /// The experiences of every edge touching `api`, oldest first.
     pub fn experiences_of(&self, api: &ApiId) -> Result<Vec<(EdgeKey, Experience)>> {
-        let mut stmt = self
-            .conn
+        let conn = self.conn.lock();
+        let mut stmt = conn
             .prepare(
                 "SELECT e.kind, e.src, e.dst, x.iteration, x.query, x.label, x.answer, x.correct, x.trace
                  FROM graph_experiences x JOIN graph_edges e ON e.id = x.edge_id

@@ -5,7 +5,8 @@ The plumbing every toolsmith crate needs exactly once, each piece named for what
 
 - [`sqlite`] opens a database the one way every store does ([`sqlite::open`]: WAL, busy
   timeout, foreign keys) and runs each component's own [`sqlite::Migrations`], versioned per
-  component in one shared file.
+  component in one shared file; a store shares its one connection across threads through
+  [`sqlite::SharedConnection`].
 - [`secret`] holds [`Secret`], an API key that is usable but never printed nor serialized.
 - [`retry`] is the one retry policy of the HTTP clients: [`retry::RetrySettings`] (how many
   retries, backoff with jitter, `Retry-After` cap) and which statuses are worth retrying.

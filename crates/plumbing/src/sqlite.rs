@@ -75,6 +75,50 @@ pub fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     }
 }
 
+/// A store's one connection, shared by `&self` methods across threads: what every
+/// component store (refine runs, benchmark runs, the graph) holds instead of its own
+/// `Mutex<Connection>` wrapper. Opened with the component's [`Migrations`] applied.
+pub struct SharedConnection {
+    conn: std::sync::Mutex<Connection>,
+}
+
+impl std::fmt::Debug for SharedConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedConnection").finish_non_exhaustive()
+    }
+}
+
+impl SharedConnection {
+    /// Opens the database at `path` (as [`open`] does) with `migrations` applied.
+    pub fn open(path: &Path, migrations: &Migrations) -> Result<Self> {
+        migrations.open(path).map(Self::from)
+    }
+
+    /// A private in-memory database with `migrations` applied (tests, one-off runs).
+    pub fn in_memory(migrations: &Migrations) -> Result<Self> {
+        migrations.open_in_memory().map(Self::from)
+    }
+
+    /// The connection, locked for as long as the guard lives ([`lock`]: a poisoned lock is
+    /// taken over, since every write is a transaction).
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+        lock(&self.conn)
+    }
+
+    /// Runs `f` on the locked connection (`&mut` for transactions).
+    pub fn with<T>(&self, f: impl FnOnce(&mut Connection) -> T) -> T {
+        f(&mut self.lock())
+    }
+}
+
+impl From<Connection> for SharedConnection {
+    fn from(conn: Connection) -> Self {
+        Self {
+            conn: std::sync::Mutex::new(conn),
+        }
+    }
+}
+
 /// Opens (creating it and its folder if needed) the database at `path`: WAL journal,
 /// `synchronous = NORMAL`, foreign keys on and a [`BUSY_TIMEOUT`].
 pub fn open(path: &Path) -> Result<Connection> {
@@ -291,6 +335,36 @@ mod tests {
         );
         assert!(err.to_string().contains("upgrade toolsmith"));
         assert_eq!(NOTES.current(&conn).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_shared_connection_is_migrated_and_usable_from_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let shared = std::sync::Arc::new(SharedConnection::open(&path, &NOTES).unwrap());
+        let writers: Vec<_> = (0..4)
+            .map(|i| {
+                let shared = std::sync::Arc::clone(&shared);
+                std::thread::spawn(move || {
+                    shared.with(|conn| {
+                        let tx = conn.transaction().unwrap();
+                        tx.execute("INSERT INTO notes (text) VALUES (?1)", [i.to_string()])
+                            .unwrap();
+                        tx.commit().unwrap();
+                    });
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let rows: i64 = shared
+            .lock()
+            .query_row("SELECT COUNT(*) FROM notes", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 4);
+        let memory = SharedConnection::in_memory(&TAGS).unwrap();
+        assert_eq!(TAGS.current(&memory.lock()).unwrap(), 1);
     }
 
     #[test]

@@ -73,7 +73,7 @@ mod tests {
             ),
             (
                 ANALYZER,
-                json!({"doc": "d", "trial": trial, "history": ["h"]}),
+                json!({"doc": "d", "trial": trial, "history": ["h"], "findings": ["f"]}),
             ),
             (
                 REWRITER,
@@ -83,7 +83,10 @@ mod tests {
                 TOOL,
                 json!({"name": "n", "description": "", "apis": [{"name": "a", "description": "b"}]}),
             ),
-            (EASYTOOL_API, json!({"doc": "d", "tool": "t", "count": 1})),
+            (
+                EASYTOOL_API,
+                json!({"doc": "d", "tool": "t", "count": 1, "findings": []}),
+            ),
             (
                 EASYTOOL_RETRY,
                 json!({"doc": "d", "request": "r", "arguments": "{}", "error": "e"}),

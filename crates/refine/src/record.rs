@@ -58,6 +58,12 @@ impl Method {
     pub fn label(self) -> DocLabel {
         DocLabel::try_from(self.as_str().to_owned()).unwrap_or_else(|_| DocLabel::original())
     }
+
+    /// The label of the doc version one round wrote (`draft.r2`), so each step of a revision
+    /// trajectory can be shown, diffed and activated; the final doc keeps [`Method::label`].
+    pub fn round_label(self, round: u32) -> DocLabel {
+        DocLabel::try_from(format!("{}.r{round}", self.as_str())).unwrap_or_else(|_| self.label())
+    }
 }
 
 impl fmt::Display for Method {
@@ -195,6 +201,7 @@ mod tests {
     fn each_method_writes_docs_under_its_own_label() {
         assert_eq!(Method::Draft.label().as_str(), "draft");
         assert_eq!(Method::EasyTool.label().as_str(), "easytool");
+        assert_eq!(Method::Draft.round_label(3).as_str(), "draft.r3");
         assert_eq!(
             serde_json::to_string(&Method::EasyTool).unwrap(),
             "\"easytool\""

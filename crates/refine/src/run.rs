@@ -1,7 +1,8 @@
 //! The run machinery every method shares (EasyTool, DRAFT, and ToolExpNet later): a
 //! [`Refiner`] refines one API at a time from its stored rounds; the [`Runner`] drives it over
-//! many APIs with bounded concurrency, stores each round as a checkpoint, writes the final
-//! doc as a new catalog version, rewrites each tool's description once its APIs are done,
+//! many APIs with bounded concurrency, stores each round as a checkpoint (and, for methods
+//! that rewrite per round, as a doc version `<method>.r<N>`), writes the final doc as a new
+//! catalog version, rewrites each tool's description once its APIs are done,
 //! and stops cleanly when the LLM budget runs out, keeping everything finished so far.
 
 use std::collections::HashMap;
@@ -11,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use async_trait::async_trait;
 use futures::StreamExt;
 use serde::Serialize;
+use toolsmith_catalog::lint::{self, Finding, LintKind};
 use toolsmith_catalog::{
     ApiEntry, ApiId, Catalog, Doc, DocTarget, NewDoc, Store, ToolEntry, render,
 };
@@ -30,6 +32,9 @@ pub struct ApiJob {
     pub tool_name: String,
     /// The API and its starting doc.
     pub entry: ApiEntry,
+    /// Lint findings only the whole tool shows (the starting description is another API's
+    /// too), from [`lint::lint_catalog`] over the tool.
+    pub tool_findings: Vec<Finding>,
 }
 
 impl ApiJob {
@@ -45,6 +50,29 @@ impl ApiJob {
 
     /// The API as a model reads it (call line, parameters), with `description` as its doc.
     pub fn render_with(&self, description: &str) -> String {
+        render::api_markdown(&self.entry_with(description))
+    }
+
+    /// The lint findings of the API with `description` as its doc that a doc can correct
+    /// (a missing response schema is the spec's, not the doc's), each as one line for a
+    /// prompt: the facts refinement is told to fix.
+    pub fn findings(&self, description: &str) -> Vec<String> {
+        let own = lint::lint_api(&self.entry_with(description));
+        let shared = self
+            .tool_findings
+            .iter()
+            .filter(|_| description.trim() == self.original().trim());
+        own.iter()
+            .chain(shared)
+            .filter(|f| f.kind != LintKind::NoResponseSchema)
+            .map(|f| match &f.param {
+                Some(p) => format!("parameter `{p}`: {} ({})", f.message, f.kind),
+                None => format!("{} ({})", f.message, f.kind),
+            })
+            .collect()
+    }
+
+    fn entry_with(&self, description: &str) -> ApiEntry {
         let mut entry = self.entry.clone();
         let mut doc = entry.doc.take().map(|v| v.doc).unwrap_or_default();
         description.clone_into(&mut doc.description);
@@ -57,7 +85,7 @@ impl ApiJob {
             active: false,
             doc,
         });
-        render::api_markdown(&entry)
+        entry
     }
 }
 
@@ -105,6 +133,13 @@ pub trait Refiner: Send + Sync {
 
     /// The most one API can cost.
     fn estimate(&self, job: &ApiJob) -> Estimate;
+
+    /// Whether every round's doc is also stored as a doc version of its own (labelled
+    /// [`Method::round_label`], never activated), so the trajectory can be listed and diffed.
+    /// Off by default; DRAFT, whose rounds each rewrite the doc, turns it on.
+    fn round_versions(&self) -> bool {
+        false
+    }
 }
 
 /// How a run ended.
@@ -171,10 +206,26 @@ pub fn jobs(tools: &[ToolEntry]) -> Vec<ApiJob> {
     tools
         .iter()
         .flat_map(|t| {
-            t.apis.iter().map(|a| ApiJob {
-                tool_name: t.tool.name.clone(),
-                entry: a.clone(),
-            })
+            let report = lint::lint_catalog(&Catalog {
+                tools: vec![t.clone()],
+            });
+            t.apis
+                .iter()
+                .map(|a| ApiJob {
+                    tool_name: t.tool.name.clone(),
+                    entry: a.clone(),
+                    tool_findings: report
+                        .findings
+                        .iter()
+                        .filter(|f| {
+                            f.api == a.api.id
+                                && f.param.is_none()
+                                && f.kind == LintKind::DuplicateDescription
+                        })
+                        .cloned()
+                        .collect(),
+                })
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -277,9 +328,14 @@ impl<'a> Runner<'a> {
         let sink = ApiSink {
             run,
             api: &id,
-            store: self.store,
-            observer: self.observer,
+            start: job.entry.doc.as_ref().map(|v| &v.doc),
+            runner: self,
         };
+        // A run killed between a round's checkpoint and its doc version gets the version now
+        // (storing an unchanged doc under its label again is a no-op).
+        if let Some(last) = rounds.last() {
+            sink.round_version(last)?;
+        }
         match self.refiner.refine_api(job, rounds, &sink).await {
             Ok(()) => {}
             Err(e) if e.is_budget() => {
@@ -317,9 +373,10 @@ impl<'a> Runner<'a> {
     }
 
     fn add_doc(&self, run: RunId, target: &DocTarget, doc: Doc) -> Result<u32> {
+        let method = self.refiner.method();
         let new = NewDoc {
-            label: self.refiner.method().label(),
-            source: format!("refine run {run} ({})", self.refiner.method()),
+            label: method.label(),
+            source: format!("refine run {run} ({method})"),
             doc,
         };
         let mut catalog = toolsmith_plumbing::sqlite::lock(self.catalog);
@@ -409,14 +466,45 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 struct ApiSink<'a> {
     run: RunId,
     api: &'a ApiId,
-    store: &'a RefineStore,
-    observer: &'a dyn RefineObserver,
+    /// The doc refinement started from: a round that left it as it was stores no version.
+    start: Option<&'a Doc>,
+    runner: &'a Runner<'a>,
+}
+
+impl ApiSink<'_> {
+    /// Stores `round`'s doc as the version labelled for its round, when the method keeps
+    /// one per round and the round's doc is not the starting doc unchanged. The catalog skips
+    /// a doc identical to the latest of its label, so storing a round twice (a resumed run)
+    /// adds nothing.
+    fn round_version(&self, round: &Round) -> Result<Option<u32>> {
+        let refiner = self.runner.refiner;
+        let doc = Doc {
+            description: round.description.clone(),
+            examples: round.examples.clone(),
+        };
+        if !refiner.round_versions()
+            || doc.description.trim().is_empty()
+            || self.start == Some(&doc)
+        {
+            return Ok(None);
+        }
+        let method = refiner.method();
+        let new = NewDoc {
+            label: method.round_label(round.round),
+            source: format!("refine run {} ({method}, round {})", self.run, round.round),
+            doc,
+        };
+        let mut catalog = toolsmith_plumbing::sqlite::lock(self.runner.catalog);
+        let target = DocTarget::Api(self.api.clone());
+        Ok(Some(catalog.add_doc(&target, new, false)?.version))
+    }
 }
 
 impl RoundSink for ApiSink<'_> {
     fn save(&self, round: &Round) -> Result<()> {
-        self.store.save_round(self.run, self.api, round)?;
-        self.observer.round_finished(self.api, round);
+        self.runner.store.save_round(self.run, self.api, round)?;
+        self.round_version(round)?;
+        self.runner.observer.round_finished(self.api, round);
         Ok(())
     }
 }

@@ -4,12 +4,12 @@
 //! got. `--resume` reads them back and redoes no finished round.
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::{ApiId, ToolId};
-use toolsmith_plumbing::sqlite::Migrations;
+use toolsmith_plumbing::sqlite::{Migrations, SharedConnection};
 
 use crate::error::{Error, Result};
 use crate::record::{Method, Round, RunId};
@@ -88,14 +88,9 @@ pub struct StoredRound {
 }
 
 /// refine's tables. A struct over one connection; tests open it with [`RefineStore::in_memory`].
+#[derive(Debug)]
 pub struct RefineStore {
-    conn: Mutex<Connection>,
-}
-
-impl std::fmt::Debug for RefineStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("RefineStore")
-    }
+    conn: SharedConnection,
 }
 
 fn db(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
@@ -119,22 +114,20 @@ fn tool_key(tool: &ToolId) -> String {
 impl RefineStore {
     /// Opens refine's tables in the database at `path` (the catalog file), migrating as needed.
     pub fn open(path: &Path) -> Result<Self> {
-        Ok(Self::with(MIGRATIONS.open(path)?))
+        Ok(Self {
+            conn: SharedConnection::open(path, &MIGRATIONS)?,
+        })
     }
 
     /// A private store in memory.
     pub fn in_memory() -> Result<Self> {
-        Ok(Self::with(MIGRATIONS.open_in_memory()?))
-    }
-
-    fn with(conn: Connection) -> Self {
-        Self {
-            conn: Mutex::new(conn),
-        }
+        Ok(Self {
+            conn: SharedConnection::in_memory(&MIGRATIONS)?,
+        })
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        toolsmith_plumbing::sqlite::lock(&self.conn)
+        self.conn.lock()
     }
 
     /// Records a new run; returns its id.

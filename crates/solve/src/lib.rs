@@ -74,7 +74,7 @@ pub use crate::settings::{
 };
 pub use crate::solver::Solver;
 pub use crate::store::RunStore;
-pub use crate::toolset::{FINISH, RenderOptions, SEARCH_TOOLS, Toolset};
+pub use crate::toolset::{Added, FINISH, NameClash, RenderOptions, SEARCH_TOOLS, Toolset};
 pub use crate::trace::{
     BacktrackReason, CallCounts, CallOutcome, JsonlSink, RunLimit, Stamped, TRACE_VERSION,
     TraceEvent, TraceSink, Tracer, cut, read_jsonl, render,

@@ -19,11 +19,46 @@ pub struct RenderOptions {
     pub include_examples: bool,
 }
 
+/// Two APIs whose function names are the same: the second is not offered, since a call by
+/// that name could not say which one it meant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameClash {
+    /// The function name.
+    pub name: String,
+    /// The API offered under it.
+    pub offered: ApiId,
+    /// The API left out.
+    pub skipped: ApiId,
+}
+
+impl std::fmt::Display for NameClash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is not offered: its function name `{}` is already {}'s",
+            self.skipped, self.name, self.offered
+        )
+    }
+}
+
+/// What [`Toolset::add`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Added {
+    /// The API is now offered.
+    New,
+    /// The API was offered already (adding it again changes nothing).
+    Present,
+    /// Another API has its function name; it was left out ([`Toolset::clashes`] keeps it).
+    Clash(NameClash),
+}
+
 /// The function tools offered to an agent, each mapped back to its API.
 #[derive(Clone, Debug, Default)]
 pub struct Toolset {
     apis: Vec<(ApiId, ToolSpec)>,
     by_name: HashMap<String, ApiId>,
+    /// APIs left out because their function name was taken.
+    clashes: Vec<NameClash>,
     search_tool: bool,
     /// `search_tools` calls made so far in the run.
     searches: usize,
@@ -41,11 +76,24 @@ impl Toolset {
         set
     }
 
-    /// Adds one API (again adding one already there does nothing).
-    pub fn add(&mut self, entry: &ApiEntry, options: &RenderOptions) {
+    /// Adds one API. Adding one already there does nothing; an API whose function name
+    /// another API has is left out and reported (returned, and kept in [`Toolset::clashes`]).
+    pub fn add(&mut self, entry: &ApiEntry, options: &RenderOptions) -> Added {
         let name = export::function_name(&entry.api.id);
-        if self.by_name.contains_key(&name) {
-            return;
+        if let Some(offered) = self.by_name.get(&name) {
+            if *offered == entry.api.id {
+                return Added::Present;
+            }
+            let clash = NameClash {
+                name,
+                offered: offered.clone(),
+                skipped: entry.api.id.clone(),
+            };
+            tracing::warn!(%clash, "duplicate function name");
+            if !self.clashes.contains(&clash) {
+                self.clashes.push(clash.clone());
+            }
+            return Added::Clash(clash);
         }
         let mut description = entry.description().to_owned();
         if description.is_empty() {
@@ -68,6 +116,12 @@ impl Toolset {
         };
         self.by_name.insert(name, entry.api.id.clone());
         self.apis.push((entry.api.id.clone(), spec));
+        Added::New
+    }
+
+    /// The APIs left out so far because another API had their function name.
+    pub fn clashes(&self) -> &[NameClash] {
+        &self.clashes
     }
 
     /// Also offer `search_tools`, so the agent can find more tools itself.
@@ -240,5 +294,42 @@ mod tests {
             FinishCall::Invalid(_)
         ));
         assert!(matches!(parse_finish("nonsense"), FinishCall::Invalid(_)));
+    }
+
+    fn entry(id: &str) -> ApiEntry {
+        let api: toolsmith_catalog::Api = serde_json::from_value(json!({
+            "id": id, "name": id, "source_name": id,
+            "endpoint": {"kind": "function", "name": id},
+            "params": [], "request_body": null, "response_schema": null, "response_examples": []
+        }))
+        .unwrap();
+        ApiEntry { api, doc: None }
+    }
+
+    #[test]
+    fn a_second_api_with_a_taken_function_name_is_reported_not_silently_dropped() {
+        // `c` of tool `a_for_b` and `c_for_a` of tool `b` are both `c_for_a_for_b`.
+        let first = entry("a_for_b/c");
+        let second = entry("b/c_for_a");
+        let options = RenderOptions::default();
+        let mut set = Toolset::default();
+        assert_eq!(set.add(&first, &options), Added::New);
+        assert_eq!(set.add(&first, &options), Added::Present);
+        let Added::Clash(clash) = set.add(&second, &options) else {
+            panic!("the clash is reported");
+        };
+        assert_eq!(clash.name, "c_for_a_for_b");
+        assert_eq!(clash.offered, first.api.id);
+        assert_eq!(clash.skipped, second.api.id);
+        assert_eq!(
+            clash.to_string(),
+            "b/c_for_a is not offered: its function name `c_for_a_for_b` is already a_for_b/c's"
+        );
+        set.add(&second, &options);
+        assert_eq!(set.clashes(), [clash], "kept once");
+        assert_eq!(set.len(), 1);
+        let built = Toolset::new(&[first.clone(), second], &options);
+        assert_eq!(built.clashes().len(), 1);
+        assert_eq!(built.resolve("c_for_a_for_b"), Some(&first.api.id));
     }
 }

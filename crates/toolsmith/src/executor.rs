@@ -75,7 +75,7 @@ fn redactor(ctx: &Context) -> anyhow::Result<Redactor> {
 
 /// The schema simulator, with the configured LLM as its oracle when there is one.
 fn simulator(ctx: &Context, book: Arc<ApiBook>, cache: CacheMode) -> anyhow::Result<Simulator> {
-    let simulator = Simulator::new(book);
+    let simulator = Simulator::with_settings(book, &ctx.config()?.exec.simulate);
     if !crate::llm::is_configured(&ctx.config()?.llm) {
         return Ok(simulator);
     }

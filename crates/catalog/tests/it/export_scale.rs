@@ -2,101 +2,19 @@
 //! the official OpenAPI 3.1 schema (tests/assets, Apache-2.0), every parameter schema passes
 //! the JSON Schema meta-schema, function names are unique, `required` lists a name once.
 
-use std::collections::HashSet;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 use toolsmith_catalog::export::{self, Exported};
 use toolsmith_catalog::lint::{LintKind, lint_catalog};
-use toolsmith_catalog::names::MAX_FUNCTION_NAME;
-use toolsmith_catalog::testing::{data_path, tmdb_catalog};
+use toolsmith_catalog::testing::{
+    assert_valid_functions, assert_valid_openapi, data_path, openapi_validator, tmdb_catalog,
+};
 use toolsmith_catalog::{
     Catalog, DocSelector, ImportOptions, Scope, Store, read_bytes, read_source,
 };
 
 use crate::real_data::assert_function_names_resolve;
-
-fn openapi_validator() -> jsonschema::Validator {
-    let text = include_str!("../assets/openapi-3.1-schema.yaml");
-    let schema: Value = serde_norway::from_str(text).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
-}
-
-/// Whether a JSON Schema passes its meta-schema (2020-12 when it names none).
-fn assert_meta_valid(schema: &Value, at: &str) {
-    if let Err(e) = jsonschema::meta::validate(schema) {
-        panic!("{at}: not a valid JSON Schema: {e}\n{schema}");
-    }
-}
-
-fn assert_valid_openapi(validator: &jsonschema::Validator, doc: &Value) {
-    let tool = doc["info"]["x-toolsmith-tool"].as_str().unwrap_or("?");
-    let errors: Vec<String> = validator
-        .iter_errors(doc)
-        .take(3)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{tool}: {errors:#?}");
-    let mut operation_ids = HashSet::new();
-    for (path, item) in doc["paths"].as_object().unwrap() {
-        for (method, op) in item.as_object().unwrap() {
-            let id = op["operationId"].as_str().unwrap();
-            assert!(
-                operation_ids.insert(id.to_owned()),
-                "{tool}: operationId {id} twice"
-            );
-            let mut seen = HashSet::new();
-            for p in op["parameters"].as_array().into_iter().flatten() {
-                let key = (p["name"].to_string(), p["in"].to_string());
-                assert!(seen.insert(key), "{tool} {method} {path}: {p} twice");
-                if p["in"] == "path" {
-                    assert_eq!(p["required"], true, "{tool} {method} {path}: {p}");
-                }
-                assert_meta_valid(
-                    &p["schema"],
-                    &format!("{tool} {method} {path} {}", p["name"]),
-                );
-            }
-        }
-    }
-}
-
-/// Function tools (OpenAI's `function` objects or MCP tools): names unique, at most 64
-/// characters of `[a-zA-Z0-9_-]`; parameters a valid schema whose `required` is unique and
-/// names properties.
-fn assert_valid_functions(functions: impl Iterator<Item = (String, Value)>) -> usize {
-    let mut names = HashSet::new();
-    let mut count = 0;
-    for (name, parameters) in functions {
-        count += 1;
-        assert!(
-            name.len() <= MAX_FUNCTION_NAME && !name.is_empty(),
-            "{name}"
-        );
-        assert!(
-            name.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
-            "{name}"
-        );
-        assert!(names.insert(name.clone()), "function {name} twice");
-        assert_meta_valid(&parameters, &name);
-        let required: Vec<&str> = parameters["required"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
-        let unique: HashSet<&&str> = required.iter().collect();
-        assert_eq!(unique.len(), required.len(), "{name}: {required:?}");
-        for r in &required {
-            assert!(
-                parameters["properties"].get(r).is_some(),
-                "{name}: {r} required, absent"
-            );
-        }
-    }
-    count
-}
 
 fn openai_functions(exported: &Exported) -> impl Iterator<Item = (String, Value)> + '_ {
     exported.value.as_array().unwrap().iter().map(|t| {

@@ -9,12 +9,12 @@ use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::{ApiId, DocLabel};
-use toolsmith_plumbing::sqlite::Migrations;
+use toolsmith_plumbing::sqlite::{Migrations, SharedConnection};
 use toolsmith_retrieve::Method;
 use toolsmith_solve::{Finish, Run};
 
@@ -164,8 +164,9 @@ pub struct StoredRetrieval {
 }
 
 /// eval's tables. A struct over one connection; tests open it with [`BenchStore::in_memory`].
+#[derive(Debug)]
 pub struct BenchStore {
-    conn: Mutex<Connection>,
+    conn: SharedConnection,
 }
 
 fn db(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
@@ -185,22 +186,20 @@ impl BenchStore {
     /// Opens eval's tables in the database at `path` (the catalog file), creating and
     /// migrating them as needed.
     pub fn open(path: &Path) -> Result<Self> {
-        Ok(Self::with(MIGRATIONS.open(path)?))
+        Ok(Self {
+            conn: SharedConnection::open(path, &MIGRATIONS)?,
+        })
     }
 
     /// A private store in memory.
     pub fn in_memory() -> Result<Self> {
-        Ok(Self::with(MIGRATIONS.open_in_memory()?))
-    }
-
-    fn with(conn: Connection) -> Self {
-        Self {
-            conn: Mutex::new(conn),
-        }
+        Ok(Self {
+            conn: SharedConnection::in_memory(&MIGRATIONS)?,
+        })
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        toolsmith_plumbing::sqlite::lock(&self.conn)
+        self.conn.lock()
     }
 
     /// Records a new run of `spec`; returns its id.

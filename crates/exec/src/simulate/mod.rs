@@ -42,8 +42,9 @@ pub use oracle::{LlmOracle, ORACLE_ROLE};
 use request::Request;
 use synth::{Labels, Limits, Pool, Synth};
 
-/// The simulator's knobs.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The simulator's knobs (`[exec.simulate]` of `toolsmith.toml`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SimulatorSettings {
     /// Fewest items in a synthesized list (unless the schema asks for more).
     pub min_items: usize,

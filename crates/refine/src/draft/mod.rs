@@ -1,7 +1,8 @@
 //! DRAFT (Qu et al., ICLR 2025): each API's doc rewritten from its own trial and error. Per
 //! round, the explorer proposes a request and its arguments (asked again, at most
 //! `diversity_tries` times, while the request's embedding has cosine >= phi with an earlier
-//! one), the call is executed, the analyzer compares doc and observation, and the rewriter
+//! one), the call is executed, the analyzer compares doc and observation (told the doc's
+//! lint findings as facts to correct), and the rewriter
 //! writes the next description and exploration direction; the loop stops when the doc
 //! settles (Delta > tau, [`stop`]) or after I rounds. A tool's description is rewritten from
 //! its refined APIs at the end.
@@ -275,6 +276,7 @@ impl Refiner for Draft {
             // 2. Analyze.
             let ctx = serde_json::json!({
                 "doc": doc, "trial": TrialView::from(&trial), "history": earlier,
+                "findings": job.findings(&current),
             });
             let analysis = ask::<AnalyzerReply>(
                 self.llm.as_ref(),
@@ -369,6 +371,12 @@ impl Refiner for Draft {
             self.settings.max_growth,
         )
         .await
+    }
+
+    /// Each round rewrites the doc: every one is kept as `draft.r<N>` (the paper's revision
+    /// trajectories, Tables 9-12).
+    fn round_versions(&self) -> bool {
+        true
     }
 
     fn estimate(&self, job: &ApiJob) -> Estimate {

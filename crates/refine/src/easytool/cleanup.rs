@@ -1,6 +1,10 @@
 //! EasyTool's deterministic clean-up (§3.1): drop what does not help a model use a tool
 //! (hosts and URLs, pricing and plan talk, product ids, marketing and contact boilerplate)
-//! and unify the whitespace, before any model reads the doc.
+//! and unify the whitespace, before any model reads the doc; then fix what lint finds and
+//! can fix mechanically ([`fix_lint`]).
+
+use toolsmith_catalog::Api;
+use toolsmith_catalog::lint::unknown_params_named;
 
 /// Phrases that mark a sentence as pricing, plans or boilerplate (matched lowercased).
 const DROP_SENTENCES_WITH: &[&str] = &[
@@ -61,6 +65,75 @@ pub(crate) fn clean(text: &str) -> String {
     } else {
         cleaned
     }
+}
+
+/// `text` with what lint finds and can fix without a model fixed: a parameter the API does
+/// not have, named where it has one of the same name up to case and separators
+/// (`vote_count_gte` for `vote_count.gte`), takes the real name; a sentence naming a
+/// parameter that matches none is dropped (a model would send it and fail); an empty
+/// description becomes the API's name.
+pub(crate) fn fix_lint(api: &Api, text: &str) -> String {
+    let mut text = text.to_owned();
+    for name in unknown_params_named(api, &text) {
+        if let Some(real) = api.params.iter().find(|p| loose(&p.name) == loose(&name)) {
+            text = replace_word(&text, &name, &real.name);
+        }
+    }
+    let unknown = unknown_params_named(api, &text);
+    if !unknown.is_empty() {
+        let kept: Vec<String> = sentences(&text)
+            .into_iter()
+            .filter(|s| unknown_params_named(api, s).is_empty())
+            .collect();
+        if !kept.is_empty() {
+            text = kept.join(" ");
+        }
+    }
+    if text.trim().is_empty() {
+        return api.name.trim().to_owned();
+    }
+    text
+}
+
+/// A parameter name without case or separators.
+fn loose(name: &str) -> String {
+    name.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// `text` with every whole-word `from` replaced by `to`.
+fn replace_word(text: &str, from: &str, to: &str) -> String {
+    if from.is_empty() {
+        return text.to_owned();
+    }
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let before = rest.get(..at).and_then(|s| s.chars().next_back());
+        let after = rest.get(at + from.len()..).and_then(|s| s.chars().next());
+        // A trailing `.` ends a sentence, not the name.
+        let after_ok = match after {
+            Some('.') => rest
+                .get(at + from.len() + 1..)
+                .and_then(|s| s.chars().next())
+                .is_none_or(|c| !is_word(c)),
+            Some(c) => !is_word(c),
+            None => true,
+        };
+        let end = at + from.len();
+        out.push_str(rest.get(..at).unwrap_or_default());
+        if !before.is_some_and(is_word) && after_ok {
+            out.push_str(to);
+        } else {
+            out.push_str(from);
+        }
+        rest = rest.get(end..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Sentences, cut after `.`, `!` or `?` followed by whitespace, and at line breaks.
@@ -125,6 +198,33 @@ mod tests {
         assert_eq!(
             cleaned,
             "Get the current price of a stock by its ticker. Host: Docs at Product is ours."
+        );
+    }
+
+    #[test]
+    fn near_miss_parameter_names_are_corrected_and_unknown_ones_dropped() {
+        let api: Api = serde_json::from_value(serde_json::json!({
+            "id": "movies/discover", "name": "Discover movies", "source_name": "discover",
+            "endpoint": {"kind": "function", "name": "discover"},
+            "params": [{"name": "vote_count.gte", "location": "query", "required": false,
+                        "schema": {"type": "integer"}, "description": ""}],
+            "request_body": null, "response_schema": null, "response_examples": []
+        }))
+        .unwrap();
+        let fixed = fix_lint(
+            &api,
+            "Discovers movies. Set the `vote_count_gte` parameter to a minimum. \
+             Use the `lang` parameter for a language.",
+        );
+        assert_eq!(
+            fixed,
+            "Discovers movies. Set the `vote_count.gte` parameter to a minimum."
+        );
+        assert!(unknown_params_named(&api, &fixed).is_empty());
+        assert_eq!(fix_lint(&api, ""), "Discover movies");
+        assert_eq!(
+            replace_word("a_b a_bc xa_b a_b.", "a_b", "c"),
+            "c a_bc xa_b c."
         );
     }
 

@@ -1,5 +1,6 @@
 //! EasyTool (Yuan et al., 2024): concise, unified tool instructions. Per API: the doc is
-//! cleaned deterministically ([`cleanup`]), then the model writes a short description and
+//! cleaned deterministically ([`cleanup`], which also fixes what lint can fix mechanically),
+//! then the model, told the API's remaining lint findings, writes a short description and
 //! usage scenarios (a user request with concrete arguments). Every example is executed and
 //! kept only if the call succeeds; a failed one is regenerated once with its error, then
 //! dropped. The requests land in the doc's examples, which the retriever indexes. A tool's
@@ -159,12 +160,14 @@ impl Refiner for EasyTool {
             return Ok(());
         }
         let original = job.original();
-        let cleaned = cleanup::clean(original);
+        let api = &job.entry.api;
+        let cleaned = cleanup::fix_lint(api, &cleanup::clean(original));
         let doc = job.render_with(&cleaned);
         let mut round = Round::new(1, cleaned.clone());
         round.stop = Some(Stop::Done);
         let ctx = serde_json::json!({
             "doc": doc, "tool": job.tool_name, "count": self.settings.examples_per_api,
+            "findings": job.findings(&cleaned),
         });
         let at = At {
             api: job.id(),
@@ -193,7 +196,7 @@ impl Refiner for EasyTool {
             original.chars().count(),
             self.settings.max_growth,
         ) {
-            Ok(description) => round.description = description,
+            Ok(description) => round.description = cleanup::fix_lint(api, &description),
             Err(reason) => round.refused = Some(format!("instruction: {reason}")),
         }
         let doc = job.render_with(&round.description);

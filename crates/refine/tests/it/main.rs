@@ -6,4 +6,5 @@ mod support;
 mod draft;
 mod easytool;
 mod expnet;
+mod lint;
 mod runs;

@@ -7,8 +7,8 @@ use toolsmith_catalog::DocTarget;
 use toolsmith_llm::testing::{Reply, ScriptedEmbedder, ScriptedLlm, When};
 use toolsmith_llm::{Budget, BudgetLimits, Metered};
 use toolsmith_refine::{
-    Draft, DraftSettings, EasyTool, EasyToolSettings, Method, RefineStore, RunEnd, RunSpec, Runner,
-    Stop,
+    Draft, DraftSettings, EasyTool, EasyToolSettings, Method, RefineStore, Round, RunEnd, RunSpec,
+    Runner, Stop,
 };
 
 use crate::draft::{NEW_DOC, analyzer, explorer, rewriter, spec};
@@ -175,5 +175,76 @@ async fn a_draft_run_stopped_mid_api_resumes_at_the_next_round() {
     assert!(
         resumed_first.last_message().contains("Find the movie Dune"),
         "round 1's query is known to the resumed explorer"
+    );
+    // One doc version per round, none twice, and the final one under `draft`.
+    let history = catalog
+        .lock()
+        .unwrap()
+        .doc_history(&DocTarget::Api(search()))
+        .unwrap();
+    let labels: Vec<&str> = history.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["original", "draft.r1", "draft.r2", "draft.r3", "draft"]
+    );
+    assert_eq!(
+        history[2].source,
+        format!("refine run {run} (draft, round 2)")
+    );
+    assert!(history.iter().skip(1).all(|v| !v.active));
+}
+
+#[tokio::test]
+async fn a_round_checkpointed_without_its_doc_version_gets_it_on_resume() {
+    let catalog = Mutex::new(store());
+    let (planned, exec) = {
+        let s = catalog.lock().unwrap();
+        (tools(&s, &[search()]), executor(&s))
+    };
+    let refine = RefineStore::in_memory().unwrap();
+    let run = refine.create_run(&spec()).unwrap();
+    // A run killed right after round 1's checkpoint, before its doc version was stored.
+    let mut round = Round::new(1, NEW_DOC);
+    round.delta = Some(0.1);
+    refine.save_round(run, &search(), &round).unwrap();
+    let settings = DraftSettings {
+        max_rounds: 2,
+        adaptive_stop: false,
+        ..DraftSettings::PAPER
+    };
+    let llm = ScriptedLlm::new([
+        explorer("Films named Alien", json!({"query": "Alien"})),
+        analyzer(),
+        rewriter("Finds films by title text."),
+        Reply::text(json!({"description": "Movies: search films by title."}).to_string()),
+    ]);
+    let draft = Draft::new(
+        Arc::new(llm.clone()),
+        Arc::new(ScriptedEmbedder::default()),
+        exec,
+        settings,
+    )
+    .unwrap();
+    Runner::new(&draft, &catalog, &refine, &Recorder::default(), 1)
+        .run(run, &planned)
+        .await
+        .unwrap();
+    llm.assert_finished();
+    let history = catalog
+        .lock()
+        .unwrap()
+        .doc_history(&DocTarget::Api(search()))
+        .unwrap();
+    let versions: Vec<(&str, &str)> = history
+        .iter()
+        .map(|v| (v.label.as_str(), v.doc.description.as_str()))
+        .collect();
+    assert_eq!(
+        versions[1..],
+        [
+            ("draft.r1", NEW_DOC),
+            ("draft.r2", "Finds films by title text."),
+            ("draft", "Finds films by title text.")
+        ]
     );
 }

@@ -82,13 +82,22 @@ fn print_history(history: &[DocVersion], rounds: &[StoredRound]) -> anyhow::Resu
             v.source
         ))?;
         printer::line(format!("    {}", v.doc.description.replace('\n', "\n    ")))?;
-        // The rounds of the refinement run that produced this version.
-        let run = v
-            .source
-            .strip_prefix("refine run ")
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|id| id.parse::<i64>().ok());
-        for r in rounds.iter().filter(|r| Some(r.run.0) == run) {
+        // The rounds of the refinement run that produced this version: a round's own version
+        // (`draft.r2`) shows that round; a run's final version shows them all unless each
+        // already has its own version above.
+        let Some((run, round)) = refine_source(&v.source) else {
+            continue;
+        };
+        let per_round = history
+            .iter()
+            .any(|h| refine_source(&h.source).is_some_and(|(r, n)| r == run && n.is_some()));
+        if round.is_none() && per_round {
+            continue;
+        }
+        let shown = rounds
+            .iter()
+            .filter(|r| r.run.0 == run && round.is_none_or(|n| r.round.round == n));
+        for r in shown {
             let round = &r.round;
             printer::line(format!("    round {}:", round.round))?;
             for rejected in &round.rejected_queries {
@@ -129,6 +138,17 @@ fn print_history(history: &[DocVersion], rounds: &[StoredRound]) -> anyhow::Resu
         }
     }
     Ok(())
+}
+
+/// The run (and round, for a per-round version) named by a version's source:
+/// `refine run 3 (draft)` or `refine run 3 (draft, round 2)`.
+fn refine_source(source: &str) -> Option<(i64, Option<u32>)> {
+    let rest = source.strip_prefix("refine run ")?;
+    let run = rest.split_whitespace().next()?.parse().ok()?;
+    let round = rest
+        .split_once(", round ")
+        .and_then(|(_, n)| n.trim_end_matches(')').trim().parse().ok());
+    Some((run, round))
 }
 
 /// A version by number, or the latest version with a label.
@@ -224,5 +244,15 @@ mod tests {
             "Search [-movies-]{+films+} by title"
         );
         assert!(word_diff("a b", "a c", true).contains("\x1b[32mc"));
+    }
+
+    #[test]
+    fn a_refine_source_names_its_run_and_round() {
+        assert_eq!(refine_source("refine run 3 (draft)"), Some((3, None)));
+        assert_eq!(
+            refine_source("refine run 12 (draft, round 2)"),
+            Some((12, Some(2)))
+        );
+        assert_eq!(refine_source("manual"), None);
     }
 }

@@ -103,6 +103,9 @@ fn offered_tools(
     } else if !args.search_tool && args.solver != SolverName::Anytool {
         bail!("say which tools the agent sees: --tools ID,..., --retrieve K or --search-tool");
     }
+    for clash in toolset.clashes() {
+        printer::note(format!("warning: {clash}"));
+    }
     if args.search_tool {
         toolset = toolset.with_search_tool();
     }

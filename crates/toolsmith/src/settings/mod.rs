@@ -40,6 +40,43 @@ pub(crate) struct Config {
     pub refine: RefineConfig,
     /// `[serve]` of the file: `toolsmith serve`'s limits (result size, body size, ...).
     pub serve: toolsmith_serve::ServeSettings,
+    /// `[exec]` of the file: how tools are executed (the simulator's page size, ...).
+    pub exec: ExecConfig,
+}
+
+/// The `[exec]` table: how tool calls run.
+///
+/// ```toml
+/// [exec.simulate]
+/// page_size = 20   # items per page of a simulated paged list when the API documents none
+/// min_items = 1    # shortest and longest synthesized list (unless the schema asks otherwise)
+/// max_items = 5
+/// max_depth = 8    # below this depth only required properties are filled
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct ExecConfig {
+    /// The simulator's settings (`--mode simulate`, and the fallback of the replay modes).
+    pub simulate: toolsmith_exec::SimulatorSettings,
+}
+
+impl ExecConfig {
+    /// The settings, checked: a page holds at least one item, and a list's fewest items are
+    /// at most its most.
+    fn validate(self) -> anyhow::Result<Self> {
+        let s = &self.simulate;
+        if s.page_size == 0 {
+            anyhow::bail!("[exec.simulate] page_size must be at least 1");
+        }
+        if s.min_items > s.max_items {
+            anyhow::bail!(
+                "[exec.simulate] min_items ({}) is more than max_items ({})",
+                s.min_items,
+                s.max_items
+            );
+        }
+        Ok(self)
+    }
 }
 
 /// The `[judge]` table:
@@ -143,6 +180,7 @@ impl Config {
             graph: file.graph.unwrap_or_default(),
             refine: file.refine.unwrap_or_default(),
             serve: file.serve.unwrap_or_default(),
+            exec: file.exec.unwrap_or_default().validate()?,
         })
     }
 
@@ -182,6 +220,9 @@ struct ConfigFile {
     /// `toolsmith serve`: `max_result_chars`, `page_chars`, `expose_top_n`, `max_body_bytes`,
     /// `max_concurrent_requests`, ...
     serve: Option<toolsmith_serve::ServeSettings>,
+    /// How tools are executed: `[exec.simulate]` (`page_size`, `min_items`, `max_items`,
+    /// `max_depth`).
+    exec: Option<ExecConfig>,
 }
 
 /// The `[refine]` table: each method's settings, by default its paper's (`PAPER`).
@@ -319,6 +360,18 @@ mod tests {
 
     fn config(text: &str, embedder: Option<&str>) -> anyhow::Result<Config> {
         Config::resolve(toml::from_str(text)?, embedder)
+    }
+
+    #[test]
+    fn the_file_sets_the_simulators_page_size_and_refuses_an_empty_page() -> anyhow::Result<()> {
+        let c = config("[exec.simulate]\npage_size = 7\n", None)?;
+        assert_eq!(c.exec.simulate.page_size, 7);
+        assert_eq!(c.exec.simulate.max_items, 5, "the rest stays the default");
+        assert_eq!(config("", None)?.exec.simulate.page_size, 20);
+        let zero = config("[exec.simulate]\npage_size = 0\n", None).unwrap_err();
+        assert!(zero.to_string().contains("page_size"), "{zero}");
+        assert!(config("[exec.simulate]\npage = 3\n", None).is_err());
+        Ok(())
     }
 
     #[test]

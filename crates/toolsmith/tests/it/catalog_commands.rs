@@ -169,3 +169,51 @@ fn env_coverage_counts_calls_by_where_they_were_answered() {
     assert_eq!(coverage["total"]["simulated"], 2);
     assert_eq!(coverage["total"]["live"], 0);
 }
+
+#[test]
+fn simulated_pages_have_the_page_size_of_toolsmith_toml() {
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    let page = |ws: &Workspace| -> (u64, u64, usize) {
+        let out: Value = serde_json::from_str(&ws.ok(&[
+            "call",
+            "tmdb/get_movie_top_rated",
+            "--args",
+            "{}",
+            "--mode",
+            "simulate",
+        ]))
+        .unwrap();
+        let body = &out["body"]["value"];
+        (
+            body["total_results"].as_u64().unwrap(),
+            body["total_pages"].as_u64().unwrap(),
+            body["results"].as_array().unwrap().len(),
+        )
+    };
+    let (total, pages, items) = page(&ws);
+    assert_eq!(pages, total.div_ceil(20), "TMDB's 20 by default");
+    assert_eq!(items as u64, total.min(20));
+
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        "[exec.simulate]\npage_size = 3\n",
+    )
+    .unwrap();
+    let (total, pages, items) = page(&ws);
+    assert_eq!(pages, total.div_ceil(3), "{total} results in pages of 3");
+    assert_eq!(items as u64, total.min(3));
+
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        "[exec.simulate]\npage_size = 0\n",
+    )
+    .unwrap();
+    let out = ws.run(&["call", "tmdb/get_movie_top_rated", "--args", "{}"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("page_size must be at least 1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -2,6 +2,7 @@
 //! APIs on one method and path (issue 16, items 6 and 10).
 
 use serde_json::Value;
+use toolsmith_catalog::testing::{assert_valid_functions, assert_valid_openapi, openapi_validator};
 
 use crate::support::{Workspace, shared};
 
@@ -87,6 +88,13 @@ fn export_keeps_going_and_says_what_it_changed() {
         cars["paths"]["/vehicle#vehicle_by_vin"]["get"]["x-toolsmith-path"],
         "/vehicle"
     );
+    // What the CLI wrote passes the OpenAPI 3.1 schema.
+    let validator = openapi_validator();
+    for file in ["cars.openapi.json", "tmdb.openapi.json"] {
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join(file)).unwrap()).unwrap();
+        assert_valid_openapi(&validator, &doc);
+    }
 
     let openai = ws.run(&["export", "--format", "openai"]);
     assert!(openai.status.success());
@@ -98,6 +106,13 @@ fn export_keeps_going_and_says_what_it_changed() {
         .map(|f| f["function"]["name"].as_str().unwrap())
         .collect();
     assert_eq!(names.len(), 56);
+    let valid = assert_valid_functions(functions.as_array().unwrap().iter().map(|f| {
+        (
+            f["function"]["name"].as_str().unwrap().to_owned(),
+            f["function"]["parameters"].clone(),
+        )
+    }));
+    assert_eq!(valid, 56);
     assert!(names.iter().all(|n| n.len() <= 64));
     assert!(names.contains(&"tv_id_season_number_episode_number_images_for_tmdb"));
     let plate = functions

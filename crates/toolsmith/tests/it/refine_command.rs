@@ -135,12 +135,43 @@ async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
         let diff = ws.ok(&["docs", "diff", api, "original", "draft"]);
         assert!(diff.contains("{+") && diff.contains("[-"), "{diff}");
 
-        // A finished run resumed redoes nothing.
+        // Every round's doc is a version of its own: the trajectory, addressable by label.
+        let labels: Vec<&str> = versions
+            .iter()
+            .map(|v| v["label"].as_str().unwrap())
+            .filter(|l| l.starts_with("draft"))
+            .collect();
+        assert_eq!(labels, ["draft.r1", "draft.r2", "draft"]);
+        assert!(
+            versions
+                .iter()
+                .filter(|v| v["label"] != "original")
+                .all(|v| v["active"] == false)
+        );
+        let r1 = versions.iter().find(|v| v["label"] == "draft.r1").unwrap();
+        assert_eq!(r1["source"], "refine run 1 (draft, round 1)");
+        let diff = ws.ok(&["docs", "diff", api, "original", "draft.r1"]);
+        assert!(diff.contains("[draft.r1]") && diff.contains("{+"), "{diff}");
+        let diff = ws.ok(&["docs", "diff", api, "draft.r1", "draft.r2"]);
+        assert!(
+            diff.contains("[draft.r1] -> v") && diff.contains("[draft.r2]"),
+            "{diff}"
+        );
+        assert_eq!(
+            text.matches("round 1:").count(),
+            1,
+            "each round is shown once, under its own version: {text}"
+        );
+
+        // A finished run resumed redoes nothing and stores no version twice.
         let again = ws.ok(&["refine", "--resume"]);
         assert!(
             again.contains("0 APIs refined") && again.contains("1 done before"),
             "{again}"
         );
+        let after: Value =
+            serde_json::from_str(&ws.ok(&["docs", "history", api, "--json"])).unwrap();
+        assert_eq!(after["versions"].as_array().unwrap().len(), versions.len());
 
         let activated = ws.ok(&["docs", "activate", "--all", "draft"]);
         assert!(
