@@ -543,7 +543,7 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             });
         };
         let f32_mib = dense.heap_bytes() as f64 / MIB;
-        let matrix_mib = (dense.matrix().len() * size_of::<f32>()) as f64 / MIB;
+        let matrix_mib = size_of_val(dense.matrix()) as f64 / MIB;
         let int8_mib = int8.heap_bytes() as f64 / MIB;
         row(
             "exact f32",
