@@ -1,19 +1,19 @@
 //! Dense retrieval: every API's doc text embedded once, queries embedded at search time,
 //! cosine similarity by one matrix-vector product.
 //!
-//! The vectors are one contiguous row-major `Vec<f32>`, L2-normalized, so cosine is a dot
-//! product and a search is a single pass over memory. The dot product runs over chunks of
-//! [`LANES`] floats with as many independent accumulators, which the compiler turns into SIMD
-//! code without `unsafe` or intrinsics; large matrices are split over two threads. The best
-//! `k` are picked with a partial selection. (One query is a matrix-vector product, bound by
-//! memory bandwidth: a GEMM kernel's cache blocking pays off only for many queries at once.)
+//! The vectors are one contiguous row-major matrix of f32, L2-normalized, so cosine is a dot
+//! product and a search is a single pass over memory: one matrix-vector product by the `gemm`
+//! crate's kernel, split over two cores for large catalogs, then a `k`-sized heap picks the
+//! best (see `kernel.rs` for the measurements behind the choice). With
+//! [`DenseSettings::vectors`] = int8, int8 codes are scanned instead and the best candidates
+//! rescored exactly in f32.
 //!
 //! Building is incremental: [`DenseIndex::refresh`] embeds only documents whose text is new
 //! (a changed doc version changes the text); the rest keep their vectors. Across processes,
 //! wrap the embedder in `toolsmith_llm::CachedEmbedder` so vectors persist in SQLite.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -22,10 +22,26 @@ use toolsmith_llm::Embedder;
 use crate::bm25::hits;
 use crate::corpus::{Allowed, Corpus, FieldWeights};
 use crate::error::{Error, Result};
+use crate::kernel::{Int8Matrix, score_rows_into, top_scores, with_scores};
 use crate::retriever::{Filter, Hit, Retriever, top_k};
+
+pub(crate) use crate::kernel::normalize;
 
 /// Floats per step of the dot product (two AVX registers, four SSE ones).
 pub(crate) const LANES: usize = 16;
+
+/// How the dense vectors are stored for the scan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VectorFormat {
+    /// 4 bytes a dimension, exact scores.
+    #[default]
+    F32,
+    /// 1 byte a dimension plus a scale per vector: a quarter of the bytes to scan; the best
+    /// `k x rescore` candidates are rescored exactly from the f32 vectors, which stay in
+    /// memory (the rescoring and the tool graph read them).
+    Int8,
+}
 
 /// How the dense index is built.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -39,6 +55,11 @@ pub struct DenseSettings {
     /// Characters of doc text embedded at most (MiniLM reads 256 word pieces, about 1,000
     /// characters; longer texts only cost tokenization). By default 2,000.
     pub max_chars: usize,
+    /// How vectors are stored for the scan: `f32` or `int8`. By default f32.
+    pub vectors: VectorFormat,
+    /// With int8 vectors, candidates rescored in f32 per result asked for (`k x rescore`).
+    /// By default 4 (the exact top 10 in the fixed-seed test and in `bench search-speed`).
+    pub rescore: usize,
 }
 
 impl DenseSettings {
@@ -62,6 +83,8 @@ impl Default for DenseSettings {
             fields: Self::DEFAULT_FIELDS,
             batch_size: 256,
             max_chars: 2_000,
+            vectors: VectorFormat::F32,
+            rescore: 4,
         }
     }
 }
@@ -74,9 +97,11 @@ pub struct DenseIndex {
     model: String,
     dims: usize,
     /// Row-major, one L2-normalized row of `dims` floats per document.
-    vectors: Vec<f32>,
+    vectors: Arc<[f32]>,
     /// The embedded text of each document, to tell what changed on a refresh.
     texts: Vec<String>,
+    /// The int8 codes, with `vectors = "int8"`: made on first use (or [`DenseIndex::warm`]).
+    int8: OnceLock<Arc<Int8Matrix>>,
 }
 
 impl DenseIndex {
@@ -101,8 +126,9 @@ impl DenseIndex {
             settings,
             model: embedder.model_id().to_owned(),
             dims: embedder.dimensions(),
-            vectors: Vec::new(),
+            vectors: Arc::from(Vec::new()),
             texts: Vec::new(),
+            int8: OnceLock::new(),
         };
         empty
             .refresh_with_progress(corpus, embedder, progress)
@@ -110,7 +136,8 @@ impl DenseIndex {
     }
 
     /// An index of `corpus` with the given vectors (row-major, `dims` per document; they are
-    /// L2-normalized here). For vectors computed elsewhere and for speed measurements.
+    /// L2-normalized here). For vectors computed elsewhere and for speed measurements. It
+    /// scans f32; [`DenseIndex::with_search_settings`] switches to int8.
     pub fn from_vectors(
         corpus: Arc<Corpus>,
         model: &str,
@@ -131,8 +158,43 @@ impl DenseIndex {
             settings: DenseSettings::default(),
             model: model.to_owned(),
             dims,
-            vectors,
+            vectors: vectors.into(),
+            int8: OnceLock::new(),
         })
+    }
+
+    /// This index searched as `settings` say (vector format, rescoring depth); the int8
+    /// codes are made on first use or by [`DenseIndex::warm`]. The embedded text settings
+    /// are kept as they were built.
+    pub fn with_search_settings(mut self, settings: DenseSettings) -> Self {
+        let DenseSettings {
+            vectors, rescore, ..
+        } = settings;
+        self.settings = DenseSettings {
+            vectors,
+            rescore,
+            ..self.settings
+        };
+        self
+    }
+
+    /// Makes the int8 codes now instead of at the first query (to time it, or to keep it off
+    /// the first query's latency).
+    pub fn warm(&self) {
+        let _ = self.int8_codes();
+    }
+
+    fn int8_codes(&self) -> Option<&Int8Matrix> {
+        (self.settings.vectors == VectorFormat::Int8).then(|| {
+            &**self
+                .int8
+                .get_or_init(|| Arc::new(Int8Matrix::quantize(&self.vectors, self.dims)))
+        })
+    }
+
+    /// The vector format the search scans.
+    pub fn vector_format(&self) -> VectorFormat {
+        self.settings.vectors
     }
 
     /// An index of `corpus` that reuses this index's vector of every document whose text is
@@ -234,8 +296,9 @@ impl DenseIndex {
             settings,
             model,
             dims,
-            vectors,
+            vectors: vectors.into(),
             texts,
+            int8: OnceLock::new(),
         })
     }
 
@@ -270,10 +333,11 @@ impl DenseIndex {
         &self.model
     }
 
-    /// Approximate heap memory the index holds: the vector matrix and the embedded texts
-    /// kept to detect changes.
+    /// Approximate heap memory the index holds: the vector matrix, the int8 codes if made,
+    /// and the embedded texts kept to detect changes.
     pub fn heap_bytes(&self) -> usize {
-        self.vectors.capacity() * size_of::<f32>()
+        self.vectors.len() * size_of::<f32>()
+            + self.int8.get().map_or(0, |m| m.heap_bytes())
             + self
                 .texts
                 .iter()
@@ -296,57 +360,41 @@ impl DenseIndex {
         }
         let mut q = query.to_vec();
         normalize(&mut q);
-        let all = score_rows(&self.vectors, self.dims, &q);
-        let scored: Vec<(u32, f32)> = all
+        let keep = |i: usize| allowed == Allowed::All || self.corpus.passes(i, allowed);
+        let rows = self.corpus.len();
+        Ok(with_scores(rows, |scores| match self.int8_codes() {
+            Some(int8) => {
+                int8.score_into(&q, scores);
+                let depth = k.saturating_mul(self.settings.rescore.max(1));
+                let candidates = top_scores(scores, depth, keep);
+                self.rescored(candidates.into_iter().map(|(i, _)| i).collect(), &q, k)
+            }
+            None => {
+                score_rows_into(&self.vectors, self.dims, &q, scores);
+                top_scores(scores, k, keep)
+            }
+        }))
+    }
+
+    /// The best `k` of `candidates` by their exact f32 cosine with the unit vector `q` (the
+    /// int8 scan's rescoring).
+    fn rescored(&self, candidates: Vec<u32>, q: &[f32], k: usize) -> Vec<(u32, f32)> {
+        let scored = candidates
             .into_iter()
-            .enumerate()
-            .filter(|(i, _)| allowed == Allowed::All || self.corpus.passes(*i, allowed))
-            .map(|(i, s)| (u32::try_from(i).unwrap_or(u32::MAX), s))
+            .filter_map(|i| Some((i, crate::kernel::dot_f32(self.row(i as usize)?, q))))
             .collect();
-        Ok(top_k(scored, k))
-    }
-}
-
-/// Floats of the matrix above which [`score_rows`] splits the rows over two threads (about
-/// 5,000 rows of 384 dimensions: below it a thread costs more than it saves).
-pub(crate) const PARALLEL_FLOATS: usize = 2_000_000;
-
-/// The dot product of `q` with every `dims`-float row of the row-major `matrix`: one
-/// matrix-vector product. Large matrices are split in two halves scored on two threads (the
-/// product is bound by memory bandwidth, which one core does not saturate).
-pub(crate) fn score_rows(matrix: &[f32], dims: usize, q: &[f32]) -> Vec<f32> {
-    let rows = matrix.len() / dims.max(1);
-    let mut out = vec![0.0f32; rows];
-    let fill = |m: &[f32], o: &mut [f32]| {
-        for (row, s) in m.chunks_exact(dims.max(1)).zip(o.iter_mut()) {
-            *s = dot(row, q);
-        }
-    };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
-    if matrix.len() < PARALLEL_FLOATS || threads < 2 || rows < 2 {
-        fill(matrix, &mut out);
-        return out;
-    }
-    let half = rows / 2;
-    let (m1, m2) = matrix.split_at(half * dims);
-    let (o1, o2) = out.split_at_mut(half);
-    std::thread::scope(|scope| {
-        scope.spawn(|| fill(m2, o2));
-        fill(m1, o1);
-    });
-    out
-}
-
-/// Scales `v` to unit length (leaves a zero vector alone).
-pub(crate) fn normalize(v: &mut [f32]) {
-    let norm = dot(v, v).sqrt();
-    if norm > 0.0 {
-        v.iter_mut().for_each(|x| *x /= norm);
+        top_k(scored, k)
     }
 }
 
 /// Dot product over [`LANES`]-float chunks with independent accumulators, so it vectorizes.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    dot_lanes(a, b)
+}
+
+/// [`dot`], always inlined (so a caller compiled for AVX2 or AVX-512 vectorizes it for them).
+#[inline(always)]
+pub(crate) fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0.0f32; LANES];
     let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
     let tail: f32 = ca
@@ -437,46 +485,57 @@ mod tests {
         assert_eq!(v, vec![0.6, 0.8]);
     }
 
-    /// xorshift64*: fixed-seed floats in [-1, 1).
-    fn random(seed: &mut u64, n: usize) -> Vec<f32> {
-        (0..n)
+    fn synthetic(rows: usize, dims: usize, seed: &mut u64) -> (Arc<Corpus>, Vec<f32>) {
+        let docs = (0..rows).map(|i| crate::corpus::CorpusDoc {
+            api: format!("t{}/a{i}", i % 7).parse().unwrap(),
+            tool: format!("t{}", i % 7).parse().unwrap(),
+            category: "c".to_owned(),
+            fields: Default::default(),
+        });
+        let vectors = (0..rows * dims)
             .map(|_| {
                 *seed ^= *seed >> 12;
                 *seed ^= *seed << 25;
                 *seed ^= *seed >> 27;
-                let bits = seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40;
-                bits as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+                (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u64 << 24) as f32 - 0.5
             })
-            .collect()
+            .collect();
+        (Arc::new(Corpus::from_docs(docs)), vectors)
     }
 
     #[test]
-    fn fast_scores_equal_the_plain_dot_product_and_top_k_equals_a_sort() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let dims = 384;
-        // Above the threshold, so the two-thread path runs too.
-        let rows = PARALLEL_FLOATS / dims + 7;
-        let mut matrix = random(&mut seed, rows * dims);
-        matrix.chunks_exact_mut(dims).for_each(normalize);
-        let mut q = random(&mut seed, dims);
-        normalize(&mut q);
-        for m in [&matrix[..50 * dims], &matrix[..]] {
-            let fast = score_rows(m, dims, &q);
-            assert_eq!(fast.len(), m.len() / dims);
-            for (row, s) in m.chunks_exact(dims).zip(&fast) {
-                let plain: f32 = row.iter().zip(&q).map(|(a, b)| a * b).sum();
-                assert!((plain - s).abs() < 1e-5, "{plain} vs {s}");
-            }
+    fn int8_with_rescoring_returns_the_exact_top_10() {
+        let (rows, dims) = (3_000, 384);
+        let mut seed = 0xdead_beefu64;
+        let (corpus, vectors) = synthetic(rows, dims, &mut seed);
+        let exact = DenseIndex::from_vectors(corpus, "random", dims, vectors).unwrap();
+        assert_eq!(exact.vector_format(), VectorFormat::F32);
+        let int8 = exact.clone().with_search_settings(DenseSettings {
+            vectors: VectorFormat::Int8,
+            ..DenseSettings::default()
+        });
+        assert_eq!(int8.vector_format(), VectorFormat::Int8);
+        let before = int8.heap_bytes();
+        int8.warm();
+        // The codes are kept beside the f32 rows: a quarter more.
+        let added = int8.heap_bytes() - before;
+        assert!(added >= rows * dims && added < rows * dims * 2, "{added}");
+        let none = Filter::default();
+        for _ in 0..20 {
+            let (_, q) = synthetic(1, dims, &mut seed);
+            let want = exact.scores(&q, 10, &none).unwrap();
+            assert_eq!(want.len(), 10);
+            // Same documents, same order, same (exact f32) scores.
+            assert_eq!(int8.scores(&q, 10, &none).unwrap(), want);
         }
-        let scored: Vec<(u32, f32)> = score_rows(&matrix, dims, &q)
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| (i as u32, s))
-            .collect();
-        let mut sorted = scored.clone();
-        sorted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        for k in [1, 10, 100] {
-            assert_eq!(top_k(scored.clone(), k), sorted[..k].to_vec(), "k = {k}");
-        }
+        // A filter applies before the rescoring: only the tool's documents come back.
+        let filter = Filter {
+            tool: Some("t3".parse().unwrap()),
+            ..Filter::default()
+        };
+        let (_, q) = synthetic(1, dims, &mut seed);
+        let hits = int8.scores(&q, 5, &filter).unwrap();
+        assert_eq!(hits, exact.scores(&q, 5, &filter).unwrap());
+        assert!(hits.iter().all(|(i, _)| i % 7 == 3), "{hits:?}");
     }
 }

@@ -100,7 +100,7 @@
 
 pub use crate::bm25::{B, Bm25Index, Bm25Settings};
 pub use crate::corpus::{Corpus, CorpusDoc, FieldWeights};
-pub use crate::dense::{DenseIndex, DenseRetriever, DenseSettings, dot};
+pub use crate::dense::{DenseIndex, DenseRetriever, DenseSettings, VectorFormat, dot};
 pub use crate::error::{Error, Result};
 pub use crate::expand::{Added, ExpandSettings, ExpandingRetriever, expand};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse};
@@ -114,6 +114,7 @@ mod dense;
 mod error;
 mod expand;
 mod hybrid;
+mod kernel;
 mod method;
 mod retriever;
 mod tokenize;

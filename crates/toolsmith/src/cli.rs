@@ -881,7 +881,8 @@ pub struct RetrievalArgs {
 /// Flags of `bench search-speed`.
 #[derive(Debug, Args)]
 pub struct SpeedArgs {
-    /// Catalog sizes to measure (the first N APIs of ToolEnv2404).
+    /// Catalog sizes to measure (the first N APIs of ToolEnv2404; sizes beyond its 46,802
+    /// add synthetic APIs with random vectors, up to 1,000,000 and more).
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,46802")]
     pub sizes: Vec<usize>,
     /// Queries timed per size and method (StableToolBench's G1 and G2 queries, cycled).

@@ -17,8 +17,8 @@ use toolsmith_eval::{
 use toolsmith_graph::build_graph;
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Bm25Settings, Corpus, DenseIndex, DenseSettings, ExpandSettings, Filter,
-    HybridSettings, Method, fuse,
+    Bm25Index, Bm25Settings, Corpus, CorpusDoc, DenseIndex, DenseSettings, ExpandSettings, Filter,
+    HybridSettings, Method, VectorFormat, fuse,
 };
 
 use crate::cli::{RetrievalArgs, SpeedArgs};
@@ -296,7 +296,7 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
 const SPEED_DIMS: usize = 384;
 
 /// p50 and p99 of one method at one size, in microseconds.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize)]
 struct Latency {
     p50_us: f64,
     p99_us: f64,
@@ -305,6 +305,8 @@ struct Latency {
 #[derive(Debug, Serialize)]
 struct SpeedRow {
     apis: usize,
+    /// Whether the catalog was padded with synthetic APIs (empty docs) beyond ToolEnv2404's.
+    synthetic: bool,
     bm25_build_ms: f64,
     bm25_terms: usize,
     bm25_mib: f64,
@@ -322,6 +324,49 @@ struct SpeedRow {
     /// Baseline p50 over dense p50: how many times faster the dense index is.
     speedup: f64,
     hybrid: Latency,
+}
+
+/// One dense backend at one size.
+#[derive(Debug, Serialize)]
+struct BackendRow {
+    apis: usize,
+    synthetic: bool,
+    /// `exact f32` or `int8+rescore`.
+    backend: &'static str,
+    /// Time to make it from the f32 vectors (normalizing, quantizing).
+    build_ms: f64,
+    /// Heap bytes of what it holds (f32 matrix; + int8 codes).
+    mib: f64,
+    /// Heap bytes it scans per query.
+    scanned_mib: f64,
+    latency: Latency,
+    /// Share of the exact top 10 it returns.
+    recall_at_10: f64,
+    /// The brute-force baseline's p50 over this backend's p50.
+    speedup: f64,
+}
+
+/// A corpus of `size` APIs: ToolEnv2404's first ones, padded with synthetic APIs (empty
+/// docs, 1,000 to a tool) beyond its size.
+fn sized_corpus(full: &Corpus, size: usize) -> anyhow::Result<Corpus> {
+    if size <= full.len() {
+        return Ok(full.prefix(size));
+    }
+    let mut docs: Vec<CorpusDoc> = full.docs().to_vec();
+    for i in full.len()..size {
+        let tool = format!("synthetic{}", i / 1_000);
+        docs.push(CorpusDoc {
+            api: format!("{tool}/api{i}")
+                .parse()
+                .with_context(|| format!("synthetic API id {tool}/api{i}"))?,
+            tool: tool
+                .parse()
+                .with_context(|| format!("synthetic tool id {tool}"))?,
+            category: "synthetic".to_owned(),
+            fields: Default::default(),
+        });
+    }
+    Ok(Corpus::from_docs(docs))
 }
 
 /// The simplest exact dense search, the baseline `bench search-speed` prints beside the dense
@@ -413,8 +458,10 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         _ => None,
     };
     let mut rows = Vec::new();
+    let mut backends: Vec<BackendRow> = Vec::new();
     for &size in &args.sizes {
-        let corpus = Arc::new(full.prefix(size));
+        let synthetic = size > full.len();
+        let corpus = Arc::new(sized_corpus(&full, size)?);
         let bar = progress.bar(n, format!("{} APIs: building", corpus.len()));
         let t = Instant::now();
         let bm25 = Bm25Index::build(corpus.clone(), Bm25Settings::default());
@@ -424,10 +471,21 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         let t = Instant::now();
         let dense = DenseIndex::from_vectors(corpus.clone(), "random-unit", SPEED_DIMS, raw)?;
         let dense_load = t.elapsed();
+        let search = DenseSettings::default();
+        let t = Instant::now();
+        let int8 = dense.clone().with_search_settings(DenseSettings {
+            vectors: VectorFormat::Int8,
+            ..search
+        });
+        int8.warm();
+        let int8_build = t.elapsed();
         bar.set_message(format!("{} APIs: queries", corpus.len()));
         let (mut lb, mut ld, mut lh, mut lx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut l8 = Vec::new();
+        let mut found8 = 0usize;
         let mut checksum = 0usize;
         let mut disagree = 0usize;
+        let ids = |s: &[(u32, f32)]| s.iter().map(|h| h.0).collect::<Vec<_>>();
         for (q, v) in texts.iter().zip(&vectors) {
             let t = Instant::now();
             checksum += bm25.scores(q, 10, &none).len();
@@ -436,11 +494,15 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             let fast = dense.scores(v, 10, &none)?;
             ld.push(t.elapsed());
             checksum += fast.len();
+            let want = ids(&fast);
+            let t = Instant::now();
+            let approx = int8.scores(v, 10, &none)?;
+            l8.push(t.elapsed());
+            found8 += approx.iter().filter(|h| want.contains(&h.0)).count();
             let t = Instant::now();
             let exact = brute_force(dense.matrix(), SPEED_DIMS, v, 10);
             lx.push(t.elapsed());
-            let ids = |s: &[(u32, f32)]| s.iter().map(|h| h.0).collect::<Vec<_>>();
-            disagree += usize::from(ids(&fast) != ids(&exact));
+            disagree += usize::from(want != ids(&exact));
             let t = Instant::now();
             let depth = hybrid.depth;
             let lexical = bm25.scores(q, depth, &none);
@@ -461,13 +523,52 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             corpus.len()
         );
         let (dense_latency, baseline) = (latency(ld), latency(lx));
+        let wanted = (n * 10).max(1) as f64;
+        let mut row = |backend: &'static str,
+                       build: Duration,
+                       mib: f64,
+                       scanned_mib: f64,
+                       lat: Latency,
+                       found: usize| {
+            backends.push(BackendRow {
+                apis: corpus.len(),
+                synthetic,
+                backend,
+                build_ms: build.as_secs_f64() * 1e3,
+                mib,
+                scanned_mib,
+                speedup: baseline.p50_us / lat.p50_us.max(1e-3),
+                latency: lat,
+                recall_at_10: found as f64 / wanted,
+            });
+        };
+        let f32_mib = dense.heap_bytes() as f64 / MIB;
+        let matrix_mib = size_of_val(dense.matrix()) as f64 / MIB;
+        let int8_mib = int8.heap_bytes() as f64 / MIB;
+        row(
+            "exact f32",
+            dense_load,
+            f32_mib,
+            matrix_mib,
+            dense_latency,
+            n * 10,
+        );
+        row(
+            "int8+rescore",
+            int8_build,
+            int8_mib,
+            int8_mib - f32_mib,
+            latency(l8),
+            found8,
+        );
         rows.push(SpeedRow {
             apis: corpus.len(),
+            synthetic,
             bm25_build_ms: bm25_build.as_secs_f64() * 1e3,
             bm25_terms: bm25.vocabulary(),
             bm25_mib: bm25.heap_bytes() as f64 / MIB,
             dense_load_ms: dense_load.as_secs_f64() * 1e3,
-            dense_mib: dense.heap_bytes() as f64 / MIB,
+            dense_mib: f32_mib,
             dense_embed_s: docs_per_second.map(|rate| corpus.len() as f64 / rate),
             rss_mib: memory_kib("VmRSS").map(|k| k / 1024.0),
             bm25: latency(lb),
@@ -489,6 +590,7 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
     if args.json.json {
         printer::json(&serde_json::json!({
             "rows": rows,
+            "backends": backends,
             "query_embedding": embed,
             "doc_embeddings_per_second": docs_per_second,
             "queries": n,
@@ -521,9 +623,16 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         "RSS MiB",
     ]);
     let ms = |l: &Latency| format!("{:.2} / {:.2}", l.p50_us / 1e3, l.p99_us / 1e3);
+    let apis = |n: usize, synthetic: bool| {
+        if synthetic {
+            format!("{n}*")
+        } else {
+            n.to_string()
+        }
+    };
     for r in &rows {
         out.add_row(vec![
-            r.apis.to_string(),
+            apis(r.apis, r.synthetic),
             format!("{:.0}ms", r.bm25_build_ms),
             r.bm25_terms.to_string(),
             format!("{:.1}", r.bm25_mib),
@@ -540,6 +649,51 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
     }
     table::align_right(&mut out, 0..12);
     table::print(&out)?;
+    printer::line(format!(
+        "dense backends, same queries (recall@10 = share of the exact f32 top 10 found; \
+         speedup = brute force p50 over the backend's p50; int8 rescores {}x k in f32; \
+         MiB = held, scanned = read per query):",
+        DenseSettings::default().rescore,
+    ))?;
+    let mut table_b = table::new([
+        "APIs",
+        "backend",
+        "build",
+        "MiB",
+        "scanned MiB",
+        "p50/p99",
+        "recall@10",
+        "brute force p50",
+        "speedup",
+    ]);
+    for b in &backends {
+        let base = rows
+            .iter()
+            .find(|r| r.apis == b.apis)
+            .map_or("-".to_owned(), |r| {
+                format!("{:.2}", r.baseline.p50_us / 1e3)
+            });
+        table_b.add_row(vec![
+            apis(b.apis, b.synthetic),
+            b.backend.to_owned(),
+            format!("{:.0}ms", b.build_ms),
+            format!("{:.1}", b.mib),
+            format!("{:.1}", b.scanned_mib),
+            ms(&b.latency),
+            format!("{:.3}", b.recall_at_10),
+            base,
+            format!("{:.1}x", b.speedup),
+        ]);
+    }
+    table::align_right(&mut table_b, 0..9);
+    table::print(&table_b)?;
+    if rows.iter().any(|r| r.synthetic) {
+        printer::line(format!(
+            "* synthetic: ToolEnv2404 has {} APIs; larger sizes add APIs with empty docs \
+             (their BM25 and hybrid figures time mostly empty documents)",
+            full.len()
+        ))?;
+    }
     if let Some(rate) = docs_per_second {
         printer::line(format!(
             "MiniLM document embedding: {rate:.0} API docs per second (batched)"
