@@ -553,8 +553,10 @@ async fn listing(settings: AnyToolSettings) -> String {
 
 #[tokio::test]
 async fn search_assisted_listings_are_ordered_by_relevance_and_cut() {
+    // The listings alone: no search stage.
     let assisted = listing(AnyToolSettings {
         search_assisted: true,
+        seed_k: 0,
         listing_cut: 2,
         ..settings()
     })
@@ -777,7 +779,7 @@ async fn the_papers_reflection_reruns_the_solver_from_the_cleaned_history() {
         .collect();
     assert_eq!(called, vec!["search_movie_for_movies"], "{all}");
     assert!(
-        !all.contains("\"year\""),
+        !rerun.messages.iter().any(|m| m.text().contains("2021")),
         "the pruned step's result is gone: {all}"
     );
     assert!(
