@@ -53,10 +53,8 @@ pub(crate) fn solvers(
         SolverName::Anytool => {
             let settings = ctx.config()?.anytool.clone();
             let hierarchy = Arc::new(Hierarchy::from_catalog(catalog, settings.category_by));
-            let graph = match crate::retrieval::stored_needs(ctx)? {
-                Some(needs) => Some((Arc::new(Corpus::from_catalog(catalog)), needs)),
-                None => None,
-            };
+            let graph = crate::retrieval::stored_needs(ctx)?
+                .map(|needs| (Arc::new(Corpus::from_catalog(catalog)), needs));
             Some((hierarchy, settings, graph))
         }
         _ => None,
