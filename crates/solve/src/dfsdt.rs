@@ -48,6 +48,9 @@ struct Search<'a> {
     last_give_up: Option<String>,
     /// Children of the root expanded so far.
     root_branches: usize,
+    /// The path the search walked last (opening included): AnyTool's reflection re-runs
+    /// from it.
+    last_path: Vec<Message>,
 }
 
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -97,6 +100,7 @@ impl Dfsdt {
                 // The diversity note is shown once, not kept in the child's history.
                 let mut child = messages.clone();
                 child.push(response.to_message());
+                search.last_path.clone_from(&child);
                 let child_depth = depth + step_nodes(&response, &self.runtime.settings);
                 if response.tool_calls.is_empty() {
                     child.push(Message::user(CALL_A_FUNCTION));
@@ -121,6 +125,7 @@ impl Dfsdt {
                     }
                     for answered in answers {
                         child.push(Message::tool(answered.call_id, answered.content));
+                        search.last_path.clone_from(&child);
                         match answered.finish {
                             Some(FinishCall::Answer(answer)) => return Ok(Outcome::Answer(answer)),
                             Some(FinishCall::GiveUp(reason)) => gave_up = Some(reason),
@@ -164,20 +169,37 @@ impl Solver for Dfsdt {
     }
 
     async fn solve(&self, query: &str, toolset: Toolset) -> Result<Run> {
+        Ok(self.solve_from(query, toolset, Vec::new()).await?.0)
+    }
+}
+
+impl Dfsdt {
+    /// DFSDT whose root continues `prior` (messages after the opening: an earlier attempt's
+    /// steps, as AnyTool's reflection cleans them); also returns the last path walked, after
+    /// the opening.
+    pub(crate) async fn solve_from(
+        &self,
+        query: &str,
+        toolset: Toolset,
+        prior: Vec<Message>,
+    ) -> Result<(Run, Vec<Message>)> {
         let tracer = &self.runtime.tracer;
         crate::solver::started(tracer, self.name(), query, &toolset);
-        let messages = match opening(&toolset, query, &self.runtime.settings) {
+        let mut messages = match opening(&toolset, query, &self.runtime.settings) {
             Ok(m) => m,
             Err(stop) => {
-                return Ok(stopped(tracer, self.name(), query, stop));
+                return Ok((stopped(tracer, self.name(), query, stop), Vec::new()));
             }
         };
+        let opened = messages.len();
+        messages.extend(prior);
         let mut search = Search {
             query,
             toolset,
             llm_calls: 0,
             last_give_up: None,
             root_branches: 0,
+            last_path: messages.clone(),
         };
         let end = match self.expand(messages, 0, &mut search).await {
             Ok(Outcome::Answer(answer)) => End::answered(answer),
@@ -197,6 +219,9 @@ impl Solver for Dfsdt {
             root_branches: Some(search.root_branches),
             ..end
         };
-        Ok(finished(tracer, self.name(), query, end))
+        let path = search
+            .last_path
+            .split_off(opened.min(search.last_path.len()));
+        Ok((finished(tracer, self.name(), query, end), path))
     }
 }

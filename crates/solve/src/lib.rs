@@ -61,7 +61,8 @@
 
 pub use crate::anytool::{
     AgentLevel, AgentStatus, AnswerCheck, AnyTool, AnyToolSettings, CategoryBy, Hierarchy,
-    JUDGE_ROLE, Judgement, LlmJudge, Part, Relevance, ToolNode, Verdict, tokens_by_part,
+    JUDGE_ROLE, Judgement, LlmJudge, Part, ReflectionHistory, Relevance, ToolNode, Verdict,
+    tokens_by_part,
 };
 pub use crate::conagents::ConAgents;
 pub use crate::dfsdt::Dfsdt;

@@ -265,6 +265,15 @@ pub enum TraceEvent {
         /// The pool's size after.
         size: usize,
     },
+    /// AnyTool's search stage seeded the pool, and a check judged it.
+    Seeded {
+        /// The APIs the search put in the pool (hits, then dependency producers).
+        apis: Vec<ApiId>,
+        /// Whether the check found them enough (then the solver runs without agents).
+        solvable: bool,
+        /// The check's reason.
+        reason: String,
+    },
     /// AnyTool reflected on a failed attempt.
     Reflection {
         /// The round (1 = first reflection).
@@ -855,6 +864,24 @@ pub fn render(event: &TraceEvent) -> String {
             } else {
                 format!("  - pool {size}: {who} removed {}", list(removed))
             }
+        }
+        TraceEvent::Seeded {
+            apis,
+            solvable,
+            reason,
+        } => {
+            let list: Vec<String> = apis.iter().map(ToString::to_string).collect();
+            let then = if *solvable {
+                "solvable: to the solver without agents"
+            } else {
+                "not solvable: the agents search on"
+            };
+            format!(
+                "  ⌕ search seeded the pool with {} APIs: {}\n  ⌕ {then} ({})",
+                apis.len(),
+                list.join(", "),
+                cut(reason, 200)
+            )
         }
         TraceEvent::Reflection {
             round,

@@ -7,6 +7,7 @@ use anyhow::Context as _;
 use toolsmith_catalog::Catalog;
 use toolsmith_exec::JqSandbox;
 use toolsmith_llm::{BudgetLimits, ChatModel};
+use toolsmith_retrieve::{Corpus, ExpandingRetriever};
 use toolsmith_solve::{
     AnyTool, AnyToolSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, Hierarchy, React,
     ReactSettings, Runtime, Solver,
@@ -41,7 +42,8 @@ pub(crate) fn anytool_settings(ctx: &Context, paper: bool) -> anyhow::Result<Any
 }
 
 /// Builds the chosen agent over a runtime; ConAgents runs its jq filters in this binary as a
-/// sandboxed child; AnyTool walks the `catalog`'s category -> tool -> API tree.
+/// sandboxed child; AnyTool walks the `catalog`'s category -> tool -> API tree, and its search
+/// (the runtime's retriever) adds dependency producers when a tool graph is stored.
 pub(crate) fn solvers(
     ctx: &Context,
     name: SolverName,
@@ -51,7 +53,9 @@ pub(crate) fn solvers(
         SolverName::Anytool => {
             let settings = ctx.config()?.anytool.clone();
             let hierarchy = Arc::new(Hierarchy::from_catalog(catalog, settings.category_by));
-            Some((hierarchy, settings))
+            let graph = crate::retrieval::stored_needs(ctx)?
+                .map(|needs| (Arc::new(Corpus::from_catalog(catalog)), needs));
+            Some((hierarchy, settings, graph))
         }
         _ => None,
     };
@@ -65,13 +69,24 @@ pub(crate) fn solvers(
         }
         SolverName::React | SolverName::Dfsdt | SolverName::Anytool => None,
     };
+    let expand = ctx.config()?.retrieve.expand;
     Ok(move |runtime: Runtime| -> Box<dyn Solver> {
-        if let Some((hierarchy, settings)) = &anytool {
+        if let Some((hierarchy, settings, graph)) = &anytool {
             let settings = AnyToolSettings {
                 search_assisted: settings.search_assisted && !runtime.settings.paper(),
                 ..settings.clone()
             };
-            return Box::new(AnyTool::new(runtime, Arc::clone(hierarchy), settings));
+            let expander = match (graph, &runtime.retriever) {
+                (Some((corpus, needs)), Some(inner)) if settings.search_assisted => Some(Arc::new(
+                    ExpandingRetriever::new(Arc::clone(inner), corpus, needs.clone(), expand),
+                )),
+                _ => None,
+            };
+            let anytool = AnyTool::new(runtime, Arc::clone(hierarchy), settings);
+            return Box::new(match expander {
+                Some(expander) => anytool.with_expansion(expander),
+                None => anytool,
+            });
         }
         match (name, &sandbox) {
             (SolverName::Conagents, Some(sandbox)) => Box::new(ConAgents::new(

@@ -19,6 +19,9 @@ use crate::trace::{TraceEvent, cut};
 /// The role of the tool agents' solvability checks.
 pub(crate) const CHECK_ROLE: &str = "anytool_check";
 
+/// The role of the search stage's solvability check (of the seeded pool).
+pub(crate) const SEARCH_ROLE: &str = "anytool_search";
+
 /// One agent: where it sits, what it manages, what it has said.
 #[derive(Clone, Debug)]
 pub(crate) struct Agent {
@@ -147,7 +150,7 @@ impl Shared {
         self.stop.load(Ordering::SeqCst)
     }
 
-    fn halt(&self, stop: Stop) {
+    pub(crate) fn halt(&self, stop: Stop) {
         if let Ok(mut halt) = self.halt.lock()
             && halt.is_none()
         {
@@ -168,13 +171,14 @@ impl Shared {
         }
     }
 
-    /// Creates an agent (not started) and records it.
+    /// Creates an agent (not started) and records it; `note` ends its first message.
     pub(crate) fn create(
         &self,
         level: AgentLevel,
         parent: Option<usize>,
         category: Option<String>,
         tools: Vec<ToolId>,
+        note: Option<String>,
     ) -> usize {
         let named: Vec<String> = tools.iter().map(ToString::to_string).collect();
         let opening = match level {
@@ -193,6 +197,10 @@ impl Shared {
                 self.query,
                 named.join(", ")
             ),
+        };
+        let opening = match note {
+            Some(note) => format!("{opening}\n{note}"),
+            None => opening,
         };
         // A category agent's tools are its category's; the trace names the category.
         let traced = if level == AgentLevel::Tool {
@@ -354,6 +362,7 @@ impl Shared {
                             Some(id),
                             Some(name.to_owned()),
                             tools.to_vec(),
+                            None,
                         );
                         self.spawn(child);
                         format!("created agent {child} for category {name}")
@@ -409,11 +418,33 @@ impl Shared {
                     |r, t| r.tool(t),
                     self.settings.listing_cut,
                 );
-                shown
+                let mut listing = shown
                     .iter()
                     .map(ToString::to_string)
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", ");
+                // With a tool graph: the tools that produce the ids the listed tools need.
+                let producers: Vec<String> = self
+                    .relevance
+                    .as_ref()
+                    .map(|r| r.producers_of(&shown))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(producer, consumer)| {
+                        let category = self
+                            .hierarchy
+                            .tool(&producer)
+                            .map_or("", |t| t.category.as_str());
+                        format!("{producer} (category {category}; feeds {consumer})")
+                    })
+                    .collect();
+                if !producers.is_empty() {
+                    listing.push_str(&format!(
+                        "\nTools that produce ids these need: {}",
+                        producers.join(", ")
+                    ));
+                }
+                listing
             }
             None => format!("No category `{category}`."),
         }
@@ -454,7 +485,7 @@ impl Shared {
             }
         }
         let category = self.hierarchy.tool(&found[0]).map(|t| t.category.clone());
-        let child = self.create(AgentLevel::Tool, Some(id), category, found);
+        let child = self.create(AgentLevel::Tool, Some(id), category, found, None);
         self.spawn(child);
         format!("created agent {child}")
     }
@@ -559,9 +590,25 @@ impl Shared {
     }
 
     async fn check_solvable(&self) -> String {
+        match self.ask_solvable(CHECK_ROLE).await {
+            Ok((true, _)) => {
+                self.stop.store(true, Ordering::SeqCst);
+                "True".to_owned()
+            }
+            Ok((false, _)) => "False".to_owned(),
+            Err(stop) => {
+                self.halt(stop);
+                "False".to_owned()
+            }
+        }
+    }
+
+    /// Asks (as `role`) whether the pool as it is now answers the request: the verdict and its
+    /// reason; an empty pool is not.
+    pub(crate) async fn ask_solvable(&self, role: &str) -> Result<(bool, String), Stop> {
         let pool = self.pool();
         if pool.is_empty() {
-            return "False: the pool is empty".to_owned();
+            return Ok((false, "the pool is empty".to_owned()));
         }
         let listing: Vec<String> = pool
             .iter()
@@ -583,31 +630,18 @@ impl Shared {
         ];
         let response = {
             let Ok(_permit) = self.permits.acquire().await else {
-                return "False".to_owned();
+                return Ok((false, "the search was shut down".to_owned()));
             };
             self.runtime
-                .ask(CHECK_ROLE, messages, Vec::new(), &self.query)
-                .await
+                .ask(role, messages, Vec::new(), &self.query)
+                .await?
         };
-        match response {
-            Ok(r) => {
-                let yes = r
-                    .text()
-                    .trim()
-                    .lines()
-                    .next()
-                    .is_some_and(|l| l.trim().to_ascii_lowercase().starts_with("yes"));
-                if yes {
-                    self.stop.store(true, Ordering::SeqCst);
-                    "True".to_owned()
-                } else {
-                    "False".to_owned()
-                }
-            }
-            Err(stop) => {
-                self.halt(stop);
-                "False".to_owned()
-            }
-        }
+        let text = response.text().trim();
+        let mut lines = text.lines();
+        let yes = lines
+            .next()
+            .is_some_and(|l| l.trim().to_ascii_lowercase().starts_with("yes"));
+        let reason = lines.collect::<Vec<_>>().join(" ").trim().to_owned();
+        Ok((yes, reason))
     }
 }

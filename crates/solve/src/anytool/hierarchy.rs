@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::{ApiEntry, ApiId, Catalog, ToolId};
-use toolsmith_retrieve::{Filter, Retriever};
+use toolsmith_retrieve::{ExpandingRetriever, Filter, Hit, Retriever};
 
 /// What a tool's category is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,11 +128,14 @@ impl Hierarchy {
 }
 
 /// How relevant each tool and category is to one query (search-assisted mode): a tool scores
-/// its best API hit, a category its best tool.
+/// its best API hit, a category its best tool. With a tool graph, a tool that produces the ids
+/// a found tool needs scores as high as that tool, and listings name it.
 #[derive(Clone, Debug, Default)]
 pub struct Relevance {
     tools: HashMap<ToolId, f32>,
     categories: HashMap<String, f32>,
+    /// Per tool, the other tools that produce ids its APIs need, in the order expansion added.
+    producers: BTreeMap<ToolId, Vec<ToolId>>,
 }
 
 impl Relevance {
@@ -144,6 +147,50 @@ impl Relevance {
         depth: usize,
     ) -> toolsmith_retrieve::Result<Self> {
         let hits = retriever.search(query, depth, &Filter::default()).await?;
+        Ok(Self::from_hits(hierarchy, hits))
+    }
+
+    /// Scores from the top `depth` hits of `expander` for `query`, with the dependency
+    /// producers it adds scored as the tools they feed.
+    pub async fn search_expanded(
+        expander: &ExpandingRetriever,
+        hierarchy: &Hierarchy,
+        query: &str,
+        depth: usize,
+    ) -> toolsmith_retrieve::Result<Self> {
+        let (hits, added) = expander
+            .search_expanded(query, depth, &Filter::default())
+            .await?;
+        let mut relevance = Self::from_hits(hierarchy, hits);
+        for a in added {
+            let (producer, consumer) = (a.api.tool().clone(), a.feeds.tool().clone());
+            if producer == consumer {
+                continue;
+            }
+            if let Some(score) = relevance.tool(&consumer) {
+                relevance.lift(hierarchy, &producer, score);
+            }
+            let feeds = relevance.producers.entry(consumer).or_default();
+            if !feeds.contains(&producer) {
+                feeds.push(producer);
+            }
+        }
+        Ok(relevance)
+    }
+
+    fn lift(&mut self, hierarchy: &Hierarchy, tool: &ToolId, score: f32) {
+        let best = self.tools.entry(tool.clone()).or_insert(f32::MIN);
+        *best = best.max(score);
+        if let Some(node) = hierarchy.tool(tool) {
+            let best = self
+                .categories
+                .entry(node.category.clone())
+                .or_insert(f32::MIN);
+            *best = best.max(score);
+        }
+    }
+
+    fn from_hits(hierarchy: &Hierarchy, hits: Vec<Hit>) -> Self {
         let mut relevance = Self::default();
         for hit in hits {
             let best = relevance.tools.entry(hit.tool.clone()).or_insert(f32::MIN);
@@ -156,7 +203,21 @@ impl Relevance {
                 *best = best.max(hit.score);
             }
         }
-        Ok(relevance)
+        relevance
+    }
+
+    /// The producers of the ids `listed` tools need that `listed` lacks, each with the tool it
+    /// feeds (first listed first).
+    pub fn producers_of(&self, listed: &[ToolId]) -> Vec<(ToolId, ToolId)> {
+        let mut out: Vec<(ToolId, ToolId)> = Vec::new();
+        for consumer in listed {
+            for producer in self.producers.get(consumer).into_iter().flatten() {
+                if !listed.contains(producer) && !out.iter().any(|(p, _)| p == producer) {
+                    out.push((producer.clone(), consumer.clone()));
+                }
+            }
+        }
+        out
     }
 
     /// Scores given directly (tests, other rankers).

@@ -7,14 +7,17 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::json;
-use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, ToolId, read_bytes};
+use toolsmith_catalog::{
+    ApiId, Catalog, DocSelector, ImportOptions, Scope, Store, ToolId, read_bytes,
+};
 use toolsmith_exec::ApiBook;
 use toolsmith_exec::testing::ScriptedExecutor;
+use toolsmith_graph::{Need, Producer};
 use toolsmith_llm::testing::{Reply, ScriptedLlm, When};
-use toolsmith_retrieve::{Filter, Hit, Retriever};
+use toolsmith_retrieve::{Corpus, ExpandSettings, ExpandingRetriever, Filter, Hit, Retriever};
 use toolsmith_solve::{
-    AgentLevel, AnyTool, AnyToolSettings, CategoryBy, Finish, Hierarchy, Part, Run, RunLimit,
-    Solver, Toolset, TraceEvent,
+    AgentLevel, AnyTool, AnyToolSettings, CategoryBy, DfsdtSettings, Finish, Hierarchy, Part,
+    ReflectionHistory, Run, RunLimit, Solver, Toolset, TraceEvent,
 };
 
 use crate::support::*;
@@ -38,6 +41,14 @@ fn spec(title: &str, ops: &[(&str, &str)]) -> String {
 
 /// Three categories: Movies (movies, cinema), Weather (weather), Finance (stocks).
 pub(crate) fn world() -> (Arc<Hierarchy>, Arc<ApiBook>) {
+    let catalog = world_catalog();
+    (
+        Arc::new(Hierarchy::from_catalog(&catalog, CategoryBy::Category)),
+        Arc::new(ApiBook::from_catalog(&catalog)),
+    )
+}
+
+fn world_catalog() -> Catalog {
     let mut store = Store::in_memory().unwrap();
     for (tool, category, ops) in [
         (
@@ -69,13 +80,9 @@ pub(crate) fn world() -> (Arc<Hierarchy>, Arc<ApiBook>) {
         .unwrap();
         store.import(&batch, false).unwrap();
     }
-    let catalog = store
+    store
         .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
-    (
-        Arc::new(Hierarchy::from_catalog(&catalog, CategoryBy::Category)),
-        Arc::new(ApiBook::from_catalog(&catalog)),
-    )
+        .unwrap()
 }
 
 fn api(id: &str) -> ApiId {
@@ -102,6 +109,15 @@ async fn solve(
     settings: AnyToolSettings,
     retriever: Option<Arc<dyn Retriever>>,
 ) -> Run {
+    solve_with(llm, settings, retriever, None).await
+}
+
+async fn solve_with(
+    llm: ScriptedLlm,
+    settings: AnyToolSettings,
+    retriever: Option<Arc<dyn Retriever>>,
+    expander: Option<Arc<ExpandingRetriever>>,
+) -> Run {
     let (hierarchy, book) = world();
     let tools = Arc::new(
         ScriptedExecutor::new()
@@ -116,7 +132,12 @@ async fn solve(
     );
     let mut rt = runtime(Arc::new(llm), tools, book);
     rt.retriever = retriever;
-    AnyTool::new(rt, hierarchy, settings)
+    let anytool = AnyTool::new(rt, hierarchy, settings);
+    let anytool = match expander {
+        Some(expander) => anytool.with_expansion(expander),
+        None => anytool,
+    };
+    anytool
         .solve("When did Dune come out?", Toolset::default())
         .await
         .unwrap()
@@ -532,8 +553,10 @@ async fn listing(settings: AnyToolSettings) -> String {
 
 #[tokio::test]
 async fn search_assisted_listings_are_ordered_by_relevance_and_cut() {
+    // The listings alone: no search stage.
     let assisted = listing(AnyToolSettings {
         search_assisted: true,
+        seed_k: 0,
         listing_cut: 2,
         ..settings()
     })
@@ -548,4 +571,313 @@ async fn search_assisted_listings_are_ordered_by_relevance_and_cut() {
         .map(|l| l.split(' ').next().unwrap())
         .collect();
     assert_eq!(lines, vec!["Finance", "Movies", "Weather"], "{paper}");
+}
+
+/// Finds the given APIs, best first.
+struct Finds(Vec<&'static str>);
+
+#[async_trait]
+impl Retriever for Finds {
+    async fn search(
+        &self,
+        _query: &str,
+        k: usize,
+        _filter: &Filter,
+    ) -> toolsmith_retrieve::Result<Vec<Hit>> {
+        Ok(self
+            .0
+            .iter()
+            .take(k)
+            .enumerate()
+            .map(|(i, api)| {
+                let api: ApiId = api.parse().unwrap();
+                Hit {
+                    tool: api.tool().clone(),
+                    api,
+                    score: 1.0 / (1.0 + i as f32),
+                    text: String::new(),
+                }
+            })
+            .collect())
+    }
+}
+
+/// Search-assisted settings, one vote, seeding from `seed_k` hits.
+fn seeding(seed_k: usize) -> AnyToolSettings {
+    AnyToolSettings {
+        judge_votes: 1,
+        seed_k,
+        ..AnyToolSettings::default()
+    }
+}
+
+fn seeded(run: &Run) -> Vec<(Vec<ApiId>, bool)> {
+    run.trace
+        .iter()
+        .filter_map(|e| match &e.event {
+            TraceEvent::Seeded { apis, solvable, .. } => Some((apis.clone(), *solvable)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_seeded_pool_judged_solvable_goes_to_the_solver_without_agents() {
+    let llm = answering(
+        ScriptedLlm::new([]).with_rule(role("anytool_search"), Reply::text("YES\nsearch finds it")),
+    );
+    let run = solve(
+        llm.clone(),
+        seeding(2),
+        Some(Arc::new(Finds(vec![
+            "movies/search_movie",
+            "movies/get_movie",
+            "cinema/showtimes",
+        ]))),
+    )
+    .await;
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    assert_eq!(
+        seeded(&run),
+        vec![(
+            vec![api("movies/search_movie"), api("movies/get_movie")],
+            true
+        )]
+    );
+    assert!(created(&run).is_empty(), "{:?}", created(&run));
+    assert_eq!(
+        final_pool(&run),
+        vec![api("movies/search_movie"), api("movies/get_movie")]
+    );
+    let roles: Vec<String> = llm.requests().iter().map(|r| r.role.to_string()).collect();
+    assert_eq!(roles[0], "anytool_search", "{roles:?}");
+    assert!(!roles.iter().any(|r| r == "anytool_meta"), "{roles:?}");
+    let parts = toolsmith_solve::tokens_by_part(&run.trace);
+    assert_eq!(parts.get(&Part::Search).map(|p| p.1), Some(1), "{parts:?}");
+    assert!(!parts.contains_key(&Part::Meta), "{parts:?}");
+}
+
+#[tokio::test]
+async fn a_seeded_pool_judged_unsolvable_starts_the_agents_with_the_reason() {
+    let llm = answering(
+        ScriptedLlm::new([])
+            .with_rule(
+                role("anytool_search"),
+                Reply::text("NO\nnothing gives the release year"),
+            )
+            .with_rule(role("anytool_meta"), call("finish_search", json!({}))),
+    );
+    let run = solve(
+        llm.clone(),
+        seeding(1),
+        Some(Arc::new(Finds(vec!["movies/search_movie"]))),
+    )
+    .await;
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    assert_eq!(
+        seeded(&run),
+        vec![(vec![api("movies/search_movie")], false)]
+    );
+    assert_eq!(created(&run), vec![(AgentLevel::Meta, vec![])]);
+    let requests = llm.requests();
+    let meta = requests
+        .iter()
+        .find(|r| r.role.as_str() == "anytool_meta")
+        .unwrap();
+    let opening = meta.messages[1].text();
+    assert!(
+        opening.contains("nothing gives the release year"),
+        "{opening}"
+    );
+    assert!(opening.contains("movies/search_movie"), "{opening}");
+    // The agents start from the seeded pool.
+    assert_eq!(final_pool(&run), vec![api("movies/search_movie")]);
+}
+
+/// The solver searches, reads details, then gives up naming the details API (one branch per
+/// node, so the last path is that chain); a re-run told why answers.
+fn failing_then_answering(llm: ScriptedLlm) -> ScriptedLlm {
+    llm.with_rule(role("anytool_search"), Reply::text("YES"))
+        .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+        .with_rule(
+            role("agent").and_last_message_contains("did not solve the request"),
+            Reply::tool_call("Finish", answer("Dune came out in 2021.")),
+        )
+        .with_rule_times(
+            role("agent"),
+            call("search_movie_for_movies", json!({"q": "Dune"})),
+            1,
+        )
+        .with_rule_times(
+            role("agent"),
+            call("get_movie_for_movies", json!({"q": "1"})),
+            1,
+        )
+        .with_rule(
+            role("agent"),
+            Reply::tool_call("Finish", give_up("get_movie_for_movies does not answer")),
+        )
+        .with_rule(
+            role("anytool_judge"),
+            Reply::text("SOLVED\nit gives the year"),
+        )
+}
+
+fn one_branch(history: ReflectionHistory) -> AnyToolSettings {
+    AnyToolSettings {
+        reflection_rounds: 1,
+        reflection_history: history,
+        dfsdt: DfsdtSettings {
+            width: 1,
+            ..AnyToolSettings::PAPER.dfsdt
+        },
+        ..seeding(2)
+    }
+}
+
+#[tokio::test]
+async fn the_papers_reflection_reruns_the_solver_from_the_cleaned_history() {
+    let llm = failing_then_answering(ScriptedLlm::new([]));
+    let run = solve(
+        llm.clone(),
+        one_branch(ReflectionHistory::Cleaned),
+        Some(Arc::new(Finds(vec![
+            "movies/search_movie",
+            "movies/get_movie",
+        ]))),
+    )
+    .await;
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    assert_eq!(final_pool(&run), vec![api("movies/search_movie")]);
+    // The meta agent starts at the reflection, told why (the seeded pool had no agents).
+    assert_eq!(created(&run), vec![(AgentLevel::Meta, vec![])]);
+    let requests = llm.requests();
+    let rerun = requests
+        .iter()
+        .find(|r| r.role.as_str() == "agent" && r.last_message().contains("did not solve"))
+        .unwrap();
+    let texts: Vec<String> = rerun.messages.iter().map(|m| format!("{m:?}")).collect();
+    let all = texts.join("\n");
+    // Kept: the search step and its result; gone: the pruned API's step and the give-up.
+    assert!(all.contains("search_movie_for_movies"), "{all}");
+    assert!(
+        rerun
+            .messages
+            .iter()
+            .any(|m| matches!(m, toolsmith_llm::Message::Tool { content, .. } if content.contains("results"))),
+        "the search's result is kept: {all}"
+    );
+    let called: Vec<&str> = rerun
+        .messages
+        .iter()
+        .flat_map(|m| match m {
+            toolsmith_llm::Message::Assistant { tool_calls, .. } => {
+                tool_calls.iter().map(|c| c.name.as_str()).collect()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    assert_eq!(called, vec!["search_movie_for_movies"], "{all}");
+    assert!(
+        !rerun.messages.iter().any(|m| m.text().contains("2021")),
+        "the pruned step's result is gone: {all}"
+    );
+    assert!(
+        rerun
+            .last_message()
+            .contains("get_movie_for_movies does not answer"),
+        "the reason closes the history: {all}"
+    );
+    // The re-run offers only the pool's APIs.
+    let offered: Vec<&str> = rerun.tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(!offered.contains(&"get_movie_for_movies"), "{offered:?}");
+}
+
+#[tokio::test]
+async fn the_fresh_reflection_reruns_the_solver_from_the_opening() {
+    let llm = failing_then_answering(ScriptedLlm::new([]));
+    let run = solve(
+        llm.clone(),
+        one_branch(ReflectionHistory::Fresh),
+        Some(Arc::new(Finds(vec![
+            "movies/search_movie",
+            "movies/get_movie",
+        ]))),
+    )
+    .await;
+    let requests = llm.requests();
+    let openings: Vec<usize> = requests
+        .iter()
+        .filter(|r| r.role.as_str() == "agent" && r.messages.len() == 2)
+        .map(|r| r.tools.len())
+        .collect();
+    // Both attempts began at the opening: two tools then one, plus Finish.
+    assert_eq!(openings, vec![3, 2], "{:?}", run.detail);
+    assert!(
+        !requests
+            .iter()
+            .any(|r| r.role.as_str() == "agent" && r.last_message().contains("did not solve"))
+    );
+}
+
+#[tokio::test]
+async fn graph_expanded_listings_name_the_producers_and_seed_them() {
+    // weather/forecast needs `q`, which stocks/quote produces (a made-up edge).
+    let needs = std::collections::BTreeMap::from([(
+        api("weather/forecast"),
+        vec![Need {
+            param: "q".to_owned(),
+            producers: vec![Producer {
+                api: api("stocks/quote"),
+                strength: 1.0,
+                lookup: true,
+            }],
+        }],
+    )]);
+    let catalog = world_catalog();
+    let expander = Arc::new(ExpandingRetriever::new(
+        Arc::new(Finds(vec!["weather/forecast"])),
+        &Corpus::from_catalog(&catalog),
+        needs,
+        ExpandSettings::default(),
+    ));
+    let llm = ScriptedLlm::new([])
+        .with_rule(role("anytool_search"), Reply::text("NO\nno quotes"))
+        .with_rule_times(
+            role("anytool_meta"),
+            call("get_tools_in_category", json!({"category": "Weather"})),
+            1,
+        )
+        .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+        .with_rule(
+            role("agent"),
+            Reply::tool_call("Finish", give_up("no tools")),
+        );
+    let run = solve_with(
+        llm.clone(),
+        AnyToolSettings {
+            reflection_rounds: 0,
+            ..seeding(1)
+        },
+        None,
+        Some(expander),
+    )
+    .await;
+    assert_eq!(
+        seeded(&run),
+        vec![(vec![api("weather/forecast"), api("stocks/quote")], false)]
+    );
+    let requests = llm.requests();
+    let listing = requests
+        .iter()
+        .filter(|r| r.role.as_str() == "anytool_meta")
+        .nth(1)
+        .unwrap()
+        .last_message()
+        .to_owned();
+    assert!(listing.starts_with("weather"), "{listing}");
+    assert!(
+        listing.contains("stocks (category Finance; feeds weather)"),
+        "{listing}"
+    );
 }

@@ -1,36 +1,299 @@
 //! AnyTool measurements (ignored: slow; run with `--ignored --nocapture`): tokens and calls per
-//! part in paper vs search-assisted mode over ToolEnv2404 with a scripted policy that walks
-//! to each query's gold tools, and wall-clock with concurrent vs sequential agents.
+//! part in paper vs search-assisted mode over ToolEnv2404 with [`Policy`], a scripted model that
+//! walks to each query's gold APIs the same way in both modes, and wall-clock with concurrent
+//! vs sequential agents.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
-use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
+use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, read_source};
 use toolsmith_exec::ApiBook;
 use toolsmith_exec::testing::ScriptedExecutor;
 use toolsmith_llm::testing::{Reply, ScriptedLlm, When};
+use toolsmith_llm::{ChatModel, ChatRequest, ChatResponse, Message};
 use toolsmith_retrieve::{Bm25Index, Bm25Settings, Corpus, Retriever};
 use toolsmith_solve::{
-    AnyTool, AnyToolSettings, CategoryBy, Hierarchy, Part, Solver, Toolset, tokens_by_part,
+    AnyTool, AnyToolSettings, CategoryBy, Hierarchy, Part, RenderOptions, Run, Solver, Toolset,
+    TraceEvent, tokens_by_part,
 };
 
 use crate::support::*;
-
 fn data(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/data")
         .join(relative)
 }
 
+/// The scripted policy, identical in paper and search-assisted mode. It knows the query's gold
+/// APIs and acts only on what each agent was shown:
+/// - meta agent: `list_categories`, then one `create_category_agent` per category of a gold API
+///   it was not told is in the pool (the seeded note names the pool), if that category is in the
+///   listing it saw, then `finish_search`;
+/// - category agent: `get_tools_in_category`, then one `create_tool_agent` with the gold tools of
+///   its category that the listing showed (at most 5), then `finish_search`;
+/// - tool agent: `get_apis_in_tool` for each of its tools, `add_apis_to_pool` with the gold APIs
+///   of its tools, `check_if_solvable`, `finish_search`;
+/// - solvability check (the tool agents' and the search stage's): YES exactly when every gold
+///   API is in the pool it lists;
+/// - solver: `Finish` with an answer when every gold API is among its tools, else a give-up;
+/// - judge: SOLVED.
+///
+/// Tokens are the scripted model's estimate of each request and reply.
+struct Policy {
+    gold: Vec<ApiId>,
+    gold_functions: Vec<String>,
+    hierarchy: Arc<Hierarchy>,
+}
+
 fn call(name: &str, args: Value) -> Reply {
     Reply::tool_call(name, args.to_string())
 }
 
+impl Policy {
+    fn category_of(&self, api: &ApiId) -> String {
+        self.hierarchy
+            .tool(api.tool())
+            .map(|t| t.category.clone())
+            .unwrap_or_default()
+    }
+
+    fn decide(&self, req: &ChatRequest) -> Reply {
+        let opening = req.messages.get(1).map_or("", Message::text);
+        let results: Vec<&str> = req
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool { content, .. } => Some(content.as_str()),
+                _ => None,
+            })
+            .collect();
+        match req.role.as_str() {
+            "anytool_check" | "anytool_search" => {
+                let listed: Vec<&str> = req
+                    .last_message()
+                    .lines()
+                    .filter_map(|l| l.split_once(": ").map(|(id, _)| id))
+                    .collect();
+                let all = self
+                    .gold
+                    .iter()
+                    .all(|g| listed.contains(&g.to_string().as_str()));
+                Reply::text(if all {
+                    "YES\nthe pool has what the request needs"
+                } else {
+                    "NO\nsome of what the request needs is missing"
+                })
+            }
+            "anytool_judge" => Reply::text("SOLVED\nit answers"),
+            "anytool_meta" => {
+                let Some(listing) = results.first() else {
+                    return call("list_categories", json!({}));
+                };
+                let mut wanted: Vec<String> = Vec::new();
+                for g in &self.gold {
+                    let category = self.category_of(g);
+                    if !opening.contains(&g.to_string()) && !wanted.contains(&category) {
+                        wanted.push(category);
+                    }
+                }
+                let shown = |c: &str| listing.lines().any(|l| l.starts_with(&format!("{c} (")));
+                let created = |c: &str| {
+                    results
+                        .iter()
+                        .any(|r| r.ends_with(&format!("for category {c}")))
+                };
+                match wanted.iter().find(|c| shown(c) && !created(c)) {
+                    Some(c) => call("create_category_agent", json!({"category": c})),
+                    None => call("finish_search", json!({})),
+                }
+            }
+            "anytool_category" => {
+                let category = opening
+                    .rsplit_once("category: ")
+                    .and_then(|(_, rest)| rest.split_once(". Pick"))
+                    .map_or("", |(c, _)| c);
+                let Some(listing) = results.first() else {
+                    return call("get_tools_in_category", json!({"category": category}));
+                };
+                let first_line = listing.lines().next().unwrap_or("");
+                let shown: Vec<&str> = first_line.split(", ").collect();
+                let mut tools: Vec<String> = Vec::new();
+                for g in &self.gold {
+                    let tool = g.tool().to_string();
+                    if self.category_of(g) == category
+                        && shown.contains(&tool.as_str())
+                        && !tools.contains(&tool)
+                    {
+                        tools.push(tool);
+                    }
+                }
+                tools.truncate(5);
+                if results.len() == 1 && !tools.is_empty() {
+                    call("create_tool_agent", json!({"tools": tools}))
+                } else {
+                    call("finish_search", json!({}))
+                }
+            }
+            "anytool_tool" => {
+                let tools: Vec<&str> = opening
+                    .rsplit_once("tools: ")
+                    .and_then(|(_, rest)| rest.split_once(". Add"))
+                    .map_or(Vec::new(), |(t, _)| t.split(", ").collect());
+                let step = results.len();
+                if let Some(tool) = tools.get(step) {
+                    return call("get_apis_in_tool", json!({"tool": tool}));
+                }
+                let mine: Vec<String> = self
+                    .gold
+                    .iter()
+                    .filter(|g| tools.contains(&g.tool().as_str()))
+                    .map(ToString::to_string)
+                    .collect();
+                match step - tools.len() {
+                    0 => call("add_apis_to_pool", json!({"apis": mine})),
+                    1 => call("check_if_solvable", json!({})),
+                    _ => call("finish_search", json!({})),
+                }
+            }
+            _ => {
+                let offered: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
+                if self
+                    .gold_functions
+                    .iter()
+                    .all(|f| offered.contains(&f.as_str()))
+                {
+                    Reply::tool_call("Finish", answer("done"))
+                } else {
+                    Reply::tool_call("Finish", give_up("a needed API is not among my tools"))
+                }
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl ChatModel for Policy {
+    async fn chat(&self, req: &ChatRequest) -> toolsmith_llm::Result<ChatResponse> {
+        ScriptedLlm::new([self.decide(req)]).chat(req).await
+    }
+
+    fn model_name(&self) -> &str {
+        "policy"
+    }
+}
+
+/// One query of a test set with its gold APIs resolved in the catalog.
+struct Query {
+    text: String,
+    gold: Vec<ApiId>,
+}
+
+fn queries(hierarchy: &Hierarchy, file: &str, n: usize) -> (Vec<Query>, usize) {
+    let raw: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(data(&format!(
+            "toolbench/stabletoolbench/test_instruction/{file}"
+        )))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    for q in raw.iter().take(n) {
+        let relevant = q["relevant APIs"].as_array().unwrap();
+        let gold: Vec<ApiId> = relevant
+            .iter()
+            .filter_map(|g| {
+                let tool = hierarchy.find_tool(g[0].as_str()?)?;
+                let api = tool
+                    .apis
+                    .iter()
+                    .find(|a| a.api.name == g[1].as_str().unwrap_or(""))?;
+                Some(api.api.id.clone())
+            })
+            .collect();
+        if gold.is_empty() || gold.len() < relevant.len() {
+            skipped += 1;
+            continue;
+        }
+        out.push(Query {
+            text: q["query"].as_str().unwrap().to_owned(),
+            gold,
+        });
+    }
+    (out, skipped)
+}
+
+/// Totals of one mode over a query set.
+#[derive(Default)]
+struct Totals {
+    parts: BTreeMap<Part, (u64, usize)>,
+    queries: usize,
+    answered: usize,
+    gold_in_pool: usize,
+    without_agents: usize,
+    seed_hits: usize,
+}
+
+impl Totals {
+    fn add(&mut self, run: &Run, gold: &[ApiId]) {
+        for (part, (t, c)) in tokens_by_part(&run.trace) {
+            let slot = self.parts.entry(part).or_default();
+            slot.0 += t;
+            slot.1 += c;
+        }
+        self.queries += 1;
+        self.answered += usize::from(run.answer.is_some());
+        let mut agents = 0;
+        for e in &run.trace {
+            match &e.event {
+                TraceEvent::PartTokens { pool, .. } => {
+                    self.gold_in_pool += usize::from(gold.iter().all(|g| pool.contains(g)));
+                }
+                TraceEvent::AgentCreated { .. } => agents += 1,
+                TraceEvent::Seeded { apis, .. } => {
+                    self.seed_hits += gold.iter().filter(|g| apis.contains(g)).count();
+                }
+                _ => {}
+            }
+        }
+        self.without_agents += usize::from(agents == 0);
+    }
+
+    fn tokens(&self) -> f64 {
+        self.parts.values().map(|(t, _)| *t).sum::<u64>() as f64 / self.queries.max(1) as f64
+    }
+
+    fn report(&self, set: &str, mode: &str, paper: f64) {
+        let n = self.queries.max(1) as f64;
+        let calls = self.parts.values().map(|(_, c)| *c).sum::<usize>() as f64 / n;
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|(p, (t, c))| format!("{p:?} {:.0}/{:.1}", *t as f64 / n, *c as f64 / n))
+            .collect();
+        eprintln!(
+            "{set} {mode}: {} queries; per query {:.0} tokens ({:.2}x paper), {calls:.1} calls; \
+             answered {}, gold in pool {}, no agents {}, gold APIs seeded {}; by part (tokens/calls \
+             per query): {}",
+            self.queries,
+            self.tokens(),
+            self.tokens() / paper,
+            self.answered,
+            self.gold_in_pool,
+            self.without_agents,
+            self.seed_hits,
+            parts.join(", ")
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "imports ToolEnv2404 (46,802 APIs); a measurement"]
-async fn measure_paper_vs_search_assisted_on_g1() {
+async fn measure_paper_vs_search_assisted_on_g1_and_g2() {
     let started = Instant::now();
     let batch = read_source(
         &data("toolbench/toolenv2404/toolenv2404_filtered.tar.gz"),
@@ -57,109 +320,70 @@ async fn measure_paper_vs_search_assisted_on_g1() {
         hierarchy.categories().count(),
         started.elapsed()
     );
-    let queries: Vec<Value> = serde_json::from_str(
-        &std::fs::read_to_string(data(
-            "toolbench/stabletoolbench/test_instruction/G1_instruction.json",
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    for (mode, assisted) in [("paper", false), ("search-assisted", true)] {
-        let mut total: std::collections::BTreeMap<Part, (u64, usize)> = Default::default();
-        let mut n = 0;
-        for q in queries.iter().take(20) {
-            let query = q["query"].as_str().unwrap();
-            let gold = &q["relevant APIs"][0];
-            let Some(tool) = hierarchy.find_tool(gold[0].as_str().unwrap()) else {
-                continue;
-            };
-            let apis: Vec<String> = q["relevant APIs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(|g| {
-                    let t = hierarchy.find_tool(g[0].as_str()?)?;
-                    let a = t
-                        .apis
-                        .iter()
-                        .find(|a| a.api.name == g[1].as_str().unwrap_or(""))?;
-                    Some(a.api.id.to_string())
-                })
-                .collect();
-            let llm = ScriptedLlm::new([])
-                .with_rule_times(
-                    When::role("anytool_meta"),
-                    call("list_categories", json!({})),
-                    1,
-                )
-                .with_rule_times(
-                    When::role("anytool_meta"),
-                    call("create_category_agent", json!({"category": tool.category})),
-                    1,
-                )
-                .with_rule(When::role("anytool_meta"), call("finish_search", json!({})))
-                .with_rule_times(
-                    When::role("anytool_category"),
-                    call("get_tools_in_category", json!({"category": tool.category})),
-                    1,
-                )
-                .with_rule_times(
-                    When::role("anytool_category"),
-                    call("create_tool_agent", json!({"tools": [tool.id.to_string()]})),
-                    1,
-                )
-                .with_rule(
-                    When::role("anytool_category"),
-                    call("finish_search", json!({})),
-                )
-                .with_rule_times(
-                    When::role("anytool_tool"),
-                    call("get_apis_in_tool", json!({"tool": tool.id.to_string()})),
-                    1,
-                )
-                .with_rule_times(
-                    When::role("anytool_tool"),
-                    call("add_apis_to_pool", json!({"apis": apis})),
-                    1,
-                )
-                .with_rule(
-                    When::role("anytool_tool"),
-                    call("check_if_solvable", json!({})),
-                )
-                .with_rule(When::role("anytool_check"), Reply::text("YES"))
-                .with_rule(
-                    When::role("agent"),
-                    Reply::tool_call("Finish", answer("done")),
-                )
-                .with_rule(When::role("anytool_judge"), Reply::text("SOLVED\nok"));
-            let mut rt = runtime(
-                Arc::new(llm),
-                Arc::new(ScriptedExecutor::new()),
-                Arc::clone(&book),
-            );
-            rt.retriever = Some(Arc::clone(&bm25));
-            let settings = AnyToolSettings {
-                search_assisted: assisted,
-                ..AnyToolSettings::default()
-            };
-            let run = AnyTool::new(rt, Arc::clone(&hierarchy), settings)
-                .solve(query, Toolset::default())
-                .await
-                .unwrap();
-            for (part, (t, c)) in tokens_by_part(&run.trace) {
-                let slot = total.entry(part).or_default();
-                slot.0 += t;
-                slot.1 += c;
-            }
-            n += 1;
-        }
-        let tokens: u64 = total.values().map(|(t, _)| t).sum();
-        let calls: usize = total.values().map(|(_, c)| c).sum();
+    let n: usize = std::env::var("ANYTOOL_QUERIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    for file in ["G1_instruction.json", "G2_instruction.json"] {
+        let (set, skipped) = queries(&hierarchy, file, n);
         eprintln!(
-            "{mode}: {n} queries, per query {} tokens, {} calls; by part (tokens, calls) over all: {total:?}",
-            tokens / n.max(1) as u64,
-            calls / n.max(1)
+            "{file}: {} queries with every gold API in the catalog ({skipped} skipped)",
+            set.len()
         );
+        let modes: Vec<(String, AnyToolSettings)> = [(
+            "paper".to_owned(),
+            AnyToolSettings {
+                search_assisted: false,
+                ..AnyToolSettings::default()
+            },
+        )]
+        .into_iter()
+        .chain([0, 8, 12, 16].map(|k| {
+            (
+                format!("search-assisted seed_k={k}"),
+                AnyToolSettings {
+                    seed_k: k,
+                    ..AnyToolSettings::default()
+                },
+            )
+        }))
+        .collect();
+        let mut paper = 0.0;
+        for (mode, settings) in modes {
+            let mut totals = Totals::default();
+            for q in &set {
+                let entries: Vec<_> = q
+                    .gold
+                    .iter()
+                    .filter_map(|g| hierarchy.api(g).map(|(_, e)| e.clone()))
+                    .collect();
+                let gold_functions = Toolset::new(&entries, &RenderOptions::default())
+                    .api_specs()
+                    .into_iter()
+                    .map(|s| s.name.clone())
+                    .collect();
+                let policy = Policy {
+                    gold: q.gold.clone(),
+                    gold_functions,
+                    hierarchy: Arc::clone(&hierarchy),
+                };
+                let mut rt = runtime(
+                    Arc::new(policy),
+                    Arc::new(ScriptedExecutor::new()),
+                    Arc::clone(&book),
+                );
+                rt.retriever = Some(Arc::clone(&bm25));
+                let run = AnyTool::new(rt, Arc::clone(&hierarchy), settings.clone())
+                    .solve(&q.text, Toolset::default())
+                    .await
+                    .unwrap();
+                totals.add(&run, &q.gold);
+            }
+            if mode == "paper" {
+                paper = totals.tokens();
+            }
+            totals.report(file, &mode, paper);
+        }
     }
 }
 

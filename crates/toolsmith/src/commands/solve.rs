@@ -37,7 +37,12 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     let retriever = if args.retrieve.is_some() || args.search_tool || assisted {
         let corpus = retrieval::corpus(&store, &selector)?;
         let method = ctx.config()?.retrieve.method(None);
-        Some(rt.block_on(retrieval::expanding_retriever(ctx, method, corpus))?)
+        // AnyTool adds the tool graph's producers itself (`agents::solvers`).
+        if args.solver == SolverName::Anytool {
+            Some(rt.block_on(retrieval::indexed_retriever(ctx, method, corpus))?)
+        } else {
+            Some(rt.block_on(retrieval::expanding_retriever(ctx, method, corpus))?)
+        }
     } else {
         None
     };

@@ -129,3 +129,124 @@ async fn solve_with_anytool_builds_the_agent_tree_and_answers_from_the_pool() {
     );
     assert_eq!(events.last().unwrap()["event"], "finished");
 }
+
+/// A workspace over TMDB whose model is `chat`, except that the first solvability check says
+/// NO when `first_check_says_no`; search by BM25, the pool seeded with `seed_k` hits.
+async fn seeded_workspace(
+    first_check_says_no: bool,
+    seed_k: usize,
+) -> (Workspace, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let checks = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&checks);
+    let app = Router::new().route(
+        "/v1/chat/completions",
+        post(move |Json(request): Json<Value>| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let system = request["messages"][0]["content"].as_str().unwrap_or("");
+                let is_check = request["tools"].as_array().is_none_or(Vec::is_empty)
+                    && system.contains("listed APIs");
+                if is_check && seen.fetch_add(1, Ordering::SeqCst) == 0 && first_check_says_no {
+                    return Json(json!({"id": "x", "object": "chat.completion",
+                        "model": request["model"],
+                        "choices": [{"index": 0, "finish_reason": "stop", "message":
+                            {"role": "assistant", "content": "NO\nno API gives the details"}}],
+                        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}));
+                }
+                chat(Json(request)).await
+            }
+        }),
+    );
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    ws.use_llm(addr);
+    let toml = ws.dir.path().join("toolsmith.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str(&format!(
+        "[retrieve]\nmethod = \"bm25\"\n[anytool]\nseed_k = {seed_k}\njudge_votes = 1\n"
+    ));
+    std::fs::write(&toml, text).unwrap();
+    (ws, checks)
+}
+
+/// Runs `solve --solver anytool QUERY --trace` (search-assisted, the default) off the runtime:
+/// stdout, stderr and the trace's events.
+async fn solve_anytool(ws: Workspace, query: &'static str) -> (String, String, Vec<Value>) {
+    let trace = ws.dir.path().join("trace.jsonl");
+    let trace_arg = trace.to_str().unwrap().to_owned();
+    let (out, ws) = tokio::task::spawn_blocking(move || {
+        let out = ws.run(&["solve", query, "--solver", "anytool", "--trace", &trace_arg]);
+        (out, ws)
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let events = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    drop(ws);
+    (stdout, stderr, events)
+}
+
+fn agent_levels(events: &[Value]) -> Vec<&str> {
+    events
+        .iter()
+        .filter(|e| e["event"] == "agent_created")
+        .map(|e| e["level"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_seeded_pool_judged_solvable_reaches_the_solver_without_agents() {
+    let (ws, checks) = seeded_workspace(false, 1).await;
+    // With the tool graph stored, the seeded hit brings the search that produces its movie_id.
+    ws.ok(&["graph", "build", "--no-similarity"]);
+    let (stdout, stderr, events) = solve_anytool(ws, "Get the cast and crew for a movie").await;
+    assert_eq!(stdout.trim(), "Found Dune");
+    assert!(
+        stderr.contains("search seeded the pool with 2 APIs"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("solvable: to the solver without agents"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Search"),
+        "the search part's tokens: {stderr}"
+    );
+    let seeded = events.iter().find(|e| e["event"] == "seeded").unwrap();
+    assert_eq!(
+        seeded["apis"],
+        json!(["tmdb/get_movie_movie_id_credits", "tmdb/get_search_movie"])
+    );
+    assert_eq!(seeded["solvable"], true);
+    assert!(agent_levels(&events).is_empty(), "{stderr}");
+    assert_eq!(checks.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let parts = events.iter().find(|e| e["event"] == "part_tokens").unwrap();
+    assert!(parts["parts"]["search"].as_u64().unwrap() > 0, "{parts}");
+    assert!(parts["parts"].get("meta").is_none(), "{parts}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_seeded_pool_judged_unsolvable_creates_the_agents() {
+    let (ws, checks) = seeded_workspace(true, 2).await;
+    let (stdout, stderr, events) = solve_anytool(ws, "Find the movie Dune").await;
+    assert_eq!(stdout.trim(), "Found Dune");
+    assert!(
+        stderr.contains("not solvable: the agents search on"),
+        "{stderr}"
+    );
+    let seeded = events.iter().find(|e| e["event"] == "seeded").unwrap();
+    assert_eq!(seeded["solvable"], false);
+    assert_eq!(seeded["apis"].as_array().unwrap().len(), 2);
+    assert_eq!(agent_levels(&events), ["meta", "category", "tool"]);
+    assert!(checks.load(std::sync::atomic::Ordering::SeqCst) >= 2);
+}
