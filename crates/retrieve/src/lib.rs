@@ -102,7 +102,9 @@ pub use crate::bm25::{B, Bm25Index, Bm25Settings};
 pub use crate::corpus::{Corpus, CorpusDoc, FieldWeights};
 pub use crate::dense::{DenseIndex, DenseRetriever, DenseSettings, dot};
 pub use crate::error::{Error, Result};
-pub use crate::expand::{Added, ExpandSettings, ExpandingRetriever, expand};
+pub use crate::expand::{
+    Added, ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Link, Offer, expand,
+};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse};
 pub use crate::method::{Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
