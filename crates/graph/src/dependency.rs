@@ -23,6 +23,12 @@
 //!    an API about one entity, that entity ([`Rule::SameEntityList`]: `/movie/{id}/similar`).
 //! 4. An output that only echoes A's own input (the `id` of `/movie/{movie_id}`) feeds nothing.
 //!
+//! 5. **Without a response schema or example** (most RapidAPI tools), a fallback from names
+//!    and descriptions: an API whose name or description says it searches, lists or gets
+//!    entity `X` feeds `X_id`/`XId` ([`Rule::NamedEntity`]); one that lists or searches what a
+//!    consumer's name is about feeds its bare `id`, and one whose name lists `Xs` feeds a
+//!    parameter named `X` ([`Rule::NamedList`]). Both are weaker than any schema rule.
+//!
 //! Ids are scoped to their tool: edges join APIs of one tool. Everything is deterministic
 //! (sorted maps, no randomness), so a rebuild gives the same edges.
 
@@ -77,6 +83,15 @@ struct ApiFacts {
     /// Every parameter name it takes (required or not), lower case.
     input_names: BTreeSet<String>,
     outputs: Vec<OutField>,
+    /// Content words of its name and path, singular, lower case (for the name fallback).
+    name_words: BTreeSet<String>,
+    /// Content words of its description, singular, lower case.
+    doc_words: BTreeSet<String>,
+    /// Whether its name or description says it searches or lists things (a listing word,
+    /// or a plural in its name).
+    lists: bool,
+    /// The words of its name, lower case, as written (plurals kept).
+    raw_name_words: Vec<String>,
 }
 
 impl ApiFacts {
@@ -92,7 +107,7 @@ impl ApiFacts {
 pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge> {
     let facts: Vec<ApiFacts> = catalog
         .apis()
-        .map(|(tool, entry)| facts(&tool.tool.id, &entry.api))
+        .map(|(tool, entry)| facts(&tool.tool.id, &entry.api, entry.description()))
         .collect();
     let entities: BTreeSet<String> = facts
         .iter()
@@ -135,10 +150,16 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
             }
         }
     }
+    // Ids are scoped to their tool: only pairs within one tool are compared.
+    let mut by_tool: BTreeMap<&ToolId, Vec<usize>> = BTreeMap::new();
+    for (i, f) in facts.iter().enumerate() {
+        by_tool.entry(&f.tool).or_default().push(i);
+    }
     let mut edges = Vec::new();
     for (a, found) in facts.iter().zip(&produced) {
-        for b in &facts {
-            if a.id == b.id || a.tool != b.tool {
+        let same_tool = by_tool.get(&a.tool).map_or(&[][..], Vec::as_slice);
+        for b in same_tool.iter().filter_map(|&j| facts.get(j)) {
+            if a.id == b.id {
                 continue;
             }
             let mut feeds: Vec<Feed> = Vec::new();
@@ -172,6 +193,9 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
                     }
                 }
             }
+            if feeds.is_empty() && a.outputs.is_empty() {
+                feeds = named_feeds(a, b);
+            }
             if feeds.is_empty() {
                 continue;
             }
@@ -196,6 +220,97 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
     }
     edges.sort_by(|x, y| (&x.from, &x.to).cmp(&(&y.from, &y.to)));
     edges
+}
+
+/// Words that name no entity: verbs of listing and fetching, articles, API jargon.
+const NOT_ENTITIES: [&str; 40] = [
+    "a", "an", "the", "of", "by", "for", "to", "and", "or", "in", "on", "at", "with", "from",
+    "get", "gets", "fetch", "retrieve", "return", "returns", "search", "searches", "list", "lists",
+    "find", "all", "new", "create", "update", "delete", "id", "api", "data", "info", "detail",
+    "details", "v1", "v2", "v3", "using",
+];
+
+/// Words that say an API searches or lists things rather than reading one.
+const LISTING: [&str; 14] = [
+    "search", "list", "find", "lookup", "browse", "query", "discover", "trending", "popular",
+    "top", "latest", "recent", "random", "all",
+];
+
+/// The content words of a text: split at non-alphanumerics and camelCase humps, lower case,
+/// singular, without [`NOT_ENTITIES`] and numbers.
+fn content_words(text: &str) -> BTreeSet<String> {
+    split_words(text)
+        .into_iter()
+        .map(|w| singular(&w))
+        .filter(|w| w.len() > 1 && !NOT_ENTITIES.contains(&w.as_str()))
+        .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
+        .collect()
+}
+
+/// Lower-case words, split at non-alphanumerics and at camelCase humps (`getUserById`).
+fn split_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in text.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// The name fallback (for a producer with no response schema or example): which required
+/// parameters of `b` the name and description of `a` say it can feed.
+fn named_feeds(a: &ApiFacts, b: &ApiFacts) -> Vec<Feed> {
+    let mut feeds = Vec::new();
+    for p in &b.inputs {
+        let bare = p.name.eq_ignore_ascii_case("id");
+        let rule = match (&p.entity, bare) {
+            // `X_id`: A names X (in its name, or in a description that lists).
+            (Some(x), _) => {
+                let named = a.name_words.contains(x) || (a.lists && a.doc_words.contains(x));
+                if !named || a.consumes(x) {
+                    continue;
+                }
+                Rule::NamedEntity
+            }
+            // A bare `id`: A lists what B's name is about.
+            (None, true) => {
+                if !a.lists || b.name_words.is_disjoint(&a.name_words) {
+                    continue;
+                }
+                Rule::NamedList
+            }
+            // A parameter named like an entity A's name lists (`Get Languages` -> `language`).
+            (None, false) => {
+                let x = singular(&p.name.to_lowercase());
+                let plural_in_name = a.raw_name_words.iter().any(|w| w != &x && singular(w) == x);
+                if !plural_in_name || a.input_names.contains(&p.name.to_lowercase()) {
+                    continue;
+                }
+                Rule::NamedList
+            }
+        };
+        feeds.push(Feed {
+            field: "id (from the name)".to_owned(),
+            param: p.name.clone(),
+            rule,
+        });
+    }
+    feeds
 }
 
 /// The entity an output identifies and the rule that says so.
@@ -341,7 +456,7 @@ fn example_ids(facts: &[ApiFacts]) -> BTreeMap<String, BTreeSet<String>> {
     out
 }
 
-fn facts(tool: &ToolId, api: &Api) -> ApiFacts {
+fn facts(tool: &ToolId, api: &Api, description: &str) -> ApiFacts {
     let path = api.endpoint.path().unwrap_or("");
     let raw_segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let segments: Vec<String> = raw_segments
@@ -385,9 +500,22 @@ fn facts(tool: &ToolId, api: &Api) -> ApiFacts {
     for example in &api.response_examples {
         walk_example(example, "", None, &mut fields, 0);
     }
+    let raw_name_words = split_words(&api.name);
+    let doc_raw = split_words(description);
+    let lists = raw_name_words
+        .iter()
+        .chain(&doc_raw)
+        .any(|w| LISTING.contains(&w.as_str()))
+        || raw_name_words
+            .iter()
+            .any(|w| w.len() > 3 && &singular(w) != w && !NOT_ENTITIES.contains(&w.as_str()));
     ApiFacts {
         id: api.id.clone(),
         tool: tool.clone(),
+        name_words: content_words(&format!("{} {}", api.name, segments.join(" "))),
+        doc_words: content_words(description),
+        lists,
+        raw_name_words,
         segments,
         inputs,
         input_names,

@@ -75,6 +75,14 @@ pub enum Rule {
     /// A list nested in an API about one entity, with no other entity named: the same
     /// entity (`results[].id` of `/movie/{movie_id}/similar` -> `movie_id`).
     SameEntityList,
+    /// No response schema or example: the API's name or description says it searches, lists
+    /// or gets the entity (`Search Videos` -> `video_id`), so its results plausibly carry
+    /// the entity's id. Weaker than every schema rule.
+    NamedEntity,
+    /// No response schema or example, and the consumer's parameter is a bare `id` (or named
+    /// after the entity itself): the producer lists or searches what the consumer's name
+    /// says it is about (`Get Messages` -> `id` of `View message`). The weakest rule.
+    NamedList,
 }
 
 impl Rule {
@@ -87,6 +95,8 @@ impl Rule {
             Self::ExampleValue => 0.7,
             Self::ContainerLearned => 0.6,
             Self::SameEntityList => 0.5,
+            Self::NamedEntity => 0.4,
+            Self::NamedList => 0.3,
         }
     }
 }

@@ -401,6 +401,45 @@ impl GraphStore {
         Ok(())
     }
 
+    /// Stores one edge's trial of an iteration at once (one transaction): its experiences,
+    /// then its new weight, or its removal (`weight` `None`). With [`GraphStore::trial_recorded`]
+    /// this makes a resumed trial step add no experience twice.
+    pub fn record_trial(
+        &self,
+        key: &EdgeKey,
+        experiences: &[Experience],
+        weight: Option<f32>,
+    ) -> Result<()> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(store_err("starting the trial transaction"))?;
+        for e in experiences {
+            self.add_experience(key, e)?;
+        }
+        match weight {
+            Some(w) => self.set_weight(key, w)?,
+            None => {
+                self.remove_edge(key)?;
+            }
+        }
+        tx.commit().map_err(store_err("storing a trial"))
+    }
+
+    /// Whether the trial of `key` in `iteration` is stored: the edge has experiences of that
+    /// iteration, or is gone (the trial removed it).
+    pub fn trial_recorded(&self, key: &EdgeKey, iteration: u32) -> Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT NOT EXISTS (SELECT 1 FROM graph_edges WHERE kind = ?1 AND src = ?2 AND dst = ?3)
+                     OR EXISTS (SELECT 1 FROM graph_experiences x JOIN graph_edges e ON e.id = x.edge_id
+                                WHERE e.kind = ?1 AND e.src = ?2 AND e.dst = ?3 AND x.iteration = ?4)",
+                params![key.kind.as_str(), key.from.to_string(), key.to.to_string(), iteration],
+                |r| r.get::<_, bool>(0),
+            )
+            .map_err(store_err("reading an edge's trials"))
+    }
+
     /// The experiences of every edge touching `api`, oldest first.
     pub fn experiences_of(&self, api: &ApiId) -> Result<Vec<(EdgeKey, Experience)>> {
         let conn = self.conn.lock();

@@ -2,6 +2,7 @@
 //! nothing (ripgrep's `Sink`): the binary draws bars from it, tests record the events.
 
 use toolsmith_catalog::{ApiId, ToolId};
+use toolsmith_graph::EdgeKey;
 
 use crate::record::{Round, RunId};
 use crate::run::RunEnd;
@@ -35,6 +36,15 @@ pub trait RefineObserver: Send + Sync {
     /// The run ended.
     fn stopped(&self, end: &RunEnd) {
         let _ = end;
+    }
+    /// ToolExpNet: iteration `iteration`'s trial step starts with `edges` sampled edges.
+    fn trial_started(&self, iteration: u32, edges: usize) {
+        let _ = (iteration, edges);
+    }
+    /// ToolExpNet: an edge's trial is stored, with (right, requests); `None` when an earlier
+    /// attempt of the run stored it.
+    fn edge_tried(&self, edge: &EdgeKey, outcome: Option<(usize, usize)>) {
+        let _ = (edge, outcome);
     }
 }
 

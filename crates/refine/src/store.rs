@@ -297,6 +297,29 @@ impl RefineStore {
         self.is_done(run, &format!("step:{step}"))
     }
 
+    /// The named steps of a run that start with `prefix`, in the order they were finished.
+    pub fn steps(&self, run: RunId, prefix: &str) -> Result<Vec<String>> {
+        let what = || format!("reading the steps of run {run}");
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT target FROM refine_done WHERE run = ?1 AND substr(target, 1, ?2) = ?3 ORDER BY rowid")
+            .map_err(db(what()))?;
+        let full = format!("step:{prefix}");
+        let rows = stmt
+            .query_map(params![run.0, full.chars().count() as i64, full], |r| {
+                r.get::<_, String>(0)
+            })
+            .map_err(db(what()))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let target = row.map_err(db(what()))?;
+            if let Some(step) = target.strip_prefix("step:") {
+                out.push(step.to_owned());
+            }
+        }
+        Ok(out)
+    }
+
     fn is_done(&self, run: RunId, target: &str) -> Result<bool> {
         self.conn()
             .query_row(

@@ -1,12 +1,19 @@
-//! Dependency-aware retrieval: after ranking, add the producers of the ids the retrieved APIs
-//! need (ToolExpNet's dependency edges, `toolsmith-graph`), within a budget of extra tools.
+//! Dependency-aware retrieval: after ranking, offer the APIs the dependency edges of
+//! ToolExpNet's graph (`toolsmith-graph`) link to the retrieved ones, within a budget of extra
+//! tools.
 //!
 //! A query like "recommend movies like Titanic" ranks `/movie/{movie_id}/recommendations`
-//! high but not `/search/movie`, which produces the `movie_id` it needs. For each offered API
-//! (in rank order, added ones included, so chains close), each parameter it needs that no
-//! offered API produces gets its best producer: the one ranked highest for the query in a
-//! deeper search, preferring producers whose own needs are already met, then the stronger
-//! evidence.
+//! high but not `/search/movie`, which produces the `movie_id` it needs; and "who played in
+//! Friends" ranks `/search/tv` high but `/tv/{tv_id}/credits` below several movie APIs. Two
+//! passes ([`Expander::offer`]), selectable by [`ExpandMode`]:
+//! - **producers** ([`expand`]): for each offered API (in rank order, added ones included, so
+//!   chains close), each parameter it needs that no offered API produces gets its best
+//!   producer: the one ranked highest for the query in a deeper search, preferring producers
+//!   whose own needs are already met, then the stronger evidence;
+//! - **neighbours** (after the producers): the remaining slots go to the APIs of the query's
+//!   ranking, read `depth` deep, that a dependency edge links to an offered API in either
+//!   direction (a consumer of an offered producer, or a producer of an offered consumer),
+//!   best-ranked first; `swap` slots of the plain top-k can be handed to this pass.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -20,28 +27,65 @@ use crate::corpus::Corpus;
 use crate::error::Result;
 use crate::retriever::{Filter, Hit, Retriever};
 
+/// Which APIs expansion adds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExpandMode {
+    /// Only the producers of the ids offered APIs need ([`expand`]).
+    #[default]
+    Producers,
+    /// The producers, then the APIs linked to offered ones by a dependency edge in either
+    /// direction, best chain score first, until the budget is spent.
+    Neighbours,
+}
+
 /// How dependency expansion runs. `Default` is the measured choice (see the crate docs).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExpandSettings {
     /// Whether to expand at all (it also needs a graph with dependency edges). By default on.
     pub enabled: bool,
-    /// At most this many tools added to one result list. By default 4 (on TMDB, budget 8
-    /// adds 0.1 tools a query and no coverage; 2 loses 3 points at K = 10).
+    /// What to add. By default [`ExpandMode::Producers`] (neighbours gained at most one
+    /// point of coverage at equal tools offered on TMDB, none on Spotify: see the crate docs).
+    pub mode: ExpandMode,
+    /// At most this many tools added to one result list (besides the `swap` slots). By
+    /// default 4 (producers rarely use it all; neighbours always do: 2 is its measured value).
     pub budget: usize,
     /// Producers added per unmet need. By default 1.
     pub per_need: usize,
     /// How deep the query's ranking is read to rank producers. By default 100.
     pub pool: usize,
+    /// Neighbours mode: only APIs within this rank of the query's ranking are added as
+    /// neighbours (producers may come from `pool`). By default 40.
+    pub depth: usize,
+    /// Neighbours mode: slots of the plain top-k handed to expansion (the top `k - swap`
+    /// are kept; the rest go to producers, neighbours, then the next-ranked). By default 0.
+    pub swap: usize,
+    /// Neighbours mode: how much the rank of the offered API a candidate is linked to counts
+    /// beside the candidate's own (a chain score, `1/(c + own rank) + w/(c + its link's
+    /// rank)`, c = 10): 0 ranks candidates by their own rank alone. By default 1.
+    pub anchor_weight: f32,
 }
 
 impl ExpandSettings {
     /// Measured on RestBench TMDB with the hybrid retriever (see the crate docs).
     pub const DEFAULT: Self = Self {
         enabled: true,
+        mode: ExpandMode::Producers,
         budget: 4,
         per_need: 1,
         pool: 100,
+        depth: 40,
+        swap: 0,
+        anchor_weight: 1.0,
+    };
+
+    /// The graph-aware mode at its measured budget: producers, then dependency neighbours,
+    /// two tools added in all.
+    pub const NEIGHBOURS: Self = Self {
+        mode: ExpandMode::Neighbours,
+        budget: 2,
+        ..Self::DEFAULT
     };
 
     /// No expansion.
@@ -56,6 +100,9 @@ impl Default for ExpandSettings {
         Self::DEFAULT
     }
 }
+
+/// The rank constant of the neighbours' chain score (as in reciprocal rank fusion).
+const CHAIN_C: f32 = 10.0;
 
 /// How many producer links [`grounded`] follows (search -> details -> credits -> person).
 const GROUNDING_DEPTH: usize = 3;
@@ -81,15 +128,30 @@ fn grounded(
         })
 }
 
-/// One API added by [`expand`], and why.
+/// How an added API is linked to the offered one it was added for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Link {
+    /// It produces `param` of the offered API.
+    Producer,
+    /// It takes `param` from the offered API's output.
+    Consumer,
+    /// No edge: a next-ranked API filling a swapped slot.
+    Rank,
+}
+
+/// One API added by expansion, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Added {
-    /// The producer added.
+    /// The API added.
     pub api: ApiId,
-    /// The offered API whose need it meets.
+    /// The offered API it is linked to: the one whose need it meets ([`Link::Producer`]),
+    /// or the one whose output feeds it ([`Link::Consumer`]); itself for [`Link::Rank`].
     pub feeds: ApiId,
-    /// The parameter it produces.
+    /// The parameter the link carries (empty for [`Link::Rank`]).
     pub param: String,
+    /// How it is linked.
+    pub link: Link,
 }
 
 /// The producers to add to `offered`, in the order added. For every offered API (added ones
@@ -159,6 +221,7 @@ pub fn expand(
                     api: producer.api.clone(),
                     feeds: api.clone(),
                     param: need.param.clone(),
+                    link: Link::Producer,
                 });
             }
         }
@@ -166,18 +229,183 @@ pub fn expand(
     added
 }
 
-/// A retriever whose result lists carry the producers their APIs need: the inner
-/// retriever's `k` best, then up to `budget` producers ([`expand`]), so a search may return
-/// more than `k` hits.
-pub struct ExpandingRetriever {
-    inner: Arc<dyn Retriever>,
+/// Per API, the APIs a dependency edge links it to, either direction: (the other API, the
+/// parameter, how the other is linked to it).
+type Links = HashMap<ApiId, Vec<(ApiId, String, Link)>>;
+
+/// The result of [`Expander::offer`]: the plain top APIs kept, then the ones added.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Offer {
+    /// How many of the ranking's top APIs are offered as they rank.
+    pub kept: usize,
+    /// The APIs added after them, in order, with why.
+    pub added: Vec<Added>,
+}
+
+impl Offer {
+    /// Every offered API: the kept top of `pool`, then the added ones.
+    pub fn apis(&self, pool: &[ApiId]) -> Vec<ApiId> {
+        pool.iter()
+            .take(self.kept)
+            .cloned()
+            .chain(self.added.iter().map(|a| a.api.clone()))
+            .collect()
+    }
+}
+
+/// Dependency expansion over one graph's needs: what [`ExpandingRetriever`] and `bench
+/// retrieval` run on a query's ranking.
+#[derive(Clone, Debug)]
+pub struct Expander {
     needs: Arc<BTreeMap<ApiId, Vec<Need>>>,
-    docs: HashMap<ApiId, Hit>,
+    links: Arc<Links>,
     settings: ExpandSettings,
 }
 
+impl Expander {
+    /// An expander over `needs` (`toolsmith_graph::Graph::needs`).
+    pub fn new(needs: BTreeMap<ApiId, Vec<Need>>, settings: ExpandSettings) -> Self {
+        let mut links: Links = HashMap::new();
+        for (consumer, api_needs) in &needs {
+            for need in api_needs {
+                for p in need.producers.iter().filter(|p| &p.api != consumer) {
+                    links.entry(consumer.clone()).or_default().push((
+                        p.api.clone(),
+                        need.param.clone(),
+                        Link::Producer,
+                    ));
+                    links.entry(p.api.clone()).or_default().push((
+                        consumer.clone(),
+                        need.param.clone(),
+                        Link::Consumer,
+                    ));
+                }
+            }
+        }
+        Self {
+            needs: Arc::new(needs),
+            links: Arc::new(links),
+            settings,
+        }
+    }
+
+    /// Its settings.
+    pub fn settings(&self) -> &ExpandSettings {
+        &self.settings
+    }
+
+    /// Whether the graph has any dependency to expand by.
+    pub fn is_empty(&self) -> bool {
+        self.needs.is_empty()
+    }
+
+    /// How deep a query's ranking should be read for [`Expander::offer`].
+    pub fn pool_depth(&self, k: usize) -> usize {
+        k.max(self.settings.pool).max(self.settings.depth)
+    }
+
+    /// What to offer for a query whose ranking (best first, at least
+    /// [`Expander::pool_depth`] deep when the corpus allows) is `pool`, when `k` tools are
+    /// asked for. `allowed` says which APIs may be added (the search's filter).
+    pub fn offer(&self, pool: &[ApiId], k: usize, allowed: &dyn Fn(&ApiId) -> bool) -> Offer {
+        let s = &self.settings;
+        let top = k.min(pool.len());
+        if !s.enabled {
+            return Offer {
+                kept: top,
+                added: Vec::new(),
+            };
+        }
+        let rank: HashMap<ApiId, usize> = pool
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.clone(), i))
+            .collect();
+        let kept = match s.mode {
+            ExpandMode::Producers => top,
+            ExpandMode::Neighbours => top.saturating_sub(s.swap).max(top.min(1)),
+        };
+        // Swapped slots come back to expansion; a short ranking has none to give.
+        let budget = s.budget + (top - kept);
+        let offered: Vec<ApiId> = pool.iter().take(kept).cloned().collect();
+        let producers = ExpandSettings { budget, ..*s };
+        let mut added = expand(&offered, &rank, &self.needs, &producers, allowed);
+        if s.mode == ExpandMode::Producers {
+            return Offer { kept, added };
+        }
+        let mut present: HashSet<ApiId> = offered.iter().cloned().collect();
+        present.extend(added.iter().map(|a| a.api.clone()));
+        let window = &pool[..s.depth.min(pool.len())];
+        let score = |r: Option<&usize>| r.map_or(0.0, |&r| 1.0 / (CHAIN_C + r as f32));
+        while added.len() < budget {
+            // The API of the window with the best chain score, linked to an offered one.
+            let mut best: Option<(f32, Added)> = None;
+            for c in window {
+                if present.contains(c) || !allowed(c) {
+                    continue;
+                }
+                let Some(links) = self.links.get(c) else {
+                    continue;
+                };
+                // Its best-ranked offered link: an offered producer makes `c` a consumer.
+                let Some((other, param, how)) = links
+                    .iter()
+                    .filter(|(other, _, _)| present.contains(other))
+                    .min_by_key(|(other, _, _)| rank.get(other).copied().unwrap_or(usize::MAX))
+                else {
+                    continue;
+                };
+                let chain = score(rank.get(c)) + s.anchor_weight * score(rank.get(other));
+                if best.as_ref().is_none_or(|(b, _)| chain > *b) {
+                    best = Some((
+                        chain,
+                        Added {
+                            api: c.clone(),
+                            feeds: other.clone(),
+                            param: param.clone(),
+                            link: match how {
+                                Link::Producer => Link::Consumer,
+                                _ => Link::Producer,
+                            },
+                        },
+                    ));
+                }
+            }
+            let Some((_, next)) = best else { break };
+            present.insert(next.api.clone());
+            added.push(next);
+        }
+        // Slots handed over and left unused go back to the ranking's next APIs.
+        let floor = top.saturating_sub(kept);
+        for api in pool.iter().skip(kept) {
+            if added.len() >= floor {
+                break;
+            }
+            if !present.contains(api) && allowed(api) {
+                present.insert(api.clone());
+                added.push(Added {
+                    api: api.clone(),
+                    feeds: api.clone(),
+                    param: String::new(),
+                    link: Link::Rank,
+                });
+            }
+        }
+        Offer { kept, added }
+    }
+}
+
+/// A retriever whose result lists carry the APIs their dependency edges link them to: the
+/// inner retriever's best (`k`, less any swapped slots), then the ones [`Expander::offer`]
+/// adds, so a search may return more than `k` hits.
+pub struct ExpandingRetriever {
+    inner: Arc<dyn Retriever>,
+    expander: Expander,
+    docs: HashMap<ApiId, Hit>,
+}
+
 impl ExpandingRetriever {
-    /// Expands `inner`'s results over `corpus` with the producers of `needs`
+    /// Expands `inner`'s results over `corpus` by the dependency edges behind `needs`
     /// (`toolsmith_graph::Graph::needs`).
     pub fn new(
         inner: Arc<dyn Retriever>,
@@ -202,13 +430,12 @@ impl ExpandingRetriever {
             .collect();
         Self {
             inner,
-            needs: Arc::new(needs),
+            expander: Expander::new(needs, settings),
             docs,
-            settings,
         }
     }
 
-    /// The `k` best hits and the producers added to them, with why each was added.
+    /// The kept best hits and the APIs added to them, with why each was added.
     pub async fn search_expanded(
         &self,
         query: &str,
@@ -217,19 +444,15 @@ impl ExpandingRetriever {
     ) -> Result<(Vec<Hit>, Vec<Added>)> {
         let pool = self
             .inner
-            .search(query, k.max(self.settings.pool), filter)
+            .search(query, self.expander.pool_depth(k), filter)
             .await?;
-        let rank: HashMap<ApiId, usize> = pool
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.api.clone(), i))
-            .collect();
-        let mut hits: Vec<Hit> = pool.iter().take(k).cloned().collect();
-        let offered: Vec<ApiId> = hits.iter().map(|h| h.api.clone()).collect();
+        let ids: Vec<ApiId> = pool.iter().map(|h| h.api.clone()).collect();
+        let rank: HashMap<&ApiId, usize> = ids.iter().enumerate().map(|(i, a)| (a, i)).collect();
         let unfiltered = filter == &Filter::default();
         let allowed = |api: &ApiId| unfiltered || rank.contains_key(api);
-        let added = expand(&offered, &rank, &self.needs, &self.settings, &allowed);
-        for a in &added {
+        let offer = self.expander.offer(&ids, k, &allowed);
+        let mut hits: Vec<Hit> = pool.iter().take(offer.kept).cloned().collect();
+        for a in &offer.added {
             let hit = rank
                 .get(&a.api)
                 .and_then(|&i| pool.get(i))
@@ -239,7 +462,7 @@ impl ExpandingRetriever {
                 hits.push(hit);
             }
         }
-        Ok((hits, added))
+        Ok((hits, offer.added))
     }
 }
 
@@ -329,7 +552,8 @@ mod tests {
             vec![Added {
                 api: id("search_movie"),
                 feeds: id("credits"),
-                param: "movie_id".into()
+                param: "movie_id".into(),
+                link: Link::Producer,
             }]
         );
         // Already produced: nothing to add.
@@ -352,6 +576,60 @@ mod tests {
         assert_eq!(
             added.iter().map(|a| &a.api).collect::<Vec<_>>(),
             [&id("search_movie")]
+        );
+    }
+
+    #[test]
+    fn neighbours_fill_the_budget_with_linked_apis_by_chain_score_and_swap_hands_over_slots() {
+        // Ranking: person (needs person_id), then unrelated APIs, credits (feeds person) and
+        // search_person deeper.
+        let pool: Vec<ApiId> = ["person", "x1", "x2", "similar", "credits", "search_person"]
+            .map(id)
+            .to_vec();
+        let expander = Expander::new(needs(), ExpandSettings::NEIGHBOURS);
+        let all = |_: &ApiId| true;
+        let offer = expander.offer(&pool, 1, &all);
+        assert_eq!(offer.kept, 1);
+        let added: Vec<(ApiId, Link)> = offer
+            .added
+            .iter()
+            .map(|a| (a.api.clone(), a.link))
+            .collect();
+        // The producer of person_id first, then the linked API with the best chain score
+        // (credits also feeds person; x1 and x2 rank higher but have no edge).
+        assert_eq!(
+            added,
+            [
+                (id("search_person"), Link::Producer),
+                (id("credits"), Link::Producer)
+            ]
+        );
+        assert_eq!(offer.apis(&pool).len(), 3);
+        // Swap: the top 3 become the top 1 plus 2 expansion slots (+ the budget of 2).
+        let swapped = Expander::new(
+            needs(),
+            ExpandSettings {
+                swap: 2,
+                ..ExpandSettings::NEIGHBOURS
+            },
+        )
+        .offer(&pool, 3, &all);
+        assert_eq!(swapped.kept, 1);
+        // The chain closes (similar feeds credits); unlinked x1 and x2 are left out, since
+        // the linked APIs fill more than the two swapped slots.
+        assert_eq!(
+            swapped.apis(&pool),
+            ["person", "search_person", "credits", "similar"].map(id)
+        );
+        // Producers mode adds only what is needed.
+        let producers = Expander::new(needs(), ExpandSettings::DEFAULT).offer(&pool, 1, &all);
+        assert_eq!(producers.added.len(), 1);
+        // Off: nothing.
+        assert!(
+            Expander::new(needs(), ExpandSettings::OFF)
+                .offer(&pool, 1, &all)
+                .added
+                .is_empty()
         );
     }
 

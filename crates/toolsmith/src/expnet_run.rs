@@ -2,13 +2,17 @@
 //! (`toolsmith graph build`), writing `expnet` doc versions; `--resume` skips finished steps.
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, bail};
+use indicatif::ProgressBar;
+use toolsmith_catalog::ApiId;
 use toolsmith_catalog::{Catalog, Store};
+use toolsmith_graph::EdgeKey;
 use toolsmith_graph::GraphStore;
 use toolsmith_llm::{Budget, BudgetLimits, ChatModel, Metered};
-use toolsmith_refine::{ExpNet, ExpNetSettings, RefineStore, RunId, RunSpec};
+use toolsmith_refine::{ExpNet, ExpNetSettings, RefineObserver, RefineStore, RunId, RunSpec};
 
 use crate::cli::RefineArgs;
 use crate::context::Context;
@@ -63,7 +67,14 @@ pub(crate) fn run(
     }));
     let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
     let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
-    let expnet = ExpNet::new(llm, settings)?;
+    let steps = graph.load()?.nodes.len() * settings.iterations as usize;
+    let bar = Arc::new(ExpNetBar {
+        bar: ctx.progress().bar(steps, "expnet"),
+        budget: Arc::clone(&budget),
+        edges: AtomicUsize::new(0),
+    });
+    let expnet =
+        ExpNet::new(llm, settings)?.with_observer(Arc::clone(&bar) as Arc<dyn RefineObserver>);
     let run = match run {
         Some(id) => id,
         None => refine.create_run(spec)?,
@@ -71,6 +82,7 @@ pub(crate) fn run(
     let catalog = Mutex::new(store);
     let rt = ctx.runtime()?;
     let outcome = rt.block_on(expnet.run(run, view, &catalog, &graph, refine));
+    bar.bar.finish_and_clear();
     let report = match outcome {
         Ok(report) => report,
         Err(e) if e.is_budget() => {
@@ -105,4 +117,38 @@ pub(crate) fn run(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The progress bar of an expnet run: one tick per API insight step of every iteration (each
+/// trial step's edges are added to its length when sampled), tokens in the message.
+struct ExpNetBar {
+    bar: ProgressBar,
+    budget: Arc<Budget>,
+    edges: AtomicUsize,
+}
+
+impl ExpNetBar {
+    fn update(&self, what: &str) {
+        self.bar.set_message(format!(
+            "expnet {what}: {} edges tried, {} tokens",
+            self.edges.load(Ordering::Relaxed),
+            self.budget.used().tokens()
+        ));
+    }
+}
+
+impl RefineObserver for ExpNetBar {
+    fn trial_started(&self, iteration: u32, edges: usize) {
+        self.bar.inc_length(edges as u64);
+        self.update(&format!("iteration {iteration}, trial"));
+    }
+    fn edge_tried(&self, _edge: &EdgeKey, _outcome: Option<(usize, usize)>) {
+        self.edges.fetch_add(1, Ordering::Relaxed);
+        self.bar.inc(1);
+        self.update("trial");
+    }
+    fn api_finished(&self, _api: &ApiId, _version: Option<u32>) {
+        self.bar.inc(1);
+        self.update("insights");
+    }
 }

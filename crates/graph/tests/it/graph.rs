@@ -347,3 +347,78 @@ fn sampling_is_proportional_to_weight_and_weights_become_error_rates() {
     assert_eq!(updated_weight(1.0, 4, 4), 0.0);
     assert_eq!(updated_weight(0.4, 0, 0), 0.4);
 }
+
+/// Functions with no response schema (as most RapidAPI tools): the name fallback links a
+/// search or list to the ids and names it plausibly returns, weaker than any schema rule.
+#[test]
+fn without_response_schemas_names_and_descriptions_give_weaker_edges() {
+    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+    let f = |name: &str, description: &str, params: &[&str]| {
+        let props: serde_json::Map<String, serde_json::Value> = params
+            .iter()
+            .map(|p| ((*p).to_owned(), serde_json::json!({"type": "string"})))
+            .collect();
+        serde_json::json!({"type": "function", "function": {"name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": props, "required": params}}})
+    };
+    let functions = serde_json::Value::Array(vec![
+        f("search_videos", "Find videos by keyword", &["query"]),
+        f("video_details", "Details of one video", &["video_id"]),
+        f("get_messages", "The inbox", &[]),
+        f("view_message", "Read one message", &["id"]),
+        f("get_languages", "Supported languages", &[]),
+        f("translate", "Translate a text", &["text", "language"]),
+        f("get_weather", "Weather of a city", &["city"]),
+    ]);
+    let bytes = serde_json::to_vec(&functions).unwrap();
+    let batch = read_bytes("media.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let graph = build_graph(&catalog, None, &GraphSettings::PAPER);
+    let id = |n: &str| -> ApiId { format!("media/{n}").parse().unwrap() };
+    let edges: Vec<(String, String, Rule, f32)> = graph
+        .edges_of_kind(EdgeKind::Dependency)
+        .map(|e| {
+            let Evidence::Dependency { feeds } = &e.evidence else {
+                unreachable!()
+            };
+            (
+                e.from.to_string(),
+                e.to.to_string(),
+                feeds[0].rule,
+                e.strength,
+            )
+        })
+        .collect();
+    let has = |from: &str, to: &str, rule: Rule| {
+        edges.iter().any(|(f, t, r, _)| {
+            f == &id(from).to_string() && t == &id(to).to_string() && *r == rule
+        })
+    };
+    assert!(
+        has("search_videos", "video_details", Rule::NamedEntity),
+        "{edges:?}"
+    );
+    assert!(
+        has("get_messages", "view_message", Rule::NamedList),
+        "{edges:?}"
+    );
+    assert!(
+        has("get_languages", "translate", Rule::NamedList),
+        "{edges:?}"
+    );
+    assert_eq!(edges.len(), 3, "nothing else is linked: {edges:?}");
+    // Every name-derived edge is weaker than the weakest schema rule.
+    assert!(
+        edges
+            .iter()
+            .all(|(_, _, _, s)| *s < Rule::SameEntityList.strength())
+    );
+    // The evidence says where it came from.
+    let e = dep(&graph.edges, &id("search_videos"), &id("video_details")).unwrap();
+    assert_eq!(e.params().collect::<Vec<_>>(), ["video_id"]);
+}

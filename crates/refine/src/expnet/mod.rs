@@ -11,6 +11,10 @@
 //!   edges' experiences and writes a structured insight, stored in the graph and as a catalog doc
 //!   version labelled `expnet` (not activated).
 //!
+//! The trial step is checkpointed per edge: the sampled edges are kept in the run's steps
+//! (`t:trial:plan:i:EDGE`), and each edge's experiences and weight are stored in one
+//! transaction, so a resumed run tries each planned edge once.
+//!
 //! The actor works in tool-selection mode only (no execution through a solver).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,6 +30,7 @@ use toolsmith_llm::{ChatModel, Prompt, Role};
 
 use crate::ask::{At, ask, first_message};
 use crate::error::{Error, Result};
+use crate::observer::{NoObserver, RefineObserver};
 use crate::prompts::{EXPNET_ACTOR, EXPNET_DEPENDENT, EXPNET_INSIGHT, EXPNET_SIMILAR};
 use crate::record::{Method, RunId};
 use crate::store::RefineStore;
@@ -124,6 +129,7 @@ pub struct ExpNetReport {
 pub struct ExpNet {
     llm: Arc<dyn ChatModel>,
     settings: ExpNetSettings,
+    observer: Arc<dyn RefineObserver>,
 }
 
 impl std::fmt::Debug for ExpNet {
@@ -210,7 +216,20 @@ impl ExpNet {
     /// A loop with `settings` (validated).
     pub fn new(llm: Arc<dyn ChatModel>, settings: ExpNetSettings) -> Result<Self> {
         settings.validate()?;
-        Ok(Self { llm, settings })
+        Ok(Self {
+            llm,
+            settings,
+            observer: Arc::new(NoObserver),
+        })
+    }
+
+    /// Reports progress to `observer`: each trial step's edges ([`RefineObserver::trial_started`],
+    /// [`RefineObserver::edge_tried`]) and each API's insight step
+    /// ([`RefineObserver::api_finished`], `None` when nothing was written).
+    #[must_use]
+    pub fn with_observer(mut self, observer: Arc<dyn RefineObserver>) -> Self {
+        self.observer = observer;
+        self
     }
 
     /// Runs every iteration of `run` over the graph in `graph`, reading docs from `view` and
@@ -233,7 +252,8 @@ impl ExpNet {
                 report.already_done += 1;
             } else {
                 if self.settings.trial {
-                    self.trial(t, &docs, graph, &mut report).await?;
+                    self.trial(t, run, &docs, graph, refine, &mut report)
+                        .await?;
                 }
                 refine.finish_step(run, &step_trial(t))?;
             }
@@ -360,13 +380,33 @@ impl ExpNet {
         Ok(reply.map(|r| parse_ids(&r.tools, docs)).unwrap_or_default())
     }
 
-    async fn trial(
+    /// The edges iteration `t` tries: sampled once and kept in the run's steps
+    /// (`t:trial:plan:i:EDGE`), so a resumed step tries the same edges with the weights they
+    /// had when sampled.
+    fn plan(
         &self,
         t: u32,
-        docs: &BTreeMap<ApiId, String>,
+        run: RunId,
         graph: &GraphStore,
-        report: &mut ExpNetReport,
-    ) -> Result<()> {
+        refine: &RefineStore,
+    ) -> Result<Vec<Edge>> {
+        let prefix = format!("{t}:trial:plan:");
+        if refine.step_done(run, &format!("{t}:trial:planned"))? {
+            let mut planned: Vec<(usize, Edge)> = Vec::new();
+            for step in refine.steps(run, &prefix)? {
+                let rest = step.strip_prefix(&prefix).unwrap_or_default();
+                let (i, edge) = rest.split_once(':').unwrap_or(("", rest));
+                let corrupt = |source| Error::StoredJson {
+                    what: "trial plan step",
+                    source,
+                };
+                let i: usize = serde_json::from_str(i).map_err(corrupt)?;
+                let edge: Edge = serde_json::from_str(edge).map_err(corrupt)?;
+                planned.push((i, edge));
+            }
+            planned.sort_by_key(|(i, _)| *i);
+            return Ok(planned.into_iter().map(|(_, e)| e).collect());
+        }
         let g = graph.load()?;
         let mut sampled: Vec<Edge> = Vec::new();
         let seed = self.settings.seed.wrapping_add(u64::from(t));
@@ -382,12 +422,40 @@ impl ExpNet {
                 );
             }
         }
-        let linked: BTreeSet<(ApiId, ApiId)> =
-            g.edges.iter().map(|e| ordered(&e.from, &e.to)).collect();
-        let mut confused: BTreeSet<(ApiId, ApiId)> = BTreeSet::new();
-        for edge in &sampled {
+        for (i, edge) in sampled.iter().enumerate() {
+            let json = serde_json::to_string(edge).map_err(|source| Error::StoredJson {
+                what: "trial plan edge",
+                source,
+            })?;
+            refine.finish_step(run, &format!("{prefix}{i}:{json}"))?;
+        }
+        refine.finish_step(run, &format!("{t}:trial:planned"))?;
+        Ok(sampled)
+    }
+
+    /// One iteration's trial step, checkpointed per edge: each edge's experiences and its
+    /// new weight (or removal) are stored in one transaction, and an edge whose trial is
+    /// stored is not tried again on resume.
+    async fn trial(
+        &self,
+        t: u32,
+        run: RunId,
+        docs: &BTreeMap<ApiId, String>,
+        graph: &GraphStore,
+        refine: &RefineStore,
+        report: &mut ExpNetReport,
+    ) -> Result<()> {
+        let plan = self.plan(t, run, graph, refine)?;
+        self.observer.trial_started(t, plan.len());
+        for edge in &plan {
             let key = EdgeKey::of(edge);
+            if graph.trial_recorded(&key, t)? {
+                report.already_done += 1;
+                self.observer.edge_tried(&key, None);
+                continue;
+            }
             let queries = self.queries(t, edge, docs).await?;
+            let mut experiences = Vec::with_capacity(queries.len());
             let mut correct = 0;
             let mut single_only = true;
             for (query, label) in &queries {
@@ -395,41 +463,53 @@ impl ExpNet {
                 let right = &answer == label;
                 correct += usize::from(right);
                 single_only &= label.len() == 1;
-                for x in label.iter().filter(|x| !answer.contains(x)) {
-                    for y in answer.iter().filter(|y| !label.contains(y)) {
-                        confused.insert(ordered(x, y));
-                    }
-                }
-                graph.add_experience(
-                    &key,
-                    &Experience {
-                        iteration: t,
-                        query: query.clone(),
-                        label: label.clone(),
-                        answer,
-                        correct: right,
-                        trace: json!({"mode": "selection"}),
-                    },
-                )?;
+                experiences.push(Experience {
+                    iteration: t,
+                    query: query.clone(),
+                    label: label.clone(),
+                    answer,
+                    correct: right,
+                    trace: json!({"mode": "selection"}),
+                });
             }
             report.edges_tried += 1;
             report.trials += queries.len();
             report.correct += correct;
             // Rule 2 (§3.1: an E_d edge showing no real dependency is removed): every request
             // of this dependency edge needed one of its APIs alone, and the actor got each right.
-            if edge.kind == EdgeKind::Dependency
+            let remove = edge.kind == EdgeKind::Dependency
                 && !queries.is_empty()
                 && single_only
-                && correct == queries.len()
-            {
-                graph.remove_edge(&key)?;
-                report.removed.push(key);
-                continue;
+                && correct == queries.len();
+            let weight = (!remove).then(|| updated_weight(edge.weight, correct, queries.len()));
+            graph.record_trial(&key, &experiences, weight)?;
+            if remove {
+                report.removed.push(key.clone());
             }
-            graph.set_weight(&key, updated_weight(edge.weight, correct, queries.len()))?;
+            self.observer
+                .edge_tried(&key, Some((correct, queries.len())));
         }
         // Rule 1 (§3.1: confusing two unlinked tools adds an E_s edge): the actor chose one API
-        // where another was right, and no edge joins the two.
+        // where another was right, and no edge joins the two. Read from the stored experiences
+        // of this iteration, so edges tried before a resume count too.
+        let g = graph.load()?;
+        let linked: BTreeSet<(ApiId, ApiId)> =
+            g.edges.iter().map(|e| ordered(&e.from, &e.to)).collect();
+        let planned: BTreeSet<EdgeKey> = plan.iter().map(EdgeKey::of).collect();
+        let mut confused: BTreeSet<(ApiId, ApiId)> = BTreeSet::new();
+        let ends: BTreeSet<&ApiId> = plan.iter().map(|e| &e.from).collect();
+        for api in ends {
+            for (key, e) in graph.experiences_of(api)? {
+                if e.iteration != t || !planned.contains(&key) {
+                    continue;
+                }
+                for x in e.label.iter().filter(|x| !e.answer.contains(x)) {
+                    for y in e.answer.iter().filter(|y| !e.label.contains(y)) {
+                        confused.insert(ordered(x, y));
+                    }
+                }
+            }
+        }
         for (a, b) in confused {
             if linked.contains(&(a.clone(), b.clone())) {
                 continue;
@@ -465,6 +545,7 @@ impl ExpNet {
             let step = step_insight(t, api);
             if refine.step_done(run, &step)? {
                 report.already_done += 1;
+                self.observer.api_finished(api, None);
                 continue;
             }
             let mut experiences: Vec<Experience> = graph
@@ -490,6 +571,7 @@ impl ExpNet {
             // Nothing to learn from: an isolated API without experiences keeps its insight.
             if neighbours.is_empty() && experiences.is_empty() {
                 refine.finish_step(run, &step)?;
+                self.observer.api_finished(api, None);
                 continue;
             }
             let skip = experiences
@@ -510,6 +592,7 @@ impl ExpNet {
             let reply: Option<InsightReply> = self
                 .ask(Role::REWRITER, &EXPNET_INSIGHT, &ctx, api, t, "insight")
                 .await?;
+            let mut written = None;
             if let Some(reply) = reply {
                 let text = reply.render();
                 graph.set_insight(api, &text)?;
@@ -531,8 +614,10 @@ impl ExpNet {
                         .version
                 };
                 report.insights.push((api.clone(), version));
+                written = Some(version);
             }
             refine.finish_step(run, &step)?;
+            self.observer.api_finished(api, written);
         }
         Ok(())
     }

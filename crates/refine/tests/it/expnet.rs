@@ -272,3 +272,108 @@ async fn insights_go_to_the_graph_and_to_inactive_expnet_doc_versions_and_a_resu
     assert!(report.insights.is_empty());
     assert_eq!(calls, 1 + 1 + 2);
 }
+
+/// Two dependency edges into `details`: from the movie search and from the TV search.
+fn two_edge_graph() -> GraphStore {
+    let graph = graph();
+    graph
+        .upsert_edge(&Edge {
+            kind: EdgeKind::Dependency,
+            from: tv(),
+            to: details(),
+            weight: 1.0,
+            strength: 1.0,
+            evidence: Evidence::Dependency {
+                feeds: vec![Feed {
+                    field: "id".into(),
+                    param: "movie_id".into(),
+                    rule: Rule::SameName,
+                }],
+            },
+        })
+        .unwrap();
+    graph
+}
+
+/// Answers the dependent-request prompt of either edge (`times` times at most) and the actor.
+fn two_edge_llm(times: usize) -> ScriptedLlm {
+    let queries = json!([
+        {"query": "Q-movie", "tools": both()},
+        {"query": "Q-tv", "tools": [tv().to_string(), details().to_string()]}
+    ]);
+    let llm = ScriptedLlm::new([]).with_rule_times(
+        When::last_message_contains("may supply"),
+        Reply::text(json!({ "queries": queries }).to_string()),
+        times,
+    );
+    let llm = actor(llm, "Q-movie", &[movie(), details()]);
+    insight_rule(actor(llm, "Q-tv", &[details()]))
+}
+
+#[tokio::test]
+async fn a_trial_step_killed_after_one_edge_resumes_without_trying_it_again() {
+    let store = store();
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let graph = two_edge_graph();
+    let refine = RefineStore::in_memory().unwrap();
+    let run = new_run(&refine);
+    let settings = ExpNetSettings {
+        similarity: false,
+        ..one_iteration()
+    };
+    let catalog = Mutex::new(store);
+    // The model answers one edge's request prompt, then fails: the run stops mid-step.
+    let first = ExpNet::new(Arc::new(two_edge_llm(1)), settings.clone()).unwrap();
+    let killed = first.run(run, &view, &catalog, &graph, &refine).await;
+    assert!(killed.is_err(), "the second edge's prompt fails");
+    let count = |api: &ApiId| {
+        graph
+            .experiences_of(api)
+            .unwrap()
+            .into_iter()
+            .filter(|(k, e)| &k.from == api && e.iteration == 1)
+            .count()
+    };
+    assert_eq!(
+        count(&movie()) + count(&tv()),
+        1,
+        "one edge stored before the stop"
+    );
+
+    // Resumed: the stored edge is skipped, the other one is tried, each has one experience.
+    let scripted = two_edge_llm(10);
+    let resumed = ExpNet::new(Arc::new(scripted.clone()), settings).unwrap();
+    let report = resumed
+        .run(run, &view, &catalog, &graph, &refine)
+        .await
+        .unwrap();
+    assert_eq!(report.edges_tried, 1, "only the edge not stored is tried");
+    assert_eq!(count(&movie()), 1);
+    assert_eq!(count(&tv()), 1);
+    let prompts = scripted
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.messages.last().is_some_and(|m| {
+                m.content
+                    .as_deref()
+                    .is_some_and(|c| c.contains("may supply"))
+            })
+        })
+        .count();
+    assert_eq!(prompts, 1, "one request prompt on resume");
+    // The edge stored before the stop kept the weight it got then.
+    let g = graph.load().unwrap();
+    assert_eq!(g.edges_of_kind(EdgeKind::Dependency).count(), 2);
+    // The movie edge was answered right (weight 0), the TV one wrong (weight 1).
+    let weight = |from: &ApiId| {
+        g.edges_of_kind(EdgeKind::Dependency)
+            .find(|e| &e.from == from)
+            .map(|e| e.weight)
+            .unwrap()
+    };
+    assert!(weight(&movie()).abs() < 1e-6);
+    assert!((weight(&tv()) - 1.0).abs() < 1e-6);
+}

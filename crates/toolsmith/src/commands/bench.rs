@@ -2,7 +2,6 @@
 //! standard benchmarks and search speed on slices of ToolEnv2404. (`bench run`, `list`,
 //! `show` and `compare`, the solver benchmarks, are `bench_runs`.)
 
-use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,8 +16,8 @@ use toolsmith_eval::{
 use toolsmith_graph::build_graph;
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Bm25Settings, Corpus, CorpusDoc, DenseIndex, DenseSettings, ExpandSettings, Filter,
-    HybridSettings, Method, VectorFormat, fuse,
+    Bm25Index, Bm25Settings, Corpus, CorpusDoc, DenseIndex, DenseSettings, ExpandMode,
+    ExpandSettings, Expander, Filter, HybridSettings, Method, VectorFormat, fuse,
 };
 
 use crate::cli::{RetrievalArgs, SpeedArgs};
@@ -59,7 +58,9 @@ struct RetrievalReport {
 /// Offered-path coverage (%) and mean tools offered with dependency expansion at each K.
 #[derive(Debug, Default, Serialize)]
 struct ExpandedCoverage {
+    mode: ExpandMode,
     budget: usize,
+    swap: usize,
     #[serde(rename = "coverage@5")]
     coverage_5: f64,
     #[serde(rename = "coverage@10")]
@@ -137,14 +138,14 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         expand.budget = budget;
     }
     let catalog = store.catalog(&args.docs.selector(), &Scope::default())?;
-    let needs = build_graph(&catalog, None, &config.graph).needs();
+    let expander = Expander::new(build_graph(&catalog, None, &config.graph).needs(), expand);
     let rt = ctx.runtime()?;
     let ((scores, curve), sums) = rt.block_on(async {
         let retriever = retrieval::retriever(ctx, method, corpus).await?;
         let mut runs = Vec::with_capacity(resolved.queries.len());
         let mut sums = CoverageSums::default();
         let bar = ctx.progress().bar(resolved.queries.len(), "queries");
-        let depth = expand.pool.max(20);
+        let depth = expander.pool_depth(20);
         for q in &resolved.queries {
             let hits = retriever.search(&q.text, 10, &Filter::default()).await;
             let pool: Vec<ApiId> = retriever
@@ -153,16 +154,10 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
                 .into_iter()
                 .map(|h| h.api)
                 .collect();
-            let rank: HashMap<ApiId, usize> = pool
-                .iter()
-                .enumerate()
-                .map(|(i, a)| (a.clone(), i))
-                .collect();
             for (i, k) in COVERAGE_KS.into_iter().enumerate() {
-                let mut offered: Vec<ApiId> = pool.iter().take(k).cloned().collect();
-                sums.plain[i] += offered_covers(&offered, &q.gold) as u8 as f64;
-                let added = toolsmith_retrieve::expand(&offered, &rank, &needs, &expand, &|_| true);
-                offered.extend(added.into_iter().map(|a| a.api));
+                let top: Vec<ApiId> = pool.iter().take(k).cloned().collect();
+                sums.plain[i] += offered_covers(&top, &q.gold) as u8 as f64;
+                let offered = expander.offer(&pool, k, &|_| true).apis(&pool);
                 sums.expanded[i] += offered_covers(&offered, &q.gold) as u8 as f64;
                 sums.offered[i] += offered.len() as f64;
             }
@@ -201,8 +196,10 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         coverage_5: pct(sums.plain[0]),
         coverage_10: pct(sums.plain[1]),
         coverage_20: pct(sums.plain[2]),
-        expanded: (!needs.is_empty()).then(|| ExpandedCoverage {
+        expanded: (!expander.is_empty()).then(|| ExpandedCoverage {
+            mode: expand.mode,
             budget: expand.budget,
+            swap: expand.swap,
             coverage_5: pct(sums.expanded[0]),
             coverage_10: pct(sums.expanded[1]),
             coverage_20: pct(sums.expanded[2]),
@@ -277,7 +274,15 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
     ]);
     if let Some(e) = &report.expanded {
         cov.add_row(vec![
-            format!("top-K + dependencies (budget {})", e.budget),
+            format!(
+                "top-K + dependency {} (budget {}, swap {})",
+                match e.mode {
+                    ExpandMode::Producers => "producers",
+                    ExpandMode::Neighbours => "neighbours",
+                },
+                e.budget,
+                e.swap
+            ),
             format!("{:.1}", e.coverage_5),
             format!("{:.1}", e.coverage_10),
             format!("{:.1}", e.coverage_20),

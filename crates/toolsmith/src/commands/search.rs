@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde::Serialize;
-use toolsmith_retrieve::{Added, ExpandingRetriever, Hit, Retriever, ToolHit};
+use toolsmith_retrieve::{Added, ExpandingRetriever, Hit, Link, Retriever, ToolHit};
 
 use crate::cli::SearchArgs;
 use crate::context::Context;
@@ -74,6 +74,7 @@ struct HitRow<'a> {
 struct AddedFor<'a> {
     api: String,
     param: &'a str,
+    link: Link,
 }
 
 fn print_hits(hits: &[Hit], added: &[Added], json: bool) -> anyhow::Result<()> {
@@ -86,6 +87,7 @@ fn print_hits(hits: &[Hit], added: &[Added], json: bool) -> anyhow::Result<()> {
                 added_for: why(hit).map(|a| AddedFor {
                     api: a.feeds.to_string(),
                     param: &a.param,
+                    link: a.link,
                 }),
             })
             .collect();
@@ -100,7 +102,13 @@ fn print_hits(hits: &[Hit], added: &[Added], json: bool) -> anyhow::Result<()> {
         let (rank, doc) = match why(hit) {
             Some(a) => (
                 "+".to_owned(),
-                format!("(produces {} for {}) {}", a.param, a.feeds, hit.text),
+                match a.link {
+                    Link::Producer => {
+                        format!("(produces {} for {}) {}", a.param, a.feeds, hit.text)
+                    }
+                    Link::Consumer => format!("(takes {} from {}) {}", a.param, a.feeds, hit.text),
+                    Link::Rank => hit.text.clone(),
+                },
             ),
             None => ((i + 1).to_string(), hit.text.clone()),
         };

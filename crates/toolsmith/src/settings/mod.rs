@@ -379,10 +379,18 @@ mod tests {
 
     #[test]
     fn the_file_sets_the_graph_and_the_dependency_expansion() -> anyhow::Result<()> {
-        let c = config("[graph]\nphi = 0.7\n[retrieve.expand]\nbudget = 2\n", None)?;
+        let c = config(
+            "[graph]\nphi = 0.7\n[retrieve.expand]\nbudget = 5\nmode = \"producers\"\nswap = 3\n",
+            None,
+        )?;
         assert_eq!(c.graph.phi, 0.7);
         assert_eq!(c.graph.initial_weight, 1.0, "the rest stays the paper's");
-        assert_eq!(c.retrieve.expand.budget, 2);
+        assert_eq!(c.retrieve.expand.budget, 5);
+        assert_eq!(c.retrieve.expand.swap, 3);
+        assert_eq!(
+            c.retrieve.expand.mode,
+            toolsmith_retrieve::ExpandMode::Producers
+        );
         assert!(c.retrieve.expand.enabled);
         let d = config("", None)?;
         assert_eq!(d.graph, toolsmith_graph::GraphSettings::PAPER);
