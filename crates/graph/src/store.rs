@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::ApiId;
@@ -294,25 +294,6 @@ impl GraphStore {
             .transpose()
     }
 
-    fn edge_id(&self, key: &EdgeKey) -> Result<i64> {
-        self.conn
-            .lock()
-            .query_row(
-                "SELECT id FROM graph_edges WHERE kind = ?1 AND src = ?2 AND dst = ?3",
-                params![key.kind.as_str(), key.from.to_string(), key.to.to_string()],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(store_err("finding an edge"))?
-            .ok_or_else(|| Error::Invalid {
-                what: "edge".into(),
-                why: format!(
-                    "no {} edge {} -> {} in the graph",
-                    key.kind, key.from, key.to
-                ),
-            })
-    }
-
     /// Adds an edge (or replaces the one with the same kind and ends).
     pub fn upsert_edge(&self, edge: &Edge) -> Result<()> {
         self.conn
@@ -335,28 +316,12 @@ impl GraphStore {
 
     /// Removes an edge and its experiences; whether it existed.
     pub fn remove_edge(&self, key: &EdgeKey) -> Result<bool> {
-        let n = self
-            .conn
-            .lock()
-            .execute(
-                "DELETE FROM graph_edges WHERE kind = ?1 AND src = ?2 AND dst = ?3",
-                params![key.kind.as_str(), key.from.to_string(), key.to.to_string()],
-            )
-            .map_err(store_err("removing an edge"))?;
-        Ok(n > 0)
+        remove_edge_in(&self.conn.lock(), key)
     }
 
     /// Sets an edge's sampling weight.
     pub fn set_weight(&self, key: &EdgeKey, weight: f32) -> Result<()> {
-        let id = self.edge_id(key)?;
-        self.conn
-            .lock()
-            .execute(
-                "UPDATE graph_edges SET weight = ?1 WHERE id = ?2",
-                params![f64::from(weight), id],
-            )
-            .map_err(store_err("updating an edge weight"))?;
-        Ok(())
+        set_weight_in(&self.conn.lock(), key, weight)
     }
 
     /// Sets a node's insight.
@@ -380,25 +345,7 @@ impl GraphStore {
 
     /// Adds one experience to an edge's pool.
     pub fn add_experience(&self, key: &EdgeKey, experience: &Experience) -> Result<()> {
-        let id = self.edge_id(key)?;
-        self.conn
-            .lock()
-            .execute(
-                "INSERT INTO graph_experiences (edge_id, iteration, query, label, answer, correct, trace, created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    id,
-                    experience.iteration,
-                    experience.query,
-                    to_json(&experience.label, "experience label")?,
-                    to_json(&experience.answer, "experience answer")?,
-                    experience.correct,
-                    to_json(&experience.trace, "experience trace")?,
-                    now_ms()
-                ],
-            )
-            .map_err(store_err("storing an experience"))?;
-        Ok(())
+        add_experience_in(&self.conn.lock(), key, experience)
     }
 
     /// Stores one edge's trial of an iteration at once (one transaction): its experiences,
@@ -410,17 +357,17 @@ impl GraphStore {
         experiences: &[Experience],
         weight: Option<f32>,
     ) -> Result<()> {
-        let tx = self
-            .conn
-            .unchecked_transaction()
+        let mut conn = self.conn.lock();
+        let tx = conn
+            .transaction()
             .map_err(store_err("starting the trial transaction"))?;
         for e in experiences {
-            self.add_experience(key, e)?;
+            add_experience_in(&tx, key, e)?;
         }
         match weight {
-            Some(w) => self.set_weight(key, w)?,
+            Some(w) => set_weight_in(&tx, key, w)?,
             None => {
-                self.remove_edge(key)?;
+                remove_edge_in(&tx, key)?;
             }
         }
         tx.commit().map_err(store_err("storing a trial"))
@@ -430,6 +377,7 @@ impl GraphStore {
     /// iteration, or is gone (the trial removed it).
     pub fn trial_recorded(&self, key: &EdgeKey, iteration: u32) -> Result<bool> {
         self.conn
+            .lock()
             .query_row(
                 "SELECT NOT EXISTS (SELECT 1 FROM graph_edges WHERE kind = ?1 AND src = ?2 AND dst = ?3)
                      OR EXISTS (SELECT 1 FROM graph_experiences x JOIN graph_edges e ON e.id = x.edge_id
@@ -488,4 +436,65 @@ impl GraphStore {
         }
         Ok(out)
     }
+}
+
+/// The id of an edge, on a connection the caller holds (inside a transaction).
+fn edge_id_in(conn: &Connection, key: &EdgeKey) -> Result<i64> {
+    conn.query_row(
+        "SELECT id FROM graph_edges WHERE kind = ?1 AND src = ?2 AND dst = ?3",
+        params![key.kind.as_str(), key.from.to_string(), key.to.to_string()],
+        |r| r.get(0),
+    )
+    .optional()
+    .map_err(store_err("finding an edge"))?
+    .ok_or_else(|| Error::Invalid {
+        what: "edge".into(),
+        why: format!(
+            "no {} edge {} -> {} in the graph",
+            key.kind, key.from, key.to
+        ),
+    })
+}
+
+/// [`GraphStore::remove_edge`] on a connection the caller holds.
+fn remove_edge_in(conn: &Connection, key: &EdgeKey) -> Result<bool> {
+    let n = conn
+        .execute(
+            "DELETE FROM graph_edges WHERE kind = ?1 AND src = ?2 AND dst = ?3",
+            params![key.kind.as_str(), key.from.to_string(), key.to.to_string()],
+        )
+        .map_err(store_err("removing an edge"))?;
+    Ok(n > 0)
+}
+
+/// [`GraphStore::set_weight`] on a connection the caller holds.
+fn set_weight_in(conn: &Connection, key: &EdgeKey, weight: f32) -> Result<()> {
+    let id = edge_id_in(conn, key)?;
+    conn.execute(
+        "UPDATE graph_edges SET weight = ?1 WHERE id = ?2",
+        params![f64::from(weight), id],
+    )
+    .map_err(store_err("updating an edge weight"))?;
+    Ok(())
+}
+
+/// [`GraphStore::add_experience`] on a connection the caller holds.
+fn add_experience_in(conn: &Connection, key: &EdgeKey, experience: &Experience) -> Result<()> {
+    let id = edge_id_in(conn, key)?;
+    conn.execute(
+            "INSERT INTO graph_experiences (edge_id, iteration, query, label, answer, correct, trace, created_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                id,
+                experience.iteration,
+                experience.query,
+                to_json(&experience.label, "experience label")?,
+                to_json(&experience.answer, "experience answer")?,
+                experience.correct,
+                to_json(&experience.trace, "experience trace")?,
+                now_ms()
+            ],
+        )
+        .map_err(store_err("storing an experience"))?;
+    Ok(())
 }

@@ -355,13 +355,7 @@ async fn a_trial_step_killed_after_one_edge_resumes_without_trying_it_again() {
     let prompts = scripted
         .requests()
         .iter()
-        .filter(|r| {
-            r.messages.last().is_some_and(|m| {
-                m.content
-                    .as_deref()
-                    .is_some_and(|c| c.contains("may supply"))
-            })
-        })
+        .filter(|r| r.last_message().contains("may supply"))
         .count();
     assert_eq!(prompts, 1, "one request prompt on resume");
     // The edge stored before the stop kept the weight it got then.
