@@ -16,6 +16,23 @@ const OPENAPI_31_SCHEMA: &str = include_str!("../tests/assets/openapi-3.1-schema
 /// RestBench's TMDB OpenAPI spec, relative to the benchmark data folder.
 pub const TMDB_SPEC: &str = "restbench-tmdb/restgpt/tmdb_oas.json";
 
+/// A RapidAPI tool file (`Cars`) with two named APIs on `GET /vehicle` and a parameter listed
+/// twice: the collisions importers and exporters must disambiguate and report.
+pub const COLLIDING_RAPIDAPI_TOOL: &str = r#"{
+  "tool_name": "Cars", "host": "cars.p.rapidapi.com", "tool_description": "Cars.",
+  "api_list": [
+    {"name": "Vehicle by plate", "url": "https://cars.p.rapidapi.com/vehicle", "method": "GET",
+     "description": "Look a vehicle up by plate.",
+     "required_parameters": [{"name": "plate", "type": "STRING", "description": "Plate", "default": ""},
+                             {"name": "plate", "type": "STRING", "description": "Plate again", "default": ""}],
+     "optional_parameters": []},
+    {"name": "Vehicle by VIN", "url": "https://cars.p.rapidapi.com/vehicle", "method": "GET",
+     "description": "Look a vehicle up by VIN.",
+     "required_parameters": [{"name": "vin", "type": "STRING", "description": "VIN", "default": ""}],
+     "optional_parameters": []}
+  ]
+}"#;
+
 /// The shared benchmark data folder ([`toolsmith_plumbing::data::data_dir`]).
 ///
 /// # Panics

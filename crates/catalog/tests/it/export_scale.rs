@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use toolsmith_catalog::export::{self, Exported};
 use toolsmith_catalog::lint::{LintKind, lint_catalog};
 use toolsmith_catalog::testing::{
-    assert_valid_functions, assert_valid_openapi, data_path, openapi_validator, tmdb_catalog,
+    COLLIDING_RAPIDAPI_TOOL, assert_valid_functions, assert_valid_openapi, data_path,
+    openapi_validator, tmdb_catalog,
 };
 use toolsmith_catalog::{
     Catalog, DocSelector, ImportOptions, Scope, Store, read_bytes, read_source,
@@ -65,27 +66,11 @@ fn tmdb_exports_are_valid() {
     );
 }
 
-/// A RapidAPI tool with two named APIs on `GET /vehicle` and a parameter listed twice.
-const COLLIDING_TOOL: &str = r#"{
-  "tool_name": "Cars", "host": "cars.p.rapidapi.com", "tool_description": "Cars.",
-  "api_list": [
-    {"name": "Vehicle by plate", "url": "https://cars.p.rapidapi.com/vehicle", "method": "GET",
-     "description": "Look a vehicle up by plate.",
-     "required_parameters": [{"name": "plate", "type": "STRING", "description": "Plate", "default": ""},
-                             {"name": "plate", "type": "STRING", "description": "Plate again", "default": ""}],
-     "optional_parameters": []},
-    {"name": "Vehicle by VIN", "url": "https://cars.p.rapidapi.com/vehicle", "method": "GET",
-     "description": "Look a vehicle up by VIN.",
-     "required_parameters": [{"name": "vin", "type": "STRING", "description": "VIN", "default": ""}],
-     "optional_parameters": []}
-  ]
-}"#;
-
 #[test]
 fn two_apis_on_one_path_are_disambiguated_and_reported() {
     let batch = read_bytes(
         "Transportation/cars.json".as_ref(),
-        COLLIDING_TOOL.as_bytes(),
+        COLLIDING_RAPIDAPI_TOOL.as_bytes(),
         &ImportOptions::default(),
     )
     .unwrap();

@@ -2,7 +2,9 @@
 //! APIs on one method and path (issue 16, items 6 and 10).
 
 use serde_json::Value;
-use toolsmith_catalog::testing::{assert_valid_functions, assert_valid_openapi, openapi_validator};
+use toolsmith_catalog::testing::{
+    COLLIDING_RAPIDAPI_TOOL, assert_valid_functions, assert_valid_openapi, openapi_validator,
+};
 
 use crate::support::{Workspace, shared};
 
@@ -38,28 +40,12 @@ fn lint_reports_the_tmdb_contradictions_with_counts() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no tools match"));
 }
 
-/// A RapidAPI tool with two named APIs on `GET /vehicle` and a parameter listed twice.
-const CARS: &str = r#"{
-  "tool_name": "Cars", "host": "cars.p.rapidapi.com", "tool_description": "Cars.",
-  "api_list": [
-    {"name": "Vehicle by plate", "url": "https://cars.p.rapidapi.com/vehicle", "method": "GET",
-     "description": "Look a vehicle up by plate.",
-     "required_parameters": [{"name": "plate", "type": "STRING", "description": "Plate", "default": ""},
-                             {"name": "plate", "type": "STRING", "description": "Plate again", "default": ""}],
-     "optional_parameters": []},
-    {"name": "Vehicle by VIN", "url": "https://cars.p.rapidapi.com/vehicle", "method": "GET",
-     "description": "Look a vehicle up by VIN.",
-     "required_parameters": [{"name": "vin", "type": "STRING", "description": "VIN", "default": ""}],
-     "optional_parameters": []}
-  ]
-}"#;
-
 #[test]
 fn export_keeps_going_and_says_what_it_changed() {
     let ws = Workspace::new();
     let tools = ws.dir.path().join("tools/Transportation");
     std::fs::create_dir_all(&tools).unwrap();
-    std::fs::write(tools.join("cars.json"), CARS).unwrap();
+    std::fs::write(tools.join("cars.json"), COLLIDING_RAPIDAPI_TOOL).unwrap();
     ws.ok(&["import", ws.dir.path().join("tools").to_str().unwrap()]);
     ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
 
