@@ -1,6 +1,7 @@
 //! `toolsmith refine`: refine docs with EasyTool or DRAFT into new catalog doc versions,
 //! with a progress bar, a token budget, `--dry-run` and `--resume`.
 
+use std::collections::HashSet;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
@@ -161,11 +162,16 @@ fn new_spec(
                 .collect()
         })
         .unwrap_or_default();
-    let ids: Vec<ApiId> = all.apis().map(|(_, a)| a.api.id.clone()).collect();
-    let apis: Vec<ApiId> = ids
-        .iter()
-        .filter(|id| filters.is_empty() || filters.iter().any(|f| matches(id, f, &ids)))
-        .cloned()
+    let ids: HashSet<ApiId> = all.apis().map(|(_, a)| a.api.id.clone()).collect();
+    // Each item once: whether it is some API's whole id.
+    let filters: Vec<(&str, bool)> = filters
+        .into_iter()
+        .map(|f| (f, f.parse::<ApiId>().is_ok_and(|id| ids.contains(&id))))
+        .collect();
+    let apis: Vec<ApiId> = all
+        .apis()
+        .map(|(_, a)| a.api.id.clone())
+        .filter(|id| filters.is_empty() || filters.iter().any(|&(f, whole)| matches(id, f, whole)))
         .collect();
     if apis.is_empty() {
         bail!(
@@ -183,14 +189,11 @@ fn new_spec(
 }
 
 /// An API id matches a filter item equal to it or to its tool's id, or containing it; an item
-/// that is some API's whole id selects that API alone (`tmdb/get_movie_movie_id` is not also
+/// that is some API's `whole` id selects that API alone (`tmdb/get_movie_movie_id` is not also
 /// `tmdb/get_movie_movie_id_credits`).
-fn matches(id: &ApiId, filter: &str, all: &[ApiId]) -> bool {
+fn matches(id: &ApiId, filter: &str, whole: bool) -> bool {
     let full = id.to_string();
-    if full == filter || id.tool().as_str() == filter {
-        return true;
-    }
-    full.contains(filter) && !all.iter().any(|other| other.to_string() == filter)
+    full == filter || id.tool().as_str() == filter || (!whole && full.contains(filter))
 }
 
 fn mode_name(mode: CallMode) -> &'static str {
@@ -293,22 +296,20 @@ mod tests {
     #[test]
     fn an_api_filter_item_is_an_id_a_tool_or_a_part_of_an_id() {
         let id: ApiId = "tmdb/get_search_movie".parse().unwrap();
-        let all = [id.clone()];
-        assert!(matches(&id, "tmdb/get_search_movie", &all));
-        assert!(matches(&id, "tmdb", &all));
-        assert!(matches(&id, "search", &all));
-        assert!(!matches(&id, "spotify", &all));
+        assert!(matches(&id, "tmdb/get_search_movie", true));
+        assert!(matches(&id, "tmdb", false));
+        assert!(matches(&id, "search", false));
+        assert!(!matches(&id, "spotify", false));
     }
 
     #[test]
     fn a_whole_api_id_selects_that_api_alone() {
         let details: ApiId = "tmdb/get_movie_movie_id".parse().unwrap();
         let credits: ApiId = "tmdb/get_movie_movie_id_credits".parse().unwrap();
-        let all = [details.clone(), credits.clone()];
-        assert!(matches(&details, "tmdb/get_movie_movie_id", &all));
-        assert!(!matches(&credits, "tmdb/get_movie_movie_id", &all));
-        assert!(matches(&credits, "movie_id", &all));
-        assert!(matches(&details, "movie_id", &all));
+        assert!(matches(&details, "tmdb/get_movie_movie_id", true));
+        assert!(!matches(&credits, "tmdb/get_movie_movie_id", true));
+        assert!(matches(&credits, "movie_id", false));
+        assert!(matches(&details, "movie_id", false));
     }
 
     #[test]
