@@ -176,12 +176,13 @@ mod local {
     #[tokio::test]
     async fn the_packed_encoder_matches_candles_bert() -> anyhow::Result<()> {
         let Some(m) = model() else { return Ok(()) };
+        let long = "Return the lyrics of a song given its artist and title. ".repeat(40);
         let items = texts(&[
             "",
             "List playlists",
             "Get the current weather forecast for a city, with hourly temperatures and the chance of rain.",
             "Search hotels near a landmark with a maximum price per night and a minimum review score.",
-            &"Return the lyrics of a song given its artist and title. ".repeat(40),
+            long.as_str(),
             "Convert an amount of money from euros to US dollars at today's rate.",
         ]);
         let reference = m.embed_reference_blocking(&items)?;
