@@ -751,6 +751,9 @@ pub enum BenchCommand {
     /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
     /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.
     SearchSpeed(SpeedArgs),
+    /// Local MiniLM embedding speed: queries one at a time (p50/p99) and a sample of
+    /// ToolEnv2404's API docs (docs/s, projected time of the whole catalog).
+    Embed(BenchEmbedArgs),
     /// Load test of `toolsmith serve` on loopback: concurrent clients searching and calling the
     /// TMDB catalog (simulated executor) over the HTTP API; throughput, p50/p99, errors, memory.
     Serve(BenchServeArgs),
@@ -895,6 +898,33 @@ pub struct SpeedArgs {
     /// index build does), to give the dense index's build time at each size.
     #[arg(long = "embed-docs", value_name = "N")]
     pub embed_docs: Option<usize>,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// Flags of `bench embed`.
+#[derive(Debug, Args)]
+pub struct BenchEmbedArgs {
+    /// Queries embedded one at a time (StableToolBench's G1 and G2 queries, cycled).
+    #[arg(long, default_value_t = 100)]
+    pub queries: usize,
+    /// API docs of ToolEnv2404 embedded in one call, spread over the catalog (0: none).
+    #[arg(long, default_value_t = 2000)]
+    pub docs: usize,
+    /// Threads the model runs on (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Texts per forward pass (default: the embedder's).
+    #[arg(long)]
+    pub batch: Option<usize>,
+    /// Also time candle's BERT, the reference path, on the same texts, and print the lowest
+    /// cosine between the two paths' vectors.
+    #[arg(long)]
+    pub reference: bool,
     /// JSON output.
     #[command(flatten)]
     pub json: JsonArg,

@@ -7,6 +7,8 @@ use async_trait::async_trait;
 
 use crate::error::{Error, Result};
 
+#[cfg(feature = "local-embed")]
+pub(crate) mod bert;
 pub(crate) mod cache;
 pub(crate) mod http;
 #[cfg(feature = "local-embed")]

@@ -172,4 +172,41 @@ mod local {
         assert!(v[0].iter().all(|x| x.is_finite()));
         Ok(())
     }
+
+    #[tokio::test]
+    async fn the_packed_encoder_matches_candles_bert() -> anyhow::Result<()> {
+        let Some(m) = model() else { return Ok(()) };
+        let long = "Return the lyrics of a song given its artist and title. ".repeat(40);
+        let items = texts(&[
+            "",
+            "List playlists",
+            "Get the current weather forecast for a city, with hourly temperatures and the chance of rain.",
+            "Search hotels near a landmark with a maximum price per night and a minimum review score.",
+            long.as_str(),
+            "Convert an amount of money from euros to US dollars at today's rate.",
+        ]);
+        let reference = m.embed_reference_blocking(&items)?;
+        // One text at a time (the query path: products split over the cores), and in
+        // batches of two run side by side (the catalog path).
+        let mut one_by_one = Vec::new();
+        for t in &items {
+            one_by_one.extend(m.embed_blocking(std::slice::from_ref(t))?);
+        }
+        let batched = m.clone().with_batch_size(2).embed_blocking(&items)?;
+        let single_thread = m.clone().with_threads(1)?.embed_blocking(&items)?;
+        for (path, vectors) in [
+            ("one by one", &one_by_one),
+            ("batched", &batched),
+            ("one thread", &single_thread),
+        ] {
+            assert_eq!(vectors.len(), items.len());
+            for ((text, fast), slow) in items.iter().zip(vectors).zip(&reference) {
+                let c = cosine(fast, slow);
+                assert!(c >= 0.9999, "{path}: cosine {c} for {:.40}", text);
+                let norm: f32 = fast.iter().map(|x| x * x).sum::<f32>().sqrt();
+                assert!((norm - 1.0).abs() < 1e-4, "{path}: norm {norm}");
+            }
+        }
+        Ok(())
+    }
 }

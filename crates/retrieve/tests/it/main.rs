@@ -7,4 +7,5 @@
 mod data;
 mod expand;
 mod incremental;
+mod resume;
 mod tiny;

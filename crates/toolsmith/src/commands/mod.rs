@@ -2,6 +2,7 @@
 //! exit code; none imports another (shared pieces live in `retrieval`, `executor`, ...).
 
 mod bench;
+mod bench_embed;
 mod bench_runs;
 mod bench_serve;
 mod call;
@@ -51,6 +52,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
             BenchCommand::Serve(a) => bench_serve::run(&ctx, a),
+            BenchCommand::Embed(a) => bench_embed::run(&ctx, a),
         },
         Command::Report(args) => report::run(&ctx, &args),
         Command::Call(args) => call::run(&ctx, &args),

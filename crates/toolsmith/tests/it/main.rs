@@ -6,6 +6,7 @@ mod architecture;
 mod bench_command;
 mod catalog_commands;
 mod cli_output;
+mod embed_command;
 mod example_api_command;
 mod funcqa_command;
 mod graph_command;
