@@ -400,7 +400,8 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             out.add_row(vec![
                 p.k.to_string(),
                 format!("{:.1}", p.plain),
-                p.expanded.map_or_else(|| "-".to_owned(), |e| format!("{e:.1}")),
+                p.expanded
+                    .map_or_else(|| "-".to_owned(), |e| format!("{e:.1}")),
                 format!("{:.1}", p.offered),
             ]);
         }
