@@ -146,6 +146,7 @@ fn main() {
         api_description: ad,
         params: p,
         examples: e,
+        returns: Bm25Settings::DEFAULT_WEIGHTS.returns,
     };
     let grid: Vec<(&str, FieldWeights)> = vec![
         ("all 1", FieldWeights::ALL),

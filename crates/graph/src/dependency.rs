@@ -23,11 +23,16 @@
 //!    an API about one entity, that entity ([`Rule::SameEntityList`]: `/movie/{id}/similar`).
 //! 4. An output that only echoes A's own input (the `id` of `/movie/{movie_id}`) feeds nothing.
 //!
-//! 5. **Without a response schema or example** (most RapidAPI tools), a fallback from names
-//!    and descriptions: an API whose name or description says it searches, lists or gets
-//!    entity `X` feeds `X_id`/`XId` ([`Rule::NamedEntity`]); one that lists or searches what a
-//!    consumer's name is about feeds its bare `id`, and one whose name lists `Xs` feeds a
-//!    parameter named `X` ([`Rule::NamedList`]). Both are weaker than any schema rule.
+//! 5. **Without a response schema or example** (most RapidAPI tools), a fallback from names:
+//!    an API whose name names entity `X` and which searches, lists or creates things feeds
+//!    `X_id`/`XId` ([`Rule::NamedEntity`]), unless a required parameter of its own names `X`
+//!    (`imageData`, `image_name`: it reads or transforms one `X`); one that lists or searches
+//!    what a consumer's name is about, taking no `id` itself, feeds its bare `id`, and one whose
+//!    name lists `Xs` (taking no `id`) feeds a parameter named `X` ([`Rule::NamedList`]); a
+//!    count (`totalIcons`) lists nothing. Both are weaker than
+//!    any schema rule. (On ToolBench's 282-tool set a hand-checked sample of 20 edges of the
+//!    looser rules, which also read descriptions and let any API naming `X` feed it, was 5
+//!    right; of these rules, 11 right in 20 before the count and `id` checks.)
 //!
 //! Ids are scoped to their tool: edges join APIs of one tool. Everything is deterministic
 //! (sorted maps, no randomness), so a rebuild gives the same edges.
@@ -35,7 +40,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
-use toolsmith_catalog::{Api, ApiId, Catalog, ParamLocation, ToolId};
+use toolsmith_catalog::{Api, ApiId, Catalog, HttpMethod, ParamLocation, ToolId};
 
 use crate::model::{Edge, EdgeKind, Evidence, Feed, Rule};
 use crate::similarity::GraphSettings;
@@ -85,11 +90,15 @@ struct ApiFacts {
     outputs: Vec<OutField>,
     /// Content words of its name and path, singular, lower case (for the name fallback).
     name_words: BTreeSet<String>,
-    /// Content words of its description, singular, lower case.
-    doc_words: BTreeSet<String>,
     /// Whether its name or description says it searches or lists things (a listing word,
     /// or a plural in its name).
     lists: bool,
+    /// Whether it creates things (a POST, or a creating word in its name).
+    creates: bool,
+    /// Content words of its required parameters' names (`imageData` -> `image`).
+    required_words: BTreeSet<String>,
+    /// Whether it takes a required bare `id` (it is about one item).
+    takes_id: bool,
     /// The words of its name, lower case, as written (plurals kept).
     raw_name_words: Vec<String>,
 }
@@ -230,6 +239,14 @@ const NOT_ENTITIES: [&str; 40] = [
     "details", "v1", "v2", "v3", "using",
 ];
 
+/// Words that say an API counts things rather than returning them.
+const COUNTING: [&str; 2] = ["total", "count"];
+
+/// Words that say an API creates things (and so returns the new one's id).
+const CREATING: [&str; 7] = [
+    "create", "post", "add", "new", "upload", "register", "insert",
+];
+
 /// Words that say an API searches or lists things rather than reading one.
 const LISTING: [&str; 14] = [
     "search", "list", "find", "lookup", "browse", "query", "discover", "trending", "popular",
@@ -279,17 +296,20 @@ fn named_feeds(a: &ApiFacts, b: &ApiFacts) -> Vec<Feed> {
     for p in &b.inputs {
         let bare = p.name.eq_ignore_ascii_case("id");
         let rule = match (&p.entity, bare) {
-            // `X_id`: A names X (in its name, or in a description that lists).
+            // `X_id`: A's name names X, and A lists or creates things without taking an X
+            // (an API that reads or transforms one X, `getImageFrame(name)` or
+            // `resizeImage(imageData)`, gives no X's id).
             (Some(x), _) => {
-                let named = a.name_words.contains(x) || (a.lists && a.doc_words.contains(x));
-                if !named || a.consumes(x) {
+                let named = a.name_words.contains(x) && (a.lists || a.creates);
+                if !named || a.consumes(x) || a.required_words.contains(x) {
                     continue;
                 }
                 Rule::NamedEntity
             }
-            // A bare `id`: A lists what B's name is about.
+            // A bare `id`: A lists what B's name is about, and is not itself about one item
+            // (`/titles/{id}/cast` gives people, not titles).
             (None, true) => {
-                if !a.lists || b.name_words.is_disjoint(&a.name_words) {
+                if !a.lists || a.takes_id || b.name_words.is_disjoint(&a.name_words) {
                     continue;
                 }
                 Rule::NamedList
@@ -298,7 +318,7 @@ fn named_feeds(a: &ApiFacts, b: &ApiFacts) -> Vec<Feed> {
             (None, false) => {
                 let x = singular(&p.name.to_lowercase());
                 let plural_in_name = a.raw_name_words.iter().any(|w| w != &x && singular(w) == x);
-                if !plural_in_name || a.input_names.contains(&p.name.to_lowercase()) {
+                if !plural_in_name || a.takes_id || a.input_names.contains(&p.name.to_lowercase()) {
                     continue;
                 }
                 Rule::NamedList
@@ -502,18 +522,27 @@ fn facts(tool: &ToolId, api: &Api, description: &str) -> ApiFacts {
     }
     let raw_name_words = split_words(&api.name);
     let doc_raw = split_words(description);
-    let lists = raw_name_words
+    // A count (`totalIcons`) names things it does not return.
+    let lists = (raw_name_words
         .iter()
         .chain(&doc_raw)
         .any(|w| LISTING.contains(&w.as_str()))
         || raw_name_words
             .iter()
-            .any(|w| w.len() > 3 && &singular(w) != w && !NOT_ENTITIES.contains(&w.as_str()));
+            .any(|w| w.len() > 3 && &singular(w) != w && !NOT_ENTITIES.contains(&w.as_str())))
+        && !raw_name_words
+            .iter()
+            .any(|w| COUNTING.contains(&w.as_str()));
     ApiFacts {
         id: api.id.clone(),
         tool: tool.clone(),
         name_words: content_words(&format!("{} {}", api.name, segments.join(" "))),
-        doc_words: content_words(description),
+        creates: api.endpoint.method() == Some(HttpMethod::Post)
+            || raw_name_words
+                .iter()
+                .any(|w| CREATING.contains(&w.as_str())),
+        required_words: inputs.iter().flat_map(|p| content_words(&p.name)).collect(),
+        takes_id: inputs.iter().any(|p| p.name.eq_ignore_ascii_case("id")),
         lists,
         raw_name_words,
         segments,

@@ -35,6 +35,15 @@ pub enum Error {
         #[source]
         source: Box<toolsmith_exec::Error>,
     },
+    /// The full-execution actor's solver failed inside toolsmith.
+    #[error("{query:?}: the actor's solver")]
+    Solve {
+        /// The request it was solving.
+        query: String,
+        /// The cause.
+        #[source]
+        source: Box<toolsmith_solve::Error>,
+    },
     /// The refine tables could not be opened or migrated.
     #[error("refine tables")]
     Database(#[from] toolsmith_plumbing::sqlite::Error),

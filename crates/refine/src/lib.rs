@@ -21,7 +21,7 @@ pub use crate::bleu::sentence_bleu;
 pub use crate::draft::Draft;
 pub use crate::easytool::EasyTool;
 pub use crate::error::{Error, Result};
-pub use crate::expnet::{ExpNet, ExpNetReport, ExpNetSettings};
+pub use crate::expnet::{ActorMode, ExpNet, ExpNetReport, ExpNetSettings, SolverFactory};
 pub use crate::observer::{NoObserver, RefineObserver};
 pub use crate::record::{Dropped, Method, Rejected, Round, RunId, Stop, Trial};
 pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunEnd, RunReport, Runner, jobs, plan};

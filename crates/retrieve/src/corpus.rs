@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use toolsmith_catalog::{ApiEntry, ApiId, Catalog, ToolEntry, ToolId};
 use toolsmith_plumbing::text::truncate_with;
 
@@ -27,6 +28,10 @@ pub struct FieldWeights {
     pub params: f32,
     /// The user requests of the doc's usage examples (DRAFT's refined docs have one per API).
     pub examples: f32,
+    /// The field names of the API's response (schema and examples): what it returns, so "the
+    /// genre of a show" finds the details API whose response has `genres` though its
+    /// description never says so.
+    pub returns: f32,
 }
 
 impl FieldWeights {
@@ -38,6 +43,7 @@ impl FieldWeights {
         api_description: 1.0,
         params: 1.0,
         examples: 1.0,
+        returns: 1.0,
     };
 
     /// The weights of each field, in [`Field`] order.
@@ -49,6 +55,7 @@ impl FieldWeights {
             Field::ApiDescription => self.api_description,
             Field::Params => self.params,
             Field::Examples => self.examples,
+            Field::Returns => self.returns,
         }
     }
 }
@@ -70,17 +77,19 @@ pub enum Field {
     ApiDescription,
     Params,
     Examples,
+    Returns,
 }
 
 impl Field {
     /// Every field, in document order.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::ToolName,
         Self::ApiName,
         Self::ToolDescription,
         Self::ApiDescription,
         Self::Params,
         Self::Examples,
+        Self::Returns,
     ];
 }
 
@@ -94,7 +103,7 @@ pub struct CorpusDoc {
     /// The tool's category.
     pub category: String,
     /// The text of each field, in [`Field::ALL`] order.
-    pub fields: [String; 6],
+    pub fields: [String; 7],
 }
 
 impl CorpusDoc {
@@ -291,6 +300,90 @@ fn document(tool: &ToolEntry, api: &ApiEntry) -> CorpusDoc {
             api.description().to_owned(),
             params,
             examples,
+            returns(a),
         ],
+    }
+}
+
+/// Distinct field names of a response read at most (a long schema adds nothing past them).
+const MAX_RETURN_FIELDS: usize = 80;
+/// Schema and example levels followed at most (local `$ref`s included, bounded on cycles).
+const MAX_RETURN_DEPTH: usize = 6;
+
+/// The field names of an API's response schema and examples, in the order first seen, with
+/// `_` as a space (`first_air_date` -> `first air date`): the [`Field::Returns`] text.
+fn returns(api: &toolsmith_catalog::Api) -> String {
+    let mut names: Vec<String> = Vec::new();
+    if let Some(schema) = &api.response_schema {
+        schema_keys(schema, schema, &mut names, 0);
+    }
+    for example in &api.response_examples {
+        example_keys(example, &mut names, 0);
+    }
+    names.join(" ")
+}
+
+fn push_key(key: &str, names: &mut Vec<String>) {
+    let words = key.replace(['_', '-'], " ");
+    if names.len() < MAX_RETURN_FIELDS && !names.contains(&words) {
+        names.push(words);
+    }
+}
+
+fn schema_keys(root: &Value, schema: &Value, names: &mut Vec<String>, depth: usize) {
+    if depth > MAX_RETURN_DEPTH || names.len() >= MAX_RETURN_FIELDS {
+        return;
+    }
+    // A local `$ref` (`#/components/schemas/Show`).
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => match r.strip_prefix('#').map(|p| root.pointer(p)) {
+            Some(Some(target)) => target,
+            _ => return,
+        },
+        None => schema,
+    };
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for key in props.keys() {
+            push_key(key, names);
+        }
+        for value in props.values() {
+            schema_keys(root, value, names, depth + 1);
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        schema_keys(root, items, names, depth + 1);
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        for part in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            schema_keys(root, part, names, depth + 1);
+        }
+    }
+}
+
+fn example_keys(value: &Value, names: &mut Vec<String>, depth: usize) {
+    if depth > MAX_RETURN_DEPTH || names.len() >= MAX_RETURN_FIELDS {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for key in map.keys() {
+                push_key(key, names);
+            }
+            for v in map.values() {
+                example_keys(v, names, depth + 1);
+            }
+        }
+        // The first element stands for the list.
+        Value::Array(items) => {
+            if let Some(first) = items.first() {
+                example_keys(first, names, depth + 1);
+            }
+        }
+        _ => {}
     }
 }

@@ -74,6 +74,7 @@ impl DenseSettings {
         api_description: 1.0,
         params: 0.0,
         examples: 1.0,
+        returns: 0.0,
     };
 }
 

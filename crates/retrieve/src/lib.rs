@@ -119,8 +119,8 @@
 //!   `toolsmith bench search-speed`.
 #![warn(missing_docs)]
 
-pub use crate::bm25::{B, Bm25Index, Bm25Settings};
-pub use crate::corpus::{Corpus, CorpusDoc, FieldWeights};
+pub use crate::bm25::{B, Bm25Index, Bm25Settings, RETURNS_WEIGHT};
+pub use crate::corpus::{Corpus, CorpusDoc, Field, FieldWeights};
 pub use crate::dense::{DenseIndex, DenseRetriever, DenseSettings, VectorFormat, dot};
 pub use crate::error::{Error, Result};
 pub use crate::expand::{

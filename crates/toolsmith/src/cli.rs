@@ -873,6 +873,14 @@ pub struct RetrievalArgs {
     /// `[retrieve.expand] budget` of toolsmith.toml, else 4).
     #[arg(long)]
     pub expand_budget: Option<usize>,
+    /// Also report offered-path coverage at these cut-offs (`8,9,10,11,12`): plain top-K,
+    /// with dependency expansion, and the tools offered, to draw coverage against tools.
+    #[arg(long, value_delimiter = ',', value_name = "K,...")]
+    pub coverage_k: Vec<usize>,
+    /// List the queries whose gold path the expanded offer misses at this K: each missing
+    /// gold API with its rank in the query's ranking, and what expansion added instead.
+    #[arg(long, value_name = "K")]
+    pub misses: Option<usize>,
     /// JSON output (one object).
     #[command(flatten)]
     pub json: JsonArg,

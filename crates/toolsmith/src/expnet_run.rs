@@ -9,12 +9,16 @@ use anyhow::{Context as _, bail};
 use indicatif::ProgressBar;
 use toolsmith_catalog::ApiId;
 use toolsmith_catalog::{Catalog, Store};
+use toolsmith_exec::ApiBook;
 use toolsmith_graph::EdgeKey;
 use toolsmith_graph::GraphStore;
 use toolsmith_llm::{Budget, BudgetLimits, ChatModel, Metered};
-use toolsmith_refine::{ExpNet, ExpNetSettings, RefineObserver, RefineStore, RunId, RunSpec};
+use toolsmith_refine::{
+    ActorMode, ExpNet, ExpNetSettings, RefineObserver, RefineStore, RunId, RunSpec,
+};
+use toolsmith_solve::{React, ReactSettings, RenderOptions, Runtime, Toolset, Tracer};
 
-use crate::cli::RefineArgs;
+use crate::cli::{CallMode, RefineArgs};
 use crate::context::Context;
 use crate::printer;
 
@@ -37,7 +41,9 @@ pub(crate) fn settings(
     Ok(serde_json::to_value(s)?)
 }
 
-/// Runs (or resumes) a ToolExpNet run over the whole stored graph.
+/// Runs (or resumes) a ToolExpNet run over the whole stored graph. With `actor = "execute"`
+/// the actor is ReAct over every API of `view`, its calls going where `mode` says.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     ctx: &Context,
     args: &RefineArgs,
@@ -46,6 +52,7 @@ pub(crate) fn run(
     run: Option<RunId>,
     spec: &RunSpec,
     view: &Catalog,
+    mode: CallMode,
 ) -> anyhow::Result<ExitCode> {
     let settings: ExpNetSettings = serde_json::from_value(spec.settings.clone())
         .context("reading the run's ToolExpNet settings")?;
@@ -73,8 +80,34 @@ pub(crate) fn run(
         budget: Arc::clone(&budget),
         edges: AtomicUsize::new(0),
     });
-    let expnet =
-        ExpNet::new(llm, settings)?.with_observer(Arc::clone(&bar) as Arc<dyn RefineObserver>);
+    let execute = settings.actor == ActorMode::Execute;
+    let mut expnet = ExpNet::new(Arc::clone(&llm), settings)?
+        .with_observer(Arc::clone(&bar) as Arc<dyn RefineObserver>);
+    if execute {
+        let book = Arc::new(ApiBook::from_catalog(view));
+        let executor =
+            crate::executor::build(ctx, Arc::clone(&book), mode.into(), args.cache.into())?;
+        let runtime = Runtime {
+            llm,
+            executor,
+            retriever: None,
+            book,
+            settings: ctx.config()?.solve.clone(),
+            tracer: Tracer::new(),
+        };
+        let entries: Vec<_> = view.apis().map(|(_, a)| a.clone()).collect();
+        let toolset = Toolset::new(&entries, &RenderOptions::default());
+        expnet = expnet.with_solver(
+            move || {
+                let runtime = Runtime {
+                    tracer: Tracer::new(),
+                    ..runtime.clone()
+                };
+                Box::new(React::new(runtime, ReactSettings::default()))
+            },
+            toolset,
+        );
+    }
     let run = match run {
         Some(id) => id,
         None => refine.create_run(spec)?,

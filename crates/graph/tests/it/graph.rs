@@ -370,6 +370,22 @@ fn without_response_schemas_names_and_descriptions_give_weaker_edges() {
         f("get_languages", "Supported languages", &[]),
         f("translate", "Translate a text", &["text", "language"]),
         f("get_weather", "Weather of a city", &["city"]),
+        // Creating gives the new item's id; reading or transforming one gives none.
+        f("upload_image", "Upload an image", &[]),
+        f("image_features", "Features of one image", &["image_id"]),
+        f(
+            "create_image_frame",
+            "Make a frame from image data",
+            &["image_data"],
+        ),
+        f("get_image_frame", "One frame of a stored image", &["name"]),
+        // A description that mentions videos does not make a session list a video source.
+        f("get_sessions", "Sessions of your videos", &[]),
+        // An API about one message (it takes its `id`) lists replies, not messages.
+        f("message_replies", "Replies to a message", &["id"]),
+        // A count names what it counts; an API about one message lists none of its kind.
+        f("total_messages", "How many messages there are", &[]),
+        f("get_message_languages", "Languages of one message", &["id"]),
     ]);
     let bytes = serde_json::to_vec(&functions).unwrap();
     let batch = read_bytes("media.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
@@ -411,7 +427,25 @@ fn without_response_schemas_names_and_descriptions_give_weaker_edges() {
         has("get_languages", "translate", Rule::NamedList),
         "{edges:?}"
     );
-    assert_eq!(edges.len(), 3, "nothing else is linked: {edges:?}");
+    assert!(
+        has("upload_image", "image_features", Rule::NamedEntity),
+        "{edges:?}"
+    );
+    assert!(
+        has("get_messages", "message_replies", Rule::NamedList),
+        "{edges:?}"
+    );
+    // Listing messages (or languages: the bare-id rule goes by the consumer's name) feeds the
+    // `id` of an API about one message; that API feeds no `language` of its own.
+    assert!(
+        has("get_messages", "get_message_languages", Rule::NamedList),
+        "{edges:?}"
+    );
+    assert!(
+        has("get_languages", "get_message_languages", Rule::NamedList),
+        "{edges:?}"
+    );
+    assert_eq!(edges.len(), 7, "nothing else is linked: {edges:?}");
     // Every name-derived edge is weaker than the weakest schema rule.
     assert!(
         edges

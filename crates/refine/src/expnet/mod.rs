@@ -15,7 +15,10 @@
 //! (`t:trial:plan:i:EDGE`), and each edge's experiences and weight are stored in one
 //! transaction, so a resumed run tries each planned edge once.
 //!
-//! The actor works in tool-selection mode only (no execution through a solver).
+//! The actor ([`ActorMode`], a setting) either selects APIs for a request from their docs in one
+//! LLM call (`select`), or solves it with a solver of `toolsmith-solve` (ReAct, say) over the
+//! whole tool set, its calls answered by the executor it was built with (the simulator, say),
+//! its answer being the APIs it called, in order (`execute`, [`ExpNet::with_solver`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -27,6 +30,7 @@ use toolsmith_graph::{
     Edge, EdgeKey, EdgeKind, Evidence, Experience, GraphStore, sample_edges, updated_weight,
 };
 use toolsmith_llm::{ChatModel, Prompt, Role};
+use toolsmith_solve::{Solver, Toolset};
 
 use crate::ask::{At, ask, first_message};
 use crate::error::{Error, Result};
@@ -57,6 +61,20 @@ pub struct ExpNetSettings {
     pub seed: u64,
     /// Sampling temperature of every call.
     pub temperature: f32,
+    /// How the actor answers the trial's requests.
+    pub actor: ActorMode,
+}
+
+/// How ToolExpNet's actor answers a trial request (§3.1: "an actor ... tool selection or full
+/// execution").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActorMode {
+    /// One LLM call picks the APIs from every API's doc.
+    #[default]
+    Select,
+    /// A solver runs the request over the whole tool set; the APIs it called are its answer.
+    Execute,
 }
 
 impl ExpNetSettings {
@@ -74,6 +92,7 @@ impl ExpNetSettings {
         max_experiences: 20,
         seed: 0,
         temperature: 0.0,
+        actor: ActorMode::Select,
     };
 
     /// Refuses values no run can use.
@@ -130,7 +149,12 @@ pub struct ExpNet {
     llm: Arc<dyn ChatModel>,
     settings: ExpNetSettings,
     observer: Arc<dyn RefineObserver>,
+    solver: Option<(SolverFactory, Toolset)>,
 }
+
+/// Makes the full-execution actor's solver, a fresh one per request (its trace holds that
+/// request's calls only).
+pub type SolverFactory = Arc<dyn Fn() -> Box<dyn Solver> + Send + Sync>;
 
 impl std::fmt::Debug for ExpNet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -220,7 +244,20 @@ impl ExpNet {
             llm,
             settings,
             observer: Arc::new(NoObserver),
+            solver: None,
         })
+    }
+
+    /// The solver (made fresh per request by `make`) and the tool set of the
+    /// full-execution actor ([`ActorMode::Execute`]).
+    #[must_use]
+    pub fn with_solver(
+        mut self,
+        make: impl Fn() -> Box<dyn Solver> + Send + Sync + 'static,
+        toolset: Toolset,
+    ) -> Self {
+        self.solver = Some((Arc::new(make), toolset));
+        self
     }
 
     /// Reports progress to `observer`: each trial step's edges ([`RefineObserver::trial_started`],
@@ -246,6 +283,12 @@ impl ExpNet {
             .apis()
             .map(|(_, a)| (a.api.id.clone(), a.description().to_owned()))
             .collect();
+        if self.settings.actor == ActorMode::Execute && self.solver.is_none() {
+            return Err(Error::Setting {
+                field: "actor",
+                reason: "`execute` needs a solver (ExpNet::with_solver)".to_owned(),
+            });
+        }
         let mut report = ExpNetReport::default();
         for t in 1..=self.settings.iterations {
             if refine.step_done(run, &step_trial(t))? {
@@ -361,14 +404,33 @@ impl ExpNet {
         }
     }
 
-    /// The actor's choice for one request, from every API of the view.
+    /// The actor's answer to one request, from every API of the view, and its trace.
     async fn act(
         &self,
         t: u32,
         query: &str,
         at: &ApiId,
         docs: &BTreeMap<ApiId, String>,
-    ) -> Result<Vec<ApiId>> {
+    ) -> Result<(Vec<ApiId>, serde_json::Value)> {
+        if let (ActorMode::Execute, Some((make, toolset))) = (self.settings.actor, &self.solver) {
+            let run = make()
+                .solve(query, toolset.clone())
+                .await
+                .map_err(|source| Error::Solve {
+                    query: query.to_owned(),
+                    source: Box::new(source),
+                })?;
+            // The APIs called, each once, in the order first called.
+            let mut called: Vec<ApiId> = Vec::new();
+            for api in run.api_calls() {
+                if !called.contains(&api) {
+                    called.push(api);
+                }
+            }
+            let trace = json!({"mode": "execution", "solver": run.solver,
+                "finish": run.finish, "calls": run.api_calls(), "answer": run.answer});
+            return Ok((called, trace));
+        }
         let tools: Vec<_> = docs
             .iter()
             .map(|(id, d)| json!({"id": id.to_string(), "description": d}))
@@ -377,7 +439,8 @@ impl ExpNet {
         let reply: Option<ActorReply> = self
             .ask(Role::AGENT, &EXPNET_ACTOR, &ctx, at, t, "actor")
             .await?;
-        Ok(reply.map(|r| parse_ids(&r.tools, docs)).unwrap_or_default())
+        let answer = reply.map(|r| parse_ids(&r.tools, docs)).unwrap_or_default();
+        Ok((answer, json!({"mode": "selection"})))
     }
 
     /// The edges iteration `t` tries: sampled once and kept in the run's steps
@@ -459,7 +522,7 @@ impl ExpNet {
             let mut correct = 0;
             let mut single_only = true;
             for (query, label) in &queries {
-                let answer = self.act(t, query, &edge.from, docs).await?;
+                let (answer, trace) = self.act(t, query, &edge.from, docs).await?;
                 let right = &answer == label;
                 correct += usize::from(right);
                 single_only &= label.len() == 1;
@@ -469,7 +532,7 @@ impl ExpNet {
                     label: label.clone(),
                     answer,
                     correct: right,
-                    trace: json!({"mode": "selection"}),
+                    trace,
                 });
             }
             report.edges_tried += 1;

@@ -371,3 +371,111 @@ async fn a_trial_step_killed_after_one_edge_resumes_without_trying_it_again() {
     assert!(weight(&movie()).abs() < 1e-6);
     assert!((weight(&tv()) - 1.0).abs() < 1e-6);
 }
+
+/// The full-execution actor: ReAct over the whole tool set (a scripted agent, a scripted
+/// executor) answers each request; the APIs it called, in order, are its answer, scored as the
+/// selection actor's would be, and the experience's trace says it executed.
+#[tokio::test]
+async fn the_execute_actor_answers_with_the_apis_its_solver_called() {
+    use toolsmith_exec::ApiBook;
+    use toolsmith_exec::testing::ScriptedExecutor;
+    use toolsmith_refine::ActorMode;
+    use toolsmith_solve::{
+        AgentSettings, React, ReactSettings, RenderOptions, Runtime, Toolset, Tracer,
+    };
+
+    let (store, spare) = (store(), store());
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let graph = graph();
+    // The refine LLM writes the requests and the insights; it has no actor rule, so a
+    // selection actor would get no usable answer.
+    let llm = insight_rule(dependent(
+        ScriptedLlm::new([]),
+        json!([{"query": "details of Dune", "tools": both()},
+               {"query": "cast of Alien", "tools": both()}]),
+    ));
+    let entries: Vec<_> = view.apis().map(|(_, a)| a.clone()).collect();
+    let toolset = Toolset::new(&entries, &RenderOptions::default());
+    let name = |api: ApiId| toolset.spec(&api).unwrap().name.clone();
+    let finish = Reply::tool_call(
+        "Finish",
+        r#"{"return_type": "give_answer", "final_answer": "done"}"#,
+    );
+    // Dune: search movies twice, then details (called APIs count once each); Alien: the TV
+    // search, then details (the wrong search).
+    let agent = ScriptedLlm::new([
+        Reply::tool_call(name(movie()), r#"{"query": "Dune"}"#),
+        Reply::tool_call(name(movie()), r#"{"query": "Dune 2021"}"#),
+        Reply::tool_call(name(details()), r#"{"movie_id": 1}"#),
+        finish.clone(),
+        Reply::tool_call(name(tv()), r#"{"query": "Alien"}"#),
+        Reply::tool_call(name(details()), r#"{"movie_id": 2}"#),
+        finish,
+    ]);
+    let executor = ScriptedExecutor::new()
+        .respond(movie(), json!({"results": [{"id": 1}]}))
+        .respond(tv(), json!({"results": [{"id": 2}]}))
+        .respond(details(), json!({"title": "a film"}));
+    let runtime = Runtime {
+        llm: Arc::new(agent),
+        executor: Arc::new(executor),
+        retriever: None,
+        book: Arc::new(ApiBook::from_catalog(&view)),
+        settings: AgentSettings::default(),
+        tracer: Tracer::new(),
+    };
+    let settings = ExpNetSettings {
+        actor: ActorMode::Execute,
+        ..one_iteration()
+    };
+    let refine = RefineStore::in_memory().unwrap();
+    let run = new_run(&refine);
+    // Without a solver the execute actor is refused up front.
+    let bare = ExpNet::new(Arc::new(ScriptedLlm::new([])), settings.clone()).unwrap();
+    let err = bare
+        .run(run, &view, &Mutex::new(spare), &graph, &refine)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("actor"), "{err}");
+
+    let expnet = ExpNet::new(Arc::new(llm), settings).unwrap().with_solver(
+        move || {
+            // A fresh tracer per request, as a fresh solver would have.
+            let runtime = Runtime {
+                tracer: Tracer::new(),
+                ..runtime.clone()
+            };
+            Box::new(React::new(runtime, ReactSettings::PAPER))
+        },
+        toolset.clone(),
+    );
+    let report = expnet
+        .run(run, &view, &Mutex::new(store), &graph, &refine)
+        .await
+        .unwrap();
+    assert_eq!(
+        (report.edges_tried, report.trials, report.correct),
+        (1, 2, 1)
+    );
+    let pool = graph.experiences_of(&details()).unwrap();
+    let dune = pool
+        .iter()
+        .map(|(_, e)| e)
+        .find(|e| e.query == "details of Dune")
+        .unwrap();
+    assert!(dune.correct);
+    assert_eq!(dune.answer, [movie(), details()], "{}", dune.trace);
+    assert_eq!(dune.trace["mode"], "execution");
+    assert_eq!(dune.trace["calls"].as_array().unwrap().len(), 3);
+    let alien = pool
+        .iter()
+        .map(|(_, e)| e)
+        .find(|e| e.query == "cast of Alien")
+        .unwrap();
+    assert!(!alien.correct);
+    assert_eq!(alien.answer, [tv(), details()], "{}", alien.trace);
+    // The executed confusion adds the similarity edge as the selection actor's does.
+    assert_eq!(report.added.len(), 1);
+}

@@ -18,6 +18,7 @@ fn doc(api: &str, category: &str, name: &str, description: &str, params: &str) -
             description.into(),
             params.into(),
             String::new(),
+            String::new(),
         ],
     }
 }

@@ -92,3 +92,44 @@ async fn expansion_respects_the_budget_and_can_be_off() {
     assert!(added.is_empty());
     assert_eq!(hits.len(), 5);
 }
+
+/// The response's field names are a corpus field: "genres" finds the details APIs whose
+/// response lists genres, when that field counts, though their descriptions never say so.
+#[tokio::test]
+async fn response_field_names_are_searchable_when_weighted() {
+    use toolsmith_retrieve::{CorpusDoc, FieldWeights};
+    let catalog = tmdb_catalog();
+    let corpus = Arc::new(Corpus::from_catalog(&catalog));
+    let tv = api(&catalog, "/tv/{tv_id}");
+    let doc: &CorpusDoc = corpus.docs().iter().find(|d| d.api == tv).unwrap();
+    let returns = doc.field(toolsmith_retrieve::Field::Returns);
+    assert!(returns.contains("genres"), "{returns}");
+    assert!(returns.contains("first air date"), "{returns}");
+    let search = |returns: f32| {
+        let corpus = corpus.clone();
+        async move {
+            let settings = Bm25Settings {
+                weights: FieldWeights {
+                    returns,
+                    ..Bm25Settings::DEFAULT_WEIGHTS
+                },
+                ..Bm25Settings::default()
+            };
+            Bm25Index::build(corpus, settings)
+                .search("genres and homepage of a tv show", 20, &Filter::default())
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|h| h.api)
+                .collect::<Vec<_>>()
+        }
+    };
+    let rank = |hits: Vec<ApiId>| hits.iter().position(|a| a == &tv).unwrap_or(usize::MAX);
+    let (with, without) = (rank(search(1.0).await), rank(search(0.0).await));
+    assert!(
+        with < 3 && with < without,
+        "rank {with} with the field, {without} without"
+    );
+    // Off by default: the field is not indexed.
+    assert_eq!(Bm25Settings::DEFAULT_WEIGHTS.returns, 0.0);
+}

@@ -53,6 +53,44 @@ struct RetrievalReport {
     coverage_20: f64,
     /// The same with dependency expansion; `None` when the catalog has no dependency edges.
     expanded: Option<ExpandedCoverage>,
+    /// Coverage at the cut-offs of `--coverage-k`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    coverage_curve: Vec<CoveragePoint>,
+    /// The queries the expanded offer misses at `--misses K`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    misses: Option<Vec<Miss>>,
+}
+
+/// Offered-path coverage at one cut-off K.
+#[derive(Debug, Serialize)]
+struct CoveragePoint {
+    k: usize,
+    /// Coverage of the plain top-K, %.
+    plain: f64,
+    /// Coverage with dependency expansion, % (`None` without dependency edges).
+    expanded: Option<f64>,
+    /// Mean tools offered with expansion.
+    offered: f64,
+}
+
+/// A query whose gold path the expanded offer does not cover.
+#[derive(Debug, Serialize)]
+struct Miss {
+    query: String,
+    /// The gold APIs not offered, each with its rank (1-based) in the query's ranking.
+    missing: Vec<MissingGold>,
+    /// The gold APIs offered.
+    offered_gold: Vec<ApiId>,
+    /// What expansion added: `api <- feeds.param` (producer) or `api -> feeds.param`.
+    added: Vec<String>,
+}
+
+/// A gold API left out of the offer.
+#[derive(Debug, Serialize)]
+struct MissingGold {
+    api: ApiId,
+    /// Its rank in the query's ranking (1-based), `None` below the ranking's depth.
+    rank: Option<usize>,
 }
 
 /// Offered-path coverage (%) and mean tools offered with dependency expansion at each K.
@@ -79,11 +117,30 @@ struct ExpandedCoverage {
 const COVERAGE_KS: [usize; 3] = [5, 10, 20];
 
 /// Coverage sums over queries: plain hits, expanded hits, tools offered expanded, per K.
-#[derive(Default)]
 struct CoverageSums {
-    plain: [f64; 3],
-    expanded: [f64; 3],
-    offered: [f64; 3],
+    plain: Vec<f64>,
+    expanded: Vec<f64>,
+    offered: Vec<f64>,
+}
+
+impl CoverageSums {
+    fn new(ks: usize) -> Self {
+        Self {
+            plain: vec![0.0; ks],
+            expanded: vec![0.0; ks],
+            offered: vec![0.0; ks],
+        }
+    }
+}
+
+/// Why expansion added an API, in a line: `api <- consumer.param` for a producer,
+/// `api -> producer.param` for a consumer.
+fn added_line(a: &toolsmith_retrieve::Added) -> String {
+    match a.link {
+        toolsmith_retrieve::Link::Producer => format!("{} <- {}.{}", a.api, a.feeds, a.param),
+        toolsmith_retrieve::Link::Consumer => format!("{} -> {}.{}", a.api, a.feeds, a.param),
+        toolsmith_retrieve::Link::Rank => format!("{} (rank)", a.api),
+    }
 }
 
 /// The NDCG@k curve stored for the report goes from k = 1 to this.
@@ -139,13 +196,20 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
     }
     let catalog = store.catalog(&args.docs.selector(), &Scope::default())?;
     let expander = Expander::new(build_graph(&catalog, None, &config.graph).needs(), expand);
+    // The standard cut-offs, then `--coverage-k`'s.
+    let ks: Vec<usize> = COVERAGE_KS
+        .into_iter()
+        .chain(args.coverage_k.iter().copied())
+        .collect();
+    let max_k = ks.iter().copied().chain(args.misses).max().unwrap_or(20);
     let rt = ctx.runtime()?;
-    let ((scores, curve), sums) = rt.block_on(async {
+    let ((scores, curve), sums, misses) = rt.block_on(async {
         let retriever = retrieval::retriever(ctx, method, corpus).await?;
         let mut runs = Vec::with_capacity(resolved.queries.len());
-        let mut sums = CoverageSums::default();
+        let mut sums = CoverageSums::new(ks.len());
+        let mut misses = Vec::new();
         let bar = ctx.progress().bar(resolved.queries.len(), "queries");
-        let depth = expander.pool_depth(20);
+        let depth = expander.pool_depth(max_k);
         for q in &resolved.queries {
             let hits = retriever.search(&q.text, 10, &Filter::default()).await;
             let pool: Vec<ApiId> = retriever
@@ -154,12 +218,32 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
                 .into_iter()
                 .map(|h| h.api)
                 .collect();
-            for (i, k) in COVERAGE_KS.into_iter().enumerate() {
+            for (i, &k) in ks.iter().enumerate() {
                 let top: Vec<ApiId> = pool.iter().take(k).cloned().collect();
                 sums.plain[i] += offered_covers(&top, &q.gold) as u8 as f64;
                 let offered = expander.offer(&pool, k, &|_| true).apis(&pool);
                 sums.expanded[i] += offered_covers(&offered, &q.gold) as u8 as f64;
                 sums.offered[i] += offered.len() as f64;
+            }
+            if let Some(k) = args.misses {
+                let offer = expander.offer(&pool, k, &|_| true);
+                let offered = offer.apis(&pool);
+                if !offered_covers(&offered, &q.gold) {
+                    let (hit, missing): (Vec<&ApiId>, Vec<&ApiId>) =
+                        q.gold.iter().partition(|g| offered.contains(g));
+                    misses.push(Miss {
+                        query: q.text.clone(),
+                        missing: missing
+                            .into_iter()
+                            .map(|g| MissingGold {
+                                api: g.clone(),
+                                rank: pool.iter().position(|a| a == g).map(|r| r + 1),
+                            })
+                            .collect(),
+                        offered_gold: hit.into_iter().cloned().collect(),
+                        added: offer.added.iter().map(added_line).collect(),
+                    });
+                }
             }
             bar.inc(1);
             runs.push((
@@ -173,7 +257,11 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             .into_iter()
             .map(|v| v * 100.0)
             .collect();
-        anyhow::Ok(((RetrievalScores::mean(pairs()).percent(), curve), sums))
+        anyhow::Ok((
+            (RetrievalScores::mean(pairs()).percent(), curve),
+            sums,
+            misses,
+        ))
     })?;
     let n = resolved.queries.len().max(1) as f64;
     let pct = |x: f64| 100.0 * x / n;
@@ -207,6 +295,18 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             offered_10: sums.offered[1] / n,
             offered_20: sums.offered[2] / n,
         }),
+        coverage_curve: ks
+            .iter()
+            .enumerate()
+            .skip(COVERAGE_KS.len())
+            .map(|(i, &k)| CoveragePoint {
+                k,
+                plain: pct(sums.plain[i]),
+                expanded: (!expander.is_empty()).then(|| pct(sums.expanded[i])),
+                offered: sums.offered[i] / n,
+            })
+            .collect(),
+        misses: args.misses.map(|_| misses),
     };
     // Kept for the report's NDCG@k curves.
     BenchStore::open(ctx.db())
@@ -294,6 +394,36 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
     }
     table::align_right(&mut cov, 1..4);
     table::print(&cov)?;
+    if !report.coverage_curve.is_empty() {
+        let mut out = table::new(["K", "top-K coverage", "expanded coverage", "tools offered"]);
+        for p in &report.coverage_curve {
+            out.add_row(vec![
+                p.k.to_string(),
+                format!("{:.1}", p.plain),
+                p.expanded
+                    .map_or_else(|| "-".to_owned(), |e| format!("{e:.1}")),
+                format!("{:.1}", p.offered),
+            ]);
+        }
+        table::align_right(&mut out, 0..4);
+        table::print(&out)?;
+    }
+    for miss in report.misses.iter().flatten() {
+        let missing: Vec<String> = miss
+            .missing
+            .iter()
+            .map(|m| match m.rank {
+                Some(r) => format!("{} (rank {r})", m.api),
+                None => format!("{} (not ranked)", m.api),
+            })
+            .collect();
+        printer::line(format!(
+            "missed: {}\n  missing: {}\n  added: {}",
+            miss.query,
+            missing.join(", "),
+            miss.added.join("; ")
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

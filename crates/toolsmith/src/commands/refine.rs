@@ -42,13 +42,13 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
     if tools.is_empty() {
         bail!("no API matches --apis (see `toolsmith tools`)");
     }
-    if spec.method == Method::ExpNet {
-        return crate::expnet_run::run(ctx, args, store, &refine, run, &spec, &view);
-    }
     let mode = match run {
         Some(_) => parse_mode(&spec.mode)?,
         None => args.mode,
     };
+    if spec.method == Method::ExpNet {
+        return crate::expnet_run::run(ctx, args, store, &refine, run, &spec, &view, mode);
+    }
     let book = Arc::new(ApiBook::from_catalog(&view));
     let executor = executor::build(ctx, book, mode.into(), args.cache.into())?;
     let budget = Arc::new(Budget::new(BudgetLimits {

@@ -228,3 +228,52 @@ async fn bench_runs_replays_and_reports_as_json() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no benchmark run 9"));
 }
+
+/// `bench retrieval --coverage-k --misses`: coverage at any cut-off, and each query the
+/// expanded offer misses with its missing gold APIs and their ranks.
+#[test]
+fn retrieval_reports_coverage_at_asked_cut_offs_and_lists_the_misses() {
+    let ws = Workspace::new();
+    let data = shared("restbench-tmdb/..");
+    let report: Value = serde_json::from_str(&ws.ok(&[
+        "bench",
+        "retrieval",
+        "--dataset",
+        "restbench-tmdb",
+        "--method",
+        "bm25",
+        "--coverage-k",
+        "8,10",
+        "--misses",
+        "10",
+        "--json",
+        "--data-dir",
+        &data,
+    ]))
+    .unwrap();
+    let curve = report["coverage_curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 2);
+    assert_eq!(curve[0]["k"], 8);
+    assert!(curve[0]["offered"].as_f64().unwrap() >= 8.0);
+    // K = 10 is also a standard cut-off: the two agree.
+    assert_eq!(curve[1]["plain"], report["coverage@10"]);
+    assert_eq!(curve[1]["expanded"], report["expanded"]["coverage@10"]);
+    let misses = report["misses"].as_array().unwrap();
+    let queries = report["queries"].as_f64().unwrap();
+    let covered = report["expanded"]["coverage@10"].as_f64().unwrap();
+    assert_eq!(
+        misses.len() as f64,
+        (queries * (1.0 - covered / 100.0)).round()
+    );
+    for miss in misses {
+        let missing = miss["missing"].as_array().unwrap();
+        assert!(!missing.is_empty(), "{miss}");
+        // A missing gold API ranks below the ten kept, or not at all.
+        assert!(
+            missing
+                .iter()
+                .all(|m| m["rank"].is_null() || m["rank"].as_u64().unwrap() > 10),
+            "{miss}"
+        );
+    }
+}

@@ -98,3 +98,82 @@ async fn refine_expnet_tries_edges_and_stores_expnet_doc_versions() {
     .unwrap();
     drop(ws);
 }
+
+/// Agent turns (requests offering functions) and selection-actor prompts seen by
+/// [`executing_chat`].
+static AGENT_TURNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static SELECTIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// As [`chat`], but a request offering functions is ReAct's turn: it finishes at once.
+async fn executing_chat(Json(request): Json<Value>) -> Json<Value> {
+    use std::sync::atomic::Ordering;
+    let offers_functions = request["tools"].as_array().is_some_and(|t| !t.is_empty());
+    if !offers_functions {
+        let last = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or("");
+        if last.contains("User request:") {
+            SELECTIONS.fetch_add(1, Ordering::SeqCst);
+        }
+        return chat(Json(request)).await;
+    }
+    AGENT_TURNS.fetch_add(1, Ordering::SeqCst);
+    let finish = json!({"role": "assistant", "content": null, "tool_calls": [{
+        "id": "call_finish", "type": "function", "function": {"name": "Finish",
+        "arguments": json!({"return_type": "give_answer", "final_answer": "no idea"}).to_string()}}]});
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": finish, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
+    )
+}
+
+/// `[refine.expnet] actor = "execute"`: ReAct answers each trial request (here calling
+/// nothing, so every request is answered wrong); the selection prompt is never sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn refine_expnet_with_the_execute_actor_runs_a_solver_per_request() {
+    use std::sync::atomic::Ordering;
+    let app = Router::new().route("/v1/chat/completions", post(executing_chat));
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n\
+             [refine.expnet]\nactor = \"execute\"\n"
+        ),
+    )
+    .unwrap();
+    let ws = tokio::task::spawn_blocking(move || {
+        ws.ok(&["graph", "build", "--no-similarity"]);
+        let out = ws.ok(&[
+            "refine",
+            "--method",
+            "expnet",
+            "--iterations",
+            "1",
+            "--max-try",
+            "2",
+            // Both requests are the same text: the LLM cache would answer the second run.
+            "--cache",
+            "off",
+        ]);
+        assert!(
+            out.contains("2 edges tried, 0/2 requests answered right"),
+            "{out}"
+        );
+        ws
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        AGENT_TURNS.load(Ordering::SeqCst),
+        2,
+        "one ReAct run per request"
+    );
+    assert_eq!(SELECTIONS.load(Ordering::SeqCst), 0);
+    drop(ws);
+}
