@@ -171,7 +171,7 @@ impl Encoder {
         let hidden = config.hidden_size;
         let heads = config.num_attention_heads;
         let inter = config.intermediate_size;
-        if heads == 0 || hidden % heads != 0 {
+        if heads == 0 || !hidden.is_multiple_of(heads) {
             return Err(model_err(format!(
                 "hidden size {hidden} is not a multiple of {heads} attention heads"
             )));
@@ -603,7 +603,7 @@ fn exp(x: f32) -> f32 {
     let r = (y + ROUND) - ROUND;
     let f = y - r;
     let p = 1.0
-        + f * (0.693_147_2
+        + f * (std::f32::consts::LN_2
             + f * (0.240_226_5
                 + f * (0.055_504_11
                     + f * (0.009_618_129 + f * (0.001_333_355_8 + f * 0.000_154_035_3)))));

@@ -12,13 +12,13 @@
 //! [`bert`]: crate::embed::bert
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config, DTYPE};
+use rayon::prelude::*;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::embed::Embedder;
@@ -212,43 +212,14 @@ impl LocalEmbedder {
         };
         let vectors: Vec<Result<Vec<Vec<f32>>>> = if batches.len() > 1 && self.threads > 1 {
             // One batch per core at a time, so every step of the forward pass runs in
-            // parallel, not only the matrix products. Each worker takes the next batch,
-            // longest first, so the cores finish together.
-            let slots: Vec<Mutex<Option<Result<Vec<Vec<f32>>>>>> =
-                batches.iter().map(|_| Mutex::new(None)).collect();
-            let next = AtomicUsize::new(0);
-            self.pool.scope(|scope| {
-                for _ in 0..self.threads.min(batches.len()) {
-                    scope.spawn(|_| {
-                        loop {
-                            let taken = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(i) = batches.len().checked_sub(taken + 1) else {
-                                break;
-                            };
-                            let (Some(chunk), Some(slot)) = (batches.get(i), slots.get(i)) else {
-                                break;
-                            };
-                            let result = run(chunk, Threads::One);
-                            match slot.lock() {
-                                Ok(mut g) => *g = Some(result),
-                                Err(p) => *p.into_inner() = Some(result),
-                            }
-                        }
-                    });
-                }
-            });
-            slots
-                .into_iter()
-                .map(|slot| {
-                    let inner = match slot.into_inner() {
-                        Ok(v) => v,
-                        Err(p) => p.into_inner(),
-                    };
-                    inner.unwrap_or_else(|| {
-                        Err(Error::Task("an embedding batch did not run".into()))
-                    })
-                })
-                .collect()
+            // parallel, not only the matrix products; rayon's work stealing keeps the cores
+            // busy to the end, and `collect` keeps the batches' order.
+            self.pool.install(|| {
+                batches
+                    .par_iter()
+                    .map(|chunk| run(chunk, Threads::One))
+                    .collect()
+            })
         } else {
             let threads = Threads::Many(self.threads);
             self.pool
