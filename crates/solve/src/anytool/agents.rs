@@ -2,6 +2,7 @@
 //! sets (the paper's Table 8) and histories, running as tokio tasks bounded by a semaphore,
 //! filling one shared candidate pool.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -53,6 +54,10 @@ pub(crate) struct Shared {
     pub(crate) halt: Mutex<Option<Stop>>,
     pub(crate) permits: Semaphore,
     pub(crate) handles: Mutex<Vec<JoinHandle<()>>>,
+    /// Per API, the pooled-or-not APIs a tool graph says produce the ids it needs.
+    pub(crate) producers: Mutex<BTreeMap<ApiId, Vec<ApiId>>>,
+    /// What the last check that said solvable named as needed (`trim_pool`).
+    pub(crate) needed: Mutex<Option<Vec<String>>>,
 }
 
 const BOOTSTRAP: &str = "You are one agent in a team that finds the APIs needed to answer a user's request, \
@@ -591,11 +596,12 @@ impl Shared {
 
     async fn check_solvable(&self) -> String {
         match self.ask_solvable(CHECK_ROLE).await {
-            Ok((true, _)) => {
+            Ok(check) if check.solvable => {
+                self.keep_needed(check.needed);
                 self.stop.store(true, Ordering::SeqCst);
                 "True".to_owned()
             }
-            Ok((false, _)) => "False".to_owned(),
+            Ok(_) => "False".to_owned(),
             Err(stop) => {
                 self.halt(stop);
                 "False".to_owned()
@@ -603,25 +609,45 @@ impl Shared {
         }
     }
 
-    /// Asks (as `role`) whether the pool as it is now answers the request: the verdict and its
-    /// reason; an empty pool is not.
-    pub(crate) async fn ask_solvable(&self, role: &str) -> Result<(bool, String), Stop> {
+    /// Keeps what a check that said solvable named as needed, for the solver's first attempt.
+    pub(crate) fn keep_needed(&self, needed: Option<Vec<String>>) {
+        if let Ok(mut kept) = self.needed.lock() {
+            *kept = needed;
+        }
+    }
+
+    /// Asks (as `role`) whether the pool as it is now answers the request: the verdict, its
+    /// reason and (with `trim_pool`) the APIs it needs; an empty pool is not.
+    pub(crate) async fn ask_solvable(&self, role: &str) -> Result<Check, Stop> {
         let pool = self.pool();
         if pool.is_empty() {
-            return Ok((false, "the pool is empty".to_owned()));
+            return Ok(Check {
+                solvable: false,
+                reason: "the pool is empty".to_owned(),
+                needed: None,
+            });
         }
+        let chars = self.settings.check_doc_chars;
         let listing: Vec<String> = pool
             .iter()
             .map(|id| match self.hierarchy.api(id) {
-                Some((_, entry)) => format!("{id}: {}", cut(entry.description(), 150)),
-                None => id.to_string(),
+                Some((_, entry)) if chars > 0 => {
+                    format!("{id}: {}", cut(entry.description(), chars))
+                }
+                _ => format!("{id}: "),
             })
             .collect();
+        let trim = self.settings.trim_pool;
+        let instructions = if trim {
+            "Decide whether the listed APIs are enough to fully answer the request. Reply YES or NO on \
+             the first line. After YES, write a line starting with NEEDED: and the ids of the listed APIs \
+             the answer needs, separated by commas. Then one short reason."
+        } else {
+            "Decide whether the listed APIs are enough to fully answer the request. Reply YES or NO on \
+             the first line, then one short reason."
+        };
         let messages = vec![
-            Message::system(
-                "Decide whether the listed APIs are enough to fully answer the request. Reply YES or NO on \
-                 the first line, then one short reason.",
-            ),
+            Message::system(instructions),
             Message::user(format!(
                 "Request: {}\n\nAPIs:\n{}",
                 self.query,
@@ -630,18 +656,65 @@ impl Shared {
         ];
         let response = {
             let Ok(_permit) = self.permits.acquire().await else {
-                return Ok((false, "the search was shut down".to_owned()));
+                return Ok(Check {
+                    solvable: false,
+                    reason: "the search was shut down".to_owned(),
+                    needed: None,
+                });
             };
             self.runtime
                 .ask(role, messages, Vec::new(), &self.query)
                 .await?
         };
-        let text = response.text().trim();
-        let mut lines = text.lines();
-        let yes = lines
+        Ok(Check::parse(response.text(), trim))
+    }
+}
+
+/// What a solvability check said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Check {
+    /// Whether the pool is enough.
+    pub(crate) solvable: bool,
+    /// Its reason.
+    pub(crate) reason: String,
+    /// The ids it named on its `NEEDED:` line (when asked and it wrote one), as written.
+    pub(crate) needed: Option<Vec<String>>,
+}
+
+impl Check {
+    /// Reads a reply: YES or NO on the first line, with `named` a `NEEDED:` line of
+    /// comma-separated ids, the rest the reason.
+    pub(crate) fn parse(reply: &str, named: bool) -> Self {
+        let mut lines = reply.trim().lines();
+        let solvable = lines
             .next()
             .is_some_and(|l| l.trim().to_ascii_lowercase().starts_with("yes"));
-        let reason = lines.collect::<Vec<_>>().join(" ").trim().to_owned();
-        Ok((yes, reason))
+        let mut needed = None;
+        let mut reason: Vec<&str> = Vec::new();
+        for line in lines {
+            let trimmed = line.trim();
+            let head = trimmed.get(..7).map(str::to_ascii_lowercase);
+            if named && head.as_deref() == Some("needed:") {
+                let ids: Vec<String> = trimmed
+                    .get(7..)
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|id| {
+                        id.trim()
+                            .trim_matches(|c| c == '`' || c == '"' || c == '\'')
+                            .to_owned()
+                    })
+                    .filter(|id| !id.is_empty())
+                    .collect();
+                needed.get_or_insert_with(Vec::new).extend(ids);
+            } else {
+                reason.push(trimmed);
+            }
+        }
+        Self {
+            solvable,
+            reason: reason.join(" ").trim().to_owned(),
+            needed,
+        }
     }
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 use toolsmith_catalog::ApiId;
 use toolsmith_llm::{Budget, BudgetLimits, Message, Metered};
-use toolsmith_retrieve::{ExpandingRetriever, Filter, Hit};
+use toolsmith_retrieve::{ExpandingRetriever, Filter, Hit, Link};
 
 pub use self::hierarchy::{CategoryBy, Hierarchy, Relevance, ToolNode};
 pub use self::judge::{AnswerCheck, JUDGE_ROLE, Judgement, LlmJudge, Verdict};
@@ -71,6 +71,15 @@ pub struct AnyToolSettings {
     /// LLM calls on G1 14.6 (seed 0) vs 9.9 (seed 8). Seeding saves calls but not tokens: the
     /// solver's prompt carries every seeded API.
     pub seed_k: usize,
+    /// Give the solver's first attempt only the pooled APIs the solvability check that ended
+    /// the search named as needed (with the pooled producers of the ids they need when a tool
+    /// graph is stored); the whole pool when it named none or an API not in the pool, and on
+    /// every reflection round (toolsmith's; the paper's solver gets the whole pool): on in
+    /// search-assisted mode.
+    pub trim_pool: bool,
+    /// Characters of each pooled API's description in the solvability check's prompt (0: ids
+    /// only): 150 in the paper's protocol.
+    pub check_doc_chars: usize,
     /// How a reflection round re-runs the solver: the paper's cleaned history, or fresh.
     pub reflection_history: ReflectionHistory,
     /// What a tool's category is.
@@ -94,6 +103,8 @@ impl AnyToolSettings {
         listing_cut: 20,
         search_depth: 300,
         seed_k: 8,
+        trim_pool: false,
+        check_doc_chars: 150,
         reflection_history: ReflectionHistory::Cleaned,
         category_by: CategoryBy::Category,
         dfsdt: DfsdtSettings {
@@ -103,11 +114,25 @@ impl AnyToolSettings {
     };
 }
 
+impl AnyToolSettings {
+    /// These settings under the paper's protocol: toolsmith's additions (search assistance,
+    /// pool trimming, the check's compact listing) off, the rest kept.
+    pub fn paper(self) -> Self {
+        Self {
+            search_assisted: false,
+            trim_pool: false,
+            check_doc_chars: Self::PAPER.check_doc_chars,
+            ..self
+        }
+    }
+}
+
 impl Default for AnyToolSettings {
     /// The paper's, with search assistance on.
     fn default() -> Self {
         Self {
             search_assisted: true,
+            trim_pool: true,
             ..Self::PAPER
         }
     }
@@ -344,10 +369,22 @@ impl AnyTool {
         }
         let filter = Filter::default();
         let hits: toolsmith_retrieve::Result<Vec<Hit>> = match &self.expander {
-            Some(expander) => expander
-                .search_expanded(query, k, &filter)
-                .await
-                .map(|(hits, _)| hits),
+            Some(expander) => {
+                expander
+                    .search_expanded(query, k, &filter)
+                    .await
+                    .map(|(hits, added)| {
+                        if let Ok(mut links) = shared.producers.lock() {
+                            for a in added.iter().filter(|a| a.link == Link::Producer) {
+                                let feeds = links.entry(a.feeds.clone()).or_default();
+                                if !feeds.contains(&a.api) {
+                                    feeds.push(a.api.clone());
+                                }
+                            }
+                        }
+                        hits
+                    })
+            }
             None => {
                 self.runtime
                     .retriever
@@ -379,7 +416,12 @@ impl AnyTool {
             pool.apis.clone_from(&apis);
         }
         let (solvable, reason) = match shared.ask_solvable(SEARCH_ROLE).await {
-            Ok(verdict) => verdict,
+            Ok(check) => {
+                if check.solvable {
+                    shared.keep_needed(check.needed);
+                }
+                (check.solvable, check.reason)
+            }
             Err(stop) => {
                 let reason = stop.detail.clone();
                 shared.halt(stop);
@@ -499,10 +541,17 @@ impl Solver for AnyTool {
             Some(j) => Arc::clone(j),
             None => Arc::new(LlmJudge::new(runtime.clone(), self.settings.judge_votes)),
         };
+        let relevance = self.relevance(query).await;
         let shared = Arc::new(Shared {
             runtime: runtime.clone(),
             hierarchy: Arc::clone(&self.hierarchy),
-            relevance: self.relevance(query).await,
+            producers: Mutex::new(
+                relevance
+                    .as_ref()
+                    .map(Relevance::api_producer_links)
+                    .unwrap_or_default(),
+            ),
+            relevance,
             settings: self.settings.clone(),
             query: query.to_owned(),
             agents: Mutex::new(Vec::new()),
@@ -511,6 +560,7 @@ impl Solver for AnyTool {
             halt: Mutex::new(None),
             permits: Semaphore::new(self.settings.concurrency.max(1)),
             handles: Mutex::new(Vec::new()),
+            needed: Mutex::new(None),
         });
         match self.seed(&shared, query).await {
             // The seeded pool is enough: the solver runs without any agent.
@@ -530,11 +580,17 @@ impl Solver for AnyTool {
             if let Some(stop) = take_halt(&shared) {
                 break budget_end(stop, last.as_ref());
             }
+            // The first attempt gets what the check named; a reflection round the whole pool.
+            let pool = if earlier.is_none() && self.settings.trim_pool {
+                trimmed(&shared)
+            } else {
+                shared.pool()
+            };
             let attempt = self
                 .solve_pool(
                     &runtime,
                     query,
-                    &shared.pool(),
+                    &pool,
                     earlier.as_ref().map(|(attempt, reason)| Earlier {
                         attempt,
                         reason: reason.as_str(),
@@ -708,6 +764,77 @@ fn seeded_note(seed: &Seed) -> String {
         apis.join(", "),
         seed.reason
     )
+}
+
+/// The pool for the solver's first attempt with `trim_pool`: the APIs the check that ended the
+/// search named, in pool order, with the pooled producers they need (transitively); the whole
+/// pool when it named none or any API not in the pool. Traced as [`TraceEvent::PoolTrimmed`].
+fn trimmed(shared: &Shared) -> Vec<ApiId> {
+    let pool = shared.pool();
+    let named = shared.needed.lock().ok().and_then(|n| n.clone());
+    let (kept, why) = match named {
+        None => (pool.clone(), "the check named no APIs".to_owned()),
+        Some(named) if named.is_empty() => (pool.clone(), "the check named no APIs".to_owned()),
+        Some(named) => {
+            let unknown: Vec<&String> = named
+                .iter()
+                .filter(|n| n.parse::<ApiId>().ok().is_none_or(|id| !pool.contains(&id)))
+                .collect();
+            if unknown.is_empty() {
+                let mut want: Vec<ApiId> = Vec::new();
+                for id in named.iter().filter_map(|n| n.parse::<ApiId>().ok()) {
+                    if !want.contains(&id) {
+                        want.push(id);
+                    }
+                }
+                let base = want.len();
+                let links = shared
+                    .producers
+                    .lock()
+                    .map(|l| l.clone())
+                    .unwrap_or_default();
+                let mut i = 0;
+                while let Some(api) = want.get(i).cloned() {
+                    i += 1;
+                    for producer in links.get(&api).into_iter().flatten() {
+                        if pool.contains(producer) && !want.contains(producer) {
+                            want.push(producer.clone());
+                        }
+                    }
+                }
+                let producers = want.len() - base;
+                let kept: Vec<ApiId> = pool.iter().filter(|a| want.contains(a)).cloned().collect();
+                let why = format!(
+                    "the check named {} of {} pooled APIs{}",
+                    base,
+                    pool.len(),
+                    if producers > 0 {
+                        format!(" (+{producers} producers they need)")
+                    } else {
+                        String::new()
+                    }
+                );
+                (kept, why)
+            } else {
+                let unknown: Vec<&str> = unknown.iter().map(|s| s.as_str()).collect();
+                (
+                    pool.clone(),
+                    format!(
+                        "the check named APIs not in the pool: {}",
+                        unknown.join(", ")
+                    ),
+                )
+            }
+        }
+    };
+    let whole = kept.len() == pool.len();
+    shared.runtime.tracer.emit(TraceEvent::PoolTrimmed {
+        kept: kept.clone(),
+        pool: pool.len(),
+        whole,
+        reason: why,
+    });
+    kept
 }
 
 fn take_halt(shared: &Shared) -> Option<Stop> {

@@ -38,7 +38,8 @@ fn data(relative: &str) -> PathBuf {
 /// - tool agent: `get_apis_in_tool` for each of its tools, `add_apis_to_pool` with the gold APIs
 ///   of its tools, `check_if_solvable`, `finish_search`;
 /// - solvability check (the tool agents' and the search stage's): YES exactly when every gold
-///   API is in the pool it lists;
+///   API is in the pool it lists; when its prompt asks for a `NEEDED:` line (`trim_pool`), the
+///   YES names the gold APIs (a perfect namer: a real model may name more or fewer);
 /// - solver: `Finish` with an answer when every gold API is among its tools, else a give-up;
 /// - judge: SOLVED.
 ///
@@ -82,11 +83,23 @@ impl Policy {
                     .gold
                     .iter()
                     .all(|g| listed.contains(&g.to_string().as_str()));
-                Reply::text(if all {
-                    "YES\nthe pool has what the request needs"
+                let asked = req
+                    .messages
+                    .first()
+                    .is_some_and(|m| m.text().contains("NEEDED:"));
+                if all && asked {
+                    let named: Vec<String> = self.gold.iter().map(ToString::to_string).collect();
+                    Reply::text(format!(
+                        "YES\nNEEDED: {}\nthe pool has what the request needs",
+                        named.join(", ")
+                    ))
                 } else {
-                    "NO\nsome of what the request needs is missing"
-                })
+                    Reply::text(if all {
+                        "YES\nthe pool has what the request needs"
+                    } else {
+                        "NO\nsome of what the request needs is missing"
+                    })
+                }
             }
             "anytool_judge" => Reply::text("SOLVED\nit answers"),
             "anytool_meta" => {
@@ -330,24 +343,44 @@ async fn measure_paper_vs_search_assisted_on_g1_and_g2() {
             "{file}: {} queries with every gold API in the catalog ({skipped} skipped)",
             set.len()
         );
-        let modes: Vec<(String, AnyToolSettings)> = [(
+        let assisted = AnyToolSettings::default();
+        let mut modes: Vec<(String, AnyToolSettings)> = vec![(
             "paper".to_owned(),
             AnyToolSettings {
                 search_assisted: false,
-                ..AnyToolSettings::default()
+                ..AnyToolSettings::PAPER
             },
-        )]
-        .into_iter()
-        .chain([0, 8, 12, 16].map(|k| {
-            (
-                format!("search-assisted seed_k={k}"),
-                AnyToolSettings {
-                    seed_k: k,
-                    ..AnyToolSettings::default()
-                },
-            )
-        }))
-        .collect();
+        )];
+        for k in [0, 8, 12] {
+            for trim in [false, true] {
+                modes.push((
+                    format!("search-assisted seed_k={k} trim_pool={trim}"),
+                    AnyToolSettings {
+                        seed_k: k,
+                        trim_pool: trim,
+                        ..assisted.clone()
+                    },
+                ));
+            }
+        }
+        for chars in [0, 60, 150] {
+            for cut in [20, 30] {
+                modes.push((
+                    format!(
+                        "search-assisted seed_k=8 trim check_doc_chars={chars} listing_cut={cut}"
+                    ),
+                    AnyToolSettings {
+                        check_doc_chars: chars,
+                        listing_cut: cut,
+                        ..assisted.clone()
+                    },
+                ));
+            }
+        }
+        if let Ok(only) = std::env::var("ANYTOOL_MODES") {
+            modes.retain(|(name, _)| name == "paper" || name.contains(only.as_str()));
+        }
+        eprintln!("default (search-assisted): {assisted:?}");
         let mut paper = 0.0;
         for (mode, settings) in modes {
             let mut totals = Totals::default();
