@@ -411,6 +411,31 @@ async fn measure_paper_vs_search_assisted_on_g1_and_g2() {
                     .await
                     .unwrap();
                 totals.add(&run, &q.gold);
+                if run.answer.is_none() && std::env::var("ANYTOOL_VERBOSE").is_ok() {
+                    let gold: Vec<String> = q
+                        .gold
+                        .iter()
+                        .map(|g| {
+                            let category =
+                                hierarchy.tool(g.tool()).map_or("", |t| t.category.as_str());
+                            format!("{g} ({category})")
+                        })
+                        .collect();
+                    let agents: Vec<String> = run
+                        .trace
+                        .iter()
+                        .filter_map(|e| match &e.event {
+                            TraceEvent::AgentCreated {
+                                level,
+                                category,
+                                tools,
+                                ..
+                            } => Some(format!("{level}:{category:?}:{tools:?}")),
+                            _ => None,
+                        })
+                        .collect();
+                    eprintln!("  {mode}: unanswered; gold {gold:?}; agents {agents:?}");
+                }
             }
             if mode == "paper" {
                 paper = totals.tokens();
