@@ -403,12 +403,17 @@ impl Shared {
         let lines: Vec<String> = shown
             .iter()
             .map(|(c, tools)| match self.relevance.as_ref() {
-                Some(relevance) => {
-                    let top = rank(tools, Some(relevance), |r, t| r.tool(t), 5);
+                Some(relevance) if self.settings.listing_tools > 0 => {
+                    let top = rank(
+                        tools,
+                        Some(relevance),
+                        |r, t| r.tool(t),
+                        self.settings.listing_tools,
+                    );
                     let names: Vec<String> = top.iter().map(ToString::to_string).collect();
                     format!("{c} ({} tools): {}", tools.len(), names.join(", "))
                 }
-                None => format!("{c} ({} tools)", tools.len()),
+                _ => format!("{c} ({} tools)", tools.len()),
             })
             .collect();
         lines.join("\n")

@@ -60,16 +60,27 @@ pub struct AnyToolSettings {
     /// Order and cut the meta and category agents' listings by search relevance
     /// (toolsmith's; the paper has none).
     pub search_assisted: bool,
-    /// Entries shown per listing in search-assisted mode: 20.
+    /// Entries shown per listing in search-assisted mode: 20 (30 cost 430 / 770 more tokens
+    /// per query on G1 / G2 and recovered no lost answer).
     pub listing_cut: usize,
-    /// Search hits that score the tools and categories: 300.
+    /// Search hits that score the tools and categories: 300 in the paper's protocol (where
+    /// nothing is scored); 1,000 in search-assisted mode (measured on ToolEnv2404 G2 with
+    /// BM25: 300 left a gold tool unscored and cut from its category's listing; 1,000 and
+    /// 3,000 both keep it and cost no tokens).
     pub search_depth: usize,
+    /// Tools named on each category's line of the meta agent's listing in search-assisted
+    /// mode (its most relevant ones; 0: none): 3 (measured, tokens per query on G1 / G2: 5
+    /// names 6,924 / 7,648, 3 6,641 / 7,301, 0 6,235 / 6,785; the scripted policy picks
+    /// categories without reading the names, so what they buy a real model is unmeasured and
+    /// 3 keeps some).
+    pub listing_tools: usize,
     /// Search hits that seed the pool before any agent runs, in search-assisted mode (0: no
     /// seeding): 8. The paper has no such stage. Measured on ToolEnv2404 (BM25, the scripted
     /// policy of `tests/it/anytool_measure.rs`, 14 G1 / 10 G2 queries), tokens per query vs
     /// paper mode: seed 0 0.69x / 1.13x, 8 0.73x / 1.31x, 12 0.82x / 1.56x, 16 0.95x / 1.83x;
     /// LLM calls on G1 14.6 (seed 0) vs 9.9 (seed 8). Seeding saves calls but not tokens: the
-    /// solver's prompt carries every seeded API.
+    /// solver's prompt carries every seeded API. With `trim_pool`, seed 8 / 12 / 16 / 24: G1
+    /// 0.67x / 0.63x / 0.69x / 0.75x, G2 0.97x / 1.09x / 1.20x / 1.42x: 8 stays.
     pub seed_k: usize,
     /// Give the solver's first attempt only the pooled APIs the solvability check that ended
     /// the search named as needed (with the pooled producers of the ids they need when a tool
@@ -78,7 +89,9 @@ pub struct AnyToolSettings {
     /// search-assisted mode.
     pub trim_pool: bool,
     /// Characters of each pooled API's description in the solvability check's prompt (0: ids
-    /// only): 150 in the paper's protocol.
+    /// only): 150 in the paper's protocol, 60 in search-assisted mode (the search stage's
+    /// check, G1 / G2: 377 / 342 tokens at 150, 318 / 296 at 60, 234 / 223 at 0; ids alone
+    /// leave a model nothing to judge by).
     pub check_doc_chars: usize,
     /// How a reflection round re-runs the solver: the paper's cleaned history, or fresh.
     pub reflection_history: ReflectionHistory,
@@ -102,6 +115,7 @@ impl AnyToolSettings {
         search_assisted: false,
         listing_cut: 20,
         search_depth: 300,
+        listing_tools: 5,
         seed_k: 8,
         trim_pool: false,
         check_doc_chars: 150,
@@ -133,6 +147,9 @@ impl Default for AnyToolSettings {
         Self {
             search_assisted: true,
             trim_pool: true,
+            search_depth: 1000,
+            listing_tools: 3,
+            check_doc_chars: 60,
             ..Self::PAPER
         }
     }

@@ -246,6 +246,8 @@ struct Totals {
     parts: BTreeMap<Part, (u64, usize)>,
     queries: usize,
     answered: usize,
+    /// Tokens of the answered queries.
+    answered_tokens: u64,
     gold_in_pool: usize,
     without_agents: usize,
     seed_hits: usize,
@@ -260,6 +262,12 @@ impl Totals {
         }
         self.queries += 1;
         self.answered += usize::from(run.answer.is_some());
+        if run.answer.is_some() {
+            self.answered_tokens += tokens_by_part(&run.trace)
+                .values()
+                .map(|(t, _)| *t)
+                .sum::<u64>();
+        }
         let mut agents = 0;
         for e in &run.trace {
             match &e.event {
@@ -290,12 +298,13 @@ impl Totals {
             .collect();
         eprintln!(
             "{set} {mode}: {} queries; per query {:.0} tokens ({:.2}x paper), {calls:.1} calls; \
-             answered {}, gold in pool {}, no agents {}, gold APIs seeded {}; by part (tokens/calls \
+             answered {} ({:.0} tokens each), gold in pool {}, no agents {}, gold APIs seeded {}; by part (tokens/calls \
              per query): {}",
             self.queries,
             self.tokens(),
             self.tokens() / paper,
             self.answered,
+            self.answered_tokens as f64 / self.answered.max(1) as f64,
             self.gold_in_pool,
             self.without_agents,
             self.seed_hits,
@@ -376,6 +385,36 @@ async fn measure_paper_vs_search_assisted_on_g1_and_g2() {
                     },
                 ));
             }
+        }
+        for depth in [300, 1000, 3000] {
+            for cut in [20, 30] {
+                modes.push((
+                    format!("search-assisted seed_k=8 trim search_depth={depth} listing_cut={cut}"),
+                    AnyToolSettings {
+                        search_depth: depth,
+                        listing_cut: cut,
+                        ..assisted.clone()
+                    },
+                ));
+            }
+        }
+        for tools in [0, 3, 5] {
+            modes.push((
+                format!("search-assisted trim defaults but listing_tools={tools}"),
+                AnyToolSettings {
+                    listing_tools: tools,
+                    ..assisted.clone()
+                },
+            ));
+        }
+        for k in [8, 12, 16, 24, 32] {
+            modes.push((
+                format!("search-assisted trim defaults but seed_k={k}"),
+                AnyToolSettings {
+                    seed_k: k,
+                    ..assisted.clone()
+                },
+            ));
         }
         if let Ok(only) = std::env::var("ANYTOOL_MODES") {
             modes.retain(|(name, _)| name == "paper" || name.contains(only.as_str()));
