@@ -637,7 +637,9 @@ impl Shared {
             .iter()
             .map(|id| match self.hierarchy.api(id) {
                 Some((_, entry)) if chars > 0 => {
-                    format!("{id}: {}", cut(entry.description(), chars))
+                    // One line per API: a description's own line breaks would split it.
+                    let description: Vec<&str> = entry.description().split_whitespace().collect();
+                    format!("{id}: {}", cut(&description.join(" "), chars))
                 }
                 _ => format!("{id}: "),
             })
@@ -721,5 +723,35 @@ impl Check {
             reason: reason.join(" ").trim().to_owned(),
             needed,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Check;
+
+    #[test]
+    fn a_check_reply_gives_its_verdict_names_and_reason() {
+        let check = Check::parse(
+            "YES\nNeeded: `movies/search_movie`, movies/get_movie ,\nthe search and the details",
+            true,
+        );
+        assert!(check.solvable);
+        assert_eq!(
+            check.needed,
+            Some(vec![
+                "movies/search_movie".to_owned(),
+                "movies/get_movie".to_owned()
+            ])
+        );
+        assert_eq!(check.reason, "the search and the details");
+        // Not asked for names: a NEEDED line is just part of the reason.
+        let check = Check::parse("yes, enough\nNEEDED: movies/get_movie", false);
+        assert!(check.solvable);
+        assert_eq!(check.needed, None);
+        assert_eq!(check.reason, "NEEDED: movies/get_movie");
+        let check = Check::parse("NO\nmissing the year", true);
+        assert!(!check.solvable);
+        assert_eq!(check.needed, None);
     }
 }

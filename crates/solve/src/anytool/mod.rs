@@ -54,6 +54,9 @@ pub struct AnyToolSettings {
     pub token_budget: u64,
     /// Votes of the answer check, passing only on a majority of `Solved`: 3.
     pub judge_votes: usize,
+    /// Stop the answer check's votes once a majority is reached (the verdict is the one every
+    /// vote would give; toolsmith's: the paper asks all 3): on in search-assisted mode.
+    pub judge_early_stop: bool,
     /// Agents asking the model at once (the paper runs them multi-threaded, §4.1, without a
     /// stated bound): 8.
     pub concurrency: usize,
@@ -93,6 +96,10 @@ pub struct AnyToolSettings {
     /// check, G1 / G2: 377 / 342 tokens at 150, 318 / 296 at 60, 234 / 223 at 0; ids alone
     /// leave a model nothing to judge by).
     pub check_doc_chars: usize,
+    /// End self-reflection when a round's search leaves the solver exactly the APIs of the
+    /// attempt that failed (nothing added, nothing pruned) instead of re-running it on them
+    /// (toolsmith's; the paper re-runs up to `reflection_rounds`): on in search-assisted mode.
+    pub stop_unchanged: bool,
     /// How a reflection round re-runs the solver: the paper's cleaned history, or fresh.
     pub reflection_history: ReflectionHistory,
     /// What a tool's category is.
@@ -111,6 +118,7 @@ impl AnyToolSettings {
         reflection_rounds: 5,
         token_budget: 200_000,
         judge_votes: 3,
+        judge_early_stop: false,
         concurrency: 8,
         search_assisted: false,
         listing_cut: 20,
@@ -118,6 +126,7 @@ impl AnyToolSettings {
         listing_tools: 5,
         seed_k: 8,
         trim_pool: false,
+        stop_unchanged: false,
         check_doc_chars: 150,
         reflection_history: ReflectionHistory::Cleaned,
         category_by: CategoryBy::Category,
@@ -135,6 +144,8 @@ impl AnyToolSettings {
         Self {
             search_assisted: false,
             trim_pool: false,
+            stop_unchanged: false,
+            judge_early_stop: false,
             check_doc_chars: Self::PAPER.check_doc_chars,
             ..self
         }
@@ -147,6 +158,8 @@ impl Default for AnyToolSettings {
         Self {
             search_assisted: true,
             trim_pool: true,
+            stop_unchanged: true,
+            judge_early_stop: true,
             search_depth: 1000,
             listing_tools: 3,
             check_doc_chars: 60,
@@ -556,7 +569,10 @@ impl Solver for AnyTool {
         };
         let judge: Arc<dyn AnswerCheck> = match &self.judge {
             Some(j) => Arc::clone(j),
-            None => Arc::new(LlmJudge::new(runtime.clone(), self.settings.judge_votes)),
+            None => Arc::new(
+                LlmJudge::new(runtime.clone(), self.settings.judge_votes)
+                    .with_early_stop(self.settings.judge_early_stop),
+            ),
         };
         let relevance = self.relevance(query).await;
         let shared = Arc::new(Shared {
@@ -592,6 +608,7 @@ impl Solver for AnyTool {
 
         let mut last: Option<Run> = None;
         let mut earlier: Option<(Attempt, String)> = None;
+        let mut given: Option<Vec<ApiId>> = None;
         let mut round = 0;
         let end = loop {
             if let Some(stop) = take_halt(&shared) {
@@ -603,6 +620,18 @@ impl Solver for AnyTool {
             } else {
                 shared.pool()
             };
+            if self.settings.stop_unchanged
+                && let (Some(before), Some((_, reason))) = (&given, &earlier)
+                && same_apis(before, &pool)
+            {
+                break final_end(
+                    last.as_ref(),
+                    format!(
+                        "{reason}; reflection stopped: its search left the solver the same APIs"
+                    ),
+                );
+            }
+            given = Some(pool.clone());
             let attempt = self
                 .solve_pool(
                     &runtime,
@@ -852,6 +881,17 @@ fn trimmed(shared: &Shared) -> Vec<ApiId> {
         reason: why,
     });
     kept
+}
+
+/// Whether two API lists hold the same APIs.
+fn same_apis(a: &[ApiId], b: &[ApiId]) -> bool {
+    let mut a = a.to_vec();
+    let mut b = b.to_vec();
+    a.sort();
+    a.dedup();
+    b.sort();
+    b.dedup();
+    a == b
 }
 
 fn take_halt(shared: &Shared) -> Option<Stop> {

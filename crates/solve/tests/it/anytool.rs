@@ -1091,3 +1091,95 @@ async fn the_papers_protocol_gives_the_solver_the_whole_pool_unasked() {
         .unwrap();
     assert!(!check.messages[0].text().contains("NEEDED"));
 }
+
+#[tokio::test]
+async fn reflection_stops_when_its_search_changes_nothing_unless_told_otherwise() {
+    for stop_unchanged in [true, false] {
+        let llm = ScriptedLlm::new([])
+            .with_rule(role("anytool_search"), Reply::text("NO\nnot enough"))
+            .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+            .with_rule(
+                role("agent"),
+                Reply::tool_call("Finish", give_up("nothing here gives the year")),
+            );
+        let run = solve(
+            llm.clone(),
+            AnyToolSettings {
+                reflection_rounds: 3,
+                reflection_history: ReflectionHistory::Fresh,
+                stop_unchanged,
+                dfsdt: DfsdtSettings {
+                    width: 1,
+                    ..AnyToolSettings::PAPER.dfsdt
+                },
+                ..seeding(2)
+            },
+            three_hits(),
+        )
+        .await;
+        assert_eq!(run.answer, None);
+        let reflections = run
+            .trace
+            .iter()
+            .filter(|e| matches!(e.event, TraceEvent::Reflection { .. }))
+            .count();
+        let attempts = solver_openings(&llm).len();
+        if stop_unchanged {
+            assert_eq!((reflections, attempts), (1, 1));
+            assert!(
+                run.detail
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("reflection stopped"),
+                "{:?}",
+                run.detail
+            );
+        } else {
+            assert_eq!((reflections, attempts), (3, 4));
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_answer_check_stops_voting_at_a_majority_when_told() {
+    for (early, replies, calls) in [
+        (true, vec!["SOLVED\na", "SOLVED\nb", "UNSOLVED\nc"], 2),
+        (true, vec!["SOLVED\na", "UNSOLVED\nb", "SOLVED\nc"], 3),
+        (false, vec!["SOLVED\na", "SOLVED\nb", "UNSOLVED\nc"], 3),
+    ] {
+        let mut llm = ScriptedLlm::new([])
+            .with_rule(role("anytool_search"), Reply::text("YES\nenough"))
+            .with_rule(
+                role("agent"),
+                Reply::tool_call("Finish", answer("Dune came out in 2021.")),
+            );
+        for reply in &replies {
+            llm = llm.with_rule_times(role("anytool_judge"), Reply::text(*reply), 1);
+        }
+        let run = solve(
+            llm.clone(),
+            AnyToolSettings {
+                judge_votes: 3,
+                judge_early_stop: early,
+                ..seeding(2)
+            },
+            three_hits(),
+        )
+        .await;
+        assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+        let judged = llm
+            .requests()
+            .iter()
+            .filter(|r| r.role.as_str() == "anytool_judge")
+            .count();
+        assert_eq!(judged, calls, "{early} {replies:?}");
+        let verdict = run.trace.iter().find_map(|e| match &e.event {
+            TraceEvent::Judged { verdict, reason } => Some((*verdict, reason.clone())),
+            _ => None,
+        });
+        assert_eq!(
+            verdict,
+            Some((toolsmith_solve::Verdict::Solved, "a".to_owned()))
+        );
+    }
+}

@@ -398,6 +398,22 @@ async fn measure_paper_vs_search_assisted_on_g1_and_g2() {
                 ));
             }
         }
+        modes.push((
+            "search-assisted trim defaults but judge_early_stop=false".to_owned(),
+            AnyToolSettings {
+                judge_early_stop: false,
+                ..assisted.clone()
+            },
+        ));
+        for stop in [false, true] {
+            modes.push((
+                format!("search-assisted trim defaults but stop_unchanged={stop}"),
+                AnyToolSettings {
+                    stop_unchanged: stop,
+                    ..assisted.clone()
+                },
+            ));
+        }
         for tools in [0, 3, 5] {
             modes.push((
                 format!("search-assisted trim defaults but listing_tools={tools}"),
