@@ -1079,7 +1079,7 @@ async fn the_papers_protocol_gives_the_solver_the_whole_pool_unasked() {
                 Reply::text("YES\nNEEDED: movies/search_movie\nok"),
             ),
     );
-    assert!(!AnyToolSettings::PAPER.trim_pool);
+    const { assert!(!AnyToolSettings::PAPER.trim_pool) };
     let run = solve(llm.clone(), settings(), None).await;
     assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
     assert!(trims(&run).is_empty());
