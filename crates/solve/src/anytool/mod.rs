@@ -55,7 +55,8 @@ pub struct AnyToolSettings {
     /// Votes of the answer check, passing only on a majority of `Solved`: 3.
     pub judge_votes: usize,
     /// Stop the answer check's votes once a majority is reached (the verdict is the one every
-    /// vote would give; toolsmith's: the paper asks all 3): on in search-assisted mode.
+    /// vote would give; toolsmith's: the paper asks all 3): on in search-assisted mode (the
+    /// judge's part, G1 / G2: 451 / 429 tokens per query without, 300 / 286 with).
     pub judge_early_stop: bool,
     /// Agents asking the model at once (the paper runs them multi-threaded, §4.1, without a
     /// stated bound): 8.
@@ -63,7 +64,7 @@ pub struct AnyToolSettings {
     /// Order and cut the meta and category agents' listings by search relevance
     /// (toolsmith's; the paper has none).
     pub search_assisted: bool,
-    /// Entries shown per listing in search-assisted mode: 20 (30 cost 430 / 770 more tokens
+    /// Entries shown per listing in search-assisted mode: 20 (30 cost 240 / 335 more tokens
     /// per query on G1 / G2 and recovered no lost answer).
     pub listing_cut: usize,
     /// Search hits that score the tools and categories: 300 in the paper's protocol (where
@@ -73,7 +74,7 @@ pub struct AnyToolSettings {
     pub search_depth: usize,
     /// Tools named on each category's line of the meta agent's listing in search-assisted
     /// mode (its most relevant ones; 0: none): 3 (measured, tokens per query on G1 / G2: 5
-    /// names 6,924 / 7,648, 3 6,641 / 7,301, 0 6,235 / 6,785; the scripted policy picks
+    /// names 3,970 / 4,984, 3 3,770 / 4,721, 0 3,492 / 4,320; the scripted policy picks
     /// categories without reading the names, so what they buy a real model is unmeasured and
     /// 3 keeps some).
     pub listing_tools: usize,
@@ -82,23 +83,27 @@ pub struct AnyToolSettings {
     /// policy of `tests/it/anytool_measure.rs`, 14 G1 / 10 G2 queries), tokens per query vs
     /// paper mode: seed 0 0.69x / 1.13x, 8 0.73x / 1.31x, 12 0.82x / 1.56x, 16 0.95x / 1.83x;
     /// LLM calls on G1 14.6 (seed 0) vs 9.9 (seed 8). Seeding saves calls but not tokens: the
-    /// solver's prompt carries every seeded API. With `trim_pool`, seed 8 / 12 / 16 / 24: G1
-    /// 0.67x / 0.63x / 0.69x / 0.75x, G2 0.97x / 1.09x / 1.20x / 1.42x: 8 stays.
+    /// solver's prompt carries every seeded API. With the other search-assisted defaults
+    /// (`trim_pool`, `stop_unchanged`, ...), seed 8 / 12 / 16 / 24: G1 0.37x / 0.32x / 0.34x /
+    /// 0.34x, G2 0.60x / 0.63x / 0.67x / 0.69x: 8 stays (the better on the harder set).
     pub seed_k: usize,
     /// Give the solver's first attempt only the pooled APIs the solvability check that ended
     /// the search named as needed (with the pooled producers of the ids they need when a tool
     /// graph is stored); the whole pool when it named none or an API not in the pool, and on
     /// every reflection round (toolsmith's; the paper's solver gets the whole pool): on in
-    /// search-assisted mode.
+    /// search-assisted mode (seed 8, G1 / G2: 4,623 / 5,370 tokens per query untrimmed, 3,770 /
+    /// 4,721 trimmed; the solver's part 1,799 -> 888 on G1).
     pub trim_pool: bool,
     /// Characters of each pooled API's description in the solvability check's prompt (0: ids
     /// only): 150 in the paper's protocol, 60 in search-assisted mode (the search stage's
-    /// check, G1 / G2: 377 / 342 tokens at 150, 318 / 296 at 60, 234 / 223 at 0; ids alone
+    /// check, G1 / G2: 374 / 341 tokens at 150, 320 / 296 at 60, 236 / 223 at 0; ids alone
     /// leave a model nothing to judge by).
     pub check_doc_chars: usize,
     /// End self-reflection when a round's search leaves the solver exactly the APIs of the
     /// attempt that failed (nothing added, nothing pruned) instead of re-running it on them
-    /// (toolsmith's; the paper re-runs up to `reflection_rounds`): on in search-assisted mode.
+    /// (toolsmith's; the paper re-runs up to `reflection_rounds`): on in search-assisted mode
+    /// (G1 / G2: 6,067 / 7,085 tokens per query without, 3,770 / 4,721 with; the unanswered
+    /// queries re-ran the solver five times on the same pool).
     pub stop_unchanged: bool,
     /// How a reflection round re-runs the solver: the paper's cleaned history, or fresh.
     pub reflection_history: ReflectionHistory,
