@@ -38,7 +38,8 @@ pub struct ToolNode {
 #[derive(Clone, Debug, Default)]
 pub struct Hierarchy {
     categories: BTreeMap<String, Vec<ToolId>>,
-    tools: HashMap<ToolId, ToolNode>,
+    /// In id order, so a name several tools share resolves the same way on every run.
+    tools: BTreeMap<ToolId, ToolNode>,
 }
 
 impl Hierarchy {
@@ -99,7 +100,9 @@ impl Hierarchy {
         self.tools.get(id)
     }
 
-    /// A tool by id or source name, as an agent wrote it.
+    /// A tool by id or source name, as an agent wrote it. A source name several tools share
+    /// (ToolEnv2404 has e.g. two "Temp Mail" tools in different categories) resolves to the
+    /// first of them in id order, the same one on every run.
     pub fn find_tool(&self, name: &str) -> Option<&ToolNode> {
         let name = name.trim();
         name.parse::<ToolId>()
@@ -110,6 +113,14 @@ impl Hierarchy {
                     .values()
                     .find(|t| t.name.eq_ignore_ascii_case(name))
             })
+    }
+
+    /// Every tool whose source name is `name` (case-insensitively), in id order.
+    pub fn tools_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ToolNode> + 'a {
+        let name = name.trim();
+        self.tools
+            .values()
+            .filter(move |t| t.name.eq_ignore_ascii_case(name))
     }
 
     /// An API and its tool.

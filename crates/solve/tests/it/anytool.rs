@@ -1183,3 +1183,46 @@ async fn the_answer_check_stops_voting_at_a_majority_when_told() {
         );
     }
 }
+
+#[test]
+fn a_tool_name_two_tools_share_resolves_to_the_first_in_id_order_on_every_build() {
+    let mut store = Store::in_memory().unwrap();
+    for (tool, category, op) in [
+        ("temp_mail_b", "Tools", "get_emails"),
+        ("temp_mail_a", "Email", "mail_list"),
+    ] {
+        let options = ImportOptions {
+            tool: Some(tool.to_owned()),
+            category: Some(category.to_owned()),
+            ..ImportOptions::default()
+        };
+        let batch = read_bytes(
+            Path::new(&format!("{tool}.json")),
+            spec("Temp Mail", &[(op, "Mail.")]).as_bytes(),
+            &options,
+        )
+        .unwrap();
+        store.import(&batch, false).unwrap();
+    }
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let mut ids: Vec<String> = catalog
+        .tools
+        .iter()
+        .map(|t| t.tool.id.to_string())
+        .collect();
+    ids.sort();
+    assert_eq!(ids.len(), 2);
+    for _ in 0..5 {
+        let hierarchy = Hierarchy::from_catalog(&catalog, CategoryBy::Category);
+        let found = hierarchy.find_tool("temp mail").unwrap();
+        assert_eq!(found.id.to_string(), ids[0]);
+        assert_eq!(found.category, "Email");
+        let named: Vec<String> = hierarchy
+            .tools_named("Temp Mail")
+            .map(|t| t.id.to_string())
+            .collect();
+        assert_eq!(named, ids);
+    }
+}

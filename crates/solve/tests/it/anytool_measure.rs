@@ -220,12 +220,13 @@ fn queries(hierarchy: &Hierarchy, file: &str, n: usize) -> (Vec<Query>, usize) {
         let gold: Vec<ApiId> = relevant
             .iter()
             .filter_map(|g| {
-                let tool = hierarchy.find_tool(g[0].as_str()?)?;
-                let api = tool
-                    .apis
-                    .iter()
-                    .find(|a| a.api.name == g[1].as_str().unwrap_or(""))?;
-                Some(api.api.id.clone())
+                // A tool name several tools share: the one (first in id order) holding the API,
+                // so the same queries are kept on every run.
+                let api = g[1].as_str()?;
+                hierarchy
+                    .tools_named(g[0].as_str()?)
+                    .find_map(|t| t.apis.iter().find(|a| a.api.name == api))
+                    .map(|a| a.api.id.clone())
             })
             .collect();
         if gold.is_empty() || gold.len() < relevant.len() {
