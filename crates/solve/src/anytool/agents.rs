@@ -31,6 +31,8 @@ pub(crate) struct Agent {
     pub(crate) tools: Vec<ToolId>,
     pub(crate) messages: Vec<Message>,
     pub(crate) rounds: usize,
+    /// Entries its category listings show (`listing_cut`, widened by reflection).
+    pub(crate) listing_cut: usize,
 }
 
 /// The candidate pool, capped.
@@ -219,6 +221,7 @@ impl Shared {
             tools,
             messages: vec![Message::system(BOOTSTRAP), Message::user(opening)],
             rounds: 0,
+            listing_cut: self.settings.listing_cut,
         };
         let id = match self.agents.lock() {
             Ok(mut agents) => {
@@ -356,7 +359,7 @@ impl Shared {
         let content = match call.name.as_str() {
             "finish_search" => return ("search finished".to_owned(), true),
             "list_categories" => self.list_categories(),
-            "get_tools_in_category" => self.tools_in_category(&text("category")),
+            "get_tools_in_category" => self.tools_in_category(id, &text("category")),
             "get_tool_descriptions" => self.tool_descriptions(&list("tools")),
             "create_category_agent" => {
                 let category = text("category");
@@ -383,6 +386,44 @@ impl Shared {
             _ => format!("No such function: {}.", call.name),
         };
         (content, false)
+    }
+
+    /// A reflection round's wider listing for a category `agent` (`reflection_widen`): its cut
+    /// multiplied, and the line naming the tools that adds, or None when nothing is added (no
+    /// search assistance, no widening, or its category fits in the cut already).
+    pub(crate) fn widen(&self, agent: &mut Agent) -> Option<String> {
+        let relevance = self.relevance.as_ref()?;
+        if self.settings.reflection_widen <= 1 || agent.tools.len() <= agent.listing_cut {
+            return None;
+        }
+        let category = agent
+            .tools
+            .first()
+            .and_then(|t| self.hierarchy.tool(t))
+            .map(|t| t.category.clone())?;
+        let before = rank(
+            &agent.tools,
+            Some(relevance),
+            |r, t| r.tool(t),
+            agent.listing_cut,
+        );
+        let wider = agent
+            .listing_cut
+            .saturating_mul(self.settings.reflection_widen);
+        let added: Vec<String> = rank(&agent.tools, Some(relevance), |r, t| r.tool(t), wider)
+            .into_iter()
+            .filter(|t| !before.contains(t))
+            .map(|t| t.to_string())
+            .collect();
+        agent.listing_cut = wider;
+        if added.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "More tools of category {category}, the next {} by relevance: {}",
+            added.len(),
+            added.join(", ")
+        ))
     }
 
     fn list_categories(&self) -> String {
@@ -419,15 +460,16 @@ impl Shared {
         lines.join("\n")
     }
 
-    fn tools_in_category(&self, category: &str) -> String {
+    fn tools_in_category(&self, id: usize, category: &str) -> String {
+        let cut = self
+            .agents
+            .lock()
+            .ok()
+            .and_then(|a| a.get(id).map(|a| a.listing_cut))
+            .unwrap_or(self.settings.listing_cut);
         match self.hierarchy.category(category) {
             Some((_, tools)) => {
-                let shown = rank(
-                    tools,
-                    self.relevance.as_ref(),
-                    |r, t| r.tool(t),
-                    self.settings.listing_cut,
-                );
+                let shown = rank(tools, self.relevance.as_ref(), |r, t| r.tool(t), cut);
                 let mut listing = shown
                     .iter()
                     .map(ToString::to_string)

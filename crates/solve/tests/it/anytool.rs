@@ -1226,3 +1226,115 @@ fn a_tool_name_two_tools_share_resolves_to_the_first_in_id_order_on_every_build(
         assert_eq!(named, ids);
     }
 }
+
+#[tokio::test]
+async fn a_reflection_round_widens_a_cut_category_listing_and_reactivates_its_agent() {
+    for widen in [2, 1] {
+        let llm = ScriptedLlm::new([])
+            .with_rule_times(
+                role("anytool_meta"),
+                call("create_category_agent", json!({"category": "Movies"})),
+                1,
+            )
+            .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+            .with_rule_times(
+                role("anytool_category").and_last_message_contains("More tools of category Movies"),
+                call("create_tool_agent", json!({"tools": ["cinema"]})),
+                1,
+            )
+            .with_rule_times(
+                role("anytool_category").and_last_message_contains("category: Movies. Pick"),
+                call("get_tools_in_category", json!({"category": "Movies"})),
+                1,
+            )
+            .with_rule_times(
+                role("anytool_category"),
+                call("create_tool_agent", json!({"tools": ["movies"]})),
+                1,
+            )
+            .with_rule(role("anytool_category"), call("finish_search", json!({})))
+            .with_rule_times(
+                role("anytool_tool").and_last_message_contains("tools: movies."),
+                call("add_apis_to_pool", json!({"apis": ["movies/search_movie"]})),
+                1,
+            )
+            .with_rule_times(
+                role("anytool_tool").and_last_message_contains("tools: cinema."),
+                call("add_apis_to_pool", json!({"apis": ["cinema/showtimes"]})),
+                1,
+            )
+            .with_rule(role("anytool_tool"), call("finish_search", json!({})))
+            .with_rule_times(
+                role("agent"),
+                Reply::tool_call("Finish", give_up("no showtimes among my tools")),
+                1,
+            )
+            .with_rule(
+                role("agent"),
+                Reply::tool_call("Finish", answer("Dune plays at 8.")),
+            )
+            .with_rule(role("anytool_judge"), Reply::text("SOLVED\nok"));
+        let run = solve(
+            llm.clone(),
+            AnyToolSettings {
+                listing_cut: 1,
+                reflection_widen: widen,
+                reflection_rounds: 2,
+                dfsdt: DfsdtSettings {
+                    width: 1,
+                    ..AnyToolSettings::PAPER.dfsdt
+                },
+                ..seeding(0)
+            },
+            Some(Arc::new(Finds(vec![
+                "movies/search_movie",
+                "cinema/showtimes",
+            ]))),
+        )
+        .await;
+        let tool_agents: Vec<Vec<ToolId>> = run
+            .trace
+            .iter()
+            .filter_map(|e| match &e.event {
+                TraceEvent::AgentCreated {
+                    level: AgentLevel::Tool,
+                    tools,
+                    ..
+                } => Some(tools.clone()),
+                _ => None,
+            })
+            .collect();
+        let requests = llm.requests();
+        let widened: Vec<&str> = requests
+            .iter()
+            .filter(|r| r.role.as_str() == "anytool_category")
+            .map(|r| r.last_message())
+            .filter(|m| m.contains("More tools of category"))
+            .collect();
+        if widen == 2 {
+            // The first listing showed `movies` alone; the round added `cinema` and the
+            // finished category agent ran again on it.
+            assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+            assert_eq!(
+                widened,
+                vec!["More tools of category Movies, the next 1 by relevance: cinema"]
+            );
+            assert_eq!(
+                tool_agents,
+                vec![
+                    vec!["movies".parse::<ToolId>().unwrap()],
+                    vec!["cinema".parse::<ToolId>().unwrap()]
+                ]
+            );
+            assert!(run.trace.iter().any(|e| matches!(
+                &e.event,
+                TraceEvent::PoolChanged { added, .. }
+                    if added.contains(&api("cinema/showtimes"))
+            )));
+        } else {
+            assert_eq!(run.answer, None);
+            assert!(widened.is_empty());
+            assert_eq!(tool_agents.len(), 1);
+        }
+    }
+}

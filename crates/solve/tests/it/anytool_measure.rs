@@ -34,7 +34,8 @@ fn data(relative: &str) -> PathBuf {
 ///   it was not told is in the pool (the seeded note names the pool), if that category is in the
 ///   listing it saw, then `finish_search`;
 /// - category agent: `get_tools_in_category`, then one `create_tool_agent` with the gold tools of
-///   its category that the listing showed (at most 5), then `finish_search`;
+///   its category that the listing showed (at most 5), then `finish_search`; re-activated with
+///   a wider listing (`reflection_widen`), one `create_tool_agent` with the gold tools it adds;
 /// - tool agent: `get_apis_in_tool` for each of its tools, `add_apis_to_pool` with the gold APIs
 ///   of its tools, `check_if_solvable`, `finish_search`;
 /// - solvability check (the tool agents' and the search stage's): YES exactly when every gold
@@ -132,7 +133,16 @@ impl Policy {
                 let Some(listing) = results.first() else {
                     return call("get_tools_in_category", json!({"category": category}));
                 };
-                let first_line = listing.lines().next().unwrap_or("");
+                // A reflection round's wider listing: the tools it adds, once.
+                let more = req
+                    .last_message()
+                    .lines()
+                    .find(|l| l.starts_with("More tools of category"))
+                    .and_then(|l| l.split_once(": "));
+                let first_line = match more {
+                    Some((_, added)) => added,
+                    None => listing.lines().next().unwrap_or(""),
+                };
                 let shown: Vec<&str> = first_line.split(", ").collect();
                 let mut tools: Vec<String> = Vec::new();
                 for g in &self.gold {
@@ -145,7 +155,7 @@ impl Policy {
                     }
                 }
                 tools.truncate(5);
-                if results.len() == 1 && !tools.is_empty() {
+                if (results.len() == 1 || more.is_some()) && !tools.is_empty() {
                     call("create_tool_agent", json!({"tools": tools}))
                 } else {
                     call("finish_search", json!({}))
@@ -406,6 +416,15 @@ async fn measure_paper_vs_search_assisted_on_g1_and_g2() {
                 ..assisted.clone()
             },
         ));
+        for widen in [1, 2, 3] {
+            modes.push((
+                format!("search-assisted trim defaults but reflection_widen={widen}"),
+                AnyToolSettings {
+                    reflection_widen: widen,
+                    ..assisted.clone()
+                },
+            ));
+        }
         for stop in [false, true] {
             modes.push((
                 format!("search-assisted trim defaults but stop_unchanged={stop}"),
