@@ -274,6 +274,17 @@ pub enum TraceEvent {
         /// The check's reason.
         reason: String,
     },
+    /// AnyTool's solver got only the pooled APIs the solvability check named (`trim_pool`).
+    PoolTrimmed {
+        /// The APIs the solver's first attempt is given.
+        kept: Vec<ApiId>,
+        /// The pool's size.
+        pool: usize,
+        /// Whether it fell back to the whole pool.
+        whole: bool,
+        /// What the check named, or why the whole pool.
+        reason: String,
+    },
     /// AnyTool reflected on a failed attempt.
     Reflection {
         /// The round (1 = first reflection).
@@ -882,6 +893,23 @@ pub fn render(event: &TraceEvent) -> String {
                 list.join(", "),
                 cut(reason, 200)
             )
+        }
+        TraceEvent::PoolTrimmed {
+            kept,
+            pool,
+            whole,
+            reason,
+        } => {
+            let list: Vec<String> = kept.iter().map(ToString::to_string).collect();
+            if *whole {
+                format!("  ✂ solver gets the whole pool ({pool} APIs): {reason}")
+            } else {
+                format!(
+                    "  ✂ solver gets {} of {pool} pooled APIs ({reason}): {}",
+                    kept.len(),
+                    list.join(", ")
+                )
+            }
         }
         TraceEvent::Reflection {
             round,

@@ -36,9 +36,28 @@ pub(crate) fn budget(args: &LlmArgs) -> BudgetLimits {
 /// AnyTool's settings from `[anytool]`, with search assistance off under `--protocol paper`
 /// (or `[solve] protocol = "paper"`).
 pub(crate) fn anytool_settings(ctx: &Context, paper: bool) -> anyhow::Result<AnyToolSettings> {
-    let mut settings = ctx.config()?.anytool.clone();
-    settings.search_assisted &= !paper;
-    Ok(settings)
+    let settings = ctx.config()?.anytool.clone();
+    Ok(if paper { settings.paper() } else { settings })
+}
+
+/// `[anytool]` settings a command line overrides (`solve --seed-k`, `--trim-pool`); they
+/// apply after the protocol's.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AnyToolOverrides {
+    /// `seed_k`.
+    pub(crate) seed_k: Option<usize>,
+    /// `trim_pool`.
+    pub(crate) trim_pool: Option<bool>,
+}
+
+impl AnyToolOverrides {
+    fn apply(self, settings: AnyToolSettings) -> AnyToolSettings {
+        AnyToolSettings {
+            seed_k: self.seed_k.unwrap_or(settings.seed_k),
+            trim_pool: self.trim_pool.unwrap_or(settings.trim_pool),
+            ..settings
+        }
+    }
 }
 
 /// Builds the chosen agent over a runtime; ConAgents runs its jq filters in this binary as a
@@ -48,6 +67,16 @@ pub(crate) fn solvers(
     ctx: &Context,
     name: SolverName,
     catalog: &Catalog,
+) -> anyhow::Result<impl Fn(Runtime) -> Box<dyn Solver> + Send + Sync + 'static> {
+    solvers_with(ctx, name, catalog, AnyToolOverrides::default())
+}
+
+/// [`solvers`] with AnyTool's settings overridden by the command line.
+pub(crate) fn solvers_with(
+    ctx: &Context,
+    name: SolverName,
+    catalog: &Catalog,
+    overrides: AnyToolOverrides,
 ) -> anyhow::Result<impl Fn(Runtime) -> Box<dyn Solver> + Send + Sync + 'static> {
     let anytool = match name {
         SolverName::Anytool => {
@@ -72,10 +101,11 @@ pub(crate) fn solvers(
     let expand = ctx.config()?.retrieve.expand;
     Ok(move |runtime: Runtime| -> Box<dyn Solver> {
         if let Some((hierarchy, settings, graph)) = &anytool {
-            let settings = AnyToolSettings {
-                search_assisted: settings.search_assisted && !runtime.settings.paper(),
-                ..settings.clone()
-            };
+            let settings = overrides.apply(if runtime.settings.paper() {
+                settings.clone().paper()
+            } else {
+                settings.clone()
+            });
             let expander = match (graph, &runtime.retriever) {
                 (Some((corpus, needs)), Some(inner)) if settings.search_assisted => Some(Arc::new(
                     ExpandingRetriever::new(Arc::clone(inner), corpus, needs.clone(), expand),

@@ -1113,6 +1113,17 @@ pub struct SolveArgs {
     /// Add the docs' usage examples to tool descriptions.
     #[arg(long)]
     pub examples: bool,
+    /// AnyTool: search hits that seed the pool before any agent runs (0: no search stage).
+    /// Default: `[anytool] seed_k`.
+    #[arg(long, value_name = "N")]
+    pub seed_k: Option<usize>,
+    /// AnyTool: give the solver's first attempt only the pooled APIs the solvability check
+    /// names. Default: `[anytool] trim_pool` (on unless `--protocol paper`).
+    #[arg(long, overrides_with = "no_trim_pool")]
+    pub trim_pool: bool,
+    /// AnyTool: give the solver the whole pool.
+    #[arg(long, overrides_with = "trim_pool")]
+    pub no_trim_pool: bool,
     /// Also write the trace as JSON lines here.
     #[arg(long)]
     pub trace: Option<PathBuf>,
@@ -1122,6 +1133,17 @@ pub struct SolveArgs {
     /// Print the result as JSON instead of the trace.
     #[command(flatten)]
     pub json: JsonArg,
+}
+
+impl SolveArgs {
+    /// `--trim-pool` / `--no-trim-pool`, when given.
+    pub fn trim_pool(&self) -> Option<bool> {
+        match (self.trim_pool, self.no_trim_pool) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 /// Run one jq filter read from stdin (internal: the jq sandbox's child).

@@ -2,6 +2,7 @@
 //! sets (the paper's Table 8) and histories, running as tokio tasks bounded by a semaphore,
 //! filling one shared candidate pool.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -30,6 +31,8 @@ pub(crate) struct Agent {
     pub(crate) tools: Vec<ToolId>,
     pub(crate) messages: Vec<Message>,
     pub(crate) rounds: usize,
+    /// Entries its category listings show (`listing_cut`, widened by reflection).
+    pub(crate) listing_cut: usize,
 }
 
 /// The candidate pool, capped.
@@ -53,6 +56,10 @@ pub(crate) struct Shared {
     pub(crate) halt: Mutex<Option<Stop>>,
     pub(crate) permits: Semaphore,
     pub(crate) handles: Mutex<Vec<JoinHandle<()>>>,
+    /// Per API, the pooled-or-not APIs a tool graph says produce the ids it needs.
+    pub(crate) producers: Mutex<BTreeMap<ApiId, Vec<ApiId>>>,
+    /// What the last check that said solvable named as needed (`trim_pool`).
+    pub(crate) needed: Mutex<Option<Vec<String>>>,
 }
 
 const BOOTSTRAP: &str = "You are one agent in a team that finds the APIs needed to answer a user's request, \
@@ -214,6 +221,7 @@ impl Shared {
             tools,
             messages: vec![Message::system(BOOTSTRAP), Message::user(opening)],
             rounds: 0,
+            listing_cut: self.settings.listing_cut,
         };
         let id = match self.agents.lock() {
             Ok(mut agents) => {
@@ -351,7 +359,7 @@ impl Shared {
         let content = match call.name.as_str() {
             "finish_search" => return ("search finished".to_owned(), true),
             "list_categories" => self.list_categories(),
-            "get_tools_in_category" => self.tools_in_category(&text("category")),
+            "get_tools_in_category" => self.tools_in_category(id, &text("category")),
             "get_tool_descriptions" => self.tool_descriptions(&list("tools")),
             "create_category_agent" => {
                 let category = text("category");
@@ -380,6 +388,44 @@ impl Shared {
         (content, false)
     }
 
+    /// A reflection round's wider listing for a category `agent` (`reflection_widen`): its cut
+    /// multiplied, and the line naming the tools that adds, or None when nothing is added (no
+    /// search assistance, no widening, or its category fits in the cut already).
+    pub(crate) fn widen(&self, agent: &mut Agent) -> Option<String> {
+        let relevance = self.relevance.as_ref()?;
+        if self.settings.reflection_widen <= 1 || agent.tools.len() <= agent.listing_cut {
+            return None;
+        }
+        let category = agent
+            .tools
+            .first()
+            .and_then(|t| self.hierarchy.tool(t))
+            .map(|t| t.category.clone())?;
+        let before = rank(
+            &agent.tools,
+            Some(relevance),
+            |r, t| r.tool(t),
+            agent.listing_cut,
+        );
+        let wider = agent
+            .listing_cut
+            .saturating_mul(self.settings.reflection_widen);
+        let added: Vec<String> = rank(&agent.tools, Some(relevance), |r, t| r.tool(t), wider)
+            .into_iter()
+            .filter(|t| !before.contains(t))
+            .map(|t| t.to_string())
+            .collect();
+        agent.listing_cut = wider;
+        if added.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "More tools of category {category}, the next {} by relevance: {}",
+            added.len(),
+            added.join(", ")
+        ))
+    }
+
     fn list_categories(&self) -> String {
         let cats: Vec<(String, Vec<ToolId>)> = self
             .hierarchy
@@ -398,26 +444,32 @@ impl Shared {
         let lines: Vec<String> = shown
             .iter()
             .map(|(c, tools)| match self.relevance.as_ref() {
-                Some(relevance) => {
-                    let top = rank(tools, Some(relevance), |r, t| r.tool(t), 5);
+                Some(relevance) if self.settings.listing_tools > 0 => {
+                    let top = rank(
+                        tools,
+                        Some(relevance),
+                        |r, t| r.tool(t),
+                        self.settings.listing_tools,
+                    );
                     let names: Vec<String> = top.iter().map(ToString::to_string).collect();
                     format!("{c} ({} tools): {}", tools.len(), names.join(", "))
                 }
-                None => format!("{c} ({} tools)", tools.len()),
+                _ => format!("{c} ({} tools)", tools.len()),
             })
             .collect();
         lines.join("\n")
     }
 
-    fn tools_in_category(&self, category: &str) -> String {
+    fn tools_in_category(&self, id: usize, category: &str) -> String {
+        let cut = self
+            .agents
+            .lock()
+            .ok()
+            .and_then(|a| a.get(id).map(|a| a.listing_cut))
+            .unwrap_or(self.settings.listing_cut);
         match self.hierarchy.category(category) {
             Some((_, tools)) => {
-                let shown = rank(
-                    tools,
-                    self.relevance.as_ref(),
-                    |r, t| r.tool(t),
-                    self.settings.listing_cut,
-                );
+                let shown = rank(tools, self.relevance.as_ref(), |r, t| r.tool(t), cut);
                 let mut listing = shown
                     .iter()
                     .map(ToString::to_string)
@@ -591,11 +643,12 @@ impl Shared {
 
     async fn check_solvable(&self) -> String {
         match self.ask_solvable(CHECK_ROLE).await {
-            Ok((true, _)) => {
+            Ok(check) if check.solvable => {
+                self.keep_needed(check.needed);
                 self.stop.store(true, Ordering::SeqCst);
                 "True".to_owned()
             }
-            Ok((false, _)) => "False".to_owned(),
+            Ok(_) => "False".to_owned(),
             Err(stop) => {
                 self.halt(stop);
                 "False".to_owned()
@@ -603,25 +656,47 @@ impl Shared {
         }
     }
 
-    /// Asks (as `role`) whether the pool as it is now answers the request: the verdict and its
-    /// reason; an empty pool is not.
-    pub(crate) async fn ask_solvable(&self, role: &str) -> Result<(bool, String), Stop> {
+    /// Keeps what a check that said solvable named as needed, for the solver's first attempt.
+    pub(crate) fn keep_needed(&self, needed: Option<Vec<String>>) {
+        if let Ok(mut kept) = self.needed.lock() {
+            *kept = needed;
+        }
+    }
+
+    /// Asks (as `role`) whether the pool as it is now answers the request: the verdict, its
+    /// reason and (with `trim_pool`) the APIs it needs; an empty pool is not.
+    pub(crate) async fn ask_solvable(&self, role: &str) -> Result<Check, Stop> {
         let pool = self.pool();
         if pool.is_empty() {
-            return Ok((false, "the pool is empty".to_owned()));
+            return Ok(Check {
+                solvable: false,
+                reason: "the pool is empty".to_owned(),
+                needed: None,
+            });
         }
+        let chars = self.settings.check_doc_chars;
         let listing: Vec<String> = pool
             .iter()
             .map(|id| match self.hierarchy.api(id) {
-                Some((_, entry)) => format!("{id}: {}", cut(entry.description(), 150)),
-                None => id.to_string(),
+                Some((_, entry)) if chars > 0 => {
+                    // One line per API: a description's own line breaks would split it.
+                    let description: Vec<&str> = entry.description().split_whitespace().collect();
+                    format!("{id}: {}", cut(&description.join(" "), chars))
+                }
+                _ => format!("{id}: "),
             })
             .collect();
+        let trim = self.settings.trim_pool;
+        let instructions = if trim {
+            "Decide whether the listed APIs are enough to fully answer the request. Reply YES or NO on \
+             the first line. After YES, write a line starting with NEEDED: and the ids of the listed APIs \
+             the answer needs, separated by commas. Then one short reason."
+        } else {
+            "Decide whether the listed APIs are enough to fully answer the request. Reply YES or NO on \
+             the first line, then one short reason."
+        };
         let messages = vec![
-            Message::system(
-                "Decide whether the listed APIs are enough to fully answer the request. Reply YES or NO on \
-                 the first line, then one short reason.",
-            ),
+            Message::system(instructions),
             Message::user(format!(
                 "Request: {}\n\nAPIs:\n{}",
                 self.query,
@@ -630,18 +705,95 @@ impl Shared {
         ];
         let response = {
             let Ok(_permit) = self.permits.acquire().await else {
-                return Ok((false, "the search was shut down".to_owned()));
+                return Ok(Check {
+                    solvable: false,
+                    reason: "the search was shut down".to_owned(),
+                    needed: None,
+                });
             };
             self.runtime
                 .ask(role, messages, Vec::new(), &self.query)
                 .await?
         };
-        let text = response.text().trim();
-        let mut lines = text.lines();
-        let yes = lines
+        Ok(Check::parse(response.text(), trim))
+    }
+}
+
+/// What a solvability check said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Check {
+    /// Whether the pool is enough.
+    pub(crate) solvable: bool,
+    /// Its reason.
+    pub(crate) reason: String,
+    /// The ids it named on its `NEEDED:` line (when asked and it wrote one), as written.
+    pub(crate) needed: Option<Vec<String>>,
+}
+
+impl Check {
+    /// Reads a reply: YES or NO on the first line, with `named` a `NEEDED:` line of
+    /// comma-separated ids, the rest the reason.
+    pub(crate) fn parse(reply: &str, named: bool) -> Self {
+        let mut lines = reply.trim().lines();
+        let solvable = lines
             .next()
             .is_some_and(|l| l.trim().to_ascii_lowercase().starts_with("yes"));
-        let reason = lines.collect::<Vec<_>>().join(" ").trim().to_owned();
-        Ok((yes, reason))
+        let mut needed = None;
+        let mut reason: Vec<&str> = Vec::new();
+        for line in lines {
+            let trimmed = line.trim();
+            let head = trimmed.get(..7).map(str::to_ascii_lowercase);
+            if named && head.as_deref() == Some("needed:") {
+                let ids: Vec<String> = trimmed
+                    .get(7..)
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|id| {
+                        id.trim()
+                            .trim_matches(|c| c == '`' || c == '"' || c == '\'')
+                            .to_owned()
+                    })
+                    .filter(|id| !id.is_empty())
+                    .collect();
+                needed.get_or_insert_with(Vec::new).extend(ids);
+            } else {
+                reason.push(trimmed);
+            }
+        }
+        Self {
+            solvable,
+            reason: reason.join(" ").trim().to_owned(),
+            needed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Check;
+
+    #[test]
+    fn a_check_reply_gives_its_verdict_names_and_reason() {
+        let check = Check::parse(
+            "YES\nNeeded: `movies/search_movie`, movies/get_movie ,\nthe search and the details",
+            true,
+        );
+        assert!(check.solvable);
+        assert_eq!(
+            check.needed,
+            Some(vec![
+                "movies/search_movie".to_owned(),
+                "movies/get_movie".to_owned()
+            ])
+        );
+        assert_eq!(check.reason, "the search and the details");
+        // Not asked for names: a NEEDED line is just part of the reason.
+        let check = Check::parse("yes, enough\nNEEDED: movies/get_movie", false);
+        assert!(check.solvable);
+        assert_eq!(check.needed, None);
+        assert_eq!(check.reason, "NEEDED: movies/get_movie");
+        let check = Check::parse("NO\nmissing the year", true);
+        assert!(!check.solvable);
+        assert_eq!(check.needed, None);
     }
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::{ApiEntry, ApiId, Catalog, ToolId};
-use toolsmith_retrieve::{ExpandingRetriever, Filter, Hit, Retriever};
+use toolsmith_retrieve::{ExpandingRetriever, Filter, Hit, Link, Retriever};
 
 /// What a tool's category is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,7 +38,8 @@ pub struct ToolNode {
 #[derive(Clone, Debug, Default)]
 pub struct Hierarchy {
     categories: BTreeMap<String, Vec<ToolId>>,
-    tools: HashMap<ToolId, ToolNode>,
+    /// In id order, so a name several tools share resolves the same way on every run.
+    tools: BTreeMap<ToolId, ToolNode>,
 }
 
 impl Hierarchy {
@@ -99,7 +100,9 @@ impl Hierarchy {
         self.tools.get(id)
     }
 
-    /// A tool by id or source name, as an agent wrote it.
+    /// A tool by id or source name, as an agent wrote it. A source name several tools share
+    /// (ToolEnv2404 has e.g. two "Temp Mail" tools in different categories) resolves to the
+    /// first of them in id order, the same one on every run.
     pub fn find_tool(&self, name: &str) -> Option<&ToolNode> {
         let name = name.trim();
         name.parse::<ToolId>()
@@ -110,6 +113,14 @@ impl Hierarchy {
                     .values()
                     .find(|t| t.name.eq_ignore_ascii_case(name))
             })
+    }
+
+    /// Every tool whose source name is `name` (case-insensitively), in id order.
+    pub fn tools_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ToolNode> + 'a {
+        let name = name.trim();
+        self.tools
+            .values()
+            .filter(move |t| t.name.eq_ignore_ascii_case(name))
     }
 
     /// An API and its tool.
@@ -136,6 +147,8 @@ pub struct Relevance {
     categories: HashMap<String, f32>,
     /// Per tool, the other tools that produce ids its APIs need, in the order expansion added.
     producers: BTreeMap<ToolId, Vec<ToolId>>,
+    /// Per API, the APIs expansion added as producers of the ids it needs.
+    api_producers: BTreeMap<ApiId, Vec<ApiId>>,
 }
 
 impl Relevance {
@@ -163,6 +176,9 @@ impl Relevance {
             .await?;
         let mut relevance = Self::from_hits(hierarchy, hits);
         for a in added {
+            if a.link == Link::Producer {
+                relevance.add_api_producer(&a.feeds, &a.api);
+            }
             let (producer, consumer) = (a.api.tool().clone(), a.feeds.tool().clone());
             if producer == consumer {
                 continue;
@@ -176,6 +192,19 @@ impl Relevance {
             }
         }
         Ok(relevance)
+    }
+
+    /// Records that `producer` makes an id `consumer` needs.
+    pub(crate) fn add_api_producer(&mut self, consumer: &ApiId, producer: &ApiId) {
+        let feeds = self.api_producers.entry(consumer.clone()).or_default();
+        if !feeds.contains(producer) {
+            feeds.push(producer.clone());
+        }
+    }
+
+    /// Per API, the APIs expansion found producing the ids it needs.
+    pub(crate) fn api_producer_links(&self) -> BTreeMap<ApiId, Vec<ApiId>> {
+        self.api_producers.clone()
     }
 
     fn lift(&mut self, hierarchy: &Hierarchy, tool: &ToolId, score: f32) {

@@ -40,6 +40,7 @@ pub trait AnswerCheck: Send + Sync {
 pub struct LlmJudge {
     runtime: Runtime,
     votes: usize,
+    early: bool,
 }
 
 impl LlmJudge {
@@ -48,7 +49,15 @@ impl LlmJudge {
         Self {
             runtime,
             votes: votes.max(1),
+            early: false,
         }
+    }
+
+    /// Stops asking once a majority of all `votes` is `Solved` or `Unsolved`: the verdict and
+    /// reason are those of every vote, for fewer calls.
+    pub fn with_early_stop(mut self, early: bool) -> Self {
+        self.early = early;
+        self
     }
 }
 
@@ -100,19 +109,26 @@ impl AnswerCheck for LlmJudge {
                 .ask(JUDGE_ROLE, messages, Vec::new(), query)
                 .await?;
             votes.push(parse_verdict(response.text()));
+            let count = |verdict| votes.iter().filter(|v| v.verdict == verdict).count();
+            if self.early
+                && (count(Verdict::Solved) * 2 > self.votes
+                    || count(Verdict::Unsolved) * 2 > self.votes)
+            {
+                break;
+            }
         }
         let solved = votes
             .iter()
             .filter(|v| v.verdict == Verdict::Solved)
             .count();
-        let verdict = if solved * 2 > votes.len() {
+        let verdict = if solved * 2 > self.votes {
             Verdict::Solved
         } else if votes
             .iter()
             .filter(|v| v.verdict == Verdict::Unsolved)
             .count()
             * 2
-            > votes.len()
+            > self.votes
         {
             Verdict::Unsolved
         } else {

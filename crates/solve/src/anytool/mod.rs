@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 use toolsmith_catalog::ApiId;
 use toolsmith_llm::{Budget, BudgetLimits, Message, Metered};
-use toolsmith_retrieve::{ExpandingRetriever, Filter, Hit};
+use toolsmith_retrieve::{ExpandingRetriever, Filter, Hit, Link};
 
 pub use self::hierarchy::{CategoryBy, Hierarchy, Relevance, ToolNode};
 pub use self::judge::{AnswerCheck, JUDGE_ROLE, Judgement, LlmJudge, Verdict};
@@ -54,25 +54,69 @@ pub struct AnyToolSettings {
     pub token_budget: u64,
     /// Votes of the answer check, passing only on a majority of `Solved`: 3.
     pub judge_votes: usize,
+    /// Stop the answer check's votes once a majority is reached (the verdict is the one every
+    /// vote would give; toolsmith's: the paper asks all 3): on in search-assisted mode (the
+    /// judge's part, G1 / G2: 451 / 429 tokens per query without, 300 / 286 with).
+    pub judge_early_stop: bool,
     /// Agents asking the model at once (the paper runs them multi-threaded, §4.1, without a
     /// stated bound): 8.
     pub concurrency: usize,
     /// Order and cut the meta and category agents' listings by search relevance
     /// (toolsmith's; the paper has none).
     pub search_assisted: bool,
-    /// Entries shown per listing in search-assisted mode: 20.
+    /// Entries shown per listing in search-assisted mode: 20 (30 cost 240 / 335 more tokens
+    /// per query on G1 / G2 and recovered no lost answer).
     pub listing_cut: usize,
-    /// Search hits that score the tools and categories: 300.
+    /// Search hits that score the tools and categories: 300 in the paper's protocol (where
+    /// nothing is scored); 1,000 in search-assisted mode (measured on ToolEnv2404 G2 with
+    /// BM25: 300 left a gold tool unscored and cut from its category's listing; 1,000 and
+    /// 3,000 both keep it and cost no tokens).
     pub search_depth: usize,
+    /// Tools named on each category's line of the meta agent's listing in search-assisted
+    /// mode (its most relevant ones; 0: none): 3 (measured, tokens per query on G1 / G2: 5
+    /// names 3,970 / 4,984, 3 3,770 / 4,721, 0 3,492 / 4,320; the scripted policy picks
+    /// categories without reading the names, so what they buy a real model is unmeasured and
+    /// 3 keeps some).
+    pub listing_tools: usize,
     /// Search hits that seed the pool before any agent runs, in search-assisted mode (0: no
     /// seeding): 8. The paper has no such stage. Measured on ToolEnv2404 (BM25, the scripted
     /// policy of `tests/it/anytool_measure.rs`, 14 G1 / 10 G2 queries), tokens per query vs
     /// paper mode: seed 0 0.69x / 1.13x, 8 0.73x / 1.31x, 12 0.82x / 1.56x, 16 0.95x / 1.83x;
     /// LLM calls on G1 14.6 (seed 0) vs 9.9 (seed 8). Seeding saves calls but not tokens: the
-    /// solver's prompt carries every seeded API.
+    /// solver's prompt carries every seeded API. With the other search-assisted defaults
+    /// (`trim_pool`, `stop_unchanged`, ...), seed 8 / 12 / 16 / 24: G1 0.37x / 0.32x / 0.34x /
+    /// 0.34x, G2 0.60x / 0.63x / 0.67x / 0.69x: 8 stays (the better on the harder set).
     pub seed_k: usize,
+    /// Give the solver's first attempt only the pooled APIs the solvability check that ended
+    /// the search named as needed (with the pooled producers of the ids they need when a tool
+    /// graph is stored); the whole pool when it named none or an API not in the pool, and on
+    /// every reflection round (toolsmith's; the paper's solver gets the whole pool): on in
+    /// search-assisted mode (seed 8, G1 / G2: 4,623 / 5,370 tokens per query untrimmed, 3,770 /
+    /// 4,721 trimmed; the solver's part 1,799 -> 888 on G1).
+    pub trim_pool: bool,
+    /// Characters of each pooled API's description in the solvability check's prompt (0: ids
+    /// only): 150 in the paper's protocol, 60 in search-assisted mode (the search stage's
+    /// check, G1 / G2: 374 / 341 tokens at 150, 320 / 296 at 60, 236 / 223 at 0; ids alone
+    /// leave a model nothing to judge by).
+    pub check_doc_chars: usize,
+    /// End self-reflection when a round's search leaves the solver exactly the APIs of the
+    /// attempt that failed (nothing added, nothing pruned) instead of re-running it on them
+    /// (toolsmith's; the paper re-runs up to `reflection_rounds`): on in search-assisted mode
+    /// (G1 / G2: 6,067 / 7,085 tokens per query without, 3,770 / 4,721 with; the unanswered
+    /// queries re-ran the solver five times on the same pool).
+    pub stop_unchanged: bool,
     /// How a reflection round re-runs the solver: the paper's cleaned history, or fresh.
     pub reflection_history: ReflectionHistory,
+    /// On each reflection round in search-assisted mode, every category agent whose listing
+    /// was cut has its cut multiplied by this and is re-activated (even one that finished: it
+    /// finished on a cut listing) with the tools the wider listing adds; a round that widened
+    /// a listing but left the solver the same APIs is followed by another round of search
+    /// (up to `reflection_rounds`) instead of `stop_unchanged`'s stop (1: never widened, the
+    /// paper's protocol, which cuts nothing): 3 in search-assisted mode (toolsmith's). Measured
+    /// (scripted policy, 15 G1 / 10 G2 queries): 1 answers 14 / 9 at 0.39x / 0.60x of paper
+    /// mode's tokens (a gold tool ranked past its category's 20-tool cut is lost); 2 answers
+    /// 15 / 10 at 0.47x / 0.66x; 3 answers 15 / 10 at 0.44x / 0.65x (fewer rounds).
+    pub reflection_widen: usize,
     /// What a tool's category is.
     pub category_by: CategoryBy,
     /// The solver's DFSDT: ToolBench's width and depth, at most 10 LLM calls (Appendix A.1
@@ -89,12 +133,18 @@ impl AnyToolSettings {
         reflection_rounds: 5,
         token_budget: 200_000,
         judge_votes: 3,
+        judge_early_stop: false,
         concurrency: 8,
         search_assisted: false,
         listing_cut: 20,
         search_depth: 300,
+        listing_tools: 5,
         seed_k: 8,
+        trim_pool: false,
+        stop_unchanged: false,
+        check_doc_chars: 150,
         reflection_history: ReflectionHistory::Cleaned,
+        reflection_widen: 1,
         category_by: CategoryBy::Category,
         dfsdt: DfsdtSettings {
             max_llm_calls: 10,
@@ -103,11 +153,34 @@ impl AnyToolSettings {
     };
 }
 
+impl AnyToolSettings {
+    /// These settings under the paper's protocol: toolsmith's additions (search assistance,
+    /// pool trimming, the check's compact listing) off, the rest kept.
+    pub fn paper(self) -> Self {
+        Self {
+            search_assisted: false,
+            trim_pool: false,
+            stop_unchanged: false,
+            judge_early_stop: false,
+            check_doc_chars: Self::PAPER.check_doc_chars,
+            reflection_widen: Self::PAPER.reflection_widen,
+            ..self
+        }
+    }
+}
+
 impl Default for AnyToolSettings {
     /// The paper's, with search assistance on.
     fn default() -> Self {
         Self {
             search_assisted: true,
+            trim_pool: true,
+            stop_unchanged: true,
+            judge_early_stop: true,
+            search_depth: 1000,
+            listing_tools: 3,
+            check_doc_chars: 60,
+            reflection_widen: 3,
             ..Self::PAPER
         }
     }
@@ -344,10 +417,22 @@ impl AnyTool {
         }
         let filter = Filter::default();
         let hits: toolsmith_retrieve::Result<Vec<Hit>> = match &self.expander {
-            Some(expander) => expander
-                .search_expanded(query, k, &filter)
-                .await
-                .map(|(hits, _)| hits),
+            Some(expander) => {
+                expander
+                    .search_expanded(query, k, &filter)
+                    .await
+                    .map(|(hits, added)| {
+                        if let Ok(mut links) = shared.producers.lock() {
+                            for a in added.iter().filter(|a| a.link == Link::Producer) {
+                                let feeds = links.entry(a.feeds.clone()).or_default();
+                                if !feeds.contains(&a.api) {
+                                    feeds.push(a.api.clone());
+                                }
+                            }
+                        }
+                        hits
+                    })
+            }
             None => {
                 self.runtime
                     .retriever
@@ -379,7 +464,12 @@ impl AnyTool {
             pool.apis.clone_from(&apis);
         }
         let (solvable, reason) = match shared.ask_solvable(SEARCH_ROLE).await {
-            Ok(verdict) => verdict,
+            Ok(check) => {
+                if check.solvable {
+                    shared.keep_needed(check.needed);
+                }
+                (check.solvable, check.reason)
+            }
             Err(stop) => {
                 let reason = stop.detail.clone();
                 shared.halt(stop);
@@ -497,12 +587,22 @@ impl Solver for AnyTool {
         };
         let judge: Arc<dyn AnswerCheck> = match &self.judge {
             Some(j) => Arc::clone(j),
-            None => Arc::new(LlmJudge::new(runtime.clone(), self.settings.judge_votes)),
+            None => Arc::new(
+                LlmJudge::new(runtime.clone(), self.settings.judge_votes)
+                    .with_early_stop(self.settings.judge_early_stop),
+            ),
         };
+        let relevance = self.relevance(query).await;
         let shared = Arc::new(Shared {
             runtime: runtime.clone(),
             hierarchy: Arc::clone(&self.hierarchy),
-            relevance: self.relevance(query).await,
+            producers: Mutex::new(
+                relevance
+                    .as_ref()
+                    .map(Relevance::api_producer_links)
+                    .unwrap_or_default(),
+            ),
+            relevance,
             settings: self.settings.clone(),
             query: query.to_owned(),
             agents: Mutex::new(Vec::new()),
@@ -511,6 +611,7 @@ impl Solver for AnyTool {
             halt: Mutex::new(None),
             permits: Semaphore::new(self.settings.concurrency.max(1)),
             handles: Mutex::new(Vec::new()),
+            needed: Mutex::new(None),
         });
         match self.seed(&shared, query).await {
             // The seeded pool is enough: the solver runs without any agent.
@@ -525,16 +626,45 @@ impl Solver for AnyTool {
 
         let mut last: Option<Run> = None;
         let mut earlier: Option<(Attempt, String)> = None;
+        let mut given: Option<Vec<ApiId>> = None;
         let mut round = 0;
+        // Whether the last reflection round widened a category listing (`reflection_widen`).
+        let mut widened = false;
         let end = loop {
             if let Some(stop) = take_halt(&shared) {
                 break budget_end(stop, last.as_ref());
             }
+            // The first attempt gets what the check named; a reflection round the whole pool.
+            let pool = if earlier.is_none() && self.settings.trim_pool {
+                trimmed(&shared)
+            } else {
+                shared.pool()
+            };
+            if self.settings.stop_unchanged
+                && let (Some(before), Some((_, reason))) = (&given, &earlier)
+                && same_apis(before, &pool)
+            {
+                // A listing the round widened may widen further: another round of search,
+                // without re-running the solver on the same APIs.
+                if widened && round < self.settings.reflection_rounds {
+                    round += 1;
+                    let reason = reason.clone();
+                    widened = self.reflect(&shared, round, &reason, &[]).await;
+                    continue;
+                }
+                break final_end(
+                    last.as_ref(),
+                    format!(
+                        "{reason}; reflection stopped: its search left the solver the same APIs"
+                    ),
+                );
+            }
+            given = Some(pool.clone());
             let attempt = self
                 .solve_pool(
                     &runtime,
                     query,
-                    &shared.pool(),
+                    &pool,
                     earlier.as_ref().map(|(attempt, reason)| Earlier {
                         attempt,
                         reason: reason.as_str(),
@@ -584,7 +714,7 @@ impl Solver for AnyTool {
                 break final_end(last.as_ref(), reason);
             }
             round += 1;
-            self.reflect(&shared, round, &reason, &failing).await;
+            widened = self.reflect(&shared, round, &reason, &failing).await;
             earlier = Some((attempt, reason));
         };
         let parts = tokens_by_part(&tracer.events());
@@ -599,8 +729,15 @@ impl Solver for AnyTool {
 
 impl AnyTool {
     /// One round of self-reflection: the reason into every history, failing APIs out of the
-    /// pool, then unfinished agents re-activated tool, category, meta in turn.
-    async fn reflect(&self, shared: &Arc<Shared>, round: usize, reason: &str, failing: &[ApiId]) {
+    /// pool, cut category listings widened (`reflection_widen`), then unfinished agents
+    /// re-activated tool, category, meta in turn. Returns whether a listing was widened.
+    async fn reflect(
+        &self,
+        shared: &Arc<Shared>,
+        round: usize,
+        reason: &str,
+        failing: &[ApiId],
+    ) -> bool {
         let note = format!(
             "The request is not solved yet: {reason}. Removed from the pool as failing: {}. Search again for \
              APIs that can help.",
@@ -628,10 +765,23 @@ impl AnyTool {
         };
         let mut order: Vec<(AgentLevel, Vec<usize>)> = Vec::new();
         let mut no_meta = false;
+        let mut widened = false;
         if let Ok(mut agents) = shared.agents.lock() {
             no_meta = !agents.iter().any(|a| a.level == AgentLevel::Meta);
             for agent in agents.iter_mut() {
                 agent.messages.push(Message::user(note.clone()));
+            }
+            for agent in agents
+                .iter_mut()
+                .filter(|a| a.level == AgentLevel::Category)
+            {
+                if let Some(more) = shared.widen(agent) {
+                    widened = true;
+                    agent.messages.push(Message::user(more));
+                    if agent.status == AgentStatus::Finished {
+                        agent.status = AgentStatus::Paused;
+                    }
+                }
             }
             let mut any = false;
             for level in [AgentLevel::Tool, AgentLevel::Category, AgentLevel::Meta] {
@@ -695,6 +845,7 @@ impl AnyTool {
             }
             shared.join().await;
         }
+        widened
     }
 }
 
@@ -708,6 +859,88 @@ fn seeded_note(seed: &Seed) -> String {
         apis.join(", "),
         seed.reason
     )
+}
+
+/// The pool for the solver's first attempt with `trim_pool`: the APIs the check that ended the
+/// search named, in pool order, with the pooled producers they need (transitively); the whole
+/// pool when it named none or any API not in the pool. Traced as [`TraceEvent::PoolTrimmed`].
+fn trimmed(shared: &Shared) -> Vec<ApiId> {
+    let pool = shared.pool();
+    let named = shared.needed.lock().ok().and_then(|n| n.clone());
+    let (kept, why) = match named {
+        None => (pool.clone(), "the check named no APIs".to_owned()),
+        Some(named) if named.is_empty() => (pool.clone(), "the check named no APIs".to_owned()),
+        Some(named) => {
+            let unknown: Vec<&String> = named
+                .iter()
+                .filter(|n| n.parse::<ApiId>().ok().is_none_or(|id| !pool.contains(&id)))
+                .collect();
+            if unknown.is_empty() {
+                let mut want: Vec<ApiId> = Vec::new();
+                for id in named.iter().filter_map(|n| n.parse::<ApiId>().ok()) {
+                    if !want.contains(&id) {
+                        want.push(id);
+                    }
+                }
+                let base = want.len();
+                let links = shared
+                    .producers
+                    .lock()
+                    .map(|l| l.clone())
+                    .unwrap_or_default();
+                let mut i = 0;
+                while let Some(api) = want.get(i).cloned() {
+                    i += 1;
+                    for producer in links.get(&api).into_iter().flatten() {
+                        if pool.contains(producer) && !want.contains(producer) {
+                            want.push(producer.clone());
+                        }
+                    }
+                }
+                let producers = want.len() - base;
+                let kept: Vec<ApiId> = pool.iter().filter(|a| want.contains(a)).cloned().collect();
+                let why = format!(
+                    "the check named {} of {} pooled APIs{}",
+                    base,
+                    pool.len(),
+                    if producers > 0 {
+                        format!(" (+{producers} producers they need)")
+                    } else {
+                        String::new()
+                    }
+                );
+                (kept, why)
+            } else {
+                let unknown: Vec<&str> = unknown.iter().map(|s| s.as_str()).collect();
+                (
+                    pool.clone(),
+                    format!(
+                        "the check named APIs not in the pool: {}",
+                        unknown.join(", ")
+                    ),
+                )
+            }
+        }
+    };
+    let whole = kept.len() == pool.len();
+    shared.runtime.tracer.emit(TraceEvent::PoolTrimmed {
+        kept: kept.clone(),
+        pool: pool.len(),
+        whole,
+        reason: why,
+    });
+    kept
+}
+
+/// Whether two API lists hold the same APIs.
+fn same_apis(a: &[ApiId], b: &[ApiId]) -> bool {
+    let mut a = a.to_vec();
+    let mut b = b.to_vec();
+    a.sort();
+    a.dedup();
+    b.sort();
+    b.dedup();
+    a == b
 }
 
 fn take_halt(shared: &Shared) -> Option<Stop> {

@@ -881,3 +881,460 @@ async fn graph_expanded_listings_name_the_producers_and_seed_them() {
         "{listing}"
     );
 }
+
+fn trims(run: &Run) -> Vec<(Vec<ApiId>, bool)> {
+    run.trace
+        .iter()
+        .filter_map(|e| match &e.event {
+            TraceEvent::PoolTrimmed { kept, whole, .. } => Some((kept.clone(), *whole)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The function names offered to each solver request that opens an attempt.
+fn solver_openings(llm: &ScriptedLlm) -> Vec<Vec<String>> {
+    llm.requests()
+        .iter()
+        .filter(|r| r.role.as_str() == "agent" && r.messages.len() == 2)
+        .map(|r| r.tools.iter().map(|t| t.name.clone()).collect())
+        .collect()
+}
+
+fn three_hits() -> Option<Arc<dyn Retriever>> {
+    Some(Arc::new(Finds(vec![
+        "movies/search_movie",
+        "movies/get_movie",
+        "cinema/showtimes",
+    ])))
+}
+
+#[tokio::test]
+async fn a_trimmed_pool_gives_the_solver_only_the_apis_the_check_named() {
+    let llm = answering(ScriptedLlm::new([]).with_rule(
+        role("anytool_search"),
+        Reply::text("YES\nNEEDED: movies/search_movie\nthe search finds the film"),
+    ));
+    let run = solve(llm.clone(), seeding(3), three_hits()).await;
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    assert_eq!(trims(&run), vec![(vec![api("movies/search_movie")], false)]);
+    assert_eq!(
+        solver_openings(&llm),
+        vec![vec![
+            "search_movie_for_movies".to_owned(),
+            "Finish".to_owned()
+        ]]
+    );
+    // The check was asked to name them; the pool itself is unchanged.
+    let requests = llm.requests();
+    let check = requests
+        .iter()
+        .find(|r| r.role.as_str() == "anytool_search")
+        .unwrap();
+    assert!(check.messages[0].text().contains("NEEDED:"));
+    assert_eq!(final_pool(&run).len(), 3);
+}
+
+#[tokio::test]
+async fn unknown_or_no_named_apis_fall_back_to_the_whole_pool() {
+    for reply in [
+        "YES\nNEEDED: movies/search_movie, movies/no_such_api\nenough",
+        "YES\nNEEDED: cinema\nenough",
+        "YES\nenough",
+        "YES\nNEEDED:\nenough",
+    ] {
+        let llm =
+            answering(ScriptedLlm::new([]).with_rule(role("anytool_search"), Reply::text(reply)));
+        let run = solve(llm.clone(), seeding(3), three_hits()).await;
+        assert_eq!(run.finish, Finish::Answered, "{reply}: {:?}", run.detail);
+        let all = vec![
+            api("movies/search_movie"),
+            api("movies/get_movie"),
+            api("cinema/showtimes"),
+        ];
+        assert_eq!(trims(&run), vec![(all, true)], "{reply}");
+        assert_eq!(
+            solver_openings(&llm)
+                .iter()
+                .map(Vec::len)
+                .collect::<Vec<_>>(),
+            vec![4],
+            "{reply}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_reflection_round_gives_the_solver_the_whole_pool_again() {
+    let llm = ScriptedLlm::new([])
+        .with_rule(
+            role("anytool_search"),
+            Reply::text("YES\nNEEDED: movies/get_movie\nthe details have the year"),
+        )
+        .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+        .with_rule_times(
+            role("agent"),
+            Reply::tool_call("Finish", give_up("no id to look up")),
+            1,
+        )
+        .with_rule(
+            role("agent"),
+            Reply::tool_call("Finish", answer("Dune came out in 2021.")),
+        )
+        .with_rule(role("anytool_judge"), Reply::text("SOLVED\nok"));
+    let run = solve(
+        llm.clone(),
+        AnyToolSettings {
+            reflection_rounds: 1,
+            reflection_history: ReflectionHistory::Fresh,
+            dfsdt: DfsdtSettings {
+                width: 1,
+                ..AnyToolSettings::PAPER.dfsdt
+            },
+            ..seeding(3)
+        },
+        three_hits(),
+    )
+    .await;
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    assert_eq!(trims(&run), vec![(vec![api("movies/get_movie")], false)]);
+    let openings = solver_openings(&llm);
+    assert_eq!(openings.len(), 2, "{openings:?}");
+    assert_eq!(openings[0], vec!["get_movie_for_movies", "Finish"]);
+    assert_eq!(openings[1].len(), 4, "{openings:?}");
+}
+
+#[tokio::test]
+async fn a_trimmed_pool_keeps_the_producers_the_named_apis_need() {
+    let needs = std::collections::BTreeMap::from([(
+        api("weather/forecast"),
+        vec![Need {
+            param: "q".to_owned(),
+            producers: vec![Producer {
+                api: api("stocks/quote"),
+                strength: 1.0,
+                lookup: true,
+            }],
+        }],
+    )]);
+    let catalog = world_catalog();
+    let expander = Arc::new(ExpandingRetriever::new(
+        Arc::new(Finds(vec!["weather/forecast", "movies/search_movie"])),
+        &Corpus::from_catalog(&catalog),
+        needs,
+        ExpandSettings::default(),
+    ));
+    let llm = answering(ScriptedLlm::new([]).with_rule(
+        role("anytool_search"),
+        Reply::text("YES\nNEEDED: weather/forecast\nthe forecast"),
+    ));
+    let run = solve_with(llm.clone(), seeding(2), None, Some(expander)).await;
+    assert_eq!(seeded(&run)[0].0.len(), 3, "{:?}", seeded(&run));
+    assert_eq!(
+        trims(&run),
+        vec![(vec![api("weather/forecast"), api("stocks/quote")], false)]
+    );
+    assert_eq!(
+        solver_openings(&llm),
+        vec![vec![
+            "forecast_for_weather".to_owned(),
+            "quote_for_stocks".to_owned(),
+            "Finish".to_owned()
+        ]]
+    );
+}
+
+#[tokio::test]
+async fn the_papers_protocol_gives_the_solver_the_whole_pool_unasked() {
+    let llm = answering(
+        ScriptedLlm::new([])
+            .with_rule_times(
+                role("anytool_meta"),
+                call("create_category_agent", json!({"category": "Movies"})),
+                1,
+            )
+            .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+            .with_rule_times(
+                role("anytool_category"),
+                call("create_tool_agent", json!({"tools": ["movies"]})),
+                1,
+            )
+            .with_rule(role("anytool_category"), call("finish_search", json!({})))
+            .with_rule_times(
+                role("anytool_tool"),
+                call(
+                    "add_apis_to_pool",
+                    json!({"apis": ["movies/search_movie", "movies/get_movie"]}),
+                ),
+                1,
+            )
+            .with_rule_times(
+                role("anytool_tool"),
+                call("check_if_solvable", json!({})),
+                1,
+            )
+            .with_rule(role("anytool_tool"), call("finish_search", json!({})))
+            .with_rule(
+                role("anytool_check"),
+                Reply::text("YES\nNEEDED: movies/search_movie\nok"),
+            ),
+    );
+    const { assert!(!AnyToolSettings::PAPER.trim_pool) };
+    let run = solve(llm.clone(), settings(), None).await;
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    assert!(trims(&run).is_empty());
+    assert_eq!(solver_openings(&llm)[0].len(), 3);
+    let requests = llm.requests();
+    let check = requests
+        .iter()
+        .find(|r| r.role.as_str() == "anytool_check")
+        .unwrap();
+    assert!(!check.messages[0].text().contains("NEEDED"));
+}
+
+#[tokio::test]
+async fn reflection_stops_when_its_search_changes_nothing_unless_told_otherwise() {
+    for stop_unchanged in [true, false] {
+        let llm = ScriptedLlm::new([])
+            .with_rule(role("anytool_search"), Reply::text("NO\nnot enough"))
+            .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+            .with_rule(
+                role("agent"),
+                Reply::tool_call("Finish", give_up("nothing here gives the year")),
+            );
+        let run = solve(
+            llm.clone(),
+            AnyToolSettings {
+                reflection_rounds: 3,
+                reflection_history: ReflectionHistory::Fresh,
+                stop_unchanged,
+                dfsdt: DfsdtSettings {
+                    width: 1,
+                    ..AnyToolSettings::PAPER.dfsdt
+                },
+                ..seeding(2)
+            },
+            three_hits(),
+        )
+        .await;
+        assert_eq!(run.answer, None);
+        let reflections = run
+            .trace
+            .iter()
+            .filter(|e| matches!(e.event, TraceEvent::Reflection { .. }))
+            .count();
+        let attempts = solver_openings(&llm).len();
+        if stop_unchanged {
+            assert_eq!((reflections, attempts), (1, 1));
+            assert!(
+                run.detail
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("reflection stopped"),
+                "{:?}",
+                run.detail
+            );
+        } else {
+            assert_eq!((reflections, attempts), (3, 4));
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_answer_check_stops_voting_at_a_majority_when_told() {
+    for (early, replies, calls) in [
+        (true, vec!["SOLVED\na", "SOLVED\nb", "UNSOLVED\nc"], 2),
+        (true, vec!["SOLVED\na", "UNSOLVED\nb", "SOLVED\nc"], 3),
+        (false, vec!["SOLVED\na", "SOLVED\nb", "UNSOLVED\nc"], 3),
+    ] {
+        let mut llm = ScriptedLlm::new([])
+            .with_rule(role("anytool_search"), Reply::text("YES\nenough"))
+            .with_rule(
+                role("agent"),
+                Reply::tool_call("Finish", answer("Dune came out in 2021.")),
+            );
+        for reply in &replies {
+            llm = llm.with_rule_times(role("anytool_judge"), Reply::text(*reply), 1);
+        }
+        let run = solve(
+            llm.clone(),
+            AnyToolSettings {
+                judge_votes: 3,
+                judge_early_stop: early,
+                ..seeding(2)
+            },
+            three_hits(),
+        )
+        .await;
+        assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+        let judged = llm
+            .requests()
+            .iter()
+            .filter(|r| r.role.as_str() == "anytool_judge")
+            .count();
+        assert_eq!(judged, calls, "{early} {replies:?}");
+        let verdict = run.trace.iter().find_map(|e| match &e.event {
+            TraceEvent::Judged { verdict, reason } => Some((*verdict, reason.clone())),
+            _ => None,
+        });
+        assert_eq!(
+            verdict,
+            Some((toolsmith_solve::Verdict::Solved, "a".to_owned()))
+        );
+    }
+}
+
+#[test]
+fn a_tool_name_two_tools_share_resolves_to_the_first_in_id_order_on_every_build() {
+    let mut store = Store::in_memory().unwrap();
+    for (tool, category, op) in [
+        ("temp_mail_b", "Tools", "get_emails"),
+        ("temp_mail_a", "Email", "mail_list"),
+    ] {
+        let options = ImportOptions {
+            tool: Some(tool.to_owned()),
+            category: Some(category.to_owned()),
+            ..ImportOptions::default()
+        };
+        let batch = read_bytes(
+            Path::new(&format!("{tool}.json")),
+            spec("Temp Mail", &[(op, "Mail.")]).as_bytes(),
+            &options,
+        )
+        .unwrap();
+        store.import(&batch, false).unwrap();
+    }
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let mut ids: Vec<String> = catalog
+        .tools
+        .iter()
+        .map(|t| t.tool.id.to_string())
+        .collect();
+    ids.sort();
+    assert_eq!(ids.len(), 2);
+    for _ in 0..5 {
+        let hierarchy = Hierarchy::from_catalog(&catalog, CategoryBy::Category);
+        let found = hierarchy.find_tool("temp mail").unwrap();
+        assert_eq!(found.id.to_string(), ids[0]);
+        assert_eq!(found.category, "Email");
+        let named: Vec<String> = hierarchy
+            .tools_named("Temp Mail")
+            .map(|t| t.id.to_string())
+            .collect();
+        assert_eq!(named, ids);
+    }
+}
+
+#[tokio::test]
+async fn a_reflection_round_widens_a_cut_category_listing_and_reactivates_its_agent() {
+    for widen in [2, 1] {
+        let llm = ScriptedLlm::new([])
+            .with_rule_times(
+                role("anytool_meta"),
+                call("create_category_agent", json!({"category": "Movies"})),
+                1,
+            )
+            .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+            .with_rule_times(
+                role("anytool_category").and_last_message_contains("More tools of category Movies"),
+                call("create_tool_agent", json!({"tools": ["cinema"]})),
+                1,
+            )
+            .with_rule_times(
+                role("anytool_category").and_last_message_contains("category: Movies. Pick"),
+                call("get_tools_in_category", json!({"category": "Movies"})),
+                1,
+            )
+            .with_rule_times(
+                role("anytool_category"),
+                call("create_tool_agent", json!({"tools": ["movies"]})),
+                1,
+            )
+            .with_rule(role("anytool_category"), call("finish_search", json!({})))
+            .with_rule_times(
+                role("anytool_tool").and_last_message_contains("tools: movies."),
+                call("add_apis_to_pool", json!({"apis": ["movies/search_movie"]})),
+                1,
+            )
+            .with_rule_times(
+                role("anytool_tool").and_last_message_contains("tools: cinema."),
+                call("add_apis_to_pool", json!({"apis": ["cinema/showtimes"]})),
+                1,
+            )
+            .with_rule(role("anytool_tool"), call("finish_search", json!({})))
+            .with_rule_times(
+                role("agent"),
+                Reply::tool_call("Finish", give_up("no showtimes among my tools")),
+                1,
+            )
+            .with_rule(
+                role("agent"),
+                Reply::tool_call("Finish", answer("Dune plays at 8.")),
+            )
+            .with_rule(role("anytool_judge"), Reply::text("SOLVED\nok"));
+        let run = solve(
+            llm.clone(),
+            AnyToolSettings {
+                listing_cut: 1,
+                reflection_widen: widen,
+                reflection_rounds: 2,
+                dfsdt: DfsdtSettings {
+                    width: 1,
+                    ..AnyToolSettings::PAPER.dfsdt
+                },
+                ..seeding(0)
+            },
+            Some(Arc::new(Finds(vec![
+                "movies/search_movie",
+                "cinema/showtimes",
+            ]))),
+        )
+        .await;
+        let tool_agents: Vec<Vec<ToolId>> = run
+            .trace
+            .iter()
+            .filter_map(|e| match &e.event {
+                TraceEvent::AgentCreated {
+                    level: AgentLevel::Tool,
+                    tools,
+                    ..
+                } => Some(tools.clone()),
+                _ => None,
+            })
+            .collect();
+        let requests = llm.requests();
+        let widened: Vec<&str> = requests
+            .iter()
+            .filter(|r| r.role.as_str() == "anytool_category")
+            .map(|r| r.last_message())
+            .filter(|m| m.contains("More tools of category"))
+            .collect();
+        if widen == 2 {
+            // The first listing showed `movies` alone; the round added `cinema` and the
+            // finished category agent ran again on it.
+            assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+            assert_eq!(
+                widened,
+                vec!["More tools of category Movies, the next 1 by relevance: cinema"]
+            );
+            assert_eq!(
+                tool_agents,
+                vec![
+                    vec!["movies".parse::<ToolId>().unwrap()],
+                    vec!["cinema".parse::<ToolId>().unwrap()]
+                ]
+            );
+            assert!(run.trace.iter().any(|e| matches!(
+                &e.event,
+                TraceEvent::PoolChanged { added, .. }
+                    if added.contains(&api("cinema/showtimes"))
+            )));
+        } else {
+            assert_eq!(run.answer, None);
+            assert!(widened.is_empty());
+            assert_eq!(tool_agents.len(), 1);
+        }
+    }
+}

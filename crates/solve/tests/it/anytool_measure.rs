@@ -34,11 +34,13 @@ fn data(relative: &str) -> PathBuf {
 ///   it was not told is in the pool (the seeded note names the pool), if that category is in the
 ///   listing it saw, then `finish_search`;
 /// - category agent: `get_tools_in_category`, then one `create_tool_agent` with the gold tools of
-///   its category that the listing showed (at most 5), then `finish_search`;
+///   its category that the listing showed (at most 5), then `finish_search`; re-activated with
+///   a wider listing (`reflection_widen`), one `create_tool_agent` with the gold tools it adds;
 /// - tool agent: `get_apis_in_tool` for each of its tools, `add_apis_to_pool` with the gold APIs
 ///   of its tools, `check_if_solvable`, `finish_search`;
 /// - solvability check (the tool agents' and the search stage's): YES exactly when every gold
-///   API is in the pool it lists;
+///   API is in the pool it lists; when its prompt asks for a `NEEDED:` line (`trim_pool`), the
+///   YES names the gold APIs (a perfect namer: a real model may name more or fewer);
 /// - solver: `Finish` with an answer when every gold API is among its tools, else a give-up;
 /// - judge: SOLVED.
 ///
@@ -82,11 +84,23 @@ impl Policy {
                     .gold
                     .iter()
                     .all(|g| listed.contains(&g.to_string().as_str()));
-                Reply::text(if all {
-                    "YES\nthe pool has what the request needs"
+                let asked = req
+                    .messages
+                    .first()
+                    .is_some_and(|m| m.text().contains("NEEDED:"));
+                if all && asked {
+                    let named: Vec<String> = self.gold.iter().map(ToString::to_string).collect();
+                    Reply::text(format!(
+                        "YES\nNEEDED: {}\nthe pool has what the request needs",
+                        named.join(", ")
+                    ))
                 } else {
-                    "NO\nsome of what the request needs is missing"
-                })
+                    Reply::text(if all {
+                        "YES\nthe pool has what the request needs"
+                    } else {
+                        "NO\nsome of what the request needs is missing"
+                    })
+                }
             }
             "anytool_judge" => Reply::text("SOLVED\nit answers"),
             "anytool_meta" => {
@@ -119,7 +133,16 @@ impl Policy {
                 let Some(listing) = results.first() else {
                     return call("get_tools_in_category", json!({"category": category}));
                 };
-                let first_line = listing.lines().next().unwrap_or("");
+                // A reflection round's wider listing: the tools it adds, once.
+                let more = req
+                    .last_message()
+                    .lines()
+                    .find(|l| l.starts_with("More tools of category"))
+                    .and_then(|l| l.split_once(": "));
+                let first_line = match more {
+                    Some((_, added)) => added,
+                    None => listing.lines().next().unwrap_or(""),
+                };
                 let shown: Vec<&str> = first_line.split(", ").collect();
                 let mut tools: Vec<String> = Vec::new();
                 for g in &self.gold {
@@ -132,7 +155,7 @@ impl Policy {
                     }
                 }
                 tools.truncate(5);
-                if results.len() == 1 && !tools.is_empty() {
+                if (results.len() == 1 || more.is_some()) && !tools.is_empty() {
                     call("create_tool_agent", json!({"tools": tools}))
                 } else {
                     call("finish_search", json!({}))
@@ -207,12 +230,13 @@ fn queries(hierarchy: &Hierarchy, file: &str, n: usize) -> (Vec<Query>, usize) {
         let gold: Vec<ApiId> = relevant
             .iter()
             .filter_map(|g| {
-                let tool = hierarchy.find_tool(g[0].as_str()?)?;
-                let api = tool
-                    .apis
-                    .iter()
-                    .find(|a| a.api.name == g[1].as_str().unwrap_or(""))?;
-                Some(api.api.id.clone())
+                // A tool name several tools share: the one (first in id order) holding the API,
+                // so the same queries are kept on every run.
+                let api = g[1].as_str()?;
+                hierarchy
+                    .tools_named(g[0].as_str()?)
+                    .find_map(|t| t.apis.iter().find(|a| a.api.name == api))
+                    .map(|a| a.api.id.clone())
             })
             .collect();
         if gold.is_empty() || gold.len() < relevant.len() {
@@ -233,6 +257,8 @@ struct Totals {
     parts: BTreeMap<Part, (u64, usize)>,
     queries: usize,
     answered: usize,
+    /// Tokens of the answered queries.
+    answered_tokens: u64,
     gold_in_pool: usize,
     without_agents: usize,
     seed_hits: usize,
@@ -247,6 +273,12 @@ impl Totals {
         }
         self.queries += 1;
         self.answered += usize::from(run.answer.is_some());
+        if run.answer.is_some() {
+            self.answered_tokens += tokens_by_part(&run.trace)
+                .values()
+                .map(|(t, _)| *t)
+                .sum::<u64>();
+        }
         let mut agents = 0;
         for e in &run.trace {
             match &e.event {
@@ -277,12 +309,13 @@ impl Totals {
             .collect();
         eprintln!(
             "{set} {mode}: {} queries; per query {:.0} tokens ({:.2}x paper), {calls:.1} calls; \
-             answered {}, gold in pool {}, no agents {}, gold APIs seeded {}; by part (tokens/calls \
+             answered {} ({:.0} tokens each), gold in pool {}, no agents {}, gold APIs seeded {}; by part (tokens/calls \
              per query): {}",
             self.queries,
             self.tokens(),
             self.tokens() / paper,
             self.answered,
+            self.answered_tokens as f64 / self.answered.max(1) as f64,
             self.gold_in_pool,
             self.without_agents,
             self.seed_hits,
@@ -330,24 +363,99 @@ async fn measure_paper_vs_search_assisted_on_g1_and_g2() {
             "{file}: {} queries with every gold API in the catalog ({skipped} skipped)",
             set.len()
         );
-        let modes: Vec<(String, AnyToolSettings)> = [(
+        let assisted = AnyToolSettings::default();
+        let mut modes: Vec<(String, AnyToolSettings)> = vec![(
             "paper".to_owned(),
             AnyToolSettings {
                 search_assisted: false,
-                ..AnyToolSettings::default()
+                ..AnyToolSettings::PAPER
             },
-        )]
-        .into_iter()
-        .chain([0, 8, 12, 16].map(|k| {
-            (
-                format!("search-assisted seed_k={k}"),
+        )];
+        for k in [0, 8, 12] {
+            for trim in [false, true] {
+                modes.push((
+                    format!("search-assisted seed_k={k} trim_pool={trim}"),
+                    AnyToolSettings {
+                        seed_k: k,
+                        trim_pool: trim,
+                        ..assisted.clone()
+                    },
+                ));
+            }
+        }
+        for chars in [0, 60, 150] {
+            for cut in [20, 30] {
+                modes.push((
+                    format!(
+                        "search-assisted seed_k=8 trim check_doc_chars={chars} listing_cut={cut}"
+                    ),
+                    AnyToolSettings {
+                        check_doc_chars: chars,
+                        listing_cut: cut,
+                        ..assisted.clone()
+                    },
+                ));
+            }
+        }
+        for depth in [300, 1000, 3000] {
+            for cut in [20, 30] {
+                modes.push((
+                    format!("search-assisted seed_k=8 trim search_depth={depth} listing_cut={cut}"),
+                    AnyToolSettings {
+                        search_depth: depth,
+                        listing_cut: cut,
+                        ..assisted.clone()
+                    },
+                ));
+            }
+        }
+        modes.push((
+            "search-assisted trim defaults but judge_early_stop=false".to_owned(),
+            AnyToolSettings {
+                judge_early_stop: false,
+                ..assisted.clone()
+            },
+        ));
+        for widen in [1, 2, 3] {
+            modes.push((
+                format!("search-assisted trim defaults but reflection_widen={widen}"),
+                AnyToolSettings {
+                    reflection_widen: widen,
+                    ..assisted.clone()
+                },
+            ));
+        }
+        for stop in [false, true] {
+            modes.push((
+                format!("search-assisted trim defaults but stop_unchanged={stop}"),
+                AnyToolSettings {
+                    stop_unchanged: stop,
+                    ..assisted.clone()
+                },
+            ));
+        }
+        for tools in [0, 3, 5] {
+            modes.push((
+                format!("search-assisted trim defaults but listing_tools={tools}"),
+                AnyToolSettings {
+                    listing_tools: tools,
+                    ..assisted.clone()
+                },
+            ));
+        }
+        for k in [8, 12, 16, 24, 32] {
+            modes.push((
+                format!("search-assisted trim defaults but seed_k={k}"),
                 AnyToolSettings {
                     seed_k: k,
-                    ..AnyToolSettings::default()
+                    ..assisted.clone()
                 },
-            )
-        }))
-        .collect();
+            ));
+        }
+        if let Ok(only) = std::env::var("ANYTOOL_MODES") {
+            modes.retain(|(name, _)| name == "paper" || name.contains(only.as_str()));
+        }
+        eprintln!("default (search-assisted): {assisted:?}");
         let mut paper = 0.0;
         for (mode, settings) in modes {
             let mut totals = Totals::default();
@@ -378,6 +486,31 @@ async fn measure_paper_vs_search_assisted_on_g1_and_g2() {
                     .await
                     .unwrap();
                 totals.add(&run, &q.gold);
+                if run.answer.is_none() && std::env::var("ANYTOOL_VERBOSE").is_ok() {
+                    let gold: Vec<String> = q
+                        .gold
+                        .iter()
+                        .map(|g| {
+                            let category =
+                                hierarchy.tool(g.tool()).map_or("", |t| t.category.as_str());
+                            format!("{g} ({category})")
+                        })
+                        .collect();
+                    let agents: Vec<String> = run
+                        .trace
+                        .iter()
+                        .filter_map(|e| match &e.event {
+                            TraceEvent::AgentCreated {
+                                level,
+                                category,
+                                tools,
+                                ..
+                            } => Some(format!("{level}:{category:?}:{tools:?}")),
+                            _ => None,
+                        })
+                        .collect();
+                    eprintln!("  {mode}: unanswered; gold {gold:?}; agents {agents:?}");
+                }
             }
             if mode == "paper" {
                 paper = totals.tokens();

@@ -32,6 +32,13 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         .map_or(ctx.config()?.solve.paper(), |p| {
             toolsmith_solve::Protocol::from(p) == toolsmith_solve::Protocol::Paper
         });
+    if args.solver != SolverName::Anytool && (args.seed_k.is_some() || args.trim_pool().is_some()) {
+        bail!("--seed-k and --trim-pool/--no-trim-pool apply to --solver anytool only");
+    }
+    let overrides = agents::AnyToolOverrides {
+        seed_k: args.seed_k,
+        trim_pool: args.trim_pool(),
+    };
     let assisted =
         args.solver == SolverName::Anytool && agents::anytool_settings(ctx, paper)?.search_assisted;
     let retriever = if args.retrieve.is_some() || args.search_tool || assisted {
@@ -68,7 +75,7 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         },
         tracer: build_tracer(args)?,
     };
-    let solver = agents::solvers(ctx, args.solver, &catalog)?(runtime);
+    let solver = agents::solvers_with(ctx, args.solver, &catalog, overrides)?(runtime);
     let run = rt.block_on(solver.solve(&args.query, toolset))?;
     let id = RunStore::open(ctx.db())?.save(&run)?;
     print_run(&run, id, args.json.json)?;

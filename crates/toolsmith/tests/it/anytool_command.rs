@@ -250,3 +250,134 @@ async fn a_seeded_pool_judged_unsolvable_creates_the_agents() {
     assert_eq!(agent_levels(&events), ["meta", "category", "tool"]);
     assert!(checks.load(std::sync::atomic::Ordering::SeqCst) >= 2);
 }
+
+/// A workspace over TMDB whose model is `chat`, except that every solvability check says YES
+/// and names the first API it lists as the one needed; `[anytool] seed_k` is 0.
+async fn naming_workspace() -> Workspace {
+    let app = Router::new().route(
+        "/v1/chat/completions",
+        post(|Json(request): Json<Value>| async move {
+            let system = request["messages"][0]["content"].as_str().unwrap_or("");
+            let is_check = request["tools"].as_array().is_none_or(Vec::is_empty)
+                && system.contains("listed APIs");
+            if !is_check {
+                return chat(Json(request)).await;
+            }
+            let listing = request["messages"][1]["content"].as_str().unwrap_or("");
+            let first = listing
+                .split("APIs:\n")
+                .nth(1)
+                .and_then(|l| l.lines().next())
+                .and_then(|l| l.split(':').next())
+                .unwrap_or("")
+                .to_owned();
+            let content = if system.contains("NEEDED:") {
+                format!("YES\nNEEDED: {first}\nit finds the movie")
+            } else {
+                "YES\nit finds the movie".to_owned()
+            };
+            Json(
+                json!({"id": "x", "object": "chat.completion", "model": request["model"],
+                "choices": [{"index": 0, "finish_reason": "stop", "message":
+                    {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
+            )
+        }),
+    );
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    ws.use_llm(addr);
+    let toml = ws.dir.path().join("toolsmith.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str("[retrieve]\nmethod = \"bm25\"\n[anytool]\nseed_k = 0\njudge_votes = 1\n");
+    std::fs::write(&toml, text).unwrap();
+    ws
+}
+
+/// Runs `solve --solver anytool "Find the movie Dune" --trace` with `flags` off the runtime.
+async fn solve_anytool_with(ws: Workspace, flags: &'static [&'static str]) -> (String, Vec<Value>) {
+    let trace = ws.dir.path().join("trace.jsonl");
+    let trace_arg = trace.to_str().unwrap().to_owned();
+    let (out, ws) = tokio::task::spawn_blocking(move || {
+        let mut args = vec!["solve", "Find the movie Dune", "--solver", "anytool"];
+        args.extend_from_slice(flags);
+        args.extend(["--trace", &trace_arg]);
+        let out = ws.run(&args);
+        (out, ws)
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "Found Dune");
+    let events = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    drop(ws);
+    (stderr, events)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seed_k_and_trim_pool_flags_choose_the_branch() {
+    // `--seed-k 2` over `seed_k = 0`: the search stage seeds two APIs, the check names one,
+    // and the solver gets that one (trimming is on by default in search-assisted mode).
+    let (stderr, events) = solve_anytool_with(naming_workspace().await, &["--seed-k", "2"]).await;
+    let seeded = events.iter().find(|e| e["event"] == "seeded").unwrap();
+    let apis = seeded["apis"].as_array().unwrap();
+    assert_eq!(apis.len(), 2, "{stderr}");
+    assert!(agent_levels(&events).is_empty(), "{stderr}");
+    let trimmed = events
+        .iter()
+        .find(|e| e["event"] == "pool_trimmed")
+        .unwrap();
+    assert_eq!(trimmed["kept"], json!([apis[0]]), "{stderr}");
+    assert_eq!(trimmed["whole"], false);
+    assert!(
+        stderr.contains("solver gets 1 of 2 pooled APIs"),
+        "{stderr}"
+    );
+
+    // `--no-trim-pool`: the same search stage, the whole pool to the solver, no naming asked.
+    let (stderr, events) = solve_anytool_with(
+        naming_workspace().await,
+        &["--seed-k", "2", "--no-trim-pool"],
+    )
+    .await;
+    assert!(events.iter().any(|e| e["event"] == "seeded"), "{stderr}");
+    assert!(
+        !events.iter().any(|e| e["event"] == "pool_trimmed"),
+        "{stderr}"
+    );
+
+    // No flag: `seed_k = 0` from the file: no search stage, the agents search.
+    let (stderr, events) = solve_anytool_with(naming_workspace().await, &[]).await;
+    assert!(!events.iter().any(|e| e["event"] == "seeded"), "{stderr}");
+    assert_eq!(agent_levels(&events), ["meta", "category", "tool"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seed_k_is_refused_for_other_solvers() {
+    let ws = naming_workspace().await;
+    let out = tokio::task::spawn_blocking(move || {
+        ws.run(&[
+            "solve",
+            "Find the movie Dune",
+            "--solver",
+            "react",
+            "--seed-k",
+            "2",
+        ])
+    })
+    .await
+    .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--solver anytool only"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
