@@ -29,11 +29,12 @@ impl Embedder for Dying {
         {
             return Err(toolsmith_llm::Error::Task("killed".into()));
         }
-        let mut seen = self.seen.lock().unwrap();
-        for t in texts {
-            *seen.entry(t.clone()).or_default() += 1;
+        {
+            let mut seen = self.seen.lock().unwrap();
+            for t in texts {
+                *seen.entry(t.clone()).or_default() += 1;
+            }
         }
-        drop(seen);
         self.inner.embed(texts).await
     }
     fn model_id(&self) -> &str {
