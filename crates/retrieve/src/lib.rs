@@ -126,6 +126,7 @@ pub use crate::error::{Error, Result};
 pub use crate::expand::{
     Added, ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Link, Offer, expand,
 };
+pub use crate::hnsw::{DenseBackend, HnswSettings, PAPER as HNSW_PAPER};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse};
 pub use crate::method::{Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
@@ -136,6 +137,7 @@ mod corpus;
 mod dense;
 mod error;
 mod expand;
+mod hnsw;
 mod hybrid;
 mod kernel;
 mod method;
