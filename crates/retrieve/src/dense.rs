@@ -776,7 +776,7 @@ mod tests {
     #[test]
     fn hnsw_honours_the_filter_by_exact_scan_or_a_wider_walk() {
         let (rows, dims) = (3_000, 32);
-        let mut seed = 0xf117_e5u64;
+        let mut seed = 0x00f1_17e5_u64;
         let (corpus, vectors) = synthetic(rows, dims, &mut seed);
         let exact = DenseIndex::from_vectors(corpus, "random", dims, vectors).unwrap();
         let exact = exact.with_search_settings(DenseSettings {
