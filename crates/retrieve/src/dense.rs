@@ -165,8 +165,10 @@ impl DenseIndex {
     }
 
     /// An index of `corpus` with the given vectors (row-major, `dims` per document; they are
-    /// L2-normalized here). For vectors computed elsewhere and for speed measurements. It
-    /// scans f32; [`DenseIndex::with_search_settings`] switches to int8.
+    /// L2-normalized here). For vectors computed elsewhere and for speed measurements. It is
+    /// searched with the default settings (f32; exact below [`DenseSettings::HNSW_FROM`]
+    /// documents, HNSW from there, its graph built on the first search);
+    /// [`DenseIndex::with_search_settings`] changes them.
     pub fn from_vectors(
         corpus: Arc<Corpus>,
         model: &str,

@@ -7,7 +7,9 @@
 //! - [`Bm25Index`]: an in-memory inverted index with field weights ([`Bm25Settings`]).
 //! - [`DenseIndex`] + [`DenseRetriever`]: every API's text embedded once by any
 //!   `toolsmith_llm::Embedder` (incrementally: [`DenseIndex::refresh`] re-embeds only changed
-//!   texts), scored by one vectorized matrix-vector product ([`DenseSettings`]).
+//!   texts), scored by one vectorized matrix-vector product ([`DenseSettings`]), or past
+//!   [`DenseSettings::HNSW_FROM`] APIs by an approximate HNSW graph walk ([`DenseBackend`],
+//!   [`HnswSettings`]).
 //! - [`HybridRetriever`]: the two lists fused ([`Fusion`], [`HybridSettings`]).
 //! - All three implement the object-safe [`Retriever`] trait: `search(query, k, filter)` gives
 //!   [`Hit`]s; `search_tools` aggregates them per tool. [`build_retriever`] builds any

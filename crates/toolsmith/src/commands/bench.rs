@@ -485,9 +485,14 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         let rows_needed = corpus.len() * SPEED_DIMS;
         let raw = rng.vector(rows_needed);
         let t = Instant::now();
-        let dense = DenseIndex::from_vectors(corpus.clone(), "random-unit", SPEED_DIMS, raw)?;
+        // The exact scan at every size (`auto` would walk a graph from `hnsw_from` on).
+        let search = DenseSettings {
+            backend: DenseBackend::Exact,
+            ..DenseSettings::default()
+        };
+        let dense = DenseIndex::from_vectors(corpus.clone(), "random-unit", SPEED_DIMS, raw)?
+            .with_search_settings(search);
         let dense_load = t.elapsed();
-        let search = DenseSettings::default();
         let t = Instant::now();
         let int8 = dense.clone().with_search_settings(DenseSettings {
             vectors: VectorFormat::Int8,
