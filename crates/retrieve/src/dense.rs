@@ -8,11 +8,17 @@
 //! [`DenseSettings::vectors`] = int8, int8 codes are scanned instead and the best candidates
 //! rescored exactly in f32.
 //!
+//! With [`DenseSettings::backend`] = hnsw (or auto past [`DenseSettings::hnsw_from`]
+//! documents) the search walks an HNSW graph instead (see `hnsw.rs`): approximate, built
+//! from the vectors when the index is built or loaded (or on the first search of an index
+//! made by [`DenseIndex::from_vectors`]), with a log line per 5% of the build.
+//!
 //! Building is incremental: [`DenseIndex::refresh`] embeds only documents whose text is new
 //! (a changed doc version changes the text); the rest keep their vectors. Across processes,
 //! wrap the embedder in `toolsmith_llm::CachedEmbedder` so vectors persist in SQLite.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
@@ -22,6 +28,7 @@ use toolsmith_llm::Embedder;
 use crate::bm25::hits;
 use crate::corpus::{Allowed, Corpus, FieldWeights};
 use crate::error::{Error, Result};
+use crate::hnsw::{DenseBackend, HnswGraph, HnswSettings};
 use crate::kernel::{Int8Matrix, score_rows_into, top_scores, with_scores};
 use crate::retriever::{Filter, Hit, Retriever, top_k};
 
@@ -60,9 +67,24 @@ pub struct DenseSettings {
     /// With int8 vectors, candidates rescored in f32 per result asked for (`k x rescore`).
     /// By default 4 (the exact top 10 in the fixed-seed test and in `bench search-speed`).
     pub rescore: usize,
+    /// Which search answers: `exact` (scan every vector), `hnsw` (walk a graph, approximate)
+    /// or `auto` (exact below [`DenseSettings::hnsw_from`] documents). By default auto.
+    pub backend: DenseBackend,
+    /// With `backend = "auto"`, catalogs of at least this many documents use HNSW. By default
+    /// [`DenseSettings::HNSW_FROM`].
+    pub hnsw_from: usize,
+    /// The HNSW graph's settings (`[retrieve.dense.hnsw]`).
+    pub hnsw: HnswSettings,
 }
 
 impl DenseSettings {
+    /// Documents from which `backend = "auto"` walks an HNSW graph: 200,000. Below it the exact
+    /// scan answers in a few milliseconds (linear in the rows: 1.4 ms at 46,802 x 384 in
+    /// release, so about 6 ms at 200,000) with recall 1 and no build, while the graph costs a
+    /// build on every load (not persisted) and twice the memory; above it the exact scan grows
+    /// past that while the graph walk stays near constant (`bench search-speed --sizes`).
+    pub const HNSW_FROM: usize = 200_000;
+
     /// Tool name, API name and path, the API's description and its usage examples; the tool's
     /// description and the parameters are left out (measured on restbench-tmdb, see the crate
     /// docs: the tool description costs 1.8 NDCG@10 on the original docs, all fields 3.8,
@@ -86,6 +108,9 @@ impl Default for DenseSettings {
             max_chars: 2_000,
             vectors: VectorFormat::F32,
             rescore: 4,
+            backend: DenseBackend::Auto,
+            hnsw_from: Self::HNSW_FROM,
+            hnsw: HnswSettings::default(),
         }
     }
 }
@@ -103,6 +128,9 @@ pub struct DenseIndex {
     texts: Vec<String>,
     /// The int8 codes, with `vectors = "int8"`: made on first use (or [`DenseIndex::warm`]).
     int8: OnceLock<Arc<Int8Matrix>>,
+    /// The HNSW graph, when the backend is HNSW: made when the index is built, or on first
+    /// use (or [`DenseIndex::warm`]).
+    hnsw: OnceLock<Arc<HnswGraph>>,
 }
 
 impl DenseIndex {
@@ -130,6 +158,7 @@ impl DenseIndex {
             vectors: Arc::from(Vec::new()),
             texts: Vec::new(),
             int8: OnceLock::new(),
+            hnsw: OnceLock::new(),
         };
         empty
             .refresh_with_progress(corpus, embedder, progress)
@@ -137,8 +166,10 @@ impl DenseIndex {
     }
 
     /// An index of `corpus` with the given vectors (row-major, `dims` per document; they are
-    /// L2-normalized here). For vectors computed elsewhere and for speed measurements. It
-    /// scans f32; [`DenseIndex::with_search_settings`] switches to int8.
+    /// L2-normalized here). For vectors computed elsewhere and for speed measurements. It is
+    /// searched with the default settings (f32; exact below [`DenseSettings::HNSW_FROM`]
+    /// documents, HNSW from there, its graph built on the first search);
+    /// [`DenseIndex::with_search_settings`] changes them.
     pub fn from_vectors(
         corpus: Arc<Corpus>,
         model: &str,
@@ -161,28 +192,115 @@ impl DenseIndex {
             dims,
             vectors: vectors.into(),
             int8: OnceLock::new(),
+            hnsw: OnceLock::new(),
         })
     }
 
-    /// This index searched as `settings` say (vector format, rescoring depth); the int8
-    /// codes are made on first use or by [`DenseIndex::warm`]. The embedded text settings
-    /// are kept as they were built.
+    /// This index searched as `settings` say (vector format, rescoring depth, backend and
+    /// its settings); the int8 codes and the HNSW graph are made on first use or by
+    /// [`DenseIndex::warm`] (a graph built with other M or `ef_construction` is dropped). The
+    /// embedded text settings are kept as they were built.
     pub fn with_search_settings(mut self, settings: DenseSettings) -> Self {
         let DenseSettings {
-            vectors, rescore, ..
+            vectors,
+            rescore,
+            backend,
+            hnsw_from,
+            hnsw,
+            ..
         } = settings;
+        let rebuild = self.hnsw.get().is_some_and(|g| {
+            let old = g.built_with();
+            (old.m, old.ef_construction) != (hnsw.m, hnsw.ef_construction)
+        });
+        if rebuild {
+            self.hnsw = OnceLock::new();
+        }
         self.settings = DenseSettings {
             vectors,
             rescore,
+            backend,
+            hnsw_from,
+            hnsw,
             ..self.settings
         };
         self
     }
 
-    /// Makes the int8 codes now instead of at the first query (to time it, or to keep it off
-    /// the first query's latency).
-    pub fn warm(&self) {
+    /// Makes the int8 codes or the HNSW graph, whichever the search uses, now instead of at
+    /// the first query (to time it, or to keep it off the first query's latency).
+    pub fn warm(&self) -> Result<()> {
         let _ = self.int8_codes();
+        self.graph().map(|_| ())
+    }
+
+    /// [`DenseIndex::warm`] calling `progress(done, total)` after each batch of the HNSW
+    /// build; when it breaks, the build stops, nothing is kept, and this returns `false`
+    /// (`bench search-speed` stops a build that would take too long). `true` when the search
+    /// is ready (or needs no graph).
+    pub fn warm_with_progress(
+        &self,
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Result<bool> {
+        let _ = self.int8_codes();
+        if self.backend() != DenseBackend::Hnsw || self.hnsw.get().is_some() {
+            return Ok(true);
+        }
+        match HnswGraph::build(&self.vectors, self.dims, self.settings.hnsw, progress)? {
+            Some(graph) => {
+                let _ = self.hnsw.set(Arc::new(graph));
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The backend the search uses: [`DenseBackend::Exact`] or [`DenseBackend::Hnsw`]
+    /// (`auto` resolved against the number of documents).
+    pub fn backend(&self) -> DenseBackend {
+        match self.settings.backend {
+            DenseBackend::Auto if self.corpus.len() >= self.settings.hnsw_from => {
+                DenseBackend::Hnsw
+            }
+            DenseBackend::Auto => DenseBackend::Exact,
+            chosen => chosen,
+        }
+    }
+
+    /// How long the HNSW graph took to build, once built.
+    pub fn hnsw_build_time(&self) -> Option<std::time::Duration> {
+        self.hnsw.get().map(|g| g.build_time())
+    }
+
+    /// The HNSW graph when the backend is HNSW, built now if it is not yet (with a log line
+    /// per step: a large catalog takes minutes).
+    fn graph(&self) -> Result<Option<&HnswGraph>> {
+        if self.backend() != DenseBackend::Hnsw {
+            return Ok(None);
+        }
+        if let Some(graph) = self.hnsw.get() {
+            return Ok(Some(graph));
+        }
+        let settings = self.settings.hnsw;
+        settings.validate()?;
+        let rows = self.corpus.len();
+        tracing::info!(
+            rows,
+            m = settings.m,
+            ef_construction = settings.ef_construction,
+            "building the HNSW graph of the dense index"
+        );
+        let started = std::time::Instant::now();
+        let built = HnswGraph::build(&self.vectors, self.dims, settings, &mut |done, total| {
+            tracing::info!(
+                "HNSW graph: {done} of {total} vectors inserted ({:.0}s)",
+                started.elapsed().as_secs_f64()
+            );
+            ControlFlow::Continue(())
+        })?;
+        // The progress above never breaks, so the build is complete.
+        let Some(built) = built else { return Ok(None) };
+        Ok(Some(self.hnsw.get_or_init(|| Arc::new(built))))
     }
 
     fn int8_codes(&self) -> Option<&Int8Matrix> {
@@ -292,7 +410,7 @@ impl DenseIndex {
             }
             progress(start + chunk.len(), total);
         }
-        Ok(Self {
+        let index = Self {
             corpus,
             settings,
             model,
@@ -300,7 +418,11 @@ impl DenseIndex {
             vectors: vectors.into(),
             texts,
             int8: OnceLock::new(),
-        })
+            hnsw: OnceLock::new(),
+        };
+        // At index time, not on the first search: the graph of a large catalog takes minutes.
+        index.graph()?;
+        Ok(index)
     }
 
     fn row(&self, i: usize) -> Option<&[f32]> {
@@ -334,11 +456,12 @@ impl DenseIndex {
         &self.model
     }
 
-    /// Approximate heap memory the index holds: the vector matrix, the int8 codes if made,
-    /// and the embedded texts kept to detect changes.
+    /// Approximate heap memory the index holds: the vector matrix, the int8 codes and the
+    /// HNSW graph if made, and the embedded texts kept to detect changes.
     pub fn heap_bytes(&self) -> usize {
         self.vectors.len() * size_of::<f32>()
             + self.int8.get().map_or(0, |m| m.heap_bytes())
+            + self.hnsw.get().map_or(0, |g| g.heap_bytes())
             + self
                 .texts
                 .iter()
@@ -362,6 +485,9 @@ impl DenseIndex {
         let mut q = query.to_vec();
         normalize(&mut q);
         let keep = |i: usize| allowed == Allowed::All || self.corpus.passes(i, allowed);
+        if let Some(graph) = self.graph()? {
+            return Ok(self.approximate(graph, &q, k, allowed));
+        }
         let rows = self.corpus.len();
         Ok(with_scores(rows, |scores| match self.int8_codes() {
             Some(int8) => {
@@ -375,6 +501,38 @@ impl DenseIndex {
                 top_scores(scores, k, keep)
             }
         }))
+    }
+
+    /// The HNSW search: a graph walk with `ef_search` candidates; with a filter, the kept
+    /// documents scanned exactly when they are few, else a walk with `ef` widened by the
+    /// share the filter drops and the results post-filtered, falling back to the exact scan
+    /// of the kept documents when fewer than `k` pass.
+    fn approximate(
+        &self,
+        graph: &HnswGraph,
+        q: &[f32],
+        k: usize,
+        allowed: Allowed,
+    ) -> Vec<(u32, f32)> {
+        let hnsw = &self.settings.hnsw;
+        let ef = hnsw.ef_search.max(k);
+        if allowed == Allowed::All {
+            return graph.search(q, k, ef, &|_| true);
+        }
+        let rows = self.corpus.len();
+        let kept: Vec<u32> = (0..rows)
+            .filter(|&i| self.corpus.passes(i, allowed))
+            .filter_map(|i| u32::try_from(i).ok())
+            .collect();
+        if kept.len() > hnsw.exact_filtered_max {
+            let widened = ef.saturating_mul(rows.div_ceil(kept.len().max(1)));
+            let ef = widened.min(hnsw.filtered_ef_max.max(ef));
+            let found = graph.search(q, k, ef, &|i| self.corpus.passes(i, allowed));
+            if found.len() >= k.min(kept.len()) {
+                return found;
+            }
+        }
+        self.rescored(kept, q, k)
     }
 
     /// The best `k` of `candidates` by their exact f32 cosine with the unit vector `q` (the
@@ -526,7 +684,7 @@ mod tests {
         });
         assert_eq!(int8.vector_format(), VectorFormat::Int8);
         let before = int8.heap_bytes();
-        int8.warm();
+        int8.warm().unwrap();
         // The codes are kept beside the f32 rows: a quarter more.
         let added = int8.heap_bytes() - before;
         assert!(added >= rows * dims && added < rows * dims * 2, "{added}");
@@ -548,5 +706,180 @@ mod tests {
         let hits = int8.scores(&q, 5, &filter).unwrap();
         same_hits(&hits, &exact.scores(&q, 5, &filter).unwrap());
         assert!(hits.iter().all(|(i, _)| i % 7 == 3), "{hits:?}");
+    }
+
+    /// Share of the exact top 10 the HNSW backend finds, over `queries` random queries.
+    fn hnsw_recall(exact: &DenseIndex, hnsw: &DenseIndex, queries: usize, seed: &mut u64) -> f64 {
+        let none = Filter::default();
+        let mut found = 0;
+        for _ in 0..queries {
+            let (_, q) = synthetic(1, exact.dimensions(), seed);
+            let want: Vec<u32> = exact
+                .scores(&q, 10, &none)
+                .unwrap()
+                .iter()
+                .map(|h| h.0)
+                .collect();
+            let got = hnsw.scores(&q, 10, &none).unwrap();
+            assert_eq!(got.len(), 10);
+            found += got.iter().filter(|h| want.contains(&h.0)).count();
+        }
+        found as f64 / (queries * 10) as f64
+    }
+
+    fn hnsw_settings() -> DenseSettings {
+        DenseSettings {
+            backend: DenseBackend::Hnsw,
+            ..DenseSettings::default()
+        }
+    }
+
+    /// The documented threshold of [`HnswSettings::ef_search`]: recall@10 against the exact
+    /// scan on 10,000 random 64-d unit vectors (fixed seed) with the default settings stays
+    /// at least 0.95 (measured 0.974; ef 64: 0.912, ef 256: 1.0).
+    #[test]
+    fn hnsw_recall_at_10_on_10000_random_vectors() {
+        // 64 dimensions keep the build near 20 s in a debug build (384: 36 s, recall 0.73 at
+        // the default ef: uniform random vectors in 384-d are HNSW's worst case, every point
+        // nearly equidistant; real embeddings cluster).
+        let (rows, dims) = (10_000, 64);
+        let mut seed = 0x5eed_1234u64;
+        let (corpus, vectors) = synthetic(rows, dims, &mut seed);
+        let exact = DenseIndex::from_vectors(corpus, "random", dims, vectors).unwrap();
+        let exact = exact.with_search_settings(DenseSettings {
+            backend: DenseBackend::Exact,
+            ..DenseSettings::default()
+        });
+        let hnsw = exact.clone().with_search_settings(hnsw_settings());
+        assert_eq!(hnsw.backend(), DenseBackend::Hnsw);
+        assert!(hnsw.hnsw_build_time().is_none(), "built before first use");
+        let t = std::time::Instant::now();
+        hnsw.warm().unwrap();
+        eprintln!("HNSW build of {rows} x {dims}: {:?}", t.elapsed());
+        // The graph is held beside the f32 rows: at least the copy of the vectors.
+        assert!(
+            hnsw.heap_bytes() >= 2 * exact.heap_bytes() - rows * size_of::<String>(),
+            "{} vs {}",
+            hnsw.heap_bytes(),
+            exact.heap_bytes()
+        );
+        let t = std::time::Instant::now();
+        let recall = hnsw_recall(&exact, &hnsw, 50, &mut seed);
+        eprintln!("recall@10 {recall:.3} in {:?}", t.elapsed());
+        assert!(recall >= 0.95, "recall@10 {recall}");
+        // Each hit's score is its exact cosine.
+        let (_, q) = synthetic(1, dims, &mut seed);
+        for (i, s) in hnsw.scores(&q, 10, &Filter::default()).unwrap() {
+            let mut q = q.clone();
+            normalize(&mut q);
+            assert!((s - dot(exact.vector(i as usize).unwrap(), &q)).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn hnsw_honours_the_filter_by_exact_scan_or_a_wider_walk() {
+        let (rows, dims) = (3_000, 32);
+        let mut seed = 0x00f1_17e5_u64;
+        let (corpus, vectors) = synthetic(rows, dims, &mut seed);
+        let exact = DenseIndex::from_vectors(corpus, "random", dims, vectors).unwrap();
+        let exact = exact.with_search_settings(DenseSettings {
+            backend: DenseBackend::Exact,
+            ..DenseSettings::default()
+        });
+        // A filter keeping a seventh of the documents, under `exact_filtered_max`: the kept
+        // rows are scanned exactly, so the result is the exact one.
+        let scanned = exact.clone().with_search_settings(hnsw_settings());
+        // With `exact_filtered_max` 0 the graph is walked with a wider ef and post-filtered.
+        let walked = exact.clone().with_search_settings(DenseSettings {
+            hnsw: HnswSettings {
+                exact_filtered_max: 0,
+                ..HnswSettings::default()
+            },
+            ..hnsw_settings()
+        });
+        let filter = Filter {
+            tool: Some("t3".parse().unwrap()),
+            ..Filter::default()
+        };
+        let mut found = 0;
+        for _ in 0..20 {
+            let (_, q) = synthetic(1, dims, &mut seed);
+            let want = exact.scores(&q, 10, &filter).unwrap();
+            same_hits(&scanned.scores(&q, 10, &filter).unwrap(), &want);
+            let got = walked.scores(&q, 10, &filter).unwrap();
+            assert_eq!(got.len(), 10);
+            assert!(got.iter().all(|(i, _)| i % 7 == 3), "{got:?}");
+            found += got
+                .iter()
+                .filter(|h| want.iter().any(|w| w.0 == h.0))
+                .count();
+        }
+        assert!(found >= 190, "filtered walk found {found} of 200");
+        // A filter naming an unknown tool keeps nothing.
+        let unknown = Filter {
+            tool: Some("nope".parse().unwrap()),
+            ..Filter::default()
+        };
+        let (_, q) = synthetic(1, dims, &mut seed);
+        assert!(walked.scores(&q, 10, &unknown).unwrap().is_empty());
+    }
+
+    #[test]
+    fn auto_switches_to_hnsw_at_the_threshold_and_bad_settings_are_named() {
+        let (rows, dims) = (500, 16);
+        let mut seed = 7u64;
+        let (corpus, vectors) = synthetic(rows, dims, &mut seed);
+        let index = DenseIndex::from_vectors(corpus, "random", dims, vectors).unwrap();
+        assert_eq!(DenseSettings::default().backend, DenseBackend::Auto);
+        assert_eq!(
+            index.backend(),
+            DenseBackend::Exact,
+            "500 rows, default threshold"
+        );
+        let auto = |from: usize| {
+            index.clone().with_search_settings(DenseSettings {
+                hnsw_from: from,
+                ..DenseSettings::default()
+            })
+        };
+        let below = auto(rows + 1);
+        assert_eq!(below.backend(), DenseBackend::Exact);
+        let at = auto(rows);
+        assert_eq!(at.backend(), DenseBackend::Hnsw);
+        // The first search builds the graph; the exact one builds nothing.
+        let (_, q) = synthetic(1, dims, &mut seed);
+        let none = Filter::default();
+        below.scores(&q, 5, &none).unwrap();
+        at.scores(&q, 5, &none).unwrap();
+        assert!(below.hnsw_build_time().is_none());
+        assert!(at.hnsw_build_time().is_some());
+        assert!(at.heap_bytes() > below.heap_bytes());
+        // A backend named outright wins over the size.
+        let forced = index.clone().with_search_settings(hnsw_settings());
+        assert_eq!(forced.backend(), DenseBackend::Hnsw);
+        // M above what hnsw_rs takes is an error naming the setting, not an exit.
+        let bad = index.clone().with_search_settings(DenseSettings {
+            hnsw: HnswSettings {
+                m: 300,
+                ..HnswSettings::default()
+            },
+            ..hnsw_settings()
+        });
+        let err = bad.scores(&q, 5, &none).unwrap_err().to_string();
+        assert!(
+            err.contains("retrieve.dense.hnsw.m") && err.contains("300"),
+            "{err}"
+        );
+        // The settings as `[retrieve.dense]` spells them.
+        let parsed: DenseSettings = serde_json::from_str(
+            r#"{"backend": "hnsw", "hnsw_from": 10, "hnsw": {"m": 8, "ef_search": 40}}"#,
+        )
+        .unwrap();
+        assert_eq!(parsed.backend, DenseBackend::Hnsw);
+        assert_eq!(
+            (parsed.hnsw_from, parsed.hnsw.m, parsed.hnsw.ef_search),
+            (10, 8, 40)
+        );
+        assert_eq!(parsed.hnsw.ef_construction, 200);
     }
 }

@@ -39,6 +39,16 @@ pub enum Error {
     /// A method that embeds was asked for without an embedder.
     #[error("retrieval method `{0}` needs an embedder")]
     NoEmbedder(&'static str),
+    /// A setting holds a value the index cannot use.
+    #[error("setting `{name}` = {value}: expected {expected}")]
+    Setting {
+        /// The setting's path in `toolsmith.toml`.
+        name: &'static str,
+        /// The value given.
+        value: usize,
+        /// What it may be.
+        expected: &'static str,
+    },
     /// Reading the catalog failed.
     #[error("reading the catalog")]
     Catalog(#[from] toolsmith_catalog::Error),

@@ -7,7 +7,9 @@
 //! - [`Bm25Index`]: an in-memory inverted index with field weights ([`Bm25Settings`]).
 //! - [`DenseIndex`] + [`DenseRetriever`]: every API's text embedded once by any
 //!   `toolsmith_llm::Embedder` (incrementally: [`DenseIndex::refresh`] re-embeds only changed
-//!   texts), scored by one vectorized matrix-vector product ([`DenseSettings`]).
+//!   texts), scored by one vectorized matrix-vector product ([`DenseSettings`]), or past
+//!   [`DenseSettings::HNSW_FROM`] APIs by an approximate HNSW graph walk ([`DenseBackend`],
+//!   [`HnswSettings`]).
 //! - [`HybridRetriever`]: the two lists fused ([`Fusion`], [`HybridSettings`]).
 //! - All three implement the object-safe [`Retriever`] trait: `search(query, k, filter)` gives
 //!   [`Hit`]s; `search_tools` aggregates them per tool. [`build_retriever`] builds any
@@ -126,6 +128,7 @@ pub use crate::error::{Error, Result};
 pub use crate::expand::{
     Added, ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Link, Offer, expand,
 };
+pub use crate::hnsw::{DenseBackend, HnswSettings, PAPER as HNSW_PAPER};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse};
 pub use crate::method::{Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
@@ -136,6 +139,7 @@ mod corpus;
 mod dense;
 mod error;
 mod expand;
+mod hnsw;
 mod hybrid;
 mod kernel;
 mod method;

@@ -906,6 +906,11 @@ pub struct SpeedArgs {
     /// index build does), to give the dense index's build time at each size.
     #[arg(long = "embed-docs", value_name = "N")]
     pub embed_docs: Option<usize>,
+    /// Skip the HNSW rows of a size whose graph build would take longer than this many
+    /// seconds (projected from the first batches; the output says how long it would take).
+    /// The graph's settings are `[retrieve.dense.hnsw]`'s.
+    #[arg(long = "max-build-secs", value_name = "SECS", default_value_t = 900)]
+    pub max_build_secs: u64,
     /// JSON output.
     #[command(flatten)]
     pub json: JsonArg,

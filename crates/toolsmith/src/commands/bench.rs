@@ -2,6 +2,7 @@
 //! standard benchmarks and search speed on slices of ToolEnv2404. (`bench run`, `list`,
 //! `show` and `compare`, the solver benchmarks, are `bench_runs`.)
 
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,8 +17,8 @@ use toolsmith_eval::{
 use toolsmith_graph::build_graph;
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Bm25Settings, Corpus, CorpusDoc, DenseIndex, DenseSettings, ExpandMode,
-    ExpandSettings, Expander, Filter, HybridSettings, Method, VectorFormat, fuse,
+    Bm25Index, Bm25Settings, Corpus, CorpusDoc, DenseBackend, DenseIndex, DenseSettings,
+    ExpandMode, ExpandSettings, Expander, Filter, HybridSettings, Method, VectorFormat, fuse,
 };
 
 use crate::cli::{RetrievalArgs, SpeedArgs};
@@ -466,14 +467,19 @@ struct SpeedRow {
 struct BackendRow {
     apis: usize,
     synthetic: bool,
-    /// `exact f32` or `int8+rescore`.
+    /// `exact f32`, `int8+rescore` or `hnsw`.
     backend: &'static str,
-    /// Time to make it from the f32 vectors (normalizing, quantizing).
+    /// Time to make it from the f32 vectors (normalizing, quantizing, building the graph).
     build_ms: f64,
-    /// Heap bytes of what it holds (f32 matrix; + int8 codes).
+    /// Heap bytes of what it holds (f32 matrix; + int8 codes; + the graph and its copy of
+    /// the vectors, estimated).
     mib: f64,
-    /// Heap bytes it scans per query.
-    scanned_mib: f64,
+    /// Heap bytes it scans per query (`None` for the graph walk: it reads the rows it visits).
+    scanned_mib: Option<f64>,
+    /// Growth of the process's resident memory while it was built (measured, unlike `mib`).
+    rss_growth_mib: Option<f64>,
+    /// Why the row has no measurement (a build projected past `--max-build-secs`).
+    skipped: Option<String>,
     latency: Latency,
     /// Share of the exact top 10 it returns.
     recall_at_10: f64,
@@ -574,6 +580,11 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
     let vectors: Vec<Vec<f32>> = (0..n).map(|_| rng.vector(SPEED_DIMS)).collect();
     let none = Filter::default();
     let hybrid = HybridSettings::default();
+    let hnsw_settings = DenseSettings {
+        backend: DenseBackend::Hnsw,
+        ..ctx.config()?.retrieve.dense
+    };
+    let max_build = Duration::from_secs(args.max_build_secs);
     let model = if args.embed_queries || args.embed_docs.is_some() {
         let spinner = progress.spinner("loading the local embedding model");
         let model = LocalEmbedder::load_default();
@@ -604,20 +615,27 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         let rows_needed = corpus.len() * SPEED_DIMS;
         let raw = rng.vector(rows_needed);
         let t = Instant::now();
-        let dense = DenseIndex::from_vectors(corpus.clone(), "random-unit", SPEED_DIMS, raw)?;
+        // The exact scan at every size (`auto` would walk a graph from `hnsw_from` on).
+        let search = DenseSettings {
+            backend: DenseBackend::Exact,
+            ..DenseSettings::default()
+        };
+        let dense = DenseIndex::from_vectors(corpus.clone(), "random-unit", SPEED_DIMS, raw)?
+            .with_search_settings(search);
         let dense_load = t.elapsed();
-        let search = DenseSettings::default();
         let t = Instant::now();
         let int8 = dense.clone().with_search_settings(DenseSettings {
             vectors: VectorFormat::Int8,
             ..search
         });
-        int8.warm();
+        int8.warm()?;
         let int8_build = t.elapsed();
+        let (hnsw, hnsw_build, hnsw_rss) = hnsw_index(&dense, hnsw_settings, max_build, progress)?;
         bar.set_message(format!("{} APIs: queries", corpus.len()));
         let (mut lb, mut ld, mut lh, mut lx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut l8 = Vec::new();
         let mut found8 = 0usize;
+        let (mut lg, mut found_graph) = (Vec::new(), 0usize);
         let mut checksum = 0usize;
         let mut disagree = 0usize;
         let ids = |s: &[(u32, f32)]| s.iter().map(|h| h.0).collect::<Vec<_>>();
@@ -634,6 +652,12 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             let approx = int8.scores(v, 10, &none)?;
             l8.push(t.elapsed());
             found8 += approx.iter().filter(|h| want.contains(&h.0)).count();
+            if let Ok(graph) = &hnsw {
+                let t = Instant::now();
+                let approx = graph.scores(v, 10, &none)?;
+                lg.push(t.elapsed());
+                found_graph += approx.iter().filter(|h| want.contains(&h.0)).count();
+            }
             let t = Instant::now();
             let exact = brute_force(dense.matrix(), SPEED_DIMS, v, 10);
             lx.push(t.elapsed());
@@ -662,7 +686,7 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         let mut row = |backend: &'static str,
                        build: Duration,
                        mib: f64,
-                       scanned_mib: f64,
+                       scanned_mib: Option<f64>,
                        lat: Latency,
                        found: usize| {
             backends.push(BackendRow {
@@ -672,6 +696,8 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
                 build_ms: build.as_secs_f64() * 1e3,
                 mib,
                 scanned_mib,
+                rss_growth_mib: None,
+                skipped: None,
                 speedup: baseline.p50_us / lat.p50_us.max(1e-3),
                 latency: lat,
                 recall_at_10: found as f64 / wanted,
@@ -684,7 +710,7 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             "exact f32",
             dense_load,
             f32_mib,
-            matrix_mib,
+            Some(matrix_mib),
             dense_latency,
             n * 10,
         );
@@ -692,10 +718,35 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             "int8+rescore",
             int8_build,
             int8_mib,
-            int8_mib - f32_mib,
+            Some(int8_mib - f32_mib),
             latency(l8),
             found8,
         );
+        match &hnsw {
+            Ok(graph) => {
+                let mib = graph.heap_bytes() as f64 / MIB;
+                row("hnsw", hnsw_build, mib, None, latency(lg), found_graph);
+                if let Some(last) = backends.last_mut() {
+                    last.rss_growth_mib = hnsw_rss;
+                }
+            }
+            Err(why) => backends.push(BackendRow {
+                apis: corpus.len(),
+                synthetic,
+                backend: "hnsw",
+                build_ms: hnsw_build.as_secs_f64() * 1e3,
+                mib: 0.0,
+                scanned_mib: None,
+                rss_growth_mib: None,
+                skipped: Some(why.clone()),
+                latency: Latency {
+                    p50_us: 0.0,
+                    p99_us: 0.0,
+                },
+                recall_at_10: 0.0,
+                speedup: 0.0,
+            }),
+        }
         rows.push(SpeedRow {
             apis: corpus.len(),
             synthetic,
@@ -784,17 +835,24 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
     }
     table::align_right(&mut out, 0..12);
     table::print(&out)?;
+    let graph = hnsw_settings.hnsw;
     printer::line(format!(
         "dense backends, same queries (recall@10 = share of the exact f32 top 10 found; \
          speedup = brute force p50 over the backend's p50; int8 rescores {}x k in f32; \
-         MiB = held, scanned = read per query):",
+         hnsw: M {}, ef_construction {}, ef_search {}, rebuilt on every load; \
+         MiB = held (hnsw: estimated; RSS+ = measured growth while building), \
+         scanned = read per query):",
         DenseSettings::default().rescore,
+        graph.m,
+        graph.ef_construction,
+        graph.ef_search,
     ))?;
     let mut table_b = table::new([
         "APIs",
         "backend",
         "build",
         "MiB",
+        "RSS+ MiB",
         "scanned MiB",
         "p50/p99",
         "recall@10",
@@ -802,6 +860,13 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         "speedup",
     ]);
     for b in &backends {
+        if let Some(why) = &b.skipped {
+            let mut cells = vec![apis(b.apis, b.synthetic), b.backend.to_owned()];
+            cells.push(why.clone());
+            cells.resize(10, "-".to_owned());
+            table_b.add_row(cells);
+            continue;
+        }
         let base = rows
             .iter()
             .find(|r| r.apis == b.apis)
@@ -813,14 +878,16 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
             b.backend.to_owned(),
             format!("{:.0}ms", b.build_ms),
             format!("{:.1}", b.mib),
-            format!("{:.1}", b.scanned_mib),
+            b.rss_growth_mib
+                .map_or("-".to_owned(), |m| format!("{m:.0}")),
+            b.scanned_mib.map_or("-".to_owned(), |m| format!("{m:.1}")),
             ms(&b.latency),
             format!("{:.3}", b.recall_at_10),
             base,
             format!("{:.1}x", b.speedup),
         ]);
     }
-    table::align_right(&mut table_b, 0..9);
+    table::align_right(&mut table_b, 0..10);
     table::print(&table_b)?;
     if rows.iter().any(|r| r.synthetic) {
         printer::line(format!(
@@ -847,6 +914,54 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
+
+/// `dense` searched through an HNSW graph built now with a progress bar, its build time and
+/// the growth of resident memory meanwhile; `Err(why)` instead when the build, projected from
+/// the batches done, would take longer than `max_build` (it is stopped there).
+#[allow(clippy::type_complexity)]
+fn hnsw_index(
+    dense: &DenseIndex,
+    settings: DenseSettings,
+    max_build: Duration,
+    progress: crate::progress::Progress,
+) -> anyhow::Result<(Result<DenseIndex, String>, Duration, Option<f64>)> {
+    let graph = dense.clone().with_search_settings(settings);
+    let rss = memory_kib("VmRSS");
+    let bar = progress.bar(
+        dense.corpus().len(),
+        format!("{} APIs: HNSW graph", dense.corpus().len()),
+    );
+    let t = Instant::now();
+    let mut projected = Duration::ZERO;
+    let built = graph.warm_with_progress(&mut |done, total| {
+        bar.set_position(done as u64);
+        // Insertion slows as the graph grows (about log n), so a linear projection is a
+        // lower bound.
+        projected = t.elapsed().mul_f64(total as f64 / done.max(1) as f64);
+        if done < total && projected > max_build {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    bar.finish_and_clear();
+    let took = t.elapsed();
+    if !built {
+        return Ok((
+            Err(format!(
+                "build stopped: would take at least {:.0}s (> --max-build-secs {})",
+                projected.as_secs_f64(),
+                max_build.as_secs()
+            )),
+            took,
+            None,
+        ));
+    }
+    let growth = rss
+        .zip(memory_kib("VmRSS"))
+        .map(|(before, after)| (after - before) / 1024.0);
+    Ok((Ok(graph), took, growth))
+}
 
 /// A `/proc/self/status` memory line in KiB (`VmRSS`, `VmHWM`); `None` off Linux.
 fn memory_kib(key: &str) -> Option<f64> {

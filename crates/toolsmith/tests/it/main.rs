@@ -20,6 +20,7 @@ mod refine_command;
 mod refine_expnet_command;
 mod report_command;
 mod search_command;
+mod search_speed_command;
 mod serve_command;
 mod solve_command;
 mod support;
