@@ -641,7 +641,9 @@ mod tests {
             worst = worst.max(rel);
             x += 0.013;
         }
-        assert!(worst < 5e-7, "worst relative error {worst}");
+        // Rounding `x log2 e` to f32 costs up to |x log2 e| / 2^24 relative error (7e-6 at
+        // |x| = 80, 9e-7 at 10); the polynomial adds 2e-7.
+        assert!(worst < 1e-5, "worst relative error {worst}");
     }
 
     #[test]
@@ -653,13 +655,23 @@ mod tests {
             worst = worst.max((f64::from(erf(x)) - exact).abs());
             x += 0.001;
         }
-        assert!(worst < 5e-7, "worst absolute error {worst}");
+        // Abramowitz and Stegun 7.1.26 is good to 1.5e-7; f32 arithmetic and `exp` add the rest.
+        assert!(worst < 1e-6, "worst absolute error {worst}");
     }
 
-    /// erf by its Taylor series (|x| < 3) or asymptotic value, in f64, for the test.
+    /// erf in f64, for the test: its Taylor series below |x| = 3.5 (past it the terms grow to
+    /// e^(x^2) and cancel), above it 1 - erfc(|x|) by erfc's asymptotic series.
     fn libm_erf(x: f64) -> f64 {
-        if x.abs() > 5.5 {
-            return x.signum();
+        let a = x.abs();
+        if a >= 3.5 {
+            let mut term = 1.0;
+            let mut series = 1.0;
+            for n in 1..6 {
+                term *= -((2 * n - 1) as f64) / (2.0 * a * a);
+                series += term;
+            }
+            let erfc = (-a * a).exp() / (a * std::f64::consts::PI.sqrt()) * series;
+            return (1.0 - erfc).copysign(x);
         }
         // Series: 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1)).
         let mut term = x;
