@@ -3,6 +3,7 @@
 //! a retriever of the chosen method, and its dependency expansion from the stored tool graph.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use anyhow::Context as _;
@@ -10,8 +11,8 @@ use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
 use toolsmith_graph::{GraphStore, Need};
 use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Corpus, DenseIndex, DenseRetriever, ExpandingRetriever, HybridRetriever, Method,
-    Retriever, build_retriever,
+    Bm25Index, Corpus, DenseBackend, DenseIndex, DenseRetriever, ExpandingRetriever,
+    HybridRetriever, Method, Retriever, build_retriever,
 };
 
 use crate::context::Context;
@@ -96,6 +97,7 @@ pub(crate) async fn indexed_retriever(
         }
         Err(err) => return Err(err.into()),
     };
+    build_graph(ctx, &index)?;
     let queries: Arc<dyn Embedder> =
         Arc::new(CachedEmbedder::new(inner, cache, CacheMode::ReadWrite));
     let dense = DenseRetriever::new(Arc::new(index), queries);
@@ -107,6 +109,26 @@ pub(crate) async fn indexed_retriever(
         )),
         _ => Arc::new(dense),
     })
+}
+
+/// Builds the index's HNSW graph now, under a progress bar, when its backend walks one (the
+/// graph is not stored, and the first search would otherwise build it silently for minutes).
+fn build_graph(ctx: &Context, index: &DenseIndex) -> anyhow::Result<()> {
+    if index.backend() != DenseBackend::Hnsw {
+        return Ok(());
+    }
+    let bar = ctx.progress().bar(
+        index.corpus().len(),
+        "building the HNSW graph of the dense index",
+    );
+    index
+        .warm_with_progress(&mut |done, _| {
+            bar.set_position(done as u64);
+            ControlFlow::Continue(())
+        })
+        .context("building the HNSW graph")?;
+    bar.finish_and_clear();
+    Ok(())
 }
 
 /// A retriever of `method` over `corpus` with the configured settings; dense and hybrid

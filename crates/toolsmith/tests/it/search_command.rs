@@ -166,7 +166,6 @@ async fn a_catalog_above_the_threshold_without_vectors_is_searched_with_bm25_and
     })
     .await
     .unwrap();
-    drop(ws);
     assert!(out.status.success());
     assert!(
         !String::from_utf8_lossy(&out.stderr).contains("toolsmith index"),
@@ -180,4 +179,34 @@ async fn a_catalog_above_the_threshold_without_vectors_is_searched_with_bm25_and
         "every API once by index, then the query"
     );
     assert_eq!(asked.last().map(String::as_str), Some("popular people"));
+
+    // The same stored vectors searched through an HNSW graph (built before the search, as
+    // `[retrieve.dense] backend = "hnsw"` asks) give the exact scan's top 5 on 54 APIs.
+    let settings = std::fs::read_to_string(ws.dir.path().join("toolsmith.toml")).unwrap();
+    let dense_top = move |ws: &Workspace, backend: &str| {
+        std::fs::write(
+            ws.dir.path().join("toolsmith.toml"),
+            format!("{settings}\n[retrieve.dense]\nbackend = \"{backend}\"\n"),
+        )
+        .unwrap();
+        let out = ws.ok(&[
+            "search",
+            "popular people",
+            "--method",
+            "dense",
+            "-k",
+            "5",
+            "--json",
+        ]);
+        let hits: Vec<Value> = serde_json::from_str(&out).unwrap();
+        hits.iter()
+            .map(|h| h["api"].to_string())
+            .collect::<Vec<_>>()
+    };
+    let (exact, hnsw) =
+        tokio::task::spawn_blocking(move || (dense_top(&ws, "exact"), dense_top(&ws, "hnsw")))
+            .await
+            .unwrap();
+    assert_eq!(exact.len(), 5);
+    assert_eq!(hnsw, exact);
 }
