@@ -78,12 +78,14 @@ pub struct DenseSettings {
 }
 
 impl DenseSettings {
-    /// Documents from which `backend = "auto"` walks an HNSW graph: 200,000. Below it the exact
-    /// scan answers in a few milliseconds (linear in the rows: 1.4 ms at 46,802 x 384 in
-    /// release, so about 6 ms at 200,000) with recall 1 and no build, while the graph costs a
-    /// build on every load (not persisted) and twice the memory; above it the exact scan grows
-    /// past that while the graph walk stays near constant (`bench search-speed --sizes`).
-    pub const HNSW_FROM: usize = 200_000;
+    /// Documents from which `backend = "auto"` walks an HNSW graph: 2,000,000. Measured in
+    /// release on 2 cores (`bench search-speed`, 384 dims): the exact scan answers in 1.65 ms
+    /// at 46,802 (int8: 0.94), 6.3 ms at 100,000 (int8: 1.7) and 63 ms at 1,000,000 (int8:
+    /// 28), with recall 1 and nothing to build; the graph is rebuilt on every load (not
+    /// persisted): 58 s at 46,802, 180 s at 100,000, about 20 minutes projected at 1,000,000.
+    /// So below two million the exact scan (with `vectors = "int8"` past ~50,000) is the
+    /// better default; `backend = "hnsw"` stays a choice.
+    pub const HNSW_FROM: usize = 2_000_000;
 
     /// Tool name, API name and path, the API's description and its usage examples; the tool's
     /// description and the parameters are left out (measured on restbench-tmdb, see the crate
