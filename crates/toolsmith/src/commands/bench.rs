@@ -992,12 +992,12 @@ fn doc_embedding_rate(
     corpus: &Corpus,
     n: usize,
 ) -> anyhow::Result<f64> {
-    let fields = DenseSettings::default().fields;
+    let settings = DenseSettings::default();
     let texts: Vec<String> = corpus
         .docs()
         .iter()
         .take(n.max(1))
-        .map(|d| d.text(&fields))
+        .map(|d| settings.embedded_text(d))
         .collect();
     let t = Instant::now();
     let vectors = rt.block_on(model.embed(&texts))?;

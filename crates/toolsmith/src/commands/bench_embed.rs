@@ -136,12 +136,7 @@ pub(super) fn run(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<ExitCo
             .iter()
             .step_by(step)
             .take(args.docs)
-            .map(|d| {
-                d.text(&settings.fields)
-                    .chars()
-                    .take(settings.max_chars)
-                    .collect()
-            })
+            .map(|d| settings.embedded_text(d))
             .collect();
         (docs, all.len())
     };
