@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::bm25::{Bm25Index, hits};
-use crate::dense::DenseRetriever;
+use crate::dense::{DenseIndex, DenseRetriever};
 use crate::error::Result;
 use crate::retriever::{Filter, Hit, Retriever, top_k};
 
@@ -138,11 +138,32 @@ impl HybridRetriever {
         k: usize,
         filter: &Filter,
     ) -> Result<Vec<(u32, f32)>> {
-        let depth = self.settings.depth.max(k);
-        let lexical = self.bm25.scores(query, depth, filter);
-        let dense = self.dense.index().scores(vector, depth, filter)?;
-        Ok(fuse(self.settings.fusion, &lexical, &dense, k))
+        fused_scores(
+            &self.bm25,
+            self.dense.index(),
+            self.settings,
+            (query, vector),
+            k,
+            filter,
+        )
     }
+}
+
+/// The best `k` of `bm25`'s and `dense`'s lists for one query (its text and its vector),
+/// each read to [`HybridSettings::depth`] and fused: what [`HybridRetriever`] answers, and
+/// what `bench search-speed` times. The two indexes must cover the same corpus.
+pub fn fused_scores(
+    bm25: &Bm25Index,
+    dense: &DenseIndex,
+    settings: HybridSettings,
+    (query, vector): (&str, &[f32]),
+    k: usize,
+    filter: &Filter,
+) -> Result<Vec<(u32, f32)>> {
+    let depth = settings.depth.max(k);
+    let lexical = bm25.scores(query, depth, filter);
+    let semantic = dense.scores(vector, depth, filter)?;
+    Ok(fuse(settings.fusion, &lexical, &semantic, k))
 }
 
 #[async_trait]

@@ -18,7 +18,7 @@ use toolsmith_graph::build_graph;
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
     Bm25Index, Bm25Settings, Corpus, CorpusDoc, DenseBackend, DenseIndex, DenseSettings,
-    ExpandMode, ExpandSettings, Expander, Filter, HybridSettings, Method, VectorFormat, fuse,
+    ExpandMode, ExpandSettings, Expander, Filter, Method, VectorFormat, fused_scores,
 };
 
 use crate::cli::{RetrievalArgs, SpeedArgs};
@@ -579,10 +579,12 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
     let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
     let vectors: Vec<Vec<f32>> = (0..n).map(|_| rng.vector(SPEED_DIMS)).collect();
     let none = Filter::default();
-    let hybrid = HybridSettings::default();
+    let config = ctx.config()?;
+    let hybrid = config.retrieve.hybrid;
+    let configured_vectors = config.retrieve.dense.vectors;
     let hnsw_settings = DenseSettings {
         backend: DenseBackend::Hnsw,
-        ..ctx.config()?.retrieve.dense
+        ..config.retrieve.dense
     };
     let max_build = Duration::from_secs(args.max_build_secs);
     let model = if args.embed_queries || args.embed_docs.is_some() {
@@ -615,9 +617,10 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         let rows_needed = corpus.len() * SPEED_DIMS;
         let raw = rng.vector(rows_needed);
         let t = Instant::now();
-        // The exact scan at every size (`auto` would walk a graph from `hnsw_from` on).
+        // The exact f32 scan at every size (`auto` would walk a graph from `hnsw_from` on).
         let search = DenseSettings {
             backend: DenseBackend::Exact,
+            vectors: VectorFormat::F32,
             ..DenseSettings::default()
         };
         let dense = DenseIndex::from_vectors(corpus.clone(), "random-unit", SPEED_DIMS, raw)?
@@ -630,6 +633,11 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         });
         int8.warm()?;
         let int8_build = t.elapsed();
+        // Hybrid search fuses BM25 with the dense scan as configured (int8 by default).
+        let configured = match configured_vectors {
+            VectorFormat::Int8 => int8.clone(),
+            VectorFormat::F32 => dense.clone(),
+        };
         let (hnsw, hnsw_build, hnsw_rss) = hnsw_index(&dense, hnsw_settings, max_build, progress)?;
         bar.set_message(format!("{} APIs: queries", corpus.len()));
         let (mut lb, mut ld, mut lh, mut lx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -677,10 +685,7 @@ pub(super) fn speed(ctx: &Context, args: &SpeedArgs) -> anyhow::Result<ExitCode>
         }
         for (q, v) in texts.iter().zip(&vectors) {
             let t = Instant::now();
-            let depth = hybrid.depth;
-            let lexical = bm25.scores(q, depth, &none);
-            let semantic = dense.scores(v, depth, &none)?;
-            checksum += fuse(hybrid.fusion, &lexical, &semantic, 10).len();
+            checksum += fused_scores(&bm25, &configured, hybrid, (q, v), 10, &none)?.len();
             lh.push(t.elapsed());
             bar.inc(1);
         }

@@ -258,7 +258,7 @@ pub(crate) struct RefineConfig {
 /// embedding_dimensions = 1536
 /// embed_on_search_max = 2000   # search/solve embed a catalog on the fly only up to this many APIs
 /// [retrieve.dense]
-/// vectors = "f32"          # f32 | int8 (a quarter of the bytes scanned, top k x rescore rescored in f32)
+/// vectors = "int8"         # int8 (default: a quarter of the bytes scanned, top k x rescore rescored in f32) | f32
 /// rescore = 4
 /// [retrieve.hybrid]
 /// fusion = { kind = "rrf", k = 60.0, dense_weight = 0.5 }
