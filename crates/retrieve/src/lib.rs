@@ -123,7 +123,9 @@
 
 pub use crate::bm25::{B, Bm25Index, Bm25Settings, RETURNS_WEIGHT};
 pub use crate::corpus::{Corpus, CorpusDoc, Field, FieldWeights};
-pub use crate::dense::{DenseIndex, DenseRetriever, DenseSettings, VectorFormat, dot};
+pub use crate::dense::{
+    DenseIndex, DenseRetriever, DenseSettings, Pooling, VectorFormat, dot, passages,
+};
 pub use crate::error::{Error, Result};
 pub use crate::expand::{
     Added, ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Link, Offer, expand,
