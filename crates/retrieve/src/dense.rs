@@ -162,24 +162,31 @@ impl Default for DenseSettings {
 }
 
 /// `text` split into passages of at most `max` characters each, in order, trimmed, none
-/// empty. Each cut is at the last line break of the window, else its last sentence end
+/// empty, of about equal length: the text's length over the fewest passages of `max` is the
+/// window from which each passage is cut. Each cut is at the last line break of the window,
+/// else its last sentence end
 /// (`.`, `!`, `?` or `;` before a space), else its last space, if that boundary lies in the
 /// window's second half (so no passage is needlessly short); else at the last space anywhere
 /// in the window; a word longer than `max` is cut inside. A text of at most `max` characters,
 /// or `max` = 0, is one passage: the text unchanged.
 pub fn passages(text: &str, max: usize) -> Vec<&str> {
-    if max == 0 || text.chars().count() <= max {
+    let chars = text.chars().count();
+    if max == 0 || chars <= max {
         return vec![text];
     }
+    // As many passages as `max` needs, of about equal length (no short tail).
+    let target = chars.div_ceil(chars.div_ceil(max));
     let mut out = Vec::new();
     let mut rest = text.trim_start();
     while !rest.is_empty() {
-        let Some((end, _)) = rest.char_indices().nth(max) else {
-            out.push(rest.trim_end());
-            break;
+        let end = match rest.char_indices().nth(target) {
+            Some((end, _)) if rest.chars().count() > max => end,
+            _ => {
+                out.push(rest.trim_end());
+                break;
+            }
         };
-        let window = &rest[..end];
-        let cut = passage_cut(window).unwrap_or(end);
+        let cut = passage_cut(rest, end).unwrap_or(end);
         let (head, tail) = rest.split_at(cut);
         let head = head.trim_end();
         if !head.is_empty() {
@@ -190,18 +197,26 @@ pub fn passages(text: &str, max: usize) -> Vec<&str> {
     out
 }
 
-/// Where to end the passage that starts `window` (a byte offset, after the boundary's
+/// Where to end the passage cut from `rest[..end]` (a byte offset, after the boundary's
 /// punctuation): see [`passages`]. `None` when the window has no space at all.
-fn passage_cut(window: &str) -> Option<usize> {
+fn passage_cut(rest: &str, end: usize) -> Option<usize> {
+    let window = rest.get(..end)?;
+    let next = rest.get(end..).and_then(|t| t.chars().next());
     let half = window.len() / 2;
     let line = window.rfind('\n').map(|i| i + 1);
     let sentence = window
         .char_indices()
-        .zip(window.chars().skip(1))
-        .filter(|((_, c), next)| matches!(c, '.' | '!' | '?' | ';') && next.is_whitespace())
+        .zip(window.chars().skip(1).map(Some).chain([next]))
+        .filter(|((_, c), next)| {
+            matches!(c, '.' | '!' | '?' | ';') && next.is_some_and(char::is_whitespace)
+        })
         .map(|((i, c), _)| i + c.len_utf8())
         .last();
-    let space = window.rfind(char::is_whitespace);
+    let space = if next.is_some_and(char::is_whitespace) {
+        Some(end)
+    } else {
+        window.rfind(char::is_whitespace)
+    };
     [line, sentence, space]
         .into_iter()
         .flatten()
@@ -803,19 +818,31 @@ mod tests {
                 "Returns its cast. And crew too."
             ]
         );
-        // No line break: the last sentence end in the window.
+        // No line break: the last sentence end in the window (64 characters, max 45: two
+        // windows of 32).
         let text = "First sentence here. Second one is here. Third sentence ends it.";
         assert_eq!(
             passages(text, 45),
             vec![
-                "First sentence here. Second one is here.",
-                "Third sentence ends it."
+                "First sentence here.",
+                "Second one is here. Third sentence ends it."
+            ]
+        );
+        // Passages of about equal length: 64 characters in two windows of 32 (not 60 + 4).
+        assert_eq!(
+            passages(text, 60),
+            vec![
+                "First sentence here.",
+                "Second one is here. Third sentence ends it."
             ]
         );
         // A sentence end in the window's first half is too early: the last space instead.
         let text = "Hi. then a long run of words without any stop at all";
         let got = passages(text, 30);
-        assert_eq!(got[0], "Hi. then a long run of words");
+        assert_eq!(
+            got,
+            vec!["Hi. then a long run of", "words without any stop at all"]
+        );
         // A word longer than the limit is cut inside; no passage is empty or over the limit,
         // and the words come back in order.
         let text = format!("{} tail. {}", "a".repeat(25), "word ".repeat(40));
