@@ -56,22 +56,21 @@ async fn an_interrupted_build_resumes_without_re_embedding_finished_docs() {
     ));
     let total = corpus.len();
     assert_eq!(total, 54);
+    let dir = tempfile::tempdir().unwrap();
+    let cache_path = dir.path().join("catalog.db");
+    // Passages on, so a long doc's passages may straddle the kill.
+    let settings = DenseSettings {
+        batch_size: 10,
+        chunk_chars: 1_000,
+        ..DenseSettings::default()
+    };
     // What the build embeds are passages: a doc longer than one is several.
     let passages: usize = corpus
         .docs()
         .iter()
-        .map(|d| {
-            let defaults = DenseSettings::default();
-            defaults.passages(&defaults.embedded_text(d)).len()
-        })
+        .map(|d| settings.passages(&settings.embedded_text(d)).len())
         .sum();
     assert!(passages > total, "some TMDB doc is longer than a passage");
-    let dir = tempfile::tempdir().unwrap();
-    let cache_path = dir.path().join("catalog.db");
-    let settings = DenseSettings {
-        batch_size: 10,
-        ..DenseSettings::default()
-    };
     let seen = Arc::new(Mutex::new(HashMap::new()));
 
     // First run: dies after 3 batches of 10.
@@ -112,6 +111,12 @@ async fn an_interrupted_build_resumes_without_re_embedding_finished_docs() {
         passages - 30,
         "only the unfinished passages are embedded"
     );
+    // The resumed index is the one an uninterrupted build makes, the long doc's pooled
+    // vector included.
+    let fresh = DenseIndex::build(corpus.clone(), &ScriptedEmbedder::new(32), settings)
+        .await
+        .unwrap();
+    assert_eq!(index.matrix(), fresh.matrix());
     let seen = seen.lock().unwrap();
     assert!(
         seen.values().all(|&n| n == 1),
@@ -119,10 +124,4 @@ async fn an_interrupted_build_resumes_without_re_embedding_finished_docs() {
         seen.iter().filter(|(_, n)| **n > 1).collect::<Vec<_>>()
     );
     assert_eq!(seen.len(), passages);
-    // The resumed index is the one an uninterrupted build makes, the long doc's pooled
-    // vector included.
-    let fresh = DenseIndex::build(corpus.clone(), &ScriptedEmbedder::new(32), settings)
-        .await
-        .unwrap();
-    assert_eq!(index.matrix(), fresh.matrix());
 }
