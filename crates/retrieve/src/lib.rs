@@ -74,7 +74,7 @@
 //! - **Dense text** ([`DenseSettings::DEFAULT_FIELDS`]): names, API description, examples.
 //! - **Long docs embedded whole** ([`DenseSettings::CHUNK_CHARS`] = 0): passages of 500 to
 //!   1,000 characters pooled into one vector (mean, length-weighted, or max over passages)
-//!   move NDCG@10 by -3 to +2 per doc version on TMDB, -1 to +0.8 on Spotify (held out) and
+//!   move NDCG@10 by -4.5 to +2 per doc version on TMDB, -1 to +0.8 on Spotify (held out) and
 //!   -0.1 to +0.5 on draft282; `chunk_chars` turns them on.
 //! - **Fusion** ([`HybridSettings::DEFAULT_FUSION`]): RRF over the top 100 of each list, rank
 //!   constant 20, dense list weighted 0.35 (grid: k in {20, 60} x dense weight in {1, 0.75,
