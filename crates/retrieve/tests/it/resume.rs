@@ -1,5 +1,6 @@
 //! An index build killed half way resumes where it stopped: the embedding cache keeps every
-//! finished batch, so the next build embeds only the documents that were not done.
+//! finished batch (of passages: a long doc is several), so the next build embeds only the
+//! passages that were not done.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -57,10 +58,19 @@ async fn an_interrupted_build_resumes_without_re_embedding_finished_docs() {
     assert_eq!(total, 54);
     let dir = tempfile::tempdir().unwrap();
     let cache_path = dir.path().join("catalog.db");
+    // Passages on, so a long doc's passages may straddle the kill.
     let settings = DenseSettings {
         batch_size: 10,
+        chunk_chars: 1_000,
         ..DenseSettings::default()
     };
+    // What the build embeds are passages: a doc longer than one is several.
+    let passages: usize = corpus
+        .docs()
+        .iter()
+        .map(|d| settings.passages(&settings.embedded_text(d)).len())
+        .sum();
+    assert!(passages > total, "some TMDB doc is longer than a passage");
     let seen = Arc::new(Mutex::new(HashMap::new()));
 
     // First run: dies after 3 batches of 10.
@@ -98,14 +108,20 @@ async fn an_interrupted_build_resumes_without_re_embedding_finished_docs() {
     assert_eq!(index.corpus().len(), total);
     assert_eq!(
         counter.texts_embedded(),
-        total - 30,
-        "only the unfinished docs are embedded"
+        passages - 30,
+        "only the unfinished passages are embedded"
     );
+    // The resumed index is the one an uninterrupted build makes, the long doc's pooled
+    // vector included.
+    let fresh = DenseIndex::build(corpus.clone(), &ScriptedEmbedder::new(32), settings)
+        .await
+        .unwrap();
+    assert_eq!(index.matrix(), fresh.matrix());
     let seen = seen.lock().unwrap();
     assert!(
         seen.values().all(|&n| n == 1),
         "no doc text was embedded twice: {:?}",
         seen.iter().filter(|(_, n)| **n > 1).collect::<Vec<_>>()
     );
-    assert_eq!(seen.len(), total);
+    assert_eq!(seen.len(), passages);
 }
