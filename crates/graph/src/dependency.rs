@@ -7,21 +7,25 @@
 //!
 //! 1. **Parameters that can be fed**: the required path, query and body parameters of B named
 //!    `X_id`/`XId` (entity `X`), or `id` in a path (`/pets/{id}`: entity `pet`), or named
-//!    like an output field of another API of the same tool (`season_number`).
+//!    like an output field of another API of the same tool (`season_number`; not one picked
+//!    from an enum nor a free-text string such as `name` or `type`).
 //! 2. **Outputs**: every field of A's response schema (local `$ref`s followed) and examples,
 //!    as a path (`results[].id`) with its type, its enclosing object's keys and its example
 //!    values.
 //! 3. **Which entity an `id` output identifies**, first rule that answers:
 //!    a leaf `X_id` is entity `X` ([`Rule::SameName`] when B's parameter has that name);
-//!    a container named after an entity (`genres[].id`, `production_companies[].id`,
-//!    [`Rule::ContainerEntity`]); the path of A, from its last literal segment back,
+//!    a container named after an entity (`genres[].id`, `production_companies[].id`), or a
+//!    generic list inside one (`albums.items[].id`) ([`Rule::ContainerEntity`]); for an id
+//!    of A's main objects (top level or a top-level list, not `owner.id` nor
+//!    `results[].known_for[].id`), the path of A, from its last literal segment back,
 //!    skipping entities A itself takes as input and entities the object names with an
 //!    `X_id` sibling ([`Rule::PathEntity`]: `results[].id` of `/search/movie`,
 //!    `cast[].id` of `/person/{person_id}/movie_credits`); example values shared with the id
 //!    a one-id consumer's example is about ([`Rule::ExampleValue`]); a container another API
 //!    settled by example values ([`Rule::ContainerLearned`]); and, for a plain result list of
 //!    an API about one entity, that entity ([`Rule::SameEntityList`]: `/movie/{id}/similar`).
-//! 4. An output that only echoes A's own input (the `id` of `/movie/{movie_id}`) feeds nothing.
+//! 4. An output that only echoes A's own input (the top-level `id` of `/movie/{movie_id}` or
+//!    `/person/{person_id}/movie_credits`; a creating API's is the new item's) feeds nothing.
 //!
 //! 5. **Without a response schema or example** (most RapidAPI tools), a fallback from names:
 //!    an API whose name names entity `X` and which searches, lists or creates things feeds
@@ -29,7 +33,8 @@
 //!    (`imageData`, `image_name`: it reads or transforms one `X`); one that lists or searches
 //!    what a consumer's name is about, taking no `id` itself, feeds its bare `id`, and one whose
 //!    name lists `Xs` (taking no `id`) feeds a parameter named `X` ([`Rule::NamedList`]); a
-//!    count (`totalIcons`) lists nothing. Both are weaker than
+//!    count (`totalIcons`) lists nothing; an HTTP PUT, PATCH or DELETE answers with no new
+//!    ids. Both are weaker than
 //!    any schema rule. (On ToolBench's 282-tool set a hand-checked sample of 20 edges of the
 //!    looser rules, which also read descriptions and let any API naming `X` feed it, was 5
 //!    right; of these rules, 11 right in 20 before the count and `id` checks.)
@@ -61,6 +66,8 @@ struct OutField {
     leaf: String,
     /// The key holding the enclosing object (`results`, `person`); `None` at the top.
     container: Option<String>,
+    /// The key holding the container's object (`albums` of `albums.items[].id`).
+    outer: Option<String>,
     /// Keys of the enclosing object.
     siblings: BTreeSet<String>,
     /// JSON type, when known (`integer`, `string`, ...).
@@ -76,12 +83,16 @@ struct InParam {
     /// The entity it identifies (`movie` for `movie_id`), when it is an id.
     entity: Option<String>,
     ty: Option<String>,
+    /// Whether its schema lists the allowed values (picked from a closed set, not fed).
+    enumerated: bool,
 }
 
 /// What the derivation knows about one API.
 struct ApiFacts {
     id: ApiId,
     tool: ToolId,
+    /// Its HTTP method, when it has one.
+    method: Option<HttpMethod>,
     /// Literal path segments (no `{params}`), lower case; empty for non-HTTP APIs.
     segments: Vec<String>,
     inputs: Vec<InParam>,
@@ -173,8 +184,12 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
             }
             let mut feeds: Vec<Feed> = Vec::new();
             for p in &b.inputs {
-                // The same name: a field called like the parameter, which A does not take.
-                if p.name != "id" && !a.input_names.contains(&p.name) {
+                // The same name: a field called like the parameter, which A does not take. A
+                // parameter that is no id must not be picked from a closed set (`type`) nor be
+                // free text (`name`): display strings and kinds share names with every API.
+                let plain =
+                    p.entity.is_none() && (p.enumerated || p.ty.as_deref() == Some("string"));
+                if p.name != "id" && !plain && !a.input_names.contains(&p.name) {
                     for out in a.outputs.iter().filter(|o| o.leaf == p.name) {
                         if types_fit(out.ty.as_deref(), p.ty.as_deref()) {
                             feeds.push(Feed {
@@ -190,8 +205,10 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
                     let Some(out) = a.outputs.get(*i) else {
                         continue;
                     };
+                    // A field named like the parameter is SameName's, except a bare `id`
+                    // (`/albums/{id}` fed by `items[].id`), which SameName skips.
                     if e == entity
-                        && out.leaf != p.name
+                        && (out.leaf != p.name || p.name == "id")
                         && types_fit(out.ty.as_deref(), p.ty.as_deref())
                     {
                         feeds.push(Feed {
@@ -202,7 +219,13 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
                     }
                 }
             }
-            if feeds.is_empty() && a.outputs.is_empty() {
+            // The name fallback: an API that replaces or removes things (PUT, PATCH, DELETE)
+            // answers with no new ids, whatever its name lists.
+            let modifies = matches!(
+                a.method,
+                Some(HttpMethod::Put | HttpMethod::Patch | HttpMethod::Delete)
+            );
+            if feeds.is_empty() && a.outputs.is_empty() && !modifies {
                 feeds = named_feeds(a, b);
             }
             if feeds.is_empty() {
@@ -359,7 +382,26 @@ fn entity_of(
     {
         return (!api.consumes(&x)).then_some((x, Rule::ContainerEntity));
     }
-    // The path, from its last literal segment back.
+    // A generic list inside a named object: `albums.items[].id` of a search over kinds.
+    if generic
+        && out.container.is_some()
+        && let Some(x) = out.outer.as_deref().and_then(|o| entity_in(o, entities))
+        && !api.consumes(&x)
+    {
+        return Some((x, Rule::ContainerEntity));
+    }
+    // A top-level `id` of an API that reads an entity it takes is that entity's (an echo),
+    // not the one its path ends in (`/person/{person_id}/movie_credits`); one that creates
+    // answers with the new item's.
+    if out.container.is_none() && !api.creates && api.inputs.iter().any(|p| p.entity.is_some()) {
+        return None;
+    }
+    // The path, from its last literal segment back, names the API's main objects: the top
+    // level or a list of them. An id nested in one under a name that is no entity
+    // (`owner.id`, `known_for[].id`) is not told by the path, and feeds nothing.
+    if !main_object(out) {
+        return None;
+    }
     for seg in api.segments.iter().rev() {
         if let Some(x) = entity_in(seg, entities) {
             if api.consumes(&x) || names_sibling(out, &x) {
@@ -386,6 +428,28 @@ fn entity_of(
         }
     }
     None
+}
+
+/// Whether an output is an id of the response's main objects: at the top, in a list at the
+/// top (`results[].id`, `cast[].id`), or in a generic list of a named object
+/// (`albums.items[].id`).
+fn main_object(out: &OutField) -> bool {
+    let prefix = out
+        .path
+        .strip_suffix(out.leaf.as_str())
+        .unwrap_or(&out.path)
+        .trim_end_matches('.');
+    if prefix.is_empty() {
+        return true;
+    }
+    let parts: Vec<&str> = prefix.split('.').collect();
+    match parts.as_slice() {
+        [list] => list.ends_with("[]"),
+        [_, list] => list
+            .strip_suffix("[]")
+            .is_some_and(|l| GENERIC_CONTAINERS.contains(&l)),
+        _ => false,
+    }
 }
 
 /// Whether the output's object also has an `X_id` field: then its `id` is not `X`'s.
@@ -510,15 +574,16 @@ fn facts(tool: &ToolId, api: &Api, description: &str) -> ApiFacts {
                 .get("type")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            enumerated: p.schema.get("enum").is_some(),
         });
     }
     let input_names = api.params.iter().map(|p| p.name.to_lowercase()).collect();
     let mut fields: BTreeMap<String, OutField> = BTreeMap::new();
     if let Some(schema) = &api.response_schema {
-        walk_schema(schema, schema, "", None, &mut fields, 0);
+        walk_schema(schema, schema, "", Within::TOP, &mut fields, 0);
     }
     for example in &api.response_examples {
-        walk_example(example, "", None, &mut fields, 0);
+        walk_example(example, "", Within::TOP, &mut fields, 0);
     }
     let raw_name_words = split_words(&api.name);
     let doc_raw = split_words(description);
@@ -536,6 +601,7 @@ fn facts(tool: &ToolId, api: &Api, description: &str) -> ApiFacts {
     ApiFacts {
         id: api.id.clone(),
         tool: tool.clone(),
+        method: api.endpoint.method(),
         name_words: content_words(&format!("{} {}", api.name, segments.join(" "))),
         creates: api.endpoint.method() == Some(HttpMethod::Post)
             || raw_name_words
@@ -591,11 +657,43 @@ fn schema_type(schema: &Value) -> Option<String> {
     }
 }
 
+/// Where a walk is: the key holding the current object and the key holding that one's.
+#[derive(Clone, Copy)]
+struct Within<'a> {
+    container: Option<&'a str>,
+    outer: Option<&'a str>,
+}
+
+impl<'a> Within<'a> {
+    const TOP: Self = Self {
+        container: None,
+        outer: None,
+    };
+
+    /// Inside the object held by `key`.
+    fn enter(self, key: &'a str) -> Self {
+        Self {
+            container: Some(key),
+            outer: self.container,
+        }
+    }
+
+    fn field(self, path: String, leaf: &str) -> OutField {
+        OutField {
+            path,
+            leaf: leaf.to_owned(),
+            container: self.container.map(str::to_owned),
+            outer: self.outer.map(str::to_owned),
+            ..OutField::default()
+        }
+    }
+}
+
 fn walk_schema(
     root: &Value,
     schema: &Value,
     prefix: &str,
-    container: Option<&str>,
+    within: Within<'_>,
     fields: &mut BTreeMap<String, OutField>,
     depth: usize,
 ) {
@@ -606,13 +704,13 @@ fn walk_schema(
     for key in ["allOf", "anyOf", "oneOf"] {
         if let Some(Value::Array(parts)) = schema.get(key) {
             for part in parts {
-                walk_schema(root, part, prefix, container, fields, depth + 1);
+                walk_schema(root, part, prefix, within, fields, depth + 1);
             }
         }
     }
     if let Some(items) = schema.get("items") {
         let p = format!("{prefix}[]");
-        walk_schema(root, items, &p, container, fields, depth + 1);
+        walk_schema(root, items, &p, within, fields, depth + 1);
     }
     if let Some(Value::Object(props)) = schema.get("properties") {
         let siblings: BTreeSet<String> = props.keys().filter(|k| !k.is_empty()).cloned().collect();
@@ -622,17 +720,21 @@ fn walk_schema(
             }
             let path = join(prefix, key);
             let sub_resolved = deref(root, sub);
-            let entry = fields.entry(path.clone()).or_insert_with(|| OutField {
-                path: path.clone(),
-                leaf: key.clone(),
-                container: container.map(str::to_owned),
-                ..OutField::default()
-            });
+            let entry = fields
+                .entry(path.clone())
+                .or_insert_with(|| within.field(path.clone(), key));
             entry.siblings.extend(siblings.iter().cloned());
             if entry.ty.is_none() {
                 entry.ty = schema_type(sub_resolved);
             }
-            walk_schema(root, sub_resolved, &path, Some(key), fields, depth + 1);
+            walk_schema(
+                root,
+                sub_resolved,
+                &path,
+                within.enter(key),
+                fields,
+                depth + 1,
+            );
         }
     }
 }
@@ -640,7 +742,7 @@ fn walk_schema(
 fn walk_example(
     value: &Value,
     prefix: &str,
-    container: Option<&str>,
+    within: Within<'_>,
     fields: &mut BTreeMap<String, OutField>,
     depth: usize,
 ) {
@@ -651,7 +753,7 @@ fn walk_example(
         Value::Array(items) => {
             let p = format!("{prefix}[]");
             for item in items.iter().take(MAX_ELEMENTS) {
-                walk_example(item, &p, container, fields, depth + 1);
+                walk_example(item, &p, within, fields, depth + 1);
             }
         }
         Value::Object(map) => {
@@ -661,12 +763,9 @@ fn walk_example(
                     continue;
                 }
                 let path = join(prefix, key);
-                let entry = fields.entry(path.clone()).or_insert_with(|| OutField {
-                    path: path.clone(),
-                    leaf: key.clone(),
-                    container: container.map(str::to_owned),
-                    ..OutField::default()
-                });
+                let entry = fields
+                    .entry(path.clone())
+                    .or_insert_with(|| within.field(path.clone(), key));
                 entry.siblings.extend(siblings.iter().cloned());
                 match sub {
                     Value::Number(n) => {
@@ -680,7 +779,7 @@ fn walk_example(
                         entry.ty.get_or_insert_with(|| "string".to_owned());
                     }
                     Value::Array(_) | Value::Object(_) => {
-                        walk_example(sub, &path, Some(key), fields, depth + 1);
+                        walk_example(sub, &path, within.enter(key), fields, depth + 1);
                     }
                     _ => {}
                 }

@@ -15,6 +15,7 @@
 //! - [`GraphStore`] keeps the graph in the catalog's SQLite file (component `graph`), with
 //!   each edge's [`Experience`] pool for the trial-and-error loop.
 //! - [`sample_edges`] and [`updated_weight`] are that loop's sampling and weight update.
+//! - [`Graph::gold_pairs`] scores the dependency edges against a benchmark's gold tool paths.
 //!
 //! ```
 //! use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
@@ -46,7 +47,7 @@ pub use crate::build::build_graph;
 pub use crate::dependency::dependency_edges;
 pub use crate::error::{Error, Result};
 pub use crate::model::{
-    Edge, EdgeKind, Evidence, Feed, Graph, GraphStats, Need, Node, Producer, Rule,
+    Edge, EdgeKind, Evidence, Feed, GoldPairs, Graph, GraphStats, Need, Node, Producer, Rule,
 };
 pub use crate::sample::{sample_edges, updated_weight};
 pub use crate::similarity::{GraphSettings, cosine, embed_docs, similarity_edges};

@@ -201,6 +201,33 @@ pub struct GraphStats {
     pub isolated: usize,
 }
 
+/// Dependency edges against gold tool paths (a benchmark's solutions, each a list of APIs in
+/// call order): how many of the paths' consecutive pairs are edges, and how many edges the
+/// paths use. Pairs are distinct and skip repeats (`A, A`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GoldPairs {
+    /// Gold paths read.
+    pub paths: usize,
+    /// Distinct consecutive pairs (A then B, A != B).
+    pub pairs: usize,
+    /// Of those, dependency edges A -> B.
+    pub pairs_linked: usize,
+    /// Of those, linked only the other way (an edge B -> A).
+    pub pairs_reversed: usize,
+    /// `pairs_linked / pairs`.
+    pub recall: f64,
+    /// Dependency edges.
+    pub edges: usize,
+    /// Of those, a consecutive pair of some path.
+    pub edges_consecutive: usize,
+    /// `edges_consecutive / edges`.
+    pub precision_consecutive: f64,
+    /// Of those, an ordered pair within one path (A anywhere before B).
+    pub edges_ordered: usize,
+    /// `edges_ordered / edges`.
+    pub precision_ordered: f64,
+}
+
 /// The producers of one parameter an API needs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Need {
@@ -268,6 +295,50 @@ impl Graph {
                 2.0 * self.edges.len() as f64 / nodes as f64
             },
             isolated,
+        }
+    }
+
+    /// This graph's dependency edges against gold `paths` ([`GoldPairs`]).
+    pub fn gold_pairs(&self, paths: &[Vec<ApiId>]) -> GoldPairs {
+        let edges: BTreeSet<(&ApiId, &ApiId)> = self
+            .edges_of_kind(EdgeKind::Dependency)
+            .map(|e| (&e.from, &e.to))
+            .collect();
+        let mut consecutive: BTreeSet<(&ApiId, &ApiId)> = BTreeSet::new();
+        let mut ordered: BTreeSet<(&ApiId, &ApiId)> = BTreeSet::new();
+        for path in paths {
+            for w in path.windows(2) {
+                if let [a, b] = w
+                    && a != b
+                {
+                    consecutive.insert((a, b));
+                }
+            }
+            for (i, a) in path.iter().enumerate() {
+                for b in path.iter().skip(i + 1).filter(|b| *b != a) {
+                    ordered.insert((a, b));
+                }
+            }
+        }
+        let ratio = |n: usize, d: usize| if d == 0 { 0.0 } else { n as f64 / d as f64 };
+        let linked = consecutive.iter().filter(|p| edges.contains(*p)).count();
+        let reversed = consecutive
+            .iter()
+            .filter(|(a, b)| !edges.contains(&(*a, *b)) && edges.contains(&(*b, *a)))
+            .count();
+        let on_consecutive = edges.iter().filter(|e| consecutive.contains(*e)).count();
+        let on_ordered = edges.iter().filter(|e| ordered.contains(*e)).count();
+        GoldPairs {
+            paths: paths.len(),
+            pairs: consecutive.len(),
+            pairs_linked: linked,
+            pairs_reversed: reversed,
+            recall: ratio(linked, consecutive.len()),
+            edges: edges.len(),
+            edges_consecutive: on_consecutive,
+            precision_consecutive: ratio(on_consecutive, edges.len()),
+            edges_ordered: on_ordered,
+            precision_ordered: ratio(on_ordered, edges.len()),
         }
     }
 

@@ -1228,12 +1228,22 @@ pub enum GraphCommand {
     Show(GraphShowArgs),
     /// Write the stored graph as JSON or Graphviz DOT.
     Export(GraphExportArgs),
-    /// Nodes, edges by kind, mean degree.
-    Stats {
-        /// JSON output (one object).
-        #[command(flatten)]
-        json: JsonArg,
-    },
+    /// Nodes, edges by kind, mean degree; with `--gold`, the dependency edges against a
+    /// benchmark's gold tool paths.
+    Stats(GraphStatsArgs),
+}
+
+/// Flags of `graph stats`.
+#[derive(Debug, Args)]
+pub struct GraphStatsArgs {
+    /// A query file with gold tool paths (RestBench's `[{"query", "solution": ["GET /search/movie", ...]}]`;
+    /// names as `graph show` takes them): also report how many consecutive gold pairs are
+    /// dependency edges (recall) and how many dependency edges the paths use (precision).
+    #[arg(long, value_name = "FILE")]
+    pub gold: Option<PathBuf>,
+    /// JSON output (one object).
+    #[command(flatten)]
+    pub json: JsonArg,
 }
 
 /// Flags of `graph build`.

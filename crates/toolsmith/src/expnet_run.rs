@@ -41,7 +41,7 @@ pub(crate) fn settings(
     Ok(serde_json::to_value(s)?)
 }
 
-/// Runs (or resumes) a ToolExpNet run over the whole stored graph. With `actor = "execute"`
+/// Runs (or resumes) a ToolExpNet run over the stored graph's edges and nodes among the run's APIs. With `actor = "execute"`
 /// the actor is ReAct over every API of `view`, its calls going where `mode` says.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
@@ -65,16 +65,20 @@ pub(crate) fn run(
             db.display()
         );
     }
-    if args.dry_run {
-        bail!("--dry-run has no estimate for ToolExpNet yet");
-    }
     let budget = Arc::new(Budget::new(BudgetLimits {
         max_calls: args.max_llm_calls,
         max_tokens: args.max_tokens,
     }));
     let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
     let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
-    let steps = graph.load()?.nodes.len() * settings.iterations as usize;
+    // One insight step per node of the run's APIs (`--apis`) per iteration.
+    let nodes = graph
+        .load()?
+        .nodes
+        .iter()
+        .filter(|n| spec.apis.contains(&n.api))
+        .count();
+    let steps = nodes * settings.iterations as usize;
     let bar = Arc::new(ExpNetBar {
         bar: ctx.progress().bar(steps, "expnet"),
         budget: Arc::clone(&budget),
@@ -107,6 +111,27 @@ pub(crate) fn run(
             },
             toolset,
         );
+    }
+    if args.dry_run {
+        bar.bar.finish_and_clear();
+        // ReAct's depth limit bounds its calls per request (each call is at least one node).
+        let steps = ReactSettings::default().max_depth as u64;
+        let estimate = expnet.estimate(view, &graph.load()?, &spec.apis, steps);
+        if args.json.json {
+            printer::json(&serde_json::json!({
+                "method": "expnet", "apis": nodes, "actor": if execute { "execute" } else { "select" },
+                "estimate": estimate,
+            }))?;
+        } else {
+            printer::line(format!(
+                "expnet on {nodes} APIs of the graph ({} actor): at most {} LLM calls, about {} tokens, {} tool calls (dry run: nothing spent)",
+                if execute { "execute" } else { "select" },
+                estimate.llm_calls,
+                estimate.tokens,
+                estimate.tool_calls
+            ))?;
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let run = match run {
         Some(id) => id,

@@ -16,7 +16,8 @@ fn by_path(catalog: &Catalog) -> BTreeMap<String, ApiId> {
         .apis()
         .filter_map(|(_, a)| {
             let path = a.api.endpoint.path()?;
-            Some((format!("GET {path}"), a.api.id.clone()))
+            let method = a.api.endpoint.method()?.as_str();
+            Some((format!("{method} {path}"), a.api.id.clone()))
         })
         .collect()
 }
@@ -455,4 +456,128 @@ fn without_response_schemas_names_and_descriptions_give_weaker_edges() {
     // The evidence says where it came from.
     let e = dep(&graph.edges, &id("search_videos"), &id("video_details")).unwrap();
     assert_eq!(e.params().collect::<Vec<_>>(), ["video_id"]);
+}
+
+/// Spotify's shapes: bare `{id}` path parameters, a search answering lists of several kinds
+/// (`albums.items[].id`), nested objects that are not the API's own (`owner.id`), enum and
+/// free-text parameters sharing names with every response (`type`, `name`), and PUT/DELETE
+/// APIs without a response.
+#[test]
+fn bare_ids_kinds_of_search_results_nested_owners_and_plain_names() {
+    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+    let spec = serde_json::json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+    "paths": {
+      "/search": {"get": {"summary": "Search albums and artists",
+        "parameters": [{"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+          "type": "object", "properties": {
+            "albums": {"type": "object", "properties": {"items": {"type": "array", "items": {
+              "type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                "type": {"type": "string"}}}}}},
+            "artists": {"type": "object", "properties": {"items": {"type": "array", "items": {
+              "type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}}}}
+          }}}}}}}},
+      "/albums/{id}": {"get": {"summary": "An album",
+        "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "ok"}}}},
+      "/artists/{id}": {"get": {"summary": "An artist",
+        "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "ok"}}}},
+      "/users/{user_id}/playlists": {"post": {"summary": "Create a playlist",
+        "parameters": [{"name": "user_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {
+          "type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}}}},
+        "responses": {"201": {"description": "ok", "content": {"application/json": {"schema": {
+          "type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+            "owner": {"type": "object", "properties": {"id": {"type": "string"}}}}}}}}}}},
+      "/playlists/{playlist_id}/tracks": {"post": {"summary": "Add tracks to a playlist",
+        "parameters": [{"name": "playlist_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {"201": {"description": "ok"}}}},
+      "/me/top/{type}": {"get": {"summary": "Your top artists or tracks",
+        "parameters": [{"name": "type", "in": "path", "required": true,
+          "schema": {"type": "string", "enum": ["artists", "tracks"]}}],
+        "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+          "type": "object", "properties": {"items": {"type": "array", "items": {
+            "type": "object", "properties": {"type": {"type": "string"}}}}}}}}}}}},
+      "/me/following": {"put": {"summary": "Follow artists or users",
+        "parameters": [{"name": "ids", "in": "query", "required": true, "schema": {"type": "string"}}],
+        "responses": {"204": {"description": "done"}}}}
+    }});
+    let bytes = serde_json::to_vec(&spec).unwrap();
+    let batch = read_bytes("music.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let ids = by_path(&catalog);
+    let api = |p: &str| ids.get(p).unwrap_or_else(|| panic!("{p}")).clone();
+    let graph = build_graph(&catalog, None, &GraphSettings::PAPER);
+    let edges: Vec<String> = graph
+        .edges_of_kind(EdgeKind::Dependency)
+        .map(|e| format!("{} -> {} {:?}", e.from, e.to, e.evidence))
+        .collect();
+    for (from, to, field) in [
+        ("GET /search", "GET /albums/{id}", "albums.items[].id"),
+        ("GET /search", "GET /artists/{id}", "artists.items[].id"),
+        (
+            "POST /users/{user_id}/playlists",
+            "POST /playlists/{playlist_id}/tracks",
+            "id",
+        ),
+    ] {
+        let e = dep(&graph.edges, &api(from), &api(to))
+            .unwrap_or_else(|| panic!("no {from} -> {to}: {edges:#?}"));
+        let Evidence::Dependency { feeds } = &e.evidence else {
+            unreachable!()
+        };
+        let fields: Vec<&str> = feeds.iter().map(|f| f.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [field],
+            "{from} -> {to}: the owner's id is no playlist's"
+        );
+        assert_eq!(feeds[0].rule.strength(), e.strength);
+    }
+    // Nothing feeds the enum `type` nor the free-text `name`; the PUT feeds nothing.
+    assert_eq!(edges.len(), 3, "{edges:#?}");
+}
+
+#[test]
+fn gold_pairs_count_linked_reversed_and_used_edges() {
+    let id = |s: &str| -> ApiId { format!("t/{s}").parse().unwrap() };
+    let edge = |from: &str, to: &str| Edge {
+        kind: EdgeKind::Dependency,
+        from: id(from),
+        to: id(to),
+        weight: 1.0,
+        strength: 1.0,
+        evidence: Evidence::Dependency { feeds: Vec::new() },
+    };
+    let graph = toolsmith_graph::Graph {
+        nodes: Vec::new(),
+        edges: vec![
+            edge("a", "b"),
+            edge("b", "c"),
+            edge("c", "a"),
+            edge("b", "d"),
+        ],
+    };
+    // Consecutive: a->b, b->c, a->c (the repeat a, a is no pair); ordered adds nothing new.
+    let paths = vec![
+        vec![id("a"), id("b"), id("c")],
+        vec![id("a"), id("a"), id("c")],
+    ];
+    let g = graph.gold_pairs(&paths);
+    assert_eq!((g.paths, g.pairs, g.pairs_linked), (2, 3, 2));
+    assert_eq!(g.pairs_reversed, 1, "a -> c is only linked as c -> a");
+    assert_eq!((g.edges, g.edges_consecutive, g.edges_ordered), (4, 2, 2));
+    assert!((g.recall - 2.0 / 3.0).abs() < 1e-9);
+    assert!((g.precision_consecutive - 0.5).abs() < 1e-9);
+    // An ordered pair that is not consecutive counts for the looser precision only.
+    let g = graph.gold_pairs(&[vec![id("b"), id("x"), id("d")]]);
+    assert_eq!(
+        (g.edges_consecutive, g.edges_ordered, g.pairs_linked),
+        (0, 1, 0)
+    );
 }

@@ -479,3 +479,115 @@ async fn the_execute_actor_answers_with_the_apis_its_solver_called() {
     // The executed confusion adds the similarity edge as the selection actor's does.
     assert_eq!(report.added.len(), 1);
 }
+
+/// A run over part of the graph (`refine --apis`): an edge leaving the run's APIs is not
+/// tried, and only the run's APIs get insights (a neighbour outside still informs them).
+#[tokio::test]
+async fn a_run_over_some_apis_tries_only_their_edges_and_writes_only_their_insights() {
+    let store = store();
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let graph = graph();
+    // A dependent-request rule that would be used if the movie -> details edge were tried.
+    let llm = insight_rule(dependent(
+        ScriptedLlm::new([]),
+        json!([{"query": "details of Dune", "tools": both()}]),
+    ));
+    let scripted = llm.clone();
+    let refine = RefineStore::in_memory().unwrap();
+    let run = refine
+        .create_run(&RunSpec {
+            method: Method::ExpNet,
+            apis: vec![movie(), tv()],
+            settings: json!({}),
+            mode: "selection".into(),
+            from_label: "original".into(),
+        })
+        .unwrap();
+    let expnet = ExpNet::new(Arc::new(llm), one_iteration()).unwrap();
+    let report = expnet
+        .run(run, &view, &Mutex::new(store), &graph, &refine)
+        .await
+        .unwrap();
+    assert_eq!((report.edges_tried, report.trials), (0, 0));
+    let written: Vec<_> = report.insights.iter().map(|(a, _)| a.clone()).collect();
+    assert_eq!(
+        written,
+        [movie()],
+        "details is outside the run, TV is isolated"
+    );
+    let requests = scripted.requests();
+    assert_eq!(requests.len(), 1, "one insight call, no trial call");
+    assert!(
+        requests[0]
+            .last_message()
+            .contains(&format!("doc of {}", details())),
+        "the neighbour outside the run is shown"
+    );
+    let g = graph.load().unwrap();
+    assert!(
+        (g.edges[0].weight - 1.0).abs() < 1e-6,
+        "the edge is untouched"
+    );
+    assert_eq!(
+        g.node(&details()).unwrap().insight,
+        format!("doc of {}", details())
+    );
+}
+
+/// An actor that first calls the API producing the id the labelled API needs (the movie search
+/// before the details) answers right, and that producer is no confusion: no edge is added.
+#[tokio::test]
+async fn calling_the_producer_of_a_needed_id_first_is_right_and_adds_no_edge() {
+    let store = store();
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let graph = graph();
+    graph
+        .upsert_edge(&Edge {
+            kind: EdgeKind::Similarity,
+            from: details(),
+            to: tv(),
+            weight: 1.0,
+            strength: 0.8,
+            evidence: Evidence::Similarity { cosine: 0.8 },
+        })
+        .unwrap();
+    let llm = ScriptedLlm::new([]).with_rule(
+        When::last_message_contains("easy to mix up"),
+        Reply::text(
+            json!({"queries": [
+                {"query": "runtime of Dune", "tool": details().to_string()},
+                {"query": "the show Dune", "tool": tv().to_string()}]})
+            .to_string(),
+        ),
+    );
+    let llm = actor(llm, "runtime of Dune", &[movie(), details()]);
+    let llm = insight_rule(actor(llm, "the show Dune", &[movie(), details()]));
+    let refine = RefineStore::in_memory().unwrap();
+    let run = new_run(&refine);
+    let settings = ExpNetSettings {
+        dependency: false,
+        ..one_iteration()
+    };
+    let expnet = ExpNet::new(Arc::new(llm), settings).unwrap();
+    let report = expnet
+        .run(run, &view, &Mutex::new(store), &graph, &refine)
+        .await
+        .unwrap();
+    assert_eq!(
+        (report.edges_tried, report.trials, report.correct),
+        (1, 2, 1),
+        "the search before the details is no error; the TV request is"
+    );
+    assert!(
+        report.added.is_empty(),
+        "the movie search fed the details: no movie/TV confusion edge, {:?}",
+        report.added
+    );
+    let g = graph.load().unwrap();
+    let sim = g.edges_of_kind(EdgeKind::Similarity).next().unwrap();
+    assert!((sim.weight - 0.5).abs() < 1e-6, "weight {}", sim.weight);
+}

@@ -1,6 +1,7 @@
 //! `toolsmith graph build|show|export|stats`: ToolExpNet's tool graph of the catalog, kept in
 //! the catalog database (`toolsmith-graph`).
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use toolsmith_graph::{
 use toolsmith_llm::CacheMode;
 use toolsmith_retrieve::{Corpus, DenseIndex};
 
-use crate::cli::{GraphBuildArgs, GraphExportArgs, GraphFormat, GraphShowArgs};
+use crate::cli::{GraphBuildArgs, GraphExportArgs, GraphFormat, GraphShowArgs, GraphStatsArgs};
 use crate::context::Context;
 use crate::{printer, retrieval, table};
 
@@ -87,7 +88,7 @@ pub(super) fn build(ctx: &Context, args: &GraphBuildArgs) -> anyhow::Result<Exit
 }
 
 /// Runs `graph stats`.
-pub(super) fn stats(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
+pub(super) fn stats(ctx: &Context, args: &GraphStatsArgs) -> anyhow::Result<ExitCode> {
     let store = open_graph(ctx)?;
     let Some(info) = store.build_info()? else {
         bail!(
@@ -95,8 +96,100 @@ pub(super) fn stats(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
             ctx.db().display()
         );
     };
-    print_stats(&store.load()?.stats(), Some(&info), json)?;
+    let graph = store.load()?;
+    let Some(file) = &args.gold else {
+        print_stats(&graph.stats(), Some(&info), args.json.json)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let (paths, unknown) = gold_paths(ctx, file)?;
+    let gold = graph.gold_pairs(&paths);
+    if args.json.json {
+        printer::json(&serde_json::json!({
+            "stats": graph.stats(), "build": info, "gold": gold, "unknown_names": unknown,
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_stats(&graph.stats(), Some(&info), false)?;
+    let mut out = table::new(["against", "of", "dependency edges", "share"]);
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    out.add_row(vec![
+        "consecutive gold pairs (recall)".to_owned(),
+        gold.pairs.to_string(),
+        gold.pairs_linked.to_string(),
+        pct(gold.recall),
+    ]);
+    out.add_row(vec![
+        "edges on a consecutive pair (precision)".to_owned(),
+        gold.edges.to_string(),
+        gold.edges_consecutive.to_string(),
+        pct(gold.precision_consecutive),
+    ]);
+    out.add_row(vec![
+        "edges on an ordered pair of one path".to_owned(),
+        gold.edges.to_string(),
+        gold.edges_ordered.to_string(),
+        pct(gold.precision_ordered),
+    ]);
+    table::align_right(&mut out, 1..4);
+    table::print(&out)?;
+    printer::line(format!(
+        "{} gold paths of {}; {} pairs linked only the other way (B -> A)",
+        gold.paths,
+        file.display(),
+        gold.pairs_reversed
+    ))?;
+    if !unknown.is_empty() {
+        printer::note(format!(
+            "{} gold names match no single API and were left out: {}",
+            unknown.len(),
+            unknown.join(", ")
+        ));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The gold tool paths of a query file (RestBench: each item's `solution`, a list of API names
+/// such as `GET /search/movie`), each name resolved as `graph show` resolves one; names that
+/// match no single API are left out of their path and returned (each once).
+fn gold_paths(ctx: &Context, file: &Path) -> anyhow::Result<(Vec<Vec<ApiId>>, Vec<String>)> {
+    let raw = std::fs::read_to_string(file)
+        .with_context(|| format!("reading the gold file {}", file.display()))?;
+    let items: Vec<serde_json::Value> = serde_json::from_str(&raw).with_context(|| {
+        format!(
+            "{}: expected a JSON array of queries with gold paths",
+            file.display()
+        )
+    })?;
+    let store = ctx.store()?;
+    let mut unknown: Vec<String> = Vec::new();
+    let mut paths = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Some(names) = item.get("solution").and_then(serde_json::Value::as_array) else {
+            bail!(
+                "{}: item {i} has no `solution` list of API names",
+                file.display()
+            );
+        };
+        let mut path = Vec::with_capacity(names.len());
+        for name in names {
+            let Some(name) = name.as_str().map(str::trim) else {
+                bail!(
+                    "{}: item {i}: a `solution` entry is not a string",
+                    file.display()
+                );
+            };
+            match store.resolve_api(name)?.as_slice() {
+                [one] => path.push(one.clone()),
+                _ => {
+                    if !unknown.iter().any(|u| u == name) {
+                        unknown.push(name.to_owned());
+                    }
+                }
+            }
+        }
+        paths.push(path);
+    }
+    Ok((paths, unknown))
 }
 
 #[derive(Serialize)]

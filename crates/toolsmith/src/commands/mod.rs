@@ -63,7 +63,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             GraphCommand::Build(a) => graph::build(&ctx, a),
             GraphCommand::Show(a) => graph::show(&ctx, a),
             GraphCommand::Export(a) => graph::export(&ctx, a),
-            GraphCommand::Stats { json } => graph::stats(&ctx, json.json),
+            GraphCommand::Stats(a) => graph::stats(&ctx, a),
         },
         Command::Env(args) => env::run(&ctx, &args),
         Command::JqSandbox(args) => Ok(jq_sandbox::run(&args)),

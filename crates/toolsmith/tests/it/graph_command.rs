@@ -89,3 +89,44 @@ fn graph_build_show_stats_export_and_expanded_search() {
     .unwrap();
     assert_eq!(off.as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn graph_stats_against_restbench_gold_paths() {
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    ws.ok(&["graph", "build", "--no-similarity"]);
+    let gold = shared("restbench-tmdb/restgpt/tmdb.json");
+    let report: Value =
+        serde_json::from_str(&ws.ok(&["graph", "stats", "--gold", &gold, "--json"])).unwrap();
+    let g = &report["gold"];
+    assert_eq!(g["paths"], 100);
+    assert_eq!(g["edges"], report["stats"]["dependency"]);
+    let pairs = g["pairs"].as_u64().unwrap();
+    let linked = g["pairs_linked"].as_u64().unwrap();
+    assert!(pairs > 50 && linked <= pairs, "{g}");
+    assert!(g["recall"].as_f64().unwrap() >= 0.6, "{g}");
+    // Ordered pairs within a path include the consecutive ones.
+    assert!(
+        g["edges_ordered"].as_u64() >= g["edges_consecutive"].as_u64(),
+        "{g}"
+    );
+    assert_eq!(g["edges_consecutive"], g["pairs_linked"]);
+    // RestBench's one misspelt gold name is reported, not guessed.
+    assert_eq!(
+        report["unknown_names"],
+        serde_json::json!(["GET /person/{movie_id}/movie_credits"])
+    );
+    let text = ws.ok(&["graph", "stats", "--gold", &gold]);
+    assert!(text.contains("consecutive gold pairs (recall)"), "{text}");
+
+    // A file of another shape: a clear error naming it.
+    let bad = ws.dir.path().join("bad.json");
+    std::fs::write(&bad, r#"[{"query": "q"}]"#).unwrap();
+    let out = ws.run(&["graph", "stats", "--gold", bad.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("solution"),
+        "{err}"
+    );
+}

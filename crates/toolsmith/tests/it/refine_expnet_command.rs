@@ -177,3 +177,65 @@ async fn refine_expnet_with_the_execute_actor_runs_a_solver_per_request() {
     assert_eq!(SELECTIONS.load(Ordering::SeqCst), 0);
     drop(ws);
 }
+
+/// `--apis` bounds a run: its dry run counts only the edges between those APIs and their
+/// insights, and the run tries only those edges and writes only those APIs' insights.
+#[tokio::test(flavor = "multi_thread")]
+async fn refine_expnet_over_some_apis_estimates_and_runs_only_their_part_of_the_graph() {
+    let app = Router::new().route("/v1/chat/completions", post(chat));
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
+    )
+    .unwrap();
+    let ws = tokio::task::spawn_blocking(move || {
+        ws.ok(&["graph", "build", "--no-similarity"]);
+        let apis = "tmdb/get_search_movie,tmdb/get_movie_movie_id";
+        let args = [
+            "refine",
+            "--method",
+            "expnet",
+            "--apis",
+            apis,
+            "--iterations",
+            "1",
+        ];
+        let dry: Value =
+            serde_json::from_str(&ws.ok(&[&args[..], &["--dry-run", "--json"]].concat())).unwrap();
+        // One dependency edge (search -> details) with 5 requests answered by the selection
+        // actor, and two reflections.
+        assert_eq!(dry["apis"], 2, "{dry}");
+        assert_eq!(dry["estimate"]["llm_calls"], 1 + 5 + 2, "{dry}");
+        assert_eq!(dry["estimate"]["tool_calls"], 0, "{dry}");
+        assert!(dry["estimate"]["tokens"].as_u64().unwrap() > 1000, "{dry}");
+
+        let out = ws.ok(&args);
+        assert!(
+            out.contains("1 edges tried, 0/1 requests answered right"),
+            "{out}"
+        );
+        assert!(out.contains(" 2 new `expnet` doc versions"), "{out}");
+        let history: Value = serde_json::from_str(&ws.ok(&[
+            "docs",
+            "history",
+            "tmdb/get_movie_movie_id_credits",
+            "--json",
+        ]))
+        .unwrap();
+        assert!(
+            history["versions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|v| v["label"] != "expnet"),
+            "an API outside --apis gets no insight"
+        );
+        ws
+    })
+    .await
+    .unwrap();
+    drop(ws);
+}
