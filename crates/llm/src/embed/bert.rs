@@ -375,14 +375,7 @@ impl Encoder {
             )?;
             simd(
                 #[inline(always)]
-                || {
-                    for row in s.x.chunks_exact_mut(h) {
-                        for (o, b) in row.iter_mut().zip(&layer.out_b) {
-                            *o += b;
-                        }
-                        layer_norm(row, &layer.norm1, self.eps);
-                    }
-                },
+                || bias_and_norm_rows(&mut s.x, &layer.out_b, &layer.norm1, self.eps),
             );
             // Feed-forward: up, bias + GELU, down onto the residual, bias + layer norm.
             matmul(
@@ -413,14 +406,7 @@ impl Encoder {
             )?;
             simd(
                 #[inline(always)]
-                || {
-                    for row in s.x.chunks_exact_mut(h) {
-                        for (o, b) in row.iter_mut().zip(&layer.down_b) {
-                            *o += b;
-                        }
-                        layer_norm(row, &layer.norm2, self.eps);
-                    }
-                },
+                || bias_and_norm_rows(&mut s.x, &layer.down_b, &layer.norm2, self.eps),
             );
         }
 
@@ -613,6 +599,17 @@ fn add_bias_rows(m: &mut [f32], bias: &[f32]) {
         for (o, b) in row.iter_mut().zip(bias) {
             *o += b;
         }
+    }
+}
+
+/// Adds `bias` to every row of `m`, then layer-norms the row (after each residual sum).
+#[inline(always)]
+fn bias_and_norm_rows(m: &mut [f32], bias: &[f32], norm: &Norm, eps: f32) {
+    for row in m.chunks_exact_mut(bias.len().max(1)) {
+        for (o, b) in row.iter_mut().zip(bias) {
+            *o += b;
+        }
+        layer_norm(row, norm, eps);
     }
 }
 
