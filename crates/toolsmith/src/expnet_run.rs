@@ -1,6 +1,7 @@
 //! The driver of `toolsmith refine --method expnet`: ToolExpNet's trial and error over the stored tool graph
 //! (`toolsmith graph build`), writing `expnet` doc versions; `--resume` skips finished steps.
 
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,8 +42,9 @@ pub(crate) fn settings(
     Ok(serde_json::to_value(s)?)
 }
 
-/// Runs (or resumes) a ToolExpNet run over the stored graph's edges and nodes among the run's APIs. With `actor = "execute"`
-/// the actor is ReAct over every API of `view`, its calls going where `mode` says.
+/// Runs (or resumes) a ToolExpNet run over the stored graph's edges and nodes among the run's
+/// APIs. With `actor = "execute"` the actor is ReAct over every API of `view`, its calls going
+/// where `mode` says.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     ctx: &Context,
@@ -59,7 +61,8 @@ pub(crate) fn run(
     let db = ctx.db();
     let graph = GraphStore::open(db)
         .with_context(|| format!("opening the tool graph in {}", db.display()))?;
-    if graph.load()?.nodes.is_empty() {
+    let loaded = graph.load()?;
+    if loaded.nodes.is_empty() {
         bail!(
             "no tool graph in {}: run `toolsmith graph build` first",
             db.display()
@@ -72,11 +75,11 @@ pub(crate) fn run(
     let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
     let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
     // One insight step per node of the run's APIs (`--apis`) per iteration.
-    let nodes = graph
-        .load()?
+    let selected: BTreeSet<&ApiId> = spec.apis.iter().collect();
+    let nodes = loaded
         .nodes
         .iter()
-        .filter(|n| spec.apis.contains(&n.api))
+        .filter(|n| selected.contains(&n.api))
         .count();
     let steps = nodes * settings.iterations as usize;
     let bar = Arc::new(ExpNetBar {
@@ -85,6 +88,7 @@ pub(crate) fn run(
         edges: AtomicUsize::new(0),
     });
     let execute = settings.actor == ActorMode::Execute;
+    let actor = if execute { "execute" } else { "select" };
     let mut expnet = ExpNet::new(Arc::clone(&llm), settings)?
         .with_observer(Arc::clone(&bar) as Arc<dyn RefineObserver>);
     if execute {
@@ -116,19 +120,16 @@ pub(crate) fn run(
         bar.bar.finish_and_clear();
         // ReAct's depth limit bounds its calls per request (each call is at least one node).
         let steps = ReactSettings::default().max_depth as u64;
-        let estimate = expnet.estimate(view, &graph.load()?, &spec.apis, steps);
+        let estimate = expnet.estimate(view, &loaded, &spec.apis, steps);
         if args.json.json {
             printer::json(&serde_json::json!({
-                "method": "expnet", "apis": nodes, "actor": if execute { "execute" } else { "select" },
+                "method": "expnet", "apis": nodes, "actor": actor,
                 "estimate": estimate,
             }))?;
         } else {
             printer::line(format!(
-                "expnet on {nodes} APIs of the graph ({} actor): at most {} LLM calls, about {} tokens, {} tool calls (dry run: nothing spent)",
-                if execute { "execute" } else { "select" },
-                estimate.llm_calls,
-                estimate.tokens,
-                estimate.tool_calls
+                "expnet on {nodes} APIs of the graph ({actor} actor): at most {} LLM calls, about {} tokens, {} tool calls (dry run: nothing spent)",
+                estimate.llm_calls, estimate.tokens, estimate.tool_calls
             ))?;
         }
         return Ok(ExitCode::SUCCESS);
