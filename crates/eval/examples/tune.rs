@@ -2,7 +2,7 @@
 //! and the hybrid fusion, on restbench-tmdb and toolbench-draft282 (original, DRAFT and
 //! EasyTool docs). `cargo run --release -p toolsmith-eval --example tune [-- dense]`;
 //! `dense` also embeds with the local MiniLM (about a minute). `-- fusion` grids the hybrid's
-//! RRF dense weight on all four datasets, toolbench-g1/g2 over the whole ToolEnv2404 catalog
+//! fusions (RRF and z-scores) on all four datasets, toolbench-g1/g2 over the whole ToolEnv2404 catalog
 //! (embedding its 46,803 APIs takes most of an hour the first time; point `$TUNE_CACHE` at a
 //! database that already holds them, e.g. one `toolsmith bench retrieval` filled). Reads
 //! `$TOOLSMITH_DATA`, else `../shared/data` (`toolsmith_plumbing::data::data_dir`).
@@ -322,8 +322,8 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// RRF's dense weight and rank constant on every dataset and doc version: the grid behind
-/// [`toolsmith_retrieve::HybridSettings::DEFAULT_FUSION`].
+/// RRF's dense weight and rank constant, and the z-score fusion's BM25 weight, on every dataset
+/// and doc version: the grid behind [`toolsmith_retrieve::HybridSettings::DEFAULT_FUSION`].
 fn fusion_grid(data: &std::path::Path) {
     let embedder = embedder();
     let rt = runtime();
@@ -359,19 +359,25 @@ fn fusion_grid(data: &std::path::Path) {
             };
             row("bm25", &score(&b.queries, &top10(&bruns), corpus));
             row("dense", &score(&b.queries, &top10(&druns), corpus));
+            let mut fusions: Vec<(String, Fusion)> = Vec::new();
             for k in [RRF_K, 20.0] {
                 for dense_weight in [1.0f32, 0.75, 0.5, 0.35, 0.25] {
-                    let fusion = Fusion::Rrf { k, dense_weight };
-                    let fused: Vec<_> = bruns
-                        .iter()
-                        .zip(&druns)
-                        .map(|(l, d)| fuse(fusion, l, d, 10))
-                        .collect();
-                    row(
-                        &format!("rrf k={k} dense weight {dense_weight}"),
-                        &score(&b.queries, &fused, corpus),
-                    );
+                    fusions.push((
+                        format!("rrf k={k} dense weight {dense_weight}"),
+                        Fusion::Rrf { k, dense_weight },
+                    ));
                 }
+            }
+            for bm25 in [0.4f32, 0.5, 0.6, 0.7] {
+                fusions.push((format!("zscore bm25={bm25}"), Fusion::ZScore { bm25 }));
+            }
+            for (label, fusion) in fusions {
+                let fused: Vec<_> = bruns
+                    .iter()
+                    .zip(&druns)
+                    .map(|(l, d)| fuse(fusion, l, d, 10))
+                    .collect();
+                row(&label, &score(&b.queries, &fused, corpus));
             }
         }
     }

@@ -92,6 +92,7 @@ async fn hybrid_fuses_both_lists() {
             dense_weight: 1.0,
         },
         Fusion::Weighted { bm25: 0.5 },
+        Fusion::ZScore { bm25: 0.5 },
     ] {
         let hybrid = HybridRetriever::new(
             bm25.clone(),
