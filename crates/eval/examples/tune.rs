@@ -2,8 +2,8 @@
 //! and the hybrid fusion, on restbench-tmdb and toolbench-draft282 (original, DRAFT and
 //! EasyTool docs). `cargo run --release -p toolsmith-eval --example tune [-- dense]`;
 //! `dense` also embeds with the local MiniLM (about a minute). `-- fusion` grids the hybrid's
-//! fusions (RRF and z-scores) on all four datasets, toolbench-g1/g2 over the whole ToolEnv2404 catalog
-//! (embedding its 46,803 APIs takes most of an hour the first time; point `$TUNE_CACHE` at a
+//! fusions (RRF and z-scores) on all four datasets, toolbench-g1/g2 over the whole ToolEnv2404
+//! catalog (embedding its 46,803 APIs takes most of an hour the first time; point `$TUNE_CACHE` at a
 //! database that already holds them, e.g. one `toolsmith bench retrieval` filled). Reads
 //! `$TOOLSMITH_DATA`, else `../shared/data` (`toolsmith_plumbing::data::data_dir`).
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]

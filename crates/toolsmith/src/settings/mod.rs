@@ -261,7 +261,7 @@ pub(crate) struct RefineConfig {
 /// vectors = "int8"         # int8 (default: a quarter of the bytes scanned, top k x rescore rescored in f32) | f32
 /// rescore = 4
 /// [retrieve.hybrid]
-/// fusion = { kind = "rrf", k = 60.0, dense_weight = 0.5 }
+/// fusion = { kind = "zscore", bm25 = 0.5 }   # default | { kind = "rrf", k = 60.0, dense_weight = 1.0 }
 /// ```
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
