@@ -101,13 +101,23 @@ pub fn fuse(
         }
         Fusion::ZScore { bm25 } => {
             let w = bm25.clamp(0.0, 1.0);
-            let (lexical_z, lexical_floor) = z_scores(lexical);
-            let (dense_z, dense_floor) = z_scores(dense);
-            for &(doc, _) in lexical.iter().chain(dense) {
-                fused.entry(doc).or_insert_with(|| {
-                    w * lexical_z.get(&doc).copied().unwrap_or(lexical_floor)
-                        + (1.0 - w) * dense_z.get(&doc).copied().unwrap_or(dense_floor)
-                });
+            // Each list adds its documents' z-scores above its lowest; every document then gets
+            // each list's lowest, which is what one missing from a list scores there.
+            let mut floor = 0.0;
+            for (list, weight) in [(lexical, w), (dense, 1.0 - w)] {
+                let z = standardizer(list);
+                let lowest = list
+                    .iter()
+                    .map(|&(_, s)| s)
+                    .reduce(f32::min)
+                    .map_or(0.0, &z);
+                floor += weight * lowest;
+                for &(doc, s) in list {
+                    *fused.entry(doc).or_insert(0.0) += weight * (z(s) - lowest);
+                }
+            }
+            for score in fused.values_mut() {
+                *score += floor;
             }
         }
         Fusion::Weighted { bm25 } => {
@@ -129,9 +139,9 @@ pub fn fuse(
     top_k(fused.into_iter().collect(), k)
 }
 
-/// Each document's z-score within `list`, and the lowest of them (what a document missing
-/// from the list gets). A list of equal scores (or of one) standardizes to all zeros.
-fn z_scores(list: &[(u32, f32)]) -> (HashMap<u32, f32>, f32) {
+/// A score's z-score within `list`'s scores, `(s − mean) / sd`; a list of equal scores (or of
+/// one) standardizes every score to 0.
+fn standardizer(list: &[(u32, f32)]) -> impl Fn(f32) -> f32 {
     let n = list.len().max(1) as f64;
     let mean = list.iter().map(|&(_, s)| f64::from(s)).sum::<f64>() / n;
     let variance = list
@@ -140,16 +150,13 @@ fn z_scores(list: &[(u32, f32)]) -> (HashMap<u32, f32>, f32) {
         .sum::<f64>()
         / n;
     let sd = variance.sqrt();
-    let z = |s: f32| {
+    move |s| {
         if sd > f64::EPSILON {
             ((f64::from(s) - mean) / sd) as f32
         } else {
             0.0
         }
-    };
-    let scores: HashMap<u32, f32> = list.iter().map(|&(doc, s)| (doc, z(s))).collect();
-    let floor = scores.values().copied().fold(f32::INFINITY, f32::min);
-    (scores, if floor.is_finite() { floor } else { 0.0 })
+    }
 }
 
 /// BM25 and dense retrieval over the same corpus, fused.
