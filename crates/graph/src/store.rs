@@ -11,7 +11,7 @@ use toolsmith_plumbing::sqlite::{Migrations, SharedConnection};
 
 use crate::error::{Error, Result, store_err};
 use crate::model::{Edge, EdgeKind, Evidence, Graph, Node};
-use toolsmith_plumbing::sqlite::now_ms;
+use toolsmith_plumbing::sqlite::{now_ms, write_transaction};
 
 /// The graph's tables. Step `i` brings them from version `i` to `i + 1`; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -149,9 +149,8 @@ impl GraphStore {
     /// The experiences of the old edges go with them.
     pub fn replace(&mut self, graph: &Graph, info: &BuildInfo) -> Result<()> {
         let mut conn = self.conn.lock();
-        let tx = conn
-            .transaction()
-            .map_err(store_err("starting the graph transaction"))?;
+        let tx =
+            write_transaction(&mut conn).map_err(store_err("starting the graph transaction"))?;
         tx.execute_batch(
             "DELETE FROM graph_experiences; DELETE FROM graph_edges; DELETE FROM graph_nodes; DELETE FROM graph_meta;",
         )
@@ -358,9 +357,8 @@ impl GraphStore {
         weight: Option<f32>,
     ) -> Result<()> {
         let mut conn = self.conn.lock();
-        let tx = conn
-            .transaction()
-            .map_err(store_err("starting the trial transaction"))?;
+        let tx =
+            write_transaction(&mut conn).map_err(store_err("starting the trial transaction"))?;
         for e in experiences {
             add_experience_in(&tx, key, e)?;
         }

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 /// How long a statement waits for another connection's lock before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -138,6 +138,14 @@ pub fn open(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Begins a transaction that will write: `BEGIN IMMEDIATE`, which takes the file's write lock
+/// up front (waiting up to [`BUSY_TIMEOUT`] for another connection's). A deferred transaction
+/// that reads and then writes fails at once with "database is locked" (`SQLITE_BUSY_SNAPSHOT`)
+/// when another connection committed after its read, as two `refine` runs on one catalog did.
+pub fn write_transaction(conn: &mut Connection) -> rusqlite::Result<Transaction<'_>> {
+    conn.transaction_with_behavior(TransactionBehavior::Immediate)
+}
+
 /// A private database in memory (for tests and one-off runs), set up as [`open`] does where
 /// that applies (no WAL in memory).
 pub fn open_in_memory() -> Result<Connection> {
@@ -211,7 +219,7 @@ impl Migrations {
         };
         for (version, sql) in (1u32..).zip(self.steps).skip(done as usize) {
             let context = format!("migrating {} to schema version {version}", self.component);
-            let tx = conn.transaction().map_err(sqlite(context.clone()))?;
+            let tx = write_transaction(conn).map_err(sqlite(context.clone()))?;
             tx.execute_batch(sql).map_err(sqlite(context.clone()))?;
             tx.execute(
                 "INSERT INTO toolsmith_migrations (component, version) VALUES (?1, ?2)

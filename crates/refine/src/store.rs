@@ -13,7 +13,7 @@ use toolsmith_plumbing::sqlite::{Migrations, SharedConnection};
 
 use crate::error::{Error, Result};
 use crate::record::{Method, Round, RunId};
-use toolsmith_plumbing::sqlite::now_ms;
+use toolsmith_plumbing::sqlite::{now_ms, write_transaction};
 
 /// refine's schema; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -201,8 +201,7 @@ impl RefineStore {
     /// Stores one finished round: the checkpoint `--resume` continues from (one transaction).
     pub fn save_round(&self, run: RunId, api: &ApiId, round: &Round) -> Result<()> {
         let mut conn = self.conn();
-        let tx = conn
-            .transaction()
+        let tx = write_transaction(&mut conn)
             .map_err(db(format!("starting round {} of {api}", round.round)))?;
         tx.execute(
             "INSERT OR REPLACE INTO refine_rounds (run, api, round, record, stored_ms) VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -11,7 +11,7 @@ use crate::import::records::alias;
 use crate::import::{ApiRecord, ImportBatch, RefDoc, RefTarget, ToolRecord};
 use crate::model::{Doc, DocVersion, Endpoint};
 use crate::names::slug;
-use toolsmith_plumbing::sqlite::now_ms;
+use toolsmith_plumbing::sqlite::{now_ms, write_transaction};
 
 /// What an import changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -70,10 +70,7 @@ impl Store {
             failures: batch.failures.iter().map(ToString::to_string).collect(),
             ..ImportReport::default()
         };
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(Error::store("starting an import"))?;
+        let tx = write_transaction(&mut self.conn).map_err(Error::store("starting an import"))?;
         let format = batch.format.map(|f| f.as_str()).unwrap_or("unknown");
         tx.execute(
             "INSERT INTO sources (path, format, sha256, imported_at_ms) VALUES (?1, ?2, ?3, ?4)",
@@ -114,10 +111,7 @@ impl Store {
         doc: NewDoc,
         activate: bool,
     ) -> Result<DocVersion> {
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(Error::store("starting a doc write"))?;
+        let tx = write_transaction(&mut self.conn).map_err(Error::store("starting a doc write"))?;
         ensure_target(&tx, target)?;
         let key = target.to_string();
         let policy = if activate {

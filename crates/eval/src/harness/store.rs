@@ -25,7 +25,7 @@ use crate::harness::score::{QueryScores, RunSummary};
 use crate::harness::spec::BenchSpec;
 use crate::metrics::win_rate::PairedVerdict;
 use crate::run::RunRecord;
-use toolsmith_plumbing::sqlite::now_ms;
+use toolsmith_plumbing::sqlite::{now_ms, write_transaction};
 
 /// eval's schema, the component `eval` of `toolsmith_migrations`; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -245,7 +245,7 @@ impl BenchStore {
     pub fn save_result(&self, run: RunId, result: &QueryResult) -> Result<()> {
         let mut conn = self.conn();
         let context = || format!("storing query {} of run {run}", result.query_id);
-        let tx = conn.transaction().map_err(db(context()))?;
+        let tx = write_transaction(&mut conn).map_err(db(context()))?;
         tx.execute(
             "INSERT OR REPLACE INTO bench_results (run, query_id, finish, trace, record, offered, scores, stored_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",

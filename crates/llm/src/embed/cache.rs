@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use rusqlite::{OptionalExtension, params};
 use toolsmith_plumbing::json::sha256_hex;
+use toolsmith_plumbing::sqlite::write_transaction;
 use toolsmith_plumbing::text::truncate_chars;
 
 use crate::cache::{CacheDb, CacheMode};
@@ -133,7 +134,7 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
         self.db
             .with_conn(move |conn, path| {
                 let err = |source| Error::Cache { path: path.to_path_buf(), source };
-                let tx = conn.transaction().map_err(err)?;
+                let tx = write_transaction(conn).map_err(err)?;
                 {
                     let mut stmt = tx
                         .prepare_cached(
