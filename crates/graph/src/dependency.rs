@@ -15,7 +15,9 @@
 //! 3. **Which entity an `id` output identifies**, first rule that answers:
 //!    a leaf `X_id` is entity `X` ([`Rule::SameName`] when B's parameter has that name);
 //!    a container named after an entity (`genres[].id`, `production_companies[].id`), or a
-//!    generic list inside one (`albums.items[].id`) ([`Rule::ContainerEntity`]); for an id
+//!    generic list inside one (`albums.items[].id`) ([`Rule::ContainerEntity`]); a list
+//!    named after another kind of thing the catalog's paths name holds that thing's ids
+//!    (`genres[].id` of `/genre/tv/list`, `seasons[].id` of `/tv/latest`: no show ids); for an id
 //!    of A's main objects (top level or a top-level list, not `owner.id` nor
 //!    `results[].known_for[].id`), the path of A, from its last literal segment back,
 //!    skipping entities A itself takes as input and entities the object names with an
@@ -134,13 +136,17 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
         .flat_map(|f| f.inputs.iter().filter_map(|p| p.entity.clone()))
         .collect();
     let known_ids = example_ids(&facts);
+    let kinds: BTreeSet<String> = facts
+        .iter()
+        .flat_map(|f| f.segments.iter().map(|s| singular(s)))
+        .collect();
     // Pass 1: every output's entities by the rules that need nothing learned.
     let mut produced: Vec<Vec<(usize, String, Rule)>> = Vec::with_capacity(facts.len());
     let mut learned: BTreeMap<(ToolId, String), BTreeSet<String>> = BTreeMap::new();
     for f in &facts {
         let mut found = Vec::new();
         for (i, out) in f.outputs.iter().enumerate() {
-            if let Some((entity, rule)) = entity_of(f, out, &entities, &known_ids) {
+            if let Some((entity, rule)) = entity_of(f, out, &entities, &kinds, &known_ids) {
                 if rule == Rule::ExampleValue
                     && let Some(c) = &out.container
                 {
@@ -356,11 +362,13 @@ fn named_feeds(a: &ApiFacts, b: &ApiFacts) -> Vec<Feed> {
     feeds
 }
 
-/// The entity an output identifies and the rule that says so.
+/// The entity an output identifies and the rule that says so. `kinds` are the things the
+/// catalog's paths name (their literal segments, singular).
 fn entity_of(
     api: &ApiFacts,
     out: &OutField,
     entities: &BTreeSet<String>,
+    kinds: &BTreeSet<String>,
     known_ids: &BTreeMap<String, BTreeSet<String>>,
 ) -> Option<(String, Rule)> {
     if let Some(x) = id_entity(&out.leaf) {
@@ -381,6 +389,14 @@ fn entity_of(
         && let Some(x) = entity_in(c, entities)
     {
         return (!api.consumes(&x)).then_some((x, Rule::ContainerEntity));
+    }
+    // A list named after another kind of thing the paths name holds that thing's ids, not
+    // the path's main objects: `genres[].id` of `/genre/tv/list`, `seasons[].id` of
+    // `/tv/latest` (no consumer takes them, so they feed nothing).
+    if let Some(c) = out.container.as_deref().filter(|_| !generic)
+        && kinds.contains(&singular(&c.to_lowercase()))
+    {
+        return None;
     }
     // A generic list inside a named object: `albums.items[].id` of a search over kinds.
     if generic

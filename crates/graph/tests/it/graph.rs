@@ -133,6 +133,30 @@ fn tmdb_search_to_details_chains_are_dependency_edges() {
             );
         }
     }
+    // A list named after another kind of thing the paths name holds that thing's ids, not
+    // the path's: the genre list's `genres[].id` and the latest show's `seasons[].id` are no
+    // show ids (the latest show's own top-level `id` is).
+    for from in ["GET /genre/tv/list", "GET /genre/movie/list"] {
+        for to in ["GET /tv/{tv_id}", "GET /movie/{movie_id}"] {
+            assert!(
+                dep(&graph.edges, &api(from), &api(to)).is_none(),
+                "unexpected {from} -> {to}"
+            );
+        }
+    }
+    let latest = dep(
+        &graph.edges,
+        &api("GET /tv/latest"),
+        &api("GET /tv/{tv_id}"),
+    )
+    .expect("the latest show's id feeds tv_id");
+    let Evidence::Dependency { feeds } = &latest.evidence else {
+        unreachable!()
+    };
+    assert!(
+        feeds.iter().all(|f| f.field == "id"),
+        "only the top-level id: {feeds:?}"
+    );
     // The season number of a show feeds the season endpoints by name.
     let season = dep(
         &graph.edges,
