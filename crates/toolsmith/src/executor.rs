@@ -9,7 +9,7 @@ use toolsmith_exec::{
     ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, LlmOracle, McpAddress, McpExecutor,
     Mode, ModeExecutor, NativeTools, Provenance, Redactor, ResponseCache, Simulator, Validated,
 };
-use toolsmith_llm::CacheMode;
+use toolsmith_llm::{Budget, CacheMode, ChatModel, Metered};
 
 use crate::context::Context;
 
@@ -17,12 +17,25 @@ use crate::context::Context;
 /// MCP address) or the built-in tools, the response cache, and the
 /// simulator, over the catalog's APIs. When an LLM endpoint is configured, the
 /// simulator asks it to invent the responses of APIs with no schema or example
-/// (`oracle_cache` is the LLM cache's mode, so a replayed run replays those too).
+/// (`oracle_cache` is the LLM cache's mode, so a replayed run replays those too). The
+/// simulator's calls are an environment's, charged to no budget: a solver's tokens are its own.
 pub(crate) fn build(
     ctx: &Context,
     book: Arc<ApiBook>,
     mode: Mode,
     oracle_cache: CacheMode,
+) -> anyhow::Result<Arc<dyn Executor>> {
+    build_charged(ctx, book, mode, oracle_cache, None)
+}
+
+/// [`build`], with the simulator's LLM calls charged to `budget` when one is given: a
+/// refinement run pays for the responses it has invented, and its `--max-tokens` bounds them.
+pub(crate) fn build_charged(
+    ctx: &Context,
+    book: Arc<ApiBook>,
+    mode: Mode,
+    oracle_cache: CacheMode,
+    budget: Option<Arc<Budget>>,
 ) -> anyhow::Result<Arc<dyn Executor>> {
     // Every backend checks arguments against its schemas first; a refusal
     // carries that backend's provenance.
@@ -44,7 +57,7 @@ pub(crate) fn build(
         native,
         mcp: None,
         other: Arc::new(Validated::new(
-            simulator(ctx, Arc::clone(&book), oracle_cache)?,
+            simulator(ctx, Arc::clone(&book), oracle_cache, budget)?,
             book,
             Provenance::Simulated,
         )),
@@ -73,14 +86,24 @@ fn redactor(ctx: &Context) -> anyhow::Result<Redactor> {
     Ok(redactor)
 }
 
-/// The schema simulator, with the configured LLM as its oracle when there is one.
-fn simulator(ctx: &Context, book: Arc<ApiBook>, cache: CacheMode) -> anyhow::Result<Simulator> {
+/// The schema simulator, with the configured LLM as its oracle when there is one, its calls
+/// charged to `budget` when given.
+fn simulator(
+    ctx: &Context,
+    book: Arc<ApiBook>,
+    cache: CacheMode,
+    budget: Option<Arc<Budget>>,
+) -> anyhow::Result<Simulator> {
     let simulator = Simulator::with_settings(book, &ctx.config()?.exec.simulate);
     if !crate::llm::is_configured(&ctx.config()?.llm) {
         return Ok(simulator);
     }
     let model = crate::llm::cached_chat(ctx, None, cache)?;
-    Ok(simulator.with_oracle(Arc::new(LlmOracle::new(Arc::new(model)))))
+    let model: Arc<dyn ChatModel> = match budget {
+        Some(budget) => Arc::new(Metered::new(model, budget)),
+        None => Arc::new(model),
+    };
+    Ok(simulator.with_oracle(Arc::new(LlmOracle::new(model))))
 }
 
 /// The MCP executor, when the book holds tools of MCP servers (the

@@ -93,8 +93,13 @@ pub(crate) fn run(
         .with_observer(Arc::clone(&bar) as Arc<dyn RefineObserver>);
     if execute {
         let book = Arc::new(ApiBook::from_catalog(view));
-        let executor =
-            crate::executor::build(ctx, Arc::clone(&book), mode.into(), args.cache.into())?;
+        let executor = crate::executor::build_charged(
+            ctx,
+            Arc::clone(&book),
+            mode.into(),
+            args.cache.into(),
+            Some(Arc::clone(&budget)),
+        )?;
         let runtime = Runtime {
             llm,
             executor,

@@ -50,11 +50,17 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
         return crate::expnet_run::run(ctx, args, store, &refine, run, &spec, &view, mode);
     }
     let book = Arc::new(ApiBook::from_catalog(&view));
-    let executor = executor::build(ctx, book, mode.into(), args.cache.into())?;
     let budget = Arc::new(Budget::new(BudgetLimits {
         max_calls: args.max_llm_calls,
         max_tokens: args.max_tokens,
     }));
+    let executor = executor::build_charged(
+        ctx,
+        book,
+        mode.into(),
+        args.cache.into(),
+        Some(Arc::clone(&budget)),
+    )?;
     let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
     let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
     let refiner: Box<dyn Refiner> = match spec.method {

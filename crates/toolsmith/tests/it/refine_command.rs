@@ -186,3 +186,79 @@ async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
     .unwrap();
     drop(ws);
 }
+
+/// Counts the loopback model's requests by kind: the simulator's (standing in for an API with
+/// no response schema) and EasyTool's own.
+#[derive(Clone, Default)]
+struct Kinds {
+    simulator: Arc<AtomicUsize>,
+    refiner: Arc<AtomicUsize>,
+}
+
+async fn easytool_chat(
+    kinds: axum::extract::State<Kinds>,
+    Json(request): Json<Value>,
+) -> Json<Value> {
+    let text = request["messages"].to_string();
+    let reply = if text.contains("You stand in for a web API") {
+        kinds.simulator.fetch_add(1, Ordering::SeqCst);
+        json!({"city": "Oslo", "temp_c": 4})
+    } else {
+        kinds.refiner.fetch_add(1, Ordering::SeqCst);
+        if text.contains("Rewrite the documentation of one function") {
+            json!({"description": "The current temperature in a city; needs `city`.",
+                   "examples": [{"request": "How warm is it in Oslo now?", "arguments": {"city": "Oslo"}}]})
+        } else {
+            json!({"description": "Weather: the current temperature of a city."})
+        }
+    };
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
+    )
+}
+
+/// A refinement run pays for the responses the simulator asks the model to invent: they count
+/// in the run's LLM calls and tokens, and so in its budget (`--max-tokens`, `--max-llm-calls`).
+#[tokio::test(flavor = "multi_thread")]
+async fn refine_counts_the_simulators_llm_calls_in_its_budget() {
+    let kinds = Kinds::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(easytool_chat))
+        .with_state(kinds.clone());
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    let functions = ws.dir.path().join("weather.json");
+    std::fs::write(
+        &functions,
+        r#"[{"type": "function", "function": {"name": "current_weather",
+  "description": "The weather now in a city.",
+  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#,
+    )
+    .unwrap();
+    ws.ok(&["import", functions.to_str().unwrap(), "--tool", "weather"]);
+    ws.use_llm(addr);
+    let out = tokio::task::spawn_blocking(move || {
+        ws.ok(&["refine", "--method", "easytool", "--mode", "simulate"])
+    })
+    .await
+    .unwrap();
+    let (simulator, refiner) = (
+        kinds.simulator.load(Ordering::SeqCst),
+        kinds.refiner.load(Ordering::SeqCst),
+    );
+    assert_eq!(
+        simulator, 1,
+        "the usage example was executed against an invented response"
+    );
+    assert_eq!(
+        refiner, 2,
+        "the API's instruction and the tool's description"
+    );
+    assert!(
+        out.contains("1 APIs refined (1 new `easytool` doc versions)")
+            && out.contains("3 LLM calls, 360 tokens"),
+        "{out}"
+    );
+}
