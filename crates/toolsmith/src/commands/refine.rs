@@ -78,7 +78,11 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
         Method::ExpNet => bail!("ToolExpNet runs through its own loop"),
     };
     if args.dry_run {
-        return dry_run(refiner.as_ref(), &tools, args.json.json);
+        // The simulator asks the model for the responses of APIs it has nothing to build
+        // from (no response schema or example), and the run pays for those calls too.
+        let invents = matches!(mode, CallMode::Simulate | CallMode::ReplayOrSimulate)
+            && crate::llm::is_configured(&ctx.config()?.llm);
+        return dry_run(refiner.as_ref(), &tools, invents, args.json.json);
     }
     let run = match run {
         Some(id) => id,
@@ -223,12 +227,26 @@ fn parse_mode(name: &str) -> anyhow::Result<CallMode> {
     })
 }
 
-/// Prints what the run would cost at most, and spends nothing.
-fn dry_run(refiner: &dyn Refiner, tools: &[ToolEntry], json: bool) -> anyhow::Result<ExitCode> {
+/// Prints what the run would cost at most, and spends nothing. With `invents`, each tool call
+/// of an API with no response schema or example is one more LLM call (the simulator's), of
+/// about the size of the refiner's own.
+fn dry_run(
+    refiner: &dyn Refiner,
+    tools: &[ToolEntry],
+    invents: bool,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let jobs = toolsmith_refine::jobs(tools);
     let mut total = Estimate::default();
     for job in &jobs {
-        total += refiner.estimate(job);
+        let mut estimate = refiner.estimate(job);
+        let api = &job.entry.api;
+        if invents && api.response_schema.is_none() && api.response_examples.is_empty() {
+            let per_call = estimate.tokens / estimate.llm_calls.max(1);
+            estimate.llm_calls += estimate.tool_calls;
+            estimate.tokens += estimate.tool_calls * per_call;
+        }
+        total += estimate;
     }
     // One more call per tool for its description.
     total.llm_calls += tools.len() as u64;

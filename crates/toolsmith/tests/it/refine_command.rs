@@ -240,6 +240,13 @@ async fn refine_counts_the_simulators_llm_calls_in_its_budget() {
     ws.ok(&["import", functions.to_str().unwrap(), "--tool", "weather"]);
     ws.use_llm(addr);
     let out = tokio::task::spawn_blocking(move || {
+        // At most: the instruction and one regeneration, the tool's description, and the
+        // simulator's answer to each of the two executions.
+        let dry = ws.ok(&["refine", "--method", "easytool", "--dry-run"]);
+        assert!(
+            dry.contains("easytool on 1 APIs of 1 tools: at most 5 LLM calls"),
+            "{dry}"
+        );
         ws.ok(&["refine", "--method", "easytool", "--mode", "simulate"])
     })
     .await
