@@ -46,6 +46,11 @@ async fn chat(state: axum::extract::State<State>, Json(request): Json<Value>) ->
     } else {
         json!({"description": "TMDB: movie data. Functions: search movies by title."})
     };
+    completion(&request, &reply)
+}
+
+/// The loopback model's answer to `request`: `reply` as the message's text, 240 tokens used.
+fn completion(request: &Value, reply: &Value) -> Json<Value> {
     Json(
         json!({"id": "x", "object": "chat.completion", "model": request["model"],
         "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
@@ -212,11 +217,7 @@ async fn easytool_chat(
             json!({"description": "Weather: the current temperature of a city."})
         }
     };
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
-    )
+    completion(&request, &reply)
 }
 
 /// A refinement run pays for the responses the simulator asks the model to invent: they count
@@ -265,7 +266,7 @@ async fn refine_counts_the_simulators_llm_calls_in_its_budget() {
     );
     assert!(
         out.contains("1 APIs refined (1 new `easytool` doc versions)")
-            && out.contains("3 LLM calls, 360 tokens"),
+            && out.contains("3 LLM calls, 720 tokens"),
         "{out}"
     );
 }
