@@ -16,7 +16,7 @@
 //!    a leaf `X_id` is entity `X` ([`Rule::SameName`] when B's parameter has that name);
 //!    a container named after an entity (`genres[].id`, `production_companies[].id`), or a
 //!    generic list inside one (`albums.items[].id`) ([`Rule::ContainerEntity`]); a list
-//!    named after another kind of thing the catalog's paths name holds that thing's ids
+//!    named after another kind of thing its tool's paths name holds that thing's ids
 //!    (`genres[].id` of `/genre/tv/list`, `seasons[].id` of `/tv/latest`: no show ids); for an id
 //!    of A's main objects (top level or a top-level list, not `owner.id` nor
 //!    `results[].known_for[].id`), the path of A, from its last literal segment back,
@@ -136,17 +136,24 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
         .flat_map(|f| f.inputs.iter().filter_map(|p| p.entity.clone()))
         .collect();
     let known_ids = example_ids(&facts);
-    let kinds: BTreeSet<String> = facts
-        .iter()
-        .flat_map(|f| f.segments.iter().map(|s| singular(s)))
-        .collect();
+    // The kinds of thing each tool's paths name (literal segments, singular): ids are
+    // scoped to their tool, and so is what a list's name says they identify.
+    let mut kinds: BTreeMap<&ToolId, BTreeSet<String>> = BTreeMap::new();
+    for f in &facts {
+        kinds
+            .entry(&f.tool)
+            .or_default()
+            .extend(f.segments.iter().map(|s| singular(s)));
+    }
+    let no_kinds = BTreeSet::new();
     // Pass 1: every output's entities by the rules that need nothing learned.
     let mut produced: Vec<Vec<(usize, String, Rule)>> = Vec::with_capacity(facts.len());
     let mut learned: BTreeMap<(ToolId, String), BTreeSet<String>> = BTreeMap::new();
     for f in &facts {
         let mut found = Vec::new();
         for (i, out) in f.outputs.iter().enumerate() {
-            if let Some((entity, rule)) = entity_of(f, out, &entities, &kinds, &known_ids) {
+            let kinds = kinds.get(&f.tool).unwrap_or(&no_kinds);
+            if let Some((entity, rule)) = entity_of(f, out, &entities, kinds, &known_ids) {
                 if rule == Rule::ExampleValue
                     && let Some(c) = &out.container
                 {
@@ -363,7 +370,7 @@ fn named_feeds(a: &ApiFacts, b: &ApiFacts) -> Vec<Feed> {
 }
 
 /// The entity an output identifies and the rule that says so. `kinds` are the things the
-/// catalog's paths name (their literal segments, singular).
+/// paths of the API's tool name (their literal segments, singular).
 fn entity_of(
     api: &ApiFacts,
     out: &OutField,
