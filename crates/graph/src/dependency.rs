@@ -151,8 +151,8 @@ pub fn dependency_edges(catalog: &Catalog, settings: &GraphSettings) -> Vec<Edge
     let mut learned: BTreeMap<(ToolId, String), BTreeSet<String>> = BTreeMap::new();
     for f in &facts {
         let mut found = Vec::new();
+        let kinds = kinds.get(&f.tool).unwrap_or(&no_kinds);
         for (i, out) in f.outputs.iter().enumerate() {
-            let kinds = kinds.get(&f.tool).unwrap_or(&no_kinds);
             if let Some((entity, rule)) = entity_of(f, out, &entities, kinds, &known_ids) {
                 if rule == Rule::ExampleValue
                     && let Some(c) = &out.container
