@@ -23,6 +23,12 @@ pub(crate) struct At<'a> {
     pub what: &'static str,
 }
 
+/// LLM calls one request can take at most: the first reply and each repair [`ask`] asks for
+/// after a malformed one (the simulator's invented responses are repaired the same way).
+pub fn max_replies_per_request() -> u64 {
+    u64::from(StructuredSettings::default().max_repairs) + 1
+}
+
 /// Renders `prompt` with `ctx` as the first user message of a conversation.
 pub(crate) fn first_message<S: Serialize>(prompt: &Prompt, ctx: &S) -> Result<Message> {
     Ok(Message::user(

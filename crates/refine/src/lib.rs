@@ -33,6 +33,7 @@
 //! Its analyzer learns from responses the simulator had the model invent (most of these
 //! tools have no response schema), and its docs grew to almost three times the original.
 
+pub use crate::ask::max_replies_per_request;
 pub use crate::bleu::sentence_bleu;
 pub use crate::draft::Draft;
 pub use crate::easytool::EasyTool;

@@ -92,17 +92,34 @@ impl ApiJob {
 /// The dry-run estimate of one API's work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Estimate {
-    /// LLM calls at most.
+    /// LLM calls at most, every repair of a malformed reply included: a true bound.
     pub llm_calls: u64,
+    /// LLM requests at most when every reply parses the first time (no repair).
+    pub requests: u64,
     /// Tokens (prompt and completion) at most, roughly.
     pub tokens: u64,
     /// Tool calls at most.
     pub tool_calls: u64,
 }
 
+impl Estimate {
+    /// `requests` LLM requests of about `tokens_each` tokens and `tool_calls` tool calls; each
+    /// request may take [`max_replies_per_request`](crate::max_replies_per_request) calls.
+    pub fn of_requests(requests: u64, tokens_each: u64, tool_calls: u64) -> Self {
+        let llm_calls = requests * crate::ask::max_replies_per_request();
+        Self {
+            llm_calls,
+            requests,
+            tokens: llm_calls * tokens_each,
+            tool_calls,
+        }
+    }
+}
+
 impl std::ops::AddAssign for Estimate {
     fn add_assign(&mut self, other: Self) {
         self.llm_calls += other.llm_calls;
+        self.requests += other.requests;
         self.tokens += other.tokens;
         self.tool_calls += other.tool_calls;
     }
@@ -175,6 +192,10 @@ pub struct RunReport {
     pub already_done: usize,
     /// APIs that failed, with the error.
     pub failed: Vec<(ApiId, String)>,
+    /// APIs of `apis` whose every round's model output was refused (a reply still malformed
+    /// after its repairs, an empty or overlong doc), with the last reason: they finished, but
+    /// the model wrote nothing of their doc, so they count as failures too.
+    pub refused: Vec<(ApiId, String)>,
     /// Tools whose description was rewritten, with the version stored.
     pub tools: Vec<(toolsmith_catalog::ToolId, Option<u32>)>,
     /// How the run ended.
@@ -240,7 +261,9 @@ pub struct Runner<'a> {
 }
 
 enum ApiResult {
-    Done(ApiId, Option<u32>, Doc),
+    /// Finished: the version stored, the final doc, and why the model's output was refused
+    /// when every round's was.
+    Done(ApiId, Option<u32>, Doc, Option<String>),
     AlreadyDone(ApiId, Doc),
     Failed(ApiId, String),
     Budget(String),
@@ -287,14 +310,18 @@ impl<'a> Runner<'a> {
             apis: Vec::new(),
             already_done: 0,
             failed: Vec::new(),
+            refused: Vec::new(),
             tools: Vec::new(),
             end: RunEnd::Finished,
         };
         let mut refined: HashMap<ApiId, Doc> = HashMap::new();
         for result in results {
             match result? {
-                ApiResult::Done(id, version, doc) => {
+                ApiResult::Done(id, version, doc, refused) => {
                     refined.insert(id.clone(), doc);
+                    if let Some(reason) = refused {
+                        report.refused.push((id.clone(), reason));
+                    }
                     report.apis.push((id, version));
                 }
                 ApiResult::AlreadyDone(id, doc) => {
@@ -353,8 +380,12 @@ impl<'a> Runner<'a> {
         let doc = final_doc(job, &rounds);
         let version = self.store_doc(run, &DocTarget::Api(id.clone()), job, &doc)?;
         self.store.finish_api(run, &id, version)?;
-        self.observer.api_finished(&id, version);
-        Ok(ApiResult::Done(id, version, doc))
+        let refused = all_refused(&rounds);
+        match &refused {
+            Some(reason) => self.observer.api_failed(&id, reason),
+            None => self.observer.api_finished(&id, version),
+        }
+        Ok(ApiResult::Done(id, version, doc, refused))
     }
 
     /// Stores `doc` as a new version unless it is the starting doc unchanged.
@@ -434,6 +465,15 @@ impl<'a> Runner<'a> {
         }
         Ok(())
     }
+}
+
+/// The last refusal, when every round refused the model's output (no round, none refused).
+fn all_refused(rounds: &[Round]) -> Option<String> {
+    let mut reason = None;
+    for round in rounds {
+        reason = Some(round.refused.clone()?);
+    }
+    reason
 }
 
 /// The doc an API ends with: the last round's description and examples, or the start.

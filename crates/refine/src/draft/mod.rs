@@ -380,18 +380,26 @@ impl Refiner for Draft {
     }
 
     fn estimate(&self, job: &ApiJob) -> Estimate {
+        self.settings.estimate(job)
+    }
+}
+
+impl DraftSettings {
+    /// The most one API can cost with these settings (no model needed): per round the
+    /// explorer's tries, the analyzer and the rewriter, every request with its repairs; one
+    /// exploration executed per round.
+    pub fn estimate(&self, job: &ApiJob) -> Estimate {
         let doc_tokens = (job.render_with(job.original()).len() / CHARS_PER_TOKEN) as u64;
-        let rounds = u64::from(self.settings.max_rounds);
-        let explorer_calls = if self.settings.diversity {
-            u64::from(self.settings.diversity_tries)
+        let rounds = u64::from(self.max_rounds);
+        let explorer_requests = if self.diversity {
+            u64::from(self.diversity_tries)
         } else {
             1
         };
-        let calls = rounds * (explorer_calls + 2);
-        Estimate {
-            llm_calls: calls,
-            tokens: calls * (doc_tokens + CALL_OVERHEAD_TOKENS),
-            tool_calls: rounds,
-        }
+        Estimate::of_requests(
+            rounds * (explorer_requests + 2),
+            doc_tokens + CALL_OVERHEAD_TOKENS,
+            rounds,
+        )
     }
 }

@@ -231,13 +231,22 @@ impl Refiner for EasyTool {
     }
 
     fn estimate(&self, job: &ApiJob) -> Estimate {
+        self.settings.estimate(job)
+    }
+}
+
+impl EasyToolSettings {
+    /// The most one API can cost with these settings (no model needed): the instruction and
+    /// each example's regenerations, every request with its repairs; each example executed
+    /// once and once per regeneration.
+    pub fn estimate(&self, job: &ApiJob) -> Estimate {
         let doc_tokens = (job.render_with(job.original()).len() / CHARS_PER_TOKEN) as u64;
-        let examples = self.settings.examples_per_api as u64;
-        let calls = 1 + examples * u64::from(self.settings.regenerations);
-        Estimate {
-            llm_calls: calls,
-            tokens: calls * (doc_tokens + CALL_OVERHEAD_TOKENS),
-            tool_calls: examples * (1 + u64::from(self.settings.regenerations)),
-        }
+        let examples = self.examples_per_api as u64;
+        let requests = 1 + examples * u64::from(self.regenerations);
+        Estimate::of_requests(
+            requests,
+            doc_tokens + CALL_OVERHEAD_TOKENS,
+            examples * (1 + u64::from(self.regenerations)),
+        )
     }
 }

@@ -343,9 +343,14 @@ impl ExpNet {
             })
             .sum();
         let t = u64::from(s.iterations);
+        let requests = t * ((sim.len() + dep.len()) as u64 + actor_calls + nodes.len() as u64);
+        // Each request may take its repairs too: the bound counts them.
+        let replies = crate::ask::max_replies_per_request();
         Estimate {
-            llm_calls: t * ((sim.len() + dep.len()) as u64 + actor_calls + nodes.len() as u64),
-            tokens: t
+            llm_calls: requests * replies,
+            requests,
+            tokens: replies
+                * t
                 * (write_tokens
                     + actor_calls * (actor_prompt + CALL_OVERHEAD_TOKENS)
                     + insight_tokens),

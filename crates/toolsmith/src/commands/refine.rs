@@ -11,7 +11,7 @@ use toolsmith_catalog::{ApiId, DocSelector, Scope, ToolEntry};
 use toolsmith_exec::ApiBook;
 use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
 use toolsmith_refine::{
-    Draft, DraftSettings, EasyTool, EasyToolSettings, Estimate, Method, RefineObserver,
+    ApiJob, Draft, DraftSettings, EasyTool, EasyToolSettings, Estimate, Method, RefineObserver,
     RefineStore, Refiner, Round, RunEnd, RunId, RunSpec, Runner,
 };
 
@@ -49,6 +49,13 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
     if spec.method == Method::ExpNet {
         return crate::expnet_run::run(ctx, args, store, &refine, run, &spec, &view, mode);
     }
+    if args.dry_run {
+        // The simulator asks the model for the responses of APIs it has nothing to build
+        // from (no response schema or example), and the run pays for those calls too.
+        let invents = matches!(mode, CallMode::Simulate | CallMode::ReplayOrSimulate)
+            && crate::llm::is_configured(&ctx.config()?.llm);
+        return dry_run(&spec, &tools, invents, args.json.json);
+    }
     let book = Arc::new(ApiBook::from_catalog(&view));
     let budget = Arc::new(Budget::new(BudgetLimits {
         max_calls: args.max_llm_calls,
@@ -77,13 +84,6 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
         }
         Method::ExpNet => bail!("ToolExpNet runs through its own loop"),
     };
-    if args.dry_run {
-        // The simulator asks the model for the responses of APIs it has nothing to build
-        // from (no response schema or example), and the run pays for those calls too.
-        let invents = matches!(mode, CallMode::Simulate | CallMode::ReplayOrSimulate)
-            && crate::llm::is_configured(&ctx.config()?.llm);
-        return dry_run(refiner.as_ref(), &tools, invents, args.json.json);
-    }
     let run = match run {
         Some(id) => id,
         None => refine.create_run(&spec)?,
@@ -102,18 +102,23 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
         )?;
     } else {
         let stored = report.apis.iter().filter(|(_, v)| v.is_some()).count();
+        let refused = report.refused.len();
+        let refused_note = match refused {
+            0 => String::new(),
+            n => format!(" ({n} of them: no model reply was usable, see below)"),
+        };
         printer::line(format!(
-            "run {run} ({}): {} APIs refined ({stored} new `{}` doc versions), {} done before, {} failed, {} tool descriptions; {} LLM calls, {} tokens",
+            "run {run} ({}): {} APIs refined ({stored} new `{}` doc versions), {} done before, {} failed{refused_note}, {} tool descriptions; {} LLM calls, {} tokens",
             spec.method,
-            report.apis.len(),
+            report.apis.len() - refused,
             spec.method.label(),
             report.already_done,
-            report.failed.len(),
+            report.failed.len() + refused,
             report.tools.len(),
             used.calls,
             used.tokens()
         ))?;
-        for (api, error) in &report.failed {
+        for (api, error) in report.failed.iter().chain(&report.refused) {
             printer::line(format!("  failed {api}: {error}"))?;
         }
         match &report.end {
@@ -227,40 +232,59 @@ fn parse_mode(name: &str) -> anyhow::Result<CallMode> {
     })
 }
 
-/// Prints what the run would cost at most, and spends nothing. With `invents`, each tool call
-/// of an API with no response schema or example is one more LLM call (the simulator's), of
-/// about the size of the refiner's own.
+/// The most one API of the run can cost, from the run's settings alone (no model is built).
+fn estimator(spec: &RunSpec) -> anyhow::Result<Box<dyn Fn(&ApiJob) -> Estimate>> {
+    Ok(match spec.method {
+        Method::Draft => {
+            let settings: DraftSettings = serde_json::from_value(spec.settings.clone())
+                .context("reading the run's DRAFT settings")?;
+            Box::new(move |job| settings.estimate(job))
+        }
+        Method::EasyTool => {
+            let settings: EasyToolSettings = serde_json::from_value(spec.settings.clone())
+                .context("reading the run's EasyTool settings")?;
+            Box::new(move |job| settings.estimate(job))
+        }
+        Method::ExpNet => bail!("ToolExpNet estimates through its own loop"),
+    })
+}
+
+/// Prints what the run would cost at most, and spends nothing; needs no LLM. With `invents`,
+/// each tool call of an API with no response schema or example is one more LLM request (the
+/// simulator's), of about the size of the refiner's own. Every request counts its repairs.
 fn dry_run(
-    refiner: &dyn Refiner,
+    spec: &RunSpec,
     tools: &[ToolEntry],
     invents: bool,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
+    let estimate = estimator(spec)?;
     let jobs = toolsmith_refine::jobs(tools);
     let mut total = Estimate::default();
     for job in &jobs {
-        let mut estimate = refiner.estimate(job);
+        let mut one = estimate(job);
         let api = &job.entry.api;
         if invents && api.response_schema.is_none() && api.response_examples.is_empty() {
-            let per_call = estimate.tokens / estimate.llm_calls.max(1);
-            estimate.llm_calls += estimate.tool_calls;
-            estimate.tokens += estimate.tool_calls * per_call;
+            let per_call = one.tokens / one.llm_calls.max(1);
+            one += Estimate::of_requests(one.tool_calls, per_call, 0);
         }
-        total += estimate;
+        total += one;
     }
-    // One more call per tool for its description.
-    total.llm_calls += tools.len() as u64;
+    // One more request per tool for its description.
+    total += Estimate::of_requests(tools.len() as u64, 0, 0);
     if json {
         printer::json(&serde_json::json!({
-            "method": refiner.method(), "apis": jobs.len(), "tools": tools.len(), "estimate": total,
+            "method": spec.method, "apis": jobs.len(), "tools": tools.len(), "estimate": total,
         }))?;
     } else {
         printer::line(format!(
-            "{} on {} APIs of {} tools: at most {} LLM calls, about {} tokens, {} tool calls (dry run: nothing spent)",
-            refiner.method(),
+            "{} on {} APIs of {} tools: at most {} LLM calls ({} requests, each repaired at most {} times after a malformed reply), about {} tokens, {} tool calls (dry run: nothing spent)",
+            spec.method,
             jobs.len(),
             tools.len(),
             total.llm_calls,
+            total.requests,
+            toolsmith_refine::max_replies_per_request() - 1,
             total.tokens,
             total.tool_calls
         ))?;

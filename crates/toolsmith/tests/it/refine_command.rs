@@ -104,7 +104,7 @@ async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
     let ws = tokio::task::spawn_blocking(move || {
         let dry = ws.ok(&["refine", "--method", "draft", "--apis", api, "--dry-run"]);
         assert!(
-            dry.contains("draft on 1 APIs of 1 tools: at most 26 LLM calls"),
+            dry.contains("draft on 1 APIs of 1 tools: at most 78 LLM calls (26 requests"),
             "{dry}"
         );
         let out = ws.ok(&[
@@ -242,10 +242,10 @@ async fn refine_counts_the_simulators_llm_calls_in_its_budget() {
     ws.use_llm(addr);
     let out = tokio::task::spawn_blocking(move || {
         // At most: the instruction and one regeneration, the tool's description, and the
-        // simulator's answer to each of the two executions.
+        // simulator's answer to each of the two executions; each request with two repairs.
         let dry = ws.ok(&["refine", "--method", "easytool", "--dry-run"]);
         assert!(
-            dry.contains("easytool on 1 APIs of 1 tools: at most 5 LLM calls"),
+            dry.contains("easytool on 1 APIs of 1 tools: at most 15 LLM calls (5 requests"),
             "{dry}"
         );
         ws.ok(&["refine", "--method", "easytool", "--mode", "simulate"])
@@ -269,4 +269,97 @@ async fn refine_counts_the_simulators_llm_calls_in_its_budget() {
             && out.contains("3 LLM calls, 720 tokens"),
         "{out}"
     );
+}
+
+/// `refine --dry-run` estimates from the settings alone: no LLM endpoint, no embedding model.
+#[test]
+fn refine_dry_run_estimates_with_no_llm_configured() {
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    let api = "tmdb/get_search_movie";
+    let easytool = ws.ok(&["refine", "--method", "easytool", "--apis", api, "--dry-run"]);
+    // The instruction and one regeneration, and the tool's description: 3 requests, each
+    // with up to two repairs.
+    assert!(
+        easytool.contains("easytool on 1 APIs of 1 tools: at most 9 LLM calls (3 requests"),
+        "{easytool}"
+    );
+    let draft: Value = serde_json::from_str(&ws.ok(&[
+        "refine", "--method", "draft", "--apis", api, "--dry-run", "--json",
+    ]))
+    .unwrap();
+    // 5 rounds of 3 explorer tries, the analyzer and the rewriter, and the tool's description.
+    assert_eq!(draft["estimate"]["requests"], 5 * (3 + 2) + 1, "{draft}");
+    assert_eq!(draft["estimate"]["llm_calls"], 3 * (5 * (3 + 2) + 1), "{draft}");
+    // Nothing was spent: no run was created.
+    let out = ws.run(&["refine", "--resume"]);
+    assert!(!out.status.success());
+}
+
+/// Counts the loopback model's replies; every one but the simulator's is unusable.
+async fn unusable_chat(
+    calls: axum::extract::State<Arc<AtomicUsize>>,
+    Json(request): Json<Value>,
+) -> Json<Value> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    let text = request["messages"].to_string();
+    let reply = if text.contains("You stand in for a web API") {
+        json!({"city": "Oslo", "temp_c": 4})
+    } else {
+        Value::String("I would rather not write documentation today.".into())
+    };
+    let content = match &reply {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}}),
+    )
+}
+
+/// A model whose replies stay malformed after every repair: the API counts as failed, not
+/// refined, and the calls made (repairs included) stay within the dry run's bound.
+#[tokio::test(flavor = "multi_thread")]
+async fn unusable_replies_are_failures_within_the_dry_run_bound() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(unusable_chat))
+        .with_state(Arc::clone(&calls));
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    let functions = ws.dir.path().join("weather.json");
+    std::fs::write(
+        &functions,
+        r#"[{"type": "function", "function": {"name": "current_weather",
+  "description": "The weather now in a city.",
+  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#,
+    )
+    .unwrap();
+    ws.ok(&["import", functions.to_str().unwrap(), "--tool", "weather"]);
+    ws.use_llm(addr);
+    let (dry, out) = tokio::task::spawn_blocking(move || {
+        let dry: Value = serde_json::from_str(&ws.ok(&[
+            "refine", "--method", "easytool", "--dry-run", "--json",
+        ]))
+        .unwrap();
+        (dry, ws.ok(&["refine", "--method", "easytool"]))
+    })
+    .await
+    .unwrap();
+    let made = calls.load(Ordering::SeqCst) as u64;
+    // The instruction and the tool's description, each asked three times (two repairs).
+    assert_eq!(made, 6, "{out}");
+    let bound = dry["estimate"]["llm_calls"].as_u64().unwrap();
+    assert!(made <= bound, "{made} calls made, the dry run said at most {bound}");
+    assert!(
+        out.contains("0 APIs refined") && out.contains("1 failed (1 of them: no model reply was usable"),
+        "{out}"
+    );
+    assert!(
+        out.contains("failed weather/current_weather: instruction: unusable reply"),
+        "{out}"
+    );
+    assert!(out.contains("6 LLM calls"), "{out}");
 }
