@@ -120,6 +120,10 @@ fn docs_name(label: Option<&toolsmith_catalog::DocLabel>) -> String {
 pub(crate) fn index_page(ix: &Index<'_>) -> String {
     let body = html! {
         h1 { "Benchmark report" }
+        @if ix.runs.is_empty() {
+            p.muted { "No agent run is stored, so this report shows the retrieval results alone; "
+                code { "toolsmith bench run" } " adds runs." }
+        } @else {
         p.muted {
             (ix.runs.len()) " run(s), "
             (ix.runs.iter().map(|r| r.results.len()).sum::<usize>()) " query result(s). "
@@ -162,6 +166,7 @@ pub(crate) fn index_page(ix: &Index<'_>) -> String {
         (taxonomy(ix.runs, ix.summaries))
         h2 { "Queries" }
         (query_matrix(ix.runs))
+        }
         h2 { "Retrieval" }
         @if ix.retrieval.is_empty() {
             p.muted { "No stored " code { "bench retrieval" } " results; run one to see NDCG@k curves here." }

@@ -23,6 +23,7 @@ const MAX_DOC_DIFFS: usize = 60;
 struct Written<'a> {
     index: &'a Path,
     runs: Vec<RunId>,
+    retrieval_results: usize,
     files: usize,
     doc_diffs: usize,
 }
@@ -38,9 +39,12 @@ pub(super) fn run(ctx: &Context, args: &ReportArgs) -> anyhow::Result<ExitCode> 
     } else {
         args.runs.iter().map(|id| RunId(*id)).collect()
     };
+    // With no agent run, the report still shows the stored retrieval results.
+    let retrieval = bench.retrieval_results()?;
     anyhow::ensure!(
-        !ids.is_empty(),
-        "no benchmark runs in {}: run `toolsmith bench run` first",
+        !ids.is_empty() || !retrieval.is_empty(),
+        "no benchmark runs nor retrieval results in {}: run `toolsmith bench run` or \
+         `toolsmith bench retrieval` first",
         ctx.db().display()
     );
     let runs = ids
@@ -64,7 +68,7 @@ pub(super) fn run(ctx: &Context, args: &ReportArgs) -> anyhow::Result<ExitCode> 
     };
     let input = ReportInput {
         runs,
-        retrieval: bench.retrieval_results()?,
+        retrieval,
         doc_diffs,
     };
     let written = write_report(&input, &args.out)
@@ -73,13 +77,15 @@ pub(super) fn run(ctx: &Context, args: &ReportArgs) -> anyhow::Result<ExitCode> 
         printer::json(&Written {
             index: &written.index,
             runs: ids,
+            retrieval_results: input.retrieval.len(),
             files: written.files.len(),
             doc_diffs: input.doc_diffs.len(),
         })?;
     } else {
         printer::line(format!(
-            "report of {} run(s), {} files: {}",
+            "report of {} run(s) and {} retrieval result(s), {} files: {}",
             ids.len(),
+            input.retrieval.len(),
             written.files.len(),
             written.index.display()
         ))?;

@@ -230,3 +230,46 @@ async fn a_report_of_two_runs_is_well_formed_and_every_link_resolves() {
     assert!(!select(&docs, "div.diff del").is_empty(), "words removed");
     drop(ws);
 }
+
+/// With no agent run stored, `report` renders the stored retrieval results alone.
+#[test]
+fn a_report_with_no_agent_run_shows_the_retrieval_results() {
+    let ws = Workspace::new();
+    let data = shared("restbench-tmdb/..");
+    let out = ws.dir.path().join("report");
+    let refused = ws.run(&["report", "--out", out.to_str().unwrap()]);
+    assert!(!refused.status.success(), "nothing to report yet");
+    let error = String::from_utf8_lossy(&refused.stderr);
+    assert!(error.contains("toolsmith bench retrieval"), "{error}");
+
+    ws.ok(&[
+        "bench",
+        "retrieval",
+        "--dataset",
+        "restbench-tmdb",
+        "--method",
+        "bm25",
+        "--data-dir",
+        &data,
+    ]);
+    let written: Value = serde_json::from_str(&ws.ok(&[
+        "report",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(written["runs"], serde_json::json!([]), "{written}");
+    assert_eq!(written["retrieval_results"], 1, "{written}");
+    let html = parse(&out.join("index.html"));
+    let headings: Vec<String> = select(&html, "h2")
+        .iter()
+        .map(|h| h.text().collect())
+        .collect();
+    assert!(headings.contains(&"Retrieval".to_owned()), "{headings:?}");
+    assert!(!headings.contains(&"Runs".to_owned()), "{headings:?}");
+    let rows = select(&html, "table tr");
+    // The header and the one stored result.
+    assert_eq!(rows.len(), 2);
+    assert!(std::fs::metadata(out.join("plots/retrieval-ndcg.svg")).is_ok());
+}
