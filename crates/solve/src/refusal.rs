@@ -25,8 +25,22 @@ const UNABLE: &[&str] = &[
 
 /// What a refusal declines to do (after an [`UNABLE`] phrase).
 const TASKS: &[&str] = &[
-    "answer", "help", "assist", "complete", "fulfil", "fulfill", "determine", "provide",
-    "perform", "retrieve", "obtain", "access", "accomplish", "resolve", "do this", "do that",
+    "answer",
+    "help",
+    "assist",
+    "complete",
+    "fulfil",
+    "fulfill",
+    "determine",
+    "provide",
+    "perform",
+    "retrieve",
+    "obtain",
+    "access",
+    "accomplish",
+    "resolve",
+    "do this",
+    "do that",
 ];
 
 /// Phrases that decline on their own.
