@@ -59,6 +59,62 @@ pub struct JudgeCase<'a> {
     pub run: &'a RunRecord,
 }
 
+/// What a judge has spent so far: the questions that reached a model and their tokens. Stored
+/// with each judgement so a run's cost counts its judging.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JudgeUsage {
+    /// Requests sent to a model (repairs of unreadable replies included; cache hits not).
+    pub calls: u64,
+    /// Requests answered from the LLM cache.
+    pub cache_hits: u64,
+    /// Prompt tokens of the requests sent.
+    pub prompt_tokens: u64,
+    /// Completion tokens of the requests sent.
+    pub completion_tokens: u64,
+}
+
+impl JudgeUsage {
+    /// What was spent between `earlier` and `self` (two readings of one judge's meter).
+    pub fn since(&self, earlier: &Self) -> Self {
+        Self {
+            calls: self.calls.saturating_sub(earlier.calls),
+            cache_hits: self.cache_hits.saturating_sub(earlier.cache_hits),
+            prompt_tokens: self.prompt_tokens.saturating_sub(earlier.prompt_tokens),
+            completion_tokens: self
+                .completion_tokens
+                .saturating_sub(earlier.completion_tokens),
+        }
+    }
+
+    /// The sum of two usages.
+    pub fn plus(&self, other: &Self) -> Self {
+        Self {
+            calls: self.calls.saturating_add(other.calls),
+            cache_hits: self.cache_hits.saturating_add(other.cache_hits),
+            prompt_tokens: self.prompt_tokens.saturating_add(other.prompt_tokens),
+            completion_tokens: self
+                .completion_tokens
+                .saturating_add(other.completion_tokens),
+        }
+    }
+
+    /// Prompt plus completion tokens.
+    pub fn tokens(&self) -> u64 {
+        self.prompt_tokens.saturating_add(self.completion_tokens)
+    }
+
+    /// What it cost at `prices`.
+    pub fn cost(&self, prices: &crate::metrics::cost::Prices) -> f64 {
+        prices.cost(&crate::metrics::cost::QueryCost {
+            prompt_tokens: self.prompt_tokens,
+            completion_tokens: self.completion_tokens,
+            llm_calls: self.calls,
+            ..crate::metrics::cost::QueryCost::default()
+        })
+    }
+}
+
 /// Gives verdicts on runs. `Err` is the judge's own failure (an LLM error, a reply it could
 /// not read), never a verdict.
 #[async_trait]
@@ -83,6 +139,11 @@ pub trait Judge: Send + Sync {
         let _ = (query, offered);
         Ok(TaskSolvability::Unsure)
     }
+
+    /// What this judge has spent since it was made (zero for a judge that asks no model).
+    fn usage(&self) -> JudgeUsage {
+        JudgeUsage::default()
+    }
 }
 
 #[async_trait]
@@ -102,5 +163,9 @@ impl<J: Judge + ?Sized> Judge for Arc<J> {
 
     async fn task_solvability(&self, query: &str, offered: &[ApiId]) -> Result<TaskSolvability> {
         (**self).task_solvability(query, offered).await
+    }
+
+    fn usage(&self) -> JudgeUsage {
+        (**self).usage()
     }
 }

@@ -82,9 +82,9 @@ pub use crate::harness::{
     BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison, Harness,
     JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet, RetrievalResult,
     RunId, RunSummary, SolverFactory, SolverKind, StoredResult, StoredRetrieval, ToolsOffered,
-    WinRateReport, judge_pass_rates, judge_win_rate,
+    WinRateReport, judge_pass_rates, judge_win_rate, solvability_scope,
 };
-pub use crate::judge::{AnswerStatus, Judge, JudgeCase, Preference, TaskSolvability};
+pub use crate::judge::{AnswerStatus, Judge, JudgeCase, JudgeUsage, Preference, TaskSolvability};
 pub use crate::llm_judge::{LlmJudge, LlmJudgeSettings};
 pub use crate::metrics::Rate;
 pub use crate::metrics::cost::{CostReport, Prices, QueryCost, Summary};
@@ -93,9 +93,9 @@ pub use crate::metrics::funcqa::{
     FUNCQA_TOLERANCE, extract_number, funcqa_answer_correct, funcqa_correct,
 };
 pub use crate::metrics::pass_rate::{
-    ANYTOOL_REFUSAL_WORDS, PassRateSettings, SampleVerdict, Screening, anytool_passes,
-    anytool_passes_judged, anytool_refusal, tooleval_decision, tooleval_query_passes,
-    tooleval_sample, tooleval_screen,
+    ANYTOOL_REFUSAL_WORDS, Draws, PassRateSettings, SampleVerdict, Screening, anytool_passes,
+    anytool_passes_judged, anytool_query_judged, anytool_refusal, tooleval_decision,
+    tooleval_query_judged, tooleval_query_passes, tooleval_sample, tooleval_screen,
 };
 pub use crate::metrics::path::{
     PathF1, SolutionLength, correct_path, delta_solution_length, delta_solution_length_conagents,

@@ -14,12 +14,13 @@ use serde_json::json;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::ApiBook;
 use toolsmith_llm::{
-    ChatModel, ChatRequest, Message, Prompt, Role, Sampling, StructuredSettings, ask_json,
+    Budget, ChatModel, ChatRequest, Message, Metered, Prompt, Role, Sampling, StructuredSettings,
+    ask_json,
 };
 use toolsmith_plumbing::json::sha256_hex;
 
 use crate::error::{Error, Result};
-use crate::judge::{AnswerStatus, Judge, JudgeCase, Preference, TaskSolvability};
+use crate::judge::{AnswerStatus, Judge, JudgeCase, JudgeUsage, Preference, TaskSolvability};
 use crate::run::{CallOutcome, CalledApi, RunRecord};
 
 const ANSWER: Prompt = Prompt::new(
@@ -77,6 +78,7 @@ impl Default for LlmJudgeSettings {
 /// again in the same order replays every verdict from the cache.
 pub struct LlmJudge {
     llm: Arc<dyn ChatModel>,
+    meter: Arc<Budget>,
     settings: LlmJudgeSettings,
     book: Option<Arc<ApiBook>>,
     asked: Mutex<HashMap<String, u64>>,
@@ -118,10 +120,14 @@ struct ShownRun {
 }
 
 impl LlmJudge {
-    /// A judge asking `llm` (requests carry the role `judge`).
+    /// A judge asking `llm` (requests carry the role `judge`). Its own meter counts what it
+    /// spends ([`Judge::usage`]).
     pub fn new(llm: Arc<dyn ChatModel>, settings: LlmJudgeSettings) -> Self {
+        let meter = Arc::new(Budget::unlimited());
+        let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(llm, Arc::clone(&meter)));
         Self {
             llm,
+            meter,
             settings,
             book: None,
             asked: Mutex::new(HashMap::new()),
@@ -321,6 +327,16 @@ impl Judge for LlmJudge {
             .ask(&SOLVABLE, json!({"query": query, "tools": tools}), query)
             .await?;
         solvability(&reply.status)
+    }
+
+    fn usage(&self) -> JudgeUsage {
+        let total = self.meter.ledger().total;
+        JudgeUsage {
+            calls: total.calls.saturating_sub(total.cache_hits),
+            cache_hits: total.cache_hits,
+            prompt_tokens: total.prompt_tokens,
+            completion_tokens: total.completion_tokens,
+        }
     }
 }
 

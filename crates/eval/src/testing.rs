@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use toolsmith_catalog::ApiId;
 
 use crate::error::{Error, Result};
-use crate::judge::{AnswerStatus, Judge, JudgeCase, Preference, TaskSolvability};
+use crate::judge::{AnswerStatus, Judge, JudgeCase, JudgeUsage, Preference, TaskSolvability};
 use crate::run::RunRecord;
 
 /// Which judge method a recorded request went to.
@@ -65,7 +65,8 @@ impl ScriptedJudge {
         self
     }
 
-    /// Every request so far: which method, and the query it was about.
+    /// Every request so far: which method, and the query it was about. (Its
+    /// [`Judge::usage`] counts them as calls.)
     pub fn requests(&self) -> Vec<(JudgeRequest, String)> {
         self.script().requests.clone()
     }
@@ -100,5 +101,13 @@ impl Judge for ScriptedJudge {
         self.next(JudgeRequest::TaskSolvability, query, |s| {
             s.solvability.pop_front()
         })
+    }
+
+    /// One call per request, no tokens.
+    fn usage(&self) -> JudgeUsage {
+        JudgeUsage {
+            calls: u64::try_from(self.script().requests.len()).unwrap_or(u64::MAX),
+            ..JudgeUsage::default()
+        }
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::error::Result;
+use crate::refusal::is_refusal;
 use crate::run::{Finish, Run};
 use crate::runtime::Stop;
 use crate::toolset::Toolset;
@@ -76,6 +77,19 @@ impl End {
         }
     }
 
+    /// An answer that declines the task ([`is_refusal`]) is a give-up, its text the detail.
+    fn refusal_as_give_up(self) -> Self {
+        match (self.finish, &self.answer) {
+            (Finish::Answered, Some(answer)) if is_refusal(answer) => Self {
+                finish: Finish::GaveUp,
+                detail: Some(format!("the answer declines the task: {answer}")),
+                answer: None,
+                ..self
+            },
+            _ => self,
+        }
+    }
+
     /// A run that had to stop early (budget, limit, LLM failure).
     pub(crate) fn stopped(stop: Stop) -> Self {
         Self {
@@ -85,8 +99,10 @@ impl End {
     }
 }
 
-/// Records the end of a run (with its call counts) and returns the run.
+/// Records the end of a run (with its call counts) and returns the run. Every solver ends
+/// here, so this is where an answer that is a refusal becomes a give-up.
 pub(crate) fn finished(tracer: &Tracer, solver: &str, query: &str, end: End) -> Run {
+    let end = end.refusal_as_give_up();
     let calls = CallCounts::of(&tracer.events());
     tracer.emit(TraceEvent::Finished {
         finish: end.finish,

@@ -1,10 +1,15 @@
-//! FuncQA one-hop (ToolkenGPT; EasyTool evaluates on it): arithmetic word problems, each
-//! answered by one call of one of 13 operators.
+//! FuncQA (ToolkenGPT; EasyTool evaluates on it): arithmetic word problems over 13 operators,
+//! one-hop (one call) and multi-hop (a chain of calls).
 //!
-//! File format (`funcqa/funcqa_oh.json` and any file like it): a JSON array of
-//! `{question, answer, func}` where `answer` is a number (one item has it as a numeric string)
-//! and `func` records the solving call, `<power>(0.89, 8)=0.3936`, possibly negated
-//! (`-<ln>(0.5)=0.6931`).
+//! File formats, a JSON array of either shape (both may appear in one file):
+//! - one-hop (`funcqa/funcqa_oh.json`): `{question, answer, func}` where `func` records the
+//!   solving call, `<power>(0.89, 8)=0.3936`, possibly negated (`-<ln>(0.5)=0.6931`);
+//! - multi-hop (ToolkenGPT's `funcqa_mh.json`): `{question, answer, calculation}` where
+//!   `calculation` lists the calls in order (`["<power>(0.97,3)=0.912673", ...]`).
+//!
+//! `answer` is a number or a numeric string. An argument may be an arithmetic expression
+//! (`<multiply>(13.824,4/3, 3.14)=57.8765`), and the recorded calls carry the file's own slips
+//! (`<divide>(12,12.56))=0.9554`, one `)` too many), which are read as meant.
 
 use std::path::Path;
 
@@ -23,8 +28,8 @@ pub struct FuncQaItem {
     pub question: String,
     /// The gold number.
     pub answer: f64,
-    /// The call that solves it.
-    pub call: FuncQaCall,
+    /// The calls that solve it, in order (one for a one-hop question).
+    pub calls: Vec<FuncQaCall>,
 }
 
 /// The solving call recorded with a FuncQA item.
@@ -41,7 +46,9 @@ pub struct FuncQaCall {
 }
 
 impl FuncQaCall {
-    /// Reads `[-]<name>(a, b, ...)=result`; `None` when the text has another shape.
+    /// Reads `[-]<name>(a, b, ...)=result`, each argument a number or an arithmetic
+    /// expression of numbers (`4/3`, `12*2.0933`); stray closing brackets before `=` are
+    /// ignored. `None` when the text has another shape.
     pub fn parse(text: &str) -> Option<Self> {
         let text = text.trim();
         let (negated, rest) = match text.strip_prefix('-') {
@@ -51,11 +58,13 @@ impl FuncQaCall {
         let rest = rest.strip_prefix('<')?;
         let (function, rest) = rest.split_once('>')?;
         let rest = rest.trim_start().strip_prefix('(')?;
-        let (args, rest) = rest.split_once(')')?;
-        let result = rest.trim_start().strip_prefix('=')?.trim().parse().ok()?;
+        let (args, result) = rest.rsplit_once('=')?;
+        let args = args.trim_end().strip_suffix(')')?;
+        let args = args.trim_end_matches(|c: char| c == ')' || c.is_whitespace());
+        let result = super::expression::evaluate(result)?;
         let arguments = args
             .split(',')
-            .map(|a| a.trim().parse::<f64>().ok())
+            .map(super::expression::evaluate)
             .collect::<Option<Vec<_>>>()?;
         let valid_name = !function.is_empty()
             && function
@@ -78,24 +87,30 @@ pub fn load_funcqa(path: &Path) -> Result<Vec<FuncQaItem>> {
 /// The tool of FuncQA's operations in the catalog (`toolsmith_exec::NativeTools::FUNCQA`).
 pub(crate) const FUNCQA_TOOL: &str = "funcqa";
 
-/// Whether a file's first item looks like FuncQA's (`question`, `answer` and `func`).
+/// Whether a file's first item looks like FuncQA's (`question`, `answer`, and `func` or
+/// `calculation`).
 pub(crate) fn looks_like(item: &Value) -> bool {
-    ["question", "answer", "func"]
-        .iter()
-        .all(|f| item.get(f).is_some())
+    ["question", "answer"].iter().all(|f| item.get(f).is_some())
+        && (item.get(FUNC).is_some() || item.get(CALCULATION).is_some())
 }
 
+/// The one-hop file's field for the solving call.
+const FUNC: &str = "func";
+/// The multi-hop file's field for the solving calls.
+const CALCULATION: &str = "calculation";
+
 impl FuncQaItem {
-    /// The item as a benchmark query: its gold path is the one solving call (an API of the
-    /// built-in tool `funcqa`), its gold answer the number.
+    /// The item as a benchmark query: its gold path is the solving calls in order (APIs of
+    /// the built-in tool `funcqa`), its gold answer the number.
     pub fn to_query(&self) -> crate::dataset::Query {
         crate::dataset::Query {
             id: self.id.clone(),
             text: self.question.clone(),
-            gold: vec![crate::dataset::GoldApi::Named(format!(
-                "{FUNCQA_TOOL}/{}",
-                self.call.function
-            ))],
+            gold: self
+                .calls
+                .iter()
+                .map(|c| crate::dataset::GoldApi::Named(format!("{FUNCQA_TOOL}/{}", c.function)))
+                .collect(),
             candidates: Vec::new(),
             answer: Some(self.answer),
         }
@@ -107,33 +122,56 @@ pub(crate) fn parse_items(path: &Path, items: &[Value]) -> Result<Vec<FuncQaItem
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| {
-            let field = |name: &str| {
-                item.get(name)
-                    .ok_or_else(|| bad(path, format!("item {i}: no `{name}`")))
-            };
-            let question = field("question")?
-                .as_str()
-                .ok_or_else(|| bad(path, format!("item {i}: `question` is not text")))?
-                .trim()
-                .to_owned();
-            let answer = match field("answer")? {
-                Value::Number(n) => n.as_f64(),
-                Value::String(s) => s.trim().parse().ok(),
-                _ => None,
-            }
-            .ok_or_else(|| bad(path, format!("item {i}: `answer` is not a number")))?;
-            let func = field("func")?.as_str().unwrap_or_default();
-            let call = FuncQaCall::parse(func)
-                .ok_or_else(|| bad(path, format!("item {i}: cannot read `func` {func:?}")))?;
-            Ok(FuncQaItem {
-                id: i.to_string(),
-                question,
-                answer,
-                call,
-            })
-        })
+        .map(|(i, item)| parse_item(path, i, item))
         .collect()
+}
+
+/// Reads item `i`: one-hop (`func`) or multi-hop (`calculation`).
+fn parse_item(path: &Path, i: usize, item: &Value) -> Result<FuncQaItem> {
+    let field = |name: &str| {
+        item.get(name)
+            .ok_or_else(|| bad(path, format!("item {i}: no `{name}`")))
+    };
+    let question = field("question")?
+        .as_str()
+        .ok_or_else(|| bad(path, format!("item {i}: `question` is not text")))?
+        .trim()
+        .to_owned();
+    let answer = match field("answer")? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .ok_or_else(|| bad(path, format!("item {i}: `answer` is not a number")))?;
+    let recorded: Vec<&str> = match (item.get(FUNC), item.get(CALCULATION)) {
+        (Some(func), _) => vec![func.as_str().unwrap_or_default()],
+        (None, Some(Value::Array(steps))) => steps
+            .iter()
+            .map(|s| s.as_str().unwrap_or_default())
+            .collect(),
+        (None, Some(_)) => {
+            return Err(bad(path, format!("item {i}: `calculation` is not a list")));
+        }
+        (None, None) => {
+            return Err(bad(path, format!("item {i}: no `func` or `calculation`")));
+        }
+    };
+    if recorded.is_empty() {
+        return Err(bad(path, format!("item {i}: `calculation` is empty")));
+    }
+    let calls = recorded
+        .iter()
+        .map(|text| {
+            FuncQaCall::parse(text)
+                .ok_or_else(|| bad(path, format!("item {i}: cannot read the call {text:?}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(FuncQaItem {
+        id: i.to_string(),
+        question,
+        answer,
+        calls,
+    })
 }
 
 #[cfg(test)]
@@ -158,8 +196,19 @@ mod tests {
         );
         let c = FuncQaCall::parse("<gcd>(6644,7248,906)=302");
         assert_eq!(c.map(|c| c.arguments), Some(vec![6644.0, 7248.0, 906.0]));
+        // Expressions as arguments, and the multi-hop file's extra bracket.
+        let c = FuncQaCall::parse("<multiply>(13.824,4/3, 3.14)=57.8765");
+        let args = c.map(|c| c.arguments).unwrap_or_default();
+        assert!((args[1] - 4.0 / 3.0).abs() < 1e-12 && args.len() == 3);
+        let c = FuncQaCall::parse("<divide>(12,12.56))=0.9554");
+        assert_eq!(c.map(|c| c.arguments), Some(vec![12.0, 12.56]));
+        let c = FuncQaCall::parse("<log>(0.0003162)=-3.5");
+        assert_eq!(c.map(|c| c.result), Some(-3.5));
+        let c = FuncQaCall::parse("<multiply>(12*2.0933)=25.12");
+        assert_eq!(c.map(|c| c.arguments.len()), Some(1));
         for bad in [
             "power(2, 3)=8",
+            "<power>(2, 3/)=8",
             "<power>(2, x)=8",
             "<power>(2, 3)",
             "<>(1)=1",

@@ -26,6 +26,7 @@ use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
 use crate::error::{Error, Result};
 
 pub(crate) mod anytool;
+mod expression;
 pub(crate) mod funcqa;
 pub(crate) mod tooleval;
 

@@ -9,13 +9,15 @@ use std::collections::{BTreeMap, HashMap};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
+use toolsmith_catalog::ApiId;
+use toolsmith_solve::TraceEvent;
 
 use crate::error::Result;
 use crate::harness::store::{BenchStore, RunId, StoredResult};
-use crate::judge::{Judge, JudgeCase};
+use crate::judge::{Judge, JudgeCase, JudgeUsage};
 use crate::metrics::Rate;
 use crate::metrics::pass_rate::{
-    PassRateSettings, SampleVerdict, anytool_passes_judged, tooleval_query_passes, tooleval_sample,
+    Draws, PassRateSettings, SampleVerdict, anytool_query_judged, tooleval_query_judged,
 };
 use crate::metrics::variance::{MeanStd, mean_std};
 use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
@@ -60,6 +62,9 @@ pub struct QueryJudgement {
     pub tooleval_pass: Option<bool>,
     /// AnyTool's 3-vote majority of Solved.
     pub anytool_pass: bool,
+    /// What judging this query cost (zero in judgements stored before it was counted).
+    #[serde(default)]
+    pub usage: JudgeUsage,
 }
 
 /// A run's judged pass rates, in percent, over its judge runs.
@@ -73,6 +78,9 @@ pub struct PassRates {
     pub tooleval: MeanStd,
     /// Pass rate by AnyTool's rules (a majority of Solved votes).
     pub anytool: MeanStd,
+    /// What judging cost, over every stored judgement of the run.
+    #[serde(default)]
+    pub usage: JudgeUsage,
 }
 
 /// A run's win rate against a reference run.
@@ -106,32 +114,59 @@ fn fnv1a(text: &str) -> u64 {
     })
 }
 
-/// Judges one query once: ToolEval's samples and vote, AnyTool's votes.
+/// Judges one query once: ToolEval's samples and vote, AnyTool's votes, sharing the judge's
+/// draws and stopping each protocol once its outcome is settled ([`Draws`]). The task's
+/// solvability is judged against what the run could use ([`solvability_scope`]).
 async fn judge_query<J: Judge + ?Sized>(
     judge: &J,
     result: &StoredResult,
     judge_run: usize,
     settings: &JudgeSettings,
 ) -> Result<QueryJudgement> {
+    let before = judge.usage();
+    let scope = solvability_scope(result);
     let case = JudgeCase {
         query: &result.run.query,
-        offered: &result.offered,
+        offered: &scope,
         run: &result.record,
     };
-    let mut samples = Vec::with_capacity(settings.pass.tooleval_samples);
-    for _ in 0..settings.pass.tooleval_samples {
-        samples.push(tooleval_sample(judge, &case).await?);
-    }
+    let mut draws = Draws::new(judge, case);
     let run_seed = u64::try_from(judge_run).unwrap_or(0);
     let mut rng = StdRng::seed_from_u64(settings.seed ^ fnv1a(&result.query_id) ^ run_seed);
     let mut coin = || rng.random_bool(0.5);
-    let tooleval_pass = tooleval_query_passes(&samples, &mut coin);
-    let anytool_pass = anytool_passes_judged(judge, &case, settings.pass.anytool_votes).await?;
+    let (samples, tooleval_pass) =
+        tooleval_query_judged(&mut draws, settings.pass.tooleval_samples, &mut coin).await?;
+    let anytool_pass = anytool_query_judged(&mut draws, settings.pass.anytool_votes).await?;
     Ok(QueryJudgement {
         tooleval_samples: samples,
         tooleval_pass,
         anytool_pass,
+        usage: judge.usage().since(&before),
     })
+}
+
+/// The APIs a run could use, which its task's solvability is judged against: AnyTool's pool
+/// (what its search seeded and its agents added, over the whole run) when the run built one,
+/// else the APIs it was offered (the dataset's listed APIs, the retrieved ones, or those
+/// `search_tools` found). An AnyTool run is offered the whole catalog, which no judge prompt
+/// can hold.
+pub fn solvability_scope(result: &StoredResult) -> Vec<ApiId> {
+    let mut pool: Vec<ApiId> = Vec::new();
+    let mut built = false;
+    for stamped in &result.run.trace {
+        let added = match &stamped.event {
+            TraceEvent::Seeded { apis, .. } => apis,
+            TraceEvent::PoolChanged { added, .. } => added,
+            _ => continue,
+        };
+        built = true;
+        for api in added {
+            if !pool.contains(api) {
+                pool.push(api.clone());
+            }
+        }
+    }
+    if built { pool } else { result.offered.clone() }
 }
 
 /// Judges every stored query of `run` `settings.runs` times (skipping what is already
@@ -251,6 +286,9 @@ impl BenchStore {
             .map(|js| Rate::of(js.iter().map(|j| j.anytool_pass)).percent())
             .collect();
         let queries = by_run.values().last().map_or(0, Vec::len);
+        let usage = judgements
+            .iter()
+            .fold(JudgeUsage::default(), |sum, (_, _, j)| sum.plus(&j.usage));
         Ok(mean_std(&tooleval)
             .zip(mean_std(&anytool))
             .map(|(tooleval, anytool)| PassRates {
@@ -258,6 +296,7 @@ impl BenchStore {
                 judge_runs: by_run.len(),
                 tooleval,
                 anytool,
+                usage,
             }))
     }
 

@@ -18,6 +18,7 @@ mod store;
 
 pub use judged::{
     JudgeSettings, PassRates, QueryJudgement, WinRateReport, judge_pass_rates, judge_win_rate,
+    solvability_scope,
 };
 pub use observer::{BenchObserver, Quiet};
 pub use runner::{Harness, QueryResult, SolverFactory};

@@ -192,6 +192,125 @@ pub async fn anytool_passes_judged<J: Judge + ?Sized>(
     Ok(anytool_passes(&verdicts))
 }
 
+/// The judge's verdicts on one case, each asked once and shared by both protocols: ToolEval's
+/// sample `i` and AnyTool's vote `i` read the same answer-status draw `i` (they are the same
+/// question), and ToolEval's solvability questions are drawn in order. A draw is asked only
+/// when a protocol reaches it, so stopping early saves the rest.
+pub struct Draws<'a, J: ?Sized> {
+    judge: &'a J,
+    case: JudgeCase<'a>,
+    answers: Vec<AnswerStatus>,
+    solvability: Vec<TaskSolvability>,
+}
+
+impl<'a, J: Judge + ?Sized> Draws<'a, J> {
+    /// No draws yet on `case`.
+    pub fn new(judge: &'a J, case: JudgeCase<'a>) -> Self {
+        Self {
+            judge,
+            case,
+            answers: Vec::new(),
+            solvability: Vec::new(),
+        }
+    }
+
+    /// Answer-status draw `i`, asking the judge for it (and any before it) if not yet drawn.
+    pub async fn answer(&mut self, i: usize) -> Result<AnswerStatus> {
+        while self.answers.len() <= i {
+            let verdict = self.judge.answer_status(&self.case).await?;
+            self.answers.push(verdict);
+        }
+        Ok(self.answers[i])
+    }
+
+    /// Solvability draw `i`, asking the judge for it (and any before it) if not yet drawn.
+    pub async fn solvability(&mut self, i: usize) -> Result<TaskSolvability> {
+        while self.solvability.len() <= i {
+            let verdict = self
+                .judge
+                .task_solvability(self.case.query, self.case.offered)
+                .await?;
+            self.solvability.push(verdict);
+        }
+        Ok(self.solvability[i])
+    }
+}
+
+/// ToolEval's judgement of a query with `samples` samples, stopping as soon as the vote is
+/// decided (no remaining sample can change it: [`tooleval_query_passes`] over the samples
+/// taken gives the same outcome as over all of them). Undecided samples are settled by
+/// `coin()` in order, as [`tooleval_query_passes`] does. Returns the samples taken and the vote
+/// (`None` for no samples).
+pub async fn tooleval_query_judged<J: Judge + ?Sized>(
+    draws: &mut Draws<'_, J>,
+    samples: usize,
+    coin: &mut dyn FnMut() -> bool,
+) -> Result<(Vec<SampleVerdict>, Option<bool>)> {
+    let mut taken = Vec::with_capacity(samples);
+    let (mut passed, mut failed, mut solvability_asked) = (0usize, 0usize, 0usize);
+    for i in 0..samples {
+        let remaining = samples - i;
+        if failed + remaining <= passed || failed > passed + remaining {
+            break;
+        }
+        let answer = match tooleval_screen(draws.case.run) {
+            Screening::Failed => {
+                taken.push(SampleVerdict::Failed);
+                failed += 1;
+                continue;
+            }
+            Screening::Unsolved => AnswerStatus::Unsolved,
+            Screening::Judge => draws.answer(i).await?,
+        };
+        let task = if answer == AnswerStatus::Solved {
+            TaskSolvability::Solvable
+        } else {
+            solvability_asked += 1;
+            draws.solvability(solvability_asked - 1).await?
+        };
+        let verdict = tooleval_decision(answer, task);
+        let pass = match verdict {
+            SampleVerdict::Passed => true,
+            SampleVerdict::Failed => false,
+            SampleVerdict::Undecided => coin(),
+        };
+        if pass {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+        taken.push(verdict);
+    }
+    let vote = (samples > 0).then_some(failed <= passed);
+    Ok((taken, vote))
+}
+
+/// AnyTool's judgement with at most `votes` votes, stopping at a majority: as
+/// [`anytool_passes_judged`], but the votes are [`Draws`] shared with ToolEval and no vote is
+/// asked once the outcome is settled (with 3 votes, 2 that agree settle it).
+pub async fn anytool_query_judged<J: Judge + ?Sized>(
+    draws: &mut Draws<'_, J>,
+    votes: usize,
+) -> Result<bool> {
+    let run = draws.case.run;
+    if !run.answered() || run.answer.as_deref().is_none_or(anytool_refusal) || votes == 0 {
+        return Ok(false);
+    }
+    let needed = votes - votes / 2;
+    let (mut solved, mut other) = (0usize, 0usize);
+    for i in 0..votes {
+        if solved >= needed || other > votes - needed {
+            break;
+        }
+        if draws.answer(i).await? == AnswerStatus::Solved {
+            solved += 1;
+        } else {
+            other += 1;
+        }
+    }
+    Ok(solved >= needed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,5 +496,42 @@ mod tests {
     fn paper_settings_are_the_default() {
         assert_eq!(PassRateSettings::default(), PassRateSettings::PAPER);
         assert_eq!(PassRateSettings::PAPER.tooleval_samples, 4);
+    }
+
+    #[tokio::test]
+    async fn both_protocols_share_draws_and_stop_once_decided() -> Result<()> {
+        let settings = PassRateSettings::PAPER;
+        let mut heads = || true;
+        // A solved answer: 2 answer questions settle ToolEval's 4 samples and AnyTool's 3
+        // votes (not 4 + 3), and no solvability question.
+        let judge = ScriptedJudge::new().answers([Solved, Solved]);
+        let answered = run(Finish::Answered, Some("42"));
+        let mut draws = Draws::new(&judge, case(&answered));
+        let (samples, vote) =
+            tooleval_query_judged(&mut draws, settings.tooleval_samples, &mut heads).await?;
+        assert_eq!((samples, vote), (vec![Passed, Passed], Some(true)));
+        assert!(anytool_query_judged(&mut draws, settings.anytool_votes).await?);
+        assert_eq!(judge.requests().len(), 2);
+        // A give-up on a solvable task: 3 failed samples settle it; 3 solvability questions.
+        let judge = ScriptedJudge::new().solvability([Solvable, Solvable, Solvable]);
+        let gave_up = run(Finish::GaveUp, None);
+        let mut draws = Draws::new(&judge, case(&gave_up));
+        let (samples, vote) =
+            tooleval_query_judged(&mut draws, settings.tooleval_samples, &mut heads).await?;
+        assert_eq!((samples.len(), vote), (3, Some(false)));
+        assert!(!anytool_query_judged(&mut draws, settings.anytool_votes).await?);
+        assert_eq!(judge.requests().len(), 3);
+        // Split verdicts need the third vote, and the fourth sample reads a fourth draw.
+        let judge = ScriptedJudge::new()
+            .answers([Solved, Unsolved, Unsolved, Solved])
+            .solvability([Solvable, Solvable]);
+        let mut draws = Draws::new(&judge, case(&answered));
+        let (samples, vote) =
+            tooleval_query_judged(&mut draws, settings.tooleval_samples, &mut heads).await?;
+        assert_eq!(samples, [Passed, Failed, Failed, Passed]);
+        assert_eq!(vote, Some(true));
+        assert!(!anytool_query_judged(&mut draws, settings.anytool_votes).await?);
+        assert_eq!(judge.requests().len(), 6);
+        Ok(())
     }
 }

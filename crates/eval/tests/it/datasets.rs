@@ -152,28 +152,87 @@ fn draft282_gold_resolves() {
 fn funcqa_one_hop_has_60_questions_whose_calls_reproduce_the_answers() {
     let items = load_funcqa(&data_dir().join("funcqa/funcqa_oh.json")).unwrap();
     assert_eq!(items.len(), 60, "README: 60 questions");
-    assert_eq!(items[0].call.function, "power");
-    assert_eq!(items[0].call.arguments, [0.89, 8.0]);
+    assert_eq!(items[0].calls[0].function, "power");
+    assert_eq!(items[0].calls[0].arguments, [0.89, 8.0]);
     assert!((items[0].answer - 0.3936).abs() < 1e-12);
     // One answer is stored as the string "546".
     assert!(items.iter().any(|i| i.answer == 546.0));
-    let functions: BTreeSet<&str> = items.iter().map(|i| i.call.function.as_str()).collect();
+    let functions: BTreeSet<&str> = items.iter().map(|i| i.calls[0].function.as_str()).collect();
     assert_eq!(functions.len(), 13, "{functions:?}");
     // Recomputing every recorded call with the 13 operators gives the gold answer within
     // FuncQA's tolerance, except two items whose gold value is wrong in the data:
     // lcm(38, 49, 17) is 31654, not 3724, and gcd(144, 126, 112) is 2, not 18.
     let mut wrong = Vec::new();
     for item in &items {
-        assert!(funcqa_correct(item.call.result, item.answer), "{item:?}");
-        let value = apply(&item.call.function, &item.call.arguments);
-        let value = if item.call.negated { -value } else { value };
+        assert_eq!(item.calls.len(), 1, "one-hop: one call");
+        assert!(
+            funcqa_correct(item.calls[0].result, item.answer),
+            "{item:?}"
+        );
+        let value = apply(&item.calls[0].function, &item.calls[0].arguments);
+        let value = if item.calls[0].negated { -value } else { value };
         if !funcqa_correct(value, item.answer) {
-            wrong.push((item.call.function.clone(), value));
+            wrong.push((item.calls[0].function.clone(), value));
         }
     }
     assert_eq!(
         wrong,
         [("lcm".to_owned(), 31654.0), ("gcd".to_owned(), 2.0)]
+    );
+}
+
+#[test]
+fn funcqa_multi_hop_files_load_with_their_call_chains_and_expression_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("funcqa_mh.json");
+    // The shape of ToolkenGPT's `funcqa_mh.json`: answers as strings, a `calculation` list,
+    // arguments written as expressions and one bracket too many (as in the real file).
+    std::fs::write(
+        &path,
+        r#"[
+  {"question": "A company's profit of $535323 falls 3% a year. What is it after 3 years?",
+   "answer": "488574.848379",
+   "calculation": ["<power>(0.97,3)=0.912673", "<multiply>(535323,0.912673)=488574.848379"]},
+  {"question": "A sphere has radius 2.4. What is its volume? (take pi as 3.14)",
+   "answer": "57.8765",
+   "calculation": ["<power>(2.4,3)=13.824", "<multiply>(13.824,4/3, 3.14)=57.8765"]},
+  {"question": "A sphere has surface area 12. What is its volume?",
+   "answer": 3.91,
+   "calculation": ["<divide>(12,12.56))=0.9554", "<sqrt>(0.9554)=0.9774"]}
+]"#,
+    )
+    .unwrap();
+    let items = load_funcqa(&path).unwrap();
+    let chains: Vec<Vec<&str>> = items
+        .iter()
+        .map(|i| i.calls.iter().map(|c| c.function.as_str()).collect())
+        .collect();
+    assert_eq!(
+        chains,
+        [
+            vec!["power", "multiply"],
+            vec!["power", "multiply"],
+            vec!["divide", "sqrt"]
+        ]
+    );
+    assert!((items[0].answer - 488_574.848_379).abs() < 1e-6);
+    assert!((items[1].calls[1].arguments[1] - 4.0 / 3.0).abs() < 1e-12);
+    assert_eq!(items[2].calls[0].arguments, [12.0, 12.56]);
+    // Loaded as a benchmark, its gold path is the chain, and its gold answer the number.
+    let dataset = toolsmith_eval::load(&path).unwrap();
+    assert_eq!(dataset.queries.len(), 3);
+    assert_eq!(dataset.queries[0].gold.len(), 2);
+    assert_eq!(dataset.queries[2].answer, Some(3.91));
+    // A call that cannot be read is named in the error.
+    std::fs::write(
+        &path,
+        r#"[{"question": "q", "answer": 1, "calculation": ["<add>(1,x)=2"]}]"#,
+    )
+    .unwrap();
+    let err = load_funcqa(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("item 0") && err.contains("<add>(1,x)=2"),
+        "{err}"
     );
 }
 

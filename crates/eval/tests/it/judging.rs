@@ -66,15 +66,17 @@ async fn pass_rates_by_both_rules_with_judge_variance() {
             result("q1", Finish::GaveUp, None),
         ],
     );
-    // Judge run 0. q0: ToolEval Solved; AnyTool votes 2 of 3 Solved: passes both.
+    // ToolEval's sample i and AnyTool's vote i share the judge's draw i; AnyTool stops at a
+    // majority of its 3 votes.
+    // Judge run 0. q0: ToolEval Solved; AnyTool's first 2 votes Solved: passes both.
     //              q1 gave up: Unsolved without asking, on an unsolvable task: ToolEval
     //              passes; AnyTool fails it without asking.
-    // Judge run 1. q0: Unsolved on a solvable task fails; AnyTool 1 of 3 Solved fails.
+    // Judge run 1. q0: Unsolved on a solvable task fails; AnyTool's 2 votes not Solved fail.
     //              q1: solvable: fails both.
     let judge = ScriptedJudge::new()
         .answers([
-            Solved, Solved, Solved, Unsolved, // run 0
-            Unsolved, Unsure, Unsolved, Solved, // run 1
+            Solved, Solved, // run 0
+            Unsolved, Unsure, // run 1
         ])
         .solvability([Unsolvable, Solvable, Solvable]);
     let rates = judge_pass_rates(&judge, &store, run, &settings(2))
@@ -86,14 +88,16 @@ async fn pass_rates_by_both_rules_with_judge_variance() {
     assert!((rates.tooleval.std - 70.710_678).abs() < 1e-4);
     assert!((rates.anytool.mean - 25.0).abs() < 1e-9);
     assert!((rates.anytool.std - 35.355_339).abs() < 1e-4);
-    assert_eq!(judge.requests().len(), 11);
+    assert_eq!(judge.requests().len(), 7);
+    // The judge's calls are counted with the run.
+    assert_eq!(rates.usage.calls, 7);
     // Stored: the same rates read back, and judging again asks nothing.
     assert_eq!(store.pass_rates(run).unwrap(), Some(rates));
     let again = judge_pass_rates(&judge, &store, run, &settings(2))
         .await
         .unwrap();
     assert_eq!(again, rates);
-    assert_eq!(judge.requests().len(), 11);
+    assert_eq!(judge.requests().len(), 7);
 }
 
 #[tokio::test]
@@ -234,4 +238,71 @@ async fn an_unreadable_verdict_is_a_judge_error() {
     };
     let err = judge.answer_status(&case).await.unwrap_err();
     assert!(err.to_string().contains("probably"), "{err}");
+}
+
+#[tokio::test]
+async fn judging_asks_each_question_at_most_as_often_as_a_protocol_needs() {
+    use AnswerStatus::Solved;
+    use TaskSolvability::Solvable;
+    let store = BenchStore::in_memory().unwrap();
+    // The papers' protocols: 4 ToolEval samples, 3 AnyTool votes.
+    let paper = JudgeSettings::PAPER;
+    let run = stored_run(
+        &store,
+        &[
+            result("q0", Finish::Answered, Some("42")),
+            result("q1", Finish::GaveUp, None),
+        ],
+    );
+    // A consistent judge: q0 is settled by 2 answer questions (they were 4 + 3), q1 by 3
+    // solvability questions (they were 4).
+    let judge = ScriptedJudge::new()
+        .answers([Solved; 2])
+        .solvability([Solvable; 3]);
+    let rates = judge_pass_rates(&judge, &store, run, &paper).await.unwrap();
+    let asked: Vec<JudgeRequest> = judge.requests().into_iter().map(|(r, _)| r).collect();
+    let count = |kind: JudgeRequest| asked.iter().filter(|r| **r == kind).count();
+    assert_eq!(count(JudgeRequest::AnswerStatus), 2);
+    assert_eq!(count(JudgeRequest::TaskSolvability), 3);
+    assert_eq!(rates.usage.calls, 5);
+    assert!((rates.tooleval.mean - 50.0).abs() < 1e-9);
+    assert!((rates.anytool.mean - 50.0).abs() < 1e-9);
+}
+
+#[test]
+fn solvability_is_judged_against_anytools_pool_not_the_whole_catalog() {
+    use toolsmith_solve::{Stamped, TraceEvent};
+    let api = |name: &str| -> toolsmith_catalog::ApiId { format!("t/{name}").parse().unwrap() };
+    let mut r = result("q0", Finish::Answered, Some("42"));
+    // The run was offered a large catalog; AnyTool's search seeded 2 APIs and an agent added 1.
+    r.offered = (0..500).map(|i| api(&format!("api{i}"))).collect();
+    let stamped = |event| Stamped { at_ms: 0, event };
+    r.run.trace = vec![
+        stamped(TraceEvent::Seeded {
+            apis: vec![api("a"), api("b")],
+            solvable: false,
+            reason: String::new(),
+        }),
+        stamped(TraceEvent::PoolChanged {
+            agent: Some(1),
+            added: vec![api("b"), api("c")],
+            removed: Vec::new(),
+            size: 3,
+        }),
+    ];
+    let stored = toolsmith_eval::StoredResult {
+        query_id: r.query_id.clone(),
+        run: r.run.clone(),
+        record: r.record.clone(),
+        offered: r.offered.clone(),
+        scores: r.scores.clone(),
+    };
+    assert_eq!(
+        toolsmith_eval::solvability_scope(&stored),
+        vec![api("a"), api("b"), api("c")]
+    );
+    // A run without a pool is judged against what it was offered.
+    let mut plain = stored;
+    plain.run.trace.clear();
+    assert_eq!(toolsmith_eval::solvability_scope(&plain).len(), 500);
 }

@@ -193,3 +193,36 @@ async fn hands_back_the_raw_response_after_beta_bad_filters() {
     );
     llm.assert_finished();
 }
+
+#[tokio::test]
+async fn a_refusal_in_the_final_answer_ends_the_run_as_a_give_up() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([finish(
+        "I cannot answer this with the available tools.",
+    )]));
+    let tools = Arc::new(ScriptedExecutor::new());
+    let solver = ConAgents::new(
+        runtime(llm, tools, fx.book),
+        sandbox(),
+        ConAgentsSettings::PAPER,
+    );
+    let run = solver
+        .solve("Which albums did I save?", fx.toolset)
+        .await
+        .unwrap();
+    assert_eq!(run.finish, Finish::GaveUp);
+    assert_eq!(run.answer, None);
+    assert!(
+        run.detail
+            .as_deref()
+            .is_some_and(|d| d.contains("I cannot answer this")),
+        "{:?}",
+        run.detail
+    );
+    // The trace's own end says the same.
+    let traced = run.trace.iter().rev().find_map(|e| match &e.event {
+        TraceEvent::Finished { finish, .. } => Some(*finish),
+        _ => None,
+    });
+    assert_eq!(traced, Some(Finish::GaveUp));
+}
