@@ -13,7 +13,7 @@ use toolsmith_llm::Message;
 
 use crate::error::Result;
 use crate::prompts::DFSDT_DIVERSITY;
-use crate::react::{CALL_A_FUNCTION, opening, search_budget_stop, step_nodes};
+use crate::react::{CALL_A_FUNCTION, ChainBudget, opening, search_budget_stop};
 use crate::run::{Finish, Run};
 use crate::runtime::{Runtime, Stop};
 use crate::settings::DfsdtSettings;
@@ -63,7 +63,8 @@ impl Dfsdt {
         search: &'a mut Search<'_>,
     ) -> Boxed<'a, std::result::Result<Outcome, Stop>> {
         Box::pin(async move {
-            if depth >= self.settings.max_depth {
+            let budget = ChainBudget::of(&self.runtime.settings, self.settings.max_depth);
+            if depth >= budget.max() {
                 self.runtime.tracer.emit(TraceEvent::Backtrack {
                     depth,
                     reason: BacktrackReason::DepthLimit,
@@ -101,7 +102,7 @@ impl Dfsdt {
                 let mut child = messages.clone();
                 child.push(response.to_message());
                 search.last_path.clone_from(&child);
-                let child_depth = depth + step_nodes(&response, &self.runtime.settings);
+                let child_depth = depth + budget.cost(&response);
                 if response.tool_calls.is_empty() {
                     child.push(Message::user(CALL_A_FUNCTION));
                     children.push(format!(
@@ -205,13 +206,16 @@ impl Dfsdt {
             Ok(Outcome::Answer(answer)) => End::answered(answer),
             Ok(Outcome::Failed) => match search.last_give_up.take() {
                 Some(reason) => End::without(Finish::GaveUp, reason),
-                None => End {
-                    limit: Some(RunLimit::Nodes),
-                    ..End::without(
-                        Finish::StepLimit,
-                        "every branch reached the depth limit".to_owned(),
-                    )
-                },
+                None => {
+                    let budget = ChainBudget::of(&self.runtime.settings, self.settings.max_depth);
+                    End {
+                        limit: Some(budget.limit()),
+                        ..End::without(
+                            Finish::StepLimit,
+                            format!("every branch reached the limit of {budget}"),
+                        )
+                    }
+                }
             },
             Err(stop) => End::stopped(stop),
         };

@@ -38,16 +38,61 @@ pub(crate) fn nodes(response: &ChatResponse) -> usize {
         + if response.tool_calls.is_empty() { 0 } else { 2 }
 }
 
-/// How many nodes a reply adds to a chain under `settings`: [`nodes`], at least one; under
-/// [`Protocol::Toolsmith`](crate::Protocol) a turn of nothing but `search_tools` calls adds
-/// none (searches have their own budget).
-pub(crate) fn step_nodes(response: &ChatResponse, settings: &AgentSettings) -> usize {
-    let only_searches = !response.tool_calls.is_empty()
-        && response.tool_calls.iter().all(|c| c.name == SEARCH_TOOLS);
-    if only_searches && !settings.paper() {
-        0
-    } else {
-        nodes(response).max(1)
+/// How a chain's length is counted, and where it stops: ToolBench's nodes under the paper's
+/// protocol, steps (model turns) under toolsmith's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChainBudget {
+    /// At most this many nodes (a thought, an action and its input each count one).
+    Nodes(usize),
+    /// At most this many steps (a model turn with its calls).
+    Steps(usize),
+}
+
+impl ChainBudget {
+    /// The budget of a chain under `settings`; `max_nodes` is the solver's node limit.
+    pub(crate) fn of(settings: &AgentSettings, max_nodes: usize) -> Self {
+        if settings.paper() {
+            Self::Nodes(max_nodes)
+        } else {
+            Self::Steps(settings.max_steps)
+        }
+    }
+
+    /// The limit.
+    pub(crate) fn max(self) -> usize {
+        match self {
+            Self::Nodes(n) | Self::Steps(n) => n,
+        }
+    }
+
+    /// What a reply spends: its [`nodes`] (at least one), or one step; a turn of nothing but
+    /// `search_tools` calls spends no steps (searches have their own budget).
+    pub(crate) fn cost(self, response: &ChatResponse) -> usize {
+        match self {
+            Self::Nodes(_) => nodes(response).max(1),
+            Self::Steps(_) => {
+                let only_searches = !response.tool_calls.is_empty()
+                    && response.tool_calls.iter().all(|c| c.name == SEARCH_TOOLS);
+                usize::from(!only_searches)
+            }
+        }
+    }
+
+    /// The limit that ends a run that spent it.
+    pub(crate) fn limit(self) -> RunLimit {
+        match self {
+            Self::Nodes(_) => RunLimit::Nodes,
+            Self::Steps(_) => RunLimit::Steps,
+        }
+    }
+}
+
+impl std::fmt::Display for ChainBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Nodes(n) => write!(f, "{n} nodes"),
+            Self::Steps(n) => write!(f, "{n} steps"),
+        }
     }
 }
 
@@ -99,13 +144,14 @@ impl React {
         query: &str,
     ) -> std::result::Result<ChainEnd, Stop> {
         let mut messages = opening(toolset, query, &self.runtime.settings)?;
+        let budget = ChainBudget::of(&self.runtime.settings, self.settings.max_depth);
         let mut depth = 0;
-        while depth < self.settings.max_depth {
+        while depth < budget.max() {
             let response = self
                 .runtime
                 .ask("agent", messages.clone(), toolset.specs(), query)
                 .await?;
-            depth += step_nodes(&response, &self.runtime.settings);
+            depth += budget.cost(&response);
             messages.push(response.to_message());
             if response.tool_calls.is_empty() {
                 messages.push(Message::user(CALL_A_FUNCTION));
@@ -154,12 +200,10 @@ impl Solver for React {
                 }
                 Ok(ChainEnd::GaveUp(reason)) => last = End::without(Finish::GaveUp, reason),
                 Ok(ChainEnd::DepthLimit) => {
+                    let budget = ChainBudget::of(&self.runtime.settings, self.settings.max_depth);
                     last = End {
-                        limit: Some(RunLimit::Nodes),
-                        ..End::without(
-                            Finish::StepLimit,
-                            format!("no answer within {} nodes", self.settings.max_depth),
-                        )
+                        limit: Some(budget.limit()),
+                        ..End::without(Finish::StepLimit, format!("no answer within {budget}"))
                     }
                 }
                 Err(stop) => {

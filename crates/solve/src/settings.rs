@@ -26,14 +26,22 @@ pub struct AgentSettings {
     pub max_searches: usize,
     /// How an observation is fitted into `max_observation_chars`.
     pub observation_style: ObservationStyle,
+    /// Steps (one model turn with its calls) a ReAct chain or a DFSDT branch may take under
+    /// [`Protocol::Toolsmith`]; the paper counts ToolBench's nodes instead (ReAct's and
+    /// DFSDT's `max_depth`). By default 10: a 4-call path takes 5 steps (the calls and
+    /// `Finish`), and ToolBench's 12 nodes are only 4 steps when the model writes a thought at
+    /// every step, so the path could not finish; 10 is that path twice over, room for a retry
+    /// of each call.
+    pub max_steps: usize,
 }
 
 /// Whose rules a run follows where toolsmith departs from the papers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Protocol {
-    /// toolsmith's: tool searches have their own budget outside the node count, and a
-    /// DFSDT give-up at the root tries the root's next child instead of ending the search.
+    /// toolsmith's: a chain's length is counted in steps (`max_steps`), not ToolBench's
+    /// nodes; tool searches have their own budget outside that count; and a DFSDT give-up
+    /// at the root tries the root's next child instead of ending the search.
     #[default]
     Toolsmith,
     /// ToolBench's as its reference code runs: every step counts as nodes, and a give-up
@@ -88,6 +96,7 @@ impl AgentSettings {
         protocol: Protocol::Paper,
         max_searches: 4,
         observation_style: ObservationStyle::Paper,
+        max_steps: 10,
     };
 
     /// What users get: ToolBench's runtime with toolsmith's protocol (a search budget of 4
@@ -131,7 +140,8 @@ pub struct ReactSettings {
     /// Independent tries (n of CoT@n; ReAct is n = 1).
     pub tries: usize,
     /// Depth limit of a chain in ToolBench's nodes (a step with a thought is
-    /// three nodes: thought, action, action input): 12.
+    /// three nodes: thought, action, action input): 12. Under the paper's protocol only;
+    /// toolsmith's counts steps ([`AgentSettings::max_steps`]).
     pub max_depth: usize,
 }
 
@@ -155,7 +165,8 @@ impl Default for ReactSettings {
 pub struct DfsdtSettings {
     /// Children tried per node: 2.
     pub width: usize,
-    /// Depth limit in nodes: 12.
+    /// Depth limit in nodes: 12. Under the paper's protocol only; toolsmith's counts steps
+    /// ([`AgentSettings::max_steps`]).
     pub max_depth: usize,
     /// LLM calls for the whole search: 200.
     pub max_llm_calls: usize,

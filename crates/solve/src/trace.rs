@@ -338,8 +338,10 @@ pub enum TraceEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunLimit {
-    /// ToolBench's node limit of a chain or branch (12 nodes).
+    /// ToolBench's node limit of a chain or branch (12 nodes), under the paper's protocol.
     Nodes,
+    /// The step limit of a chain or branch under toolsmith's protocol (`max_steps`, 10).
+    Steps,
     /// The `search_tools` budget of [`Protocol::Toolsmith`](crate::Protocol).
     Searches,
     /// DFSDT's LLM calls for the whole search (200).
@@ -355,6 +357,7 @@ impl RunLimit {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Nodes => "nodes",
+            Self::Steps => "steps",
             Self::Searches => "searches",
             Self::SearchLlmCalls => "search_llm_calls",
             Self::LlmBudget => "llm_budget",

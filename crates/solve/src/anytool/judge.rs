@@ -96,12 +96,13 @@ impl AnswerCheck for LlmJudge {
     async fn check(&self, query: &str, answer: &str) -> Result<Judgement, Stop> {
         let mut votes = Vec::with_capacity(self.votes);
         for k in 0..self.votes {
+            // Numbered so each vote is its own request (and cache entry); no total, since
+            // an early stop at a majority sends fewer than `votes`.
             let messages = vec![
                 Message::system(JUDGE_PROMPT),
                 Message::user(format!(
-                    "Request: {query}\n\nFinal answer: {answer}\n\n(review {} of {})",
-                    k + 1,
-                    self.votes
+                    "Request: {query}\n\nFinal answer: {answer}\n\n(review {})",
+                    k + 1
                 )),
             ];
             let response = self

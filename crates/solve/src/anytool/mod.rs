@@ -9,6 +9,7 @@
 //! relevance to the query (with the dependency producers of the listed tools).
 
 mod agents;
+mod failures;
 mod hierarchy;
 mod judge;
 mod warm;
@@ -29,6 +30,7 @@ pub use self::hierarchy::{CategoryBy, Hierarchy, Relevance, ToolNode};
 pub use self::judge::{AnswerCheck, JUDGE_ROLE, Judgement, LlmJudge, Verdict};
 
 use self::agents::{CHECK_ROLE, Pool, SEARCH_ROLE, Shared};
+use self::failures::Failures;
 use crate::dfsdt::Dfsdt;
 use crate::error::Result;
 use crate::run::{Finish, Run};
@@ -36,7 +38,7 @@ use crate::runtime::{Runtime, Stop};
 use crate::settings::DfsdtSettings;
 use crate::solver::{End, Solver, finished, started};
 use crate::toolset::{RenderOptions, Toolset};
-use crate::trace::{CallOutcome, RunLimit, Stamped, TraceEvent, TraceSink, Tracer};
+use crate::trace::{RunLimit, Stamped, TraceEvent, TraceSink, Tracer};
 
 /// AnyTool's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -353,7 +355,6 @@ impl TraceSink for Forward {
 /// How one solver attempt ended.
 struct Attempt {
     run: Run,
-    failing: Vec<ApiId>,
     /// The last path it walked, after the opening.
     path: Vec<Message>,
     /// Its function names and the APIs they call.
@@ -367,10 +368,10 @@ struct Seed {
     reason: String,
 }
 
-/// The earlier attempt a reflection round re-runs from.
+/// The earlier attempt a reflection round re-runs from, and why each attempt so far failed.
 struct Earlier<'a> {
     attempt: &'a Attempt,
-    reason: &'a str,
+    reasons: &'a [String],
 }
 
 impl AnyTool {
@@ -488,8 +489,7 @@ impl AnyTool {
         })
     }
 
-    /// DFSDT over the pool; the APIs it found failing (every call failed, or named in a give-up).
-    /// With an `earlier` attempt (the paper's reflection), the solver continues its cleaned path.
+    /// DFSDT over the pool. With an `earlier` attempt (the paper's reflection), the solver continues its cleaned path.
     async fn solve_pool(
         &self,
         runtime: &Runtime,
@@ -525,46 +525,14 @@ impl AnyTool {
                         .find(|(name, _)| name == function)
                         .is_none_or(|(_, id)| pool.contains(id))
                 };
-                warm::cleaned(&earlier.attempt.path, keep, earlier.reason)
+                warm::cleaned(&earlier.attempt.path, keep, earlier.reasons)
             }
             _ => Vec::new(),
         };
         let (run, path) = Dfsdt::new(inner, self.settings.dfsdt.clone())
             .solve_from(query, toolset, prior)
             .await?;
-        let mut ok: Vec<ApiId> = Vec::new();
-        let mut failed: Vec<ApiId> = Vec::new();
-        for e in &run.trace {
-            if let TraceEvent::ToolCall {
-                api: Some(api),
-                outcome,
-                ..
-            } = &e.event
-            {
-                if *outcome == CallOutcome::Ok {
-                    ok.push(api.clone());
-                } else {
-                    failed.push(api.clone());
-                }
-            }
-        }
-        let mut failing: Vec<ApiId> = failed.into_iter().filter(|a| !ok.contains(a)).collect();
-        if run.finish == Finish::GaveUp {
-            let reason = run.detail.clone().unwrap_or_default();
-            for (name, id) in &names {
-                if reason.contains(name.as_str()) || reason.contains(&id.to_string()) {
-                    failing.push(id.clone());
-                }
-            }
-        }
-        failing.sort();
-        failing.dedup();
-        Ok(Attempt {
-            run,
-            failing,
-            path,
-            names,
-        })
+        Ok(Attempt { run, path, names })
     }
 }
 
@@ -625,7 +593,10 @@ impl Solver for AnyTool {
         }
 
         let mut last: Option<Run> = None;
-        let mut earlier: Option<(Attempt, String)> = None;
+        let mut earlier: Option<Attempt> = None;
+        // Why each attempt failed, oldest first, and every attempt's calls.
+        let mut reasons: Vec<String> = Vec::new();
+        let mut failures = Failures::default();
         let mut given: Option<Vec<ApiId>> = None;
         let mut round = 0;
         // Whether the last reflection round widened a category listing (`reflection_widen`).
@@ -641,7 +612,7 @@ impl Solver for AnyTool {
                 shared.pool()
             };
             if self.settings.stop_unchanged
-                && let (Some(before), Some((_, reason))) = (&given, &earlier)
+                && let (Some(before), Some(reason)) = (&given, reasons.last())
                 && same_apis(before, &pool)
             {
                 // A listing the round widened may widen further: another round of search,
@@ -649,7 +620,7 @@ impl Solver for AnyTool {
                 if widened && round < self.settings.reflection_rounds {
                     round += 1;
                     let reason = reason.clone();
-                    widened = self.reflect(&shared, round, &reason, &[]).await;
+                    widened = self.reflect(&shared, round, &reason, &failures).await;
                     continue;
                 }
                 break final_end(
@@ -665,9 +636,9 @@ impl Solver for AnyTool {
                     &runtime,
                     query,
                     &pool,
-                    earlier.as_ref().map(|(attempt, reason)| Earlier {
+                    earlier.as_ref().map(|attempt| Earlier {
                         attempt,
-                        reason: reason.as_str(),
+                        reasons: &reasons,
                     }),
                 )
                 .await?;
@@ -708,14 +679,15 @@ impl Solver for AnyTool {
                     );
                 }
             }
-            let failing = attempt.failing.clone();
+            failures.record(&attempt.run, &attempt.names);
             last = Some(attempt.run.clone());
             if round >= self.settings.reflection_rounds {
                 break final_end(last.as_ref(), reason);
             }
             round += 1;
-            widened = self.reflect(&shared, round, &reason, &failing).await;
-            earlier = Some((attempt, reason));
+            reasons.push(reason.clone());
+            widened = self.reflect(&shared, round, &reason, &failures).await;
+            earlier = Some(attempt);
         };
         let parts = tokens_by_part(&tracer.events());
         tracer.emit(TraceEvent::PartTokens {
@@ -736,20 +708,12 @@ impl AnyTool {
         shared: &Arc<Shared>,
         round: usize,
         reason: &str,
-        failing: &[ApiId],
+        failures: &Failures,
     ) -> bool {
+        let failing = failures.failing();
         let note = format!(
-            "The request is not solved yet: {reason}. Removed from the pool as failing: {}. Search again for \
-             APIs that can help.",
-            if failing.is_empty() {
-                "none".to_owned()
-            } else {
-                failing
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
+            "The request is not solved yet: {reason}. {} Search again for APIs that can help.",
+            failures.note()
         );
         let (removed, size) = match shared.pool.lock() {
             Ok(mut pool) => {
@@ -815,7 +779,7 @@ impl AnyTool {
         shared.runtime.tracer.emit(TraceEvent::Reflection {
             round,
             reason: reason.to_owned(),
-            failing: failing.to_vec(),
+            failing: failing.clone(),
             reactivated: order.iter().flat_map(|(_, ids)| ids.clone()).collect(),
         });
         if !removed.is_empty() {

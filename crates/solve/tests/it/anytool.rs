@@ -1338,3 +1338,164 @@ async fn a_reflection_round_widens_a_cut_category_listing_and_reactivates_its_ag
         }
     }
 }
+
+/// AnyTool over the world with `executor`, seeded with both movie APIs (one solver branch per
+/// node, one reflection round, the cleaned history).
+async fn solve_over(llm: ScriptedLlm, executor: ScriptedExecutor) -> Run {
+    let (hierarchy, book) = world();
+    let mut rt = runtime(Arc::new(llm), Arc::new(executor), book);
+    rt.retriever = Some(Arc::new(Finds(vec![
+        "movies/search_movie",
+        "movies/get_movie",
+    ])));
+    AnyTool::new(rt, hierarchy, one_branch(ReflectionHistory::Cleaned))
+        .solve("When did Dune come out?", Toolset::default())
+        .await
+        .unwrap()
+}
+
+/// The movie APIs; `get_movie` fails for `{"q": "bad"}`.
+fn movies_failing_on_bad() -> ScriptedExecutor {
+    ScriptedExecutor::new()
+        .respond(
+            api("movies/search_movie"),
+            json!({"results": [{"title": "Dune", "id": 1}]}),
+        )
+        .respond(
+            api("movies/get_movie"),
+            json!({"title": "Dune", "year": 2021}),
+        )
+        .respond_to(
+            api("movies/get_movie"),
+            &json!({"q": "bad"}),
+            toolsmith_exec::Observation::tool_error(
+                toolsmith_exec::FailureKind::ALL[0],
+                "no such movie",
+                toolsmith_exec::Provenance::Live,
+            ),
+        )
+}
+
+fn reflected_failing(run: &Run) -> Vec<Vec<ApiId>> {
+    run.trace
+        .iter()
+        .filter_map(|e| match &e.event {
+            TraceEvent::Reflection { failing, .. } => Some(failing.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An API that worked once and then failed three times, in a give-up that names nothing, is
+/// named in the retry note with its count and leaves the pool (the note used to say "none").
+#[tokio::test]
+async fn an_api_failing_most_of_its_calls_is_named_in_the_retry_note_and_removed() {
+    let llm = ScriptedLlm::new([])
+        .with_rule(role("anytool_search"), Reply::text("YES"))
+        .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+        .with_rule(
+            role("agent").and_last_message_contains("did not solve the request"),
+            Reply::tool_call("Finish", answer("Dune came out in 2021.")),
+        )
+        .with_rule_times(
+            role("agent"),
+            call("get_movie_for_movies", json!({"q": "1"})),
+            1,
+        )
+        .with_rule_times(
+            role("agent"),
+            call("get_movie_for_movies", json!({"q": "bad"})),
+            3,
+        )
+        .with_rule(
+            role("agent"),
+            Reply::tool_call("Finish", give_up("nothing worked")),
+        )
+        .with_rule(
+            role("anytool_judge"),
+            Reply::text("SOLVED\nit gives the year"),
+        );
+    let run = solve_over(llm.clone(), movies_failing_on_bad()).await;
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    assert_eq!(reflected_failing(&run), vec![vec![api("movies/get_movie")]]);
+    assert_eq!(final_pool(&run), vec![api("movies/search_movie")]);
+    let requests = llm.requests();
+    let meta = requests
+        .iter()
+        .find(|r| r.role.as_str() == "anytool_meta")
+        .unwrap();
+    let told = meta
+        .messages
+        .iter()
+        .map(|m| m.text())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        told.contains("Removed from the pool as failing: movies/get_movie (3 of 4 calls failed)"),
+        "{told}"
+    );
+    assert!(!told.contains("failing: none"), "{told}");
+}
+
+/// A step that called a removed API and a still-allowed one keeps the allowed call and its
+/// result in the re-run's history; only the removed call and its result go.
+#[tokio::test]
+async fn pruning_a_removed_api_keeps_the_allowed_call_of_its_step() {
+    let llm = ScriptedLlm::new([])
+        .with_rule(role("anytool_search"), Reply::text("YES"))
+        .with_rule(role("anytool_meta"), call("finish_search", json!({})))
+        .with_rule(
+            role("agent").and_last_message_contains("did not solve the request"),
+            Reply::tool_call("Finish", answer("Dune came out in 2021.")),
+        )
+        .with_rule_times(
+            role("agent"),
+            Reply::tool_calls([
+                ("search_movie_for_movies", json!({"q": "Dune"}).to_string()),
+                ("get_movie_for_movies", json!({"q": "bad"}).to_string()),
+            ]),
+            1,
+        )
+        .with_rule(
+            role("agent"),
+            Reply::tool_call("Finish", give_up("get_movie_for_movies does not answer")),
+        )
+        .with_rule(
+            role("anytool_judge"),
+            Reply::text("SOLVED\nit gives the year"),
+        );
+    let run = solve_over(llm.clone(), movies_failing_on_bad()).await;
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    assert_eq!(reflected_failing(&run), vec![vec![api("movies/get_movie")]]);
+    let requests = llm.requests();
+    let rerun = requests
+        .iter()
+        .find(|r| r.role.as_str() == "agent" && r.last_message().contains("did not solve"))
+        .unwrap();
+    let called: Vec<&str> = rerun
+        .messages
+        .iter()
+        .flat_map(|m| match m {
+            toolsmith_llm::Message::Assistant { tool_calls, .. } => {
+                tool_calls.iter().map(|c| c.name.as_str()).collect()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    assert_eq!(
+        called,
+        vec!["search_movie_for_movies"],
+        "{:?}",
+        rerun.messages
+    );
+    let results: Vec<&str> = rerun
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            toolsmith_llm::Message::Tool { content, .. } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].contains("Dune"), "{results:?}");
+}

@@ -74,7 +74,10 @@ fn always_searching() -> Arc<ScriptedLlm> {
 async fn calls_with(settings: DfsdtSettings) -> (Finish, usize) {
     let fx = fixture();
     let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), json!({"results": []})));
-    let run = Dfsdt::new(runtime(always_searching(), tools, fx.book), settings)
+    // The paper's protocol: depth in ToolBench's nodes.
+    let mut rt = runtime(always_searching(), tools, fx.book);
+    rt.settings = toolsmith_solve::AgentSettings::PAPER;
+    let run = Dfsdt::new(rt, settings)
         .solve("q", fx.toolset)
         .await
         .unwrap();
@@ -83,7 +86,8 @@ async fn calls_with(settings: DfsdtSettings) -> (Finish, usize) {
 
 #[tokio::test]
 async fn the_search_respects_width_depth_and_call_limits() {
-    // 12 nodes at 2 per step: 6 levels; width 2 expands 2 + 4 + ... + 64 = 126 nodes.
+    // The paper's protocol: 12 nodes at 2 per step, 6 levels; width 2 expands
+    // 2 + 4 + ... + 64 = 126 nodes.
     assert_eq!(
         calls_with(DfsdtSettings::PAPER).await,
         (Finish::StepLimit, 126)

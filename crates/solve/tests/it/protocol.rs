@@ -259,3 +259,120 @@ async fn root_retries_stop_at_the_width() {
     assert_eq!(run.root_branches(), Some(2));
     assert_eq!(llm.requests().len(), 2);
 }
+
+/// A turn with a thought and one call (three of ToolBench's nodes).
+fn thought(text: &str, name: &str, arguments: serde_json::Value) -> Reply {
+    Reply::ToolCalls {
+        content: Some(text.to_owned()),
+        calls: vec![toolsmith_llm::ToolCall::new(
+            "call_0",
+            name,
+            args(arguments),
+        )],
+    }
+}
+
+/// Five calls, each after a thought, then a Finish after a thought.
+fn five_calls_with_thoughts() -> Arc<ScriptedLlm> {
+    Arc::new(ScriptedLlm::new([
+        thought("Find the film.", SEARCH, json!({"query": "Dune"})),
+        thought("Read its details.", DETAILS, json!({"movie_id": 1})),
+        thought(
+            "Find the sequel.",
+            SEARCH,
+            json!({"query": "Dune Part Two"}),
+        ),
+        thought("Read the sequel's.", DETAILS, json!({"movie_id": 2})),
+        thought("Check the first again.", DETAILS, json!({"movie_id": 1})),
+        Reply::ToolCalls {
+            content: Some("I have both.".to_owned()),
+            calls: vec![toolsmith_llm::ToolCall::new(
+                "call_0",
+                "Finish",
+                answer("Dune (2021) and Part Two (2024)"),
+            )],
+        },
+    ]))
+}
+
+fn movie_tools() -> Arc<ScriptedExecutor> {
+    Arc::new(
+        ScriptedExecutor::new()
+            .respond(search_id(), json!({"results": [{"id": 1}]}))
+            .respond(details_id(), json!({"title": "Dune"})),
+    )
+}
+
+async fn five_call_run(solver: &str, settings: AgentSettings) -> (Run, Arc<ScriptedLlm>) {
+    let fx = fixture();
+    let llm = five_calls_with_thoughts();
+    let mut rt = runtime(llm.clone(), movie_tools(), fx.book);
+    rt.settings = settings;
+    let run = match solver {
+        "react" => React::new(rt, ReactSettings::PAPER)
+            .solve("Dune and its sequel", fx.toolset)
+            .await
+            .unwrap(),
+        _ => Dfsdt::new(
+            rt,
+            DfsdtSettings {
+                width: 1,
+                ..DfsdtSettings::PAPER
+            },
+        )
+        .solve("Dune and its sequel", fx.toolset)
+        .await
+        .unwrap(),
+    };
+    (run, llm)
+}
+
+#[tokio::test]
+async fn a_five_call_path_with_thoughts_finishes_in_steps_and_runs_out_of_nodes_in_the_paper() {
+    for solver in ["react", "dfsdt"] {
+        // toolsmith: six steps of the ten.
+        let (run, _) = five_call_run(solver, AgentSettings::default()).await;
+        assert_eq!(run.finish, Finish::Answered, "{solver}: {:?}", run.detail);
+        assert_eq!(run.limit(), None, "{solver}");
+        assert_eq!(run.call_counts().executed, 5, "{solver}");
+        // The paper: three nodes a step, so the 12 nodes end the chain after four calls.
+        let (run, llm) = five_call_run(solver, AgentSettings::PAPER).await;
+        assert_eq!(run.finish, Finish::StepLimit, "{solver}");
+        assert_eq!(run.limit(), Some(RunLimit::Nodes), "{solver}");
+        assert_eq!(run.call_counts().executed, 4, "{solver}");
+        assert_eq!(
+            llm.remaining(),
+            2,
+            "{solver}: the fifth call and Finish were never asked"
+        );
+        assert!(run.detail.unwrap().contains("12 nodes"), "{solver}");
+    }
+}
+
+#[tokio::test]
+async fn a_chain_that_never_finishes_ends_at_the_step_limit_and_says_so() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new(
+        (0..12).map(|i| thought("Try again.", DETAILS, json!({"movie_id": i}))),
+    ));
+    let mut rt = runtime(llm.clone(), movie_tools(), fx.book);
+    rt.settings = AgentSettings {
+        max_steps: 7,
+        ..AgentSettings::default()
+    };
+    let run = React::new(rt, ReactSettings::PAPER)
+        .solve("Dune", fx.toolset)
+        .await
+        .unwrap();
+    assert_eq!(run.finish, Finish::StepLimit);
+    assert_eq!(run.limit(), Some(RunLimit::Steps));
+    assert_eq!(run.detail.as_deref(), Some("no answer within 7 steps"));
+    assert_eq!(llm.requests().len(), 7);
+    assert!(matches!(
+        finished_event(&run),
+        TraceEvent::Finished {
+            limit: Some(RunLimit::Steps),
+            ..
+        }
+    ));
+}

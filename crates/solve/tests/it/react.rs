@@ -145,8 +145,11 @@ async fn a_model_that_never_finishes_stops_at_the_depth_limit() {
         100,
     ));
     let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), json!({"results": []})));
-    let run = React::new(runtime(llm.clone(), tools, fx.book), ReactSettings::PAPER)
-        .solve("loop forever", fx.toolset)
+    // The paper's protocol counts ToolBench's nodes.
+    let mut rt = runtime(llm.clone(), tools.clone(), fx.book.clone());
+    rt.settings = toolsmith_solve::AgentSettings::PAPER;
+    let run = React::new(rt, ReactSettings::PAPER)
+        .solve("loop forever", fx.toolset.clone())
         .await
         .unwrap();
     assert_eq!(run.finish, Finish::StepLimit);
@@ -155,6 +158,13 @@ async fn a_model_that_never_finishes_stops_at_the_depth_limit() {
         6,
         "12 nodes at 2 nodes per thoughtless step"
     );
+    // toolsmith's counts steps: 10 turns, whatever each holds.
+    let run = React::new(runtime(llm.clone(), tools, fx.book), ReactSettings::PAPER)
+        .solve("loop forever", fx.toolset)
+        .await
+        .unwrap();
+    assert_eq!(run.finish, Finish::StepLimit);
+    assert_eq!(run.llm_calls(), 10, "10 steps");
     assert!(matches!(
         run.trace.last().unwrap().event,
         TraceEvent::Finished { .. }
