@@ -68,6 +68,7 @@ pub use crate::conagents::ConAgents;
 pub use crate::dfsdt::Dfsdt;
 pub use crate::error::{Error, Result};
 pub use crate::react::React;
+pub use crate::results::{READ_RESULT, use_jq_sandbox};
 pub use crate::run::{Finish, Run};
 pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{
@@ -87,6 +88,7 @@ mod dfsdt;
 mod error;
 mod prompts;
 mod react;
+mod results;
 mod run;
 mod runtime;
 mod settings;
