@@ -69,6 +69,7 @@ pub use crate::dfsdt::Dfsdt;
 pub use crate::error::{Error, Result};
 pub use crate::react::React;
 pub use crate::refusal::is_refusal;
+pub use crate::results::{READ_RESULT, use_jq_sandbox};
 pub use crate::run::{Finish, Run};
 pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{
@@ -89,6 +90,7 @@ mod error;
 mod prompts;
 mod react;
 mod refusal;
+mod results;
 mod run;
 mod runtime;
 mod settings;

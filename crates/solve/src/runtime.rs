@@ -15,6 +15,7 @@ use toolsmith_llm::{
 };
 use toolsmith_retrieve::{Filter, Retriever};
 
+use crate::results::{READ_RESULT, present};
 use crate::run::Finish;
 use crate::settings::AgentSettings;
 use crate::settings::ObservationStyle;
@@ -147,6 +148,8 @@ impl Runtime {
                 });
             } else if call.name == SEARCH_TOOLS && toolset.has_search_tool() {
                 answers[i] = Some(self.search_tools(call, toolset, query).await);
+            } else if call.name == READ_RESULT && !toolset.shelf().is_empty() {
+                answers[i] = Some(self.read_result(call, toolset.shelf()).await);
             } else {
                 pending.push((i, call));
             }
@@ -229,13 +232,17 @@ impl Runtime {
         };
         let content = match self.settings.observation_style {
             ObservationStyle::Paper => cut(&observation_text(&observation), limit),
-            ObservationStyle::Compact => toolsmith_exec::compact::compact_text(
-                &observation_text(&observation),
-                self.book
-                    .get(api)
-                    .and_then(|e| e.api.api.response_schema.as_ref()),
-                limit,
-            ),
+            ObservationStyle::Compact => {
+                let entry = self.book.get(api).map(|e| &e.api.api);
+                let hints = toolsmith_exec::compact::Hints {
+                    schema: entry.and_then(|a| a.response_schema.as_ref()),
+                    endpoint: entry.map(|a| match &a.endpoint {
+                        toolsmith_catalog::Endpoint::Http { path, .. } => path.as_str(),
+                        _ => a.name.as_str(),
+                    }),
+                };
+                present(&observation_text(&observation), hints, limit, toolset.shelf())
+            }
         };
         let answered = self.record(
             call,
@@ -250,7 +257,7 @@ impl Runtime {
 
     /// Records a tool call in the trace and makes its answer for the model
     /// (failed unless the outcome is [`CallOutcome::Ok`]).
-    fn record(
+    pub(crate) fn record(
         &self,
         call: &ToolCall,
         api: Option<ApiId>,

@@ -1,11 +1,15 @@
 //! The tools an agent sees: catalog APIs rendered as function tools, plus the
-//! `Finish` tool and, optionally, the `search_tools` meta-tool.
+//! `Finish` tool, optionally the `search_tools` meta-tool, and `read_result` once an
+//! observation was cut (see `crate::results`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith_catalog::{ApiEntry, ApiId, export};
 use toolsmith_llm::ToolSpec;
+
+use crate::results::{Shelf, read_result_spec};
 
 /// Name of the tool that ends a run.
 pub const FINISH: &str = "Finish";
@@ -64,6 +68,8 @@ pub struct Toolset {
     searches: usize,
     /// A search beyond the run's search budget was asked for.
     over_search_budget: bool,
+    /// Whole texts of the run's cut observations, for `read_result` (shared by clones).
+    results: Arc<Shelf>,
 }
 
 impl Toolset {
@@ -173,14 +179,23 @@ impl Toolset {
         self.apis.iter().map(|(_, spec)| spec.clone()).collect()
     }
 
-    /// Every tool spec: the APIs, `search_tools` if on, and `Finish`.
+    /// Every tool spec: the APIs, `search_tools` if on, `read_result` once an observation
+    /// was cut, and `Finish`.
     pub fn specs(&self) -> Vec<ToolSpec> {
         let mut specs = self.api_specs();
         if self.search_tool {
             specs.push(search_tools_spec());
         }
+        if !self.results.is_empty() {
+            specs.push(read_result_spec());
+        }
         specs.push(finish_spec());
         specs
+    }
+
+    /// The whole texts of the run's cut observations.
+    pub(crate) fn shelf(&self) -> &Shelf {
+        &self.results
     }
 
     /// The API a function name stands for: exact, else the one whose name

@@ -78,6 +78,12 @@ pub(crate) fn solvers_with(
     catalog: &Catalog,
     overrides: AnyToolOverrides,
 ) -> anyhow::Result<impl Fn(Runtime) -> Box<dyn Solver> + Send + Sync + 'static> {
+    // `read_result`'s jq filters (any solver, once an observation was cut) run in this binary.
+    if let Ok(exe) = std::env::current_exe() {
+        toolsmith_solve::use_jq_sandbox(
+            JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]),
+        );
+    }
     let anytool = match name {
         SolverName::Anytool => {
             let settings = ctx.config()?.anytool.clone();

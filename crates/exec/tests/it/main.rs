@@ -6,6 +6,7 @@
 // clippy.toml allows these inside #[test] functions; the helpers here are test code too.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod compact;
 mod funcqa;
 mod http;
 mod mcp;

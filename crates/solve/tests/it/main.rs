@@ -8,5 +8,6 @@ mod conagents;
 mod dfsdt;
 mod protocol;
 mod react;
+mod read_result;
 mod support;
 mod trace;

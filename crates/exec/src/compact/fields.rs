@@ -1,0 +1,313 @@
+//! What each field of an observation is to compaction: an identity (id, name, type), the
+//! content the API exists to return, a holder of identities, a plain value, or a link.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+/// Field names that identify an entity by a key.
+const ID_NAMES: &[&str] = &["id", "uuid", "guid", "uri", "urn", "sha", "slug"];
+
+/// Field names that label an entity.
+const NAME_FIELDS: &[&str] = &[
+    "name",
+    "title",
+    "label",
+    "full_name",
+    "display_name",
+    "username",
+    "login",
+    "original_name",
+    "original_title",
+];
+
+/// Field names that say what kind of entity an object is.
+const TYPE_FIELDS: &[&str] = &["type", "object", "kind"];
+
+/// Field-name fragments that mark a URL or an image.
+const LINK_NAMES: &[&str] = &[
+    "url",
+    "uri",
+    "href",
+    "link",
+    "homepage",
+    "image",
+    "img",
+    "logo",
+    "poster",
+    "backdrop",
+    "avatar",
+    "thumbnail",
+    "icon",
+    "photo",
+    "picture",
+    "_path",
+];
+
+/// Words of an endpoint that say it exists to return images.
+const IMAGE_WORDS: &[&str] = &[
+    "image",
+    "images",
+    "photo",
+    "photos",
+    "picture",
+    "pictures",
+    "poster",
+    "posters",
+    "logo",
+    "logos",
+    "avatar",
+    "avatars",
+    "thumbnail",
+    "thumbnails",
+    "backdrop",
+    "backdrops",
+    "cover",
+    "covers",
+    "artwork",
+    "still",
+    "stills",
+];
+
+/// Names of the fields that carry a response's payload, whatever the API.
+const PAYLOAD_NAMES: &[&str] = &[
+    "response", "results", "result", "items", "item", "data", "hits", "entries", "records",
+    "content", "values",
+];
+
+/// Endpoint words that say nothing of what it returns.
+const STOP_WORDS: &[&str] = &[
+    "get", "list", "me", "my", "v1", "v2", "v3", "api", "by", "for", "of", "the", "all",
+];
+
+/// Schema formats of URL-valued strings.
+const URL_FORMATS: &[&str] = &["uri", "url", "uri-reference", "iri", "iri-reference"];
+
+/// How much a field matters, most first; fields are kept and grown in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Class {
+    /// An identity field with a scalar value: its rank (ids, then names, then types).
+    Identity(u8),
+    /// What the API exists to return (a search's results, an images endpoint's images).
+    Purpose,
+    /// An object or list with identities inside.
+    Holder,
+    /// Any other scalar.
+    Plain,
+    /// Any other object or list.
+    Other,
+    /// A URL or an image, when the API is not for them.
+    Link,
+}
+
+/// The identity rank of a field name: 0 for keys, 1 for names, 2 for kinds.
+pub(crate) fn identity_rank(name: &str) -> Option<u8> {
+    let lower = name.to_ascii_lowercase();
+    if ID_NAMES.contains(&lower.as_str())
+        || lower.ends_with("_id")
+        || (name.ends_with("Id") && name.len() > 2)
+    {
+        Some(0)
+    } else if NAME_FIELDS.contains(&lower.as_str()) {
+        Some(1)
+    } else if TYPE_FIELDS.contains(&lower.as_str()) {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+/// A value an identity field can hold: a string, number or boolean.
+pub(crate) fn is_identity_value(value: &Value) -> bool {
+    matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_))
+}
+
+/// What compaction knows of the API: what it exists to return and which fields are URLs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Context {
+    /// Singular words of the endpoint's path or name (`album` for `/me/albums`).
+    words: Vec<String>,
+    /// The endpoint exists to return images.
+    images: bool,
+    /// Properties the schema marks as URLs.
+    url_fields: BTreeSet<String>,
+}
+
+impl Context {
+    /// The context of an endpoint (a path template or a function name) and its schema.
+    pub(crate) fn new(endpoint: Option<&str>, schema: Option<&Value>) -> Self {
+        let mut url_fields = BTreeSet::new();
+        if let Some(schema) = schema {
+            collect_url_fields(schema, &mut url_fields, 0);
+        }
+        let words = endpoint.map(endpoint_words).unwrap_or_default();
+        let images = words
+            .iter()
+            .any(|w| IMAGE_WORDS.contains(&w.as_str()) || IMAGE_WORDS.contains(&plural(w)));
+        Self {
+            words,
+            images,
+            url_fields,
+        }
+    }
+
+    /// The class of field `name` holding `value`.
+    pub(crate) fn class(&self, name: &str, value: &Value) -> Class {
+        if let Some(rank) = identity_rank(name).filter(|_| is_identity_value(value)) {
+            return Class::Identity(rank);
+        }
+        let link = self.is_link(name, value);
+        if self.is_purpose(name, link) {
+            return Class::Purpose;
+        }
+        match value {
+            Value::Object(_) | Value::Array(_) if holds_identity(value, 3) => Class::Holder,
+            _ if link => Class::Link,
+            Value::Object(_) | Value::Array(_) => Class::Other,
+            _ => Class::Plain,
+        }
+    }
+
+    fn is_purpose(&self, name: &str, link: bool) -> bool {
+        let lower = name.to_ascii_lowercase();
+        if PAYLOAD_NAMES.contains(&lower.as_str()) || (self.images && link) {
+            return true;
+        }
+        let single = singular(&lower);
+        self.words
+            .iter()
+            .any(|w| w.len() > 2 && (single == *w || single.ends_with(&format!("_{w}"))))
+    }
+
+    fn is_link(&self, name: &str, value: &Value) -> bool {
+        let lower = name.to_ascii_lowercase();
+        if self.url_fields.contains(name) || LINK_NAMES.iter().any(|f| lower.contains(f)) {
+            return true;
+        }
+        value.as_str().is_some_and(|s| {
+            let s = s.to_ascii_lowercase();
+            s.starts_with("http://")
+                || s.starts_with("https://")
+                || [".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg"]
+                    .iter()
+                    .any(|ext| s.ends_with(ext))
+        })
+    }
+}
+
+/// The words of an endpoint's last two literal path segments (or of a function name),
+/// lowercased and singular, without words that say nothing.
+fn endpoint_words(endpoint: &str) -> Vec<String> {
+    let literal: Vec<&str> = endpoint
+        .split('/')
+        .filter(|s| !s.is_empty() && !s.starts_with('{') && !s.starts_with(':'))
+        .collect();
+    let tail = literal.get(literal.len().saturating_sub(2)..).unwrap_or(&[]);
+    let mut words = Vec::new();
+    for segment in tail {
+        for word in segment.split(|c: char| !c.is_ascii_alphanumeric()) {
+            let lower = word.to_ascii_lowercase();
+            if !lower.is_empty() && !STOP_WORDS.contains(&lower.as_str()) {
+                words.push(singular(&lower).to_owned());
+            }
+        }
+    }
+    words
+}
+
+/// `albums` -> `album`, `categories` -> `category`; other words unchanged.
+fn singular(word: &str) -> String {
+    if let Some(stem) = word.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) = word.strip_suffix('s').filter(|s| !s.ends_with('s')) {
+        stem.to_owned()
+    } else {
+        word.to_owned()
+    }
+}
+
+/// A static plural for membership tests of [`IMAGE_WORDS`].
+fn plural(word: &str) -> &'static str {
+    IMAGE_WORDS
+        .iter()
+        .find(|w| w.strip_suffix('s') == Some(word))
+        .copied()
+        .unwrap_or("")
+}
+
+/// Whether an identity field appears in `value` within `depth` levels.
+pub(crate) fn holds_identity(value: &Value, depth: usize) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    match value {
+        Value::Object(map) => map.iter().any(|(name, sub)| {
+            (identity_rank(name).is_some() && is_identity_value(sub))
+                || holds_identity(sub, depth - 1)
+        }),
+        Value::Array(items) => items.iter().take(3).any(|i| holds_identity(i, depth - 1)),
+        _ => false,
+    }
+}
+
+/// Names of properties whose schema says they hold URLs.
+fn collect_url_fields(schema: &Value, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    match schema {
+        Value::Object(map) => {
+            if let Some(props) = map.get("properties").and_then(Value::as_object) {
+                for (name, sub) in props {
+                    let format = sub.get("format").and_then(Value::as_str);
+                    let media = sub.get("contentMediaType").and_then(Value::as_str);
+                    if format.is_some_and(|f| URL_FORMATS.contains(&f))
+                        || media.is_some_and(|m| m.starts_with("image/"))
+                    {
+                        out.insert(name.clone());
+                    }
+                }
+            }
+            for sub in map.values() {
+                collect_url_fields(sub, out, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for sub in items {
+                collect_url_fields(sub, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn endpoints_name_what_they_return() {
+        let images = Context::new(Some("/collection/{collection_id}/images"), None);
+        assert!(images.images);
+        assert_eq!(images.class("file_path", &json!("/a.jpg")), Class::Purpose);
+        let albums = Context::new(Some("/me/albums"), None);
+        assert_eq!(albums.words, ["album"]);
+        assert_eq!(albums.class("albums", &json!([])), Class::Purpose);
+        assert_eq!(albums.class("file_path", &json!("/a.jpg")), Class::Link);
+        assert_eq!(albums.class("uri", &json!("spotify:x")), Class::Identity(0));
+        assert_eq!(albums.class("added_at", &json!("2020")), Class::Plain);
+        assert_eq!(
+            albums.class("album", &json!({"id": "a", "x": 1})),
+            Class::Purpose
+        );
+        assert_eq!(
+            albums.class("artist", &json!({"id": "a", "x": 1})),
+            Class::Holder
+        );
+        assert!(!Context::new(Some("get_movie_details"), None).images);
+        assert_eq!(singular("categories"), "category");
+        assert_eq!(singular("address"), "address");
+    }
+}

@@ -1,0 +1,265 @@
+//! Rendering a value within a budget of characters: first the least form of every part
+//! (identities, one item per list), then the first parts grown back toward whole.
+
+use serde_json::{Map, Value};
+
+use super::fields::{Class, Context};
+
+/// What ends a shortened string.
+pub(crate) const ELLIPSIS: &str = "…";
+
+/// Longest identity string in an object's least form.
+const IDENTITY_CAP: usize = 80;
+
+/// Longest other string in an object's least form.
+const PLAIN_CAP: usize = 40;
+
+/// Share of a list's budget its least-form items may take before its first items grow.
+const BREADTH_SHARE: (usize, usize) = (3, 5);
+
+/// Characters of `value`'s JSON text.
+pub(crate) fn size(value: &Value) -> usize {
+    value.to_string().chars().count()
+}
+
+/// The note that ends a list with `n` items left out.
+pub(crate) fn omitted_note(n: usize) -> Value {
+    Value::String(format!("… {n} more items left out"))
+}
+
+/// Whether `value` is a list's note of items left out.
+pub(crate) fn is_note(value: &Value) -> bool {
+    value
+        .as_str()
+        .is_some_and(|s| s.starts_with("… ") && s.ends_with(" more items left out"))
+}
+
+/// `value` in at most `budget` characters where its least form allows, else its least form.
+pub(crate) fn render(value: &Value, budget: usize, ctx: &Context) -> Value {
+    if size(value) <= budget {
+        return value.clone();
+    }
+    match value {
+        Value::String(s) => Value::String(shorten(s, budget.saturating_sub(2).max(8))),
+        Value::Object(map) => render_object(map, budget, ctx),
+        Value::Array(items) => render_list(items, budget, ctx),
+        other => other.clone(),
+    }
+}
+
+/// The smallest form that still says what `value` is: an object's identities (or its one
+/// most telling field, so that it is never empty), a list's first item and a note.
+pub(crate) fn least(value: &Value, ctx: &Context) -> Value {
+    match value {
+        Value::String(s) => Value::String(shorten(s, PLAIN_CAP)),
+        Value::Object(map) => least_object(map, ctx),
+        Value::Array(items) => match items.split_first() {
+            None => Value::Array(Vec::new()),
+            Some((first, rest)) => {
+                let mut out = vec![least(first, ctx)];
+                if !rest.is_empty() {
+                    out.push(omitted_note(rest.len()));
+                }
+                Value::Array(out)
+            }
+        },
+        other => other.clone(),
+    }
+}
+
+fn least_object(map: &Map<String, Value>, ctx: &Context) -> Value {
+    let order = ordered(map, ctx);
+    let mut out = Map::new();
+    for (name, class) in &order {
+        let Some(value) = map.get(*name) else {
+            continue;
+        };
+        match class {
+            Class::Identity(_) => {
+                out.insert((*name).to_owned(), capped(value, IDENTITY_CAP));
+            }
+            Class::Purpose if !value.is_object() && !value.is_array() && !value.is_null() => {
+                out.insert((*name).to_owned(), capped(value, IDENTITY_CAP));
+            }
+            _ => {}
+        }
+    }
+    if out.is_empty() {
+        // Never empty: the first field with content, in the order fields matter (the
+        // payload and the holders of identities before plain values).
+        let telling = order
+            .iter()
+            .find(|(name, _)| map.get(*name).is_some_and(has_content))
+            .or_else(|| order.first());
+        if let Some((name, _)) = telling
+            && let Some(value) = map.get(*name)
+        {
+            out.insert((*name).to_owned(), least(value, ctx));
+        }
+    }
+    Value::Object(out)
+}
+
+fn has_content(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => !map.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::String(s) => !s.is_empty(),
+        Value::Null => false,
+        _ => true,
+    }
+}
+
+fn capped(value: &Value, cap: usize) -> Value {
+    match value {
+        Value::String(s) => Value::String(shorten(s, cap)),
+        other => other.clone(),
+    }
+}
+
+/// `s` cut to at most `cap` characters of JSON text inside its quotes, ending in `…`.
+fn shorten(s: &str, cap: usize) -> String {
+    let mut keep = cap;
+    loop {
+        let cut = toolsmith_plumbing::text::truncate_with(s, keep.saturating_sub(1), ELLIPSIS);
+        if keep <= 1 || size(&Value::String(cut.clone())) <= cap + 2 {
+            return cut;
+        }
+        keep -= 1;
+    }
+}
+
+/// The fields of `map` in the order they are kept and grown: by class, then as given.
+fn ordered<'m>(map: &'m Map<String, Value>, ctx: &Context) -> Vec<(&'m str, Class)> {
+    let mut order: Vec<(&str, Class)> = map
+        .iter()
+        .map(|(name, value)| (name.as_str(), ctx.class(name, value)))
+        .collect();
+    order.sort_by_key(|(_, class)| *class);
+    order
+}
+
+/// Characters a field adds to an object: its key, the colon, the value, and a comma if
+/// the object already has a field.
+fn field_cost(name: &str, value: &Value, first: bool) -> usize {
+    size(&Value::String(name.to_owned())) + 1 + size(value) + usize::from(!first)
+}
+
+fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Value {
+    let order = ordered(map, ctx);
+    let mut out = Map::new();
+    let mut used = 2;
+    // Breadth: the least form of every field but links, in order, while they fit.
+    let add = |out: &mut Map<String, Value>, used: &mut usize, name: &str| {
+        let Some(value) = map.get(name) else { return };
+        let small = least(value, ctx);
+        let cost = field_cost(name, &small, out.is_empty());
+        if *used + cost <= budget {
+            *used += cost;
+            out.insert(name.to_owned(), small);
+        }
+    };
+    for (name, class) in &order {
+        if *class != Class::Link {
+            add(&mut out, &mut used, name);
+        }
+    }
+    if out.is_empty()
+        && let Some(first) = order.iter().find_map(|(name, _)| map.get_key_value(*name))
+    {
+        // Over budget rather than empty; the caller decides whether it fits.
+        out.insert(first.0.clone(), least(first.1, ctx));
+        return Value::Object(out);
+    }
+    grow_fields(map, &order, &mut out, &mut used, budget, ctx, true);
+    for (name, class) in &order {
+        if *class == Class::Link {
+            add(&mut out, &mut used, name);
+        }
+    }
+    grow_fields(map, &order, &mut out, &mut used, budget, ctx, false);
+    Value::Object(out)
+}
+
+/// Grows the shown fields toward their whole value, in order: with `shares`, each takes at
+/// most an equal share of what is left, so that the first does not starve the rest.
+fn grow_fields(
+    map: &Map<String, Value>,
+    order: &[(&str, Class)],
+    out: &mut Map<String, Value>,
+    used: &mut usize,
+    budget: usize,
+    ctx: &Context,
+    shares: bool,
+) {
+    let growing: Vec<&str> = order
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| out.get(*name).is_some_and(|v| Some(v) != map.get(*name)))
+        .collect();
+    for (i, name) in growing.iter().enumerate() {
+        let (Some(whole), Some(shown)) = (map.get(*name), out.get_mut(*name)) else {
+            continue;
+        };
+        let spare = budget.saturating_sub(*used);
+        let extra = if shares {
+            spare / (growing.len() - i)
+        } else {
+            spare
+        };
+        let now = size(shown);
+        let grown = render(whole, now + extra, ctx);
+        let new = size(&grown);
+        if new <= now + extra && new > now {
+            *used = *used + new - now;
+            *shown = grown;
+        }
+    }
+}
+
+fn render_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
+    let reserve = size(&omitted_note(items.len())) + 1;
+    let room = budget.saturating_sub(reserve);
+    let breadth = room * BREADTH_SHARE.0 / BREADTH_SHARE.1;
+    let mut out: Vec<Value> = Vec::new();
+    let mut used = 2;
+    // Breadth: least forms of the first items, within a share of the budget (one at least).
+    for item in items {
+        let small = least(item, ctx);
+        let cost = size(&small) + usize::from(!out.is_empty());
+        let cap = if out.is_empty() { room } else { breadth };
+        if used + cost > cap {
+            break;
+        }
+        used += cost;
+        out.push(small);
+    }
+    // Depth: the first items grow toward whole, in order.
+    for (shown, whole) in out.iter_mut().zip(items) {
+        let now = size(shown);
+        let extra = room.saturating_sub(used);
+        if extra == 0 {
+            break;
+        }
+        let grown = render(whole, now + extra, ctx);
+        let new = size(&grown);
+        if new <= now + extra && new > now {
+            used = used + new - now;
+            *shown = grown;
+        }
+    }
+    // Breadth again with what is left.
+    for item in items.iter().skip(out.len()) {
+        let small = least(item, ctx);
+        let cost = size(&small) + usize::from(!out.is_empty());
+        if used + cost > room {
+            break;
+        }
+        used += cost;
+        out.push(small);
+    }
+    if out.len() < items.len() {
+        out.push(omitted_note(items.len() - out.len()));
+    }
+    Value::Array(out)
+}

@@ -1,0 +1,274 @@
+//! Compaction of observations: identities kept at every depth, no object emptied, and the
+//! content an API exists to return kept, on hand-written fixtures of Spotify's, TMDB's and a
+//! weather API's shapes, on generated nested JSON, and on simulated responses.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use toolsmith_catalog::{DocSelector, Endpoint, ImportOptions, Scope, Store, read_bytes};
+use toolsmith_exec::compact::{Hints, compact_with, emptied_objects, keys_kept};
+use toolsmith_exec::{ApiBook, Simulator};
+
+fn hints(endpoint: &str) -> Hints<'_> {
+    Hints {
+        schema: None,
+        endpoint: Some(endpoint),
+    }
+}
+
+/// A Spotify track, as nested as the real one.
+fn track(i: usize) -> Value {
+    json!({
+        "artists": [{"external_urls": {"spotify": format!("https://open.spotify.com/artist/ar{i}")},
+                     "href": format!("https://api.spotify.com/v1/artists/ar{i}"),
+                     "id": format!("ar{i}"), "name": format!("Artist {i}"), "type": "artist",
+                     "uri": format!("spotify:artist:ar{i}")}],
+        "available_markets": ["AD", "AE", "AR", "AT", "AU", "BE", "BG", "BH", "BO", "BR", "CA"],
+        "disc_number": 1, "duration_ms": 215_000 + i, "explicit": false,
+        "external_urls": {"spotify": format!("https://open.spotify.com/track/tr{i}")},
+        "href": format!("https://api.spotify.com/v1/tracks/tr{i}"),
+        "id": format!("tr{i}"), "name": format!("Track {i}"), "preview_url": null,
+        "track_number": i + 1, "type": "track", "uri": format!("spotify:track:tr{i}")
+    })
+}
+
+/// A Spotify album with its tracks and images.
+fn album(i: usize) -> Value {
+    json!({
+        "album_type": "album",
+        "artists": [{"id": format!("ar{i}"), "name": format!("Artist {i}"), "type": "artist",
+                     "uri": format!("spotify:artist:ar{i}")}],
+        "available_markets": ["AD", "AE", "AR", "AT", "AU", "BE", "BG", "BH", "BO", "BR"],
+        "copyrights": [{"text": "(C) 2020 Some Label Records", "type": "C"}],
+        "external_ids": {"upc": "00602537518357"},
+        "external_urls": {"spotify": format!("https://open.spotify.com/album/al{i}")},
+        "genres": [], "href": format!("https://api.spotify.com/v1/albums/al{i}"),
+        "id": format!("al{i}"),
+        "images": [{"height": 640, "url": format!("https://i.scdn.co/image/al{i}640"), "width": 640},
+                   {"height": 300, "url": format!("https://i.scdn.co/image/al{i}300"), "width": 300}],
+        "label": "Some Label", "name": format!("Album number {i}"), "popularity": 61,
+        "release_date": "2020-03-20", "release_date_precision": "day",
+        "total_tracks": 3, "tracks": {"href": format!("https://api.spotify.com/v1/albums/al{i}/tracks"),
+            "items": [track(i * 10), track(i * 10 + 1), track(i * 10 + 2)],
+            "limit": 50, "next": null, "offset": 0, "previous": null, "total": 3},
+        "type": "album", "uri": format!("spotify:album:al{i}")
+    })
+}
+
+/// `GET /me/albums`: a page of saved albums, each `{added_at, album}`.
+fn saved_albums(n: usize) -> Value {
+    let items: Vec<Value> = (0..n)
+        .map(|i| json!({"added_at": "2023-01-05T10:00:00Z", "album": album(i)}))
+        .collect();
+    json!({"href": "https://api.spotify.com/v1/me/albums?offset=0&limit=20", "items": items,
+           "limit": 20, "next": "https://api.spotify.com/v1/me/albums?offset=20&limit=20",
+           "offset": 0, "previous": null, "total": 53})
+}
+
+/// The observation envelope the solvers send.
+fn observation(response: Value) -> Value {
+    json!({"error": "", "response": response})
+}
+
+#[test]
+fn a_saved_album_page_keeps_each_shown_album_id_and_name() {
+    let value = observation(saved_albums(20));
+    for budget in [1024, 2048] {
+        let text = compact_with(&value, hints("/me/albums"), budget);
+        assert!(text.chars().count() <= budget, "{budget}: {text}");
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let items = back["response"]["items"].as_array().unwrap();
+        let shown: Vec<&Value> = items.iter().filter(|v| v.is_object()).collect();
+        assert!(shown.len() >= 3, "{budget}: {text}");
+        for (i, item) in shown.iter().enumerate() {
+            assert_eq!(item["album"]["id"], json!(format!("al{i}")), "{text}");
+            assert_eq!(item["album"]["name"], json!(format!("Album number {i}")));
+        }
+        let note = items.last().unwrap().as_str().unwrap();
+        assert_eq!(note, format!("… {} more items left out", 20 - shown.len()));
+        assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    }
+}
+
+#[test]
+fn currently_playing_keeps_the_track_not_just_the_error_field() {
+    let value = observation(json!({
+        "context": {"external_urls": {"spotify": "https://open.spotify.com/playlist/pl1"},
+                    "href": "https://api.spotify.com/v1/playlists/pl1", "type": "playlist",
+                    "uri": "spotify:playlist:pl1"},
+        "timestamp": 1_700_000_000_000_u64, "progress_ms": 42_000, "is_playing": true,
+        "item": {"album": album(7), "artists": [{"id": "ar7", "name": "Artist 7"}],
+                 "id": "tr70", "name": "Track 70", "type": "track", "uri": "spotify:track:tr70",
+                 "duration_ms": 215_070, "popularity": 55},
+        "currently_playing_type": "track",
+        "actions": {"disallows": {"resuming": true, "skipping_prev": true}}
+    }));
+    let text = compact_with(&value, hints("/me/player/currently-playing"), 1024);
+    let back: Value = serde_json::from_str(&text).unwrap();
+    let item = &back["response"]["item"];
+    assert_eq!(
+        (&item["id"], &item["name"]),
+        (&json!("tr70"), &json!("Track 70")),
+        "{text}"
+    );
+    assert_eq!(item["album"]["id"], "al7", "{text}");
+    assert_eq!(back["response"]["context"]["uri"], "spotify:playlist:pl1");
+    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+}
+
+#[test]
+fn an_images_endpoint_keeps_its_image_paths() {
+    let image = |i: usize| {
+        json!({"aspect_ratio": 1.778, "file_path": format!("/img{i:02}abcdefghijklmnopqrstu.jpg"),
+               "height": 1080, "iso_639_1": null, "vote_average": 5.3, "vote_count": 4, "width": 1920})
+    };
+    let value = observation(json!({
+        "id": 794046,
+        "backdrops": (0..15).map(image).collect::<Vec<_>>(),
+        "posters": (15..30).map(image).collect::<Vec<_>>(),
+    }));
+    let text = compact_with(&value, hints("/collection/{collection_id}/images"), 1024);
+    let back: Value = serde_json::from_str(&text).unwrap();
+    for list in ["backdrops", "posters"] {
+        let shown = back["response"][list].as_array().unwrap();
+        let paths = shown.iter().filter(|i| i["file_path"].is_string()).count();
+        assert!(paths >= 3, "{list}: {text}");
+    }
+    assert_eq!(back["response"]["id"], 794046);
+    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+}
+
+#[test]
+fn a_forecast_keeps_its_days_with_their_main_and_weather_blocks() {
+    let days: Vec<Value> = (0..40)
+        .map(|i| {
+            json!({"dt": 1_700_000_000 + i * 10_800,
+                   "main": {"temp": 281.5, "feels_like": 279.1, "temp_min": 280.0, "temp_max": 282.3,
+                            "pressure": 1017, "humidity": 81},
+                   "weather": [{"id": 500, "main": "Rain", "description": "light rain", "icon": "10d"}],
+                   "clouds": {"all": 90}, "wind": {"speed": 4.6, "deg": 240},
+                   "dt_txt": "2023-11-20 12:00:00"})
+        })
+        .collect();
+    let value = observation(json!({"cod": "200", "cnt": 40, "list": days,
+        "city": {"id": 2643743, "name": "London", "country": "GB"}}));
+    let text = compact_with(&value, hints("/data/2.5/forecast"), 1024);
+    let back: Value = serde_json::from_str(&text).unwrap();
+    let shown = back["response"]["list"].as_array().unwrap();
+    let first = &shown[0];
+    assert!(first["main"]["temp"].is_number(), "{text}");
+    assert_eq!(first["weather"][0]["id"], 500, "{text}");
+    assert_eq!(back["response"]["city"]["name"], "London");
+    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+}
+
+/// Nested JSON of the shapes APIs answer: objects with ids and names among other fields,
+/// lists of them, strings of any length.
+fn nested() -> impl Strategy<Value = Value> {
+    let key = prop::sample::select(vec![
+        "id", "name", "type", "uri", "overview", "items", "album", "data", "count", "meta",
+        "url", "tags", "owner_id", "status",
+    ]);
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i32>().prop_map(|n| json!(n)),
+        "[a-zé \"\\\\]{0,60}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(5, 120, 8, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..12).prop_map(Value::Array),
+            prop::collection::vec((key.clone(), inner), 0..6).prop_map(|fields| {
+                Value::Object(
+                    fields
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn compaction_fits_stays_json_and_never_empties_an_object(
+        value in nested(),
+        budget in 400usize..2048,
+    ) {
+        let value = observation(value);
+        let text = compact_with(&value, hints("/things/{id}"), budget);
+        prop_assert!(text.chars().count() <= budget, "{} > {budget}", text.chars().count());
+        let back: Value = serde_json::from_str(&text).unwrap();
+        prop_assert!(back.is_object(), "{text}");
+        prop_assert_eq!(emptied_objects(&value, &text), 0, "{}", text);
+        prop_assert_eq!(keys_kept(&value, &text).0 > 0, keys_kept(&value, &value.to_string()).0 > 0);
+    }
+}
+
+/// A small spec of Spotify's shapes: saved albums and the track playing now.
+const SPOTIFY: &str = include_str!("spotify_fixture.json");
+
+fn spotify() -> Arc<ApiBook> {
+    let batch = read_bytes(
+        Path::new("spotify.json"),
+        SPOTIFY.as_bytes(),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    Arc::new(ApiBook::from_catalog(&catalog))
+}
+
+/// Every simulated response of `book`, compacted at 1,024 and 2,048 characters: within the
+/// budget, JSON, with no object emptied. Returns how many were over 1,024 characters.
+fn check_simulated(book: &Arc<ApiBook>) -> usize {
+    let sim = Simulator::new(Arc::clone(book));
+    let mut over = 0;
+    for api in book.ids() {
+        let entry = book.get(api).unwrap();
+        let mut args = serde_json::Map::new();
+        for p in entry.api.api.params.iter().filter(|p| p.required) {
+            let value = match p.schema.get("type").and_then(Value::as_str) {
+                Some("integer") => json!(550),
+                _ => json!("Titanic"),
+            };
+            args.insert(p.name.clone(), value);
+        }
+        let Some(body) = sim.synthesize(entry, &Value::Object(args)) else {
+            continue;
+        };
+        let value = observation(body);
+        let endpoint = match &entry.api.api.endpoint {
+            Endpoint::Http { path, .. } => path.clone(),
+            _ => entry.api.api.name.clone(),
+        };
+        let hints = Hints {
+            schema: entry.api.api.response_schema.as_ref(),
+            endpoint: Some(&endpoint),
+        };
+        over += usize::from(value.to_string().chars().count() > 1024);
+        for budget in [1024, 2048] {
+            let text = compact_with(&value, hints, budget);
+            assert!(text.chars().count() <= budget, "{api}: {text}");
+            let back: Value = serde_json::from_str(&text).unwrap();
+            assert!(back["response"].is_object() || back["response"].is_array(), "{api}: {text}");
+            assert_eq!(emptied_objects(&value, &text), 0, "{api} at {budget}: {text}");
+        }
+    }
+    over
+}
+
+#[test]
+fn simulated_tmdb_and_spotify_responses_are_never_emptied() {
+    assert!(check_simulated(&crate::tmdb()) > 5);
+    assert!(check_simulated(&spotify()) >= 2);
+}

@@ -1,0 +1,237 @@
+//! Cut observations, kept whole for the run, and the `read_result` tool that reads them.
+//!
+//! Under toolsmith's protocol an observation over the limit is compacted
+//! (`toolsmith_exec::compact`) and its whole text is kept on the toolset's [`Shelf`] under a
+//! short handle (`r1`, `r2`, ...) that the observation names in a `cut` field. From then on the
+//! toolset offers `read_result`: a page of the whole text at an offset (a first line of JSON
+//! saying where the page is, then `limit - 120` characters of the text as they are), or the
+//! output of a jq filter over it (run in the sandbox installed with [`use_jq_sandbox`]; without one, paging
+//! only). The idea is `serve`'s `read_result`; the handles here live as long as the run.
+//! Under `--protocol paper` observations are cut plainly, nothing is kept, and the tool is
+//! never offered.
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use serde_json::{Value, json};
+use toolsmith_exec::JqSandbox;
+use toolsmith_exec::compact::{Hints, compact_text_with};
+use toolsmith_llm::{ToolCall, ToolSpec};
+
+use crate::runtime::{Answered, Runtime};
+use crate::trace::CallOutcome;
+
+/// Name of the tool that reads the rest of a cut observation.
+pub const READ_RESULT: &str = "read_result";
+
+/// The jq engine `read_result` filters run in, for the whole process.
+static JQ: OnceLock<JqSandbox> = OnceLock::new();
+
+/// Lets `read_result` run jq filters in `sandbox` (the first sandbox installed stays). The
+/// command line installs its own binary's `__jq-sandbox`.
+pub fn use_jq_sandbox(sandbox: JqSandbox) {
+    let _ = JQ.set(sandbox);
+}
+
+/// The whole texts of a run's cut observations, by handle.
+#[derive(Debug, Default)]
+pub(crate) struct Shelf {
+    kept: Mutex<Vec<Arc<str>>>,
+}
+
+impl Shelf {
+    /// Keeps `text` and returns its handle.
+    pub(crate) fn keep(&self, text: &str) -> String {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.push(Arc::from(text));
+        format!("r{}", kept.len())
+    }
+
+    /// The text kept under `handle`.
+    pub(crate) fn get(&self, handle: &str) -> Option<Arc<str>> {
+        let index: usize = handle.trim().strip_prefix('r')?.parse().ok()?;
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.get(index.checked_sub(1)?).cloned()
+    }
+
+    /// Whether nothing was cut yet.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    }
+}
+
+/// The `read_result` tool.
+pub(crate) fn read_result_spec() -> ToolSpec {
+    ToolSpec {
+        name: READ_RESULT.to_owned(),
+        description: "Read more of an observation that was cut (it has a `cut` field with a \
+                      handle): the whole text page by page from `offset`, or the output of a \
+                      jq filter over the whole JSON (such as `.response.items[].album.name`)."
+            .to_owned(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "handle": {"type": "string", "description": "The handle of the cut observation."},
+                "offset": {"type": "integer", "description": "Character to start the page at (0 first)."},
+                "jq_filter": {"type": "string", "description": "A jq filter run over the whole observation, instead of paging."}
+            },
+            "required": ["handle"]
+        }),
+    }
+}
+
+/// An observation's text for the model within `limit` characters: whole when it fits, else
+/// compacted, kept on `shelf` and marked with a `cut` field naming its handle.
+pub(crate) fn present(text: &str, hints: Hints<'_>, limit: usize, shelf: &Shelf) -> String {
+    let compacted = compact_text_with(text, hints, limit);
+    if compacted == text {
+        return compacted;
+    }
+    let handle = shelf.keep(text);
+    let cut = json!({
+        "handle": handle,
+        "total_chars": text.chars().count(),
+        "read_more": "call read_result with this handle and an offset, or a jq_filter",
+    });
+    let room = limit.saturating_sub(cut.to_string().chars().count() + 8);
+    let body = compact_text_with(text, hints, room);
+    let mut out = match serde_json::from_str::<Value>(&body) {
+        Ok(Value::Object(map)) => Value::Object(map),
+        Ok(other) => json!({"response": other}),
+        Err(_) => json!({"response": body}),
+    };
+    out["cut"] = cut;
+    out.to_string()
+}
+
+/// What a `read_result` call asks for.
+enum Read {
+    Page(usize),
+    Jq(String),
+}
+
+impl Runtime {
+    /// Answers a `read_result` call from the toolset's shelf.
+    pub(crate) async fn read_result(&self, call: &ToolCall, shelf: &Shelf) -> Answered {
+        let arguments = call.parsed_arguments().unwrap_or(Value::Null);
+        let content = match self.read(&arguments, shelf).await {
+            Ok(content) => content,
+            Err(message) => {
+                let content = json!({"error": message, "response": ""}).to_string();
+                return self.record(call, None, arguments, CallOutcome::Rejected, None, content);
+            }
+        };
+        self.record(call, None, arguments, CallOutcome::Ok, None, content)
+    }
+
+    async fn read(&self, arguments: &Value, shelf: &Shelf) -> Result<String, String> {
+        let handle = arguments
+            .get("handle")
+            .and_then(Value::as_str)
+            .ok_or("read_result needs the `handle` of a cut observation")?;
+        let text = shelf
+            .get(handle)
+            .ok_or_else(|| format!("no cut observation has the handle `{handle}`"))?;
+        let limit = self.settings.max_observation_chars;
+        let read = match arguments.get("jq_filter").and_then(Value::as_str) {
+            Some(filter) if !filter.trim().is_empty() => Read::Jq(filter.to_owned()),
+            _ => Read::Page(
+                arguments
+                    .get("offset")
+                    .and_then(Value::as_u64)
+                    .and_then(|o| usize::try_from(o).ok())
+                    .unwrap_or(0),
+            ),
+        };
+        match read {
+            Read::Page(offset) => page(handle, &text, offset, limit),
+            Read::Jq(filter) => {
+                let sandbox = JQ.get().ok_or(
+                    "jq filters are not available in this run; read the pages with `offset`",
+                )?;
+                let input: Value = serde_json::from_str(&text)
+                    .map_err(|_| "this observation is not JSON; read it with `offset`")?;
+                let out = sandbox
+                    .run(&filter, &input)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let value = match <[Value; 1]>::try_from(out.values) {
+                    Ok([one]) => one,
+                    Err(many) => Value::Array(many),
+                };
+                let answer = json!({"error": "", "response": value}).to_string();
+                Ok(present(&answer, Hints::default(), limit, shelf))
+            }
+        }
+    }
+}
+
+/// Characters a page's first line (its place in the whole) takes at most.
+const PAGE_HEADER: usize = 120;
+
+/// The page of `text` from character `offset`: a first line of JSON saying where it is in
+/// the whole, then the text itself, unescaped, `limit - 120` characters of it (so a reader
+/// knows where each page starts).
+fn page(handle: &str, text: &str, offset: usize, limit: usize) -> Result<String, String> {
+    let total = text.chars().count();
+    if offset > total {
+        return Err(format!(
+            "offset {offset} is past the end of `{handle}` ({total} characters)"
+        ));
+    }
+    let size = page_chars(limit);
+    let part: String = text.chars().skip(offset).take(size).collect();
+    let end = offset + part.chars().count();
+    let head = json!({"handle": handle, "offset": offset, "next_offset": (end < total).then_some(end),
+                      "total_chars": total});
+    Ok(format!("{head}\n{part}"))
+}
+
+/// Characters of the whole text one page holds under an observation limit of `limit`.
+fn page_chars(limit: usize) -> usize {
+    limit.saturating_sub(PAGE_HEADER).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn pages_fit_the_limit_and_put_together_give_the_whole_text() {
+        let text = json!({"q": "\"quoted\" é ".repeat(200)}).to_string();
+        let mut read = String::new();
+        let mut offset = Some(0);
+        while let Some(at) = offset {
+            let answer = page("r1", &text, at, 300).unwrap();
+            assert!(answer.chars().count() <= 300, "{answer}");
+            let (head, part) = answer.split_once('\n').unwrap();
+            let head: Value = serde_json::from_str(head).unwrap();
+            assert_eq!(head["offset"], at);
+            read.push_str(part);
+            offset = head["next_offset"].as_u64().map(|o| o as usize);
+        }
+        assert_eq!(read, text);
+        assert!(page("r1", &text, text.chars().count() + 1, 300).is_err());
+    }
+
+    #[test]
+    fn a_cut_observation_names_its_handle_within_the_limit() {
+        let shelf = Shelf::default();
+        let small = json!({"error": "", "response": {"id": 1}}).to_string();
+        assert_eq!(present(&small, Hints::default(), 1024, &shelf), small);
+        assert!(shelf.is_empty());
+        let items: Vec<Value> = (0..100).map(|i| json!({"id": i, "name": "x".repeat(30)})).collect();
+        let big = json!({"error": "", "response": {"items": items}}).to_string();
+        let shown = present(&big, Hints::default(), 1024, &shelf);
+        assert!(shown.chars().count() <= 1024, "{shown}");
+        let value: Value = serde_json::from_str(&shown).unwrap();
+        assert_eq!(value["cut"]["handle"], "r1");
+        assert_eq!(value["response"]["items"][0]["id"], 0);
+        assert_eq!(shelf.get("r1").as_deref(), Some(big.as_str()));
+        assert!(shelf.get("r2").is_none() && shelf.get("x").is_none());
+    }
+}

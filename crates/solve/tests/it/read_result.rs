@@ -1,0 +1,145 @@
+//! `read_result`: a cut observation read in full by a scripted ReAct run (pages and jq), and
+//! never offered under the paper's protocol.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolsmith_exec::JqSandbox;
+use toolsmith_exec::testing::ScriptedExecutor;
+use toolsmith_llm::testing::{Reply, ScriptedLlm};
+use toolsmith_solve::{
+    AgentSettings, CallOutcome, Finish, Protocol, READ_RESULT, React, ReactSettings, Run, Solver,
+    TraceEvent,
+};
+
+use crate::support::*;
+
+/// A search answer far over the 1,024-character limit: 12 albums with nested artists.
+fn long_answer() -> Value {
+    let items: Vec<Value> = (0..12)
+        .map(|i| {
+            json!({"added_at": "2023-01-05T10:00:00Z",
+                   "album": {"id": format!("al{i}"), "name": format!("Album \"{i}\" é"),
+                             "artists": [{"id": format!("ar{i}"), "name": format!("Artist {i}")}],
+                             "label": "Some Label", "release_date": "2020-03-20"}})
+        })
+        .collect();
+    json!({"items": items, "total": 12})
+}
+
+/// The observation text the runtime keeps whole (ToolBench's envelope).
+fn whole() -> String {
+    json!({"error": "", "response": long_answer()}).to_string()
+}
+
+/// Runs ReAct over `replies` after a first search whose answer is cut.
+async fn run(replies: Vec<Reply>, settings: AgentSettings) -> (Run, Arc<ScriptedLlm>) {
+    let fx = fixture();
+    let mut script = vec![Reply::tool_call(SEARCH, args(json!({"query": "albums"})))];
+    script.extend(replies);
+    let llm = Arc::new(ScriptedLlm::new(script));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), long_answer()));
+    let mut runtime = runtime(llm.clone(), tools, fx.book);
+    runtime.settings = settings;
+    let react = ReactSettings {
+        max_depth: 60,
+        ..ReactSettings::PAPER
+    };
+    let run = React::new(runtime, react)
+        .solve("q", fx.toolset)
+        .await
+        .unwrap();
+    (run, llm)
+}
+
+/// The observations of the run's calls of `function`, in order.
+fn observations(run: &Run, function: &str) -> Vec<(String, CallOutcome)> {
+    run.trace
+        .iter()
+        .filter_map(|e| match &e.event {
+            TraceEvent::ToolCall {
+                function: f,
+                observation,
+                outcome,
+                ..
+            } if f == function => Some((observation.clone(), *outcome)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_cut_observation_is_read_in_full_page_by_page() {
+    let whole = whole();
+    let total = whole.chars().count();
+    // A page holds the limit less 120 characters of the text.
+    let offsets: Vec<usize> = (0..total).step_by(1024 - 120).collect();
+    assert!(offsets.len() >= 2, "the answer must need several pages");
+    let mut replies: Vec<Reply> = offsets
+        .iter()
+        .map(|o| Reply::tool_call(READ_RESULT, args(json!({"handle": "r1", "offset": o}))))
+        .collect();
+    replies.push(Reply::tool_call("Finish", answer("Album \"11\" é")));
+    let (run, llm) = run(replies, AgentSettings::default()).await;
+    assert_eq!(run.finish, Finish::Answered);
+    let (first, _) = &observations(&run, SEARCH)[0];
+    assert!(first.chars().count() <= 1024, "{first}");
+    let shown: Value = serde_json::from_str(first).unwrap();
+    assert_eq!(shown["cut"]["handle"], "r1", "{first}");
+    assert_eq!(shown["cut"]["total_chars"], total);
+    assert_eq!(shown["response"]["items"][0]["album"]["id"], "al0");
+    let mut read = String::new();
+    for (page, outcome) in observations(&run, READ_RESULT) {
+        assert_eq!(outcome, CallOutcome::Ok, "{page}");
+        assert!(page.chars().count() <= 1024);
+        read.push_str(page.split_once('\n').unwrap().1);
+    }
+    assert_eq!(read, whole, "the pages put together are the whole observation");
+    // The tool is offered once something was cut, not before.
+    let offered = |i: usize| {
+        llm.requests()[i]
+            .tools
+            .iter()
+            .any(|t| t.name == READ_RESULT)
+    };
+    assert!(!offered(0) && offered(1));
+}
+
+#[tokio::test]
+async fn a_jq_filter_reads_what_compaction_left_out() {
+    toolsmith_solve::use_jq_sandbox(JqSandbox::new(env!(
+        "CARGO_BIN_EXE_toolsmith-solve-sandbox"
+    )));
+    let filter = "[.response.items[].album.name]";
+    let replies = vec![
+        Reply::tool_call(READ_RESULT, args(json!({"handle": "r1", "jq_filter": filter}))),
+        Reply::tool_call(READ_RESULT, args(json!({"handle": "r9", "offset": 0}))),
+        Reply::tool_call("Finish", answer("12 albums")),
+    ];
+    let (run, _) = run(replies, AgentSettings::default()).await;
+    let reads = observations(&run, READ_RESULT);
+    let names: Value = serde_json::from_str(&reads[0].0).unwrap();
+    let expected: Vec<String> = (0..12).map(|i| format!("Album \"{i}\" é")).collect();
+    assert_eq!(names["response"], json!(expected), "{}", reads[0].0);
+    assert!(reads[1].0.contains("no cut observation has the handle `r9`"));
+    assert_eq!(reads[1].1, CallOutcome::Rejected);
+}
+
+#[tokio::test]
+async fn the_paper_protocol_cuts_plainly_and_offers_no_reader() {
+    let replies = vec![
+        Reply::tool_call(READ_RESULT, args(json!({"handle": "r1"}))),
+        Reply::tool_call("Finish", answer("x")),
+    ];
+    let settings = AgentSettings::default().with_protocol(Protocol::Paper);
+    let (run, llm) = run(replies, settings).await;
+    let (first, _) = &observations(&run, SEARCH)[0];
+    assert!(first.ends_with("...") && !first.contains("\"cut\""), "{first}");
+    let reads = observations(&run, READ_RESULT);
+    assert_eq!(reads[0].1, CallOutcome::UnknownTool);
+    assert!(
+        llm.requests()
+            .iter()
+            .all(|r| r.tools.iter().all(|t| t.name != READ_RESULT))
+    );
+}
