@@ -147,19 +147,21 @@ pub enum Provenance {
     Replayed,
     /// A response synthesized from the API's schema and examples.
     Simulated,
-    /// A response a language model invented for an API with no schema or example to
-    /// simulate from (StableToolBench's virtual APIs); cached, so a re-run replays it.
-    Invented,
+    /// A simulated response written by a language model (StableToolBench's virtual APIs):
+    /// the values of a schema-valid draft (`[exec.simulate] fill = "llm"`), or the whole
+    /// body of an API with no schema or example. Cached, so a re-run replays it.
+    #[serde(rename = "simulated+llm", alias = "invented")]
+    SimulatedLlm,
 }
 
 impl Provenance {
-    /// The stable name (`live`, `replayed`, `simulated`, `invented`).
+    /// The stable name (`live`, `replayed`, `simulated`, `simulated+llm`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Live => "live",
             Self::Replayed => "replayed",
             Self::Simulated => "simulated",
-            Self::Invented => "invented",
+            Self::SimulatedLlm => "simulated+llm",
         }
     }
 }

@@ -113,7 +113,7 @@ pub struct Coverage {
     pub replayed: u64,
     /// Calls answered by the simulator from a schema or an example.
     pub simulated: u64,
-    /// Calls answered by a language model inventing the response.
+    /// Calls answered by a language model writing the response (`simulated+llm`).
     pub invented: u64,
     /// Distinct (API, arguments) pairs recorded in the cache.
     pub recorded: u64,
@@ -241,7 +241,7 @@ impl ResponseCache {
                     "live" => coverage.live += count,
                     "replayed" => coverage.replayed += count,
                     "simulated" => coverage.simulated += count,
-                    "invented" => coverage.invented += count,
+                    "simulated+llm" | "invented" => coverage.invented += count,
                     other => {
                         return Err(Error::CacheCorrupt(format!(
                             "unknown provenance `{other}` in tool_calls"

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
-    ApiBook, Credentials, Executor, HttpExecutor, HttpSettings, LlmOracle, McpAddress, McpExecutor,
-    Mode, ModeExecutor, NativeTools, Provenance, Redactor, ResponseCache, Simulator, Validated,
+    ApiBook, Credentials, Executor, Fill, HttpExecutor, HttpSettings, LlmOracle, McpAddress,
+    McpExecutor, Mode, ModeExecutor, NativeTools, Provenance, Redactor, ResponseCache, Simulator,
+    Validated,
 };
 use toolsmith_llm::{Budget, CacheMode, ChatModel, Metered};
 
@@ -86,16 +87,19 @@ fn redactor(ctx: &Context) -> anyhow::Result<Redactor> {
     Ok(redactor)
 }
 
-/// The schema simulator, with the configured LLM as its oracle when there is one, its calls
-/// charged to `budget` when given.
+/// The schema simulator, with the configured LLM as its oracle when there is one (required by
+/// `[exec.simulate] fill = "llm"`), its calls charged to `budget` when given.
 fn simulator(
     ctx: &Context,
     book: Arc<ApiBook>,
     cache: CacheMode,
     budget: Option<Arc<Budget>>,
 ) -> anyhow::Result<Simulator> {
-    let simulator = Simulator::with_settings(book, &ctx.config()?.exec.simulate);
-    if !crate::llm::is_configured(&ctx.config()?.llm) {
+    let settings = &ctx.config()?.exec.simulate;
+    let simulator = Simulator::with_settings(book, settings);
+    // `fill = "llm"` needs the model (cached_chat says how to configure one); otherwise the
+    // model, when there is one, only invents what has no schema.
+    if settings.fill != Fill::Llm && !crate::llm::is_configured(&ctx.config()?.llm) {
         return Ok(simulator);
     }
     let model = crate::llm::cached_chat(ctx, None, cache)?;

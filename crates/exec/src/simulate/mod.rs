@@ -19,10 +19,17 @@
 //! from one example record, and an entity shown by a search keeps its name
 //! in later responses of the same simulator.
 
+mod ask;
+mod invariants;
+mod limits;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
+mod pattern;
+mod repair;
 mod request;
 mod rng;
+mod session;
+mod state;
 mod synth;
 
 use std::collections::HashMap;
@@ -31,16 +38,20 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
-use toolsmith_catalog::{ApiId, ParamLocation, ToolId};
+use toolsmith_catalog::{ApiId, HttpMethod, ParamLocation, ToolId};
 
 use crate::canonical::{canonical_json, stable_hash};
 use crate::error::Result;
 use crate::executor::{ApiBook, BookEntry, Executor};
-use crate::observation::{FailureKind, Observation, Provenance};
+use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
+pub use ask::{OracleAsk, ResponseOracle};
+use limits::Limits;
 #[cfg(feature = "llm-oracle")]
 pub use oracle::{LlmOracle, ORACLE_ROLE};
 use request::Request;
-use synth::{Labels, Limits, Pool, Synth};
+use session::Session;
+use state::Gone;
+use synth::{Labels, Pool, Synth};
 
 /// The simulator's knobs (`[exec.simulate]` of `toolsmith.toml`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -56,6 +67,28 @@ pub struct SimulatorSettings {
     /// Items per page of a paged list (`page`, `total_results`) when the
     /// API documents no page size.
     pub page_size: usize,
+    /// Most list items a call may ask for (`limit: 40`, `cnt=60`): the
+    /// simulator and the LLM filling it honour a requested count up to this.
+    pub max_requested_items: usize,
+    /// How the values of a response are chosen: from the schema and the
+    /// examples (`schema`, the default), or then rewritten by the configured
+    /// model to be true to the world (`llm`).
+    pub fill: Fill,
+}
+
+/// How a simulated response's values are chosen (`[exec.simulate] fill`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fill {
+    /// Drawn deterministically from the response schema and the tool's
+    /// examples: offline, free, and the same on every run.
+    #[default]
+    Schema,
+    /// Drawn as by `Schema` (types, ids, paging, filters), then the values
+    /// rewritten by a language model from the API's doc, the arguments and
+    /// the entities the session has shown, and checked against the schema.
+    /// The model sits behind the LLM cache, so a rerun replays it.
+    Llm,
 }
 
 impl Default for SimulatorSettings {
@@ -68,17 +101,10 @@ impl Default for SimulatorSettings {
             max_items: 5,
             max_depth: 8,
             page_size: 20,
+            max_requested_items: 100,
+            fill: Fill::Schema,
         }
     }
-}
-
-/// Invents a response for an API that has no schema or example to simulate
-/// from (StableToolBench's approach, with an LLM). The binary plugs one in;
-/// this crate ships none.
-#[async_trait]
-pub trait ResponseOracle: Send + Sync {
-    /// A plausible JSON response of `api` to `args`, or why there is none.
-    async fn invent(&self, api: &BookEntry, args: &Value) -> std::result::Result<Value, String>;
 }
 
 /// The simulating executor.
@@ -92,7 +118,10 @@ pub struct Simulator {
     /// carries the name its search showed.
     labels: Arc<Mutex<Labels>>,
     limits: Limits,
+    fill: Fill,
     oracle: Option<Arc<dyn ResponseOracle>>,
+    /// What the session's calls showed and changed.
+    session: Arc<Mutex<Session>>,
 }
 
 impl std::fmt::Debug for Simulator {
@@ -100,6 +129,7 @@ impl std::fmt::Debug for Simulator {
         f.debug_struct("Simulator")
             .field("apis", &self.book.len())
             .field("limits", &self.limits)
+            .field("fill", &self.fill)
             .field("oracle", &self.oracle.is_some())
             .finish()
     }
@@ -142,12 +172,16 @@ impl Simulator {
                 max_items: settings.max_items.max(settings.min_items),
                 max_depth: settings.max_depth,
                 page_size: settings.page_size.max(1),
+                max_requested: settings.max_requested_items.max(1),
             },
+            fill: settings.fill,
             oracle: None,
+            session: Arc::new(Mutex::new(Session::default())),
         }
     }
 
-    /// Uses `oracle` for APIs with nothing to simulate from.
+    /// Uses `oracle` for APIs with nothing to simulate from, and, when the
+    /// settings say `fill = "llm"`, to fill the values of every response.
     pub fn with_oracle(mut self, oracle: Arc<dyn ResponseOracle>) -> Self {
         self.oracle = Some(oracle);
         self
@@ -202,6 +236,7 @@ impl Simulator {
             };
             if nesting == 0 {
                 self.append_sub_resources(entry, &args_map, &mut value);
+                invariants::restore(&mut value);
             }
             return Some(value);
         }
@@ -289,37 +324,164 @@ fn has_usable_schema(schema: Option<&Value>) -> bool {
         .any(|k| map.contains_key(*k))
 }
 
+/// The body of a simulated answer (`None`: no content) and who wrote it.
+type Answer = (Option<Value>, Provenance);
+
+impl Simulator {
+    /// The answer to a call before the session's state is applied: the
+    /// draft from the schema, filled by the oracle when asked to; the
+    /// oracle's invention where there is no schema; no content for a
+    /// `DELETE` with nothing documented. `Err` is the observation to return.
+    async fn answer(
+        &self,
+        entry: &BookEntry,
+        args: &Map<String, Value>,
+    ) -> std::result::Result<Answer, Observation> {
+        let args_value = Value::Object(args.clone());
+        let draft = self.synthesize(entry, &args_value);
+        let api = &entry.api.api.id;
+        match (draft, &self.oracle) {
+            (Some(draft), Some(oracle)) if self.fill == Fill::Llm => self
+                .ask(oracle.as_ref(), entry, &args_value, Some(draft))
+                .await
+                .map(|body| (Some(body), Provenance::SimulatedLlm)),
+            (Some(draft), _) => Ok((Some(draft), Provenance::Simulated)),
+            (None, Some(oracle)) => self
+                .ask(oracle.as_ref(), entry, &args_value, None)
+                .await
+                .map(|body| (Some(body), Provenance::SimulatedLlm)),
+            (None, None) if entry.api.api.endpoint.method() == Some(HttpMethod::Delete) => {
+                Ok((None, Provenance::Simulated))
+            }
+            (None, None) => Err(Observation::tool_error(
+                FailureKind::Unsupported,
+                format!(
+                    "cannot simulate `{api}`: it has no response schema or example to simulate from"
+                ),
+                Provenance::Simulated,
+            )),
+        }
+    }
+
+    /// The oracle's response to a call: the one it gave this session
+    /// before, else a new one, checked against the schema and repaired from
+    /// the draft where it breaks it. An unusable reply is refused.
+    async fn ask(
+        &self,
+        oracle: &dyn ResponseOracle,
+        entry: &BookEntry,
+        args: &Value,
+        draft: Option<Value>,
+    ) -> std::result::Result<Value, Observation> {
+        let api = &entry.api.api.id;
+        let (earlier, seen) = match self.session.lock() {
+            Ok(session) => (session.filled(api, args), session.relevant(args)),
+            Err(_) => (None, Vec::new()),
+        };
+        if let Some(body) = earlier {
+            return Ok(body);
+        }
+        let ask = OracleAsk {
+            entry,
+            args,
+            draft: draft.as_ref(),
+            seen: &seen,
+            max_items: self.limits.max_requested,
+        };
+        let answer = oracle.respond(&ask).await.map_err(|reason| {
+            let (kind, what) = match draft {
+                Some(_) => (FailureKind::UnparsableResponse, "fill the response of"),
+                None => (FailureKind::Unsupported, "simulate"),
+            };
+            Observation::tool_error(
+                kind,
+                format!("cannot {what} `{api}`: {reason}"),
+                Provenance::SimulatedLlm,
+            )
+        })?;
+        let body = match (&draft, entry.api.api.response_schema.as_ref()) {
+            (Some(draft), Some(schema)) => {
+                let conformed = repair::conform(schema, answer, draft);
+                if conformed.repairs > 0 {
+                    tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");
+                }
+                let mut body = conformed.value;
+                keep_path_id(entry, args, draft, &mut body);
+                body
+            }
+            _ => answer,
+        };
+        if let Ok(mut session) = self.session.lock() {
+            session.keep_filled(api, args, &body);
+        }
+        Ok(body)
+    }
+}
+
+/// The id a call names in its path stays the response's id, whatever the
+/// model wrote.
+fn keep_path_id(entry: &BookEntry, args: &Value, draft: &Value, body: &mut Value) {
+    let empty = Map::new();
+    if path_id(entry, args.as_object().unwrap_or(&empty)).is_none() {
+        return;
+    }
+    let mut draft = draft.clone();
+    let id = state::main_object(&mut draft).and_then(|o| o.get("id").cloned());
+    if let (Some(id), Some(object)) = (id, state::main_object(body))
+        && object.contains_key("id")
+    {
+        object.insert("id".to_owned(), id);
+    }
+}
+
+/// An observation of a successful simulated call: `200` with a body, `204`
+/// without.
+fn answered(body: Option<Value>, provenance: Provenance) -> Observation {
+    match body {
+        Some(body) => {
+            let mut obs = Observation::ok_json(body, provenance);
+            obs.status = Some(200);
+            obs
+        }
+        None => Observation {
+            outcome: Outcome::Ok,
+            status: Some(204),
+            body: Body::Empty,
+            bytes: 0,
+            truncated: false,
+            latency: std::time::Duration::ZERO,
+            provenance,
+        },
+    }
+}
+
 #[async_trait]
 impl Executor for Simulator {
     async fn call(&self, api: &ApiId, args: &Value) -> Result<Observation> {
         let start = Instant::now();
         let entry = self.book.entry(api)?;
-        let (body, provenance) = match self.synthesize(entry, args) {
-            Some(body) => (body, Provenance::Simulated),
-            None => match &self.oracle {
-                Some(oracle) => match oracle.invent(entry, args).await {
-                    Ok(body) => (body, Provenance::Invented),
-                    Err(reason) => {
-                        return Ok(Observation::tool_error(
-                            FailureKind::Unsupported,
-                            format!("cannot simulate `{api}`: {reason}"),
-                            Provenance::Simulated,
-                        )
-                        .with_latency(start.elapsed()));
-                    }
-                },
-                None => {
-                    return Ok(Observation::tool_error(
-                        FailureKind::Unsupported,
-                        format!("cannot simulate `{api}`: it has no response schema or example to simulate from"),
-                        Provenance::Simulated,
-                    )
-                    .with_latency(start.elapsed()));
-                }
-            },
+        let empty = Map::new();
+        let args = request::with_defaults(entry, args.as_object().unwrap_or(&empty));
+        let (mut body, provenance) = match self.answer(entry, &args).await {
+            Ok(answer) => answer,
+            Err(refused) => return Ok(refused.with_latency(start.elapsed())),
         };
-        let mut obs = Observation::ok_json(body, provenance);
-        obs.status = Some(200);
-        Ok(obs.with_latency(start.elapsed()))
+        if let Ok(mut session) = self.session.lock() {
+            let mut nothing = Value::Null;
+            let value = body.as_mut().unwrap_or(&mut nothing);
+            if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
+                return Ok(Observation::tool_error(
+                    FailureKind::NotFound,
+                    format!("`{api}`: not found: {why}"),
+                    provenance,
+                )
+                .with_latency(start.elapsed()));
+            }
+            invariants::restore(value);
+            if provenance == Provenance::SimulatedLlm {
+                session.remember(value);
+            }
+        }
+        Ok(answered(body, provenance).with_latency(start.elapsed()))
     }
 }

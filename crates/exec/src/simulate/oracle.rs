@@ -1,6 +1,7 @@
-//! [`LlmOracle`]: a [`ResponseOracle`] that asks a chat model to invent the
-//! response of an API that has no schema or example (StableToolBench's
-//! approach). Feature `llm-oracle`.
+//! [`LlmOracle`]: a [`ResponseOracle`] that asks a chat model to write a
+//! response: the values of a schema-valid draft (prompt `simulate_fill`),
+//! or the whole body of an API with no schema or example (`simulate`,
+//! StableToolBench's approach). Feature `llm-oracle`.
 
 use std::sync::Arc;
 
@@ -10,17 +11,22 @@ use toolsmith_llm::{
     ChatModel, ChatRequest, Message, Prompt, Sampling, StructuredSettings, ask_json,
 };
 
-use super::ResponseOracle;
+use super::ask::{OracleAsk, ResponseOracle};
 use crate::canonical::canonical_json;
-use crate::executor::BookEntry;
 
-/// The prompt that asks for a response body.
+/// The prompt that invents a response body.
 const SIMULATE: Prompt = Prompt::new("exec/simulate", include_str!("../../prompts/simulate.j2"));
+
+/// The prompt that fills the values of a draft response.
+const FILL: Prompt = Prompt::new(
+    "exec/simulate_fill",
+    include_str!("../../prompts/simulate_fill.j2"),
+);
 
 /// The chat role the oracle's requests are accounted under.
 pub const ORACLE_ROLE: &str = "simulator";
 
-/// Invents responses with a chat model, at temperature 0; put the model
+/// Writes responses with a chat model, at temperature 0; put the model
 /// behind `toolsmith-llm`'s cache to make the answers repeatable.
 #[derive(Clone)]
 pub struct LlmOracle {
@@ -49,8 +55,8 @@ impl LlmOracle {
 
 #[async_trait]
 impl ResponseOracle for LlmOracle {
-    async fn invent(&self, entry: &BookEntry, args: &Value) -> Result<Value, String> {
-        let api = &entry.api.api;
+    async fn respond(&self, ask: &OracleAsk<'_>) -> Result<Value, String> {
+        let api = &ask.entry.api.api;
         let params: Vec<Value> = api
             .params
             .iter()
@@ -68,17 +74,25 @@ impl ResponseOracle for LlmOracle {
             (Some(m), None) => m.to_string(),
             _ => "function".to_owned(),
         };
-        let text = SIMULATE
-            .render(&json!({
-                "api": api.id.to_string(),
-                "method": method,
-                "description": entry.api.description(),
-                "params": params,
-                "args": canonical_json(args),
-            }))
-            .map_err(|e| e.to_string())?;
+        let seen: Vec<String> = ask.seen.iter().map(canonical_json).collect();
+        let slots = json!({
+            "api": api.id.to_string(),
+            "method": method,
+            "description": ask.entry.api.description(),
+            "params": params,
+            "args": canonical_json(ask.args),
+            "seen": seen,
+            "max_items": ask.max_items,
+            "draft": ask.draft.map(canonical_json),
+        });
+        let prompt = if ask.draft.is_some() {
+            &FILL
+        } else {
+            &SIMULATE
+        };
+        let text = prompt.render(&slots).map_err(|e| e.to_string())?;
         let mut request =
-            ChatRequest::new(ORACLE_ROLE, vec![Message::user(text)]).with_prompt(&SIMULATE);
+            ChatRequest::new(ORACLE_ROLE, vec![Message::user(text)]).with_prompt(prompt);
         request.sampling = Sampling::greedy();
         ask_json::<Value, _>(&*self.model, request, &self.settings)
             .await

@@ -4,13 +4,31 @@
 
 use serde_json::{Map, Value};
 
+use super::limits::Limits;
 use super::rng::Rng;
-use super::synth::Limits;
 use crate::canonical::{canonical_json, stable_hash};
 use crate::executor::BookEntry;
 
 /// Parameters that name sub-resources to add to a response.
 pub(crate) const EXPANSION_PARAMS: &[&str] = &["append_to_response"];
+
+/// Arguments that say how many list items a call wants.
+pub(crate) const SIZE_ARGS: &[&str] = &[
+    "limit",
+    "page_size",
+    "per_page",
+    "pageSize",
+    "perPage",
+    "cnt",
+    "count",
+    "max_results",
+    "maxResults",
+    "num_results",
+    "top",
+];
+
+/// Arguments that say where a page starts, in items.
+const OFFSET_ARGS: &[&str] = &["offset", "skip", "start", "from"];
 
 /// Arguments that never filter list items.
 const NOT_FILTERS: &[&str] = &[
@@ -29,6 +47,9 @@ const NOT_FILTERS: &[&str] = &[
     "page_size",
     "per_page",
     "limit",
+    "offset",
+    "count",
+    "cnt",
 ];
 
 /// Path segments that say how a list is chosen, not what it lists.
@@ -162,8 +183,13 @@ pub(crate) struct Request {
     pub(crate) path: String,
     /// Items per page of a paged list.
     pub(crate) page_size: usize,
-    /// The page asked for (1 when not given).
+    /// The page asked for (1 when not given; from the offset when one is).
     pub(crate) page: u64,
+    /// The index of the page's first item among all results.
+    pub(crate) start: u64,
+    /// The number of items the call asked for, capped at
+    /// [`Limits::max_requested`], when it asked.
+    pub(crate) requested: Option<usize>,
     /// Filter arguments by name, resolved against item fields when a list
     /// is generated (the item schema tells which fields exist).
     filter_args: Vec<(String, String, Value)>,
@@ -200,18 +226,31 @@ impl Request {
             .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
             .unwrap_or(1)
             .max(1);
-        let size_arg = ["page_size", "per_page", "limit"]
+        let requested = SIZE_ARGS
             .iter()
             .find_map(|k| args.get(*k))
-            .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
+            .and_then(whole_number)
             .and_then(|n| usize::try_from(n).ok())
-            .filter(|n| (1..=1000).contains(n));
-        let page_size = size_arg
+            .filter(|n| *n >= 1)
+            .map(|n| n.min(limits.max_requested.max(1)));
+        let page_size = requested
             .or_else(|| documented_page_size(entry.api.description()))
             .unwrap_or(limits.page_size);
+        let size = u64::try_from(page_size).unwrap_or(20).max(1);
+        let offset = OFFSET_ARGS
+            .iter()
+            .find_map(|k| args.get(*k))
+            .and_then(whole_number);
+        let (page, start) = match offset {
+            Some(offset) => (offset / size + 1, offset),
+            None => (page, (page - 1).saturating_mul(size)),
+        };
         let unnamed = unnamed_example_key(entry);
         let mut unpaged = args.clone();
         unpaged.remove("page");
+        for key in OFFSET_ARGS {
+            unpaged.remove(*key);
+        }
         let paging_seed = stable_hash(&[
             b"paging",
             api.id.to_string().as_bytes(),
@@ -222,6 +261,8 @@ impl Request {
             path: path_of(entry).to_owned(),
             page_size,
             page,
+            start,
+            requested,
             filter_args,
             unnamed,
             paging_seed,
@@ -259,14 +300,20 @@ impl Request {
         } else {
             u64::try_from(rng.range(60, 10_000)).unwrap_or(60)
         };
+        // A call that asks for a number of items gets that many.
+        let asked = self.requested.map_or(0, |n| u64::try_from(n).unwrap_or(0));
+        let total = total.max(self.start.saturating_add(asked));
         let pages = total.div_ceil(size);
-        let count = if self.page > pages {
-            0
-        } else {
-            total.saturating_sub(size * (self.page - 1)).min(size)
-        };
+        let count = total.saturating_sub(self.start).min(size);
         (total, pages, usize::try_from(count).unwrap_or(0))
     }
+}
+
+/// A whole number given as a number or as text.
+fn whole_number(value: &Value) -> Option<u64> {
+    value
+        .as_u64()
+        .or_else(|| value.as_str()?.trim().parse().ok())
 }
 
 /// A page size the description documents ("20 items per page").

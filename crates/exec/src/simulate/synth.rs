@@ -22,6 +22,8 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Number, Value};
 
+use super::limits::Limits;
+use super::pattern;
 use super::request::{self, Request};
 use super::rng::{Rng, child_seed};
 use crate::canonical::{canonical_json, stable_hash};
@@ -51,9 +53,32 @@ const LABEL_FIELDS: &[&str] = &[
     "label",
 ];
 
-/// Labels deeper than this (a genre's name inside a search result) do not
-/// take the search term: only the top object and the items of a top list do.
-const MAX_LABEL_DEPTH: usize = 3;
+/// Fields of a page object that number the page.
+const PAGE_FIELDS: &[&str] = &["page", "page_number", "pageNumber"];
+/// Fields that hold the index of the page's first item.
+const OFFSET_FIELDS: &[&str] = &["offset", "start", "skip"];
+/// Fields that hold the page size.
+const SIZE_FIELDS: &[&str] = &["limit", "per_page", "page_size", "pageSize", "perPage"];
+/// Fields that count every result, on all pages.
+const TOTAL_FIELDS: &[&str] = &[
+    "total",
+    "total_results",
+    "total_count",
+    "total_items",
+    "totalResults",
+    "totalCount",
+];
+
+/// Whether an object's properties make it a page of a longer list: a list,
+/// a total, and a page number, offset or page size.
+fn is_page(props: &Map<String, Value>) -> bool {
+    let has = |keys: &[&str]| keys.iter().any(|k| props.contains_key(*k));
+    has(TOTAL_FIELDS)
+        && (has(PAGE_FIELDS) || has(OFFSET_FIELDS) || has(SIZE_FIELDS) || has(&["total_pages"]))
+}
+
+/// Properties beside a wrapped entity that are not an entity themselves.
+const WRAPPER_METAS: &[&str] = &["links", "_links", "meta", "pagination", "paging"];
 
 const WORDS: &[&str] = &[
     "river", "silver", "north", "garden", "echo", "harbor", "lantern", "meadow", "summit",
@@ -61,15 +86,6 @@ const WORDS: &[&str] = &[
     "raven", "stone", "timber", "willow", "zenith", "crimson", "delta", "ember", "frost", "glade",
     "horizon", "ivory",
 ];
-
-/// Fixed limits of synthesis.
-#[derive(Clone, Debug)]
-pub(crate) struct Limits {
-    pub(crate) min_items: usize,
-    pub(crate) max_items: usize,
-    pub(crate) max_depth: usize,
-    pub(crate) page_size: usize,
-}
 
 /// Most entities whose labels a simulator remembers.
 const MAX_LABELS: usize = 200_000;
@@ -92,6 +108,17 @@ pub(crate) struct Synth<'a> {
     labels: &'a Mutex<Labels>,
     /// Entity types of the objects being built, innermost last.
     entities: RefCell<Vec<String>>,
+    /// Whether each object being built is at the level of the call's
+    /// arguments (the root, or the one object a root wraps), innermost last:
+    /// only there does a field named like an argument echo it.
+    echo: RefCell<Vec<bool>>,
+    /// The key of the one object the root wraps (`{"droplet": {...}}`).
+    wrapper: RefCell<Option<String>>,
+    /// Whether each object being built is an entity the call is about (the
+    /// root, the object it wraps, the items of a list in either), whose
+    /// labels take the search term; a sub-object (a droplet's kernel, a
+    /// film's genre) is not. Innermost last.
+    labelled: RefCell<Vec<bool>>,
 }
 
 /// Example values gathered from every example of a tool, so that every API
@@ -226,7 +253,22 @@ impl<'a> Synth<'a> {
             request,
             labels,
             entities: RefCell::new(vec![request.entity.clone()]),
+            echo: RefCell::new(vec![true]),
+            wrapper: RefCell::new(None),
+            labelled: RefCell::new(vec![true]),
         }
+    }
+
+    /// Whether the object being built takes the search term in its labels.
+    fn at_term_level(&self) -> bool {
+        self.labelled.borrow().last().copied().unwrap_or(false)
+    }
+
+    /// The argument a field named `name` echoes: only at the arguments'
+    /// level, so `name` fills `droplet.name` but not `droplet.kernel.name`.
+    fn arg(&self, name: Option<&str>) -> Option<&'a Value> {
+        let at_level = self.echo.borrow().last().copied().unwrap_or(false);
+        at_level.then(|| self.args.get(name?)).flatten()
     }
 
     /// The entity type of the object being built.
@@ -275,9 +317,7 @@ impl<'a> Synth<'a> {
             .and_then(Value::as_array)
             .filter(|c| !c.is_empty())
         {
-            let echoed = name
-                .and_then(|n| self.args.get(n))
-                .filter(|v| choices.contains(v));
+            let echoed = self.arg(name).filter(|v| choices.contains(v));
             if let Some(v) = echoed {
                 return v.clone();
             }
@@ -308,7 +348,7 @@ impl<'a> Synth<'a> {
         match schema_type(schema) {
             Some("object") => self.object(schema, name, seed, depth, item),
             Some("array") => self.array(schema, name, seed, depth),
-            Some("string") => Value::String(self.string(schema, name, seed, item, depth)),
+            Some("string") => Value::String(self.string(schema, name, seed, item)),
             Some("integer") => self.integer(schema, name, seed),
             Some("number") => self.number(schema, name, seed),
             Some("boolean") => self.boolean(name, seed),
@@ -454,10 +494,41 @@ impl<'a> Synth<'a> {
         } else {
             request::entity_of(name, &self.request.entity, &self.request.path)
         };
+        let at_level = match depth {
+            0 => {
+                *self.wrapper.borrow_mut() = self.wrapped_key(schema);
+                true
+            }
+            1 => name.is_some() && self.wrapper.borrow().as_deref() == name,
+            _ => false,
+        };
+        // Lists push no level: the innermost level is the list's owner.
+        let owner_at_level = self.echo.borrow().last().copied().unwrap_or(false);
+        let takes_term = at_level || (item.is_some() && owner_at_level);
         self.entities.borrow_mut().push(entity.clone());
+        self.echo.borrow_mut().push(at_level);
+        self.labelled.borrow_mut().push(takes_term);
         let value = self.object_of(schema, &entity, seed, depth, item);
+        self.labelled.borrow_mut().pop();
+        self.echo.borrow_mut().pop();
         self.entities.borrow_mut().pop();
         value
+    }
+
+    /// The key of the one object-valued property of a root object without
+    /// an id of its own (its other properties scalars, lists or links): the
+    /// entity the root wraps.
+    fn wrapped_key(&self, schema: &Value) -> Option<String> {
+        let props = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .filter(|p| !p.contains_key("id"))?;
+        let mut objects = props.iter().filter(|(key, sub)| {
+            !WRAPPER_METAS.contains(&key.as_str())
+                && schema_type(self.resolve(sub)) == Some("object")
+        });
+        let (key, _) = objects.next()?;
+        objects.next().is_none().then(|| key.clone())
     }
 
     fn object_of(
@@ -482,9 +553,10 @@ impl<'a> Synth<'a> {
         let mut seed = seed;
         let mut record = None;
         if let Some(id_schema) = props.get("id") {
+            let at_level = self.echo.borrow().last().copied().unwrap_or(false);
             let echoed = self
                 .path_id
-                .filter(|_| depth == 0)
+                .filter(|_| at_level)
                 .and_then(|p| coerce(p, self.resolve(id_schema)));
             let id = echoed.unwrap_or_else(|| {
                 self.node(
@@ -499,9 +571,8 @@ impl<'a> Synth<'a> {
             record = self.pool.record(entity, seed);
             out.insert("id".to_owned(), id);
         }
-        let paged = depth == 0
-            && props.contains_key("page")
-            && (props.contains_key("total_results") || props.contains_key("total_pages"));
+        let paged = depth <= 2 && is_page(props);
+        let sized = depth == 0 && !paged && self.request.requested.is_some();
         let mut list_done = false;
         let mut filtered = false;
         let deep = depth >= self.limits.max_depth;
@@ -514,18 +585,29 @@ impl<'a> Synth<'a> {
                 None => continue,
             };
             let resolved = self.resolve(&sub);
-            if paged && !list_done && schema_type(resolved) == Some("array") {
+            if (paged || sized) && !list_done && schema_type(resolved) == Some("array") {
                 list_done = true;
                 let filters = self.list_filters(resolved);
                 filtered = !filters.is_empty();
-                let value =
-                    self.page_of(resolved, &key, child_seed(seed, &key), depth + 1, &filters);
+                let count = if paged {
+                    self.request.paging(filtered).2
+                } else {
+                    self.request.requested.unwrap_or_default()
+                };
+                let value = self.page_of(
+                    resolved,
+                    &key,
+                    child_seed(seed, &key),
+                    depth + 1,
+                    &filters,
+                    count,
+                );
                 out.insert(key, value);
                 continue;
             }
             let from_record = record
                 .and_then(|r| r.get(&key))
-                .filter(|v| self.record_fits(&key, resolved, v, depth));
+                .filter(|v| self.record_fits(&key, resolved, v));
             let value = match from_record {
                 Some(v) => v.clone(),
                 None => self.node(&sub, Some(&key), child_seed(seed, &key), depth + 1, item),
@@ -533,16 +615,7 @@ impl<'a> Synth<'a> {
             out.insert(key, value);
         }
         if paged {
-            let (total, pages, _) = self.request.paging(filtered);
-            for (key, number) in [
-                ("page", self.request.page),
-                ("total_results", total),
-                ("total_pages", pages),
-            ] {
-                if out.get(key).is_some_and(Value::is_number) {
-                    out.insert(key.to_owned(), Value::from(number));
-                }
-            }
+            self.page_numbers(&mut out, filtered);
         }
         if out.contains_key("id") {
             self.remember_labels(entity, &mut out);
@@ -584,11 +657,10 @@ impl<'a> Synth<'a> {
     /// Whether an example record's value can stand for a field: same type,
     /// within an enum, no string constraints to meet, and not a field the
     /// call's arguments or search term decide.
-    fn record_fits(&self, key: &str, schema: &Value, value: &Value, depth: usize) -> bool {
+    fn record_fits(&self, key: &str, schema: &Value, value: &Value) -> bool {
         let lower = key.to_ascii_lowercase();
-        let by_term = self.term.is_some()
-            && depth < MAX_LABEL_DEPTH
-            && LABEL_FIELDS.contains(&lower.as_str());
+        let by_term =
+            self.term.is_some() && self.at_term_level() && LABEL_FIELDS.contains(&lower.as_str());
         let constrained = ["const", "oneOf", "anyOf", "allOf"]
             .iter()
             .any(|k| schema.get(*k).is_some())
@@ -597,7 +669,7 @@ impl<'a> Synth<'a> {
                 .is_some_and(|text| !string_fits(schema, text));
         !by_term
             && !constrained
-            && !self.args.contains_key(key)
+            && self.arg(Some(key)).is_none()
             && type_matches(schema, value)
             && schema
                 .get("enum")
@@ -653,7 +725,28 @@ impl<'a> Synth<'a> {
         self.request.filters_for(&fields)
     }
 
-    /// The list of a paged response: as many items as the page holds (see
+    /// Sets the numbers of a page object (page, offset, size, totals) to
+    /// what [`Request::paging`] says, where the schema has them as numbers.
+    fn page_numbers(&self, out: &mut Map<String, Value>, filtered: bool) {
+        let (total, pages, _) = self.request.paging(filtered);
+        let size = u64::try_from(self.request.page_size).unwrap_or(u64::MAX);
+        let numbers = [
+            (PAGE_FIELDS, self.request.page),
+            (OFFSET_FIELDS, self.request.start),
+            (SIZE_FIELDS, size),
+            (TOTAL_FIELDS, total),
+            (&["total_pages", "totalPages"][..], pages),
+        ];
+        for (keys, number) in numbers {
+            for key in keys {
+                if let Some(slot) = out.get_mut(*key).filter(|v| v.is_number()) {
+                    *slot = Value::from(number);
+                }
+            }
+        }
+    }
+
+    /// The list of a paged response: `count` items (see
     /// [`Request::paging`]), each satisfying the call's filters.
     fn page_of(
         &self,
@@ -662,11 +755,11 @@ impl<'a> Synth<'a> {
         seed: u64,
         depth: usize,
         filters: &[request::Filter],
+        count: usize,
     ) -> Value {
         let Some(items) = schema.get("items").filter(|i| i.is_object()) else {
             return self.array(schema, Some(name), seed, depth.saturating_sub(1));
         };
-        let (_, _, count) = self.request.paging(!filters.is_empty());
         let max_items = usize_kw(schema, "maxItems").unwrap_or(usize::MAX);
         let count = count.min(max_items);
         let mut out = Vec::with_capacity(count);
@@ -692,7 +785,7 @@ impl<'a> Synth<'a> {
     }
 
     fn array(&self, schema: &Value, name: Option<&str>, seed: u64, depth: usize) -> Value {
-        if let Some(echo) = name.and_then(|n| self.args.get(n)).filter(|v| v.is_array()) {
+        if let Some(echo) = self.arg(name).filter(|v| v.is_array()) {
             return echo.clone();
         }
         let min_items = usize_kw(schema, "minItems").unwrap_or(0);
@@ -700,6 +793,8 @@ impl<'a> Synth<'a> {
         let mut rng = Rng::new(seed);
         let count = if depth >= self.limits.max_depth {
             min_items
+        } else if let (0, Some(asked)) = (depth, self.request.requested) {
+            asked.clamp(min_items, max_items.max(min_items))
         } else {
             let lo = self.limits.min_items.max(min_items);
             let hi = self.limits.max_items.min(max_items).max(lo);
@@ -757,27 +852,26 @@ impl<'a> Synth<'a> {
             .map(|v| (*v).clone())
     }
 
-    fn string(
-        &self,
-        schema: &Value,
-        name: Option<&str>,
-        seed: u64,
-        item: Option<usize>,
-        depth: usize,
-    ) -> String {
+    fn string(&self, schema: &Value, name: Option<&str>, seed: u64, item: Option<usize>) -> String {
         let mut rng = Rng::new(seed);
         let lower = name.map(str::to_ascii_lowercase).unwrap_or_default();
-        let text = if let Some(echo) = name.and_then(|n| self.args.get(n)).and_then(scalar_text) {
+        let text = if let Some(echo) = self.arg(name).and_then(scalar_text) {
             echo
         } else if let (Some(term), true) = (
             self.term,
-            depth <= MAX_LABEL_DEPTH && LABEL_FIELDS.contains(&lower.as_str()),
+            self.at_term_level() && LABEL_FIELDS.contains(&lower.as_str()),
         ) {
             match item {
                 Some(i) if i > 0 => format!("{term} {}", capitalized(word(&mut rng))),
                 _ => term.to_owned(),
             }
-        } else if let Some(Value::String(s)) = self.pooled(name, seed, Value::is_string) {
+        } else if let Some(Value::String(s)) =
+            documented(schema, seed).filter(|_| !is_id_name(&lower))
+        {
+            s
+        } else if let Some(Value::String(s)) = self.pooled(name, seed, |v| {
+            v.as_str().is_some_and(|t| string_fits(schema, t))
+        }) {
             s
         } else {
             by_format_or_name(schema, &lower, &mut rng)
@@ -790,11 +884,14 @@ impl<'a> Synth<'a> {
     }
 
     fn integer(&self, schema: &Value, name: Option<&str>, seed: u64) -> Value {
-        if let Some(n) = name.and_then(|n| self.args.get(n)).and_then(as_integer) {
+        if let Some(n) = self.arg(name).and_then(as_integer) {
             return Value::from(clamp_i64(schema, n));
         }
         let lower = name.map(str::to_ascii_lowercase).unwrap_or_default();
-        let is_id = lower == "id" || lower.ends_with("_id") || lower.ends_with("id");
+        let is_id = is_id_name(&lower);
+        if let Some(example) = documented(schema, seed).filter(|v| !is_id && v.is_i64()) {
+            return example;
+        }
         let pooled = (!is_id)
             .then(|| self.pooled(name, seed, |v| v.is_i64() || v.is_u64()))
             .flatten();
@@ -817,11 +914,11 @@ impl<'a> Synth<'a> {
     }
 
     fn number(&self, schema: &Value, name: Option<&str>, seed: u64) -> Value {
-        if let Some(n) = name
-            .and_then(|n| self.args.get(n))
-            .filter(|v| v.is_number())
-        {
+        if let Some(n) = self.arg(name).filter(|v| v.is_number()) {
             return n.clone();
+        }
+        if let Some(v) = documented(schema, seed).filter(Value::is_number) {
+            return v;
         }
         if let Some(v) = self.pooled(name, seed, Value::is_number) {
             return v;
@@ -839,7 +936,7 @@ impl<'a> Synth<'a> {
     }
 
     fn boolean(&self, name: Option<&str>, seed: u64) -> Value {
-        if let Some(b) = name.and_then(|n| self.args.get(n)).and_then(Value::as_bool) {
+        if let Some(b) = self.arg(name).and_then(Value::as_bool) {
             return Value::Bool(b);
         }
         if let Some(v) = self.pooled(name, seed, Value::is_boolean) {
@@ -851,7 +948,7 @@ impl<'a> Synth<'a> {
     /// A schema with no type: an example value for the name if there is one,
     /// else a short string.
     fn untyped(&self, name: Option<&str>, seed: u64) -> Value {
-        if let Some(v) = name.and_then(|n| self.args.get(n)) {
+        if let Some(v) = self.arg(name) {
             return v.clone();
         }
         if let Some(v) = self.pooled(name, seed, |_| true) {
@@ -860,6 +957,38 @@ impl<'a> Synth<'a> {
         let mut rng = Rng::new(seed);
         Value::String(word(&mut rng).to_owned())
     }
+}
+
+/// Whether a field name names an identifier (`id`, `movie_id`, `userId`):
+/// such fields never take a documented example, which would give every
+/// entity the same id.
+fn is_id_name(lower: &str) -> bool {
+    lower == "id" || lower.ends_with("_id") || lower.ends_with("id")
+}
+
+/// The value the schema documents (`example`, or one of `examples`, chosen
+/// by the seed), when it fits the schema's own constraints.
+fn documented(schema: &Value, seed: u64) -> Option<Value> {
+    let example = match schema.get("examples").and_then(Value::as_array) {
+        Some(list) if !list.is_empty() => list.get(Rng::new(seed).index(list.len())),
+        _ => schema.get("example"),
+    }?;
+    let fits = match example {
+        Value::String(text) => string_fits(schema, text),
+        Value::Number(_) => {
+            let x = example.as_f64().unwrap_or(0.0);
+            schema
+                .get("minimum")
+                .and_then(Value::as_f64)
+                .is_none_or(|m| x >= m)
+                && schema
+                    .get("maximum")
+                    .and_then(Value::as_f64)
+                    .is_none_or(|m| x <= m)
+        }
+        _ => false,
+    };
+    (fits && type_matches(schema, example)).then(|| example.clone())
 }
 
 /// Whether a string meets a schema's length, format and pattern.
@@ -880,8 +1009,13 @@ fn string_fits(schema: &Value, text: &str) -> bool {
                 })
         }
         Some("date-time") => text.contains('T'),
-        Some("uri" | "url") => text.contains("://"),
-        Some("email") => text.contains('@'),
+        Some("uri" | "url" | "iri") => text.contains("://"),
+        Some("email" | "idn-email") => text.contains('@'),
+        Some("uuid") => text.len() == 36 && text.chars().filter(|c| *c == '-').count() == 4,
+        Some("ipv4") => text.parse::<std::net::Ipv4Addr>().is_ok(),
+        Some("ipv6") => text.parse::<std::net::Ipv6Addr>().is_ok(),
+        Some("int32" | "int64") => text.parse::<i64>().is_ok(),
+        Some("hostname") => text.contains('.') && !text.contains(' '),
         Some(_) => false,
         None => true,
     };
@@ -1027,8 +1161,8 @@ fn date(rng: &mut Rng) -> String {
 }
 
 /// `text` if it matches `pattern`, else the first of a few common shapes
-/// (slug, digits, decimal, hex, uuid, date, letters) that does; `text` when
-/// none does. The pattern is checked with the JSON Schema validator itself.
+/// (its slug, a string drawn from the pattern itself, digits, decimal, hex,
+/// uuid, date, letters) that does; `text` when none does. The pattern is checked with the JSON Schema validator itself.
 fn fit_pattern(pattern: &str, text: String, rng: &mut Rng) -> String {
     let schema = serde_json::json!({ "type": "string", "pattern": pattern });
     let Ok(validator) = jsonschema::validator_for(&schema) else {
@@ -1043,8 +1177,17 @@ fn fit_pattern(pattern: &str, text: String, rng: &mut Rng) -> String {
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join("-");
+    let valid = |c: &String| validator.is_valid(&Value::String(c.clone()));
+    if valid(&slug) {
+        return slug;
+    }
+    if let Some(drawn) = (0..3)
+        .filter_map(|_| pattern::matching(pattern, rng))
+        .find(|c| valid(c))
+    {
+        return drawn;
+    }
     let candidates = [
-        slug,
         rng.range(1, 99_999).to_string(),
         format!("{}.{:02}", rng.range(1, 9_999), rng.range(0, 99)),
         hex(rng, 8),
@@ -1054,10 +1197,7 @@ fn fit_pattern(pattern: &str, text: String, rng: &mut Rng) -> String {
         word(rng).to_owned(),
         String::new(),
     ];
-    candidates
-        .into_iter()
-        .find(|c| validator.is_valid(&Value::String(c.clone())))
-        .unwrap_or(text)
+    candidates.into_iter().find(|c| valid(c)).unwrap_or(text)
 }
 
 fn uuid(rng: &mut Rng) -> String {
@@ -1083,9 +1223,31 @@ fn by_format_or_name(schema: &Value, lower: &str, rng: &mut Rng) -> String {
                 rng.range(0, 59)
             );
         }
-        Some("uri" | "url") => return format!("https://example.com/{}", hex(rng, 10)),
-        Some("email") => return format!("{}@example.com", word(rng)),
+        Some("uri" | "url" | "iri") => return format!("https://example.com/{}", hex(rng, 10)),
+        Some("uri-reference" | "iri-reference") => return format!("/{}", hex(rng, 10)),
+        Some("email" | "idn-email") => return format!("{}@example.com", word(rng)),
         Some("uuid") => return uuid(rng),
+        Some("time") => {
+            return format!(
+                "{:02}:{:02}:{:02}Z",
+                rng.range(0, 23),
+                rng.range(0, 59),
+                rng.range(0, 59)
+            );
+        }
+        Some("ipv4") => {
+            return format!(
+                "10.{}.{}.{}",
+                rng.range(0, 255),
+                rng.range(0, 255),
+                rng.range(1, 254)
+            );
+        }
+        Some("ipv6") => return format!("2001:db8::{}", hex(rng, 4)),
+        Some("hostname" | "idn-hostname") => return format!("{}.example.com", word(rng)),
+        Some("int32" | "int64") => return rng.range(1, 99_999).to_string(),
+        Some("byte") => return "dG9vbHNtaXRo".to_owned(),
+        Some("duration") => return format!("PT{}M", rng.range(1, 59)),
         _ => {}
     }
     if lower.contains("uuid") {

@@ -241,7 +241,7 @@ async fn an_llm_oracle_fills_in_where_there_is_no_schema() {
         .await
         .unwrap();
     assert!(obs.is_ok(), "{obs:?}");
-    assert_eq!(obs.provenance, Provenance::Invented);
+    assert_eq!(obs.provenance, Provenance::SimulatedLlm);
     assert_eq!(obs.body.json(), Some(&json!({"city": "Oslo", "temp_c": 4})));
     let asked = format!("{:?}", llm.requests());
     assert!(
@@ -622,5 +622,450 @@ fn a_toolenv2404_sample_simulates_without_empty_keys_within_its_schemas() {
         "{} of {checked}: {:#?}",
         failures.len(),
         &failures[..failures.len().min(10)]
+    );
+}
+
+/// A small store-and-cloud API written for these tests, in the shapes of
+/// Spotify's pages, DigitalOcean's wrapped objects and a REST collection.
+fn shop_spec() -> Value {
+    let album = json!({"type": "object", "required": ["id", "name"], "properties": {
+        "id": {"type": "string"}, "name": {"type": "string"}}});
+    let pet = json!({"type": "object", "required": ["id", "name"], "properties": {
+        "id": {"type": "integer"}, "name": {"type": "string"},
+        "status": {"type": "string", "enum": ["available", "sold"]},
+        "tag": {"type": "string", "pattern": "^[a-z]{2}-[0-9]{3}$"},
+        "created_at": {"type": "string", "format": "date-time"},
+        "updated_at": {"type": "string", "format": "date-time"},
+        "min_price": {"type": "number"}, "max_price": {"type": "number"},
+        "vet_ip": {"type": "string", "format": "ipv4"},
+        "species": {"type": "string", "example": "cat"}}});
+    let named = |desc: &str| {
+        json!({"type": "object", "properties": {
+        "name": {"type": "string", "description": desc}, "slug": {"type": "string"}}})
+    };
+    let ok = |schema: Value| {
+        json!({"200": {"description": "ok",
+        "content": {"application/json": {"schema": schema}}}})
+    };
+    let query = |name: &str| {
+        json!({"name": name, "in": "query",
+        "schema": {"type": "integer"}})
+    };
+    let pet_id = json!({"name": "pet_id", "in": "path", "required": true,
+        "schema": {"type": "integer"}});
+    json!({"openapi": "3.0.0", "info": {"title": "Shop", "version": "1"}, "paths": {
+        "/me/albums": {"get": {"parameters": [query("limit"), query("offset")],
+            "responses": ok(json!({"type": "object", "properties": {
+                "href": {"type": "string"}, "limit": {"type": "integer"},
+                "offset": {"type": "integer"}, "total": {"type": "integer"},
+                "items": {"type": "array", "items": {"type": "object", "properties": {
+                    "added_at": {"type": "string", "format": "date-time"}, "album": album}}}}}))}},
+        "/droplets": {"post": {
+            "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+                "properties": {"name": {"type": "string"}, "region": {"type": "string"}}}}}},
+            "responses": ok(json!({"type": "object", "properties": {"droplet": {
+                "type": "object", "properties": {"id": {"type": "integer"},
+                    "name": {"type": "string"}, "kernel": named("kernel"),
+                    "image": named("image"), "region": named("region")}}}}))}},
+        "/pets": {
+            "get": {"parameters": [query("limit")],
+                "responses": ok(json!({"type": "array", "items": pet.clone()}))},
+            "post": {"requestBody": {"content": {"application/json": {"schema": pet.clone()}}},
+                "responses": ok(pet.clone())}},
+        "/pets/{pet_id}": {
+            "get": {"parameters": [pet_id.clone()], "responses": ok(pet.clone())},
+            "patch": {"parameters": [pet_id.clone()],
+                "requestBody": {"content": {"application/json": {"schema": pet.clone()}}},
+                "responses": ok(pet.clone())},
+            "delete": {"parameters": [pet_id], "responses": {"204": {"description": "gone"}}}}
+    }})
+}
+
+fn shop() -> Arc<ApiBook> {
+    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+    let spec = serde_json::to_vec(&shop_spec()).unwrap();
+    let batch = read_bytes("shop.json".as_ref(), &spec, &ImportOptions::default()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    Arc::new(ApiBook::from_catalog(&catalog))
+}
+
+/// The id of the shop's API at `METHOD path`.
+fn op(book: &ApiBook, method: &str, path: &str) -> ApiId {
+    book.ids()
+        .find(|id| {
+            let api = &book.get(id).unwrap().api.api;
+            api.endpoint.method().map(|m| m.to_string()) == Some(method.to_owned())
+                && api.endpoint.path() == Some(path)
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("no {method} {path}"))
+}
+
+#[tokio::test]
+async fn a_limit_gives_that_many_items_and_the_page_agrees() {
+    let book = shop();
+    let sim = Simulator::new(Arc::clone(&book));
+    let albums = op(&book, "GET", "/me/albums");
+    for (limit, offset) in [(3, 0), (1, 0), (7, 14), (40, 0)] {
+        let obs = sim
+            .call(&albums, &json!({"limit": limit, "offset": offset}))
+            .await
+            .unwrap();
+        let body = obs.body.json().unwrap();
+        let items = body["items"].as_array().unwrap();
+        assert_eq!(items.len(), limit, "limit {limit}: {body:#}");
+        assert_eq!(body["limit"], limit);
+        assert_eq!(body["offset"], offset);
+        assert!(body["total"].as_u64().unwrap() >= (offset + limit) as u64);
+        assert!(items.iter().all(|i| i["album"]["id"].is_string()));
+    }
+    // A list at the root follows the limit too.
+    let pets = op(&book, "GET", "/pets");
+    let obs = sim.call(&pets, &json!({"limit": 3})).await.unwrap();
+    assert_eq!(obs.body.json().unwrap().as_array().unwrap().len(), 3);
+    // A limit beyond max_requested_items is capped there.
+    let settings = toolsmith_exec::SimulatorSettings {
+        max_requested_items: 10,
+        ..Default::default()
+    };
+    let capped = Simulator::with_settings(Arc::clone(&book), &settings);
+    let obs = capped.call(&pets, &json!({"limit": 60})).await.unwrap();
+    assert_eq!(obs.body.json().unwrap().as_array().unwrap().len(), 10);
+}
+
+#[tokio::test]
+async fn an_argument_fills_only_the_field_at_its_level() {
+    let book = shop();
+    let sim = Simulator::new(Arc::clone(&book));
+    let create = op(&book, "POST", "/droplets");
+    for name in ["web-1", "db-primary", "example.com"] {
+        let args = json!({"name": name, "region": "nyc3"});
+        let obs = sim.call(&create, &args).await.unwrap();
+        let droplet = &obs.body.json().unwrap()["droplet"];
+        assert_eq!(droplet["name"], name, "{droplet:#}");
+        for nested in ["kernel", "image", "region"] {
+            assert_ne!(droplet[nested]["name"], name, "{nested}: {droplet:#}");
+        }
+        // `region` is an object in the response, not the argument's text.
+        assert!(droplet["region"].is_object());
+    }
+}
+
+#[tokio::test]
+async fn simulated_values_keep_invariants_formats_and_patterns() {
+    let book = shop();
+    let sim = Simulator::new(Arc::clone(&book));
+    let get = op(&book, "GET", "/pets/{pet_id}");
+    let schema = book
+        .get(&get)
+        .unwrap()
+        .api
+        .api
+        .response_schema
+        .clone()
+        .unwrap();
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    for pet_id in 1..60 {
+        let obs = sim.call(&get, &json!({"pet_id": pet_id})).await.unwrap();
+        let pet = obs.body.json().unwrap();
+        assert!(validator.is_valid(pet), "{pet:#}");
+        assert_eq!(pet["id"], pet_id);
+        if let (Some(created), Some(updated)) =
+            (pet["created_at"].as_str(), pet["updated_at"].as_str())
+        {
+            assert!(created <= updated, "{pet:#}");
+        }
+        if let (Some(lo), Some(hi)) = (pet["min_price"].as_f64(), pet["max_price"].as_f64()) {
+            assert!(lo <= hi, "{pet:#}");
+        }
+        // The documented example is preferred.
+        if pet.get("species").is_some() {
+            assert_eq!(pet["species"], "cat");
+        }
+    }
+    // Pages: `total` never below the items shown.
+    let albums = op(&book, "GET", "/me/albums");
+    for offset in 0..20 {
+        let obs = sim.call(&albums, &json!({"offset": offset})).await.unwrap();
+        let body = obs.body.json().unwrap();
+        let shown = body["items"].as_array().unwrap().len() as u64;
+        assert!(
+            body["total"].as_u64().unwrap() >= shown + offset,
+            "{body:#}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_session_sees_what_it_created_changed_and_deleted() {
+    let book = shop();
+    let sim = Simulator::new(Arc::clone(&book));
+    let (list, create) = (op(&book, "GET", "/pets"), op(&book, "POST", "/pets"));
+    let (read, patch) = (
+        op(&book, "GET", "/pets/{pet_id}"),
+        op(&book, "PATCH", "/pets/{pet_id}"),
+    );
+    let delete = op(&book, "DELETE", "/pets/{pet_id}");
+    let created = sim
+        .call(&create, &json!({"name": "Rex", "status": "available"}))
+        .await
+        .unwrap();
+    let created = created.body.json().unwrap().clone();
+    assert_eq!(created["name"], "Rex");
+    let pet_id = created["id"].as_i64().unwrap();
+    let read_back = sim.call(&read, &json!({"pet_id": pet_id})).await.unwrap();
+    assert_eq!(read_back.body.json().unwrap()["name"], "Rex");
+    let listed = sim.call(&list, &json!({})).await.unwrap();
+    let names: Vec<&Value> = listed
+        .body
+        .json()
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["name"])
+        .collect();
+    assert!(names.contains(&&json!("Rex")), "{names:?}");
+    sim.call(
+        &patch,
+        &json!({"pet_id": pet_id, "name": "Rex II", "status": "sold"}),
+    )
+    .await
+    .unwrap();
+    let changed = sim.call(&read, &json!({"pet_id": pet_id})).await.unwrap();
+    let changed = changed.body.json().unwrap();
+    assert_eq!(
+        (&changed["name"], &changed["status"]),
+        (&json!("Rex II"), &json!("sold"))
+    );
+    let gone = sim.call(&delete, &json!({"pet_id": pet_id})).await.unwrap();
+    assert!(gone.is_ok(), "{gone:?}");
+    assert_eq!(
+        gone.status,
+        Some(204),
+        "a DELETE documented without a body answers 204"
+    );
+    assert_eq!(gone.body, toolsmith_exec::Body::Empty);
+    let after = sim.call(&read, &json!({"pet_id": pet_id})).await.unwrap();
+    assert_eq!(after.failure(), Some(FailureKind::NotFound), "{after:?}");
+    let listed = sim.call(&list, &json!({})).await.unwrap();
+    assert!(
+        listed
+            .body
+            .json()
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["id"] != pet_id)
+    );
+    // Another simulator (another session) never saw any of it.
+    let fresh = Simulator::new(Arc::clone(&book));
+    let other = fresh.call(&read, &json!({"pet_id": pet_id})).await.unwrap();
+    assert!(other.is_ok());
+    assert_ne!(other.body.json().unwrap()["name"], "Rex II");
+}
+
+/// A simulator that fills values with `llm` behind an LLM cache in `db`.
+fn filling(
+    book: &Arc<ApiBook>,
+    llm: Arc<toolsmith_llm::testing::ScriptedLlm>,
+    db: &toolsmith_llm::CacheDb,
+) -> Simulator {
+    use toolsmith_exec::{Fill, LlmOracle, SimulatorSettings};
+    use toolsmith_llm::{CacheMode, CachedChat};
+    let cached = CachedChat::new(llm, db.clone(), CacheMode::ReadWrite);
+    let settings = SimulatorSettings {
+        fill: Fill::Llm,
+        ..Default::default()
+    };
+    Simulator::with_settings(Arc::clone(book), &settings)
+        .with_oracle(Arc::new(LlmOracle::new(Arc::new(cached))))
+}
+
+#[tokio::test]
+async fn an_llm_fills_a_valid_response_once_per_call_and_a_rerun_replays_it() {
+    use toolsmith_llm::testing::{Reply, ScriptedLlm};
+    let book = crate::tmdb();
+    let credits = id("tmdb/get_movie_movie_id_credits");
+    let schema = book
+        .get(&credits)
+        .unwrap()
+        .api
+        .api
+        .response_schema
+        .clone()
+        .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let reply = json!({"id": 68718, "cast": [{"id": 134, "name": "Jamie Foxx", "character": "Django",
+        "credit_id": "52fe47", "order": 0, "cast_id": 1, "profile_path": "/a.jpg"}],
+        "crew": [{"id": 138, "name": "Quentin Tarantino", "job": "Director",
+        "department": "Directing", "credit_id": "52fe48", "profile_path": "/b.jpg"}]});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(reply.to_string())]));
+    let db = toolsmith_llm::CacheDb::in_memory().unwrap();
+    let sim = filling(&book, Arc::clone(&llm), &db);
+    let args = json!({"movie_id": 68718});
+    let first = sim.call(&credits, &args).await.unwrap();
+    assert!(first.is_ok(), "{first:?}");
+    assert_eq!(first.provenance, Provenance::SimulatedLlm);
+    let body = first.body.json().unwrap();
+    assert!(validator.is_valid(body), "{body:#}");
+    assert_eq!(body["crew"][0]["job"], "Director");
+    assert_eq!(body["crew"][0]["name"], "Quentin Tarantino");
+    assert_eq!(body["id"], 68718);
+    // The prompt carried the API, the arguments and the draft to fill.
+    let asked = format!("{:?}", llm.requests());
+    assert!(asked.contains("get_movie_movie_id_credits") && asked.contains("68718"));
+    assert!(asked.contains("Draft response"), "{asked}");
+    // The same call again: the session's answer, no second request.
+    let again = sim.call(&credits, &args).await.unwrap();
+    assert_eq!(again.body, first.body);
+    assert_eq!(llm.requests().len(), 1);
+    // A fresh session over the same LLM cache replays it without the model.
+    let empty = Arc::new(ScriptedLlm::new(Vec::<Reply>::new()));
+    let rerun = filling(&book, Arc::clone(&empty), &db);
+    let replayed = rerun.call(&credits, &args).await.unwrap();
+    assert_eq!(replayed.body, first.body);
+    assert_eq!(replayed.provenance, Provenance::SimulatedLlm);
+    assert!(empty.requests().is_empty(), "{:?}", empty.requests());
+    // The provenance reads `simulated+llm` in a trace.
+    let text = serde_json::to_value(&replayed).unwrap();
+    assert_eq!(text["provenance"], "simulated+llm");
+}
+
+#[tokio::test]
+async fn a_filled_response_that_breaks_its_schema_is_repaired_and_an_unusable_one_refused() {
+    use toolsmith_llm::testing::{Reply, ScriptedLlm};
+    let book = crate::tmdb();
+    let person = id("tmdb/get_person_person_id");
+    let schema = book
+        .get(&person)
+        .unwrap()
+        .api
+        .api
+        .response_schema
+        .clone()
+        .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    // Wrong types beside good values, and an id that is not the one asked for.
+    let reply = json!({"id": "nolan", "name": "Christopher Nolan", "popularity": "very",
+        "birthday": "1970-07-30", "gender": "male"});
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(reply.to_string()),
+        Reply::text("I cannot help with that."),
+        Reply::text("Still no JSON, sorry."),
+        Reply::text("none"),
+    ]));
+    let db = toolsmith_llm::CacheDb::in_memory().unwrap();
+    let sim = filling(&book, Arc::clone(&llm), &db);
+    let obs = sim.call(&person, &json!({"person_id": 525})).await.unwrap();
+    assert!(obs.is_ok(), "{obs:?}");
+    let body = obs.body.json().unwrap();
+    assert!(validator.is_valid(body), "{body:#}");
+    assert_eq!(body["id"], 525, "the id asked for stays");
+    assert_eq!(body["name"], "Christopher Nolan", "valid values stay");
+    assert_eq!(body["birthday"], "1970-07-30");
+    // A reply with no JSON at all, after the repair requests: refused, clearly.
+    let refused = sim.call(&person, &json!({"person_id": 138})).await.unwrap();
+    assert_eq!(
+        refused.failure(),
+        Some(FailureKind::UnparsableResponse),
+        "{refused:?}"
+    );
+    assert_eq!(refused.provenance, Provenance::SimulatedLlm);
+    let text = serde_json::to_string(&refused).unwrap();
+    assert!(
+        text.contains("get_person_person_id") && text.contains("no usable response"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn the_llm_sees_the_entities_the_session_showed() {
+    use toolsmith_llm::testing::{Reply, ScriptedLlm};
+    let book = crate::tmdb();
+    let search = id("tmdb/get_search_person");
+    let detail = id("tmdb/get_person_person_id");
+    let found = json!({"page": 1, "total_results": 1, "total_pages": 1, "results": [
+        {"id": 525, "name": "Christopher Nolan", "popularity": 9.1, "adult": false,
+         "profile_path": "/n.jpg", "known_for": []}]});
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(found.to_string()),
+        Reply::text(json!({"id": 525, "name": "Christopher Nolan"}).to_string()),
+    ]));
+    let db = toolsmith_llm::CacheDb::in_memory().unwrap();
+    let sim = filling(&book, Arc::clone(&llm), &db);
+    let obs = sim
+        .call(&search, &json!({"query": "Christopher Nolan"}))
+        .await
+        .unwrap();
+    assert_eq!(obs.body.json().unwrap()["results"][0]["id"], 525, "{obs:?}");
+    sim.call(&detail, &json!({"person_id": 525})).await.unwrap();
+    let requests = llm.requests();
+    let second = format!("{:?}", requests[1]);
+    assert!(
+        second.contains("already shown") && second.contains("Christopher Nolan"),
+        "{second}"
+    );
+}
+
+#[tokio::test]
+async fn the_llm_is_asked_for_the_count_a_call_requests() {
+    use toolsmith_catalog::{Api, ApiEntry, Endpoint, HttpMethod, Param, ParamLocation, Tool};
+    use toolsmith_exec::LlmOracle;
+    use toolsmith_llm::testing::{Reply, ScriptedLlm};
+
+    let mut book = ApiBook::new();
+    let tool = Tool {
+        id: "loans".parse().unwrap(),
+        name: "loans".to_owned(),
+        category: "x".to_owned(),
+        base_url: None,
+        security: Vec::new(),
+    };
+    let api = Api {
+        id: id("loans/schedule"),
+        name: "schedule".to_owned(),
+        source_name: "schedule".to_owned(),
+        endpoint: Endpoint::Unlocated {
+            method: Some(HttpMethod::Get),
+        },
+        params: vec![Param {
+            name: "cnt".to_owned(),
+            location: ParamLocation::Query,
+            required: true,
+            schema: json!({"type": "integer"}),
+            description: "Number of installments".to_owned(),
+        }],
+        request_body: None,
+        response_schema: None,
+        response_examples: Vec::new(),
+    };
+    book.insert(tool, ApiEntry { api, doc: None });
+    let rows: Vec<Value> = (1..=60).map(|i| json!({"n": i})).collect();
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(
+        Value::Array(rows).to_string(),
+    )]));
+    let sim = Simulator::new(Arc::new(book)).with_oracle(Arc::new(LlmOracle::new(llm.clone())));
+    let obs = sim
+        .call(&id("loans/schedule"), &json!({"cnt": 60}))
+        .await
+        .unwrap();
+    assert_eq!(obs.body.json().unwrap().as_array().unwrap().len(), 60);
+    let asked = format!("{:?}", llm.requests());
+    assert!(
+        asked.contains("return exactly that many, up to 100"),
+        "{asked}"
+    );
+    assert!(
+        !asked.contains("Keep lists short (1 to 5 items) and"),
+        "{asked}"
     );
 }

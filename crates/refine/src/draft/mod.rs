@@ -266,7 +266,7 @@ impl Refiner for Draft {
                 observation: truncate_chars(&shown, self.settings.max_observation_chars),
                 synthetic: matches!(
                     observation.provenance,
-                    Provenance::Simulated | Provenance::Invented
+                    Provenance::Simulated | Provenance::SimulatedLlm
                 ),
             };
             round.rejected_queries = explored.rejected;

@@ -52,6 +52,8 @@ pub(crate) struct Config {
 /// min_items = 1    # shortest and longest synthesized list (unless the schema asks otherwise)
 /// max_items = 5
 /// max_depth = 8    # below this depth only required properties are filled
+/// max_requested_items = 100  # most items a call may ask for (`limit`, `cnt`), also in the LLM's prompt
+/// fill = "schema"  # or "llm": the configured model rewrites the values, cached and checked
 /// ```
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -67,6 +69,9 @@ impl ExecConfig {
         let s = &self.simulate;
         if s.page_size == 0 {
             anyhow::bail!("[exec.simulate] page_size must be at least 1");
+        }
+        if s.max_requested_items == 0 {
+            anyhow::bail!("[exec.simulate] max_requested_items must be at least 1");
         }
         if s.min_items > s.max_items {
             anyhow::bail!(

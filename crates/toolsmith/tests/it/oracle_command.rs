@@ -1,5 +1,5 @@
 //! `call --mode simulate` on an API with nothing to simulate from: with an LLM endpoint
-//! configured, the model invents the response (marked `invented`), and the LLM cache replays
+//! configured, the model invents the response (marked `simulated+llm`), and the LLM cache replays
 //! it; without one, the call is `unsupported`.
 
 use std::sync::{Arc, Mutex};
@@ -53,7 +53,7 @@ async fn a_configured_llm_invents_responses_once_and_the_cache_replays_them() {
         (serde_json::from_str::<Value>(&out).unwrap(), ws)
     };
     let (first, ws) = tokio::task::spawn_blocking(move || run(ws)).await.unwrap();
-    assert_eq!(first["provenance"], "invented", "{first}");
+    assert_eq!(first["provenance"], "simulated+llm", "{first}");
     assert_eq!(first["body"]["value"], json!({"city": "Oslo", "temp_c": 4}));
     let (again, _ws) = tokio::task::spawn_blocking(move || run(ws)).await.unwrap();
     assert_eq!(again["body"], first["body"]);
