@@ -39,6 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub use crate::closest::closest_ids;
 pub use crate::error::{Error, Result};
 pub use crate::id::{ApiId, ApiName, DocLabel, DocTarget, InvalidId, ToolId};
 pub use crate::import::{
@@ -54,6 +55,7 @@ pub use crate::store::{
 };
 pub use crate::tokens::{Encoding, TokenCounter, TokenStats};
 
+mod closest;
 mod error;
 pub mod export;
 mod id;

@@ -19,9 +19,10 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use async_trait::async_trait;
+use hashlink::LruCache;
 use serde::{Deserialize, Serialize};
 use toolsmith_llm::Embedder;
 
@@ -92,6 +93,11 @@ pub struct DenseSettings {
     pub chunk_chars: usize,
     /// How the passage vectors of a long doc become its one vector. By default mean.
     pub pooling: Pooling,
+    /// Query vectors kept in memory by a [`DenseRetriever`], the least recently used dropped
+    /// first; 0 keeps none. Query vectors are never written to the embedding cache on disk
+    /// (one per distinct query, they would grow without end). By default 1,024 (about 1.5 MB
+    /// of 384-dimension vectors).
+    pub query_cache_entries: usize,
 }
 
 /// How the vectors of a doc's passages are pooled into the doc's vector (each passage vector
@@ -171,6 +177,7 @@ impl Default for DenseSettings {
             hnsw: HnswSettings::default(),
             chunk_chars: Self::CHUNK_CHARS,
             pooling: Pooling::Mean,
+            query_cache_entries: 1_024,
         }
     }
 }
@@ -330,6 +337,7 @@ impl DenseIndex {
             backend,
             hnsw_from,
             hnsw,
+            query_cache_entries,
             ..
         } = settings;
         let rebuild = self.hnsw.get().is_some_and(|g| {
@@ -345,6 +353,7 @@ impl DenseIndex {
             backend,
             hnsw_from,
             hnsw,
+            query_cache_entries,
             ..self.settings
         };
         self
@@ -717,11 +726,20 @@ pub(crate) fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-/// A [`DenseIndex`] with the embedder for queries.
+fn lock(cache: &QueryCache) -> MutexGuard<'_, LruCache<String, Arc<Vec<f32>>>> {
+    cache.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The query vectors a [`DenseRetriever`] keeps, least recently used dropped first.
+type QueryCache = Arc<Mutex<LruCache<String, Arc<Vec<f32>>>>>;
+
+/// A [`DenseIndex`] with the embedder for queries, and the latest query vectors in memory
+/// ([`DenseSettings::query_cache_entries`]).
 #[derive(Clone)]
 pub struct DenseRetriever {
     index: Arc<DenseIndex>,
     embedder: Arc<dyn Embedder>,
+    queries: Option<QueryCache>,
 }
 
 impl std::fmt::Debug for DenseRetriever {
@@ -734,9 +752,16 @@ impl std::fmt::Debug for DenseRetriever {
 }
 
 impl DenseRetriever {
-    /// Searches `index`, embedding queries with `embedder` (the one that built the index).
+    /// Searches `index`, embedding queries with `embedder` (the one that built the index)
+    /// through [`Embedder::embed_query`], so a caching embedder keeps them off disk.
     pub fn new(index: Arc<DenseIndex>, embedder: Arc<dyn Embedder>) -> Self {
-        Self { index, embedder }
+        let entries = index.settings.query_cache_entries;
+        let queries = (entries > 0).then(|| Arc::new(Mutex::new(LruCache::new(entries))));
+        Self {
+            index,
+            embedder,
+            queries,
+        }
     }
 
     /// The index.
@@ -744,21 +769,39 @@ impl DenseRetriever {
         &self.index
     }
 
-    /// The query's vector.
+    /// Query vectors held in memory now.
+    pub fn cached_queries(&self) -> usize {
+        self.queries.as_ref().map_or(0, |q| lock(q).len())
+    }
+
+    /// The query's vector: from memory when asked lately, else embedded (and kept).
     pub async fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
-        let mut vectors = self
+        if let Some(hit) = self
+            .queries
+            .as_ref()
+            .and_then(|q| lock(q).get(query).cloned())
+        {
+            return Ok(hit.as_ref().clone());
+        }
+        let vector = self
             .embedder
-            .embed(&[query.to_owned()])
+            .embed_query(query)
             .await
             .map_err(|source| Error::Embed {
                 what: "the query".to_owned(),
                 source,
             })?;
-        vectors.pop().ok_or_else(|| Error::EmbeddingShape {
-            model: self.index.model.clone(),
-            expected: "1 vector".to_owned(),
-            got: "none".to_owned(),
-        })
+        if vector.len() != self.index.dims {
+            return Err(Error::EmbeddingShape {
+                model: self.index.model.clone(),
+                expected: format!("{} dimensions", self.index.dims),
+                got: format!("{} dimensions", vector.len()),
+            });
+        }
+        if let Some(queries) = &self.queries {
+            lock(queries).insert(query.to_owned(), Arc::new(vector.clone()));
+        }
+        Ok(vector)
     }
 
     /// `(document, cosine)` pairs for `query`, best first.

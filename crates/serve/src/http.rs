@@ -7,20 +7,21 @@ use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, Path, Query, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use toolsmith_plumbing::Secret;
 
 use crate::error::Error;
-use crate::mcp::mcp_http_service;
+use crate::guard::{HostPolicy, authorized, check_host, unauthorized};
+use crate::mcp::{routed_service, session_manager};
+use crate::mcp_endpoint::{self, Endpoint};
 use crate::service::{ListQuery, ReadRequest, SolveRequest, ToolService, to_value};
 
 /// Every route of the API, as `(method, path)` in OpenAPI's path syntax; the OpenAPI document
@@ -35,18 +36,24 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/results/read"),
     ("post", "/v1/solve"),
     ("get", "/v1/runs/{id}"),
+    ("get", "/mcp"),
     ("post", "/mcp"),
+    ("delete", "/mcp"),
 ];
 
 /// How the router is set up beyond the service.
 #[derive(Clone, Debug, Default)]
 pub struct HttpOptions {
-    /// When set, every route requires `Authorization: Bearer <token>`.
+    /// When set, every route requires `Authorization: Bearer <token>`, and any `Host` is
+    /// served (without a token only loopback hosts and [`ServeSettings::allowed_hosts`](crate::ServeSettings::allowed_hosts)).
     pub token: Option<Secret>,
     /// Mount the MCP endpoint (streamable HTTP) at `/mcp`.
     pub mcp: bool,
     /// Cancelled at shutdown: ends the MCP endpoint's open streams.
     pub stop: CancellationToken,
+    /// `Host` names answered besides the loopback ones, added to
+    /// [`ServeSettings::allowed_hosts`](crate::ServeSettings::allowed_hosts) (see [`HostPolicy`]).
+    pub allowed_hosts: Vec<String>,
 }
 
 /// An error as the API returns it: `{"error": {"code", "message"}}` with a status.
@@ -59,7 +66,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         Self {
             status,
             code,
@@ -129,11 +136,25 @@ fn rejection_error(rejection: &JsonRejection) -> ApiError {
     ApiError::new(status, code, rejection.body_text())
 }
 
-type AppState = Arc<ToolService>;
+/// What the handlers share: the service, and the MCP endpoint when mounted.
+#[derive(Clone)]
+struct AppState {
+    service: Arc<ToolService>,
+    mcp: Option<Arc<Endpoint>>,
+    /// Whether the server has a token (the document then declares bearer security).
+    token: bool,
+}
 
-/// The router: every route of [`ROUTES`], the token check, the limits.
+/// The router: every route of [`ROUTES`], the host check, the token check, the limits.
 pub fn router(service: Arc<ToolService>, options: HttpOptions) -> Router {
     let settings = service.settings().clone();
+    let mut allowed = settings.allowed_hosts.clone();
+    allowed.extend(options.allowed_hosts.iter().cloned());
+    let policy = HostPolicy::new(options.token.is_some(), &allowed);
+    let endpoint = options.mcp.then(|| {
+        let sessions = Arc::new(session_manager(&settings));
+        Arc::new(Endpoint::new(sessions, &settings, policy.clone()))
+    });
     let mut app = Router::new()
         .route("/healthz", get(healthz))
         .route("/openapi.json", get(openapi))
@@ -145,12 +166,20 @@ pub fn router(service: Arc<ToolService>, options: HttpOptions) -> Router {
         .route("/v1/solve", post(solve))
         .route("/v1/runs/{id}", get(get_run))
         .fallback(not_found)
-        .with_state(Arc::clone(&service));
-    if options.mcp {
-        app = app.nest_service(
-            "/mcp",
-            mcp_http_service(service, options.stop.child_token()),
+        .with_state(AppState {
+            service: Arc::clone(&service),
+            mcp: endpoint.clone(),
+            token: options.token.is_some(),
+        });
+    if let Some(endpoint) = endpoint {
+        let mcp = routed_service(
+            service,
+            options.stop.child_token(),
+            Arc::clone(&endpoint.sessions),
         );
+        app = app.merge(Router::new().route_service("/mcp", mcp).route_layer(
+            middleware::from_fn_with_state(endpoint, mcp_endpoint::guard),
+        ));
     }
     let permits = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
     let token = options.token.map(Arc::new);
@@ -183,30 +212,16 @@ pub fn router(service: Arc<ToolService>, options: HttpOptions) -> Router {
             }
         }
     }))
-}
-
-/// Whether the request carries the bearer token (compared in constant time).
-fn authorized(req: &Request, token: &Secret) -> bool {
-    let given = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or_default();
-    given.as_bytes().ct_eq(token.expose().as_bytes()).into()
-}
-
-fn unauthorized() -> Response {
-    let mut response = ApiError::new(
-        StatusCode::UNAUTHORIZED,
-        "unauthorized",
-        "a valid `Authorization: Bearer <token>` header is required",
-    )
-    .into_response();
-    response
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    response
+    // Outermost: a foreign host learns nothing, not even whether a token is needed.
+    .layer(middleware::from_fn(move |req: Request, next: Next| {
+        let policy = policy.clone();
+        async move {
+            match check_host(&policy, &req) {
+                Ok(()) => next.run(req).await,
+                Err(refused) => refused,
+            }
+        }
+    }))
 }
 
 /// The body limit answers 413 with plain text before a handler runs; make it JSON too.
@@ -235,16 +250,25 @@ async fn not_found() -> ApiError {
     )
 }
 
-async fn healthz(State(service): State<AppState>) -> Json<Value> {
-    Json(json!({"status": "ok", "apis": service.len()}))
+async fn healthz(State(state): State<AppState>) -> Json<Value> {
+    let mut health = json!({"status": "ok", "apis": state.service.len()});
+    if let (Some(endpoint), Some(map)) = (&state.mcp, health.as_object_mut()) {
+        map.insert("mcp_sessions".into(), endpoint.open_sessions().await.into());
+        map.insert("max_sessions".into(), endpoint.max_sessions().into());
+    }
+    Json(health)
 }
 
-async fn openapi() -> Json<Value> {
-    Json(crate::openapi::document())
+async fn openapi(State(state): State<AppState>) -> Json<Value> {
+    Json(crate::openapi::document(&crate::openapi::Described {
+        token: state.token,
+        mcp: state.mcp.is_some(),
+        max_k: state.service.settings().max_k,
+    }))
 }
 
 async fn list_tools(
-    State(service): State<AppState>,
+    State(AppState { service, .. }): State<AppState>,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Query(query) =
@@ -253,7 +277,7 @@ async fn list_tools(
 }
 
 async fn get_tool(
-    State(service): State<AppState>,
+    State(AppState { service, .. }): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(Json(to_value(&service.describe(&id).await?)))
@@ -268,7 +292,7 @@ struct SearchBody {
 }
 
 async fn search(
-    State(service): State<AppState>,
+    State(AppState { service, .. }): State<AppState>,
     Body(body): Body<SearchBody>,
 ) -> Result<Json<Value>, ApiError> {
     let results = service.search(&body.query, body.k).await?;
@@ -288,7 +312,7 @@ fn empty_object() -> Value {
 }
 
 async fn call(
-    State(service): State<AppState>,
+    State(AppState { service, .. }): State<AppState>,
     Body(body): Body<CallBody>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(Json(to_value(
@@ -297,21 +321,21 @@ async fn call(
 }
 
 async fn read_result(
-    State(service): State<AppState>,
+    State(AppState { service, .. }): State<AppState>,
     Body(body): Body<ReadRequest>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(Json(service.read_result(&body).await?))
 }
 
 async fn solve(
-    State(service): State<AppState>,
+    State(AppState { service, .. }): State<AppState>,
     Body(body): Body<SolveRequest>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(Json(to_value(&service.solve(&body).await?)))
 }
 
 async fn get_run(
-    State(service): State<AppState>,
+    State(AppState { service, .. }): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let id: i64 = id.parse().map_err(|_| {

@@ -57,6 +57,7 @@
 //! ```
 
 pub use crate::error::{Error, Result};
+pub use crate::guard::HostPolicy;
 pub use crate::http::{ApiError, HttpOptions, ROUTES, router, serve};
 pub use crate::mcp::{
     CALL_TOOL, DESCRIBE_TOOL, McpSession, READ_RESULT, SEARCH_TOOLS, mcp_http_service, serve_stdio,
@@ -71,9 +72,11 @@ pub use crate::settings::{SHUTDOWN_GRACE, ServeSettings};
 pub use tokio_util::sync::CancellationToken;
 
 mod error;
+mod guard;
 mod http;
 pub mod load;
 mod mcp;
+mod mcp_endpoint;
 pub mod openapi;
 mod results;
 mod service;

@@ -294,14 +294,45 @@ pub async fn serve_stdio(service: Arc<ToolService>) -> std::io::Result<()> {
 }
 
 /// The streamable HTTP MCP endpoint (a tower service; the router mounts it at `/mcp`). Each
-/// client session gets its own [`McpSession`]; `stop` ends the open streams at shutdown.
+/// client session gets its own [`McpSession`]; `stop` ends the open streams at shutdown. On its
+/// own it answers loopback hosts only; the [`router`](crate::router) checks hosts, origins,
+/// bodies and the session cap in front of it.
 pub fn mcp_http_service(
     service: Arc<ToolService>,
     stop: CancellationToken,
 ) -> StreamableHttpService<McpSession, LocalSessionManager> {
+    let sessions = Arc::new(session_manager(service.settings()));
+    let config = StreamableHttpServerConfig::default().with_cancellation_token(stop);
     StreamableHttpService::new(
         move || Ok(McpSession::new(Arc::clone(&service))),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default().with_cancellation_token(stop),
+        sessions,
+        config,
+    )
+}
+
+/// The sessions of the endpoint, closed after `session_idle_secs` without a message.
+pub(crate) fn session_manager(settings: &crate::ServeSettings) -> LocalSessionManager {
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(std::time::Duration::from_secs(
+        settings.session_idle_secs.max(1),
+    ));
+    manager
+}
+
+/// The endpoint as the router mounts it: `sessions` shared with the router (which counts
+/// them), and no host or body checks of rmcp's own, since the router makes them first.
+pub(crate) fn routed_service(
+    service: Arc<ToolService>,
+    stop: CancellationToken,
+    sessions: Arc<LocalSessionManager>,
+) -> StreamableHttpService<McpSession, LocalSessionManager> {
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(stop)
+        .disable_allowed_hosts()
+        .with_max_request_body_bytes(service.settings().max_body_bytes.saturating_add(1));
+    StreamableHttpService::new(
+        move || Ok(McpSession::new(Arc::clone(&service))),
+        sessions,
+        config,
     )
 }

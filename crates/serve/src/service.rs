@@ -284,25 +284,26 @@ impl ToolService {
     }
 
     /// Like [`lookup`](Self::lookup), but an unknown id is an [`Error::UnknownTool`] that
-    /// carries the closest matches by search.
+    /// carries the closest matches: the ids nearest by edit distance first (a typo), then
+    /// the best search hits for its words.
     pub async fn resolve(&self, raw: &str) -> Result<ApiId> {
         if let Some(id) = self.lookup(raw) {
             return Ok(id);
         }
+        let n = self.settings.closest_matches;
+        let mut closest = toolsmith_catalog::closest_ids(raw, self.apis.keys(), n);
         let query: String = raw
             .chars()
             .map(|c| if c.is_alphanumeric() { c } else { ' ' })
             .collect();
-        let closest = if query.trim().is_empty() {
-            Vec::new()
-        } else {
-            self.retriever
-                .search(&query, self.settings.closest_matches, &Filter::default())
-                .await?
-                .into_iter()
-                .map(|h| h.api)
-                .collect()
-        };
+        if closest.len() < n && !query.trim().is_empty() {
+            let hits = self.retriever.search(&query, n, &Filter::default()).await?;
+            for hit in hits {
+                if closest.len() < n && !closest.contains(&hit.api) {
+                    closest.push(hit.api);
+                }
+            }
+        }
         Err(Error::UnknownTool {
             id: raw.to_owned(),
             closest,

@@ -31,11 +31,23 @@ pub struct ServeSettings {
     pub solve_tools: usize,
     /// Largest page of `GET /v1/tools`.
     pub max_page: usize,
+    /// MCP sessions open at once over HTTP; a new one past this is refused (503 with
+    /// `Retry-After`) until a client ends its session or one idles out.
+    pub max_sessions: usize,
+    /// Seconds an MCP HTTP session may stay without a message before it is closed.
+    pub session_idle_secs: u64,
+    /// `Host` names (or `host:port`) accepted besides the loopback ones when the server has no
+    /// token; with a token any host is accepted. `serve --allowed-host` adds to these.
+    pub allowed_hosts: Vec<String>,
+    /// Rows of the call log (`tool_calls`) kept: `serve` drops the oldest past this at start,
+    /// every minute and at shutdown.
+    pub call_log_keep: usize,
 }
 
 impl Default for ServeSettings {
     /// 8,000 characters per result (about 2k tokens: a result never crowds out an agent's
-    /// context), 256 stored results, 5 search hits, 1 MiB bodies, 64 requests at once.
+    /// context), 256 stored results, 5 search hits, 1 MiB bodies, 64 requests at once; 256 MCP
+    /// sessions (about 60 KB each) idle out after 2 minutes; the newest 100,000 logged calls.
     fn default() -> Self {
         Self {
             max_result_chars: 8_000,
@@ -49,6 +61,10 @@ impl Default for ServeSettings {
             max_concurrent_requests: 64,
             solve_tools: 5,
             max_page: 500,
+            max_sessions: 256,
+            session_idle_secs: 120,
+            allowed_hosts: Vec::new(),
+            call_log_keep: 100_000,
         }
     }
 }

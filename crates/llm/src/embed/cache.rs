@@ -1,6 +1,7 @@
 //! [`CachedEmbedder`]: vectors cached in SQLite (`embedding_cache`), keyed by (model id, sha256
 //! of the text), stored as little-endian f32 blobs. A batch is looked up in one transaction and
-//! only the misses are embedded, in one call to the inner embedder.
+//! only the misses are embedded, in one call to the inner embedder. Search queries
+//! ([`Embedder::embed_query`]) are never written: they would grow the table without end.
 
 use std::collections::HashMap;
 
@@ -161,6 +162,16 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
             }
         }
         Ok(out)
+    }
+
+    /// Queries are not written to the table: in [`CacheMode::Replay`] one is read from it (a
+    /// miss is an error, as ever), otherwise it is embedded (keeping recent query vectors is
+    /// the retriever's in-memory cache's job).
+    async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        match self.mode {
+            CacheMode::Replay => self.embed_one(text).await,
+            CacheMode::Off | CacheMode::ReadWrite => self.inner.embed_query(text).await,
+        }
     }
 
     fn model_id(&self) -> &str {

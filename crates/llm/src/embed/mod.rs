@@ -38,6 +38,13 @@ pub trait Embedder: Send + Sync {
                 got: "0 vectors".into(),
             })
     }
+
+    /// The vector of a search query. As [`embed_one`](Self::embed_one), except that a caching
+    /// embedder does not store it: queries are unbounded (one per distinct request), while
+    /// document vectors are as many as the catalog's docs.
+    async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        self.embed_one(text).await
+    }
 }
 
 #[async_trait]
@@ -50,6 +57,12 @@ impl<T: Embedder + ?Sized> Embedder for Arc<T> {
     }
     fn dimensions(&self) -> usize {
         (**self).dimensions()
+    }
+    async fn embed_one(&self, text: &str) -> Result<Vec<f32>> {
+        (**self).embed_one(text).await
+    }
+    async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        (**self).embed_query(text).await
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use toolsmith_catalog::testing::tmdb_store;
 use toolsmith_catalog::{Doc, DocLabel, DocSelector, DocTarget, NewDoc, Scope, Store};
 use toolsmith_llm::testing::ScriptedEmbedder;
-use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder};
+use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder};
 use toolsmith_retrieve::{Corpus, DenseIndex, DenseRetriever, DenseSettings, Filter, Retriever};
 
 fn corpus(store: &Store) -> Arc<Corpus> {
@@ -72,4 +72,70 @@ async fn the_embedding_cache_makes_rebuilds_free() {
         54,
         "the second build is served by the cache"
     );
+}
+
+/// Bytes of a SQLite database on disk, its write-ahead log included.
+fn db_bytes(path: &std::path::Path) -> u64 {
+    let wal = path.with_extension("db-wal");
+    [path, wal.as_path()]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+#[tokio::test]
+async fn query_vectors_stay_in_a_bounded_memory_cache_and_never_reach_the_db() {
+    let store = tmdb_store();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cache.db");
+    let inner = ScriptedEmbedder::new(64);
+    let cached = CachedEmbedder::new(
+        inner.clone(),
+        CacheDb::open(&path).unwrap(),
+        CacheMode::ReadWrite,
+    );
+    let settings = DenseSettings {
+        query_cache_entries: 100,
+        ..DenseSettings::default()
+    };
+    let index = DenseIndex::build(corpus(&store), &cached, settings)
+        .await
+        .unwrap();
+    let dense = DenseRetriever::new(Arc::new(index), Arc::new(cached));
+    let before = db_bytes(&path);
+    for i in 0..300 {
+        dense
+            .search(&format!("movie number {i}"), 3, &Filter::default())
+            .await
+            .unwrap();
+    }
+    assert_eq!(inner.texts_embedded(), 54 + 300);
+    assert_eq!(db_bytes(&path), before, "300 unique queries wrote nothing");
+    assert_eq!(
+        dense.cached_queries(),
+        100,
+        "the memory cache holds its bound"
+    );
+    // The latest query is served from memory; the first was dropped and is embedded again.
+    dense
+        .search("movie number 299", 3, &Filter::default())
+        .await
+        .unwrap();
+    assert_eq!(inner.texts_embedded(), 354);
+    dense
+        .search("movie number 0", 3, &Filter::default())
+        .await
+        .unwrap();
+    assert_eq!(inner.texts_embedded(), 355);
+    // Replay reads the docs' vectors from the db but finds no query there.
+    let replay = CachedEmbedder::new(
+        inner.clone(),
+        CacheDb::open(&path).unwrap(),
+        CacheMode::Replay,
+    );
+    DenseIndex::build(corpus(&store), &replay, DenseSettings::default())
+        .await
+        .unwrap();
+    assert!(replay.embed_query("movie number 0").await.is_err());
 }

@@ -9,16 +9,16 @@ use tokio_util::sync::CancellationToken;
 use toolsmith_plumbing::Secret;
 use toolsmith_serve::{HttpOptions, ROUTES, ServeSettings, router};
 
-use crate::{service, service_with};
+use crate::{Gate, held_service, service, service_with};
 
-struct Server {
-    addr: SocketAddr,
-    stop: CancellationToken,
+pub(crate) struct Server {
+    pub(crate) addr: SocketAddr,
+    pub(crate) stop: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 impl Server {
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 }
@@ -27,15 +27,25 @@ async fn start(
     service: std::sync::Arc<toolsmith_serve::ToolService>,
     token: Option<&str>,
 ) -> Server {
-    let stop = CancellationToken::new();
-    let app = router(
+    start_with(
         service,
         HttpOptions {
             token: token.map(Secret::new),
             mcp: true,
-            stop: stop.clone(),
+            ..HttpOptions::default()
         },
-    );
+    )
+    .await
+}
+
+/// The router of `service` with `options` on a loopback port.
+pub(crate) async fn start_with(
+    service: std::sync::Arc<toolsmith_serve::ToolService>,
+    mut options: HttpOptions,
+) -> Server {
+    let stop = CancellationToken::new();
+    options.stop = stop.clone();
+    let app = router(service, options);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let task = tokio::spawn(toolsmith_serve::serve(
@@ -46,11 +56,11 @@ async fn start(
     Server { addr, stop, task }
 }
 
-fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 
-async fn json_of(response: reqwest::Response) -> (StatusCode, Value) {
+pub(crate) async fn json_of(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
     let text = response.text().await.unwrap();
     let value = serde_json::from_str(&text)
@@ -332,7 +342,7 @@ async fn bad_and_oversized_bodies_get_coded_errors() {
 }
 
 /// Sends `body` in 1 KiB chunks (`Transfer-Encoding: chunked`); returns the raw response.
-async fn chunked_post(addr: SocketAddr, path: &str, body: &str) -> String {
+pub(crate) async fn chunked_post(addr: SocketAddr, path: &str, body: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let head = format!(
@@ -360,16 +370,8 @@ async fn chunked_post(addr: SocketAddr, path: &str, body: &str) -> String {
 
 #[tokio::test]
 async fn graceful_shutdown_finishes_the_request_in_flight() {
-    let server = start(
-        service_with(
-            ServeSettings::default(),
-            Duration::from_millis(600),
-            None,
-            None,
-        ),
-        None,
-    )
-    .await;
+    let gate = Gate::new();
+    let server = start(held_service(gate.clone()), None).await;
     let http = client();
     let in_flight = tokio::spawn({
         let url = server.url("/v1/call");
@@ -381,8 +383,9 @@ async fn graceful_shutdown_finishes_the_request_in_flight() {
                 .await
         }
     });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    gate.started().await;
     server.stop.cancel();
+    gate.release(1);
     let response = in_flight
         .await
         .unwrap()
@@ -497,25 +500,18 @@ async fn solve_runs_the_solver_stores_the_run_and_returns_its_trace() {
 
 #[tokio::test]
 async fn a_client_that_leaves_mid_call_does_not_stop_the_server() {
-    let server = start(
-        service_with(
-            ServeSettings::default(),
-            Duration::from_millis(400),
-            None,
-            None,
-        ),
-        None,
-    )
-    .await;
+    let gate = Gate::new();
+    let server = start(held_service(gate.clone()), None).await;
     let http = client();
     let call = json!({"id": "tmdb/get_search_movie", "arguments": {"query": "Dune"}});
     let leaving = tokio::spawn({
         let request = http.post(server.url("/v1/call")).json(&call);
         async move { request.send().await }
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    gate.started().await;
     leaving.abort(); // the connection closes with the call in flight
     assert!(leaving.await.unwrap_err().is_cancelled());
+    gate.release(2);
     let (status, called) = json_of(
         http.post(server.url("/v1/call"))
             .json(&call)

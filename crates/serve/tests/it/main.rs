@@ -1,8 +1,11 @@
 //! The MCP server and the HTTP API against the TMDB catalog, with the simulator as executor.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
 
+mod guard;
 mod http;
 mod mcp;
+mod mcp_http;
+mod openapi;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,6 +27,66 @@ impl<E: Executor> Executor for Slow<E> {
         tokio::time::sleep(self.1).await;
         self.0.call(api, args).await
     }
+}
+
+/// Holds every call until the test lets it go, and tells the test when one has started:
+/// a call in flight without guessing how long one takes.
+#[derive(Clone)]
+pub(crate) struct Gate {
+    started: Arc<tokio::sync::Semaphore>,
+    release: Arc<tokio::sync::Semaphore>,
+}
+
+impl Gate {
+    pub(crate) fn new() -> Self {
+        Self {
+            started: Arc::new(tokio::sync::Semaphore::new(0)),
+            release: Arc::new(tokio::sync::Semaphore::new(0)),
+        }
+    }
+
+    /// Waits until a call has reached the executor.
+    pub(crate) async fn started(&self) {
+        self.started.acquire().await.unwrap().forget();
+    }
+
+    /// Lets `n` held calls finish.
+    pub(crate) fn release(&self, n: usize) {
+        self.release.add_permits(n);
+    }
+}
+
+/// The simulator behind a [`Gate`].
+pub(crate) struct Held<E>(pub E, pub Gate);
+
+#[async_trait]
+impl<E: Executor> Executor for Held<E> {
+    async fn call(&self, api: &ApiId, args: &Value) -> toolsmith_exec::Result<Observation> {
+        self.1.started.add_permits(1);
+        self.1.release.acquire().await.unwrap().forget();
+        self.0.call(api, args).await
+    }
+}
+
+/// The TMDB catalog served with BM25 search and every call held at `gate`.
+pub(crate) fn held_service(gate: Gate) -> Arc<ToolService> {
+    let catalog = tmdb_catalog();
+    let corpus = Arc::new(Corpus::from_catalog(&catalog));
+    let book = Arc::new(ApiBook::from_catalog(&catalog));
+    let simulator = Validated::new(
+        Simulator::new(Arc::clone(&book)),
+        book,
+        Provenance::Simulated,
+    );
+    Arc::new(ToolService::new(ServiceParts {
+        retriever: Arc::new(Bm25Index::build(corpus, RetrieveSettings::default().bm25)),
+        catalog,
+        executor: Arc::new(Held(simulator, gate)),
+        sandbox: None,
+        solver: None,
+        runs: None,
+        settings: ServeSettings::default(),
+    }))
 }
 
 /// The TMDB catalog served with BM25 search and the validated simulator.

@@ -37,19 +37,43 @@ impl ClientHandler for Client {
 
 type Peer = RunningService<RoleClient, Client>;
 
-/// A client connected in process to a session of `settings`'s server.
+/// A client connected in process to a session of `settings`'s server, and the count of
+/// `tools/list_changed` notifications on the wire. A line is counted before it passes on to
+/// the client, so once a response arrives every notification sent before it is counted (the
+/// client's handler runs notifications in tasks of their own, in no set order).
 async fn connect(settings: ServeSettings) -> (Peer, Arc<AtomicUsize>) {
-    let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    let (client_io, relay_client) = tokio::io::duplex(1 << 20);
+    let (relay_server, server_io) = tokio::io::duplex(1 << 20);
     let session = McpSession::new(service(settings));
     tokio::spawn(async move {
         let (r, w) = tokio::io::split(server_io);
         let running = session.serve((r, w)).await.unwrap();
         let _ = running.waiting().await;
     });
-    let client = Client::default();
-    let changed = Arc::clone(&client.changed);
+    let changed = Arc::new(AtomicUsize::new(0));
+    let (mut from_client, mut to_client) = tokio::io::split(relay_client);
+    let (from_server, mut to_server) = tokio::io::split(relay_server);
+    tokio::spawn(async move { tokio::io::copy(&mut from_client, &mut to_server).await });
+    tokio::spawn({
+        let changed = Arc::clone(&changed);
+        async move {
+            let mut lines = BufReader::new(from_server).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.contains("notifications/tools/list_changed") {
+                    changed.fetch_add(1, Ordering::SeqCst);
+                }
+                if to_client
+                    .write_all(format!("{line}\n").as_bytes())
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
+    });
     let (r, w) = tokio::io::split(client_io);
-    (client.serve((r, w)).await.unwrap(), changed)
+    (Client::default().serve((r, w)).await.unwrap(), changed)
 }
 
 async fn call(peer: &Peer, name: &str, args: Value) -> CallToolResult {
@@ -115,7 +139,11 @@ async fn search_describe_call_and_sticky_tools_over_stdio_transport() {
     );
 
     // The found tools are announced and listed under their own names.
-    wait_for(&changed, 1).await;
+    assert_eq!(
+        changed.load(Ordering::SeqCst),
+        1,
+        "the found APIs were announced"
+    );
     let listed = names(&peer).await;
     assert_eq!(listed.len(), 4 + 3, "{listed:?}");
     assert!(listed.contains(&name), "{listed:?} lacks {name}");
@@ -155,8 +183,7 @@ async fn search_describe_call_and_sticky_tools_over_stdio_transport() {
         json!({"query": "search for a movie by its title", "k": 3}),
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(changed.load(Ordering::SeqCst), 1);
+    assert_eq!(changed.load(Ordering::SeqCst), 1, "no second announcement");
     peer.cancel().await.unwrap();
 }
 
@@ -190,6 +217,22 @@ async fn an_unknown_tool_answers_with_the_closest_matches() {
             .unwrap()
             .contains("`query`")
     );
+}
+
+#[tokio::test]
+async fn a_one_letter_typo_suggests_the_intended_api_first() {
+    let (peer, _) = connect(ServeSettings::default()).await;
+    let wrong = call(
+        &peer,
+        "call_tool",
+        json!({"id": "tmdb/get_search_movi", "arguments": {"query": "Dune"}}),
+    )
+    .await;
+    let error = &body(&wrong)["error"];
+    assert_eq!(error["code"], "unknown_tool");
+    assert_eq!(error["closest"][0], "tmdb/get_search_movie", "{error}");
+    assert_eq!(error["closest"].as_array().unwrap().len(), 3, "{error}");
+    peer.cancel().await.unwrap();
 }
 
 #[tokio::test]
