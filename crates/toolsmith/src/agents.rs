@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use toolsmith_catalog::Catalog;
 use toolsmith_exec::JqSandbox;
 use toolsmith_llm::{BudgetLimits, ChatModel};
-use toolsmith_retrieve::{Corpus, ExpandingRetriever};
+use toolsmith_retrieve::ExpandingRetriever;
 use toolsmith_solve::{
     AnyTool, AnyToolSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, Hierarchy, React,
     ReactSettings, Runtime, Solver,
@@ -61,22 +61,24 @@ impl AnyToolOverrides {
 }
 
 /// Builds the chosen agent over a runtime; ConAgents runs its jq filters in this binary as a
-/// sandboxed child; AnyTool walks the `catalog`'s category -> tool -> API tree, and its search
-/// (the runtime's retriever) adds dependency producers when a tool graph is stored.
+/// sandboxed child; AnyTool walks the `catalog`'s category -> tool -> API tree.
 pub(crate) fn solvers(
     ctx: &Context,
     name: SolverName,
     catalog: &Catalog,
 ) -> anyhow::Result<impl Fn(Runtime) -> Box<dyn Solver> + Send + Sync + 'static> {
-    solvers_with(ctx, name, catalog, AnyToolOverrides::default())
+    solvers_with(ctx, name, catalog, AnyToolOverrides::default(), None)
 }
 
-/// [`solvers`] with AnyTool's settings overridden by the command line.
+/// [`solvers`] with AnyTool's settings overridden by the command line; AnyTool's
+/// search-assisted seeding searches through `expanding` (the command's
+/// `retrieval::Pipeline`, when it expands) to see why each producer was added.
 pub(crate) fn solvers_with(
     ctx: &Context,
     name: SolverName,
     catalog: &Catalog,
     overrides: AnyToolOverrides,
+    expanding: Option<Arc<ExpandingRetriever>>,
 ) -> anyhow::Result<impl Fn(Runtime) -> Box<dyn Solver> + Send + Sync + 'static> {
     // `read_result`'s jq filters (any solver, once an observation was cut) run in this binary.
     if let Ok(exe) = std::env::current_exe() {
@@ -88,9 +90,7 @@ pub(crate) fn solvers_with(
         SolverName::Anytool => {
             let settings = ctx.config()?.anytool.clone();
             let hierarchy = Arc::new(Hierarchy::from_catalog(catalog, settings.category_by));
-            let graph = crate::retrieval::stored_needs(ctx)?
-                .map(|needs| (Arc::new(Corpus::from_catalog(catalog)), needs));
-            Some((hierarchy, settings, graph))
+            Some((hierarchy, settings, expanding))
         }
         _ => None,
     };
@@ -104,18 +104,17 @@ pub(crate) fn solvers_with(
         }
         SolverName::React | SolverName::Dfsdt | SolverName::Anytool => None,
     };
-    let expand = ctx.config()?.retrieve.expand;
     Ok(move |runtime: Runtime| -> Box<dyn Solver> {
-        if let Some((hierarchy, settings, graph)) = &anytool {
+        if let Some((hierarchy, settings, expanding)) = &anytool {
             let settings = overrides.apply(if runtime.settings.paper() {
                 settings.clone().paper()
             } else {
                 settings.clone()
             });
-            let expander = match (graph, &runtime.retriever) {
-                (Some((corpus, needs)), Some(inner)) if settings.search_assisted => Some(Arc::new(
-                    ExpandingRetriever::new(Arc::clone(inner), corpus, needs.clone(), expand),
-                )),
+            let expander = match expanding {
+                Some(expanding) if settings.search_assisted && runtime.retriever.is_some() => {
+                    Some(Arc::clone(expanding))
+                }
                 _ => None,
             };
             let anytool = AnyTool::new(runtime, Arc::clone(hierarchy), settings);

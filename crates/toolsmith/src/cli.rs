@@ -351,9 +351,10 @@ pub enum ExportFormat {
 /// `--protocol`: whose rules an agent follows.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct ProtocolArg {
-    /// toolsmith's (tool searches have their own budget outside the node count; DFSDT tries
-    /// the root's next child after a give-up at the root) or the paper's (ToolBench's, for
-    /// numbers comparable with published ones). Default: `[solve] protocol` of
+    /// toolsmith's (a chain may take `[solve] max_steps` steps, 10, not ToolBench's 12
+    /// nodes; tool searches have their own budget outside that count; DFSDT tries the root's
+    /// next child after a give-up at the root) or the paper's (ToolBench's, for numbers
+    /// comparable with published ones). Default: `[solve] protocol` of
     /// toolsmith.toml, else toolsmith.
     #[arg(long, value_enum)]
     pub protocol: Option<ProtocolName>,
@@ -881,6 +882,10 @@ pub struct RetrievalArgs {
     /// gold API with its rank in the query's ranking, and what expansion added instead.
     #[arg(long, value_name = "K")]
     pub misses: Option<usize>,
+    /// Also list, per query and `--coverage-k` cut-off, the APIs offered with dependency
+    /// expansion: what `bench run --tools retrieve:K` offers the agent for that query.
+    #[arg(long, requires = "coverage_k")]
+    pub offers: bool,
     /// JSON output (one object).
     #[command(flatten)]
     pub json: JsonArg,

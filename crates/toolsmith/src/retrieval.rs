@@ -1,6 +1,11 @@
-//! Retrieval as the commands set it up (`search`, `index`, `bench`, `solve`): the corpus of a
-//! catalog view, the configured embedder with its vectors cached in the catalog database,
-//! a retriever of the chosen method, and its dependency expansion from the stored tool graph.
+//! Retrieval as the commands set it up (`search`, `index`, `bench`, `solve`, `serve`): the
+//! corpus of a catalog view, the configured embedder with its vectors cached in the catalog
+//! database, and the one [`Pipeline`] (ranking of the chosen method, then dependency
+//! expansion from the tool graph) every command offers tools through.
+
+mod pipeline;
+
+pub(crate) use pipeline::{GraphSource, Pipeline, PipelineSpec, Vectors};
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -11,8 +16,8 @@ use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
 use toolsmith_graph::{GraphStore, Need};
 use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Corpus, DenseBackend, DenseIndex, DenseRetriever, ExpandingRetriever,
-    HybridRetriever, Method, Retriever, build_retriever,
+    Bm25Index, Corpus, DenseBackend, DenseIndex, DenseRetriever, HybridRetriever, Method,
+    Retriever, build_retriever,
 };
 
 use crate::context::Context;
@@ -67,8 +72,8 @@ pub(crate) fn missing_index_note(method: Method, apis: usize) -> String {
 /// back (what `search` and `solve --retrieve` use): up to `[retrieve] embed_on_search_max`
 /// APIs it is [`retriever`] (missing vectors embedded on the fly); above it, dense and hybrid
 /// read the vectors `toolsmith index` stored, and when some are missing the search uses BM25
-/// and a note says how to build the dense index.
-pub(crate) async fn indexed_retriever(
+/// and a note says how to build the dense index. Commands get it through a [`Pipeline`].
+async fn indexed_retriever(
     ctx: &Context,
     method: Method,
     corpus: Arc<Corpus>,
@@ -132,8 +137,9 @@ fn build_graph(ctx: &Context, index: &DenseIndex) -> anyhow::Result<()> {
 }
 
 /// A retriever of `method` over `corpus` with the configured settings; dense and hybrid
-/// embed (through the cache) every API not embedded yet.
-pub(crate) async fn retriever(
+/// embed (through the cache) every API not embedded yet. Commands get it through a
+/// [`Pipeline`].
+async fn retriever(
     ctx: &Context,
     method: Method,
     corpus: Arc<Corpus>,
@@ -153,12 +159,12 @@ pub(crate) async fn retriever(
     Ok(built?)
 }
 
-/// The stored tool graph's dependency needs (per API, the parameters other APIs produce),
-/// when `[retrieve.expand]` is on and `toolsmith graph build` stored dependency edges.
-pub(crate) fn stored_needs(ctx: &Context) -> anyhow::Result<Option<BTreeMap<ApiId, Vec<Need>>>> {
-    if !ctx.config()?.retrieve.expand.enabled {
-        return Ok(None);
-    }
+/// Per API, the parameters other APIs produce (`toolsmith_graph::Graph::needs`).
+type Needs = BTreeMap<ApiId, Vec<Need>>;
+
+/// The stored tool graph's dependency needs, when `toolsmith graph build` stored dependency
+/// edges.
+fn stored_needs(ctx: &Context) -> anyhow::Result<Option<Needs>> {
     let db = ctx.db();
     let store = GraphStore::open(db)
         .with_context(|| format!("opening the tool graph in {}", db.display()))?;
@@ -167,23 +173,4 @@ pub(crate) fn stored_needs(ctx: &Context) -> anyhow::Result<Option<BTreeMap<ApiI
     }
     let needs = store.load().context("reading the tool graph")?.needs();
     Ok((!needs.is_empty()).then_some(needs))
-}
-
-/// [`indexed_retriever`], whose results carry the producers of the ids they need when a tool graph
-/// is stored (what `search`, `solve --retrieve` and the `search_tools` meta-tool use).
-pub(crate) async fn expanding_retriever(
-    ctx: &Context,
-    method: Method,
-    corpus: Arc<Corpus>,
-) -> anyhow::Result<Arc<dyn Retriever>> {
-    let inner = indexed_retriever(ctx, method, Arc::clone(&corpus)).await?;
-    Ok(match stored_needs(ctx)? {
-        Some(needs) => Arc::new(ExpandingRetriever::new(
-            inner,
-            &corpus,
-            needs,
-            ctx.config()?.retrieve.expand,
-        )),
-        None => inner,
-    })
 }

@@ -1,5 +1,5 @@
 //! The service `serve` and `bench serve` both serve: a catalog view, the configured
-//! retriever over it, an executor, the jq sandbox (this binary as a child) and the `[serve]`
+//! retrieval pipeline over it (ranking, then dependency expansion from the stored graph), an executor, the jq sandbox (this binary as a child) and the `[serve]`
 //! settings, put together as a `toolsmith_serve::ToolService`.
 
 use std::path::PathBuf;
@@ -24,7 +24,13 @@ pub(crate) async fn service(
     runs: Option<PathBuf>,
 ) -> anyhow::Result<Arc<ToolService>> {
     let corpus = Arc::new(Corpus::from_catalog(&catalog));
-    let retriever = retrieval::retriever(ctx, method, corpus).await?;
+    let spec = retrieval::PipelineSpec {
+        vectors: retrieval::Vectors::EmbedMissing,
+        ..retrieval::PipelineSpec::new(ctx, Some(method))?
+    };
+    let retriever = retrieval::Pipeline::build(ctx, corpus, spec)
+        .await?
+        .retriever();
     let exe =
         std::env::current_exe().context("locating the toolsmith binary for the jq sandbox")?;
     let sandbox = JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]);

@@ -14,11 +14,10 @@ use toolsmith_eval::{
     BenchStore, Benchmark, RetrievalResult, RetrievalScores, TOOLENV2404, ndcg_curve,
     offered_covers,
 };
-use toolsmith_graph::build_graph;
 use toolsmith_llm::{Embedder, LocalEmbedder};
 use toolsmith_retrieve::{
     Bm25Index, Bm25Settings, Corpus, CorpusDoc, DenseBackend, DenseIndex, DenseSettings,
-    ExpandMode, ExpandSettings, Expander, Filter, Method, VectorFormat, fused_scores,
+    ExpandMode, ExpandSettings, Filter, Method, VectorFormat, fused_scores,
 };
 
 use crate::cli::{RetrievalArgs, SpeedArgs};
@@ -60,6 +59,17 @@ struct RetrievalReport {
     /// The queries the expanded offer misses at `--misses K`.
     #[serde(skip_serializing_if = "Option::is_none")]
     misses: Option<Vec<Miss>>,
+    /// With `--offers`: each query's offer at each `--coverage-k` cut-off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offers: Option<Vec<QueryOffer>>,
+}
+
+/// The APIs offered to one query at one cut-off, dependency expansion included.
+#[derive(Debug, Serialize)]
+struct QueryOffer {
+    query: String,
+    k: usize,
+    apis: Vec<ApiId>,
 }
 
 /// Offered-path coverage at one cut-off K.
@@ -144,6 +154,16 @@ fn added_line(a: &toolsmith_retrieve::Added) -> String {
     }
 }
 
+/// The APIs `pipeline` offers for `query` at `k`: the top `k`, then expansion's.
+async fn offered_apis(
+    pipeline: &retrieval::Pipeline,
+    query: &str,
+    k: usize,
+) -> anyhow::Result<Vec<ApiId>> {
+    let (hits, _) = pipeline.offer(query, k, &Filter::default()).await?;
+    Ok(hits.into_iter().map(|h| h.api).collect())
+}
+
 /// The NDCG@k curve stored for the report goes from k = 1 to this.
 const CURVE_K: usize = 10;
 
@@ -186,8 +206,8 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
     let corpus = retrieval::corpus(&store, &args.docs.selector())?;
     let config = ctx.config()?;
     let method = config.retrieve.method(args.method.method.map(Into::into));
-    // Dependency expansion reads the benchmark catalog's own dependency edges (derived here:
-    // deterministic and cheap, no embedding needed).
+    // Dependency expansion, always measured, over the graph `bench run` would expand by: the
+    // stored one over the context's own catalog, else one derived from the benchmark's.
     let mut expand = ExpandSettings {
         enabled: true,
         ..config.retrieve.expand
@@ -196,7 +216,14 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         expand.budget = budget;
     }
     let catalog = store.catalog(&args.docs.selector(), &Scope::default())?;
-    let expander = Expander::new(build_graph(&catalog, None, &config.graph).needs(), expand);
+    let own = matches!(benchmark, Benchmark::File(_));
+    let spec = retrieval::PipelineSpec {
+        method,
+        vectors: retrieval::Vectors::EmbedMissing,
+        expand,
+        graph: retrieval::GraphSource::for_benchmark(own, &catalog),
+        ..retrieval::PipelineSpec::new(ctx, Some(method))?
+    };
     // The standard cut-offs, then `--coverage-k`'s.
     let ks: Vec<usize> = COVERAGE_KS
         .into_iter()
@@ -204,16 +231,18 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         .collect();
     let max_k = ks.iter().copied().chain(args.misses).max().unwrap_or(20);
     let rt = ctx.runtime()?;
-    let ((scores, curve), sums, misses) = rt.block_on(async {
-        let retriever = retrieval::retriever(ctx, method, corpus).await?;
+    let ((scores, curve), sums, misses, expands, offers) = rt.block_on(async {
+        let pipeline = retrieval::Pipeline::build(ctx, corpus, spec).await?;
+        let ranker = pipeline.ranker();
         let mut runs = Vec::with_capacity(resolved.queries.len());
         let mut sums = CoverageSums::new(ks.len());
         let mut misses = Vec::new();
+        let mut offers = Vec::new();
         let bar = ctx.progress().bar(resolved.queries.len(), "queries");
-        let depth = expander.pool_depth(max_k);
+        let depth = max_k.max(expand.pool).max(expand.depth);
         for q in &resolved.queries {
-            let hits = retriever.search(&q.text, 10, &Filter::default()).await;
-            let pool: Vec<ApiId> = retriever
+            let hits = ranker.search(&q.text, 10, &Filter::default()).await;
+            let pool: Vec<ApiId> = ranker
                 .search(&q.text, depth, &Filter::default())
                 .await?
                 .into_iter()
@@ -222,13 +251,21 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             for (i, &k) in ks.iter().enumerate() {
                 let top: Vec<ApiId> = pool.iter().take(k).cloned().collect();
                 sums.plain[i] += offered_covers(&top, &q.gold) as u8 as f64;
-                let offered = expander.offer(&pool, k, &|_| true).apis(&pool);
+                // What the pipeline offers an agent at K (`bench run --tools retrieve:K`).
+                let offered = offered_apis(&pipeline, &q.text, k).await?;
                 sums.expanded[i] += offered_covers(&offered, &q.gold) as u8 as f64;
                 sums.offered[i] += offered.len() as f64;
+                if args.offers && i >= COVERAGE_KS.len() {
+                    offers.push(QueryOffer {
+                        query: q.text.clone(),
+                        k,
+                        apis: offered,
+                    });
+                }
             }
             if let Some(k) = args.misses {
-                let offer = expander.offer(&pool, k, &|_| true);
-                let offered = offer.apis(&pool);
+                let (hits, added) = pipeline.offer(&q.text, k, &Filter::default()).await?;
+                let offered: Vec<ApiId> = hits.into_iter().map(|h| h.api).collect();
                 if !offered_covers(&offered, &q.gold) {
                     let (hit, missing): (Vec<&ApiId>, Vec<&ApiId>) =
                         q.gold.iter().partition(|g| offered.contains(g));
@@ -242,7 +279,7 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
                             })
                             .collect(),
                         offered_gold: hit.into_iter().cloned().collect(),
-                        added: offer.added.iter().map(added_line).collect(),
+                        added: added.iter().map(added_line).collect(),
                     });
                 }
             }
@@ -262,6 +299,8 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             (RetrievalScores::mean(pairs()).percent(), curve),
             sums,
             misses,
+            pipeline.expands(),
+            offers,
         ))
     })?;
     let n = resolved.queries.len().max(1) as f64;
@@ -285,7 +324,7 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         coverage_5: pct(sums.plain[0]),
         coverage_10: pct(sums.plain[1]),
         coverage_20: pct(sums.plain[2]),
-        expanded: (!expander.is_empty()).then(|| ExpandedCoverage {
+        expanded: expands.then(|| ExpandedCoverage {
             mode: expand.mode,
             budget: expand.budget,
             swap: expand.swap,
@@ -303,11 +342,12 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             .map(|(i, &k)| CoveragePoint {
                 k,
                 plain: pct(sums.plain[i]),
-                expanded: (!expander.is_empty()).then(|| pct(sums.expanded[i])),
+                expanded: expands.then(|| pct(sums.expanded[i])),
                 offered: sums.offered[i] / n,
             })
             .collect(),
         misses: args.misses.map(|_| misses),
+        offers: args.offers.then_some(offers),
     };
     // Kept for the report's NDCG@k curves.
     BenchStore::open(ctx.db())

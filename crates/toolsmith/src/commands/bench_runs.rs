@@ -140,19 +140,23 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
     let assisted = spec.solver == toolsmith_eval::SolverKind::Anytool
         && agents::anytool_settings(ctx, spec.protocol == toolsmith_solve::Protocol::Paper)?
             .search_assisted;
-    let retriever = match spec.tools {
-        _ if assisted => {
-            let corpus = retrieval::corpus(&store, &selector)?;
-            let method = ctx.config()?.retrieve.method(None);
-            Some(rt.block_on(retrieval::retriever(ctx, method, corpus))?)
-        }
-        ToolsOffered::Retrieve(_) | ToolsOffered::SearchTool => {
-            let corpus = retrieval::corpus(&store, &selector)?;
-            let method = ctx.config()?.retrieve.method(None);
-            Some(rt.block_on(retrieval::retriever(ctx, method, corpus))?)
-        }
-        ToolsOffered::Candidates | ToolsOffered::All => None,
-    };
+    let pipeline = match spec.tools {
+        _ if assisted => true,
+        ToolsOffered::Retrieve(_) | ToolsOffered::SearchTool => true,
+        ToolsOffered::Candidates | ToolsOffered::All => false,
+    }
+    .then(|| {
+        let own = spec.catalog.is_none() && !funcqa && matches!(benchmark, Benchmark::File(_));
+        let pipeline = retrieval::PipelineSpec {
+            vectors: retrieval::Vectors::EmbedMissing,
+            graph: retrieval::GraphSource::for_benchmark(own, &catalog),
+            ..retrieval::PipelineSpec::new(ctx, None)?
+        };
+        let corpus = retrieval::corpus(&store, &selector)?;
+        rt.block_on(retrieval::Pipeline::build(ctx, corpus, pipeline))
+    })
+    .transpose()?;
+    let retriever = pipeline.as_ref().map(retrieval::Pipeline::retriever);
     let llm = agents::llm(ctx, &args.llm)?;
     let runtime = Runtime {
         llm: Arc::clone(&llm),
@@ -166,7 +170,14 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
         .with_protocol(spec.protocol),
         tracer: Tracer::new(),
     };
-    let harness = Harness::new(runtime, agents::solvers(ctx, spec.solver.into(), &catalog)?)
+    let solvers = agents::solvers_with(
+        ctx,
+        spec.solver.into(),
+        &catalog,
+        agents::AnyToolOverrides::default(),
+        pipeline.as_ref().and_then(retrieval::Pipeline::expanding),
+    )?;
+    let harness = Harness::new(runtime, solvers)
         .with_render(RenderOptions::default())
         .with_query_budget(agents::budget(&args.llm));
     let id = match resumed {

@@ -1,10 +1,9 @@
 //! `toolsmith search`: the APIs that best fit a query, by BM25, embeddings or both.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use serde::Serialize;
-use toolsmith_retrieve::{Added, ExpandingRetriever, Hit, Link, Retriever, ToolHit};
+use toolsmith_retrieve::{Added, Hit, Link, ToolHit};
 
 use crate::cli::SearchArgs;
 use crate::context::Context;
@@ -20,41 +19,25 @@ pub(super) fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<ExitCode> 
             ctx.db().display()
         );
     }
-    let method = ctx
-        .config()?
-        .retrieve
-        .method(args.method.method.map(Into::into));
+    let spec = retrieval::PipelineSpec::new(ctx, args.method.method.map(Into::into))?;
+    let spec = if args.no_expand {
+        spec.without_expansion()
+    } else {
+        spec
+    };
     let filter = args.scope.filter();
     let rt = ctx.runtime()?;
-    let needs = if args.no_expand {
-        None
-    } else {
-        retrieval::stored_needs(ctx)?
-    };
-    let expand = ctx.config()?.retrieve.expand;
     rt.block_on(async {
-        let retriever = retrieval::indexed_retriever(ctx, method, Arc::clone(&corpus)).await?;
-        match needs {
-            Some(needs) => {
-                let expanding = ExpandingRetriever::new(retriever, &corpus, needs, expand);
-                if args.tools {
-                    let hits = expanding.search_tools(&args.query, args.k, &filter).await?;
-                    print_tools(&hits, args.json.json)
-                } else {
-                    let (hits, added) = expanding
-                        .search_expanded(&args.query, args.k, &filter)
-                        .await?;
-                    print_hits(&hits, &added, args.json.json)
-                }
-            }
-            None if args.tools => {
-                let hits = retriever.search_tools(&args.query, args.k, &filter).await?;
-                print_tools(&hits, args.json.json)
-            }
-            None => {
-                let hits = retriever.search(&args.query, args.k, &filter).await?;
-                print_hits(&hits, &[], args.json.json)
-            }
+        let pipeline = retrieval::Pipeline::build(ctx, corpus, spec).await?;
+        if args.tools {
+            let hits = pipeline
+                .retriever()
+                .search_tools(&args.query, args.k, &filter)
+                .await?;
+            print_tools(&hits, args.json.json)
+        } else {
+            let (hits, added) = pipeline.offer(&args.query, args.k, &filter).await?;
+            print_hits(&hits, &added, args.json.json)
         }
     })?;
     Ok(ExitCode::SUCCESS)

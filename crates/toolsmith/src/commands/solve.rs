@@ -41,18 +41,14 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     };
     let assisted =
         args.solver == SolverName::Anytool && agents::anytool_settings(ctx, paper)?.search_assisted;
-    let retriever = if args.retrieve.is_some() || args.search_tool || assisted {
+    let pipeline = if args.retrieve.is_some() || args.search_tool || assisted {
         let corpus = retrieval::corpus(&store, &selector)?;
-        let method = ctx.config()?.retrieve.method(None);
-        // AnyTool adds the tool graph's producers itself (`agents::solvers`).
-        if args.solver == SolverName::Anytool {
-            Some(rt.block_on(retrieval::indexed_retriever(ctx, method, corpus))?)
-        } else {
-            Some(rt.block_on(retrieval::expanding_retriever(ctx, method, corpus))?)
-        }
+        let spec = retrieval::PipelineSpec::new(ctx, None)?;
+        Some(rt.block_on(retrieval::Pipeline::build(ctx, corpus, spec))?)
     } else {
         None
     };
+    let retriever = pipeline.as_ref().map(retrieval::Pipeline::retriever);
     let toolset = offered_tools(&rt, args, &book, retriever.as_deref())?;
     let executor = executor::build(
         ctx,
@@ -75,7 +71,8 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         },
         tracer: build_tracer(args)?,
     };
-    let solver = agents::solvers_with(ctx, args.solver, &catalog, overrides)?(runtime);
+    let expanding = pipeline.as_ref().and_then(retrieval::Pipeline::expanding);
+    let solver = agents::solvers_with(ctx, args.solver, &catalog, overrides, expanding)?(runtime);
     let run = rt.block_on(solver.solve(&args.query, toolset))?;
     let id = RunStore::open(ctx.db())?.save(&run)?;
     print_run(&run, id, args.json.json)?;

@@ -15,6 +15,7 @@ mod lint_export_command;
 mod llm_config_command;
 mod mcp_command;
 mod oracle_command;
+mod pipeline_command;
 mod quickstart_command;
 mod refine_command;
 mod refine_expnet_command;

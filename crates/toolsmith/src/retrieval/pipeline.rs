@@ -1,0 +1,202 @@
+//! The one retrieval pipeline every command offers tools through: a catalog view's corpus,
+//! the query rewriting stage, the ranking of the chosen method, and dependency expansion
+//! from a tool graph. `search`, `solve --retrieve`/`--search-tool`, AnyTool's seeding, `bench
+//! run --tools retrieve:K|search-tool`, `bench retrieval` and `serve` each build one
+//! [`Pipeline`] from a [`PipelineSpec`], so what a benchmark measures is what a user gets.
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use toolsmith_catalog::Catalog;
+use toolsmith_graph::build_graph;
+use toolsmith_retrieve::{
+    Added, Corpus, ExpandSettings, ExpandingRetriever, Filter, Hit, Method, Retriever,
+};
+
+use crate::context::Context;
+
+/// How a dense or hybrid ranking gets its API vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Vectors {
+    /// Embed (through the cache) every API not embedded yet: benchmarks and `serve`.
+    EmbedMissing,
+    /// Above `[retrieve] embed_on_search_max` APIs, read only what `toolsmith index` stored,
+    /// falling back to BM25 with a note: `search` and `solve`.
+    Indexed,
+}
+
+/// Where dependency expansion reads its tool graph from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum GraphSource<'a> {
+    /// The graph `toolsmith graph build` stored in the catalog database; none stored, no
+    /// expansion.
+    Stored,
+    /// The stored graph, or when none is stored, one derived now from this catalog's
+    /// schemas (deterministic, no embedding): a benchmark over the context's own catalog.
+    StoredOrDerived(&'a Catalog),
+    /// One derived now from this catalog (a benchmark's own catalog, not in the database).
+    Derived(&'a Catalog),
+}
+
+impl<'a> GraphSource<'a> {
+    /// A benchmark's graph source: the stored graph when the benchmark runs over the
+    /// context's own catalog (`own`), else one derived from `catalog`.
+    pub(crate) fn for_benchmark(own: bool, catalog: &'a Catalog) -> Self {
+        if own {
+            Self::StoredOrDerived(catalog)
+        } else {
+            Self::Derived(catalog)
+        }
+    }
+}
+
+/// The query rewriting stage, before the ranking: the seam where intent extraction (turning
+/// a request into the search queries of its steps) will go. Today the query is searched as
+/// the user wrote it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Rewrite {
+    /// Search the query as written.
+    #[default]
+    Verbatim,
+}
+
+impl Rewrite {
+    /// The ranking with this stage in front of it (a rewriting stage wraps `ranker`).
+    fn stage(self, ranker: Arc<dyn Retriever>) -> Arc<dyn Retriever> {
+        match self {
+            Self::Verbatim => ranker,
+        }
+    }
+}
+
+/// What a command's pipeline is made of; [`PipelineSpec::new`] reads the configured defaults,
+/// and a command's flags override them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PipelineSpec<'a> {
+    /// The ranking method.
+    pub(crate) method: Method,
+    /// How dense rankings get their vectors.
+    pub(crate) vectors: Vectors,
+    /// The query rewriting stage.
+    pub(crate) rewrite: Rewrite,
+    /// Dependency expansion's settings (`enabled: false` turns it off).
+    pub(crate) expand: ExpandSettings,
+    /// Where expansion's graph comes from.
+    pub(crate) graph: GraphSource<'a>,
+}
+
+impl PipelineSpec<'_> {
+    /// The configured pipeline (`[retrieve]` and `[retrieve.expand]` of `toolsmith.toml`) with
+    /// `method` (a flag's, else the configured one), the stored graph and indexed vectors.
+    pub(crate) fn new(ctx: &Context, method: Option<Method>) -> anyhow::Result<Self> {
+        let retrieve = &ctx.config()?.retrieve;
+        Ok(Self {
+            method: retrieve.method(method),
+            vectors: Vectors::Indexed,
+            rewrite: Rewrite::default(),
+            expand: retrieve.expand,
+            graph: GraphSource::Stored,
+        })
+    }
+
+    /// Without dependency expansion.
+    pub(crate) fn without_expansion(self) -> Self {
+        Self {
+            expand: ExpandSettings {
+                enabled: false,
+                ..self.expand
+            },
+            ..self
+        }
+    }
+}
+
+/// A built pipeline: the (rewritten) ranking, and the expanding retriever over it when
+/// expansion is on and the graph has dependency edges.
+pub(crate) struct Pipeline {
+    ranker: Arc<dyn Retriever>,
+    expanding: Option<Arc<ExpandingRetriever>>,
+}
+
+impl Pipeline {
+    /// Builds the pipeline of `spec` over `corpus`.
+    pub(crate) async fn build(
+        ctx: &Context,
+        corpus: Arc<Corpus>,
+        spec: PipelineSpec<'_>,
+    ) -> anyhow::Result<Self> {
+        let ranking = match spec.vectors {
+            Vectors::EmbedMissing => super::retriever(ctx, spec.method, Arc::clone(&corpus)).await,
+            Vectors::Indexed => {
+                super::indexed_retriever(ctx, spec.method, Arc::clone(&corpus)).await
+            }
+        }?;
+        let ranker = spec.rewrite.stage(ranking);
+        let expanding = if spec.expand.enabled {
+            needs(ctx, spec.graph)?.map(|needs| {
+                Arc::new(ExpandingRetriever::new(
+                    Arc::clone(&ranker),
+                    &corpus,
+                    needs,
+                    spec.expand,
+                ))
+            })
+        } else {
+            None
+        };
+        Ok(Self { ranker, expanding })
+    }
+
+    /// What agents search: the expanding retriever when there is one, else the ranking.
+    pub(crate) fn retriever(&self) -> Arc<dyn Retriever> {
+        match &self.expanding {
+            Some(expanding) => Arc::clone(expanding) as Arc<dyn Retriever>,
+            None => Arc::clone(&self.ranker),
+        }
+    }
+
+    /// The ranking alone, before expansion (what NDCG is measured on).
+    pub(crate) fn ranker(&self) -> &Arc<dyn Retriever> {
+        &self.ranker
+    }
+
+    /// The expanding retriever, when expansion is on (AnyTool reads why each API was added).
+    pub(crate) fn expanding(&self) -> Option<Arc<ExpandingRetriever>> {
+        self.expanding.clone()
+    }
+
+    /// Whether expansion is on and has a graph with dependencies to expand by.
+    pub(crate) fn expands(&self) -> bool {
+        self.expanding.is_some()
+    }
+
+    /// The tools offered for `query` at `k`: the top `k` hits, then the APIs expansion added,
+    /// with why (what `bench run --tools retrieve:K` offers and `bench retrieval` counts).
+    pub(crate) async fn offer(
+        &self,
+        query: &str,
+        k: usize,
+        filter: &Filter,
+    ) -> anyhow::Result<(Vec<Hit>, Vec<Added>)> {
+        Ok(match &self.expanding {
+            Some(expanding) => expanding.search_expanded(query, k, filter).await?,
+            None => (self.ranker.search(query, k, filter).await?, Vec::new()),
+        })
+    }
+}
+
+/// The dependency needs of `source`'s graph, when it has any.
+fn needs(ctx: &Context, source: GraphSource<'_>) -> anyhow::Result<Option<super::Needs>> {
+    let derive = |catalog: &Catalog| -> anyhow::Result<Option<super::Needs>> {
+        let needs = build_graph(catalog, None, &ctx.config()?.graph).needs();
+        Ok((!needs.is_empty()).then_some(needs))
+    };
+    match source {
+        GraphSource::Stored => super::stored_needs(ctx),
+        GraphSource::StoredOrDerived(catalog) => match super::stored_needs(ctx)? {
+            Some(needs) => Ok(Some(needs)),
+            None => derive(catalog).context("deriving the tool graph of the catalog"),
+        },
+        GraphSource::Derived(catalog) => derive(catalog),
+    }
+}
