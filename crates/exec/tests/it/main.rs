@@ -6,7 +6,9 @@
 // clippy.toml allows these inside #[test] functions; the helpers here are test code too.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod auth;
 mod funcqa;
+mod gate;
 mod http;
 mod mcp;
 mod replay;
