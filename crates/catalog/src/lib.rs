@@ -47,8 +47,8 @@ pub use crate::import::{
     read_source,
 };
 pub use crate::model::{
-    Api, Doc, DocVersion, Endpoint, HttpMethod, Param, ParamLocation, SecurityScheme, Tool,
-    UsageExample,
+    Access, Api, Doc, DocVersion, Effects, Endpoint, HttpMethod, Param, ParamLocation,
+    SecurityRequirement, SecurityScheme, Tool, UsageExample,
 };
 pub use crate::store::{
     ApiEntry, Catalog, DocSelector, ImportReport, NewDoc, Scope, Store, ToolEntry,

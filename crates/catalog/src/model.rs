@@ -45,6 +45,58 @@ pub struct Api {
     pub response_schema: Option<Value>,
     /// Recorded example responses from the source.
     pub response_examples: Vec<Value>,
+    /// What calling it takes and does: its credentials, whether it only reads.
+    pub access: Access,
+}
+
+/// What the source says about calling an API: the credentials it asks for and
+/// whether it changes anything. Facts the source does not state stay unknown.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Access {
+    /// The credentials it asks for; `None` when the source does not say
+    /// (callers then fall back to the tool's declared schemes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security: Option<SecurityRequirement>,
+    /// Whether it only reads, as the source declares (MCP's `readOnlyHint`).
+    #[serde(default, skip_serializing_if = "Effects::is_unknown")]
+    pub effects: Effects,
+}
+
+/// An API's security requirement, as OpenAPI's `security` states it: any one
+/// alternative will do, and each alternative is a set of schemes sent together.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecurityRequirement {
+    /// The alternatives in the spec's order. No alternative: nothing is
+    /// needed; an empty alternative: credentials are optional.
+    pub alternatives: Vec<Vec<SecurityScheme>>,
+}
+
+impl SecurityRequirement {
+    /// Whether some alternative asks for no credential at all.
+    pub fn is_optional(&self) -> bool {
+        self.alternatives.is_empty() || self.alternatives.iter().any(Vec::is_empty)
+    }
+}
+
+/// Whether an API changes state, as its source declares it (HTTP methods say
+/// it on their own; MCP tools say it in their annotations).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effects {
+    /// The source does not say.
+    #[default]
+    Unknown,
+    /// It only reads (`readOnlyHint: true`).
+    ReadOnly,
+    /// It may change state (`readOnlyHint: false`).
+    Writes,
+}
+
+impl Effects {
+    /// Whether the source says nothing.
+    pub fn is_unknown(&self) -> bool {
+        *self == Self::Unknown
+    }
 }
 
 /// How an API is reached.
@@ -188,7 +240,7 @@ impl ParamLocation {
 }
 
 /// A security scheme the spec declares: how to authenticate, never the secret.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SecurityScheme {
     /// An API key in a header, query parameter or cookie.

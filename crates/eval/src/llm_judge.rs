@@ -190,6 +190,7 @@ impl LlmJudge {
                     CallOutcome::Ok => "ok",
                     CallOutcome::InvalidParameters => "invalid parameters",
                     CallOutcome::Failed => "failed",
+                    CallOutcome::NotAllowed => "not allowed (a write the user did not allow)",
                 },
                 observation: toolsmith_plumbing::text::truncate_with(
                     &c.observation,

@@ -28,6 +28,9 @@ pub enum CallOutcome {
     InvalidParameters,
     /// Any other failure (not found, server error, timeout, ...).
     Failed,
+    /// The call would have changed a live API the user did not open to writes, and was
+    /// refused before it was made.
+    NotAllowed,
 }
 
 /// One API call of a run.
@@ -115,6 +118,7 @@ fn call_outcome(outcome: toolsmith_solve::CallOutcome) -> CallOutcome {
         Traced::Failed(FailureKind::BadParameters) | Traced::Rejected => {
             CallOutcome::InvalidParameters
         }
+        Traced::Failed(FailureKind::NotAllowed) => CallOutcome::NotAllowed,
         Traced::Failed(_) | Traced::UnknownTool | Traced::NotRun => CallOutcome::Failed,
     }
 }
@@ -182,6 +186,11 @@ mod tests {
                     Some(a.clone()),
                     Traced::Failed(FailureKind::NotFound),
                 ),
+                tool_call(
+                    "search_movie_for_tmdb",
+                    Some(a.clone()),
+                    Traced::Failed(FailureKind::NotAllowed),
+                ),
                 tool_call("search_movie_for_tmdb", Some(a.clone()), Traced::Ok),
             ],
         };
@@ -194,11 +203,12 @@ mod tests {
                 CallOutcome::InvalidParameters,
                 CallOutcome::InvalidParameters,
                 CallOutcome::Failed,
+                CallOutcome::NotAllowed,
                 CallOutcome::Ok
             ]
         );
         assert_eq!(record.calls[0].api, CalledApi::Unknown("made_up".into()));
-        assert_eq!(record.api_path().len(), 4);
+        assert_eq!(record.api_path().len(), 5);
         assert_eq!(record.finish, Finish::Answered);
         assert!(record.answered());
         Ok(())

@@ -46,6 +46,14 @@ pub enum Error {
     /// The response cache holds a row this build cannot read.
     #[error("response cache: {0}")]
     CacheCorrupt(String),
+    /// An `allow_writes` entry (or `--allow-write` value) is not a tool or API id.
+    #[error("allow-write entry `{entry}` is not a tool id or a `tool/api` id: {reason}")]
+    AllowWrite {
+        /// The entry as given.
+        entry: String,
+        /// Why it is not an id.
+        reason: String,
+    },
     /// An HTTP client could not be built (bad TLS setup, bad settings).
     #[error("HTTP client: {0}")]
     HttpClient(String),

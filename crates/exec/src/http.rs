@@ -1,147 +1,27 @@
 //! Live calls over HTTP: the request is built from the arguments as the
 //! catalog's parameters say (path, query, header, cookie, JSON body), with
-//! credentials added, to the tool's base URL host only, with timeouts,
+//! the credentials the API's security requirement calls for
+//! ([`crate::credentials`]) added, to the tool's base URL host only, with timeouts,
 //! retries on 429 and 5xx, and a cap on the response size.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, Url};
 use serde_json::{Map, Value};
-use toolsmith_catalog::{ApiId, Endpoint, HttpMethod, ParamLocation, SecurityScheme, Tool, ToolId};
+use toolsmith_catalog::{ApiId, Endpoint, HttpMethod, ParamLocation, ToolId};
 use toolsmith_plumbing::retry::{RetrySettings, is_retryable_status, parse_retry_after};
 use toolsmith_plumbing::text::char_prefix;
 
+use crate::credentials::{Credential, Credentials, Selected};
 use crate::error::{Error, Result, error_chain};
 use crate::executor::{ApiBook, BookEntry, Executor};
 use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
-
-/// A credential: usable, never printed, never serialized (the one shared type).
-pub use toolsmith_plumbing::Secret;
-
-/// How a tool's requests carry its secret.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Credential {
-    /// `Authorization: Bearer <token>`.
-    Bearer(Secret),
-    /// An API key in a header.
-    Header {
-        /// The header name.
-        name: String,
-        /// The key.
-        key: Secret,
-    },
-    /// An API key in a query parameter.
-    Query {
-        /// The parameter name.
-        name: String,
-        /// The key.
-        key: Secret,
-    },
-    /// RapidAPI's `X-RapidAPI-Key` and `X-RapidAPI-Host` headers.
-    RapidApi {
-        /// The value of `X-RapidAPI-Host`.
-        host: String,
-        /// The key.
-        key: Secret,
-    },
-}
-
-impl Credential {
-    fn secret(&self) -> &Secret {
-        match self {
-            Self::Bearer(s)
-            | Self::Header { key: s, .. }
-            | Self::Query { key: s, .. }
-            | Self::RapidApi { key: s, .. } => s,
-        }
-    }
-
-    /// The credential a tool's first usable security scheme calls for, with
-    /// `secret` as its value.
-    pub fn for_tool(tool: &Tool, secret: Secret) -> Option<Self> {
-        tool.security.iter().find_map(|scheme| match scheme {
-            SecurityScheme::Bearer { .. } => Some(Self::Bearer(secret.clone())),
-            SecurityScheme::ApiKey { name, location, .. } => match location {
-                ParamLocation::Header => Some(Self::Header {
-                    name: name.clone(),
-                    key: secret.clone(),
-                }),
-                ParamLocation::Query => Some(Self::Query {
-                    name: name.clone(),
-                    key: secret.clone(),
-                }),
-                _ => None,
-            },
-            SecurityScheme::RapidApi { host } => Some(Self::RapidApi {
-                host: host.clone(),
-                key: secret.clone(),
-            }),
-            SecurityScheme::Basic { .. } => None,
-        })
-    }
-}
-
-/// Credentials by tool.
-#[derive(Clone, Debug, Default)]
-pub struct Credentials {
-    by_tool: HashMap<ToolId, Credential>,
-}
-
-impl Credentials {
-    /// No credentials.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets the credential of a tool.
-    pub fn insert(&mut self, tool: ToolId, credential: Credential) {
-        self.by_tool.insert(tool, credential);
-    }
-
-    /// The name of the variable holding a tool's key: `TOOLSMITH_KEY_<TOOL>`
-    /// (RapidAPI tools fall back to `RAPIDAPI_KEY`).
-    pub fn variable_name(tool: &ToolId) -> String {
-        format!("TOOLSMITH_KEY_{}", tool.as_str().to_ascii_uppercase())
-    }
-
-    /// Credentials for `tools` from a variable lookup (the binary passes the
-    /// environment): each tool's key under [`Self::variable_name`], applied
-    /// as its security scheme says.
-    pub fn from_lookup<'t>(
-        tools: impl IntoIterator<Item = &'t Tool>,
-        lookup: impl Fn(&str) -> Option<String>,
-    ) -> Self {
-        let mut credentials = Self::new();
-        for tool in tools {
-            let rapid = tool
-                .security
-                .iter()
-                .any(|s| matches!(s, SecurityScheme::RapidApi { .. }));
-            let key = lookup(&Self::variable_name(&tool.id))
-                .or_else(|| rapid.then(|| lookup("RAPIDAPI_KEY")).flatten());
-            if let Some(credential) = key.and_then(|k| Credential::for_tool(tool, Secret::new(k))) {
-                credentials.insert(tool.id.clone(), credential);
-            }
-        }
-        credentials
-    }
-
-    fn get(&self, tool: &ToolId) -> Option<&Credential> {
-        self.by_tool.get(tool)
-    }
-
-    fn secrets(&self) -> impl Iterator<Item = &str> {
-        self.by_tool
-            .values()
-            .map(|c| c.secret().expose())
-            .filter(|s| !s.is_empty())
-    }
-}
 
 /// The HTTP executor's knobs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,6 +78,10 @@ pub struct HttpExecutor {
     book: Arc<ApiBook>,
     client: reqwest::Client,
     credentials: Arc<Credentials>,
+    /// The credentials' secrets and their encoded forms, longest first.
+    secrets: Arc<Vec<String>>,
+    /// Tools already warned about an unset credential.
+    warned: Arc<Mutex<HashSet<ToolId>>>,
     settings: HttpSettings,
 }
 
@@ -242,42 +126,79 @@ impl HttpExecutor {
             }))
             .build()
             .map_err(|e| Error::HttpClient(e.to_string()))?;
+        let mut secrets = credentials.secrets();
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
         Ok(Self {
             book,
             client,
             credentials: Arc::new(credentials),
+            secrets: Arc::new(secrets),
+            warned: Arc::default(),
             settings,
         })
     }
 
     fn redact(&self, text: &str) -> String {
         let mut out = text.to_owned();
-        for secret in self.credentials.secrets() {
-            if out.contains(secret) {
-                out = out.replace(secret, "***");
+        for secret in self.secrets.iter() {
+            if out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), "***");
             }
         }
         out
     }
 
+    /// The credentials a call of `entry` carries; warns, once per tool, when
+    /// it needs one whose variables are unset.
+    fn credentials_for(&self, entry: &BookEntry) -> Vec<&Credential> {
+        match self.credentials.select(entry) {
+            Selected::Send(credentials) => credentials,
+            Selected::Missing(variables) => {
+                let first = self
+                    .warned
+                    .lock()
+                    .map(|mut w| w.insert(entry.tool.id.clone()))
+                    .unwrap_or(false);
+                if first {
+                    tracing::warn!(
+                        tool = %entry.tool.id,
+                        "`{}` needs a credential and none is set: set {}",
+                        entry.tool.id,
+                        variables.join(" and ")
+                    );
+                }
+                Vec::new()
+            }
+        }
+    }
+
     async fn send(&self, entry: &BookEntry, prepared: &Prepared) -> Observation {
         let start = Instant::now();
         let mut attempt = 0u32;
+        let credentials = self.credentials_for(entry);
         let mut url = prepared.url.clone();
-        if let Some(Credential::Query { name, key }) = self.credentials.get(&entry.tool.id) {
-            url.query_pairs_mut().append_pair(name, key.expose());
+        let mut headers = prepared.headers.clone();
+        for credential in &credentials {
+            if let Err(message) = place_key(credential, &mut url, &mut headers) {
+                return Observation::tool_error(
+                    FailureKind::Unauthorized,
+                    message,
+                    Provenance::Live,
+                );
+            }
         }
         loop {
             let mut request = self
                 .client
                 .request(prepared.method.clone(), url.clone())
-                .headers(prepared.headers.clone());
+                .headers(headers.clone());
             if let Some(body) = &prepared.body {
                 request = request
                     .header(reqwest::header::CONTENT_TYPE, "application/json")
                     .body(body.to_string());
             }
-            request = self.authorize(request, &entry.tool.id);
+            request = authorize(request, &credentials);
             let result = request.send().await;
             let retry_wait = match &result {
                 Ok(response) if is_retryable_status(response.status().as_u16()) => {
@@ -309,22 +230,6 @@ impl HttpExecutor {
                 }
             };
             return obs.with_latency(start.elapsed());
-        }
-    }
-
-    fn authorize(
-        &self,
-        request: reqwest::RequestBuilder,
-        tool: &ToolId,
-    ) -> reqwest::RequestBuilder {
-        match self.credentials.get(tool) {
-            // Query keys are added to the URL before the first attempt.
-            None | Some(Credential::Query { .. }) => request,
-            Some(Credential::Bearer(token)) => request.bearer_auth(token.expose()),
-            Some(Credential::Header { name, key }) => request.header(name.as_str(), key.expose()),
-            Some(Credential::RapidApi { host, key }) => request
-                .header("X-RapidAPI-Key", key.expose())
-                .header("X-RapidAPI-Host", host.as_str()),
         }
     }
 
@@ -441,6 +346,54 @@ impl HttpExecutor {
     }
 }
 
+/// Adds the query and cookie keys of `credential` to the URL and headers;
+/// `Err` when a cookie key cannot be a header value.
+fn place_key(
+    credential: &Credential,
+    url: &mut Url,
+    headers: &mut HeaderMap,
+) -> std::result::Result<(), String> {
+    match credential {
+        Credential::Query { name, key } => {
+            url.query_pairs_mut().append_pair(name, key.expose());
+        }
+        Credential::Cookie { name, key } => {
+            let pair = format!("{name}={}", encode_segment(key.expose()));
+            let value = match headers.get(reqwest::header::COOKIE) {
+                Some(existing) => format!("{}; {pair}", existing.to_str().unwrap_or_default()),
+                None => pair,
+            };
+            let value = HeaderValue::from_str(&value)
+                .map_err(|_| format!("the cookie `{name}` cannot carry its key"))?;
+            headers.insert(reqwest::header::COOKIE, value);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Adds the header credentials (bearer, basic, header keys, RapidAPI's);
+/// query and cookie keys are placed once by [`place_key`].
+fn authorize(
+    mut request: reqwest::RequestBuilder,
+    credentials: &[&Credential],
+) -> reqwest::RequestBuilder {
+    for credential in credentials {
+        request = match credential {
+            Credential::Query { .. } | Credential::Cookie { .. } => request,
+            Credential::Bearer(token) => request.bearer_auth(token.expose()),
+            Credential::Basic { username, password } => {
+                request.basic_auth(username.expose(), Some(password.expose()))
+            }
+            Credential::Header { name, key } => request.header(name.as_str(), key.expose()),
+            Credential::RapidApi { host, key } => request
+                .header("X-RapidAPI-Key", key.expose())
+                .header("X-RapidAPI-Host", host.as_str()),
+        };
+    }
+    request
+}
+
 /// The failure kind of an HTTP status, `None` for success.
 pub(crate) fn kind_for_status(status: u16) -> Option<FailureKind> {
     match status {
@@ -482,18 +435,17 @@ fn text_of(value: &Value) -> String {
     }
 }
 
+/// Everything but RFC 3986's unreserved characters.
+const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 /// Percent-encodes everything but RFC 3986's unreserved characters, so an
 /// argument can never add a path segment, a query or a host.
 fn encode_segment(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for byte in raw.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(raw, NOT_UNRESERVED).to_string()
 }
 
 /// Builds the request of a call. `Err` is a message for the agent.
@@ -649,17 +601,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn secret_never_prints() {
-        let secret = Secret::new("sk-123");
-        assert_eq!(format!("{secret:?}"), "Secret(***)");
-        let cred = Credential::Bearer(secret);
-        assert!(!format!("{cred:?}").contains("sk-123"));
-    }
-
-    #[test]
     fn segments_cannot_escape() {
         assert_eq!(encode_segment("a/b?c#d@e"), "a%2Fb%3Fc%23d%40e");
         assert_eq!(encode_segment("Tom Hanks"), "Tom%20Hanks");
+        assert_eq!(encode_segment("café-1.x_~"), "caf%C3%A9-1.x_~");
     }
 
     #[test]

@@ -10,12 +10,16 @@
 //!   [`InputSchemas`]); a violation is a `bad_parameters` observation and no
 //!   call is made.
 //! - Backends: [`HttpExecutor`] (live HTTP with credentials held as
-//!   [`Secret`]s, host allow-list, timeouts, retries and a size cap),
+//!   [`Secret`]s and sent as each API's security requirement says, see
+//!   [`Credentials`]; host allow-list, timeouts, retries and a size cap),
 //!   [`NativeTools`] (FuncQA's arithmetic), [`Simulator`] (deterministic
 //!   responses synthesized from response schemas and examples), and
 //!   [`ModeExecutor`] over a [`ResponseCache`] for record and replay, and
 //!   (feature `mcp`, on by default) [`McpExecutor`] for the tools of MCP
 //!   servers over stdio or streamable HTTP, with [`McpClient`] to list them.
+//! - [`WriteGate`] keeps a model's calls to a live backend safe (GET, HEAD,
+//!   OPTIONS, tools declared read-only) unless a [`WritePolicy`] allows the
+//!   tool or API; a refused call is a `not_allowed` observation.
 //! - For large responses: [`pseudo_schema`] outlines a JSON value, and
 //!   [`JqSandbox`] runs a jq filter in a child process with time, memory and
 //!   output limits.
@@ -51,9 +55,13 @@
 //! ```
 
 pub use crate::canonical::canonical_json;
+pub use crate::credentials::{
+    Credential, Credentials, Secret, Selected, requirement_of, variables,
+};
 pub use crate::error::{Error, Result};
 pub use crate::executor::{ApiBook, BookEntry, Executor};
-pub use crate::http::{Credential, Credentials, HttpExecutor, HttpSettings, Secret};
+pub use crate::gate::{WriteGate, WritePolicy, is_safe};
+pub use crate::http::{HttpExecutor, HttpSettings};
 #[cfg(feature = "mcp")]
 pub use crate::mcp::{
     MCP_SAFE_ENV, McpAddress, McpClient, McpError, McpExecutor, McpServer, McpServers, McpSettings,
@@ -73,8 +81,10 @@ pub use toolsmith_plumbing::retry::RetrySettings;
 
 mod canonical;
 pub mod compact;
+mod credentials;
 mod error;
 mod executor;
+mod gate;
 mod http;
 #[cfg(feature = "mcp")]
 mod mcp;

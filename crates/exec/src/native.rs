@@ -410,6 +410,7 @@ fn api_record(op: ArithOp) -> ApiRecord {
             "required": ["result"]
         })),
         response_examples: Vec::new(),
+        access: Default::default(),
         aliases: vec![format!("<{}>", op.name())],
         doc: Some(Doc::text(op.description())),
     }

@@ -65,6 +65,8 @@ failure_kinds! {
     UnknownApi = "unknown_api", retryable: false;
     /// This backend cannot serve the API at all (nothing to simulate from, no URL).
     Unsupported = "unsupported", retryable: false;
+    /// The call could change a live API and the user has not allowed writes to it.
+    NotAllowed = "not_allowed", retryable: false;
 }
 
 impl fmt::Display for FailureKind {

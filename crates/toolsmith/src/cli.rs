@@ -179,6 +179,17 @@ pub struct ModeArg {
     pub mode: CallMode,
 }
 
+/// `--allow-write`: what an agent may change on a live API.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AllowWriteArg {
+    /// Let the agent make unsafe calls (POST, PUT, PATCH, DELETE, MCP tools not declared
+    /// read-only) to this tool (`library`) or API (`library/delete_book`) in live and record
+    /// modes; repeatable, added to `[exec] allow_writes`. Without it only GET, HEAD, OPTIONS
+    /// and read-only tools run, and any other call is refused as `not_allowed`.
+    #[arg(long = "allow-write", value_name = "TOOL|API")]
+    pub allow_write: Vec<String>,
+}
+
 /// `--model`, `--cache`, `--max-llm-calls`, `--max-tokens`: the LLM an agent runs on.
 #[derive(Debug, Clone, Args)]
 pub struct LlmArgs {
@@ -611,6 +622,9 @@ pub struct RefineArgs {
     /// Where the calls that test docs go.
     #[arg(long, value_enum, default_value_t = CallMode::Simulate)]
     pub mode: CallMode,
+    /// What the explorations may change on a live API.
+    #[command(flatten)]
+    pub writes: AllowWriteArg,
     /// The doc label refinement starts from (APIs without one start from their active doc).
     #[arg(long, default_value = "original")]
     pub from: DocLabel,
@@ -790,6 +804,9 @@ pub struct BenchRunArgs {
     /// Where tool calls go (default: the dataset's, simulate).
     #[arg(long, value_enum)]
     pub mode: Option<CallMode>,
+    /// What the agent may change on a live API.
+    #[command(flatten)]
+    pub writes: AllowWriteArg,
     /// Seeds the candidate shuffles.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -998,6 +1015,9 @@ pub struct ServeArgs {
     /// Where calls go.
     #[command(flatten)]
     pub mode: ModeArg,
+    /// What clients' calls may change on a live API.
+    #[command(flatten)]
+    pub writes: AllowWriteArg,
     /// How `search_tools` searches.
     #[command(flatten)]
     pub method: MethodArg,
@@ -1014,8 +1034,10 @@ pub enum McpTransportArg {
 
 /// Call one API and print what came back (the observation) as JSON.
 ///
-/// Credentials come from `TOOLSMITH_KEY_<TOOL>` (RapidAPI tools also read
-/// `RAPIDAPI_KEY`); they never appear in the output or the cache.
+/// Credentials come from `TOOLSMITH_KEY_<TOOL>` (or `TOOLSMITH_KEY_<TOOL>_<SCHEME>`; HTTP
+/// basic from `TOOLSMITH_USERNAME_<TOOL>` and `TOOLSMITH_PASSWORD_<TOOL>`; RapidAPI tools
+/// also read `RAPIDAPI_KEY`), sent as the API's security requirement says (`toolsmith show
+/// API` names them); they never appear in the output or the cache.
 #[derive(Debug, Args)]
 pub struct CallArgs {
     /// The API, `tool/api` (e.g. `tmdb/get_search_movie`, `funcqa/power`).
@@ -1117,6 +1139,9 @@ pub struct SolveArgs {
     /// How tools are called.
     #[command(flatten)]
     pub mode: ModeArg,
+    /// What the agent may change on a live API.
+    #[command(flatten)]
+    pub writes: AllowWriteArg,
     /// Which docs tools are rendered from.
     #[command(flatten)]
     pub docs: DocVersionArg,

@@ -1,5 +1,7 @@
 //! The executor `call` and `solve` run tools with: live HTTP, MCP servers or the built-in
-//! tools, the response cache and the simulator, over a snapshot of the catalog.
+//! tools, the response cache and the simulator, over a snapshot of the catalog. Where a model
+//! chooses the calls ([`Writes::Agent`]), the live HTTP and MCP backends sit behind a
+//! [`WriteGate`]: only safe calls, and those the user allowed, reach them.
 
 use std::sync::Arc;
 
@@ -8,11 +10,36 @@ use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
     ApiBook, Credentials, Executor, Fill, HttpExecutor, HttpSettings, LlmOracle, McpAddress,
     McpExecutor, Mode, ModeExecutor, NativeTools, Provenance, Redactor, ResponseCache, Simulator,
-    Validated,
+    Validated, WriteGate, WritePolicy,
 };
 use toolsmith_llm::{Budget, CacheMode, ChatModel, Metered};
 
 use crate::context::Context;
+
+/// Who chooses the calls, and so what they may change on a live API.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Writes<'a> {
+    /// The user typed the call (`toolsmith call`): it runs as given.
+    User,
+    /// A model chooses the calls: safe ones only, plus writes to the tools and APIs of
+    /// `[exec] allow_writes` and of these `--allow-write` values.
+    Agent(&'a [String]),
+}
+
+impl Writes<'_> {
+    /// The policy of the live backends; `None` for the user's own calls.
+    fn policy(self, ctx: &Context) -> anyhow::Result<Option<WritePolicy>> {
+        match self {
+            Self::User => Ok(None),
+            Self::Agent(flags) => {
+                let configured = &ctx.config()?.exec.allow_writes;
+                let policy = WritePolicy::allowing(configured.iter().chain(flags))
+                    .context("reading `--allow-write` and `[exec] allow_writes`")?;
+                Ok(Some(policy))
+            }
+        }
+    }
+}
 
 /// The executor for a mode: live HTTP, MCP servers (tools imported from an
 /// MCP address) or the built-in tools, the response cache, and the
@@ -25,8 +52,9 @@ pub(crate) fn build(
     book: Arc<ApiBook>,
     mode: Mode,
     oracle_cache: CacheMode,
+    writes: Writes<'_>,
 ) -> anyhow::Result<Arc<dyn Executor>> {
-    build_charged(ctx, book, mode, oracle_cache, None)
+    build_charged(ctx, book, mode, oracle_cache, None, writes)
 }
 
 /// [`build`], with the simulator's LLM calls charged to `budget` when one is given: a
@@ -37,6 +65,7 @@ pub(crate) fn build_charged(
     mode: Mode,
     oracle_cache: CacheMode,
     budget: Option<Arc<Budget>>,
+    writes: Writes<'_>,
 ) -> anyhow::Result<Arc<dyn Executor>> {
     // Every backend checks arguments against its schemas first; a refusal
     // carries that backend's provenance.
@@ -49,10 +78,25 @@ pub(crate) fn build_charged(
         .collect();
     let credentials = Credentials::from_lookup(&tools, |name| std::env::var(name).ok());
     let http = HttpExecutor::new(Arc::clone(&book), credentials, HttpSettings::default())?;
+    let policy = writes.policy(ctx)?;
+    let gated = |backend: Arc<dyn Executor>| -> Arc<dyn Executor> {
+        match &policy {
+            Some(policy) => Arc::new(WriteGate::new(backend, Arc::clone(&book), policy.clone())),
+            None => backend,
+        }
+    };
+    let mcp = mcp_executor(ctx, &book)?.map(|servers| McpRoute {
+        call: gated(Arc::clone(&servers) as Arc<dyn Executor>),
+        servers,
+    });
     let live: Arc<dyn Executor> = Arc::new(Routed {
         native: Arc::clone(&native),
-        mcp: mcp_executor(ctx, &book)?,
-        other: Arc::new(Validated::new(http, Arc::clone(&book), Provenance::Live)),
+        mcp,
+        other: gated(Arc::new(Validated::new(
+            http,
+            Arc::clone(&book),
+            Provenance::Live,
+        ))),
     });
     let simulator: Arc<dyn Executor> = Arc::new(Routed {
         native,
@@ -143,8 +187,14 @@ fn mcp_executor(
 /// servers, and everything else on.
 struct Routed {
     native: Arc<Validated<NativeTools>>,
-    mcp: Option<Arc<Validated<McpExecutor>>>,
+    mcp: Option<McpRoute>,
     other: Arc<dyn Executor>,
+}
+
+/// The MCP servers, and the (possibly gated) way calls reach them.
+struct McpRoute {
+    servers: Arc<Validated<McpExecutor>>,
+    call: Arc<dyn Executor>,
 }
 
 #[async_trait::async_trait]
@@ -158,7 +208,7 @@ impl Executor for Routed {
             return self.native.call(api, args).await;
         }
         match &self.mcp {
-            Some(mcp) if mcp.inner().serves(api) => mcp.call(api, args).await,
+            Some(mcp) if mcp.servers.inner().serves(api) => mcp.call.call(api, args).await,
             _ => self.other.call(api, args).await,
         }
     }

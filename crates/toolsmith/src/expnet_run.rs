@@ -99,6 +99,7 @@ pub(crate) fn run(
             mode.into(),
             args.cache.into(),
             Some(Arc::clone(&budget)),
+            crate::executor::Writes::Agent(&args.writes.allow_write),
         )?;
         let runtime = Runtime {
             llm,

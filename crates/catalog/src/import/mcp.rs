@@ -18,7 +18,7 @@ use crate::import::ImportOptions;
 use crate::import::openai::{function_params, function_tool};
 use crate::import::rapidapi::UniqueNames;
 use crate::import::records::{ApiRecord, ImportBatch};
-use crate::model::{Doc, Endpoint};
+use crate::model::{Access, Doc, Effects, Endpoint};
 
 /// Reads a `tools/list` result.
 pub(crate) fn read(path: &Path, value: &Value, options: &ImportOptions) -> Result<ImportBatch> {
@@ -106,9 +106,23 @@ fn read_tool(
         request_body,
         response_schema: output.map(|o| Value::Object(o.clone())),
         response_examples: Vec::new(),
+        access: Access {
+            security: None,
+            effects: effects(annotations),
+        },
         aliases: vec![name],
         doc: Some(Doc::text(description.trim())),
     })
+}
+
+/// What a tool's annotations say about its effects: `readOnlyHint` is a
+/// hint, so only a boolean counts; anything else leaves them unknown.
+fn effects(annotations: Option<&Map<String, Value>>) -> Effects {
+    match annotations.and_then(|a| a.get("readOnlyHint")) {
+        Some(Value::Bool(true)) => Effects::ReadOnly,
+        Some(Value::Bool(false)) => Effects::Writes,
+        _ => Effects::Unknown,
+    }
 }
 
 /// An `inputSchema` must be an object schema whose `properties` (if any) is
@@ -241,7 +255,9 @@ mod tests {
             "number"
         );
         assert_eq!(add.doc.as_ref().unwrap().description, "Adds a and b.");
+        assert_eq!(add.access.effects, Effects::ReadOnly);
         let ping = &tool.apis[1];
+        assert_eq!(ping.access.effects, Effects::Unknown);
         assert!(ping.params.is_empty());
         assert_eq!(
             ping.request_body, None,

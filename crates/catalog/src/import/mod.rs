@@ -13,6 +13,7 @@ mod rapidapi;
 pub(crate) mod records;
 mod refined;
 mod schema;
+mod security;
 mod text;
 mod toolbench;
 

@@ -54,6 +54,7 @@ pub(crate) fn read(path: &Path, value: &Value, options: &ImportOptions) -> Resul
             request_body: Some(parameters),
             response_schema: None,
             response_examples: Vec::new(),
+            access: Default::default(),
             aliases: vec![name.to_owned()],
             doc: Some(Doc::text(str_at(function, "description").trim())),
         });

@@ -13,6 +13,7 @@ use crate::id::{ApiName, ToolId};
 use crate::import::ImportOptions;
 use crate::import::records::{ApiRecord, ImportBatch, ToolRecord};
 use crate::import::schema::Resolver;
+use crate::import::security::Requirements;
 use crate::import::text::{pointer_escape, str_at};
 use crate::model::{Doc, Endpoint, HttpMethod, Param, ParamLocation, SecurityScheme};
 use crate::names::{draft_endpoint_name, restgpt_endpoint_name};
@@ -58,6 +59,8 @@ pub(crate) fn read(path: &Path, spec: &Value, options: &ImportOptions) -> Result
         .find(|s| !s.is_empty())
         .map(str::to_owned);
 
+    let schemes = security_schemes(dialect, spec);
+    let requirements = Requirements::new(spec, &schemes);
     let mut apis: Vec<ApiRecord> = Vec::new();
     let mut seen: BTreeMap<ApiName, String> = BTreeMap::new();
     let paths = spec
@@ -72,7 +75,8 @@ pub(crate) fn read(path: &Path, spec: &Value, options: &ImportOptions) -> Result
             let key = method.as_str().to_ascii_lowercase();
             let Some(op) = item.get(&key) else { continue };
             let at = format!("{item_at}/{key}");
-            let api = operation(&resolver, dialect, method, route, op, shared, &at)?;
+            let mut api = operation(&resolver, dialect, method, route, op, shared, &at)?;
+            api.access.security = requirements.of(op);
             if let Some(first) = seen.insert(api.name.clone(), at.clone()) {
                 return Err(Error::bad(
                     path,
@@ -97,7 +101,7 @@ pub(crate) fn read(path: &Path, spec: &Value, options: &ImportOptions) -> Result
         },
         category,
         base_url: base_url(dialect, spec),
-        security: security_schemes(dialect, spec),
+        security: schemes,
         description,
         aliases: vec![tool_name],
         apis,
@@ -346,6 +350,7 @@ fn operation(
         request_body,
         response_schema,
         response_examples,
+        access: Default::default(),
         aliases,
         doc: Some(Doc::text(doc_text)),
     })

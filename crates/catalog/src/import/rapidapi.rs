@@ -238,6 +238,7 @@ fn tool_record(path: &Path, value: &Value, category: &str) -> Result<ToolRecord>
             request_body: None,
             response_schema,
             response_examples: Vec::new(),
+            access: Default::default(),
             aliases: vec![
                 alias::toolbench_api(&name, api_name),
                 toolbench_function_name(&name, api_name),

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::id::{ApiName, DocLabel, ToolId};
 use crate::import::Format;
-use crate::model::{Doc, Endpoint, Param, SecurityScheme};
+use crate::model::{Access, Doc, Endpoint, Param, SecurityScheme};
 
 /// Everything read from one source, ready to land in the store.
 #[derive(Debug, Default)]
@@ -75,6 +75,8 @@ pub struct ApiRecord {
     pub response_schema: Option<Value>,
     /// Example responses.
     pub response_examples: Vec<Value>,
+    /// Its credentials and effects, as far as the source says.
+    pub access: Access,
     /// Other names datasets use for this API.
     pub aliases: Vec<String>,
     /// The source's documentation of it (`None` when the source has none).

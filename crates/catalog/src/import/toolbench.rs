@@ -169,6 +169,7 @@ fn api_record(
         request_body: None,
         response_schema: None,
         response_examples: Vec::new(),
+        access: Default::default(),
         aliases: vec![
             alias::toolbench_api(tool_name, api_name),
             toolbench_function_name(tool_name, api_name),

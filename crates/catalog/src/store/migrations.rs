@@ -65,5 +65,7 @@ pub(super) const MIGRATIONS: Migrations = Migrations::new(
         doc_id INTEGER NOT NULL REFERENCES docs(id)
     ) WITHOUT ROWID;
     ",
+        // 2: each API's access facts (security requirement, declared effects) as JSON.
+        "ALTER TABLE apis ADD COLUMN access TEXT NOT NULL DEFAULT '{}';",
     ],
 );

@@ -108,14 +108,14 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT a.id, a.name, a.source_name, a.endpoint, a.params, a.request_body, a.response_schema, a.response_examples, a.tool_id
+                "SELECT a.id, a.name, a.source_name, a.endpoint, a.params, a.request_body, a.response_schema, a.response_examples, a.access, a.tool_id
                  FROM apis a JOIN tools t ON t.id = a.tool_id
                  WHERE (?1 IS NULL OR lower(t.category) = lower(?1)) AND (?2 IS NULL OR t.id = ?2) ORDER BY a.tool_id, a.ordinal",
             )
             .map_err(Error::store("reading APIs"))?;
         let rows = stmt
             .query_map(params![category, tool], |r| {
-                Ok((api_row(r)?, r.get::<_, String>(8)?))
+                Ok((api_row(r)?, r.get::<_, String>(9)?))
             })
             .map_err(Error::store("reading APIs"))?;
         for row in rows {
@@ -136,7 +136,7 @@ impl Store {
         let raw = self
             .conn
             .query_row(
-                "SELECT id, name, source_name, endpoint, params, request_body, response_schema, response_examples FROM apis WHERE id = ?1",
+                "SELECT id, name, source_name, endpoint, params, request_body, response_schema, response_examples, access FROM apis WHERE id = ?1",
                 [id.to_string()],
                 api_row,
             )
@@ -305,6 +305,7 @@ struct RawApi {
     request_body: Option<String>,
     response_schema: Option<String>,
     response_examples: String,
+    access: String,
 }
 
 fn api_row(r: &Row<'_>) -> rusqlite::Result<RawApi> {
@@ -317,6 +318,7 @@ fn api_row(r: &Row<'_>) -> rusqlite::Result<RawApi> {
         request_body: r.get(5)?,
         response_schema: r.get(6)?,
         response_examples: r.get(7)?,
+        access: r.get(8)?,
     })
 }
 
@@ -337,6 +339,8 @@ impl RawApi {
             response_schema: opt("response schema", &self.response_schema)?,
             response_examples: serde_json::from_value(parse("examples", &self.response_examples)?)
                 .map_err(|e| Error::Corrupt(format!("API {id}: examples: {e}")))?,
+            access: serde_json::from_str(&self.access)
+                .map_err(|e| Error::Corrupt(format!("API {id}: access: {e}")))?,
             id: self.id.parse()?,
             name: self.name,
             source_name: self.source_name,

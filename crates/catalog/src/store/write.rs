@@ -320,6 +320,7 @@ fn import_api(tx: &Transaction<'_>, id: &ApiId, api: &ApiRecord, ordinal: i64) -
     let request_body = api.request_body.as_ref().map(|v| v.to_string());
     let response_schema = api.response_schema.as_ref().map(|v| v.to_string());
     let examples = json(&api.response_examples)?;
+    let access = json(&api.access)?;
     match existing {
         Some((old_endpoint, old_params)) => {
             let old: Endpoint = serde_json::from_str(&old_endpoint)
@@ -334,18 +335,19 @@ fn import_api(tx: &Transaction<'_>, id: &ApiId, api: &ApiRecord, ordinal: i64) -
             tx.prepare_cached(
                 "UPDATE apis SET name = ?2, source_name = ?3, endpoint = ?4, params = ?5,
                  request_body = COALESCE(?6, request_body), response_schema = COALESCE(?7, response_schema),
-                 response_examples = CASE WHEN ?8 = '[]' THEN response_examples ELSE ?8 END WHERE id = ?1",
+                 response_examples = CASE WHEN ?8 = '[]' THEN response_examples ELSE ?8 END,
+                 access = CASE WHEN ?9 = '{}' THEN access ELSE ?9 END WHERE id = ?1",
             )
-            .and_then(|mut s| s.execute(params![id.to_string(), api.display_name, api.source_name, endpoint, params_json, request_body, response_schema, examples]))
+            .and_then(|mut s| s.execute(params![id.to_string(), api.display_name, api.source_name, endpoint, params_json, request_body, response_schema, examples, access]))
             .map_err(Error::store(format!("updating API {id}")))?;
             Ok(false)
         }
         None => {
             tx.prepare_cached(
-                "INSERT INTO apis (id, tool_id, ordinal, name, source_name, endpoint, params, request_body, response_schema, response_examples)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO apis (id, tool_id, ordinal, name, source_name, endpoint, params, request_body, response_schema, response_examples, access)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )
-            .and_then(|mut s| s.execute(params![id.to_string(), id.tool().as_str(), ordinal, api.display_name, api.source_name, endpoint, params_json, request_body, response_schema, examples]))
+            .and_then(|mut s| s.execute(params![id.to_string(), id.tool().as_str(), ordinal, api.display_name, api.source_name, endpoint, params_json, request_body, response_schema, examples, access]))
             .map_err(Error::store(format!("adding API {id}")))?;
             Ok(true)
         }

@@ -32,6 +32,10 @@ pub enum ErrorKind {
     DependencyNeglect,
     /// A call was refused for its arguments (EasyTool's parameter error).
     Parameter,
+    /// A call would have changed a live API the user did not open to writes, and was
+    /// refused before it was made (toolsmith's own kind: a policy, not the model's mistake
+    /// in naming or filling a call).
+    NotAllowed,
     /// A gold API was not called but an API easily confused with it was (ToolExpNet).
     ToolMisselection,
     /// A gold API was not called, and nothing similar stood in for it (ToolExpNet).
@@ -49,6 +53,7 @@ impl ErrorKind {
             Self::ToolName => "tool_name",
             Self::DependencyNeglect => "dependency_neglect",
             Self::Parameter => "parameter",
+            Self::NotAllowed => "not_allowed",
             Self::ToolMisselection => "tool_misselection",
             Self::IncompleteInvocation => "incomplete_invocation",
             Self::BudgetExhausted => "budget_exhausted",
@@ -166,6 +171,7 @@ fn similar(ctx: &TaxonomyContext<'_>, a: &ApiId, b: &ApiId) -> bool {
 ///   observation, or a call of an API with producers in `depends_on` when none of them was
 ///   called before it and the query did not state its ids;
 /// - [`Parameter`](ErrorKind::Parameter): a call refused for its arguments;
+/// - [`NotAllowed`](ErrorKind::NotAllowed): a write refused by the user's allow-list;
 /// - [`ToolMisselection`](ErrorKind::ToolMisselection) /
 ///   [`IncompleteInvocation`](ErrorKind::IncompleteInvocation): a gold API never called, with
 ///   / without a non-gold API similar to it among the calls;
@@ -177,8 +183,10 @@ pub fn classify(run: &RunRecord, ctx: &TaxonomyContext<'_>) -> Diagnosis {
         if matches!(call.api, CalledApi::Unknown(_)) {
             kinds.push(ErrorKind::ToolName);
         }
-        if call.outcome == CallOutcome::InvalidParameters {
-            kinds.push(ErrorKind::Parameter);
+        match call.outcome {
+            CallOutcome::InvalidParameters => kinds.push(ErrorKind::Parameter),
+            CallOutcome::NotAllowed => kinds.push(ErrorKind::NotAllowed),
+            CallOutcome::Ok | CallOutcome::Failed => {}
         }
         if neglects_dependency(run, i, ctx) {
             kinds.push(ErrorKind::DependencyNeglect);
@@ -403,6 +411,27 @@ mod tests {
         let r = run(vec![search()], Finish::Error);
         // The call was right; nothing in the taxonomy explains an LLM failure.
         assert_eq!(diagnose(&f, Q, &r).primary(), None);
+    }
+
+    #[test]
+    fn a_refused_write_is_its_own_kind() {
+        let f = titanic();
+        let r = run(
+            vec![
+                search(),
+                call(
+                    "tmdb/movie_credits",
+                    json!({"movie_id": 597}),
+                    CallOutcome::NotAllowed,
+                    "not allowed",
+                ),
+            ],
+            Finish::Answered,
+        );
+        let d = diagnose(&f, Q, &r);
+        assert_eq!(d.kinds, [ErrorKind::NotAllowed]);
+        assert!(!d.has(ErrorKind::Parameter));
+        assert_eq!(ErrorKind::NotAllowed.as_str(), "not_allowed");
     }
 
     #[test]

@@ -397,8 +397,8 @@ fn http_transport(
     server: &McpServer,
     settings: &McpSettings,
     url: &reqwest::Url,
-    bearer_token: &Option<crate::http::Secret>,
-    headers: &std::collections::BTreeMap<String, crate::http::Secret>,
+    bearer_token: &Option<crate::credentials::Secret>,
+    headers: &std::collections::BTreeMap<String, crate::credentials::Secret>,
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
     let bad = |reason: String| McpError::BadSettings {
         server: server.name.clone(),

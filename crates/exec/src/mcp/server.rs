@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use reqwest::Url;
 
-use crate::http::Secret;
+use crate::credentials::Secret;
 use crate::mcp::error::McpError;
 
 /// The address of an MCP server, as a tool's `base_url` carries it.

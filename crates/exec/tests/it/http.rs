@@ -75,6 +75,7 @@ fn api(tool: &str, name: &str, method: HttpMethod, path: &str, params: Vec<Param
             request_body: None,
             response_schema: None,
             response_examples: Vec::new(),
+            access: Default::default(),
         },
         doc: None,
     }

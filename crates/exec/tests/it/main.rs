@@ -7,7 +7,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod compact;
+mod auth;
 mod funcqa;
+mod gate;
 mod http;
 mod mcp;
 mod replay;

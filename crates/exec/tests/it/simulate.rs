@@ -187,6 +187,7 @@ async fn an_api_without_schema_or_example_is_unsupported() {
         request_body: None,
         response_schema: None,
         response_examples: Vec::new(),
+        access: Default::default(),
     };
     book.insert(tool, ApiEntry { api, doc: None });
     let sim = Simulator::new(Arc::new(book));
@@ -230,6 +231,7 @@ async fn an_llm_oracle_fills_in_where_there_is_no_schema() {
         request_body: None,
         response_schema: None,
         response_examples: Vec::new(),
+        access: Default::default(),
     };
     book.insert(tool, ApiEntry { api, doc: None });
     let llm = Arc::new(ScriptedLlm::new([Reply::text(

@@ -160,7 +160,13 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
     let llm = agents::llm(ctx, &args.llm)?;
     let runtime = Runtime {
         llm: Arc::clone(&llm),
-        executor: executor::build(ctx, Arc::clone(&book), spec.mode, args.llm.cache.into())?,
+        executor: executor::build(
+            ctx,
+            Arc::clone(&book),
+            spec.mode,
+            args.llm.cache.into(),
+            executor::Writes::Agent(&args.writes.allow_write),
+        )?,
         retriever,
         book: Arc::clone(&book),
         settings: AgentSettings {

@@ -37,6 +37,7 @@ pub(super) fn run(ctx: &Context, args: &CallArgs) -> anyhow::Result<ExitCode> {
         Arc::new(book),
         args.mode.mode.into(),
         CacheMode::ReadWrite,
+        executor::Writes::User,
     )?;
     let runtime = ctx.runtime()?;
     let observation = runtime.block_on(executor.call(&args.api, &call_args))?;

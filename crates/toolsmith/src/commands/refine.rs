@@ -67,6 +67,7 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
         mode.into(),
         args.cache.into(),
         Some(Arc::clone(&budget)),
+        executor::Writes::Agent(&args.writes.allow_write),
     )?;
     let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
     let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));

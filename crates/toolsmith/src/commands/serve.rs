@@ -42,6 +42,7 @@ pub(super) fn run(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         Arc::clone(&book),
         args.mode.mode.into(),
         CacheMode::ReadWrite,
+        executor::Writes::Agent(&args.writes.allow_write),
     )?;
     let solver = solver_factory(ctx, Arc::clone(&executor), book, &catalog)?;
     let method = ctx

@@ -2,8 +2,11 @@
 
 use std::process::ExitCode;
 
-use serde_json::json;
-use toolsmith_catalog::{DocSelector, DocTarget, Scope, render};
+use serde_json::{Value, json};
+use toolsmith_catalog::{
+    DocSelector, DocTarget, Scope, SecurityRequirement, SecurityScheme, Tool, render,
+};
+use toolsmith_exec::{requirement_of, variables};
 
 use crate::cli::ShowArgs;
 use crate::context::Context;
@@ -20,8 +23,11 @@ pub(super) fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     match &args.id {
         DocTarget::Api(id) => {
             let entry = store.api(id)?;
+            let tool = store.tool(id.tool())?;
+            let security = entry.api.access.security.as_ref();
             if args.json.json {
                 let mut value = serde_json::to_value(&entry)?;
+                value["credentials"] = credentials_json(&tool, security);
                 if let Some(history) = &history {
                     value["versions"] = serde_json::to_value(history)?;
                 }
@@ -36,6 +42,9 @@ pub(super) fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<ExitCode> {
                         entry.api.response_examples.len()
                     ))?;
                 }
+                credential_lines(&tool, security)
+                    .into_iter()
+                    .try_for_each(printer::line)?;
                 print_history(history.as_deref())?;
             }
         }
@@ -50,12 +59,16 @@ pub(super) fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             };
             if args.json.json {
                 let mut value = json!({ "tool": tool.tool, "doc": tool.doc, "apis": tool.apis.iter().map(|a| a.api.id.to_string()).collect::<Vec<_>>() });
+                value["credentials"] = credentials_json(&tool.tool, None);
                 if let Some(history) = &history {
                     value["versions"] = serde_json::to_value(history)?;
                 }
                 printer::json(&value)?;
             } else {
                 printer::line(render::tool_markdown(tool))?;
+                credential_lines(&tool.tool, None)
+                    .into_iter()
+                    .try_for_each(printer::line)?;
                 print_history(history.as_deref())?;
             }
         }
@@ -89,4 +102,69 @@ fn print_history(history: Option<&[toolsmith_catalog::DocVersion]>) -> anyhow::R
         ))?;
     }
     Ok(())
+}
+
+/// What a call of an API (or, with `security` `None`, any API of `tool`) needs, and the
+/// variables to set for it; nothing when it needs no credential.
+fn credential_lines(tool: &Tool, security: Option<&SecurityRequirement>) -> Vec<String> {
+    let Some(requirement) = requirement_of(tool, security) else {
+        return Vec::new();
+    };
+    if requirement.alternatives.is_empty() {
+        return vec!["Credentials: none needed".to_owned()];
+    }
+    let mut lines = vec![if requirement.alternatives.len() > 1 {
+        "Credentials (any one of):".to_owned()
+    } else {
+        "Credentials:".to_owned()
+    }];
+    for alternative in &requirement.alternatives {
+        let parts: Vec<String> = alternative
+            .iter()
+            .map(|scheme| {
+                let groups: Vec<String> = variables(&tool.id, scheme)
+                    .iter()
+                    .map(|names| names.join(" or "))
+                    .collect();
+                format!("{}: set {}", scheme_text(scheme), groups.join(", and "))
+            })
+            .collect();
+        lines.push(if parts.is_empty() {
+            "  - none (credentials are optional)".to_owned()
+        } else {
+            format!("  - {}", parts.join("; with "))
+        });
+    }
+    lines
+}
+
+/// [`credential_lines`] as JSON: alternatives of schemes, each with its variables.
+fn credentials_json(tool: &Tool, security: Option<&SecurityRequirement>) -> Value {
+    let Some(requirement) = requirement_of(tool, security) else {
+        return Value::Null;
+    };
+    requirement
+        .alternatives
+        .iter()
+        .map(|alternative| {
+            alternative
+                .iter()
+                .map(|scheme| json!({"scheme": scheme, "variables": variables(&tool.id, scheme)}))
+                .collect::<Value>()
+        })
+        .collect()
+}
+
+/// A scheme as the user reads it.
+fn scheme_text(scheme: &SecurityScheme) -> String {
+    match scheme {
+        SecurityScheme::ApiKey {
+            scheme,
+            name,
+            location,
+        } => format!("API key `{scheme}` in {} `{name}`", location.as_str()),
+        SecurityScheme::Bearer { scheme } => format!("bearer token `{scheme}`"),
+        SecurityScheme::Basic { scheme } => format!("HTTP basic `{scheme}`"),
+        SecurityScheme::RapidApi { host } => format!("RapidAPI key for `{host}`"),
+    }
 }

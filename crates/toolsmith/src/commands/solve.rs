@@ -55,6 +55,7 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         Arc::clone(&book),
         args.mode.mode.into(),
         args.llm.cache.into(),
+        executor::Writes::Agent(&args.writes.allow_write),
     )?;
     let budget = Arc::new(Budget::new(agents::budget(&args.llm)));
     let runtime = Runtime {

@@ -55,11 +55,18 @@ pub(crate) struct Config {
 /// max_requested_items = 100  # most items a call may ask for (`limit`, `cnt`), also in the LLM's prompt
 /// fill = "schema"  # or "llm": the configured model rewrites the values, cached and checked
 /// ```
+///
+/// `allow_writes = ["library", "tmdb/delete_list"]` (top of `[exec]`) lets agents make unsafe
+/// calls (POST, PUT, PATCH, DELETE, MCP tools not declared read-only) to these tools or APIs
+/// in live and record modes; nothing else but safe calls goes through.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct ExecConfig {
     /// The simulator's settings (`--mode simulate`, and the fallback of the replay modes).
     pub simulate: toolsmith_exec::SimulatorSettings,
+    /// Tools (`tmdb`) and APIs (`tmdb/delete_list`) agents may change in live and record
+    /// modes (with the commands' `--allow-write`).
+    pub allow_writes: Vec<String>,
 }
 
 impl ExecConfig {

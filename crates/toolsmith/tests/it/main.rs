@@ -25,3 +25,4 @@ mod search_speed_command;
 mod serve_command;
 mod solve_command;
 mod support;
+mod write_gate_command;
