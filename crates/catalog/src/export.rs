@@ -7,12 +7,17 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+mod components;
+
+use components::Components;
+
 use crate::error::Result;
 use crate::id::{ApiId, ToolId};
 use crate::lint;
 use crate::model::{Endpoint, ParamLocation, SecurityScheme};
 use crate::names::{self, slug};
 use crate::render;
+use crate::repair;
 use crate::store::{ApiEntry, Catalog, ToolEntry};
 
 /// The name an API goes by in tool calling: ToolBench's `<api>_for_<tool>`,
@@ -189,11 +194,17 @@ pub fn openapi(tool: &ToolEntry) -> Result<Value> {
 /// cannot share a path item: the later ones are keyed `{path}#{api}` (a URL
 /// fragment, which no server sees), carry the real path in `x-toolsmith-path`,
 /// and `info.x-toolsmith-disambiguation` says so. A path parameter the source
-/// marks optional is made required, and a parameter declared twice for one
-/// location is kept once, as OpenAPI demands.
+/// marks optional is made required, one the path names but the source does not
+/// declare is added as a required string, and a parameter declared twice for
+/// one location is kept once, as OpenAPI demands. Schemas are repaired where
+/// the fix is mechanical (type names such as `interger`, wrong-typed defaults,
+/// Swagger 2.0 tuple `items`); recursive and repeated schemas are written once
+/// under `components/schemas` and referred to; C1 control characters, which
+/// YAML-based validators refuse, are replaced by what they stand for.
 pub fn openapi_exported(tool: &ToolEntry) -> Exported {
     let t = &tool.tool;
     let mut changes = Vec::new();
+    let mut components = Components::default();
     let mut info = json!({
         "title": t.name,
         "version": "1.0.0",
@@ -214,7 +225,7 @@ pub fn openapi_exported(tool: &ToolEntry) -> Exported {
             Endpoint::Function { .. } => ("post".to_owned(), format!("/{}", api.api.id.api())),
         };
         let mut notes = Vec::new();
-        let mut op = operation(api, &mut notes);
+        let mut op = operation(api, &path, &mut components, &mut notes);
         let taken = |paths: &Map<String, Value>, key: &str| {
             paths
                 .get(key)
@@ -249,6 +260,17 @@ pub fn openapi_exported(tool: &ToolEntry) -> Exported {
                 .to_owned(),
         );
     }
+    let mut schemas: Vec<&mut Value> = paths.values_mut().flat_map(operation_schemas).collect();
+    let shared = components.share_repeats(&mut schemas);
+    if shared > 0 {
+        changes.push(Change {
+            tool: t.id.clone(),
+            api: None,
+            what: format!(
+                "{shared} schema(s) used more than once written once under components/schemas"
+            ),
+        });
+    }
     let mut doc = json!({ "openapi": "3.1.0", "info": info, "paths": paths });
     if let Some(base) = &t.base_url {
         doc["servers"] = json!([{ "url": base }]);
@@ -257,13 +279,100 @@ pub fn openapi_exported(tool: &ToolEntry) -> Exported {
     if !schemes.is_empty() {
         doc["components"] = json!({ "securitySchemes": schemes });
     }
+    if let Some(schemas) = components.into_value() {
+        doc["components"]["schemas"] = schemas;
+    }
+    let dangling = components::drop_dangling(&mut doc);
+    if !dangling.is_empty() {
+        changes.push(Change {
+            tool: t.id.clone(),
+            api: None,
+            what: format!(
+                "$ref(s) the source left dangling written as open schemas: {}",
+                dangling.join(", ")
+            ),
+        });
+    }
+    let c1 = repair::strip_c1(&mut doc);
+    if c1 > 0 {
+        changes.push(Change {
+            tool: t.id.clone(),
+            api: None,
+            what: format!(
+                "{c1} string(s) held C1 control characters (U+0080..U+009F); replaced by their Windows-1252 meaning"
+            ),
+        });
+    }
     Exported {
         value: doc,
         changes,
     }
 }
 
-fn operation(api: &ApiEntry, notes: &mut Vec<String>) -> Value {
+/// Every schema of an exported operation (parameters, request and response bodies).
+fn operation_schemas(item: &mut Value) -> Vec<&mut Value> {
+    let mut out = Vec::new();
+    let Value::Object(ops) = item else {
+        return out;
+    };
+    for op in ops.values_mut() {
+        let Value::Object(op) = op else { continue };
+        for (key, value) in op.iter_mut() {
+            match (key.as_str(), value) {
+                ("parameters", Value::Array(params)) => {
+                    out.extend(params.iter_mut().filter_map(|p| p.get_mut("schema")));
+                }
+                ("requestBody", body) => out.extend(media_schemas(body)),
+                ("responses", Value::Object(responses)) => {
+                    out.extend(responses.values_mut().flat_map(media_schemas));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The schemas of a request body's or response's `content`.
+fn media_schemas(holder: &mut Value) -> Vec<&mut Value> {
+    match holder.get_mut("content") {
+        Some(Value::Object(content)) => content
+            .values_mut()
+            .filter_map(|m| m.get_mut("schema"))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A stored schema ready for the document: its `$defs` moved to the components and
+/// its mechanical problems repaired (noted under `at`).
+fn place_schema(
+    schema: &Value,
+    at: &str,
+    components: &mut Components,
+    notes: &mut Vec<String>,
+) -> Value {
+    let mut schema = schema.clone();
+    components.take_defs(&mut schema);
+    repair::for_export(&mut schema, at, notes);
+    schema
+}
+
+/// The names a path template holds (`/merchant/{mId}/items/{id}` -> `mId`, `id`).
+fn path_names(path: &str) -> Vec<&str> {
+    path.split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+fn operation(
+    api: &ApiEntry,
+    path: &str,
+    components: &mut Components,
+    notes: &mut Vec<String>,
+) -> Value {
     let a = &api.api;
     let operation_id = if slug(&a.source_name) == a.id.api().as_str() {
         a.source_name.clone()
@@ -313,6 +422,12 @@ fn operation(api: &ApiEntry, notes: &mut Vec<String>) -> Value {
         if required != p.required {
             notes.push(format!("path parameter `{}` made required", p.name));
         }
+        let schema = place_schema(
+            &schema,
+            &format!("parameter `{}`", p.name),
+            components,
+            notes,
+        );
         let mut param =
             json!({ "name": p.name, "in": location, "required": required, "schema": schema });
         if !p.description.is_empty() {
@@ -335,11 +450,22 @@ fn operation(api: &ApiEntry, notes: &mut Vec<String>) -> Value {
         }
         params.push(param);
     }
+    if matches!(a.endpoint, Endpoint::Http { .. }) {
+        for name in path_names(path) {
+            if !seen.contains(&(name, "path")) {
+                seen.insert((name, "path"));
+                notes.push(format!(
+                    "the path names `{{{name}}}` but declares no such parameter: added as a required string"
+                ));
+                params.push(json!({ "name": name, "in": "path", "required": true, "schema": {"type": "string"} }));
+            }
+        }
+    }
     if !params.is_empty() {
         op["parameters"] = Value::Array(params);
     }
     if let Some(body) = &a.request_body {
-        let mut body = body.clone();
+        let mut body = place_schema(body, "request body", components, notes);
         let required = body
             .as_object_mut()
             .and_then(|m| m.remove("x-body-required"))
@@ -348,9 +474,16 @@ fn operation(api: &ApiEntry, notes: &mut Vec<String>) -> Value {
         op["requestBody"] =
             json!({ "required": required, "content": { "application/json": { "schema": body } } });
     }
+    if let Some(status) = a.response_schema.as_ref().and_then(lint::no_content_status) {
+        op["responses"] = json!({ status.to_string(): { "description": "No content" } });
+        if !examples.is_empty() {
+            op["x-usage-examples"] = serde_json::to_value(examples).unwrap_or(Value::Null);
+        }
+        return op;
+    }
     let mut media = json!({});
     if let Some(schema) = &a.response_schema {
-        media["schema"] = schema.clone();
+        media["schema"] = place_schema(schema, "response", components, notes);
     }
     if !a.response_examples.is_empty() {
         let values: Map<String, Value> = a

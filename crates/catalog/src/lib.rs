@@ -43,8 +43,8 @@ pub use crate::closest::closest_ids;
 pub use crate::error::{Error, Result};
 pub use crate::id::{ApiId, ApiName, DocLabel, DocTarget, InvalidId, ToolId};
 pub use crate::import::{
-    ApiRecord, Format, ImportBatch, ImportOptions, RefDoc, RefTarget, ToolRecord, read_bytes,
-    read_source,
+    ApiRecord, FileRefs, Format, ImportBatch, ImportOptions, NoRefs, RefDoc, RefSource, RefTarget,
+    ToolRecord, read_bytes, read_bytes_with, read_source,
 };
 pub use crate::model::{
     Access, Api, Doc, DocVersion, Effects, Endpoint, HttpMethod, Param, ParamLocation,
@@ -64,6 +64,7 @@ pub mod lint;
 mod model;
 pub mod names;
 pub mod render;
+mod repair;
 mod store;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod testing;

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::id::ApiId;
 use crate::model::{Api, Endpoint, Param};
+use crate::repair::NUMBER_STRINGS;
 use crate::store::{ApiEntry, Catalog};
 
 /// What kind of problem a [`Finding`] is.
@@ -38,13 +39,17 @@ pub enum LintKind {
     DuplicateDescription,
     /// A description names a parameter the API does not have.
     UnknownParamInDescription,
-    /// An HTTP API whose response has no schema.
+    /// An HTTP API whose response has no schema (a documented no-content
+    /// response, 202/204/205 without a body, is not one).
     NoResponseSchema,
+    /// A number written as a string where a schema keyword needs a number
+    /// (Spotify's `"maximum": "50"`); repaired on import.
+    NumberAsString,
 }
 
 impl LintKind {
     /// Every kind, in report order.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::TypeEnumMismatch,
         Self::ContradictoryDescription,
         Self::RequiredWithDefault,
@@ -52,6 +57,7 @@ impl LintKind {
         Self::DuplicateDescription,
         Self::UnknownParamInDescription,
         Self::NoResponseSchema,
+        Self::NumberAsString,
     ];
 
     /// The kind's stable name, as in `--json` output.
@@ -64,6 +70,7 @@ impl LintKind {
             Self::DuplicateDescription => "duplicate_description",
             Self::UnknownParamInDescription => "unknown_param_in_description",
             Self::NoResponseSchema => "no_response_schema",
+            Self::NumberAsString => "number_as_string",
         }
     }
 }
@@ -166,6 +173,22 @@ pub fn lint_api(entry: &ApiEntry) -> Vec<Finding> {
             false,
         );
     }
+    let schemas = api
+        .params
+        .iter()
+        .map(|p| (Some(p), &p.schema))
+        .chain(api.request_body.iter().map(|s| (None, s)))
+        .chain(api.response_schema.iter().map(|s| (None, s)));
+    for (param, schema) in schemas {
+        for (keyword, text) in number_strings(schema) {
+            push(
+                param,
+                LintKind::NumberAsString,
+                format!("`{keyword}` is the string {text}; imported as a number"),
+                true,
+            );
+        }
+    }
     if api.response_schema.is_none() && !matches!(api.endpoint, Endpoint::Function { .. }) {
         push(
             None,
@@ -232,6 +255,57 @@ pub fn lint_api(entry: &ApiEntry) -> Vec<Finding> {
             format!("the description names a parameter `{name}` the API does not have"),
             false,
         );
+    }
+    out
+}
+
+/// The keyword marking the response schema the importer stores for a documented
+/// no-content success (202, 204 or 205 without a body): its value is the status.
+pub const NO_CONTENT: &str = "x-toolsmith-no-content";
+
+/// The response schema of a success with no body: `null`, with its status under
+/// [`NO_CONTENT`], so lint does not call it missing and exports write it back.
+pub fn no_content_schema(status: u16) -> Value {
+    serde_json::json!({
+        "type": "null",
+        "description": format!("No content: the API answers HTTP {status} with an empty body."),
+        NO_CONTENT: status,
+    })
+}
+
+/// The status of a [`no_content_schema`], if `schema` is one.
+pub fn no_content_status(schema: &Value) -> Option<u16> {
+    schema
+        .get(NO_CONTENT)
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok())
+}
+
+/// The keywords a schema (or any schema inside it) had as strings where a number
+/// belongs, with the strings: what the importer noted in [`NUMBER_STRINGS`].
+fn number_strings(schema: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Object(noted)) = map.get(NUMBER_STRINGS) {
+                    out.extend(noted.iter().map(|(k, v)| (k.clone(), v.to_string())));
+                }
+                stack.extend(
+                    map.iter()
+                        .filter(|(k, _)| {
+                            !matches!(
+                                k.as_str(),
+                                "example" | "examples" | "default" | "enum" | "const"
+                            )
+                        })
+                        .map(|(_, v)| v),
+                );
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
     }
     out
 }

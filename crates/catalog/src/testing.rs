@@ -125,6 +125,7 @@ pub fn assert_valid_openapi(validator: &jsonschema::Validator, doc: &Value) {
         .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{tool}: {errors:#?}");
+    assert_structurally_valid(doc);
     let mut operation_ids = HashSet::new();
     let paths = doc["paths"]
         .as_object()
@@ -154,6 +155,99 @@ pub fn assert_valid_openapi(validator: &jsonschema::Validator, doc: &Value) {
                 );
             }
         }
+    }
+}
+
+/// Asserts what the OpenAPI 3.1 schema alone does not check: every local `$ref` resolves
+/// inside the document, every `{name}` of a path is declared as a path parameter of each of
+/// its operations, every `default` has its schema's `type`, no `items` is a list (a Swagger
+/// 2.0 tuple), and no string holds a C1 control character (U+0080..U+009F), which
+/// YAML-based validators reject.
+///
+/// # Panics
+/// When any of that fails, naming what and where.
+#[allow(clippy::panic)]
+pub fn assert_structurally_valid(doc: &Value) {
+    let tool = doc["info"]["x-toolsmith-tool"].as_str().unwrap_or("?");
+    let text = doc.to_string();
+    if let Some(c) = text.chars().find(|c| ('\u{80}'..='\u{9f}').contains(c)) {
+        panic!("{tool}: C1 control U+{:04X} in the document", c as u32);
+    }
+    walk_schemas(doc, "#", &mut |value, at| {
+        if let Some(reference) = value.get("$ref").and_then(Value::as_str)
+            && let Some(pointer) = reference.strip_prefix('#')
+        {
+            assert!(
+                doc.pointer(pointer).is_some(),
+                "{tool}: dangling $ref {reference} at {at}"
+            );
+        }
+        assert!(
+            !value.get("items").is_some_and(Value::is_array),
+            "{tool}: tuple `items` at {at}"
+        );
+        if let (Some(kind), Some(default)) = (
+            value.get("type").and_then(Value::as_str),
+            value.get("default"),
+        ) {
+            let fits = match kind {
+                "string" => default.is_string(),
+                "number" => default.is_number(),
+                "integer" => default.is_i64() || default.is_u64(),
+                "boolean" => default.is_boolean(),
+                "array" => default.is_array(),
+                "object" => default.is_object(),
+                _ => true,
+            };
+            assert!(
+                fits || default.is_null(),
+                "{tool}: default {default} is not a {kind} at {at}"
+            );
+        }
+    });
+    for (key, item) in doc["paths"].as_object().into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            let path = op["x-toolsmith-path"].as_str().unwrap_or(key);
+            let names = path
+                .split('{')
+                .skip(1)
+                .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+                .filter(|name| !name.is_empty());
+            for name in names {
+                let declared = op["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|p| p["in"] == "path" && p["name"] == name);
+                assert!(
+                    declared,
+                    "{tool} {method} {path}: path parameter `{name}` undeclared"
+                );
+            }
+        }
+    }
+}
+
+/// Calls `visit` on every object of a document with its pointer.
+fn walk_schemas(value: &Value, at: &str, visit: &mut dyn FnMut(&Value, &str)) {
+    match value {
+        Value::Object(map) => {
+            visit(value, at);
+            for (key, child) in map {
+                if !matches!(
+                    key.as_str(),
+                    "example" | "examples" | "x-usage-examples" | "enum" | "default" | "const"
+                ) {
+                    walk_schemas(child, &format!("{at}/{key}"), visit);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                walk_schemas(item, &format!("{at}/{i}"), visit);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -75,6 +75,8 @@ pub(crate) fn read(path: &Path, spec: &Value, options: &ImportOptions) -> Result
             let key = method.as_str().to_ascii_lowercase();
             let Some(op) = item.get(&key) else { continue };
             let at = format!("{item_at}/{key}");
+            // Multi-file specs (DigitalOcean's) make whole operations references.
+            let (op, _) = resolver.deref(op, &at)?;
             let mut api = operation(&resolver, dialect, method, route, op, shared, &at)?;
             api.access.security = requirements.of(op);
             if let Some(first) = seen.insert(api.name.clone(), at.clone()) {
@@ -553,6 +555,19 @@ fn success_response(
                 None => None,
             }
         }
+    };
+    let body_less = match dialect {
+        Dialect::Swagger2 => response.get("schema").is_none(),
+        Dialect::OpenApi3 => response
+            .get("content")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty),
+    };
+    let schema = match (schema, code.parse::<u16>()) {
+        (None, Ok(status @ (202 | 204 | 205))) if body_less && examples.is_empty() => {
+            Some(crate::lint::no_content_schema(status))
+        }
+        (schema, _) => schema,
     };
     if let Some(example) = schema.as_ref().and_then(|s| s.get("example"))
         && examples.is_empty()

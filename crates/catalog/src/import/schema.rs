@@ -41,7 +41,9 @@ impl<'a> Resolver<'a> {
             return Err(Error::bad(
                 self.path,
                 at,
-                format!("external $ref `{reference}` is not supported; bundle the spec first"),
+                format!(
+                    "external $ref `{reference}` was not resolved; import the spec from its file or URL"
+                ),
             ));
         };
         let pointer = percent_decode(pointer);
@@ -118,6 +120,11 @@ impl<'a> Resolver<'a> {
             done.insert(name, merge_all_of(def));
         }
         out = merge_all_of(out);
+        // Spotify writes `"maximum": "50"`: a schema that no validator compiles.
+        crate::repair::numbers_from_strings(&mut out);
+        for def in done.values_mut() {
+            crate::repair::numbers_from_strings(def);
+        }
         if !done.is_empty() {
             if let Value::Object(map) = &mut out {
                 map.insert(
@@ -266,7 +273,7 @@ fn merge_into(target: &mut Map<String, Value>, part: Map<String, Value>) {
 }
 
 /// Decodes `%XX` escapes in a JSON pointer taken from a URI fragment.
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     if !s.contains('%') {
         return s.to_owned();
     }

@@ -20,12 +20,16 @@ pub struct ImportReport {
     pub source: String,
     /// Tools created.
     pub tools_added: usize,
-    /// Tools already there and updated.
+    /// Tools already there and changed by this import.
     pub tools_updated: usize,
+    /// Tools already there, imported again with nothing changed.
+    pub tools_unchanged: usize,
     /// APIs created.
     pub apis_added: usize,
-    /// APIs already there and updated.
+    /// APIs already there and changed by this import.
     pub apis_updated: usize,
+    /// APIs already there, imported again with nothing changed.
+    pub apis_unchanged: usize,
     /// New doc versions stored.
     pub docs_added: usize,
     /// Docs identical to the stored version of the same label (not stored again).
@@ -203,15 +207,26 @@ fn import_tool(
         .map_err(Error::store(format!("looking up tool {}", tool.key)))?;
     let security =
         serde_json::to_string(&tool.security).map_err(|e| Error::Corrupt(e.to_string()))?;
+    // `Some(changed)` for a tool already there; it counts as updated when its row, an API or
+    // a doc of it changed.
+    let mut row_changed = None;
+    let before = (report.apis_added, report.apis_updated, report.docs_added);
     let id = match existing {
         Some(id) => {
-            tx.prepare_cached(
-                "UPDATE tools SET name = ?2, category = ?3, base_url = COALESCE(?4, base_url),
-                 security = CASE WHEN ?5 = '[]' THEN security ELSE ?5 END, source_id = ?6 WHERE id = ?1",
-            )
-            .and_then(|mut s| s.execute(params![id, tool.name, tool.category, tool.base_url, security, source_id]))
-            .map_err(Error::store(format!("updating tool {id}")))?;
-            report.tools_updated += 1;
+            // Only a real change counts as an update; the source is recorded either way.
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE tools SET name = ?2, category = ?3, base_url = COALESCE(?4, base_url),
+                     security = CASE WHEN ?5 = '[]' THEN security ELSE ?5 END WHERE id = ?1
+                     AND (name IS NOT ?2 OR category IS NOT ?3 OR base_url IS NOT COALESCE(?4, base_url)
+                          OR security IS NOT (CASE WHEN ?5 = '[]' THEN security ELSE ?5 END))",
+                )
+                .and_then(|mut s| s.execute(params![id, tool.name, tool.category, tool.base_url, security]))
+                .map_err(Error::store(format!("updating tool {id}")))?;
+            tx.prepare_cached("UPDATE tools SET source_id = ?2 WHERE id = ?1")
+                .and_then(|mut s| s.execute(params![id, source_id]))
+                .map_err(Error::store(format!("updating tool {id}")))?;
+            row_changed = Some(changed > 0);
             ToolId::try_from(id)?
         }
         None => {
@@ -250,11 +265,13 @@ fn import_tool(
         .map_err(Error::store(format!("counting APIs of {id}")))?;
     for api in &tool.apis {
         let api_id = ApiId::new(id.clone(), api.name.clone());
-        if import_api(tx, &api_id, api, next_ordinal)? {
-            report.apis_added += 1;
-            next_ordinal += 1;
-        } else {
-            report.apis_updated += 1;
+        match import_api(tx, &api_id, api, next_ordinal)? {
+            Landed::Added => {
+                report.apis_added += 1;
+                next_ordinal += 1;
+            }
+            Landed::Updated => report.apis_updated += 1,
+            Landed::Unchanged => report.apis_unchanged += 1,
         }
         for name in api
             .aliases
@@ -280,6 +297,12 @@ fn import_tool(
             );
         }
     }
+    let after = (report.apis_added, report.apis_updated, report.docs_added);
+    match row_changed {
+        Some(changed) if changed || after != before => report.tools_updated += 1,
+        Some(_) => report.tools_unchanged += 1,
+        None => {}
+    }
     Ok(())
 }
 
@@ -304,10 +327,16 @@ fn free_tool_id(tx: &Transaction<'_>, tool: &ToolRecord) -> Result<ToolId> {
     Ok(ToolId::try_from(candidate)?)
 }
 
-/// Inserts or updates one API; returns whether it is new. A less informative
-/// source (one without a URL or response schema) never erases what a richer
-/// one stored.
-fn import_api(tx: &Transaction<'_>, id: &ApiId, api: &ApiRecord, ordinal: i64) -> Result<bool> {
+/// What storing one API did.
+enum Landed {
+    Added,
+    Updated,
+    Unchanged,
+}
+
+/// Inserts or updates one API. A less informative source (one without a URL or
+/// response schema) never erases what a richer one stored.
+fn import_api(tx: &Transaction<'_>, id: &ApiId, api: &ApiRecord, ordinal: i64) -> Result<Landed> {
     let existing: Option<(String, String)> = tx
         .prepare_cached("SELECT endpoint, params FROM apis WHERE id = ?1")
         .and_then(|mut s| {
@@ -332,15 +361,24 @@ fn import_api(tx: &Transaction<'_>, id: &ApiId, api: &ApiRecord, ordinal: i64) -
             } else {
                 (endpoint, params_json)
             };
-            tx.prepare_cached(
+            let changed = tx.prepare_cached(
                 "UPDATE apis SET name = ?2, source_name = ?3, endpoint = ?4, params = ?5,
                  request_body = COALESCE(?6, request_body), response_schema = COALESCE(?7, response_schema),
                  response_examples = CASE WHEN ?8 = '[]' THEN response_examples ELSE ?8 END,
-                 access = CASE WHEN ?9 = '{}' THEN access ELSE ?9 END WHERE id = ?1",
+                 access = CASE WHEN ?9 = '{}' THEN access ELSE ?9 END WHERE id = ?1
+                 AND (name IS NOT ?2 OR source_name IS NOT ?3 OR endpoint IS NOT ?4 OR params IS NOT ?5
+                      OR request_body IS NOT COALESCE(?6, request_body)
+                      OR response_schema IS NOT COALESCE(?7, response_schema)
+                      OR response_examples IS NOT (CASE WHEN ?8 = '[]' THEN response_examples ELSE ?8 END)
+                      OR access IS NOT (CASE WHEN ?9 = '{}' THEN access ELSE ?9 END))",
             )
             .and_then(|mut s| s.execute(params![id.to_string(), api.display_name, api.source_name, endpoint, params_json, request_body, response_schema, examples, access]))
             .map_err(Error::store(format!("updating API {id}")))?;
-            Ok(false)
+            Ok(if changed > 0 {
+                Landed::Updated
+            } else {
+                Landed::Unchanged
+            })
         }
         None => {
             tx.prepare_cached(
@@ -349,7 +387,7 @@ fn import_api(tx: &Transaction<'_>, id: &ApiId, api: &ApiRecord, ordinal: i64) -
             )
             .and_then(|mut s| s.execute(params![id.to_string(), id.tool().as_str(), ordinal, api.display_name, api.source_name, endpoint, params_json, request_body, response_schema, examples, access]))
             .map_err(Error::store(format!("adding API {id}")))?;
-            Ok(true)
+            Ok(Landed::Added)
         }
     }
 }

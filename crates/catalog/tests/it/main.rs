@@ -5,8 +5,10 @@
 mod bad_input;
 mod data;
 mod export_scale;
+mod export_valid;
 mod lint;
 mod mcp;
+mod multi_file;
 mod openapi;
 mod real_data;
 mod store;

@@ -76,7 +76,13 @@ fn reimport_is_idempotent_and_refined_docs_attach_as_versions() {
         (again.tools_added, again.apis_added, again.docs_added),
         (0, 0, 0)
     );
-    assert_eq!(again.apis_updated, 54);
+    // Nothing changed, so nothing counts as updated (issue 28, item 10).
+    assert_eq!(
+        (again.tools_updated, again.apis_updated),
+        (0, 0),
+        "{again:?}"
+    );
+    assert_eq!((again.tools_unchanged, again.apis_unchanged), (1, 54));
 
     let draft = import(&mut store, "restbench-tmdb/draft/TMDB_DRAFT.json");
     assert_eq!(
