@@ -634,7 +634,8 @@ pub struct RefineArgs {
     /// Stop cleanly after this many LLM calls (the run can be resumed).
     #[arg(long)]
     pub max_llm_calls: Option<u64>,
-    /// Print the estimated LLM calls and tokens, and spend nothing.
+    /// Print the most the run can cost (LLM calls, each repair of a malformed reply counted;
+    /// tokens; tool calls), and spend nothing. Needs no LLM.
     #[arg(long)]
     pub dry_run: bool,
     /// DRAFT ablation: no diversity check of exploration queries.
@@ -1080,7 +1081,8 @@ pub struct QuickstartArgs {
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Stored benchmark run ids (`bench list`); the first is the baseline of every delta.
-    /// None: the most recent runs (`--last`).
+    /// None: the most recent runs (`--last`); with no run stored, the report shows the stored
+    /// `bench retrieval` results alone.
     pub runs: Vec<i64>,
     /// When no run is named: report the N most recent runs (every run when there are fewer).
     #[arg(long, value_name = "N", default_value_t = 6)]

@@ -8,7 +8,7 @@
 //! - `settings`: `toolsmith.toml` and the environment as one typed `Config`;
 //! - `context`: the global flags and the config, resolved once per command;
 //! - `retrieval`, `executor`, `mcp_source`, `agents`, `benchmarks`: what several commands
-//!   build from the context;
+//!   build from the context; `suggest`: the closest ids to an unknown one;
 //! - `commands`: one module per command, none importing another.
 
 mod agents;
@@ -27,6 +27,7 @@ mod progress;
 mod retrieval;
 mod serving;
 mod settings;
+mod suggest;
 mod table;
 
 use std::process::ExitCode;

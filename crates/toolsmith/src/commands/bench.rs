@@ -203,6 +203,11 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
             "query {query}: gold `{name}` matched {api} by path shape"
         ));
     }
+    // Reading a large catalog and deriving its dependency edges takes seconds: say so.
+    let spinner = ctx.progress().spinner(format!(
+        "reading the {} catalog and deriving its dependency edges",
+        benchmark.name()
+    ));
     let corpus = retrieval::corpus(&store, &args.docs.selector())?;
     let config = ctx.config()?;
     let method = config.retrieve.method(args.method.method.map(Into::into));
@@ -224,6 +229,7 @@ pub(super) fn retrieval(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<E
         graph: retrieval::GraphSource::for_benchmark(own, &catalog),
         ..retrieval::PipelineSpec::new(ctx, Some(method))?
     };
+    spinner.finish_and_clear();
     // The standard cut-offs, then `--coverage-k`'s.
     let ks: Vec<usize> = COVERAGE_KS
         .into_iter()

@@ -10,7 +10,7 @@ use toolsmith_llm::CacheMode;
 
 use crate::cli::CallArgs;
 use crate::context::Context;
-use crate::{executor, printer};
+use crate::{executor, printer, suggest};
 
 /// Runs `toolsmith call`. Exit 0 when the tool succeeded, 1 when it answered
 /// with a failure, 2 on toolsmith's own errors.
@@ -31,7 +31,9 @@ pub(super) fn run(ctx: &Context, args: &CallArgs) -> anyhow::Result<ExitCode> {
         scratch.import(&native.import_batch(), false)?;
         book = ApiBook::from_catalog(&scratch.catalog(&DocSelector::Active, &scope)?);
     }
-    book.entry(&args.api)?;
+    if book.get(&args.api).is_none() {
+        return Err(suggest::unknown_api(ctx, &store, &args.api));
+    }
     let executor = executor::build(
         ctx,
         Arc::new(book),

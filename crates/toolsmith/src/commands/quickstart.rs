@@ -31,6 +31,10 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
     let work = work_dir(ctx.db());
     std::fs::create_dir_all(&work)
         .with_context(|| format!("creating the quickstart folder {}", work.display()))?;
+    // The tour's files are scratch: the folder ignores itself, so a checkout it lands in (the
+    // catalog beside a clone, as `scripts/install.sh` puts it) shows no stray folder.
+    let ignore = work.join(".gitignore");
+    std::fs::write(&ignore, IGNORE_ALL).with_context(|| format!("writing {}", ignore.display()))?;
     let spec_path = work.join("library_openapi.json");
     let spec = toolsmith_testbed::library_spec(&api.base_url);
     std::fs::write(&spec_path, serde_json::to_string_pretty(&spec)?)
@@ -165,6 +169,9 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// The tour folder's `.gitignore`: everything in it.
+const IGNORE_ALL: &str = "# written by `toolsmith quickstart`: every file here is scratch\n*\n";
 
 /// What to do to run the agent steps, in a few lines.
 const NO_LLM: &str = "

@@ -233,8 +233,11 @@ fn parse_mode(name: &str) -> anyhow::Result<CallMode> {
     })
 }
 
+/// The most one API of a run can cost.
+type Estimator = Box<dyn Fn(&ApiJob) -> Estimate>;
+
 /// The most one API of the run can cost, from the run's settings alone (no model is built).
-fn estimator(spec: &RunSpec) -> anyhow::Result<Box<dyn Fn(&ApiJob) -> Estimate>> {
+fn estimator(spec: &RunSpec) -> anyhow::Result<Estimator> {
     Ok(match spec.method {
         Method::Draft => {
             let settings: DraftSettings = serde_json::from_value(spec.settings.clone())

@@ -15,6 +15,11 @@ use crate::printer;
 /// Runs `toolsmith show`.
 pub(super) fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let store = ctx.store()?;
+    if let DocTarget::Api(id) = &args.id
+        && let Err(toolsmith_catalog::Error::UnknownApi(_)) = store.api(id)
+    {
+        return Err(crate::suggest::unknown_api(ctx, &store, id));
+    }
     let history = if args.all_versions {
         Some(store.doc_history(&args.id)?)
     } else {

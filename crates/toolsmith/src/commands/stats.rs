@@ -55,6 +55,10 @@ impl From<&TokenStats> for Summary {
 /// Runs `toolsmith stats`.
 pub(super) fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let store = ctx.store()?;
+    // Tokenizing every doc version twice takes seconds on a large catalog: say so.
+    let spinner = ctx
+        .progress()
+        .spinner("counting the tokens of every doc version (cl100k_base, o200k_base)");
     let scope = args.scope.scope();
     let active = store.catalog(&DocSelector::Active, &scope)?;
     let mut categories: Vec<&str> = active
@@ -116,6 +120,7 @@ pub(super) fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
             t.reduction_vs_original_pct = Some((1.0 - t.cl100k_base.mean_per_api / base) * 100.0);
         }
     }
+    spinner.finish_and_clear();
     let report = Report {
         tools: active.tools.len(),
         apis: active.api_count(),

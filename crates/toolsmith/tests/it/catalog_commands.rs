@@ -217,3 +217,80 @@ fn simulated_pages_have_the_page_size_of_toolsmith_toml() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Off a terminal, work that can take seconds says what it is doing on stderr, one plain line
+/// (a large catalog's `stats` or first search waited silently); `--quiet` silences it.
+#[test]
+fn slow_steps_say_what_they_do_on_stderr_off_a_terminal() {
+    let ws = Workspace::new();
+    tmdb(&ws);
+    let stats = ws.run(&["stats"]);
+    assert!(stats.status.success());
+    let stderr = String::from_utf8_lossy(&stats.stderr);
+    assert!(
+        stderr.contains("counting the tokens of every doc version"),
+        "{stderr}"
+    );
+    let search = ws.run(&["search", "movie credits", "--method", "bm25", "-k", "3"]);
+    assert!(search.status.success());
+    let stderr = String::from_utf8_lossy(&search.stderr);
+    assert!(
+        stderr.contains("building the bm25 index of 54 APIs ..."),
+        "{stderr}"
+    );
+    let quiet = ws.run(&["--quiet", "stats"]);
+    assert!(quiet.status.success());
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+}
+
+/// A query's filler words are BM25 stop words: "like" no longer ranks the images API (whose
+/// doc says "like") above the movie APIs.
+#[test]
+fn the_readme_query_finds_movie_apis_not_images() {
+    let ws = Workspace::new();
+    tmdb(&ws);
+    let hits: Vec<Value> = serde_json::from_str(&ws.ok(&[
+        "search",
+        "recommend movies like Titanic",
+        "--method",
+        "bm25",
+        "-k",
+        "3",
+        "--json",
+    ]))
+    .unwrap();
+    let apis: Vec<&str> = hits.iter().map(|h| h["api"].as_str().unwrap()).collect();
+    assert!(!apis[0].ends_with("_images"), "{apis:?}");
+    assert!(
+        apis.contains(&"tmdb/get_movie_movie_id_recommendations"),
+        "{apis:?}"
+    );
+}
+
+/// `call` and `show` of an unknown id name the closest ids.
+#[test]
+fn call_and_show_suggest_close_ids_for_an_unknown_one() {
+    let ws = Workspace::new();
+    tmdb(&ws);
+    for args in [
+        &["show", "tmdb/search_movie"][..],
+        &["call", "tmdb/search_movie", "--args", "{}"][..],
+    ] {
+        let out = ws.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no API `tmdb/search_movie` in the catalog; closest: "),
+            "{args:?}: {stderr}"
+        );
+        let closest = stderr.split("closest: ").nth(1).unwrap();
+        assert!(
+            closest.starts_with("tmdb/get_search_movie,"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -8,9 +8,27 @@ fn quickstart_imports_searches_and_calls_the_example_api_then_says_how_to_add_an
     let ws = Workspace::new();
     let no_data = ws.dir.path().join("no-data");
     std::fs::create_dir_all(&no_data).unwrap();
+    std::fs::write(no_data.join(".keep"), "").unwrap();
     let no_data = no_data.to_string_lossy().into_owned();
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(ws.dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(git(&["init", "-q"]).status.success());
 
     let first = ws.ok(&["quickstart", "--data-dir", &no_data]);
+    // The tour's folder ignores itself: a checkout it lands in shows nothing of it.
+    let status = git(&["status", "--porcelain", "--untracked-files=all"]);
+    let status = String::from_utf8(status.stdout).unwrap();
+    assert!(
+        status.contains("no-data/.keep"),
+        "git sees untracked files: {status}"
+    );
+    assert!(!status.contains("quickstart"), "{status}");
     assert!(first.contains("11 APIs added"), "{first}");
     assert!(
         first.contains(

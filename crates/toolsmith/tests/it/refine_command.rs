@@ -285,12 +285,22 @@ fn refine_dry_run_estimates_with_no_llm_configured() {
         "{easytool}"
     );
     let draft: Value = serde_json::from_str(&ws.ok(&[
-        "refine", "--method", "draft", "--apis", api, "--dry-run", "--json",
+        "refine",
+        "--method",
+        "draft",
+        "--apis",
+        api,
+        "--dry-run",
+        "--json",
     ]))
     .unwrap();
     // 5 rounds of 3 explorer tries, the analyzer and the rewriter, and the tool's description.
     assert_eq!(draft["estimate"]["requests"], 5 * (3 + 2) + 1, "{draft}");
-    assert_eq!(draft["estimate"]["llm_calls"], 3 * (5 * (3 + 2) + 1), "{draft}");
+    assert_eq!(
+        draft["estimate"]["llm_calls"],
+        3 * (5 * (3 + 2) + 1),
+        "{draft}"
+    );
     // Nothing was spent: no run was created.
     let out = ws.run(&["refine", "--resume"]);
     assert!(!out.status.success());
@@ -341,7 +351,11 @@ async fn unusable_replies_are_failures_within_the_dry_run_bound() {
     ws.use_llm(addr);
     let (dry, out) = tokio::task::spawn_blocking(move || {
         let dry: Value = serde_json::from_str(&ws.ok(&[
-            "refine", "--method", "easytool", "--dry-run", "--json",
+            "refine",
+            "--method",
+            "easytool",
+            "--dry-run",
+            "--json",
         ]))
         .unwrap();
         (dry, ws.ok(&["refine", "--method", "easytool"]))
@@ -352,9 +366,13 @@ async fn unusable_replies_are_failures_within_the_dry_run_bound() {
     // The instruction and the tool's description, each asked three times (two repairs).
     assert_eq!(made, 6, "{out}");
     let bound = dry["estimate"]["llm_calls"].as_u64().unwrap();
-    assert!(made <= bound, "{made} calls made, the dry run said at most {bound}");
     assert!(
-        out.contains("0 APIs refined") && out.contains("1 failed (1 of them: no model reply was usable"),
+        made <= bound,
+        "{made} calls made, the dry run said at most {bound}"
+    );
+    assert!(
+        out.contains("0 APIs refined")
+            && out.contains("1 failed (1 of them: no model reply was usable"),
         "{out}"
     );
     assert!(

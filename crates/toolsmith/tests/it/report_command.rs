@@ -252,13 +252,9 @@ fn a_report_with_no_agent_run_shows_the_retrieval_results() {
         "--data-dir",
         &data,
     ]);
-    let written: Value = serde_json::from_str(&ws.ok(&[
-        "report",
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ]))
-    .unwrap();
+    let written: Value =
+        serde_json::from_str(&ws.ok(&["report", "--out", out.to_str().unwrap(), "--json"]))
+            .unwrap();
     assert_eq!(written["runs"], serde_json::json!([]), "{written}");
     assert_eq!(written["retrieval_results"], 1, "{written}");
     let html = parse(&out.join("index.html"));

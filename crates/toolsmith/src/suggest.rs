@@ -1,0 +1,35 @@
+//! What an unknown API id's error suggests (`call`, `show`): the closest ids of the catalog.
+
+use toolsmith_catalog::{ApiId, DocSelector, Store};
+use toolsmith_retrieve::{Bm25Index, Filter, Retriever as _};
+
+use crate::context::Context;
+use crate::retrieval;
+
+/// Ids suggested for an unknown one.
+const CLOSEST: usize = 3;
+
+/// The error for an API id the catalog does not hold, naming the closest ids: the APIs BM25
+/// ranks first for the id's words, as `serve` suggests them.
+pub(crate) fn unknown_api(ctx: &Context, store: &Store, id: &ApiId) -> anyhow::Error {
+    let words: String = id
+        .to_string()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    let closest = (|| -> anyhow::Result<Vec<String>> {
+        let corpus = retrieval::corpus(store, &DocSelector::Active)?;
+        let index = Bm25Index::build(corpus, ctx.config()?.retrieve.settings().bm25);
+        let hits = ctx
+            .runtime()?
+            .block_on(index.search(&words, CLOSEST, &Filter::default()))?;
+        Ok(hits.into_iter().map(|h| h.api.to_string()).collect())
+    })();
+    match closest {
+        Ok(ids) if !ids.is_empty() => anyhow::anyhow!(
+            "no API `{id}` in the catalog; closest: {} (see `toolsmith tools`)",
+            ids.join(", ")
+        ),
+        _ => anyhow::anyhow!("no API `{id}` in the catalog (see `toolsmith tools`)"),
+    }
+}
