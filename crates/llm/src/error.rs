@@ -90,6 +90,22 @@ pub enum Error {
     /// The run's budget of calls or tokens is spent; the run should stop cleanly.
     #[error(transparent)]
     Budget(#[from] BudgetExhausted),
+    /// The request does not fit the model's configured context; it was not sent.
+    #[error(
+        "the {role} request for model `{model}` has about {prompt_tokens} prompt tokens (+{reserved} reserved for the reply), over the model's context of {context_tokens} tokens; it was not sent (raise `[llm] context_tokens` if the model takes more)"
+    )]
+    ContextExceeded {
+        /// The model it was for.
+        model: String,
+        /// The request's role.
+        role: String,
+        /// Its prompt tokens (counted with cl100k_base).
+        prompt_tokens: u64,
+        /// Tokens it reserved for the reply (`max_tokens`).
+        reserved: u64,
+        /// The configured context.
+        context_tokens: u64,
+    },
     /// Replay mode found no cached response for a request.
     #[error(
         "replay cache has no response for model `{model}`, last message starting {last_message_start:?}"

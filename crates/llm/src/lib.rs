@@ -64,6 +64,7 @@ pub use crate::structured::{Structured, StructuredSettings, ask_json, extract_js
 mod budget;
 mod cache;
 mod chat;
+mod context;
 mod embed;
 mod error;
 mod http;

@@ -12,6 +12,7 @@ use crate::chat::{
     ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ResponseFormat, ToolCall,
     ToolChoice, Usage,
 };
+use crate::context::check_context;
 use crate::error::{Error, MAX_MESSAGE_CHARS, Result};
 use crate::http::{HttpCore, redact_url};
 use crate::settings::{LlmSettings, Role};
@@ -24,6 +25,7 @@ pub struct OpenAiClient {
     http: HttpCore,
     model: String,
     role_models: BTreeMap<Role, String>,
+    context_tokens: Option<u64>,
 }
 
 impl OpenAiClient {
@@ -33,6 +35,7 @@ impl OpenAiClient {
             http: HttpCore::new(settings)?,
             model: settings.model.clone(),
             role_models: settings.role_models.clone(),
+            context_tokens: settings.context_tokens,
         })
     }
 
@@ -265,6 +268,7 @@ pub(crate) fn estimate_usage(
 #[async_trait]
 impl ChatModel for OpenAiClient {
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse> {
+        check_context(req, self.model_for(&req.role), self.context_tokens)?;
         let body = self.request_body(req);
         let raw = self.http.post_json("chat/completions", &body).await?;
         let url = redact_url(&self.http.endpoint("chat/completions"));

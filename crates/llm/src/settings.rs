@@ -111,6 +111,9 @@ pub struct LlmSettings {
     pub retry: RetrySettings,
     /// Requests in flight at once per client. By default, 8.
     pub max_in_flight: usize,
+    /// The models' context in tokens: a request whose prompt plus `max_tokens` exceeds it is
+    /// refused before it is sent. `None` checks nothing. By default, 128,000 (gpt-4o-mini's).
+    pub context_tokens: Option<u64>,
 }
 
 impl Default for LlmSettings {
@@ -125,6 +128,7 @@ impl Default for LlmSettings {
             connect_timeout_ms: 10_000,
             retry: RetrySettings::DEFAULT,
             max_in_flight: 8,
+            context_tokens: Some(128_000),
         }
     }
 }

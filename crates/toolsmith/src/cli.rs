@@ -758,7 +758,8 @@ pub enum BenchCommand {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// One run's summary and per-query scores, or one query's trace and scores.
+    /// One run's summary and per-query scores (CP, path set and the judged verdicts side by
+    /// side, with where they disagree), or one query's gold path, gold answer, trace and scores.
     Show(BenchShowArgs),
     /// Runs side by side (methods x metrics), with deltas against the first.
     Compare(BenchCompareArgs),
@@ -778,8 +779,9 @@ pub enum BenchCommand {
 /// Flags of `bench run`.
 #[derive(Debug, Args)]
 pub struct BenchRunArgs {
-    /// restbench-tmdb, toolbench-draft282, toolbench-g1, toolbench-g2, or a query file (with
-    /// `--catalog` for its tool specs, else scored against the `--db` catalog).
+    /// restbench-tmdb, toolbench-draft282, toolbench-g1, toolbench-g2, funcqa (FuncQA
+    /// one-hop, built-in tools), or a query file (with `--catalog` for its tool specs, else
+    /// scored against the `--db` catalog; FuncQA files, one-hop or multi-hop, need neither).
     #[arg(long, required_unless_present = "resume")]
     pub dataset: Option<String>,
     /// Tool specs to import (in memory) for a query file's queries.

@@ -63,6 +63,12 @@ pub struct QueryScores {
     /// without a gold answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer_correct: Option<bool>,
+    /// The gold path the query was scored against (empty in scores stored before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gold: Vec<ApiId>,
+    /// The gold answer, for datasets that have one (FuncQA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_answer: Option<f64>,
     /// The error taxonomy of a failed run (empty when it succeeded). The harness supplies no
     /// similarity or dependency relations yet, so tool misselection is never reported (a
     /// missing gold API counts as an incomplete invocation) and dependency neglect is found
@@ -126,12 +132,15 @@ impl QueryScores {
                 })
                 .sum(),
             answer_correct: None,
+            gold: gold.to_vec(),
+            gold_answer: None,
             errors,
         }
     }
 
     /// Scores the answer against a gold number (FuncQA's tolerance of 0.1%).
     pub fn with_gold_answer(mut self, record: &RunRecord, gold: Option<f64>) -> Self {
+        self.gold_answer = gold;
         self.answer_correct = gold.map(|gold| {
             record.answered()
                 && record
@@ -382,6 +391,8 @@ mod tests {
             limit: None,
             prompt_tokens: 80,
             answer_correct: None,
+            gold: Vec::new(),
+            gold_answer: None,
             errors,
         }
     }

@@ -150,6 +150,19 @@ pub(crate) fn index_page(ix: &Index<'_>) -> String {
         }
         h2 { "Comparison" }
         div.scroll { (comparison_table(ix.comparison)) }
+        @if ix.summaries.iter().any(|(_, _, s)| s.accuracy.is_some()) {
+            h3 { "Answer accuracy" }
+            p.muted { "FuncQA: answers whose stated number is within 0.1% of the gold one." }
+            table {
+                tr { th { "run" } th { "name" } th { "accuracy %" } }
+                @for (id, name, s) in ix.summaries {
+                    tr {
+                        td { (id) } td { (name) }
+                        td.num { @match s.accuracy { Some(a) => (format!("{a:.1}")), None => "-" } }
+                    }
+                }
+            }
+        }
         @if !ix.figures.is_empty() || ix.tokens.is_some() {
             h2 { "Plots" }
             div.plots {
@@ -292,7 +305,7 @@ fn query_matrix(runs: &[ReportRun]) -> Markup {
         @if order.is_empty() {
             p.muted { "No query results." }
         } @else {
-            p.muted { "✓ success (every gold API called and answered), ✗ not; each links the query's trace." }
+            p.muted { "✓ success (every gold API called and answered; where the dataset has a gold answer, as FuncQA does, the answer matches it), ✗ not; each links the query's trace." }
             table {
                 tr { th { "query" } th { "text" } @for r in runs { th { "#" (r.run.id) } } }
                 @for (id, text) in &order {
@@ -303,9 +316,10 @@ fn query_matrix(runs: &[ReportRun]) -> Markup {
                             @match cells.get(&(*id, r.run.id.0)) {
                                 None => td { "-" },
                                 Some((position, result)) => {
-                                    td class=(if result.scores.success { "ok" } else { "fail" }) {
+                                    @let passed = query_passed(&result.scores);
+                                    td class=(if passed { "ok" } else { "fail" }) {
                                         a href=(query_file(&r.run, *position)) {
-                                            @if result.scores.success { "✓" } @else { "✗" }
+                                            @if passed { "✓" } @else { "✗" }
                                             " " (result.scores.finish.as_str())
                                         }
                                     }
@@ -317,6 +331,12 @@ fn query_matrix(runs: &[ReportRun]) -> Markup {
             }
         }
     }
+}
+
+/// Whether a query is ticked: its answer matches the gold one where the dataset has one
+/// (FuncQA, where only the answer counts), else it succeeded. A wrong answer is never ticked.
+pub(crate) fn query_passed(scores: &crate::harness::QueryScores) -> bool {
+    scores.answer_correct.unwrap_or(scores.success)
 }
 
 /// One query of one run: its scores and its trace.
@@ -343,6 +363,10 @@ pub(crate) fn query_page(run: &BenchRun, result: &StoredResult) -> String {
                 td.num { (s.api_calls) } td.num { (s.gold_len) } td.num { (s.tokens) }
                 td.num { (s.llm_calls) } td.num { (s.tool_calls) } td.num { (s.wall_ms) }
             }
+        }
+        @if let Some(gold) = s.gold_answer {
+            p { "Gold answer: " code { (gold) } " — the run's answer "
+                @if s.answer_correct == Some(true) { "matches it" } @else { "does not match it" } }
         }
         @if !s.errors.is_empty() {
             p { "Error kinds: " @for (i, k) in s.errors.iter().enumerate() { @if i > 0 { ", " } code { (k.as_str()) } } }

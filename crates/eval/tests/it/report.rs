@@ -126,3 +126,38 @@ async fn two_runs_become_an_index_query_pages_plots_and_doc_diffs() {
         assert!(query.contains(&gold.to_string()), "the called API {gold}");
     }
 }
+
+#[tokio::test]
+async fn a_wrong_answer_is_never_ticked_and_accuracy_is_shown() {
+    let store = BenchStore::in_memory().unwrap();
+    let first = stored_run(&store, &spec(None)).await;
+    let mut results = store.results(first).unwrap();
+    let ticked_before = results.iter().filter(|r| r.scores.success).count();
+    assert!(ticked_before > 0);
+    // As on FuncQA: the gold call was made and the run answered (success), but the answer's
+    // number is wrong. The other queries' answers match.
+    for (i, r) in results.iter_mut().enumerate() {
+        r.scores.gold_answer = Some(92.256);
+        r.scores.answer_correct = Some(i != 0 && r.scores.success);
+    }
+    assert!(results[0].scores.success);
+    let input = ReportInput {
+        runs: vec![ReportRun {
+            run: store.run(first).unwrap(),
+            results,
+        }],
+        retrieval: Vec::new(),
+        doc_diffs: Vec::new(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    write_report(&input, &out).unwrap();
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    // Every successful query but the wrong one is ticked.
+    assert_eq!(
+        index.matches(r#"class="ok""#).count(),
+        ticked_before - 1,
+        "{index}"
+    );
+    assert!(index.contains("Answer accuracy"));
+}

@@ -158,3 +158,25 @@ async fn requests_in_flight_are_bounded() -> anyhow::Result<()> {
     assert_eq!(server.max_in_flight(), 2);
     Ok(())
 }
+
+#[tokio::test]
+async fn a_request_over_the_configured_context_is_refused_before_it_is_sent() -> anyhow::Result<()>
+{
+    let server = MockServer::start([])
+        .await
+        .always(Canned::json(completion("ok")));
+    let mut settings = server.settings();
+    settings.context_tokens = Some(1_000);
+    let client = OpenAiClient::new(&settings)?;
+    let big = ChatRequest::new("judge", vec![Message::user("hello world ".repeat(2_000))]);
+    let err = client.chat(&big).await.unwrap_err();
+    assert!(
+        matches!(err, Error::ContextExceeded { context_tokens: 1_000, prompt_tokens, .. } if prompt_tokens > 1_000),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("was not sent"), "{err}");
+    // A request that fits goes through; the server saw only that one.
+    assert!(client.chat(&req()).await.is_ok());
+    assert_eq!(server.requests().len(), 1);
+    Ok(())
+}

@@ -386,12 +386,15 @@ fn print_summaries(rows: &[SummaryRow]) -> anyhow::Result<()> {
     }
     if let [(_, _, _, Some(j))] = rows {
         printer::line(format!(
-            "judged {} queries {} time{}: pass rate {:.1}% (ToolEval), {:.1}% (AnyTool)",
+            "judged {} queries {} time{}: pass rate {:.1}% (ToolEval), {:.1}% (AnyTool); judging took {} LLM calls ({} from the cache), {} tokens",
             j.queries,
             j.judge_runs,
             if j.judge_runs == 1 { "" } else { "s" },
             j.tooleval,
-            j.anytool
+            j.anytool,
+            j.usage.calls,
+            j.usage.cache_hits,
+            j.usage.tokens()
         ))?;
     }
     Ok(())
@@ -467,6 +470,7 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
             return Ok(ExitCode::SUCCESS);
         }
         printer::line(format!("query {query}: {}", result.run.query))?;
+        super::bench_show::print_gold(&result)?;
         for event in &result.run.trace {
             printer::line(toolsmith_solve::render(&event.event))?;
         }
@@ -501,47 +505,7 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
         run.spec.protocol.as_str()
     ))?;
     print_summaries(&[(id, run.name.clone(), summary, judged)])?;
-    let mut t = table::new([
-        "query",
-        "finish",
-        "limit",
-        "CP",
-        "path-set",
-        "F1",
-        "success",
-        "answer",
-        "covered",
-        "calls run/rejected/unknown",
-        "tokens",
-        "errors",
-    ]);
-    let yes = |b: bool| if b { "yes" } else { "no" }.to_owned();
-    for (query, s) in &scores {
-        t.add_row(vec![
-            query.clone(),
-            s.finish.as_str().to_owned(),
-            s.limit
-                .map_or_else(|| "-".to_owned(), |l| l.as_str().to_owned()),
-            yes(s.correct_path),
-            yes(s.path_set),
-            format!("{:.3}", s.path_f1),
-            yes(s.success),
-            s.answer_correct.map_or_else(|| "-".to_owned(), yes),
-            yes(s.offered_covers),
-            format!(
-                "{}/{}/{}",
-                s.calls.executed, s.calls.rejected, s.calls.unknown_tool
-            ),
-            s.tokens.to_string(),
-            s.errors
-                .iter()
-                .map(|k| k.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
-        ]);
-    }
-    table::align_right(&mut t, [5, 9, 10]);
-    table::print(&t)?;
+    super::bench_show::print_queries(&bench, id, &scores)?;
     Ok(ExitCode::SUCCESS)
 }
 

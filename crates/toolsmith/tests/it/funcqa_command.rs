@@ -186,11 +186,30 @@ async fn funcqa_runs_scores_accuracy_and_is_judged() {
             let mean = judged[rule]["mean"].as_f64().unwrap();
             assert!((mean - 200.0 / 3.0).abs() < 1e-9, "{rule} {mean}");
         }
-        // The human table shows the same.
+        // Judging asked each question only as often as a protocol needed: 2 answer questions
+        // for each solved query (ToolEval's 4 samples and AnyTool's 3 votes share them and
+        // stop once settled), 3 answer and 3 solvability questions for the wrong one.
+        assert_eq!(judged["usage"]["calls"], 10, "{judged}");
+        // The human table shows the same, with CP and the verdicts side by side: the wrong
+        // answer followed the gold path, so CP and the judges disagree on it.
         let shown = ws.ok(&["bench", "show", "1"]);
         assert!(shown.contains("accuracy%"), "{shown}");
         assert!(shown.contains("pass% ToolEval"), "{shown}");
         assert!(shown.contains("protocol toolsmith"), "{shown}");
+        assert!(shown.contains("pass AnyTool"), "{shown}");
+        assert!(
+            shown.contains(
+                "CP vs ToolEval: disagree on 1 of 3 queries (CP only: 1, ToolEval only: 0)"
+            ),
+            "{shown}"
+        );
+        // One query: its gold answer next to the run's.
+        let query = ws.ok(&["bench", "show", "1", "2"]);
+        assert!(
+            query.contains("gold answer: 2.2481 (the run's answer does not match it)"),
+            "{query}"
+        );
+        assert!(query.contains("gold path: funcqa/power"), "{query}");
 
         // A second run (from the LLM cache), and its win rate against the first: the judge
         // calls every pair a tie, in both orders.
@@ -213,6 +232,57 @@ async fn funcqa_runs_scores_accuracy_and_is_judged() {
         assert_eq!(rows[1]["win_rate"]["win_rate"], 0.0);
         assert_eq!(rows[1]["win_rate"]["tie_rate"], 100.0);
         assert!(compared["runs"].as_array().is_some_and(|r| r.len() == 2));
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_multi_hop_funcqa_file_runs_and_shows_its_gold_answer() {
+    let ws = Workspace::new();
+    let file = ws.dir.path().join("funcqa_mh.json");
+    let profit = "A company had a profit of $ 535323 this year. If the profit decreases by 3% every year, what will the profit be after 3 years?";
+    let power = "Raise 0.89 to the power 8.";
+    // FuncQA's multi-hop shape: a `calculation` list, answers as strings.
+    std::fs::write(
+        &file,
+        json!([
+            {"question": power, "answer": "0.3936", "calculation": ["<power>(0.89, 8)=0.3936"]},
+            {"question": profit, "answer": "488574.848379",
+             "calculation": ["<power>(0.97,3)=0.912673", "<multiply>(535323,0.912673)=488574.848379"]}
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    // The loopback model makes each question's first call and answers with its result: right
+    // for the one-call question, wrong (an intermediate value) for the two-call one.
+    let funcs: Funcs = Arc::new(HashMap::from([
+        (power.to_owned(), "<power>(0.89, 8)=0.3936".to_owned()),
+        (profit.to_owned(), "<power>(0.97,3)=0.912673".to_owned()),
+    ]));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(funcs);
+    let addr = serve_loopback(app).await;
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
+    )
+    .unwrap();
+    let path = file.to_string_lossy().into_owned();
+    tokio::task::spawn_blocking(move || {
+        let out = json_of(&ws.ok(&["bench", "run", "--dataset", &path, "--json"]));
+        let summary = &out["summary"];
+        assert_eq!(summary["queries"], 2);
+        assert_eq!(summary["accuracy"], 50.0, "{summary}");
+        // The two-call question's gold path is its chain: one call of it is not CP.
+        assert_eq!(summary["cp"], 50.0, "{summary}");
+        let query = ws.ok(&["bench", "show", "1", "1"]);
+        assert!(
+            query.contains("gold path: funcqa/power -> funcqa/multiply"),
+            "{query}"
+        );
+        assert!(query.contains("gold answer: 488574.848379"), "{query}");
     })
     .await
     .unwrap();
