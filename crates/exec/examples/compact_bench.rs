@@ -9,7 +9,7 @@
 //!
 //! `cargo run -p toolsmith-exec --example compact_bench -- spotify=/tmp/spotify_oas.json ...`
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -116,7 +116,7 @@ fn endpoint(entry: &BookEntry) -> String {
 }
 
 /// Every API of the spec at `path`, simulated `rounds` times, measured at each budget.
-fn measure(path: &PathBuf, rounds: usize) -> Result<Value, Box<dyn std::error::Error>> {
+fn measure(path: &Path, rounds: usize) -> Result<Value, Box<dyn std::error::Error>> {
     let mut store = Store::in_memory()?;
     store.import(&read_source(path, &ImportOptions::default())?, false)?;
     let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
