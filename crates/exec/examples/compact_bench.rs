@@ -1,38 +1,102 @@
-//! Measures what an agent keeps of TMDB's simulated responses at ToolBench's
-//! 1,024 characters: the share of ids and names that survive whole, with
-//! ToolBench's plain cut against structure-aware compaction
-//! (`toolsmith_exec::compact`), and how many outputs stay valid JSON.
+//! Measures what an agent keeps of simulated responses at 1,024 and 2,048 characters,
+//! ToolBench's plain cut against structure-aware compaction (`toolsmith_exec::compact`): the
+//! share of identity fields (`id`, `name`, `type`, `uri`, ... at any depth) that survive
+//! whole, the objects compaction emptied (it must be none), and the outputs that stay JSON.
 //!
-//! `cargo run -p toolsmith-exec --example compact_bench [-- BUDGET]`
+//! TMDB (RestBench's spec, from the shared data) is always measured; more OpenAPI specs are
+//! given as `NAME=PATH` (Spotify's from RestGPT, GitHub's and Stripe's descriptions: bring
+//! them locally, never into the repository):
+//!
+//! `cargo run -p toolsmith-exec --example compact_bench -- spotify=/tmp/spotify_oas.json ...`
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::{Value, json};
-use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_source};
-use toolsmith_exec::compact::{compact_text, keys_kept};
-use toolsmith_exec::{ApiBook, Simulator};
+use serde_json::{Map, Value, json};
+use toolsmith_catalog::{DocSelector, Endpoint, ImportOptions, Scope, Store, read_source};
+use toolsmith_exec::compact::{Hints, compact_text_with, emptied_objects, keys_kept};
+use toolsmith_exec::{ApiBook, BookEntry, Simulator};
 
-/// Arguments for an API: every required parameter, filled by type, and
+/// The budgets measured, in characters.
+const BUDGETS: [usize; 2] = [1024, 2048];
+
+/// Arguments for an API: every required parameter filled by type (`round` varies them), and
 /// `append_to_response=credits` where the API takes it.
-fn args_for(book: &ApiBook, api: &toolsmith_catalog::ApiId, round: usize) -> Value {
-    let mut args = serde_json::Map::new();
-    if let Some(entry) = book.get(api) {
-        for p in &entry.api.api.params {
-            let first_choice = p.schema.get("enum").and_then(|e| e.get(0)).cloned();
-            let value = match p.schema.get("type").and_then(Value::as_str) {
-                _ if first_choice.is_some() => first_choice.unwrap_or_default(),
-                Some("integer") => json!(550 + round),
-                Some("number") => json!(1.5),
-                Some("boolean") => json!(true),
-                _ if p.name == "append_to_response" => json!("credits"),
-                _ => json!(["Titanic", "Dune", "Universal"][round % 3]),
-            };
-            if p.required || p.name == "append_to_response" {
-                args.insert(p.name.clone(), value);
-            }
+fn args_for(entry: &BookEntry, round: usize) -> Value {
+    let mut args = Map::new();
+    for p in &entry.api.api.params {
+        let first_choice = p.schema.get("enum").and_then(|e| e.get(0)).cloned();
+        let value = match p.schema.get("type").and_then(Value::as_str) {
+            _ if first_choice.is_some() => first_choice.unwrap_or_default(),
+            Some("integer") => json!(550 + round),
+            Some("number") => json!(1.5),
+            Some("boolean") => json!(true),
+            _ if p.name == "append_to_response" => json!("credits"),
+            _ => json!(["Titanic", "Dune", "Universal"][round % 3]),
+        };
+        if p.required || p.name == "append_to_response" {
+            args.insert(p.name.clone(), value);
         }
     }
     Value::Object(args)
+}
+
+/// Counts over one spec's responses at one budget.
+#[derive(Default)]
+struct Tally {
+    responses: usize,
+    over_budget: usize,
+    identity_fields: usize,
+    kept_plain: usize,
+    kept_compact: usize,
+    over_identity_fields: usize,
+    over_kept_plain: usize,
+    over_kept_compact: usize,
+    emptied_objects: usize,
+    valid_json_plain: usize,
+    valid_json_compact: usize,
+}
+
+impl Tally {
+    fn add(&mut self, body: &Value, text: &str, hints: Hints<'_>, budget: usize) {
+        let plain = toolsmith_plumbing::text::truncate_with(text, budget, "...");
+        let compacted = compact_text_with(text, hints, budget);
+        let (plain_kept, total) = keys_kept(body, &plain);
+        let (compact_kept, _) = keys_kept(body, &compacted);
+        self.responses += 1;
+        self.identity_fields += total;
+        self.kept_plain += plain_kept;
+        self.kept_compact += compact_kept;
+        if text.chars().count() > budget {
+            self.over_budget += 1;
+            self.over_identity_fields += total;
+            self.over_kept_plain += plain_kept;
+            self.over_kept_compact += compact_kept;
+        }
+        if let Ok(envelope) = serde_json::from_str::<Value>(text) {
+            self.emptied_objects += emptied_objects(&envelope, &compacted);
+        }
+        self.valid_json_plain += usize::from(serde_json::from_str::<Value>(&plain).is_ok());
+        self.valid_json_compact += usize::from(serde_json::from_str::<Value>(&compacted).is_ok());
+    }
+
+    fn report(&self) -> Value {
+        json!({
+            "responses": self.responses,
+            "responses_over_budget": self.over_budget,
+            "identity_fields": self.identity_fields,
+            "kept_share_plain_cut": share(self.kept_plain, self.identity_fields),
+            "kept_share_compaction": share(self.kept_compact, self.identity_fields),
+            "over_budget_identity_fields": self.over_identity_fields,
+            "over_budget_kept_plain_cut": self.over_kept_plain,
+            "over_budget_kept_compaction": self.over_kept_compact,
+            "over_budget_kept_share_plain_cut": share(self.over_kept_plain, self.over_identity_fields),
+            "over_budget_kept_share_compaction": share(self.over_kept_compact, self.over_identity_fields),
+            "emptied_objects_compaction": self.emptied_objects,
+            "valid_json_plain_cut": self.valid_json_plain,
+            "valid_json_compaction": self.valid_json_compact,
+        })
+    }
 }
 
 fn share(kept: usize, of: usize) -> f64 {
@@ -43,70 +107,75 @@ fn share(kept: usize, of: usize) -> f64 {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let budget: usize = std::env::args()
-        .nth(1)
-        .map(|b| b.parse())
-        .transpose()?
-        .unwrap_or(1024);
-    let data_dir = toolsmith_plumbing::data::data_dir()?;
+/// The endpoint compaction is told of: the path template, else the API's name.
+fn endpoint(entry: &BookEntry) -> String {
+    match &entry.api.api.endpoint {
+        Endpoint::Http { path, .. } => path.clone(),
+        _ => entry.api.api.name.clone(),
+    }
+}
+
+/// Every API of the spec at `path`, simulated `rounds` times, measured at each budget.
+fn measure(path: &Path, rounds: usize) -> Result<Value, Box<dyn std::error::Error>> {
     let mut store = Store::in_memory()?;
-    let path = data_dir.join("restbench-tmdb/restgpt/tmdb_oas.json");
-    store.import(&read_source(&path, &ImportOptions::default())?, false)?;
+    store.import(&read_source(path, &ImportOptions::default())?, false)?;
     let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
     let book = Arc::new(ApiBook::from_catalog(&catalog));
     let sim = Simulator::new(Arc::clone(&book));
     let mut ids: Vec<_> = book.ids().cloned().collect();
     ids.sort();
-    // [all responses, responses over the budget]: ids and names, kept by the
-    // plain cut, kept by compaction; responses, valid JSON of each.
-    let mut keys = [[0usize; 3]; 2];
-    let mut outputs = [[0usize; 3]; 2];
-    for round in 0..3 {
+    let mut tallies: Vec<Tally> = BUDGETS.iter().map(|_| Tally::default()).collect();
+    for round in 0..rounds {
         for api in &ids {
             let entry = book.get(api).ok_or("missing API")?;
-            let body = sim
-                .synthesize(entry, &args_for(&book, api, round))
-                .ok_or("not simulable")?;
+            let Some(body) = sim.synthesize(entry, &args_for(entry, round)) else {
+                continue;
+            };
             // The observation text as the solvers send it.
             let text = json!({"error": "", "response": body}).to_string();
-            let plain = toolsmith_plumbing::text::truncate_with(&text, budget, "...");
-            let schema = entry.api.api.response_schema.as_ref();
-            let compacted = compact_text(&text, schema, budget);
-            if compacted.chars().count() > budget {
-                return Err(format!("{api}: compaction went over the budget").into());
-            }
-            let (plain_kept, total) = keys_kept(&body, &plain);
-            let (compact_kept, _) = keys_kept(&body, &compacted);
-            let over = text.chars().count() > budget;
-            for (slot, counts) in keys.iter_mut().enumerate() {
-                if slot == 1 && !over {
-                    continue;
+            let endpoint = endpoint(entry);
+            let hints = Hints {
+                schema: entry.api.api.response_schema.as_ref(),
+                endpoint: Some(&endpoint),
+            };
+            for (tally, budget) in tallies.iter_mut().zip(BUDGETS) {
+                tally.add(&body, &text, hints, budget);
+                if compact_text_with(&text, hints, budget).chars().count() > budget {
+                    return Err(format!("{api}: compaction went over {budget}").into());
                 }
-                counts[0] += total;
-                counts[1] += plain_kept;
-                counts[2] += compact_kept;
-                let out = &mut outputs[slot];
-                out[0] += 1;
-                out[1] += usize::from(serde_json::from_str::<Value>(&plain).is_ok());
-                out[2] += usize::from(serde_json::from_str::<Value>(&compacted).is_ok());
             }
         }
     }
-    let report = json!({
-        "budget_chars": budget,
-        "responses": outputs[0][0],
-        "responses_over_budget": outputs[1][0],
-        "ids_and_names": keys[0][0],
-        "kept_share_plain_cut": share(keys[0][1], keys[0][0]),
-        "kept_share_compaction": share(keys[0][2], keys[0][0]),
-        "over_budget_ids_and_names": keys[1][0],
-        "over_budget_kept_share_plain_cut": share(keys[1][1], keys[1][0]),
-        "over_budget_kept_share_compaction": share(keys[1][2], keys[1][0]),
-        "valid_json_plain_cut": outputs[0][1],
-        "valid_json_compaction": outputs[0][2],
-    });
+    let mut report = Map::new();
+    report.insert("apis".into(), json!(ids.len()));
+    for (tally, budget) in tallies.iter().zip(BUDGETS) {
+        report.insert(budget.to_string(), tally.report());
+    }
+    Ok(Value::Object(report))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let data_dir = toolsmith_plumbing::data::data_dir()?;
+    let mut specs = vec![(
+        "tmdb".to_owned(),
+        data_dir.join("restbench-tmdb/restgpt/tmdb_oas.json"),
+    )];
+    for arg in std::env::args().skip(1) {
+        let (name, path) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("`{arg}`: give specs as NAME=PATH"))?;
+        specs.push((name.to_owned(), PathBuf::from(path)));
+    }
+    let mut report = Map::new();
+    for (name, path) in &specs {
+        let rounds = if name == "tmdb" { 3 } else { 1 };
+        let measured = measure(path, rounds).map_err(|e| format!("{name}: {e}"))?;
+        report.insert(name.clone(), measured);
+    }
     let mut out = std::io::stdout().lock();
-    std::io::Write::write_all(&mut out, format!("{report:#}\n").as_bytes())?;
+    std::io::Write::write_all(
+        &mut out,
+        format!("{:#}\n", Value::Object(report)).as_bytes(),
+    )?;
     Ok(())
 }

@@ -224,7 +224,9 @@ mod tests {
         let small = json!({"error": "", "response": {"id": 1}}).to_string();
         assert_eq!(present(&small, Hints::default(), 1024, &shelf), small);
         assert!(shelf.is_empty());
-        let items: Vec<Value> = (0..100).map(|i| json!({"id": i, "name": "x".repeat(30)})).collect();
+        let items: Vec<Value> = (0..100)
+            .map(|i| json!({"id": i, "name": "x".repeat(30)}))
+            .collect();
         let big = json!({"error": "", "response": {"items": items}}).to_string();
         let shown = present(&big, Hints::default(), 1024, &shelf);
         assert!(shown.chars().count() <= 1024, "{shown}");

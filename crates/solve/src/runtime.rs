@@ -241,7 +241,12 @@ impl Runtime {
                         _ => a.name.as_str(),
                     }),
                 };
-                present(&observation_text(&observation), hints, limit, toolset.shelf())
+                present(
+                    &observation_text(&observation),
+                    hints,
+                    limit,
+                    toolset.shelf(),
+                )
             }
         };
         let answered = self.record(

@@ -202,7 +202,9 @@ fn endpoint_words(endpoint: &str) -> Vec<String> {
         .split('/')
         .filter(|s| !s.is_empty() && !s.starts_with('{') && !s.starts_with(':'))
         .collect();
-    let tail = literal.get(literal.len().saturating_sub(2)..).unwrap_or(&[]);
+    let tail = literal
+        .get(literal.len().saturating_sub(2)..)
+        .unwrap_or(&[]);
     let mut words = Vec::new();
     for segment in tail {
         for word in segment.split(|c: char| !c.is_ascii_alphanumeric()) {

@@ -171,42 +171,43 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
         out.insert(first.0.clone(), least(first.1, ctx));
         return Value::Object(out);
     }
-    grow_fields(map, &order, &mut out, &mut used, budget, ctx, true);
-    for (name, class) in &order {
-        if *class == Class::Link {
-            add(&mut out, &mut used, name);
-        }
+    let (links, plain): (Vec<&(&str, Class)>, Vec<_>) =
+        order.iter().partition(|f| f.1 == Class::Link);
+    let plain: Vec<&str> = plain.into_iter().map(|f| f.0).collect();
+    grow_fields(map, &plain, &mut out, &mut used, budget, ctx);
+    let link_names: Vec<&str> = links.into_iter().map(|f| f.0).collect();
+    for name in &link_names {
+        add(&mut out, &mut used, name);
     }
-    grow_fields(map, &order, &mut out, &mut used, budget, ctx, false);
+    grow_fields(map, &link_names, &mut out, &mut used, budget, ctx);
     Value::Object(out)
 }
 
-/// Grows the shown fields toward their whole value, in order: with `shares`, each takes at
-/// most an equal share of what is left, so that the first does not starve the rest.
+/// Grows the shown fields of `names` toward their whole value, each rendered once: the ones
+/// that want least go first and take at most an equal share of what is left, so that what
+/// they leave goes to the larger ones and none starves the rest.
 fn grow_fields(
     map: &Map<String, Value>,
-    order: &[(&str, Class)],
+    names: &[&str],
     out: &mut Map<String, Value>,
     used: &mut usize,
     budget: usize,
     ctx: &Context,
-    shares: bool,
 ) {
-    let growing: Vec<&str> = order
+    let mut growing: Vec<(&str, usize)> = names
         .iter()
-        .map(|(name, _)| *name)
-        .filter(|name| out.get(*name).is_some_and(|v| Some(v) != map.get(*name)))
+        .filter_map(|name| {
+            let (whole, shown) = (map.get(*name)?, out.get(*name)?);
+            (whole != shown).then(|| (*name, size(whole).saturating_sub(size(shown))))
+        })
         .collect();
-    for (i, name) in growing.iter().enumerate() {
-        let (Some(whole), Some(shown)) = (map.get(*name), out.get_mut(*name)) else {
+    growing.sort_by_key(|(_, want)| *want);
+    let count = growing.len();
+    for (i, (name, _)) in growing.into_iter().enumerate() {
+        let (Some(whole), Some(shown)) = (map.get(name), out.get_mut(name)) else {
             continue;
         };
-        let spare = budget.saturating_sub(*used);
-        let extra = if shares {
-            spare / (growing.len() - i)
-        } else {
-            spare
-        };
+        let extra = budget.saturating_sub(*used) / (count - i);
         let now = size(shown);
         let grown = render(whole, now + extra, ctx);
         let new = size(&grown);

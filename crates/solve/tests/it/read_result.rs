@@ -94,7 +94,10 @@ async fn a_cut_observation_is_read_in_full_page_by_page() {
         assert!(page.chars().count() <= 1024);
         read.push_str(page.split_once('\n').unwrap().1);
     }
-    assert_eq!(read, whole, "the pages put together are the whole observation");
+    assert_eq!(
+        read, whole,
+        "the pages put together are the whole observation"
+    );
     // The tool is offered once something was cut, not before.
     let offered = |i: usize| {
         llm.requests()[i]
@@ -112,7 +115,10 @@ async fn a_jq_filter_reads_what_compaction_left_out() {
     )));
     let filter = "[.response.items[].album.name]";
     let replies = vec![
-        Reply::tool_call(READ_RESULT, args(json!({"handle": "r1", "jq_filter": filter}))),
+        Reply::tool_call(
+            READ_RESULT,
+            args(json!({"handle": "r1", "jq_filter": filter})),
+        ),
         Reply::tool_call(READ_RESULT, args(json!({"handle": "r9", "offset": 0}))),
         Reply::tool_call("Finish", answer("12 albums")),
     ];
@@ -121,7 +127,11 @@ async fn a_jq_filter_reads_what_compaction_left_out() {
     let names: Value = serde_json::from_str(&reads[0].0).unwrap();
     let expected: Vec<String> = (0..12).map(|i| format!("Album \"{i}\" é")).collect();
     assert_eq!(names["response"], json!(expected), "{}", reads[0].0);
-    assert!(reads[1].0.contains("no cut observation has the handle `r9`"));
+    assert!(
+        reads[1]
+            .0
+            .contains("no cut observation has the handle `r9`")
+    );
     assert_eq!(reads[1].1, CallOutcome::Rejected);
 }
 
@@ -134,7 +144,10 @@ async fn the_paper_protocol_cuts_plainly_and_offers_no_reader() {
     let settings = AgentSettings::default().with_protocol(Protocol::Paper);
     let (run, llm) = run(replies, settings).await;
     let (first, _) = &observations(&run, SEARCH)[0];
-    assert!(first.ends_with("...") && !first.contains("\"cut\""), "{first}");
+    assert!(
+        first.ends_with("...") && !first.contains("\"cut\""),
+        "{first}"
+    );
     let reads = observations(&run, READ_RESULT);
     assert_eq!(reads[0].1, CallOutcome::UnknownTool);
     assert!(
