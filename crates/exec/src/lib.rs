@@ -13,7 +13,9 @@
 //!   [`Secret`]s and sent as each API's security requirement says, see
 //!   [`Credentials`]; host allow-list, timeouts, retries and a size cap),
 //!   [`NativeTools`] (FuncQA's arithmetic), [`Simulator`] (deterministic
-//!   responses synthesized from response schemas and examples), and
+//!   responses synthesized from response schemas and examples, their values
+//!   optionally written by a [`ResponseOracle`] under [`Fill::Llm`], and
+//!   what a session's calls changed kept for its next reads), and
 //!   [`ModeExecutor`] over a [`ResponseCache`] for record and replay, and
 //!   (feature `mcp`, on by default) [`McpExecutor`] for the tools of MCP
 //!   servers over stdio or streamable HTTP, with [`McpClient`] to list them.

@@ -17,7 +17,18 @@
 //! and `append_to_response` adds the named sub-resources. Values are drawn
 //! per entity type (a company's name from companies), one entity's fields
 //! from one example record, and an entity shown by a search keeps its name
-//! in later responses of the same simulator.
+//! in later responses of the same simulator. An argument fills only the
+//! field of its name at its own level (the root, or the one object the root
+//! wraps), a `limit`-style argument sizes the page, and the invariants of
+//! the `invariants` module are restored.
+//!
+//! Two more things make a session believable:
+//! - with [`Fill::Llm`], the oracle (the configured model) rewrites the
+//!   values of each draft from the doc, the arguments and the entities the
+//!   session has shown; the answer is checked against the schema and
+//!   repaired from the draft (`repair`), or refused when it is not JSON;
+//! - the session's state (`state`): an item created, changed or deleted by
+//!   a call is seen so by the next read or listing of its collection.
 
 mod ask;
 mod invariants;

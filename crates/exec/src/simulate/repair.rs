@@ -3,6 +3,7 @@
 //! required field is added from the draft, an unknown one dropped), so the
 //! model's values survive wherever they are valid.
 
+use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
 
 /// Rounds of repair before the draft is taken whole.
@@ -29,17 +30,9 @@ pub(crate) fn conform(schema: &Value, answer: Value, draft: &Value) -> Conformed
     let mut value = answer;
     let mut repairs = 0;
     for _ in 0..MAX_ROUNDS {
-        let mut broken: Vec<(String, Option<String>)> = validator
+        let mut broken: Vec<(String, Fix)> = validator
             .iter_errors(&value)
-            .map(|e| {
-                let missing = match e.kind() {
-                    jsonschema::error::ValidationErrorKind::Required { property } => {
-                        property.as_str().map(str::to_owned)
-                    }
-                    _ => None,
-                };
-                (e.instance_path().as_str().to_owned(), missing)
-            })
+            .map(|e| (e.instance_path().as_str().to_owned(), Fix::of(e.kind())))
             .collect();
         if broken.is_empty() {
             return Conformed { value, repairs };
@@ -47,26 +40,62 @@ pub(crate) fn conform(schema: &Value, answer: Value, draft: &Value) -> Conformed
         // Deepest first, so that fixing a child never moves a parent's path.
         broken.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(b.0.cmp(&a.0)));
         broken.dedup();
-        for (path, missing) in broken {
+        for (path, fix) in broken {
             repairs += 1;
-            match missing {
-                Some(field) => {
-                    let pointer = format!("{path}/{}", escape(&field));
-                    match (value.pointer_mut(&path), draft.pointer(&pointer)) {
-                        (Some(Value::Object(map)), Some(from)) => {
-                            map.insert(field, from.clone());
-                        }
-                        _ => graft(&mut value, &path, draft),
-                    }
-                }
-                None => graft(&mut value, &path, draft),
-            }
+            fix.apply(&mut value, &path, draft);
         }
     }
     let valid = validator.is_valid(&value);
     Conformed {
         value: if valid { value } else { draft.clone() },
         repairs: repairs + usize::from(!valid),
+    }
+}
+
+/// How one schema error is mended.
+#[derive(Debug, PartialEq)]
+enum Fix {
+    /// A required field is missing: add the draft's.
+    AddMissing(String),
+    /// Fields the schema does not allow: drop them.
+    DropExtra(Vec<String>),
+    /// Anything else: the draft's part replaces the answer's.
+    Graft,
+}
+
+impl Fix {
+    fn of(kind: &ValidationErrorKind) -> Self {
+        match kind {
+            ValidationErrorKind::Required { property } => property
+                .as_str()
+                .map_or(Self::Graft, |p| Self::AddMissing(p.to_owned())),
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                Self::DropExtra(unexpected.clone())
+            }
+            _ => Self::Graft,
+        }
+    }
+
+    fn apply(self, value: &mut Value, path: &str, draft: &Value) {
+        match self {
+            Self::AddMissing(field) => {
+                let pointer = format!("{path}/{}", escape(&field));
+                match (value.pointer_mut(path), draft.pointer(&pointer)) {
+                    (Some(Value::Object(map)), Some(from)) => {
+                        map.insert(field, from.clone());
+                    }
+                    _ => graft(value, path, draft),
+                }
+            }
+            Self::DropExtra(fields) => {
+                if let Some(Value::Object(map)) = value.pointer_mut(path) {
+                    for field in fields {
+                        map.remove(&field);
+                    }
+                }
+            }
+            Self::Graft => graft(value, path, draft),
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! shown so far (the context of the next fill), and the changes calls made
 //! ([`State`]).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 use toolsmith_catalog::ApiId;
@@ -12,8 +12,10 @@ use toolsmith_catalog::ApiId;
 use super::state::State;
 use crate::canonical::canonical_json;
 
-/// Most entities kept as context.
-const MAX_SEEN: usize = 64;
+/// Most ids remembered.
+const MAX_SEEN: usize = 100_000;
+/// Most sightings kept per id (one id may name a film and a person).
+const PER_ID: usize = 4;
 /// Most entities put in one prompt.
 const MAX_SHOWN: usize = 12;
 /// Most filled responses kept.
@@ -34,8 +36,8 @@ const MAX_DEPTH: usize = 4;
 pub(crate) struct Session {
     /// Responses written by the oracle, by API and canonical arguments.
     filled: HashMap<(ApiId, String), Value>,
-    /// Entities shown, newest last: `{"id", "name"|"title", "in"}`.
-    seen: VecDeque<Value>,
+    /// Entities shown, by id as text, latest first: `{"id", "name"|"title", "in"}`.
+    seen: HashMap<String, Vec<Value>>,
     /// The changes the session's calls made.
     pub(crate) state: State,
 }
@@ -57,41 +59,42 @@ impl Session {
     }
 
     /// Remembers the entities a response shows (objects with an id and a
-    /// name or title), each once, the latest sighting last.
+    /// name or title), the latest sighting first.
     pub(crate) fn remember(&mut self, body: &Value) {
         let mut found = Vec::new();
         entities(body, None, 0, &mut found);
         for entity in found {
-            self.seen.retain(|e| e != &entity);
-            self.seen.push_back(entity);
-            if self.seen.len() > MAX_SEEN {
-                self.seen.pop_front();
+            let Some(id) = entity.get("id").and_then(scalar) else {
+                continue;
+            };
+            if self.seen.len() >= MAX_SEEN && !self.seen.contains_key(&id) {
+                continue;
             }
+            let sightings = self.seen.entry(id).or_default();
+            sightings.retain(|e| e != &entity);
+            sightings.insert(0, entity);
+            sightings.truncate(PER_ID);
         }
     }
 
     /// The entities to show the oracle for a call: those whose id the
-    /// arguments name, then the most recent others.
+    /// arguments name. Only those: a prompt that depended on whatever else
+    /// the session happened to show would differ between runs whose calls
+    /// interleave differently, and miss the cache.
     pub(crate) fn relevant(&self, args: &Value) -> Vec<Value> {
-        let named: Vec<String> = match args {
+        let mut named: Vec<String> = match args {
             Value::Object(map) => map.values().filter_map(scalar).collect(),
             _ => Vec::new(),
         };
-        let is_named = |e: &Value| {
-            e.get("id")
-                .and_then(scalar)
-                .is_some_and(|id| named.contains(&id))
-        };
-        let mut out: Vec<Value> = self
-            .seen
+        named.sort();
+        named.dedup();
+        named
             .iter()
-            .rev()
-            .filter(|e| is_named(e))
+            .filter_map(|id| self.seen.get(id))
+            .flatten()
+            .take(MAX_SHOWN)
             .cloned()
-            .collect();
-        out.extend(self.seen.iter().rev().filter(|e| !is_named(e)).cloned());
-        out.truncate(MAX_SHOWN);
-        out
+            .collect()
     }
 }
 
