@@ -24,7 +24,8 @@ pub(crate) async fn service(
     runs: Option<PathBuf>,
 ) -> anyhow::Result<Arc<ToolService>> {
     let corpus = Arc::new(Corpus::from_catalog(&catalog));
-    let retriever = retrieval::retriever(ctx, method, corpus).await?;
+    // A large catalog without its dense index is served at once with BM25 (and a note).
+    let retriever = retrieval::indexed_retriever(ctx, method, corpus).await?;
     let exe =
         std::env::current_exe().context("locating the toolsmith binary for the jq sandbox")?;
     let sandbox = JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]);
