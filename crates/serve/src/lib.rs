@@ -11,7 +11,10 @@
 //! - [`router`] is the HTTP API (axum): `/v1/tools`, `/v1/search`, `/v1/call`,
 //!   `/v1/results/read`, `/v1/solve`, `/v1/runs/{id}`, `/healthz`, `/openapi.json` (see
 //!   [`ROUTES`] and [`openapi::document`]), with the bearer token, limits and JSON errors;
-//!   [`serve`] runs it with graceful shutdown.
+//!   [`serve`] runs it with graceful shutdown. Without a token it answers loopback `Host`s
+//!   only ([`HostPolicy`]); `/mcp` also checks `Origin`, caps the open sessions
+//!   ([`ServeSettings::max_sessions`], idle ones closed after
+//!   [`ServeSettings::session_idle_secs`]) and answers protocol errors as JSON-RPC.
 //! - The output-size contract: every tool result over [`ServeSettings::max_result_chars`] is
 //!   cut ([`Clipped::Cut`]) and kept under a [`ResultHandle`] for `read_result` to page through
 //!   or filter with jq.

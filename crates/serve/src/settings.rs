@@ -36,8 +36,8 @@ pub struct ServeSettings {
     pub max_sessions: usize,
     /// Seconds an MCP HTTP session may stay without a message before it is closed.
     pub session_idle_secs: u64,
-    /// `Host` names (or `host:port`) accepted besides the loopback ones when the server has no
-    /// token; with a token any host is accepted. `serve --allowed-host` adds to these.
+    /// `Host` names (or `host:port`) answered besides the loopback ones. Empty: loopback hosts
+    /// only without a token, any host with one. `serve --allowed-host` adds to these.
     pub allowed_hosts: Vec<String>,
     /// Rows of the call log (`tool_calls`) kept: `serve` drops the oldest past this at start,
     /// every minute and at shutdown.

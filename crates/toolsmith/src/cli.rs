@@ -1015,6 +1015,11 @@ pub struct ServeArgs {
     /// process's arguments).
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
+    /// A `Host` name (or `host:port`) the HTTP server answers besides the loopback ones
+    /// (repeatable; adds to `[serve] allowed_hosts`). Without a token only loopback hosts are
+    /// answered (against DNS rebinding); with one any host is, unless this narrows it.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    pub allowed_hosts: Vec<String>,
     /// Where calls go.
     #[command(flatten)]
     pub mode: ModeArg,

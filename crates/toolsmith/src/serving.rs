@@ -24,8 +24,9 @@ pub(crate) async fn service(
     runs: Option<PathBuf>,
 ) -> anyhow::Result<Arc<ToolService>> {
     let corpus = Arc::new(Corpus::from_catalog(&catalog));
+    // A large catalog without its dense index is served at once with BM25 (and a note).
     let spec = retrieval::PipelineSpec {
-        vectors: retrieval::Vectors::EmbedMissing,
+        vectors: retrieval::Vectors::Indexed,
         ..retrieval::PipelineSpec::new(ctx, Some(method))?
     };
     let retriever = retrieval::Pipeline::build(ctx, corpus, spec)

@@ -11,12 +11,14 @@ use toolsmith_catalog::{DocSelector, Scope};
 use toolsmith_exec::{ApiBook, Executor};
 use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
 use toolsmith_plumbing::Secret;
-use toolsmith_serve::{CancellationToken, HttpOptions, SHUTDOWN_GRACE, SolverFactory};
+use toolsmith_serve::{CancellationToken, HttpOptions, SHUTDOWN_GRACE, SolverFactory, ToolService};
 use toolsmith_solve::{AgentSettings, Runtime, Tracer};
 
 use crate::cli::{McpTransportArg, ServeArgs, SolverName};
 use crate::context::Context;
 use crate::{agents, env, executor, printer, serving};
+
+mod call_log;
 
 /// Where the HTTP server listens with `--mcp http` and no `--http`.
 const DEFAULT_ADDR: &str = "127.0.0.1:8765";
@@ -51,6 +53,7 @@ pub(super) fn run(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         .method(args.method.method.map(Into::into));
     let rt = serving::runtime()?;
     rt.block_on(async {
+        let stopped = stop_signal();
         let service = serving::service(
             ctx,
             catalog,
@@ -61,41 +64,31 @@ pub(super) fn run(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         )
         .await?;
         let stop = CancellationToken::new();
+        let keep = service.settings().call_log_keep;
+        let pruner = tokio::spawn(call_log::prune_every_minute(
+            ctx.db().to_path_buf(),
+            keep,
+            stop.clone(),
+        ));
         let server = match http {
             Some(addr) => {
-                let listener = tokio::net::TcpListener::bind(addr)
-                    .await
-                    .with_context(|| format!("listening on {addr}"))?;
-                let local = listener.local_addr()?;
-                printer::note(format!(
-                    "serving {} APIs on http://{local} (API: /v1, OpenAPI: /openapi.json{}{})",
-                    service.len(),
-                    if stdio { "" } else { ", MCP: /mcp" },
-                    if token.is_some() { ", bearer token required" } else { "" },
-                ));
-                let app = toolsmith_serve::router(
-                    Arc::clone(&service),
-                    HttpOptions {
-                        token: token.clone(),
-                        mcp: !stdio,
-                        stop: stop.clone(),
-                    },
-                );
-                Some(tokio::spawn(toolsmith_serve::serve(
-                    listener,
-                    app,
-                    stop.clone().cancelled_owned(),
-                )))
+                let options = HttpOptions {
+                    token: token.clone(),
+                    mcp: !stdio,
+                    stop: stop.clone(),
+                    allowed_hosts: args.allowed_hosts.clone(),
+                };
+                Some(start_http(addr, Arc::clone(&service), options).await?)
             }
             None => None,
         };
         if stdio {
             tokio::select! {
                 served = toolsmith_serve::serve_stdio(service) => served.context("serving MCP on stdio")?,
-                () = stop_signal() => {}
+                () = stopped => {}
             }
         } else {
-            stop_signal().await;
+            stopped.await;
             printer::note("stopping: finishing the requests in flight");
         }
         stop.cancel();
@@ -105,9 +98,41 @@ pub(super) fn run(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
                 Err(_) => printer::note("requests still in flight after the grace period were dropped"),
             }
         }
+        pruner.await.context("the call log pruner failed")?;
+        call_log::prune(ctx.db(), keep);
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Listens on `addr`, announces it on stderr, and serves the HTTP API (and `/mcp` when
+/// `options.mcp`) until `options.stop` is cancelled.
+async fn start_http(
+    addr: SocketAddr,
+    service: Arc<ToolService>,
+    options: HttpOptions,
+) -> anyhow::Result<tokio::task::JoinHandle<std::io::Result<()>>> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    let local = listener.local_addr()?;
+    printer::note(format!(
+        "serving {} APIs on http://{local} (API: /v1, OpenAPI: /openapi.json{}{})",
+        service.len(),
+        if options.mcp { ", MCP: /mcp" } else { "" },
+        if options.token.is_some() {
+            ", bearer token required"
+        } else {
+            ""
+        },
+    ));
+    let stop = options.stop.clone();
+    let app = toolsmith_serve::router(service, options);
+    Ok(tokio::spawn(toolsmith_serve::serve(
+        listener,
+        app,
+        stop.cancelled_owned(),
+    )))
 }
 
 /// Whether MCP runs on stdio, and where the HTTP server listens.
@@ -120,7 +145,8 @@ fn transports(args: &ServeArgs) -> anyhow::Result<(bool, Option<SocketAddr>)> {
 }
 
 /// The bearer token: `--token`, else from `--token-env VAR` (which must be set), else
-/// `TOOLSMITH_SERVE_TOKEN`.
+/// `TOOLSMITH_SERVE_TOKEN` (which, when set, must not be empty: an empty one would serve
+/// without a token silently).
 fn token(args: &ServeArgs) -> anyhow::Result<Option<Secret>> {
     if let Some(token) = &args.token {
         if token.is_empty() {
@@ -133,10 +159,17 @@ fn token(args: &ServeArgs) -> anyhow::Result<Option<Secret>> {
             Ok(value) if !value.is_empty() => Ok(Some(Secret::new(value))),
             _ => bail!("--token-env {var}: the environment variable {var} is not set or empty"),
         },
-        None => Ok(std::env::var(env::SERVE_TOKEN)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .map(Secret::new)),
+        None => match std::env::var_os(env::SERVE_TOKEN) {
+            None => Ok(None),
+            Some(value) => match value.into_string() {
+                Ok(value) if !value.trim().is_empty() => Ok(Some(Secret::new(value))),
+                _ => bail!(
+                    "{}: the variable is set but empty (or not UTF-8); set a token or unset it \
+                     to serve without one",
+                    env::SERVE_TOKEN
+                ),
+            },
+        },
     }
 }
 
@@ -169,20 +202,26 @@ fn solver_factory(
     })))
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn stop_signal() {
-    let terminate = async {
-        #[cfg(unix)]
-        if let Ok(mut term) =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            term.recv().await;
-            return;
+/// A future that completes on Ctrl-C or SIGTERM. The handlers are installed when this is
+/// called (inside the runtime), so a signal that comes right after the server announces
+/// itself still stops it cleanly.
+fn stop_signal() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            return Box::pin(async move {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            });
         }
-        std::future::pending::<()>().await;
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
     }
+    Box::pin(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }

@@ -132,6 +132,59 @@ fn mcp_on_stdio_searches_calls_and_filters_cut_results_with_jq() {
     );
 }
 
+/// The rest of a server's stderr: keep it open while the server runs (it writes there).
+type Stderr = std::io::Lines<BufReader<std::process::ChildStderr>>;
+
+/// Reads the server's stderr up to the line announcing its address; returns the address and
+/// the rest of stderr.
+fn announced_address(child: &mut Child) -> (String, Stderr) {
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "no address announced");
+        let line = stderr.next().unwrap().unwrap();
+        if let Some(rest) = line.split("on http://").nth(1) {
+            return (rest.split_whitespace().next().unwrap().to_owned(), stderr);
+        }
+    }
+}
+
+/// One HTTP/1.1 request over a fresh connection; the raw response.
+async fn raw_request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let auth = token
+        .map(|t| format!("authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\n{auth}content-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    out
+}
+
+/// Sends SIGTERM and asserts a clean stop.
+fn stop(mut child: Child) {
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "SIGTERM is a clean stop: {status:?}");
+}
+
 #[test]
 fn http_api_wants_its_token_and_stops_cleanly_on_sigterm() {
     let ws = Workspace::new();
@@ -148,52 +201,22 @@ fn http_api_wants_its_token_and_stops_cleanly_on_sigterm() {
         ],
         &[("MY_SERVE_TOKEN", "tok-123")],
     );
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let addr = loop {
-        assert!(Instant::now() < deadline, "no address announced");
-        let line = stderr.next().unwrap().unwrap();
-        if let Some(rest) = line.split("on http://").nth(1) {
-            break rest.split_whitespace().next().unwrap().to_owned();
-        }
-    };
+    let (addr, _stderr) = announced_address(&mut child);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     let (anonymous, authorized) = rt.block_on(async {
-        let stream = |token: Option<&str>| {
-            let addr = addr.clone();
-            let token = token.map(str::to_owned);
-            async move {
-                use tokio::io::{AsyncReadExt, AsyncWriteExt};
-                let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
-                let auth = token
-                    .map(|t| format!("authorization: Bearer {t}\r\n"))
-                    .unwrap_or_default();
-                let req = format!(
-                    "GET /healthz HTTP/1.1\r\nhost: {addr}\r\n{auth}connection: close\r\n\r\n"
-                );
-                s.write_all(req.as_bytes()).await.unwrap();
-                let mut out = String::new();
-                s.read_to_string(&mut out).await.unwrap();
-                out
-            }
-        };
-        (stream(None).await, stream(Some("tok-123")).await)
+        (
+            raw_request(&addr, "GET", "/healthz", None, None).await,
+            raw_request(&addr, "GET", "/healthz", Some("tok-123"), None).await,
+        )
     });
     assert!(anonymous.starts_with("HTTP/1.1 401"), "{anonymous}");
     assert!(anonymous.contains("\"unauthorized\""), "{anonymous}");
     assert!(authorized.starts_with("HTTP/1.1 200"), "{authorized}");
     assert!(authorized.contains("\"apis\":54"), "{authorized}");
-
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = child.wait().unwrap();
-    assert!(status.success(), "SIGTERM is a clean stop: {status:?}");
+    stop(child);
 }
 
 #[test]
@@ -212,6 +235,19 @@ fn a_missing_token_variable_is_an_error_that_names_it() {
     let empty = ws.run(&["serve", "--http", "127.0.0.1:0", "--token", ""]);
     assert_eq!(empty.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&empty.stderr).contains("--token is empty"));
+    // An empty TOOLSMITH_SERVE_TOKEN would be an open server: it refuses to start instead.
+    let child = serve(
+        &ws,
+        &["--http", "127.0.0.1:0"],
+        &[("TOOLSMITH_SERVE_TOKEN", "")],
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("TOOLSMITH_SERVE_TOKEN") && stderr.contains("empty"),
+        "{stderr}"
+    );
     let both = ws.run(&["serve", "--token", "a", "--token-env", "B"]);
     assert!(
         !both.status.success(),
@@ -239,8 +275,161 @@ fn bench_serve_reports_throughput_latency_and_no_errors() {
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["apis"], 54);
     assert_eq!(report["errors"], 0, "{report}");
-    assert!(report["searches"].as_u64().unwrap() > 10, "{report}");
-    assert!(report["calls"].as_u64().unwrap() > 10, "{report}");
+    // Outcomes, not speed: every request was a search or a call, and both kinds were made.
+    let (searches, calls) = (
+        report["searches"].as_u64().unwrap(),
+        report["calls"].as_u64().unwrap(),
+    );
+    assert!(searches > 0 && calls > 0, "{report}");
+    assert_eq!(
+        report["requests"].as_u64().unwrap(),
+        searches + calls,
+        "{report}"
+    );
     assert!(report["p99_ms"].as_f64().unwrap() >= report["p50_ms"].as_f64().unwrap());
     assert!(report["rss_after_kib"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn the_call_log_keeps_only_its_newest_rows() {
+    let ws = Workspace::new();
+    tmdb(&ws);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        "[serve]\ncall_log_keep = 5\n",
+    )
+    .unwrap();
+    let mut child = serve(&ws, &["--http", "127.0.0.1:0", "--method", "bm25"], &[]);
+    let (addr, _stderr) = announced_address(&mut child);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let call = json!({"id": "tmdb/get_search_movie", "arguments": {"query": "Dune"}});
+    for _ in 0..12 {
+        let reply = rt.block_on(raw_request(&addr, "POST", "/v1/call", None, Some(&call)));
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    }
+    stop(child);
+    let coverage: Value = serde_json::from_str(&ws.ok(&["env", "coverage", "--json"])).unwrap();
+    assert_eq!(coverage["total"]["simulated"], 5, "{coverage}");
+}
+
+/// Every text the loopback embedding endpoint was asked to embed.
+type Seen = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// An OpenAI-compatible `/v1/embeddings` on loopback: 16 dimensions from the text's bytes.
+async fn embeddings(
+    seen: axum::extract::State<Seen>,
+    axum::Json(request): axum::Json<Value>,
+) -> axum::Json<Value> {
+    let inputs: Vec<String> = match &request["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().unwrap_or_default().to_owned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    seen.lock().unwrap().extend(inputs.iter().cloned());
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let mut v = vec![0.1f32; 16];
+            for (j, b) in text.bytes().enumerate() {
+                v[(j + usize::from(b)) % 16] += 1.0;
+            }
+            json!({"object": "embedding", "index": i, "embedding": v})
+        })
+        .collect();
+    axum::Json(
+        json!({"object": "list", "model": request["model"], "data": data,
+        "usage": {"prompt_tokens": 1, "total_tokens": 1}}),
+    )
+}
+
+/// A runtime serving the loopback embedder, what it saw, and a workspace using it for `method`
+/// with `extra` lines under `[retrieve]`.
+fn with_embedder(method: &str, extra: &str) -> (tokio::runtime::Runtime, Seen, Workspace) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let seen: Seen = Seen::default();
+    let app = axum::Router::new()
+        .route("/v1/embeddings", axum::routing::post(embeddings))
+        .with_state(seen.clone());
+    let addr = rt.block_on(crate::support::serve_loopback(app));
+    let ws = Workspace::new();
+    tmdb(&ws);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[llm]\nbase_url = \"http://{addr}/v1\"\nembedding_model = \"loopback-embed\"\n\n\
+             [retrieve]\nmethod = \"{method}\"\nembedder = \"http\"\nembedding_dimensions = 16\n{extra}"
+        ),
+    )
+    .unwrap();
+    (rt, seen, ws)
+}
+
+/// Bytes of the catalog database on disk, its write-ahead log included.
+fn db_bytes(ws: &Workspace) -> u64 {
+    let db = ws.db();
+    let wal = db.with_extension("db-wal");
+    [db, wal]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+#[test]
+fn unique_searches_leave_the_catalog_db_as_it_was() {
+    let (rt, seen, ws) = with_embedder("dense", "");
+    let mut child = serve(&ws, &["--http", "127.0.0.1:0"], &[]);
+    let (addr, _stderr) = announced_address(&mut child);
+    let docs = seen.lock().unwrap().len();
+    assert!(docs >= 54, "the catalog was embedded at start: {docs}");
+    let before = db_bytes(&ws);
+    for i in 0..300 {
+        let query = json!({"query": format!("find movie number {i}"), "k": 2});
+        let reply = rt.block_on(raw_request(&addr, "POST", "/v1/search", None, Some(&query)));
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    }
+    assert_eq!(seen.lock().unwrap().len(), docs + 300);
+    assert_eq!(
+        db_bytes(&ws),
+        before,
+        "300 unique queries wrote nothing to the db"
+    );
+    // A repeated query is answered from memory.
+    let again = json!({"query": "find movie number 299", "k": 2});
+    rt.block_on(raw_request(&addr, "POST", "/v1/search", None, Some(&again)));
+    assert_eq!(seen.lock().unwrap().len(), docs + 300);
+    stop(child);
+}
+
+#[test]
+fn a_catalog_without_its_dense_index_is_served_at_once_with_bm25_and_a_note() {
+    let (_rt, seen, ws) = with_embedder("hybrid", "embed_on_search_max = 10\n");
+    let mut child = serve(&ws, &["--http", "127.0.0.1:0"], &[]);
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut before_address = Vec::new();
+    for line in stderr.by_ref() {
+        let line = line.unwrap();
+        let announced = line.contains("on http://");
+        before_address.push(line);
+        if announced {
+            break;
+        }
+    }
+    let said = before_address.join("\n");
+    assert!(
+        said.contains("uses BM25") && said.contains("toolsmith index"),
+        "{said}"
+    );
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "nothing embedded before serving"
+    );
+    stop(child);
 }
