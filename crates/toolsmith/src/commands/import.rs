@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use toolsmith_catalog::{ImportBatch, ImportOptions, ImportReport, Store, read_bytes, read_source};
+use toolsmith_catalog::{
+    ImportBatch, ImportOptions, ImportReport, RefSource, Store, read_bytes_with, read_source,
+};
 use toolsmith_exec::McpAddress;
 
 use crate::cli::ImportArgs;
@@ -38,8 +40,10 @@ pub(super) fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<ExitCode> 
         let batch = if McpAddress::is_mcp(&source) {
             mcp_source::read(&source, &options, &ctx.config()?.mcp)
         } else if is_url(&source) {
-            fetch(ctx, &source)
-                .and_then(|bytes| read_bytes(path, &bytes, &options).map_err(anyhow::Error::from))
+            fetch(ctx, &source).and_then(|bytes| {
+                let refs = SameHost { ctx };
+                read_bytes_with(path, &bytes, &options, &refs).map_err(anyhow::Error::from)
+            })
         } else {
             read_source(path, &options).map_err(anyhow::Error::from)
         }
@@ -119,6 +123,37 @@ fn fetch(ctx: &Context, url: &str) -> anyhow::Result<Vec<u8>> {
     })
 }
 
+/// A fetched spec's external `$ref`s: read over HTTP like the spec, from its own host only.
+struct SameHost<'c> {
+    ctx: &'c Context,
+}
+
+impl RefSource for SameHost<'_> {
+    fn locate(&self, base: &str, file: &str) -> Result<String, String> {
+        let base = reqwest::Url::parse(base).map_err(|e| format!("{base}: {e}"))?;
+        let mut target = base.join(file).map_err(|e| format!("{file}: {e}"))?;
+        target.set_fragment(None);
+        let origin = |u: &reqwest::Url| {
+            (
+                u.scheme().to_owned(),
+                u.host_str().map(str::to_owned),
+                u.port_or_known_default(),
+            )
+        };
+        if origin(&target) != origin(&base) {
+            return Err(format!(
+                "{target} is not on the spec's host {}: refused",
+                base.host_str().unwrap_or("?")
+            ));
+        }
+        Ok(target.to_string())
+    }
+
+    fn read(&self, location: &str) -> Result<Vec<u8>, String> {
+        fetch(self.ctx, location).map_err(|e| format!("{e:#}"))
+    }
+}
+
 /// `--watch`: imports the one MCP server's tools, then again on every change.
 fn watch(
     ctx: &Context,
@@ -147,6 +182,15 @@ fn watch(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `, N unchanged` when some records were imported again with nothing changed.
+fn unchanged(n: usize) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(", {n} unchanged")
+    }
+}
+
 /// One source's import, in a line (and the refined docs and failures under it). `format`
 /// overrides the batch's own format name.
 fn print_report(
@@ -157,12 +201,14 @@ fn print_report(
 ) -> anyhow::Result<()> {
     let format = format.unwrap_or_else(|| batch.format.map_or("rapidapi", |f| f.as_str()));
     printer::line(format!(
-        "{} ({format}): {} tools added, {} updated; {} APIs added, {} updated; {} doc versions added, {} unchanged ({:.1} s)",
+        "{} ({format}): {} tools added, {} updated{}; {} APIs added, {} updated{}; {} doc versions added, {} unchanged ({:.1} s)",
         batch.source,
         report.tools_added,
         report.tools_updated,
+        unchanged(report.tools_unchanged),
         report.apis_added,
         report.apis_updated,
+        unchanged(report.apis_unchanged),
         report.docs_added,
         report.docs_unchanged,
         elapsed.as_secs_f64(),

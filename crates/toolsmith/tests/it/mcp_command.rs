@@ -77,7 +77,7 @@ fn import_a_stdio_server_list_its_apis_and_call_them() {
     // Importing again changes nothing.
     let out = ws.ok(&["import", &address, "--tool", "fixture"]);
     assert!(
-        out.contains("0 tools added, 1 updated; 0 APIs added"),
+        out.contains("0 tools added, 0 updated, 1 unchanged; 0 APIs added, 0 updated"),
         "{out}"
     );
 }
