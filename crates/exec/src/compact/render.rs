@@ -15,7 +15,7 @@ const IDENTITY_CAP: usize = 80;
 const PLAIN_CAP: usize = 40;
 
 /// Share of a list's budget its least-form items may take before its first items grow.
-const BREADTH_SHARE: (usize, usize) = (3, 5);
+const BREADTH_SHARE: (usize, usize) = (4, 5);
 
 /// Characters of `value`'s JSON text.
 pub(crate) fn size(value: &Value) -> usize {
