@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn expressions_follow_precedence_and_refuse_anything_else() {
-        assert_eq!(evaluate("3.14"), Some(3.14));
+        assert_eq!(evaluate("2.75"), Some(2.75));
         assert_eq!(evaluate(" -3.5 "), Some(-3.5));
         assert_eq!(evaluate("1/2"), Some(0.5));
         assert_eq!(evaluate("2+3*4"), Some(14.0));
