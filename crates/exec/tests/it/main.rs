@@ -6,8 +6,8 @@
 // clippy.toml allows these inside #[test] functions; the helpers here are test code too.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod compact;
 mod auth;
+mod compact;
 mod funcqa;
 mod gate;
 mod http;
