@@ -482,8 +482,17 @@ fn operation(
         return op;
     }
     let mut media = json!({});
+    let status = a
+        .response_schema
+        .as_ref()
+        .and_then(lint::success_status)
+        .unwrap_or(200);
     if let Some(schema) = &a.response_schema {
-        media["schema"] = place_schema(schema, "response", components, notes);
+        let mut schema = schema.clone();
+        if let Some(map) = schema.as_object_mut() {
+            map.remove(lint::SUCCESS_STATUS);
+        }
+        media["schema"] = place_schema(&schema, "response", components, notes);
     }
     if !a.response_examples.is_empty() {
         let values: Map<String, Value> = a
@@ -494,8 +503,7 @@ fn operation(
             .collect();
         media["examples"] = Value::Object(values);
     }
-    op["responses"] =
-        json!({ "200": { "description": "Success", "content": { "application/json": media } } });
+    op["responses"] = json!({ status.to_string(): { "description": "Success", "content": { "application/json": media } } });
     if !examples.is_empty() {
         op["x-usage-examples"] = serde_json::to_value(examples).unwrap_or(Value::Null);
     }

@@ -281,6 +281,21 @@ pub fn no_content_status(schema: &Value) -> Option<u16> {
         .and_then(|s| u16::try_from(s).ok())
 }
 
+/// The keyword marking a stored response schema whose documented success status is not
+/// `200` (a `201 Created`, a `202 Accepted` with a body): its value is the status.
+pub const SUCCESS_STATUS: &str = "x-toolsmith-status";
+
+/// The success status a stored response schema documents: a no-content one's, else the
+/// one under [`SUCCESS_STATUS`], else none (`200` by default).
+pub fn success_status(schema: &Value) -> Option<u16> {
+    no_content_status(schema).or_else(|| {
+        schema
+            .get(SUCCESS_STATUS)
+            .and_then(Value::as_u64)
+            .and_then(|s| u16::try_from(s).ok())
+    })
+}
+
 /// The keywords a schema (or any schema inside it) had as strings where a number
 /// belongs, with the strings: what the importer noted in [`NUMBER_STRINGS`].
 fn number_strings(schema: &Value) -> Vec<(String, String)> {

@@ -567,6 +567,11 @@ fn success_response(
         (None, Ok(status @ (202 | 204 | 205))) if body_less && examples.is_empty() => {
             Some(crate::lint::no_content_schema(status))
         }
+        // A documented 201/202/...: the simulator and exports answer with it, not 200.
+        (Some(Value::Object(mut schema)), Ok(status @ 201..=299)) => {
+            schema.insert(crate::lint::SUCCESS_STATUS.to_owned(), status.into());
+            Some(Value::Object(schema))
+        }
         (schema, _) => schema,
     };
     if let Some(example) = schema.as_ref().and_then(|s| s.get("example"))

@@ -445,18 +445,21 @@ fn keep_path_id(entry: &BookEntry, args: &Value, draft: &Value, body: &mut Value
     }
 }
 
-/// An observation of a successful simulated call: `200` with a body, `204`
-/// without.
-fn answered(body: Option<Value>, provenance: Provenance) -> Observation {
+/// An observation of a successful simulated call, with the status the spec documents: a
+/// no-content success (`204` by default) has no body, any other its body (`200` by default).
+fn answered(entry: &BookEntry, body: Option<Value>, provenance: Provenance) -> Observation {
+    let schema = entry.api.api.response_schema.as_ref();
+    let no_content = schema.and_then(toolsmith_catalog::lint::no_content_status);
+    let documented = schema.and_then(toolsmith_catalog::lint::success_status);
     match body {
-        Some(body) => {
+        Some(body) if no_content.is_none() => {
             let mut obs = Observation::ok_json(body, provenance);
-            obs.status = Some(200);
+            obs.status = Some(documented.unwrap_or(200));
             obs
         }
-        None => Observation {
+        _ => Observation {
             outcome: Outcome::Ok,
-            status: Some(204),
+            status: Some(no_content.unwrap_or(204)),
             body: Body::Empty,
             bytes: 0,
             truncated: false,
@@ -493,6 +496,6 @@ impl Executor for Simulator {
                 session.remember(value);
             }
         }
-        Ok(answered(body, provenance).with_latency(start.elapsed()))
+        Ok(answered(entry, body, provenance).with_latency(start.elapsed()))
     }
 }

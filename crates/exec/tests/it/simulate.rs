@@ -673,7 +673,8 @@ fn shop_spec() -> Value {
             "get": {"parameters": [query("limit")],
                 "responses": ok(json!({"type": "array", "items": pet.clone()}))},
             "post": {"requestBody": {"content": {"application/json": {"schema": pet.clone()}}},
-                "responses": ok(pet.clone())}},
+                "responses": {"201": {"description": "created",
+                    "content": {"application/json": {"schema": pet.clone()}}}}}},
         "/pets/{pet_id}": {
             "get": {"parameters": [pet_id.clone()], "responses": ok(pet.clone())},
             "patch": {"parameters": [pet_id.clone()],
@@ -819,10 +820,12 @@ async fn a_session_sees_what_it_created_changed_and_deleted() {
         .call(&create, &json!({"name": "Rex", "status": "available"}))
         .await
         .unwrap();
+    assert_eq!(created.status, Some(201), "the spec documents 201 Created");
     let created = created.body.json().unwrap().clone();
     assert_eq!(created["name"], "Rex");
     let pet_id = created["id"].as_i64().unwrap();
     let read_back = sim.call(&read, &json!({"pet_id": pet_id})).await.unwrap();
+    assert_eq!(read_back.status, Some(200));
     assert_eq!(read_back.body.json().unwrap()["name"], "Rex");
     let listed = sim.call(&list, &json!({})).await.unwrap();
     let names: Vec<&Value> = listed
