@@ -86,39 +86,42 @@ fn is_loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// The refusal of a request whose `Host` the policy does not allow.
-pub(crate) fn check_host(policy: &HostPolicy, req: &Request) -> Result<(), Response> {
+/// The refusal of a request whose `Host` the policy does not allow (`None`: allowed).
+pub(crate) fn check_host(policy: &HostPolicy, req: &Request) -> Option<Response> {
     let host = req
         .headers()
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
         .or_else(|| req.uri().authority().map(|a| a.as_str()));
     match host {
-        Some(host) if policy.allows_host(host) => Ok(()),
-        _ => Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden_host",
-            "this server answers loopback hosts only; serve with a token or \
+        Some(host) if policy.allows_host(host) => None,
+        _ => Some(
+            ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden_host",
+                "this server answers loopback hosts only; serve with a token or \
              `--allowed-host NAME` to be reached by another name",
-        )
-        .into_response()),
+            )
+            .into_response(),
+        ),
     }
 }
 
-/// The refusal of a request to `/mcp` from a browser page of a foreign `Origin`.
-pub(crate) fn check_origin(policy: &HostPolicy, req: &Request) -> Result<(), Response> {
-    let Some(origin) = req.headers().get(header::ORIGIN) else {
-        return Ok(());
-    };
+/// The refusal of a request to `/mcp` from a browser page of a foreign `Origin` (`None`:
+/// allowed).
+pub(crate) fn check_origin(policy: &HostPolicy, req: &Request) -> Option<Response> {
+    let origin = req.headers().get(header::ORIGIN)?;
     if origin.to_str().is_ok_and(|o| policy.allows_origin(o)) {
-        return Ok(());
+        return None;
     }
-    Err(ApiError::new(
-        StatusCode::FORBIDDEN,
-        "forbidden_origin",
-        "requests from this Origin are not allowed",
+    Some(
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden_origin",
+            "requests from this Origin are not allowed",
+        )
+        .into_response(),
     )
-    .into_response())
 }
 
 /// Whether the request carries the bearer token (scheme matched case-insensitively, as

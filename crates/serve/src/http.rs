@@ -217,8 +217,8 @@ pub fn router(service: Arc<ToolService>, options: HttpOptions) -> Router {
         let policy = policy.clone();
         async move {
             match check_host(&policy, &req) {
-                Ok(()) => next.run(req).await,
-                Err(refused) => refused,
+                None => next.run(req).await,
+                Some(refused) => refused,
             }
         }
     }))

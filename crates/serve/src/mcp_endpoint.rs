@@ -67,7 +67,7 @@ pub(crate) async fn guard(
     req: Request,
     next: Next,
 ) -> Response {
-    if let Err(refused) = check_origin(&endpoint.policy, &req) {
+    if let Some(refused) = check_origin(&endpoint.policy, &req) {
         return refused;
     }
     let is_delete = req.method() == Method::DELETE;
@@ -108,7 +108,7 @@ async fn post(endpoint: &Endpoint, req: Request, next: Next) -> Response {
         });
     let mut opening = None;
     if json_body {
-        if let Err(refused) = check_message(&bytes) {
+        if let Err(refused) = check_message(&bytes).map_err(|r| *r) {
             return refused;
         }
         let new_session = !parts.headers.contains_key(SESSION_HEADER)
@@ -181,11 +181,15 @@ fn rpc_error(status: StatusCode, id: Value, code: i64, message: String) -> Respo
     (status, Json(body)).into_response()
 }
 
+fn rpc_error_boxed(status: StatusCode, id: Value, code: i64, message: String) -> Box<Response> {
+    Box::new(rpc_error(status, id, code, message))
+}
+
 /// Refuses a body that is not JSON (-32700), not a JSON-RPC message (-32600), or a
 /// `tools/call` whose `arguments` is not an object (-32602).
-fn check_message(bytes: &Bytes) -> Result<(), Response> {
+fn check_message(bytes: &Bytes) -> Result<(), Box<Response>> {
     let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        rpc_error(
+        rpc_error_boxed(
             StatusCode::BAD_REQUEST,
             Value::Null,
             -32700,
@@ -197,7 +201,7 @@ fn check_message(bytes: &Bytes) -> Result<(), Response> {
     if value.get("method").and_then(Value::as_str) == Some("tools/call")
         && arguments.is_some_and(|a| !a.is_object() && !a.is_null())
     {
-        return Err(rpc_error(
+        return Err(rpc_error_boxed(
             StatusCode::OK,
             id,
             -32602,
@@ -207,7 +211,7 @@ fn check_message(bytes: &Bytes) -> Result<(), Response> {
     serde_json::from_value::<ClientJsonRpcMessage>(value)
         .map(drop)
         .map_err(|e| {
-            rpc_error(
+            rpc_error_boxed(
                 StatusCode::BAD_REQUEST,
                 id,
                 -32600,
