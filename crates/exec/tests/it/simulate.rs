@@ -1052,6 +1052,7 @@ async fn the_llm_is_asked_for_the_count_a_call_requests() {
         request_body: None,
         response_schema: None,
         response_examples: Vec::new(),
+        access: Default::default(),
     };
     book.insert(tool, ApiEntry { api, doc: None });
     let rows: Vec<Value> = (1..=60).map(|i| json!({"n": i})).collect();
