@@ -45,7 +45,9 @@ pub struct Api {
     pub response_schema: Option<Value>,
     /// Recorded example responses from the source.
     pub response_examples: Vec<Value>,
-    /// What calling it takes and does: its credentials, whether it only reads.
+    /// What calling it takes and does: its credentials, whether it only reads (absent in
+    /// APIs serialized before it existed: nothing declared).
+    #[serde(default)]
     pub access: Access,
 }
 

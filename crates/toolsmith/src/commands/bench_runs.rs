@@ -1,6 +1,8 @@
 //! `bench run`, `bench list`, `bench show` and `bench compare`: solver benchmarks through
 //! eval's harness, stored in eval's tables of the catalog database.
 
+mod show;
+
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -470,7 +472,7 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
             return Ok(ExitCode::SUCCESS);
         }
         printer::line(format!("query {query}: {}", result.run.query))?;
-        super::bench_show::print_gold(&result)?;
+        show::print_gold(&result)?;
         for event in &result.run.trace {
             printer::line(toolsmith_solve::render(&event.event))?;
         }
@@ -505,7 +507,7 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
         run.spec.protocol.as_str()
     ))?;
     print_summaries(&[(id, run.name.clone(), summary, judged)])?;
-    super::bench_show::print_queries(&bench, id, &scores)?;
+    show::print_queries(&bench, id, &scores)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -5,7 +5,6 @@ mod bench;
 mod bench_embed;
 mod bench_runs;
 mod bench_serve;
-mod bench_show;
 mod call;
 mod docs;
 mod env;

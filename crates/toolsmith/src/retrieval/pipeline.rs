@@ -126,9 +126,11 @@ impl Pipeline {
         spec: PipelineSpec<'_>,
     ) -> anyhow::Result<Self> {
         let ranking = match spec.vectors {
-            Vectors::EmbedMissing => super::retriever(ctx, spec.method, Arc::clone(&corpus)).await,
+            Vectors::EmbedMissing => {
+                super::rankers::retriever(ctx, spec.method, Arc::clone(&corpus)).await
+            }
             Vectors::Indexed => {
-                super::indexed_retriever(ctx, spec.method, Arc::clone(&corpus)).await
+                super::rankers::indexed_retriever(ctx, spec.method, Arc::clone(&corpus)).await
             }
         }?;
         let ranker = spec.rewrite.stage(ranking);
@@ -186,14 +188,14 @@ impl Pipeline {
 }
 
 /// The dependency needs of `source`'s graph, when it has any.
-fn needs(ctx: &Context, source: GraphSource<'_>) -> anyhow::Result<Option<super::Needs>> {
-    let derive = |catalog: &Catalog| -> anyhow::Result<Option<super::Needs>> {
+fn needs(ctx: &Context, source: GraphSource<'_>) -> anyhow::Result<Option<super::rankers::Needs>> {
+    let derive = |catalog: &Catalog| -> anyhow::Result<Option<super::rankers::Needs>> {
         let needs = build_graph(catalog, None, &ctx.config()?.graph).needs();
         Ok((!needs.is_empty()).then_some(needs))
     };
     match source {
-        GraphSource::Stored => super::stored_needs(ctx),
-        GraphSource::StoredOrDerived(catalog) => match super::stored_needs(ctx)? {
+        GraphSource::Stored => super::rankers::stored_needs(ctx),
+        GraphSource::StoredOrDerived(catalog) => match super::rankers::stored_needs(ctx)? {
             Some(needs) => Ok(Some(needs)),
             None => derive(catalog).context("deriving the tool graph of the catalog"),
         },

@@ -353,12 +353,14 @@ fn the_binarys_modules_import_each_other_without_circles() {
     for target in &graph["cli"] {
         assert!(target == "env", "cli must not import {target}");
     }
-    // No command module is another command's helper.
+    // No command module is another command's helper (a command's own submodules, such as
+    // `commands::serve::call_log`, are its parts, not another command).
     for (module, targets) in &graph {
         if module.starts_with("commands::") {
+            let own = format!("{module}::");
             for target in targets {
                 assert!(
-                    !target.starts_with("commands"),
+                    !target.starts_with("commands") || target.starts_with(&own),
                     "{module} imports {target}: move the shared piece out of `commands`"
                 );
             }

@@ -93,10 +93,23 @@ fn export_formats_are_valid_json_of_the_right_shape() {
         out.to_str().unwrap(),
     ]);
     let again = ws.ok(&["import", out.to_str().unwrap()]);
+    // Every API comes back; those export repaired for validity (enum types, C1 characters)
+    // count as updated, the rest as unchanged.
     assert!(
-        again.contains("0 tools added, 1 updated; 0 APIs added, 54 updated"),
+        again.contains("0 tools added, 1 updated; 0 APIs added, "),
         "{again}"
     );
+    let count = |label: &str| -> usize {
+        let at = again.find(label).unwrap();
+        let digits: String = again[..at]
+            .chars()
+            .rev()
+            .skip(1)
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.chars().rev().collect::<String>().parse().unwrap()
+    };
+    assert_eq!(count("updated, ") + count("unchanged; "), 54, "{again}");
 }
 
 #[test]

@@ -67,7 +67,11 @@ fn export_keeps_going_and_says_what_it_changed() {
         ),
         "{stderr}"
     );
-    assert!(stderr.contains("tmdb: 2 change(s)"), "{stderr}");
+    assert!(stderr.contains("tmdb: 4 change(s)"), "{stderr}");
+    assert!(
+        stderr.contains("held C1 control characters (U+0080..U+009F); replaced"),
+        "{stderr}"
+    );
     let cars: Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("cars.openapi.json")).unwrap())
             .unwrap();

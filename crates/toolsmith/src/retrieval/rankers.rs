@@ -1,0 +1,171 @@
+//! The rankers a [`super::Pipeline`] is built from: a catalog view's corpus, the configured
+//! embedder with its vectors cached in the catalog database, BM25/dense/hybrid over it, and the
+//! stored tool graph's needs.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
+use toolsmith_graph::{GraphStore, Need};
+use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
+use toolsmith_retrieve::{
+    Bm25Index, Corpus, DenseBackend, DenseIndex, DenseRetriever, HybridRetriever, Method,
+    Retriever, build_retriever,
+};
+
+use crate::context::Context;
+use crate::printer;
+use crate::settings::EmbedderKind;
+
+/// The retrieval corpus of a catalog view.
+pub(crate) fn corpus(store: &Store, selector: &DocSelector) -> anyhow::Result<Arc<Corpus>> {
+    let catalog = store
+        .catalog(selector, &Scope::default())
+        .context("reading the catalog")?;
+    Ok(Arc::new(Corpus::from_catalog(&catalog)))
+}
+
+/// The configured embedder (the local MiniLM, or the `[llm]` endpoint's embedding model),
+/// its vectors cached in the catalog database.
+pub(crate) fn embedder(ctx: &Context, mode: CacheMode) -> anyhow::Result<Arc<dyn Embedder>> {
+    let (inner, cache) = uncached_embedder(ctx)?;
+    Ok(Arc::new(CachedEmbedder::new(inner, cache, mode)))
+}
+
+/// The configured embedder without its cache, and the catalog database's cache.
+fn uncached_embedder(ctx: &Context) -> anyhow::Result<(Arc<dyn Embedder>, CacheDb)> {
+    let config = ctx.config()?;
+    let db = ctx.db();
+    let cache = CacheDb::open(db)
+        .with_context(|| format!("opening the embedding cache in {}", db.display()))?;
+    let inner: Arc<dyn Embedder> = match config.retrieve.embedder {
+        EmbedderKind::Local => {
+            Arc::new(LocalEmbedder::load_default().context("loading the local embedding model")?)
+        }
+        EmbedderKind::Http => {
+            let settings = config.llm_settings(None);
+            Arc::new(
+                OpenAiEmbedder::new(&settings, config.retrieve.embedding_dimensions)
+                    .with_context(|| format!("the embedding endpoint {}", settings.base_url))?,
+            )
+        }
+    };
+    Ok((inner, cache))
+}
+
+/// The note printed when a catalog's dense index is missing and search falls back to BM25.
+pub(crate) fn missing_index_note(method: Method, apis: usize) -> String {
+    format!(
+        "note: the dense index of these {apis} APIs is not built, so this {method} search uses \
+         BM25; run `toolsmith index` to embed them (once; later searches reuse the vectors)"
+    )
+}
+
+/// A retriever of `method` over `corpus` that never embeds a large catalog behind the user's
+/// back (what `search` and `solve --retrieve` use): up to `[retrieve] embed_on_search_max`
+/// APIs it is [`retriever`] (missing vectors embedded on the fly); above it, dense and hybrid
+/// read the vectors `toolsmith index` stored, and when some are missing the search uses BM25
+/// and a note says how to build the dense index. Commands get it through a [`Pipeline`].
+pub(super) async fn indexed_retriever(
+    ctx: &Context,
+    method: Method,
+    corpus: Arc<Corpus>,
+) -> anyhow::Result<Arc<dyn Retriever>> {
+    let retrieve = &ctx.config()?.retrieve;
+    if !method.embeds() || corpus.len() <= retrieve.embed_on_search_max {
+        return retriever(ctx, method, corpus).await;
+    }
+    let settings = retrieve.settings();
+    let (inner, cache) = uncached_embedder(ctx)?;
+    // Replay: reads the stored vectors and fails at the first one missing, embedding nothing.
+    let stored = CachedEmbedder::new(Arc::clone(&inner), cache.clone(), CacheMode::Replay);
+    let spinner = ctx
+        .progress()
+        .spinner(format!("reading the dense index of {} APIs", corpus.len()));
+    let built = DenseIndex::build(Arc::clone(&corpus), &stored, settings.dense).await;
+    spinner.finish_and_clear();
+    let index = match built {
+        Ok(index) => index,
+        Err(toolsmith_retrieve::Error::Embed {
+            source: toolsmith_llm::Error::ReplayMiss { .. },
+            ..
+        }) => {
+            printer::note(missing_index_note(method, corpus.len()));
+            return Ok(Arc::new(Bm25Index::build(corpus, settings.bm25)));
+        }
+        Err(err) => return Err(err.into()),
+    };
+    build_graph(ctx, &index)?;
+    let queries: Arc<dyn Embedder> =
+        Arc::new(CachedEmbedder::new(inner, cache, CacheMode::ReadWrite));
+    let dense = DenseRetriever::new(Arc::new(index), queries);
+    Ok(match method {
+        Method::Hybrid => Arc::new(HybridRetriever::new(
+            Bm25Index::build(corpus, settings.bm25),
+            dense,
+            settings.hybrid,
+        )),
+        _ => Arc::new(dense),
+    })
+}
+
+/// Builds the index's HNSW graph now, under a progress bar, when its backend walks one (the
+/// graph is not stored, and the first search would otherwise build it silently for minutes).
+fn build_graph(ctx: &Context, index: &DenseIndex) -> anyhow::Result<()> {
+    if index.backend() != DenseBackend::Hnsw {
+        return Ok(());
+    }
+    let bar = ctx.progress().bar(
+        index.corpus().len(),
+        "building the HNSW graph of the dense index",
+    );
+    index
+        .warm_with_progress(&mut |done, _| {
+            bar.set_position(done as u64);
+            ControlFlow::Continue(())
+        })
+        .context("building the HNSW graph")?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// A retriever of `method` over `corpus` with the configured settings; dense and hybrid
+/// embed (through the cache) every API not embedded yet. Commands get it through a
+/// [`Pipeline`].
+pub(super) async fn retriever(
+    ctx: &Context,
+    method: Method,
+    corpus: Arc<Corpus>,
+) -> anyhow::Result<Arc<dyn Retriever>> {
+    let embedder = if method.embeds() {
+        Some(embedder(ctx, CacheMode::ReadWrite)?)
+    } else {
+        None
+    };
+    let settings = ctx.config()?.retrieve.settings();
+    let spinner = ctx.progress().spinner(format!(
+        "building the {method} index of {} APIs",
+        corpus.len()
+    ));
+    let built = build_retriever(method, corpus, embedder, &settings).await;
+    spinner.finish_and_clear();
+    Ok(built?)
+}
+
+/// Per API, the parameters other APIs produce (`toolsmith_graph::Graph::needs`).
+pub(super) type Needs = BTreeMap<ApiId, Vec<Need>>;
+
+/// The stored tool graph's dependency needs, when `toolsmith graph build` stored dependency
+/// edges.
+pub(super) fn stored_needs(ctx: &Context) -> anyhow::Result<Option<Needs>> {
+    let db = ctx.db();
+    let store = GraphStore::open(db)
+        .with_context(|| format!("opening the tool graph in {}", db.display()))?;
+    if store.build_info()?.is_none() {
+        return Ok(None);
+    }
+    let needs = store.load().context("reading the tool graph")?.needs();
+    Ok((!needs.is_empty()).then_some(needs))
+}
