@@ -130,16 +130,7 @@ pub fn tooleval_query_passes(
     }
     let (mut passed, mut failed) = (0usize, 0usize);
     for sample in samples {
-        let pass = match sample {
-            SampleVerdict::Passed => true,
-            SampleVerdict::Failed => false,
-            SampleVerdict::Undecided => coin(),
-        };
-        if pass {
-            passed += 1;
-        } else {
-            failed += 1;
-        }
+        tally(*sample, coin, &mut passed, &mut failed);
     }
     Some(failed <= passed)
 }
@@ -159,6 +150,26 @@ pub const ANYTOOL_REFUSAL_WORDS: [&str; 11] = [
     "regret",
     "not successfully",
 ];
+
+/// Counts one ToolEval sample as passed or failed; an undecided one is settled by `coin`, as
+/// ToolEval does.
+fn tally(
+    verdict: SampleVerdict,
+    coin: &mut dyn FnMut() -> bool,
+    passed: &mut usize,
+    failed: &mut usize,
+) {
+    let pass = match verdict {
+        SampleVerdict::Passed => true,
+        SampleVerdict::Failed => false,
+        SampleVerdict::Undecided => coin(),
+    };
+    if pass {
+        *passed += 1;
+    } else {
+        *failed += 1;
+    }
+}
 
 /// Whether an answer contains one of [`ANYTOOL_REFUSAL_WORDS`].
 pub fn anytool_refusal(answer: &str) -> bool {
@@ -269,16 +280,7 @@ pub async fn tooleval_query_judged<J: Judge + ?Sized>(
             draws.solvability(solvability_asked - 1).await?
         };
         let verdict = tooleval_decision(answer, task);
-        let pass = match verdict {
-            SampleVerdict::Passed => true,
-            SampleVerdict::Failed => false,
-            SampleVerdict::Undecided => coin(),
-        };
-        if pass {
-            passed += 1;
-        } else {
-            failed += 1;
-        }
+        tally(verdict, coin, &mut passed, &mut failed);
         taken.push(verdict);
     }
     let vote = (samples > 0).then_some(failed <= passed);
