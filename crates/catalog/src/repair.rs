@@ -174,7 +174,34 @@ fn fix_type(map: &mut Map<String, Value>, at: &str, notes: &mut Notes) {
     }
 }
 
+/// Whether a schema admits `null`: its type says so, `nullable: true` (OpenAPI 3.0), or one
+/// of its `oneOf`/`anyOf` branches does; a schema with no type or branches admits anything.
+fn admits_null(map: &Map<String, Value>) -> bool {
+    let branches = ["oneOf", "anyOf"]
+        .iter()
+        .filter_map(|k| map.get(*k).and_then(Value::as_array))
+        .flatten()
+        .collect::<Vec<_>>();
+    let typed = match map.get("type") {
+        Some(Value::String(kind)) => kind == "null",
+        Some(Value::Array(kinds)) => kinds.iter().any(|k| k == "null"),
+        _ if !branches.is_empty() => branches
+            .iter()
+            .any(|b| b.as_object().is_some_and(admits_null)),
+        _ => true,
+    };
+    typed || map.get("nullable") == Some(&Value::Bool(true))
+}
+
 fn fix_default(map: &mut Map<String, Value>, at: &str, notes: &mut Notes) {
+    // `default: null` ("none") on a schema that does not admit null fails strict validators.
+    if map.get("default") == Some(&Value::Null) && !admits_null(map) {
+        notes.push(format!(
+            "{at}: default null is not allowed by the schema; dropped"
+        ));
+        map.remove("default");
+        return;
+    }
     let (Some(Value::String(kind)), Some(default)) = (map.get("type"), map.get("default")) else {
         return;
     };
@@ -313,6 +340,23 @@ mod tests {
             schema["properties"]["name"]["default"], "5",
             "data is left alone"
         );
+    }
+
+    #[test]
+    fn a_null_default_is_dropped_where_the_schema_refuses_null() {
+        let mut schema = json!({"type": "object", "properties": {
+            "stop": {"default": null, "oneOf": [{"type": "string"}, {"type": "array"}]},
+            "tag": {"type": "string", "nullable": true, "default": null},
+            "any": {"default": null},
+            "n": {"type": ["integer", "null"], "default": null}}});
+        let mut notes = Vec::new();
+        for_export(&mut schema, "x", &mut notes);
+        let p = &schema["properties"];
+        assert!(p["stop"].get("default").is_none(), "{schema}");
+        for kept in ["tag", "any", "n"] {
+            assert_eq!(p[kept].get("default"), Some(&Value::Null), "{kept}");
+        }
+        assert_eq!(notes.len(), 1, "{notes:?}");
     }
 
     #[test]

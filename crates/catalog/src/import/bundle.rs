@@ -170,17 +170,22 @@ impl Bundler<'_> {
     fn rewrite(&mut self, value: &mut Value, location: &str, at: &str, names: bool) -> Result<()> {
         match value {
             Value::Object(map) => {
-                if let Some(Value::String(reference)) = map.get("$ref")
-                    && !names
-                {
+                // A string `$ref` is a reference even where a map of names stands (DigitalOcean
+                // writes `properties: {$ref: attributes.yml#/...}`); a property named `$ref`
+                // holds a schema object instead.
+                let is_ref = matches!(map.get("$ref"), Some(Value::String(_)));
+                if let Some(Value::String(reference)) = map.get("$ref") {
                     let local = self.localize(reference, location, at)?;
                     map.insert("$ref".to_owned(), Value::String(local));
                 }
+                // In a responses map, `default` is a response, not a schema's default value.
+                let responses = at.ends_with("/responses");
                 for (key, child) in map.iter_mut() {
                     let data = !names
-                        && (DATA_KEYS.contains(&key.as_str())
+                        && ((DATA_KEYS.contains(&key.as_str())
+                            && !(responses && key == "default"))
                             || (key == "examples" && child.is_array()));
-                    if data || (key == "$ref" && !names) {
+                    if data || (key == "$ref" && is_ref) {
                         continue;
                     }
                     let child_at = format!("{at}/{}", pointer_escape(key));

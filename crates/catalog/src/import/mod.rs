@@ -17,6 +17,7 @@ mod schema;
 mod security;
 mod text;
 mod toolbench;
+mod yaml;
 
 use std::path::{Path, PathBuf};
 

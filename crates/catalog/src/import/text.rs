@@ -66,14 +66,14 @@ fn parse_yaml(path: &Path, bytes: &[u8]) -> Result<Value> {
         reason,
     };
     let text = std::str::from_utf8(bytes).map_err(|e| syntax(0, 0, format!("not UTF-8: {e}")))?;
-    let yaml: serde_norway::Value = serde_norway::from_str(text).map_err(|e| {
+    let super::yaml::YamlJson(value) = serde_norway::from_str(text).map_err(|e| {
         let (line, column) = e
             .location()
             .map(|l| (l.line(), l.column()))
             .unwrap_or((0, 0));
         syntax(line, column, strip_position(&e.to_string()))
     })?;
-    serde_json::to_value(yaml).map_err(|e| syntax(0, 0, format!("not representable as JSON: {e}")))
+    Ok(value)
 }
 
 /// serde's messages end with " at line L column C", which our error already says.

@@ -212,3 +212,60 @@ fn a_spec_read_from_memory_refuses_external_references() {
     assert!(err.contains("ops/list_things.yml"), "{err}");
     assert!(err.contains("#/paths/~1things/get"), "{err}");
 }
+
+/// DigitalOcean's shapes: an operation file whose only answer is a `default` response in a
+/// shared file, and `properties` that is itself a reference into another file.
+#[test]
+fn a_default_response_and_referenced_properties_are_read_from_their_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = r#"
+openapi: 3.0.0
+info: {title: Boxes, version: "1"}
+servers: [{url: "https://boxes.example"}]
+paths:
+  /v2/boxes:
+    post:
+      $ref: "resources/boxes/create_box.yml"
+"#;
+    let create = r#"
+operationId: create_box
+summary: Create a box.
+responses:
+  "410":
+    description: Retired.
+    content: {application/json: {schema: {type: object}, example: {id: gone}}}
+  default:
+    $ref: ../../shared/responses/box.yml
+"#;
+    let response = r#"
+description: The box.
+content:
+  application/json:
+    schema:
+      type: object
+      properties:
+        $ref: "../models/box_attributes.yml#/box"
+"#;
+    let attributes = "box: {box_id: {type: string}, label: {type: string}}\n";
+    write(
+        &dir.path().join("spec"),
+        &[
+            ("root.yaml", root),
+            ("resources/boxes/create_box.yml", create),
+            ("shared/responses/box.yml", response),
+            ("shared/models/box_attributes.yml", attributes),
+        ],
+    );
+    let batch = read_source(
+        &dir.path().join("spec/root.yaml"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let id: ApiId = "boxes/create_box".parse().unwrap();
+    let api = store.api(&id).unwrap();
+    let schema = api.api.response_schema.as_ref().unwrap().to_string();
+    assert!(schema.contains("box_id"), "{schema}");
+    assert!(!schema.contains(".yml"), "no external reference left: {schema}");
+}
