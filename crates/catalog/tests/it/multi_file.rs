@@ -267,5 +267,8 @@ content:
     let api = store.api(&id).unwrap();
     let schema = api.api.response_schema.as_ref().unwrap().to_string();
     assert!(schema.contains("box_id"), "{schema}");
-    assert!(!schema.contains(".yml"), "no external reference left: {schema}");
+    assert!(
+        !schema.contains(".yml"),
+        "no external reference left: {schema}"
+    );
 }
