@@ -272,3 +272,24 @@ content:
         "no external reference left: {schema}"
     );
 }
+
+/// Spotify's published spec points a vendor extension at a file outside its folder that it
+/// does not ship: the extension is not the API, so the spec imports whole.
+#[test]
+fn a_reference_inside_a_vendor_extension_is_not_followed() {
+    let dir = spec_dir();
+    let with_extension = format!(
+        "{ROOT}x-policy:\n  $ref: ../../policies.yaml\ncomponents:\n  x-vendor-notes: {{$ref: missing.yml}}\n"
+    );
+    write(
+        &dir.path().join("spec"),
+        &[("openapi.yaml", with_extension.as_str())],
+    );
+    let batch = read_source(
+        &dir.path().join("spec/openapi.yaml"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let apis: usize = batch.tools.iter().map(|t| t.apis.len()).sum();
+    assert_eq!(apis, 2, "both operations imported");
+}
