@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use toolsmith_catalog::{ImportOptions, Store, read_source};
+use toolsmith_catalog::{
+    DocLabel, DocSelector, DocTarget, ImportOptions, NewDoc, Scope, Store, read_source,
+};
 use toolsmith_eval::{BenchSpec, Benchmark};
 use toolsmith_exec::NativeTools;
 
@@ -55,5 +57,63 @@ pub(crate) fn spec_catalog(
         store.import(&NativeTools::funcqa().import_batch(), false)?;
     }
     import_all(&mut store, &sources, *ctx.progress())?;
+    if let Some(label) = &spec.doc_version {
+        with_docs_from_db(ctx, &mut store, label)?;
+    }
     Ok(store)
+}
+
+/// Copies into a benchmark's in-memory catalog the `label` docs that the `--db` catalog holds
+/// for the same tools and APIs, so that `--doc-version easytool` measures the docs a user
+/// refined there (`refine --method easytool --apis tmdb`), not the original ones. Fails when
+/// no tool or API of the benchmark has a doc of that label in either catalog: a silent fall
+/// back to the active docs would measure the wrong docs.
+pub(crate) fn with_docs_from_db(
+    ctx: &Context,
+    store: &mut Store,
+    label: &DocLabel,
+) -> anyhow::Result<usize> {
+    let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
+    let targets: Vec<DocTarget> = catalog
+        .tools
+        .iter()
+        .flat_map(|t| {
+            std::iter::once(DocTarget::Tool(t.tool.id.clone()))
+                .chain(t.apis.iter().map(|a| DocTarget::Api(a.api.id.clone())))
+        })
+        .collect();
+    let db = ctx.db().exists().then(|| ctx.store()).transpose()?;
+    let (mut copied, mut present) = (0, 0);
+    for target in &targets {
+        if store.doc_history(target)?.iter().any(|d| &d.label == label) {
+            present += 1;
+            continue;
+        }
+        let Some(db) = &db else { continue };
+        let history = db.doc_history(target).unwrap_or_default();
+        if let Some(doc) = history.into_iter().rev().find(|d| &d.label == label) {
+            let new = NewDoc {
+                label: doc.label,
+                source: doc.source,
+                doc: doc.doc,
+            };
+            store.add_doc(target, new, false)?;
+            copied += 1;
+        }
+    }
+    if copied + present == 0 {
+        anyhow::bail!(
+            "no tool or API of this benchmark has a `{label}` doc, in its own sources or in {}: \
+             refine them there first (e.g. `toolsmith refine --method easytool --apis TOOL`), \
+             or see `toolsmith docs` for the labels there are",
+            ctx.db().display()
+        );
+    }
+    if copied > 0 {
+        crate::printer::note(format!(
+            "{copied} `{label}` docs read from {}",
+            ctx.db().display()
+        ));
+    }
+    Ok(copied)
 }

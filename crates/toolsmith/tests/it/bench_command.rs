@@ -277,3 +277,69 @@ fn retrieval_reports_coverage_at_asked_cut_offs_and_lists_the_misses() {
         );
     }
 }
+
+/// `--doc-version LABEL` on a named benchmark reaches the docs refined in `--db` (the
+/// benchmark's own catalog is built in memory from its sources), and a label found nowhere is
+/// an error, not a silent run on the original docs.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_named_benchmark_runs_on_the_doc_version_refined_in_the_db() {
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(seen.clone());
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.use_llm(addr);
+    let data = shared("restbench-tmdb/..");
+    let spec = shared("restbench-tmdb/restgpt/tmdb_oas.json");
+    tokio::task::spawn_blocking(move || {
+        let run = |label: &str| {
+            ws.run(&[
+                "bench",
+                "run",
+                "--dataset",
+                "restbench-tmdb",
+                "--limit",
+                "1",
+                "--doc-version",
+                label,
+                "--json",
+                "--data-dir",
+                &data,
+            ])
+        };
+        let missing = run("mine");
+        assert!(!missing.status.success());
+        let err = String::from_utf8_lossy(&missing.stderr);
+        assert!(
+            err.contains("no tool or API of this benchmark has a `mine` doc"),
+            "{err}"
+        );
+
+        ws.ok(&["import", &spec]);
+        let marker = "Looks people up by name (refined in the db).";
+        ws.ok(&[
+            "docs",
+            "add",
+            "tmdb/get_search_person",
+            "--label",
+            "mine",
+            "--description",
+            marker,
+        ]);
+        let out = run("mine");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    })
+    .await
+    .unwrap();
+    let requests = seen.lock().unwrap();
+    let shown = requests[0]["tools"].to_string();
+    assert!(
+        shown.contains("refined in the db"),
+        "the refined doc is shown: {shown}"
+    );
+}
