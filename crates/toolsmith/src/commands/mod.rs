@@ -2,9 +2,7 @@
 //! exit code; none imports another (shared pieces live in `retrieval`, `executor`, ...).
 
 mod bench;
-mod bench_embed;
 mod bench_runs;
-mod bench_serve;
 mod call;
 mod docs;
 mod env;
@@ -51,8 +49,8 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::Compare(a) => bench_runs::compare(&ctx, a),
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
-            BenchCommand::Serve(a) => bench_serve::run(&ctx, a),
-            BenchCommand::Embed(a) => bench_embed::run(&ctx, a),
+            BenchCommand::Serve(a) => bench::serve_load(&ctx, a),
+            BenchCommand::Embed(a) => bench::embed(&ctx, a),
         },
         Command::Report(args) => report::run(&ctx, &args),
         Command::Call(args) => call::run(&ctx, &args),
