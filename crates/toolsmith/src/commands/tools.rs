@@ -59,14 +59,17 @@ pub(super) fn run(ctx: &Context, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let report = Report(rows);
-    // No table at all for no APIs: the note says so.
-    if args.json.json || !report.0.is_empty() {
-        printer::report(&report, args.json.json)?;
+    if args.json.json {
+        printer::report(&report, true)?;
+        return Ok(ExitCode::SUCCESS);
     }
-    let rows = report.0;
+    // No table at all for no APIs: the note says so.
+    if !report.0.is_empty() {
+        printer::report(&report, false)?;
+    }
     printer::note(format!(
         "{} APIs in {} tools",
-        rows.len(),
+        report.0.len(),
         catalog.tools.len()
     ));
     Ok(ExitCode::SUCCESS)
