@@ -1,5 +1,7 @@
 //! One module per command. Each takes the [`Context`] and its parsed flags and returns an
 //! exit code; none imports another (shared pieces live in `retrieval`, `executor`, ...).
+//! A command builds its job, runs it and prints one report (`printer::report`); a family
+//! with several parts is a folder whose parts import neither each other nor their parent.
 
 mod bench;
 mod bench_runs;
