@@ -14,6 +14,8 @@ The plumbing every toolsmith crate needs exactly once, each piece named for what
   cache keys are made of.
 - [`text`] cuts text to a number of characters without splitting one.
 - [`data`] finds the shared benchmark data folder (`$TOOLSMITH_DATA`, else `../shared/data`).
+- [`measure`] is what the benchmarks measure with: latency quantiles, `/proc` memory and load,
+  seeded random floats.
 
 This crate depends on no other toolsmith crate; every other crate may depend on it.
 
@@ -52,6 +54,7 @@ Ok::<(), Box<dyn std::error::Error>>(())
 
 pub mod data;
 pub mod json;
+pub mod measure;
 pub mod retry;
 pub mod secret;
 pub mod sqlite;

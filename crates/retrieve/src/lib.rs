@@ -148,7 +148,7 @@
 //!   so neighbours stay opt-in (`[retrieve.expand] mode = "neighbours"`, `budget = 5`, with
 //!   `--doc-version expnet` and `-k 7` for TMDB's figure).
 //! - **BM25 rather than tantivy**: see [`Bm25Index`]; the speed is measured by
-//!   `toolsmith bench search-speed`.
+//!   `toolsmith bench search-speed`, with [`timing`]'s passes and brute-force baseline.
 #![warn(missing_docs)]
 
 pub use crate::bm25::{B, Bm25Index, Bm25Settings, RETURNS_WEIGHT};
@@ -176,4 +176,5 @@ mod hybrid;
 mod kernel;
 mod method;
 mod retriever;
+pub mod timing;
 mod tokenize;

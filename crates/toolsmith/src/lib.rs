@@ -18,7 +18,6 @@ mod commands;
 mod context;
 mod env;
 mod executor;
-mod expnet_run;
 mod llm;
 mod logging;
 mod mcp_source;

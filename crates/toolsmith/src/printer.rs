@@ -24,6 +24,18 @@ pub(crate) fn json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     line(text)
 }
 
+/// Writes a command's report once: as pretty JSON with `--json`, else as its text.
+pub(crate) fn report<R: Serialize + std::fmt::Display>(
+    report: &R,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        self::json(report)
+    } else {
+        line(report)
+    }
+}
+
 /// Writes a note for the user to stderr (warnings, summaries; progress has its bars).
 pub(crate) fn note(text: impl std::fmt::Display) {
     eprintln!("{text}");

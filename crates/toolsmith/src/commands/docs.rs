@@ -1,10 +1,12 @@
 //! `toolsmith docs`: a doc's version history (with the refinement rounds behind it), word
 //! diffs between versions, rollback by version or label, and manual edits.
 
+use std::fmt;
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
+use serde::Serialize;
 use toolsmith_catalog::{Doc, DocLabel, DocSelector, DocTarget, DocVersion, NewDoc, Scope, Store};
 use toolsmith_refine::{RefineStore, StoredRound};
 
@@ -29,11 +31,11 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
                 (true, DocTarget::Api(api)) => RefineStore::open(ctx.db())?.history(api)?,
                 _ => Vec::new(),
             };
-            if json.json {
-                printer::json(&serde_json::json!({"versions": history, "rounds": rounds}))?;
-            } else {
-                print_history(&history, &rounds)?;
-            }
+            let report = History {
+                versions: history,
+                rounds,
+            };
+            printer::report(&report, json.json)?;
         }
         DocsAction::Diff { target, from, to } => {
             let history = store.doc_history(target)?;
@@ -72,72 +74,94 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_history(history: &[DocVersion], rounds: &[StoredRound]) -> anyhow::Result<()> {
-    for v in history {
-        printer::line(format!(
-            "{} v{} [{}] from {}",
-            if v.active { "*" } else { " " },
-            v.version,
-            v.label,
-            v.source
-        ))?;
-        printer::line(format!("    {}", v.doc.description.replace('\n', "\n    ")))?;
-        // The rounds of the refinement run that produced this version: a round's own version
-        // (`draft.r2`) shows that round; a run's final version shows them all unless each
-        // already has its own version above.
+/// `docs history`: a doc's versions, newest last, with the refinement rounds behind them.
+#[derive(Serialize)]
+struct History {
+    versions: Vec<DocVersion>,
+    rounds: Vec<StoredRound>,
+}
+
+impl History {
+    /// The rounds of the refinement run that produced this version: a round's own version
+    /// (`draft.r2`) shows that round; a run's final version shows them all unless each
+    /// already has its own version in the history.
+    fn rounds_of(&self, v: &DocVersion) -> Vec<&StoredRound> {
         let Some((run, round)) = refine_source(&v.source) else {
-            continue;
+            return Vec::new();
         };
-        let per_round = history
+        let per_round = self
+            .versions
             .iter()
             .any(|h| refine_source(&h.source).is_some_and(|(r, n)| r == run && n.is_some()));
         if round.is_none() && per_round {
-            continue;
+            return Vec::new();
         }
-        let shown = rounds
+        self.rounds
             .iter()
-            .filter(|r| r.run.0 == run && round.is_none_or(|n| r.round.round == n));
-        for r in shown {
-            let round = &r.round;
-            printer::line(format!("    round {}:", round.round))?;
-            for rejected in &round.rejected_queries {
-                printer::line(format!(
-                    "      refused query (cosine {:.2} with {:?}): {}",
-                    rejected.cosine, rejected.similar_to, rejected.query
-                ))?;
-            }
-            if let Some(t) = &round.exploration {
-                printer::line(format!("      explored: {} {}", t.query, t.arguments))?;
-                printer::line(format!(
-                    "      observed ({}): {}",
-                    if t.ok { "ok" } else { "failed" },
-                    toolsmith_plumbing::text::truncate_chars(&t.observation, 160)
-                ))?;
-            }
-            if let Some(s) = &round.suggestions {
-                printer::line(format!("      suggested: {s}"))?;
-            }
-            for e in &round.examples {
-                printer::line(format!("      example kept: {} {}", e.query, e.arguments))?;
-            }
-            for d in &round.dropped {
-                printer::line(format!(
-                    "      example dropped: {} ({})",
-                    d.example.query, d.reason
-                ))?;
-            }
-            if let Some(reason) = &round.refused {
-                printer::line(format!("      refused output: {reason}"))?;
-            }
-            if let Some(delta) = round.delta {
-                printer::line(format!("      delta: {delta:.3}"))?;
-            }
-            if let Some(stop) = round.stop {
-                printer::line(format!("      stop: {}", stop.as_str()))?;
-            }
-        }
+            .filter(|r| r.run.0 == run && round.is_none_or(|n| r.round.round == n))
+            .collect()
     }
-    Ok(())
+}
+
+/// A refinement round in lines: what it explored, suggested, kept and dropped, and why it
+/// stopped.
+fn round_lines(r: &StoredRound) -> Vec<String> {
+    let round = &r.round;
+    let mut lines = vec![format!("    round {}:", round.round)];
+    for rejected in &round.rejected_queries {
+        lines.push(format!(
+            "      refused query (cosine {:.2} with {:?}): {}",
+            rejected.cosine, rejected.similar_to, rejected.query
+        ));
+    }
+    if let Some(t) = &round.exploration {
+        lines.push(format!("      explored: {} {}", t.query, t.arguments));
+        lines.push(format!(
+            "      observed ({}): {}",
+            if t.ok { "ok" } else { "failed" },
+            toolsmith_plumbing::text::truncate_chars(&t.observation, 160)
+        ));
+    }
+    if let Some(s) = &round.suggestions {
+        lines.push(format!("      suggested: {s}"));
+    }
+    for e in &round.examples {
+        lines.push(format!("      example kept: {} {}", e.query, e.arguments));
+    }
+    for d in &round.dropped {
+        lines.push(format!(
+            "      example dropped: {} ({})",
+            d.example.query, d.reason
+        ));
+    }
+    if let Some(reason) = &round.refused {
+        lines.push(format!("      refused output: {reason}"));
+    }
+    if let Some(delta) = round.delta {
+        lines.push(format!("      delta: {delta:.3}"));
+    }
+    if let Some(stop) = round.stop {
+        lines.push(format!("      stop: {}", stop.as_str()));
+    }
+    lines
+}
+
+impl fmt::Display for History {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut lines = Vec::new();
+        for v in &self.versions {
+            lines.push(format!(
+                "{} v{} [{}] from {}",
+                if v.active { "*" } else { " " },
+                v.version,
+                v.label,
+                v.source
+            ));
+            lines.push(format!("    {}", v.doc.description.replace('\n', "\n    ")));
+            lines.extend(self.rounds_of(v).into_iter().flat_map(round_lines));
+        }
+        f.write_str(&lines.join("\n"))
+    }
 }
 
 /// The run (and round, for a per-round version) named by a version's source:

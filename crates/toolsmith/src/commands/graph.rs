@@ -1,6 +1,7 @@
 //! `toolsmith graph build|show|export|stats`: ToolExpNet's tool graph of the catalog, kept in
 //! the catalog database (`toolsmith-graph`).
 
+use std::fmt;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use anyhow::{Context as _, bail};
 use serde::Serialize;
 use toolsmith_catalog::ApiId;
 use toolsmith_graph::{
-    BuildInfo, Edge, EdgeKey, EdgeKind, Evidence, Experience, GraphSettings, GraphStats,
+    BuildInfo, Edge, EdgeKey, EdgeKind, Evidence, Experience, GoldPairs, GraphSettings, GraphStats,
     GraphStore, Node, build_graph,
 };
 use toolsmith_llm::CacheMode;
@@ -83,7 +84,14 @@ pub(super) fn build(ctx: &Context, args: &GraphBuildArgs) -> anyhow::Result<Exit
             .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
     };
     open_graph(ctx)?.replace(&graph, &info)?;
-    print_stats(&graph.stats(), Some(&info), args.json.json)?;
+    let stats = graph.stats();
+    printer::report(
+        &StatsReport {
+            stats: &stats,
+            build: Some(&info),
+        },
+        args.json.json,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -97,55 +105,85 @@ pub(super) fn stats(ctx: &Context, args: &GraphStatsArgs) -> anyhow::Result<Exit
         );
     };
     let graph = store.load()?;
+    let stats = graph.stats();
     let Some(file) = &args.gold else {
-        print_stats(&graph.stats(), Some(&info), args.json.json)?;
+        let report = StatsReport {
+            stats: &stats,
+            build: Some(&info),
+        };
+        printer::report(&report, args.json.json)?;
         return Ok(ExitCode::SUCCESS);
     };
     let (paths, unknown) = gold_paths(ctx, file)?;
-    let gold = graph.gold_pairs(&paths);
-    if args.json.json {
-        printer::json(&serde_json::json!({
-            "stats": graph.stats(), "build": info, "gold": gold, "unknown_names": unknown,
-        }))?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    print_stats(&graph.stats(), Some(&info), false)?;
-    let mut out = table::new(["against", "of", "dependency edges", "share"]);
-    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
-    out.add_row(vec![
-        "consecutive gold pairs (recall)".to_owned(),
-        gold.pairs.to_string(),
-        gold.pairs_linked.to_string(),
-        pct(gold.recall),
-    ]);
-    out.add_row(vec![
-        "edges on a consecutive pair (precision)".to_owned(),
-        gold.edges.to_string(),
-        gold.edges_consecutive.to_string(),
-        pct(gold.precision_consecutive),
-    ]);
-    out.add_row(vec![
-        "edges on an ordered pair of one path".to_owned(),
-        gold.edges.to_string(),
-        gold.edges_ordered.to_string(),
-        pct(gold.precision_ordered),
-    ]);
-    table::align_right(&mut out, 1..4);
-    table::print(&out)?;
-    printer::line(format!(
-        "{} gold paths of {}; {} pairs linked only the other way (B -> A)",
-        gold.paths,
-        file.display(),
-        gold.pairs_reversed
-    ))?;
-    if !unknown.is_empty() {
+    let report = GoldReport {
+        stats: &stats,
+        build: &info,
+        gold: graph.gold_pairs(&paths),
+        unknown_names: unknown,
+        file,
+    };
+    printer::report(&report, args.json.json)?;
+    if !args.json.json && !report.unknown_names.is_empty() {
         printer::note(format!(
             "{} gold names match no single API and were left out: {}",
-            unknown.len(),
-            unknown.join(", ")
+            report.unknown_names.len(),
+            report.unknown_names.join(", ")
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `graph stats --gold`: the graph's figures and how well its dependency edges match the
+/// gold paths.
+#[derive(Serialize)]
+struct GoldReport<'a> {
+    stats: &'a GraphStats,
+    build: &'a BuildInfo,
+    gold: GoldPairs,
+    unknown_names: Vec<String>,
+    /// The gold file (named in the text).
+    #[serde(skip)]
+    file: &'a Path,
+}
+
+impl fmt::Display for GoldReport<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let stats = StatsReport {
+            stats: self.stats,
+            build: Some(self.build),
+        };
+        writeln!(f, "{stats}")?;
+        let gold = &self.gold;
+        let mut out = table::new(["against", "of", "dependency edges", "share"]);
+        let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+        out.add_row(vec![
+            "consecutive gold pairs (recall)".to_owned(),
+            gold.pairs.to_string(),
+            gold.pairs_linked.to_string(),
+            pct(gold.recall),
+        ]);
+        out.add_row(vec![
+            "edges on a consecutive pair (precision)".to_owned(),
+            gold.edges.to_string(),
+            gold.edges_consecutive.to_string(),
+            pct(gold.precision_consecutive),
+        ]);
+        out.add_row(vec![
+            "edges on an ordered pair of one path".to_owned(),
+            gold.edges.to_string(),
+            gold.edges_ordered.to_string(),
+            pct(gold.precision_ordered),
+        ]);
+        table::align_right(&mut out, 1..4);
+        writeln!(f, "{}", out.trim_fmt())?;
+        write!(
+            f,
+            "{} gold paths of {}; {} pairs linked only the other way (B -> A)",
+            gold.paths,
+            self.file.display(),
+            gold.pairs_reversed
+        )
+    }
 }
 
 /// The gold tool paths of a query file (RestBench: each item's `solution`, a list of API names
@@ -192,6 +230,7 @@ fn gold_paths(ctx: &Context, file: &Path) -> anyhow::Result<(Vec<Vec<ApiId>>, Ve
     Ok((paths, unknown))
 }
 
+/// `graph build` and `graph stats`: the graph's figures and how it was built.
 #[derive(Serialize)]
 struct StatsReport<'a> {
     #[serde(flatten)]
@@ -199,39 +238,41 @@ struct StatsReport<'a> {
     build: Option<&'a BuildInfo>,
 }
 
-fn print_stats(stats: &GraphStats, info: Option<&BuildInfo>, json: bool) -> anyhow::Result<()> {
-    if json {
-        return printer::json(&StatsReport { stats, build: info });
+impl fmt::Display for StatsReport<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let stats = self.stats;
+        let mut out = table::new([
+            "nodes",
+            "edges",
+            "similarity",
+            "dependency",
+            "mean degree",
+            "isolated",
+        ]);
+        out.add_row(vec![
+            stats.nodes.to_string(),
+            stats.edges.to_string(),
+            stats.similarity.to_string(),
+            stats.dependency.to_string(),
+            format!("{:.2}", stats.mean_degree),
+            stats.isolated.to_string(),
+        ]);
+        table::align_right(&mut out, 0..6);
+        f.write_str(&out.trim_fmt())?;
+        if let Some(info) = self.build {
+            write!(
+                f,
+                "\nbuilt from the {} docs{}",
+                info.docs,
+                match (&info.phi, &info.embedder) {
+                    (Some(phi), Some(model)) =>
+                        format!(", similarity at cosine >= {phi} ({model})"),
+                    _ => ", dependency edges only".to_owned(),
+                }
+            )?;
+        }
+        Ok(())
     }
-    let mut out = table::new([
-        "nodes",
-        "edges",
-        "similarity",
-        "dependency",
-        "mean degree",
-        "isolated",
-    ]);
-    out.add_row(vec![
-        stats.nodes.to_string(),
-        stats.edges.to_string(),
-        stats.similarity.to_string(),
-        stats.dependency.to_string(),
-        format!("{:.2}", stats.mean_degree),
-        stats.isolated.to_string(),
-    ]);
-    table::align_right(&mut out, 0..6);
-    table::print(&out)?;
-    if let Some(info) = info {
-        printer::line(format!(
-            "built from the {} docs{}",
-            info.docs,
-            match (&info.phi, &info.embedder) {
-                (Some(phi), Some(model)) => format!(", similarity at cosine >= {phi} ({model})"),
-                _ => ", dependency edges only".to_owned(),
-            }
-        ))?;
-    }
-    Ok(())
 }
 
 /// `graph show --json`.
@@ -261,55 +302,68 @@ pub(super) fn show(ctx: &Context, args: &GraphShowArgs) -> anyhow::Result<ExitCo
         edges: graph.edges_of(&api).collect(),
         experiences: store.experiences_of(&api)?,
     };
-    if args.json.json {
-        printer::json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    printer::line(format!(
-        "{api}\n  insight: {}",
-        table::first_line(&node.insight, 200)
-    ))?;
-    let mut out = table::new(["kind", "edge", "weight", "strength", "evidence"]);
-    for e in &report.edges {
-        let arrow = match e.kind {
-            EdgeKind::Similarity => {
-                let other = if e.from == api { &e.to } else { &e.from };
-                format!("~ {other}")
-            }
-            EdgeKind::Dependency if e.from == api => format!("-> {}", e.to),
-            EdgeKind::Dependency => format!("<- {}", e.from),
-        };
-        let evidence = match &e.evidence {
-            Evidence::Similarity { cosine } => format!("cosine {cosine:.3}"),
-            Evidence::Dependency { feeds } => feeds
-                .iter()
-                .map(|f| format!("{} -> {} ({:?})", f.field, f.param, f.rule))
-                .collect::<Vec<_>>()
-                .join("; "),
-        };
-        out.add_row(vec![
-            e.kind.to_string(),
-            arrow,
-            format!("{:.2}", e.weight),
-            format!("{:.2}", e.strength),
-            table::first_line(&evidence, 120),
-        ]);
-    }
-    table::align_right(&mut out, [2, 3]);
-    table::print(&out)?;
-    printer::line(format!("{} experience(s)", report.experiences.len()))?;
-    for (key, x) in &report.experiences {
-        printer::line(format!(
-            "  [{} {} -> {}] iteration {}: {} {}",
-            key.kind,
-            key.from,
-            key.to,
-            x.iteration,
-            if x.correct { "right" } else { "wrong" },
-            table::first_line(&x.query, 100)
-        ))?;
-    }
+    printer::report(&report, args.json.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+impl NodeReport<'_> {
+    fn edges_table(&self) -> String {
+        let api = &self.node.api;
+        let mut out = table::new(["kind", "edge", "weight", "strength", "evidence"]);
+        for e in &self.edges {
+            let arrow = match e.kind {
+                EdgeKind::Similarity => {
+                    let other = if e.from == *api { &e.to } else { &e.from };
+                    format!("~ {other}")
+                }
+                EdgeKind::Dependency if e.from == *api => format!("-> {}", e.to),
+                EdgeKind::Dependency => format!("<- {}", e.from),
+            };
+            let evidence = match &e.evidence {
+                Evidence::Similarity { cosine } => format!("cosine {cosine:.3}"),
+                Evidence::Dependency { feeds } => feeds
+                    .iter()
+                    .map(|f| format!("{} -> {} ({:?})", f.field, f.param, f.rule))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            };
+            out.add_row(vec![
+                e.kind.to_string(),
+                arrow,
+                format!("{:.2}", e.weight),
+                format!("{:.2}", e.strength),
+                table::first_line(&evidence, 120),
+            ]);
+        }
+        table::align_right(&mut out, [2, 3]);
+        out.trim_fmt()
+    }
+}
+
+impl fmt::Display for NodeReport<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}\n  insight: {}",
+            self.node.api,
+            table::first_line(&self.node.insight, 200)
+        )?;
+        writeln!(f, "{}", self.edges_table())?;
+        write!(f, "{} experience(s)", self.experiences.len())?;
+        for (key, x) in &self.experiences {
+            write!(
+                f,
+                "\n  [{} {} -> {}] iteration {}: {} {}",
+                key.kind,
+                key.from,
+                key.to,
+                x.iteration,
+                if x.correct { "right" } else { "wrong" },
+                table::first_line(&x.query, 100)
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// An API id, or a name the catalog resolves to exactly one API.

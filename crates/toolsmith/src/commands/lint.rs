@@ -1,9 +1,12 @@
 //! `toolsmith lint`: where the docs contradict themselves, per API, with a count per kind.
 
+use std::collections::BTreeMap;
+use std::fmt;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use toolsmith_catalog::lint::{LintKind, lint_catalog};
+use serde::Serialize;
+use toolsmith_catalog::lint::{Finding, LintKind, lint_catalog};
 
 use crate::cli::LintArgs;
 use crate::context::Context;
@@ -16,54 +19,66 @@ pub(super) fn run(ctx: &Context, args: &LintArgs) -> anyhow::Result<ExitCode> {
     if catalog.tools.is_empty() {
         bail!("nothing to lint: no tools match");
     }
-    let report = lint_catalog(&catalog);
-    if args.json.json {
-        printer::json(&serde_json::json!({
-            "apis": report.apis,
-            "apis_with_findings": report.apis_with_findings(),
-            "counts": report.counts(),
-            "findings": report.findings,
-        }))?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    // The kinds that mislead a model most come first (the order of `LintKind`).
-    let mut shown: Vec<_> = report.findings.iter().collect();
-    shown.sort_by_key(|f| f.kind);
-    for finding in shown.into_iter().take(args.limit) {
-        let at = match &finding.param {
-            Some(p) => format!("{} `{p}`", finding.api),
-            None => finding.api.to_string(),
-        };
-        let fixed = if finding.fixed_at_render {
-            " (fixed when rendered)"
-        } else {
-            ""
-        };
-        printer::line(format!(
-            "{at}: {}: {}{fixed}",
-            finding.kind, finding.message
-        ))?;
-    }
-    if report.findings.len() > args.limit {
-        printer::line(format!(
-            "... {} more (--limit N, or --json for all)",
-            report.findings.len() - args.limit
-        ))?;
-    }
-    let counts = report.counts();
-    let mut t = table::new(["kind", "findings"]);
-    for kind in LintKind::ALL {
-        t.add_row(vec![
-            kind.to_string(),
-            counts.get(&kind).copied().unwrap_or(0).to_string(),
-        ]);
-    }
-    table::align_right(&mut t, [1]);
-    table::print(&t)?;
-    printer::line(format!(
-        "{} of {} APIs have findings",
-        report.apis_with_findings(),
-        report.apis
-    ))?;
+    let lint = lint_catalog(&catalog);
+    let report = Report {
+        apis: lint.apis,
+        apis_with_findings: lint.apis_with_findings(),
+        counts: lint.counts(),
+        findings: lint.findings,
+        limit: args.limit,
+    };
+    printer::report(&report, args.json.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `toolsmith lint`'s report: every finding and the count of each kind.
+#[derive(Serialize)]
+struct Report {
+    apis: usize,
+    apis_with_findings: usize,
+    counts: BTreeMap<LintKind, usize>,
+    findings: Vec<Finding>,
+    /// Findings shown in the text (all in the JSON).
+    #[serde(skip)]
+    limit: usize,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut shown: Vec<_> = self.findings.iter().collect();
+        shown.sort_by_key(|f| f.kind);
+        for finding in shown.into_iter().take(self.limit) {
+            let at = match &finding.param {
+                Some(p) => format!("{} `{p}`", finding.api),
+                None => finding.api.to_string(),
+            };
+            let fixed = if finding.fixed_at_render {
+                " (fixed when rendered)"
+            } else {
+                ""
+            };
+            writeln!(f, "{at}: {}: {}{fixed}", finding.kind, finding.message)?;
+        }
+        if self.findings.len() > self.limit {
+            writeln!(
+                f,
+                "... {} more (--limit N, or --json for all)",
+                self.findings.len() - self.limit
+            )?;
+        }
+        let mut t = table::new(["kind", "findings"]);
+        for kind in LintKind::ALL {
+            t.add_row(vec![
+                kind.to_string(),
+                self.counts.get(&kind).copied().unwrap_or(0).to_string(),
+            ]);
+        }
+        table::align_right(&mut t, [1]);
+        writeln!(f, "{}", t.trim_fmt())?;
+        write!(
+            f,
+            "{} of {} APIs have findings",
+            self.apis_with_findings, self.apis
+        )
+    }
 }

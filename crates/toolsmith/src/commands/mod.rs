@@ -1,10 +1,10 @@
 //! One module per command. Each takes the [`Context`] and its parsed flags and returns an
 //! exit code; none imports another (shared pieces live in `retrieval`, `executor`, ...).
+//! A command builds its job, runs it and prints one report (`printer::report`); a family
+//! with several parts is a folder whose parts import neither each other nor their parent.
 
 mod bench;
-mod bench_embed;
 mod bench_runs;
-mod bench_serve;
 mod call;
 mod docs;
 mod env;
@@ -51,8 +51,8 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::Compare(a) => bench_runs::compare(&ctx, a),
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
-            BenchCommand::Serve(a) => bench_serve::run(&ctx, a),
-            BenchCommand::Embed(a) => bench_embed::run(&ctx, a),
+            BenchCommand::Serve(a) => bench::serve_load(&ctx, a),
+            BenchCommand::Embed(a) => bench::embed(&ctx, a),
         },
         Command::Report(args) => report::run(&ctx, &args),
         Command::Call(args) => call::run(&ctx, &args),

@@ -28,33 +28,81 @@ const SOLVERS: [&str; 2] = ["react", "conagents"];
 /// Runs the tour; exits 2 when a step that later steps need fails.
 pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCode> {
     let api = ExampleServer::start(args.port)?;
-    let work = work_dir(ctx.db());
-    std::fs::create_dir_all(&work)
-        .with_context(|| format!("creating the quickstart folder {}", work.display()))?;
-    // The tour's files are scratch: the folder ignores itself, so a checkout it lands in (the
-    // catalog beside a clone, as `scripts/install.sh` puts it) shows no stray folder.
-    let ignore = work.join(".gitignore");
-    std::fs::write(&ignore, IGNORE_ALL).with_context(|| format!("writing {}", ignore.display()))?;
-    let spec_path = work.join("library_openapi.json");
-    let spec = toolsmith_testbed::library_spec(&api.base_url);
-    std::fs::write(&spec_path, serde_json::to_string_pretty(&spec)?)
-        .with_context(|| format!("writing {}", spec_path.display()))?;
+    let files = Files::write(ctx.db(), &api.base_url)?;
     printer::line(format!(
         "The example library API is running at {} (its spec: {}).",
         api.base_url,
-        spec_path.display()
+        files.spec.display()
     ))?;
-
     let tour = Tour::new(ctx.db(), 7)?;
-    let queries_path = work.join("library_queries.json");
-    std::fs::write(&queries_path, toolsmith_testbed::LIBRARY_QUERIES)
-        .with_context(|| format!("writing {}", queries_path.display()))?;
-    let spec_arg = spec_path.to_string_lossy().into_owned();
+    let Some(method) = basic_steps(&tour, &files)? else {
+        return Ok(ExitCode::from(2));
+    };
+    benchmark_step(&tour, &args.data.path(), method)?;
+    let llm = &ctx.config()?.llm;
+    let mut report = None;
+    if crate::llm::is_configured(llm) {
+        report = agent_steps(&tour, &files)?;
+    } else {
+        printer::line(NO_LLM)?;
+    }
+    printer::line(format!(
+        "\nDone. The catalog is {}; try `toolsmith --db {} show {CALL_API}`.",
+        ctx.db().display(),
+        ctx.db().display()
+    ))?;
+    if let Some(report) = report {
+        printer::line(format!(
+            "The benchmark's report (open it in a browser): {}",
+            report.display()
+        ))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tour's files, in the folder beside the catalog.
+struct Files {
+    work: PathBuf,
+    /// The example API's OpenAPI spec.
+    spec: PathBuf,
+    /// Its example queries with their gold paths.
+    queries: PathBuf,
+}
+
+impl Files {
+    /// Writes the spec of the API served at `base_url` and its queries beside `db`.
+    fn write(db: &Path, base_url: &str) -> anyhow::Result<Self> {
+        let work = work_dir(db);
+        std::fs::create_dir_all(&work)
+            .with_context(|| format!("creating the quickstart folder {}", work.display()))?;
+        // The tour's files are scratch: the folder ignores itself, so a checkout it lands in
+        // (the catalog beside a clone, as `scripts/install.sh` puts it) shows no stray folder.
+        let ignore = work.join(".gitignore");
+        std::fs::write(&ignore, IGNORE_ALL)
+            .with_context(|| format!("writing {}", ignore.display()))?;
+        let spec = work.join("library_openapi.json");
+        let text = serde_json::to_string_pretty(&toolsmith_testbed::library_spec(base_url))?;
+        std::fs::write(&spec, text).with_context(|| format!("writing {}", spec.display()))?;
+        let queries = work.join("library_queries.json");
+        std::fs::write(&queries, toolsmith_testbed::LIBRARY_QUERIES)
+            .with_context(|| format!("writing {}", queries.display()))?;
+        Ok(Self {
+            work,
+            spec,
+            queries,
+        })
+    }
+}
+
+/// Import, list, index, search and call; the search method the index allows, `None` when
+/// the import failed (nothing after it can run).
+fn basic_steps(tour: &Tour, files: &Files) -> anyhow::Result<Option<&'static str>> {
+    let spec_arg = files.spec.to_string_lossy().into_owned();
     if !tour.step(
         "Import the API's OpenAPI spec into the catalog",
         &["import", &spec_arg, "--tool", TOOL],
     )? {
-        return Ok(ExitCode::from(2));
+        return Ok(None);
     }
     tour.step("List its APIs", &["tools", "--tool", TOOL])?;
     let indexed = tour.step(
@@ -80,94 +128,83 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
         "Call the same API live",
         &["call", CALL_API, "--args", CALL_ARGS, "--mode", "live"],
     )?;
-    let data = args.data.path();
-    if data.join("restbench-tmdb").is_dir() {
-        let data = data.to_string_lossy();
-        tour.step(
-            "Measure retrieval on RestBench TMDB (100 queries, NDCG and recall)",
-            &[
-                "bench",
-                "retrieval",
-                "--dataset",
-                "restbench-tmdb",
-                "--method",
-                method,
-                "--data-dir",
-                &data,
-            ],
-        )?;
-    } else {
-        tour.skip(&format!(
+    Ok(Some(method))
+}
+
+/// `bench retrieval` on RestBench TMDB, or a note that the benchmark data is missing.
+fn benchmark_step(tour: &Tour, data: &Path, method: &str) -> anyhow::Result<()> {
+    if !data.join("restbench-tmdb").is_dir() {
+        return tour.skip(&format!(
             "the retrieval benchmark: no benchmark data at {} (set TOOLSMITH_DATA)",
             data.display()
-        ))?;
+        ));
     }
+    let data = data.to_string_lossy();
+    tour.step(
+        "Measure retrieval on RestBench TMDB (100 queries, NDCG and recall)",
+        &[
+            "bench",
+            "retrieval",
+            "--dataset",
+            "restbench-tmdb",
+            "--method",
+            method,
+            "--data-dir",
+            &data,
+        ],
+    )?;
+    Ok(())
+}
 
-    let llm = &ctx.config()?.llm;
-    let mut report = None;
-    if crate::llm::is_configured(llm) {
-        printer::line(
-            "\nAn LLM endpoint is configured: two agents answer the example API's queries live.",
+/// Two agents benchmarked live on the example queries, compared, and their HTML report;
+/// the report's page when it was written.
+fn agent_steps(tour: &Tour, files: &Files) -> anyhow::Result<Option<PathBuf>> {
+    printer::line(
+        "\nAn LLM endpoint is configured: two agents answer the example API's queries live.",
+    )?;
+    let queries_arg = files.queries.to_string_lossy().into_owned();
+    let spec_arg = files.spec.to_string_lossy().into_owned();
+    let mut runs = Vec::new();
+    for solver in SOLVERS {
+        let name = format!("quickstart-{solver}");
+        let report = tour.extra_json(
+            &format!("Benchmark {solver} on the example API's queries (gold paths, live calls)"),
+            &[
+                "bench",
+                "run",
+                "--dataset",
+                &queries_arg,
+                "--catalog",
+                &spec_arg,
+                "--solver",
+                solver,
+                "--mode",
+                "live",
+                "--concurrency",
+                "1",
+                "--name",
+                &name,
+                "--json",
+            ],
         )?;
-        let queries_arg = queries_path.to_string_lossy().into_owned();
-        let mut runs = Vec::new();
-        for solver in SOLVERS {
-            let name = format!("quickstart-{solver}");
-            let report = tour.extra_json(
-                &format!(
-                    "Benchmark {solver} on the example API's queries (gold paths, live calls)"
-                ),
-                &[
-                    "bench",
-                    "run",
-                    "--dataset",
-                    &queries_arg,
-                    "--catalog",
-                    &spec_arg,
-                    "--solver",
-                    solver,
-                    "--mode",
-                    "live",
-                    "--concurrency",
-                    "1",
-                    "--name",
-                    &name,
-                    "--json",
-                ],
-            )?;
-            if let Some(run) = report.as_ref().and_then(|r| r["run"].as_i64()) {
-                runs.push(run.to_string());
-            }
+        if let Some(run) = report.as_ref().and_then(|r| r["run"].as_i64()) {
+            runs.push(run.to_string());
         }
-        if let [first, second] = runs.as_slice() {
-            tour.extra_step(
-                "Compare the two agents",
-                &["bench", "compare", first, second],
-            )?;
-            let dir = work.join("report");
-            let dir_arg = dir.to_string_lossy().into_owned();
-            if tour.extra_step(
-                "Write the HTML report of the two runs",
-                &["report", first, second, "--out", &dir_arg],
-            )? {
-                report = Some(dir.join("index.html"));
-            }
-        }
-    } else {
-        printer::line(NO_LLM)?;
     }
-    printer::line(format!(
-        "\nDone. The catalog is {}; try `toolsmith --db {} show {CALL_API}`.",
-        ctx.db().display(),
-        ctx.db().display()
-    ))?;
-    if let Some(report) = report {
-        printer::line(format!(
-            "The benchmark's report (open it in a browser): {}",
-            report.display()
-        ))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    let [first, second] = runs.as_slice() else {
+        return Ok(None);
+    };
+    tour.extra_step(
+        "Compare the two agents",
+        &["bench", "compare", first, second],
+    )?;
+    let dir = files.work.join("report");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let written = tour.extra_step(
+        "Write the HTML report of the two runs",
+        &["report", first, second, "--out", &dir_arg],
+    )?;
+    Ok(written.then(|| dir.join("index.html")))
 }
 
 /// The tour folder's `.gitignore`: everything in it.

@@ -2,6 +2,7 @@
 //! written by eval's report writer from eval's tables and the catalog's doc versions.
 
 use std::collections::BTreeSet;
+use std::fmt;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -18,7 +19,7 @@ use crate::{benchmarks, printer};
 /// APIs whose docs are diffed at most, per pair of doc versions.
 const MAX_DOC_DIFFS: usize = 60;
 
-/// What `report --json` prints.
+/// What `report` wrote, and where.
 #[derive(Debug, Serialize)]
 struct Written<'a> {
     index: &'a Path,
@@ -26,6 +27,19 @@ struct Written<'a> {
     retrieval_results: usize,
     files: usize,
     doc_diffs: usize,
+}
+
+impl fmt::Display for Written<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "report of {} run(s) and {} retrieval result(s), {} files: {}",
+            self.runs.len(),
+            self.retrieval_results,
+            self.files,
+            self.index.display()
+        )
+    }
 }
 
 /// Runs `report`.
@@ -73,23 +87,14 @@ pub(super) fn run(ctx: &Context, args: &ReportArgs) -> anyhow::Result<ExitCode> 
     };
     let written = write_report(&input, &args.out)
         .with_context(|| format!("writing the report into {}", args.out.display()))?;
-    if args.json.json {
-        printer::json(&Written {
-            index: &written.index,
-            runs: ids,
-            retrieval_results: input.retrieval.len(),
-            files: written.files.len(),
-            doc_diffs: input.doc_diffs.len(),
-        })?;
-    } else {
-        printer::line(format!(
-            "report of {} run(s) and {} retrieval result(s), {} files: {}",
-            ids.len(),
-            input.retrieval.len(),
-            written.files.len(),
-            written.index.display()
-        ))?;
-    }
+    let report = Written {
+        index: &written.index,
+        runs: ids,
+        retrieval_results: input.retrieval.len(),
+        files: written.files.len(),
+        doc_diffs: input.doc_diffs.len(),
+    };
+    printer::report(&report, args.json.json)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,10 +1,13 @@
 //! `toolsmith show`: one API (or tool) with its docs.
 
+use std::fmt;
 use std::process::ExitCode;
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use toolsmith_catalog::{
-    DocSelector, DocTarget, Scope, SecurityRequirement, SecurityScheme, Tool, render,
+    ApiEntry, DocSelector, DocTarget, DocVersion, Scope, SecurityRequirement, SecurityScheme, Tool,
+    ToolEntry, render,
 };
 use toolsmith_exec::{requirement_of, variables};
 
@@ -25,67 +28,102 @@ pub(super) fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    match &args.id {
-        DocTarget::Api(id) => {
-            let entry = store.api(id)?;
-            let tool = store.tool(id.tool())?;
-            let security = entry.api.access.security.as_ref();
-            if args.json.json {
-                let mut value = serde_json::to_value(&entry)?;
-                value["credentials"] = credentials_json(&tool, security);
-                if let Some(history) = &history {
-                    value["versions"] = serde_json::to_value(history)?;
-                }
-                printer::json(&value)?;
-            } else {
-                printer::line(render::api_markdown(&entry))?;
-                if let Some(schema) = &entry.api.response_schema {
-                    let text = serde_json::to_string(schema)?;
-                    printer::line(format!(
-                        "Response schema: {} characters; {} example(s)",
-                        text.len(),
-                        entry.api.response_examples.len()
-                    ))?;
-                }
-                credential_lines(&tool, security)
-                    .into_iter()
-                    .try_for_each(printer::line)?;
-                print_history(history.as_deref())?;
-            }
-        }
+    let shown = match &args.id {
+        DocTarget::Api(id) => Shown::Api {
+            entry: Box::new(store.api(id)?),
+            tool: store.tool(id.tool())?,
+        },
         DocTarget::Tool(id) => {
             let scope = Scope {
                 tool: Some(id.clone()),
                 ..Scope::default()
             };
-            let catalog = store.catalog(&DocSelector::Active, &scope)?;
-            let Some(tool) = catalog.tools.first() else {
+            let mut catalog = store.catalog(&DocSelector::Active, &scope)?;
+            if catalog.tools.is_empty() {
                 return Err(toolsmith_catalog::Error::UnknownTool(id.clone()).into());
-            };
-            if args.json.json {
-                let mut value = json!({ "tool": tool.tool, "doc": tool.doc, "apis": tool.apis.iter().map(|a| a.api.id.to_string()).collect::<Vec<_>>() });
-                value["credentials"] = credentials_json(&tool.tool, None);
-                if let Some(history) = &history {
-                    value["versions"] = serde_json::to_value(history)?;
-                }
-                printer::json(&value)?;
-            } else {
-                printer::line(render::tool_markdown(tool))?;
-                credential_lines(&tool.tool, None)
-                    .into_iter()
-                    .try_for_each(printer::line)?;
-                print_history(history.as_deref())?;
             }
+            Shown::Tool(Box::new(catalog.tools.swap_remove(0)))
         }
-    }
+    };
+    printer::report(&Report { shown, history }, args.json.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_history(history: Option<&[toolsmith_catalog::DocVersion]>) -> anyhow::Result<()> {
-    let Some(history) = history else {
-        return Ok(());
-    };
-    printer::line("Doc versions:")?;
+/// What `show` shows: an API with its tool (for its credentials), or a tool.
+enum Shown {
+    Api { entry: Box<ApiEntry>, tool: Tool },
+    Tool(Box<ToolEntry>),
+}
+
+/// `toolsmith show`'s report: the API or tool, what a call needs, and with
+/// `--all-versions` its doc versions.
+struct Report {
+    shown: Shown,
+    history: Option<Vec<DocVersion>>,
+}
+
+impl Report {
+    /// The JSON form: the API entry (or the tool, its doc and API ids) with its credentials
+    /// and versions.
+    fn value(&self) -> serde_json::Result<Value> {
+        let mut value = match &self.shown {
+            Shown::Api { entry, tool } => {
+                let mut value = serde_json::to_value(entry)?;
+                value["credentials"] = credentials_json(tool, entry.api.access.security.as_ref());
+                value
+            }
+            Shown::Tool(tool) => {
+                let mut value = json!({ "tool": tool.tool, "doc": tool.doc, "apis": tool.apis.iter().map(|a| a.api.id.to_string()).collect::<Vec<_>>() });
+                value["credentials"] = credentials_json(&tool.tool, None);
+                value
+            }
+        };
+        if let Some(history) = &self.history {
+            value["versions"] = serde_json::to_value(history)?;
+        }
+        Ok(value)
+    }
+}
+
+impl Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value()
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut lines = Vec::new();
+        match &self.shown {
+            Shown::Api { entry, tool } => {
+                lines.push(render::api_markdown(entry));
+                if let Some(schema) = &entry.api.response_schema {
+                    let text = serde_json::to_string(schema).map_err(|_| fmt::Error)?;
+                    lines.push(format!(
+                        "Response schema: {} characters; {} example(s)",
+                        text.len(),
+                        entry.api.response_examples.len()
+                    ));
+                }
+                lines.extend(credential_lines(tool, entry.api.access.security.as_ref()));
+            }
+            Shown::Tool(tool) => {
+                lines.push(render::tool_markdown(tool));
+                lines.extend(credential_lines(&tool.tool, None));
+            }
+        }
+        if let Some(history) = &self.history {
+            lines.extend(history_lines(history));
+        }
+        f.write_str(&lines.join("\n"))
+    }
+}
+
+/// `--all-versions`' lines: each version's number, label, examples and first line.
+fn history_lines(history: &[DocVersion]) -> Vec<String> {
+    let mut lines = vec!["Doc versions:".to_owned()];
     for v in history {
         let first: String = v
             .doc
@@ -96,7 +134,7 @@ fn print_history(history: Option<&[toolsmith_catalog::DocVersion]>) -> anyhow::R
             .chars()
             .take(70)
             .collect();
-        printer::line(format!(
+        lines.push(format!(
             "  {}{:>3}  {:<14} {:<3} examples  {}  ({})",
             if v.active { "*" } else { " " },
             v.version,
@@ -104,9 +142,9 @@ fn print_history(history: Option<&[toolsmith_catalog::DocVersion]>) -> anyhow::R
             v.doc.examples.len(),
             first,
             v.source
-        ))?;
+        ));
     }
-    Ok(())
+    lines
 }
 
 /// What a call of an API (or, with `security` `None`, any API of `tool`) needs, and the

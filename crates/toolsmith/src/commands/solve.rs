@@ -2,10 +2,12 @@
 //! [`offered_tools`], the LLM and the solver from `agents`, [`executor::build`],
 //! [`build_tracer`], then the run is saved and [`print_run`] shows it.
 
+use std::fmt;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
+use serde::Serialize;
 use tokio::runtime::Runtime as AsyncRuntime;
 use toolsmith_exec::ApiBook;
 use toolsmith_llm::{Budget, Metered};
@@ -147,16 +149,9 @@ fn build_tracer(args: &SolveArgs) -> anyhow::Result<Tracer> {
 
 /// The run as JSON, or its answer on stdout and a summary on stderr.
 fn print_run(run: &Run, id: i64, json: bool) -> anyhow::Result<()> {
+    printer::report(&Solved(run), json)?;
     if json {
-        return printer::json(run);
-    }
-    match &run.answer {
-        Some(answer) => printer::line(answer)?,
-        None => printer::line(format!(
-            "no answer ({}): {}",
-            run.finish.as_str(),
-            run.detail.as_deref().unwrap_or("")
-        ))?,
+        return Ok(());
     }
     let ended = run
         .limit()
@@ -168,4 +163,23 @@ fn print_run(run: &Run, id: i64, json: bool) -> anyhow::Result<()> {
         run.call_counts()
     ));
     Ok(())
+}
+
+/// `toolsmith solve`'s report: the whole run as JSON, its answer as text.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Solved<'a>(&'a Run);
+
+impl fmt::Display for Solved<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.answer {
+            Some(answer) => f.write_str(answer),
+            None => write!(
+                f,
+                "no answer ({}): {}",
+                self.0.finish.as_str(),
+                self.0.detail.as_deref().unwrap_or("")
+            ),
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! `toolsmith tools`: list the catalog's APIs.
 
+use std::fmt;
 use std::process::ExitCode;
 
 use serde::Serialize;
@@ -57,31 +58,44 @@ pub(super) fn run(ctx: &Context, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
             doc_label: api.doc.as_ref().map(|d| d.label.as_str()),
         })
         .collect();
+    let report = Report(rows);
     if args.json.json {
-        printer::json(&rows)?;
+        printer::report(&report, true)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut out = table::new(["API", "call", "description"]);
-    for row in &rows {
-        let call = match (row.method, row.path, row.function) {
-            (_, _, Some(f)) => format!("fn {f}"),
-            (Some(m), Some(p), _) => format!("{m} {p}"),
-            (Some(m), None, _) => m.to_owned(),
-            _ => String::new(),
-        };
-        out.add_row(vec![
-            row.id.clone(),
-            call,
-            table::first_line(row.description, 80),
-        ]);
-    }
-    if !rows.is_empty() {
-        table::print(&out)?;
+    // No table at all for no APIs: the note says so.
+    if !report.0.is_empty() {
+        printer::report(&report, false)?;
     }
     printer::note(format!(
         "{} APIs in {} tools",
-        rows.len(),
+        report.0.len(),
         catalog.tools.len()
     ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `toolsmith tools`' report: one row per API.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Report<'a>(Vec<ApiRow<'a>>);
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = table::new(["API", "call", "description"]);
+        for row in &self.0 {
+            let call = match (row.method, row.path, row.function) {
+                (_, _, Some(f)) => format!("fn {f}"),
+                (Some(m), Some(p), _) => format!("{m} {p}"),
+                (Some(m), None, _) => m.to_owned(),
+                _ => String::new(),
+            };
+            out.add_row(vec![
+                row.id.clone(),
+                call,
+                table::first_line(row.description, 80),
+            ]);
+        }
+        f.write_str(&out.trim_fmt())
+    }
 }

@@ -1,18 +1,22 @@
 //! `toolsmith refine`: refine docs with EasyTool or DRAFT into new catalog doc versions,
 //! with a progress bar, a token budget, `--dry-run` and `--resume`.
 
+mod expnet;
+
 use std::collections::HashSet;
+use std::fmt;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, bail};
 use indicatif::ProgressBar;
-use toolsmith_catalog::{ApiId, DocSelector, Scope, ToolEntry};
+use serde::Serialize;
+use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector, Scope, Store, ToolEntry};
 use toolsmith_exec::ApiBook;
 use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
 use toolsmith_refine::{
     ApiJob, Draft, DraftSettings, EasyTool, EasyToolSettings, Estimate, Method, RefineObserver,
-    RefineStore, Refiner, Round, RunEnd, RunId, RunSpec, Runner,
+    RefineStore, Refiner, Round, RunEnd, RunId, RunReport, RunSpec, Runner,
 };
 
 use crate::cli::{CallMode, RefineArgs};
@@ -21,57 +25,140 @@ use crate::{executor, printer, retrieval};
 
 /// Runs `toolsmith refine`. Exit 0 when the run finished or stopped at its budget.
 pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> {
-    let store = ctx.store()?;
-    let refine = RefineStore::open(ctx.db())
-        .with_context(|| format!("opening the refine tables in {}", ctx.db().display()))?;
-    let (run, spec) = match &args.resume {
-        Some(which) => {
-            let id = match which.as_str() {
-                "latest" => refine
-                    .latest_run()?
-                    .context("no refinement run to resume (see `toolsmith refine --method ...`)")?,
-                raw => raw.parse::<RunId>()?,
-            };
-            (Some(id), refine.run(id)?.spec)
-        }
-        None => (None, new_spec(ctx, args, &store)?),
-    };
-    let from = DocSelector::Label(spec.from_label.parse()?);
-    let view = store.catalog(&from, &Scope::default())?;
-    let tools = toolsmith_refine::plan(&view, |id| spec.apis.contains(id));
-    if tools.is_empty() {
-        bail!("no API matches --apis (see `toolsmith tools`)");
-    }
-    let mode = match run {
-        Some(_) => parse_mode(&spec.mode)?,
-        None => args.mode,
-    };
-    if spec.method == Method::ExpNet {
-        return crate::expnet_run::run(ctx, args, store, &refine, run, &spec, &view, mode);
+    let job = Job::build(ctx, args)?;
+    if job.spec.method == Method::ExpNet {
+        return expnet::run(expnet::Job {
+            ctx,
+            args,
+            store: job.store,
+            refine: &job.refine,
+            run: job.run,
+            spec: &job.spec,
+            view: &job.view,
+            mode: job.mode,
+        });
     }
     if args.dry_run {
         // The simulator asks the model for the responses of APIs it has nothing to build
         // from (no response schema or example), and the run pays for those calls too.
-        let invents = matches!(mode, CallMode::Simulate | CallMode::ReplayOrSimulate)
+        let invents = matches!(job.mode, CallMode::Simulate | CallMode::ReplayOrSimulate)
             && crate::llm::is_configured(&ctx.config()?.llm);
-        return dry_run(&spec, &tools, invents, args.json.json);
+        printer::report(&dry_run(&job.spec, &job.tools, invents)?, args.json.json)?;
+        return Ok(ExitCode::SUCCESS);
     }
-    let book = Arc::new(ApiBook::from_catalog(&view));
-    let budget = Arc::new(Budget::new(BudgetLimits {
-        max_calls: args.max_llm_calls,
-        max_tokens: args.max_tokens,
-    }));
-    let executor = executor::build_charged(
-        ctx,
-        book,
-        mode.into(),
-        args.cache.into(),
-        Some(Arc::clone(&budget)),
-        executor::Writes::Agent(&args.writes.allow_write),
-    )?;
-    let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
-    let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
-    let refiner: Box<dyn Refiner> = match spec.method {
+    let report = job.refine(ctx, args)?;
+    printer::report(&report, args.json.json)?;
+    if !args.json.json {
+        printer::note(report.next_step());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A run to start or resume: its spec, the docs it starts from and the tools it refines.
+struct Job {
+    store: Store,
+    refine: RefineStore,
+    /// The run resumed, `None` for a new one (created when it starts).
+    run: Option<RunId>,
+    spec: RunSpec,
+    view: Catalog,
+    tools: Vec<ToolEntry>,
+    /// Where tool calls go: the flag's for a new run, the stored one's on resume.
+    mode: CallMode,
+}
+
+impl Job {
+    fn build(ctx: &Context, args: &RefineArgs) -> anyhow::Result<Self> {
+        let store = ctx.store()?;
+        let refine = RefineStore::open(ctx.db())
+            .with_context(|| format!("opening the refine tables in {}", ctx.db().display()))?;
+        let (run, spec, from, mode) = match &args.resume {
+            Some(which) => {
+                let id = match which.as_str() {
+                    "latest" => refine.latest_run()?.context(
+                        "no refinement run to resume (see `toolsmith refine --method ...`)",
+                    )?,
+                    raw => raw.parse::<RunId>()?,
+                };
+                let spec = refine.run(id)?.spec;
+                let (from, mode) = (stored_label(&spec)?, parse_mode(&spec.mode)?);
+                (Some(id), spec, from, mode)
+            }
+            None => (
+                None,
+                new_spec(ctx, args, &store)?,
+                args.from.clone(),
+                args.mode,
+            ),
+        };
+        let view = store.catalog(&DocSelector::Label(from), &Scope::default())?;
+        let tools = toolsmith_refine::plan(&view, |id| spec.apis.contains(id));
+        if tools.is_empty() {
+            bail!("no API matches --apis (see `toolsmith tools`)");
+        }
+        Ok(Self {
+            store,
+            refine,
+            run,
+            spec,
+            view,
+            tools,
+            mode,
+        })
+    }
+
+    /// Runs EasyTool or DRAFT over the tools through the [`Runner`], within the budget.
+    fn refine(self, ctx: &Context, args: &RefineArgs) -> anyhow::Result<RefineReport> {
+        let book = Arc::new(ApiBook::from_catalog(&self.view));
+        let budget = Arc::new(Budget::new(BudgetLimits {
+            max_calls: args.max_llm_calls,
+            max_tokens: args.max_tokens,
+        }));
+        let executor = executor::build_charged(
+            ctx,
+            book,
+            self.mode.into(),
+            args.cache.into(),
+            Some(Arc::clone(&budget)),
+            executor::Writes::Agent(&args.writes.allow_write),
+        )?;
+        let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
+        let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
+        let refiner = refiner(ctx, &self.spec, llm, executor)?;
+        let run = match self.run {
+            Some(id) => id,
+            None => self.refine.create_run(&self.spec)?,
+        };
+        let bar = Bar::new(ctx, &self.tools, Arc::clone(&budget), self.spec.method);
+        let catalog = Mutex::new(self.store);
+        let runner = Runner::new(
+            refiner.as_ref(),
+            &catalog,
+            &self.refine,
+            &bar,
+            args.concurrency,
+        );
+        let report = ctx.runtime()?.block_on(runner.run(run, &self.tools))?;
+        bar.bar.finish_and_clear();
+        let used = budget.used();
+        Ok(RefineReport {
+            report,
+            tokens: used.tokens(),
+            llm_calls: used.calls,
+            run,
+            method: self.spec.method,
+        })
+    }
+}
+
+/// The run's refiner, with the run's stored settings.
+fn refiner(
+    ctx: &Context,
+    spec: &RunSpec,
+    llm: Arc<dyn ChatModel>,
+    executor: Arc<dyn toolsmith_exec::Executor>,
+) -> anyhow::Result<Box<dyn Refiner>> {
+    Ok(match spec.method {
         Method::Draft => {
             let settings: DraftSettings = serde_json::from_value(spec.settings.clone())
                 .context("reading the run's DRAFT settings")?;
@@ -84,63 +171,75 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
             Box::new(EasyTool::new(llm, executor, settings)?)
         }
         Method::ExpNet => bail!("ToolExpNet runs through its own loop"),
-    };
-    let run = match run {
-        Some(id) => id,
-        None => refine.create_run(&spec)?,
-    };
-    let bar = Bar::new(ctx, &tools, Arc::clone(&budget), spec.method);
-    let catalog = Mutex::new(store);
-    let rt = ctx.runtime()?;
-    let report = rt.block_on(
-        Runner::new(refiner.as_ref(), &catalog, &refine, &bar, args.concurrency).run(run, &tools),
-    )?;
-    bar.bar.finish_and_clear();
-    let used = budget.used();
-    if args.json.json {
-        printer::json(
-            &serde_json::json!({"report": report, "tokens": used.tokens(), "llm_calls": used.calls}),
-        )?;
-    } else {
+    })
+}
+
+/// What an EasyTool or DRAFT run did and spent.
+#[derive(Debug, Serialize)]
+struct RefineReport {
+    report: RunReport,
+    tokens: u64,
+    llm_calls: u64,
+    #[serde(skip)]
+    run: RunId,
+    #[serde(skip)]
+    method: Method,
+}
+
+impl RefineReport {
+    /// What to do next: look at and activate the new docs, or continue past the budget.
+    fn next_step(&self) -> String {
+        match &self.report.end {
+            RunEnd::Finished => format!(
+                "see `toolsmith docs history API --rounds`; make them active with `toolsmith docs activate --all {}`",
+                self.method.label()
+            ),
+            RunEnd::Budget(why) => format!(
+                "stopped at the budget ({why}); continue with `toolsmith refine --resume {}`",
+                self.run
+            ),
+        }
+    }
+}
+
+impl fmt::Display for RefineReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let report = &self.report;
         let stored = report.apis.iter().filter(|(_, v)| v.is_some()).count();
         let refused = report.refused.len();
         let refused_note = match refused {
             0 => String::new(),
             n => format!(" ({n} of them: no model reply was usable, see below)"),
         };
-        printer::line(format!(
-            "run {run} ({}): {} APIs refined ({stored} new `{}` doc versions), {} done before, {} failed{refused_note}, {} tool descriptions; {} LLM calls, {} tokens",
-            spec.method,
+        write!(
+            f,
+            "run {} ({}): {} APIs refined ({stored} new `{}` doc versions), {} done before, {} failed{refused_note}, {} tool descriptions; {} LLM calls, {} tokens",
+            self.run,
+            self.method,
             report.apis.len() - refused,
-            spec.method.label(),
+            self.method.label(),
             report.already_done,
             report.failed.len() + refused,
             report.tools.len(),
-            used.calls,
-            used.tokens()
-        ))?;
+            self.llm_calls,
+            self.tokens
+        )?;
         for (api, error) in report.failed.iter().chain(&report.refused) {
-            printer::line(format!("  failed {api}: {error}"))?;
+            write!(f, "\n  failed {api}: {error}")?;
         }
-        match &report.end {
-            RunEnd::Finished => printer::note(format!(
-                "see `toolsmith docs history API --rounds`; make them active with `toolsmith docs activate --all {}`",
-                spec.method.label()
-            )),
-            RunEnd::Budget(why) => printer::note(format!(
-                "stopped at the budget ({why}); continue with `toolsmith refine --resume {run}`"
-            )),
-        }
+        Ok(())
     }
-    Ok(ExitCode::SUCCESS)
+}
+
+/// The doc label a stored run starts from.
+fn stored_label(spec: &RunSpec) -> anyhow::Result<DocLabel> {
+    spec.from_label
+        .parse()
+        .with_context(|| format!("the stored run's doc label `{}`", spec.from_label))
 }
 
 /// The spec of a new run: the method's settings (file, then flags) and the chosen APIs.
-fn new_spec(
-    ctx: &Context,
-    args: &RefineArgs,
-    store: &toolsmith_catalog::Store,
-) -> anyhow::Result<RunSpec> {
+fn new_spec(ctx: &Context, args: &RefineArgs, store: &Store) -> anyhow::Result<RunSpec> {
     let method: Method = args
         .method
         .context("say which method: --method easytool|draft|expnet")?
@@ -165,7 +264,7 @@ fn new_spec(
             config.easytool.validate()?;
             serde_json::to_value(&config.easytool)?
         }
-        Method::ExpNet => crate::expnet_run::settings(&config.expnet, args)?,
+        Method::ExpNet => expnet::settings(&config.expnet, args)?,
     };
     let all = store.catalog(&DocSelector::Active, &Scope::default())?;
     let filters: Vec<&str> = args
@@ -200,6 +299,7 @@ fn new_spec(
         apis,
         settings,
         mode: mode_name(args.mode).to_owned(),
+        // The spec stores the label as text; it is read back once, by `stored_label`.
         from_label: args.from.to_string(),
     })
 }
@@ -253,15 +353,10 @@ fn estimator(spec: &RunSpec) -> anyhow::Result<Estimator> {
     })
 }
 
-/// Prints what the run would cost at most, and spends nothing; needs no LLM. With `invents`,
-/// each tool call of an API with no response schema or example is one more LLM request (the
+/// What the run would cost at most, spending nothing; needs no LLM. With `invents`, each
+/// tool call of an API with no response schema or example is one more LLM request (the
 /// simulator's), of about the size of the refiner's own. Every request counts its repairs.
-fn dry_run(
-    spec: &RunSpec,
-    tools: &[ToolEntry],
-    invents: bool,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
+fn dry_run(spec: &RunSpec, tools: &[ToolEntry], invents: bool) -> anyhow::Result<DryRun> {
     let estimate = estimator(spec)?;
     let jobs = toolsmith_refine::jobs(tools);
     let mut total = Estimate::default();
@@ -276,24 +371,39 @@ fn dry_run(
     }
     // One more request per tool for its description.
     total += Estimate::of_requests(tools.len() as u64, 0, 0);
-    if json {
-        printer::json(&serde_json::json!({
-            "method": spec.method, "apis": jobs.len(), "tools": tools.len(), "estimate": total,
-        }))?;
-    } else {
-        printer::line(format!(
+    Ok(DryRun {
+        method: spec.method,
+        apis: jobs.len(),
+        tools: tools.len(),
+        estimate: total,
+    })
+}
+
+/// `refine --dry-run`: what the run would cost at most.
+#[derive(Debug, Serialize)]
+struct DryRun {
+    method: Method,
+    apis: usize,
+    tools: usize,
+    estimate: Estimate,
+}
+
+impl fmt::Display for DryRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = &self.estimate;
+        write!(
+            f,
             "{} on {} APIs of {} tools: at most {} LLM calls ({} requests, each repaired at most {} times after a malformed reply), about {} tokens, {} tool calls (dry run: nothing spent)",
-            spec.method,
-            jobs.len(),
-            tools.len(),
+            self.method,
+            self.apis,
+            self.tools,
             total.llm_calls,
             total.requests,
             toolsmith_refine::max_replies_per_request() - 1,
             total.tokens,
             total.tool_calls
-        ))?;
+        )
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The progress bar: APIs done, rounds, tokens.

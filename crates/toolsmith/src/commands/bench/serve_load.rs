@@ -2,6 +2,7 @@
 //! (RestBench) is served with the simulated executor; each client searches with a RestBench
 //! query and calls the first hit with arguments filled from its schema, until time is up.
 
+use std::fmt;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +31,7 @@ struct Report {
 }
 
 /// Runs `bench serve`. Exit 1 when any request failed.
-pub(super) fn run(ctx: &Context, args: &BenchServeArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &BenchServeArgs) -> anyhow::Result<ExitCode> {
     let data = args.data.path();
     let tmdb = Benchmark::parse("restbench-tmdb")?;
     let mut store = Store::in_memory()?;
@@ -92,7 +93,10 @@ pub(super) fn run(ctx: &Context, args: &BenchServeArgs) -> anyhow::Result<ExitCo
             rss_after_kib,
         })
     })?;
-    print(&report, args.json.json)?;
+    printer::report(&report, args.json.json)?;
+    for sample in &report.load.error_samples {
+        printer::note(format!("error: {sample}"));
+    }
     Ok(if report.load.errors == 0 {
         ExitCode::SUCCESS
     } else {
@@ -100,39 +104,31 @@ pub(super) fn run(ctx: &Context, args: &BenchServeArgs) -> anyhow::Result<ExitCo
     })
 }
 
-fn print(report: &Report, json: bool) -> anyhow::Result<()> {
-    if json {
-        return printer::json(report);
-    }
-    let l = &report.load;
-    let mb =
-        |kib: Option<u64>| kib.map_or("-".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
-    let mut out = table::new(["measure", "value"]);
-    for (name, value) in [
-        ("APIs (TMDB)", report.apis.to_string()),
-        ("search method", report.method.clone()),
-        ("clients", l.clients.to_string()),
-        ("seconds", format!("{:.1}", l.seconds)),
-        ("requests", l.requests.to_string()),
-        ("searches / calls", format!("{} / {}", l.searches, l.calls)),
-        ("throughput", format!("{:.0} req/s", l.throughput)),
-        ("p50 / p99", format!("{:.2} / {:.2} ms", l.p50_ms, l.p99_ms)),
-        ("errors", l.errors.to_string()),
-        ("tool failures (answered)", l.tool_failures.to_string()),
-        (
-            "RSS before / after",
-            format!(
-                "{} / {}",
-                mb(report.rss_before_kib),
-                mb(report.rss_after_kib)
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let l = &self.load;
+        let mb = |kib: Option<u64>| {
+            kib.map_or("-".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+        };
+        let mut out = table::new(["measure", "value"]);
+        for (name, value) in [
+            ("APIs (TMDB)", self.apis.to_string()),
+            ("search method", self.method.clone()),
+            ("clients", l.clients.to_string()),
+            ("seconds", format!("{:.1}", l.seconds)),
+            ("requests", l.requests.to_string()),
+            ("searches / calls", format!("{} / {}", l.searches, l.calls)),
+            ("throughput", format!("{:.0} req/s", l.throughput)),
+            ("p50 / p99", format!("{:.2} / {:.2} ms", l.p50_ms, l.p99_ms)),
+            ("errors", l.errors.to_string()),
+            ("tool failures (answered)", l.tool_failures.to_string()),
+            (
+                "RSS before / after",
+                format!("{} / {}", mb(self.rss_before_kib), mb(self.rss_after_kib)),
             ),
-        ),
-    ] {
-        out.add_row(vec![name.to_owned(), value]);
+        ] {
+            out.add_row(vec![name.to_owned(), value]);
+        }
+        f.write_str(&out.trim_fmt())
     }
-    table::print(&out)?;
-    for sample in &l.error_samples {
-        printer::note(format!("error: {sample}"));
-    }
-    Ok(())
 }

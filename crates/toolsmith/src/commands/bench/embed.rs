@@ -5,6 +5,7 @@
 //! candle's BERT (the path before the packed encoder) on the same texts, for a before/after in
 //! one run, and reports the lowest cosine between the two paths' vectors.
 
+use std::fmt;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -13,6 +14,7 @@ use serde::Serialize;
 use toolsmith_catalog::{DocSelector, Store};
 use toolsmith_eval::{Benchmark, TOOLENV2404};
 use toolsmith_llm::{LocalEmbedder, cosine};
+use toolsmith_plumbing::measure::{load_average, quantile};
 use toolsmith_retrieve::DenseSettings;
 
 use crate::cli::BenchEmbedArgs;
@@ -45,20 +47,10 @@ struct Report {
     min_cosine_vs_reference: Option<f32>,
 }
 
-/// The 1-minute load average (Linux; `None` elsewhere).
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
+/// The `q` quantile of the samples, in milliseconds.
 fn percentile_ms(samples: &mut [Duration], q: f64) -> f64 {
     samples.sort_unstable();
-    let i = ((samples.len().saturating_sub(1)) as f64 * q).round() as usize;
-    samples.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+    quantile(samples, q).as_secs_f64() * 1e3
 }
 
 type EmbedFn<'a> = dyn Fn(&[String]) -> toolsmith_llm::Result<Vec<Vec<f32>>> + 'a;
@@ -112,36 +104,49 @@ fn measure(
 }
 
 /// Runs `bench embed`.
-pub(super) fn run(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<ExitCode> {
     let data = args.data.path();
-    let progress = *ctx.progress();
     let mut queries: Vec<String> = Vec::new();
     for b in [Benchmark::ToolbenchG1, Benchmark::ToolbenchG2] {
         queries.extend(b.load(&data)?.queries.into_iter().map(|q| q.text));
     }
     anyhow::ensure!(!queries.is_empty(), "no queries under {}", data.display());
     let queries: Vec<String> = queries.iter().cycle().take(args.queries).cloned().collect();
+    let (docs, catalog_apis) = doc_sample(ctx, args)?;
+    let model = load_model(ctx, args)?;
+    let report = measure_paths(ctx, args, &model, &queries, &docs, catalog_apis)?;
+    printer::report(&report, args.json.json)?;
+    Ok(ExitCode::SUCCESS)
+}
 
-    let (docs, catalog_apis) = if args.docs == 0 {
-        (Vec::new(), 0)
-    } else {
-        let mut store = Store::in_memory()?;
-        benchmarks::import_all(&mut store, &[data.join(TOOLENV2404)], progress)?;
-        let corpus = retrieval::corpus(&store, &DocSelector::Active)?;
-        let settings = DenseSettings::default();
-        let all = corpus.docs();
-        // Every k-th doc: a sample with the catalog's mix of short and long docs.
-        let step = (all.len() / args.docs.max(1)).max(1);
-        let docs: Vec<String> = all
-            .iter()
-            .step_by(step)
-            .take(args.docs)
-            .map(|d| settings.embedded_text(d))
-            .collect();
-        (docs, all.len())
-    };
+/// Every k-th API doc of ToolEnv2404, `--docs` of them (a sample with the catalog's mix of
+/// short and long docs), as the dense index embeds them; and the catalog's size.
+fn doc_sample(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<(Vec<String>, usize)> {
+    if args.docs == 0 {
+        return Ok((Vec::new(), 0));
+    }
+    let mut store = Store::in_memory()?;
+    benchmarks::import_all(
+        &mut store,
+        &[args.data.path().join(TOOLENV2404)],
+        *ctx.progress(),
+    )?;
+    let corpus = retrieval::corpus(&store, &DocSelector::Active)?;
+    let settings = DenseSettings::default();
+    let all = corpus.docs();
+    let step = (all.len() / args.docs.max(1)).max(1);
+    let docs: Vec<String> = all
+        .iter()
+        .step_by(step)
+        .take(args.docs)
+        .map(|d| settings.embedded_text(d))
+        .collect();
+    Ok((docs, all.len()))
+}
 
-    let spinner = progress.spinner("loading the local embedding model");
+/// The local MiniLM with `--threads` and `--batch`.
+fn load_model(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<LocalEmbedder> {
+    let spinner = ctx.progress().spinner("loading the local embedding model");
     let mut model = LocalEmbedder::load_default().context("loading the local embedding model");
     spinner.finish_and_clear();
     if let Some(threads) = args.threads {
@@ -150,16 +155,27 @@ pub(super) fn run(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<ExitCo
     if let Some(batch) = args.batch {
         model = model.map(|m| m.with_batch_size(batch));
     }
-    let model = model?;
-    let query_tokens_mean =
-        model.token_counts(&queries)?.iter().sum::<usize>() as f64 / queries.len().max(1) as f64;
+    model
+}
 
+/// Times the packed encoder, and with `--reference` candle's BERT on the same texts.
+fn measure_paths(
+    ctx: &Context,
+    args: &BenchEmbedArgs,
+    model: &LocalEmbedder,
+    queries: &[String],
+    docs: &[String],
+    catalog_apis: usize,
+) -> anyhow::Result<Report> {
+    let progress = *ctx.progress();
+    let query_tokens_mean =
+        model.token_counts(queries)?.iter().sum::<usize>() as f64 / queries.len().max(1) as f64;
     let spinner = progress.spinner("timing the packed encoder");
     let fast = measure(
         "packed",
         &|t| model.embed_blocking(t),
-        &queries,
-        &docs,
+        queries,
+        docs,
         catalog_apis,
     );
     spinner.finish_and_clear();
@@ -171,8 +187,8 @@ pub(super) fn run(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<ExitCo
         let reference = measure(
             "reference (candle)",
             &|t| model.embed_reference_blocking(t),
-            &queries,
-            &docs,
+            queries,
+            docs,
             catalog_apis,
         );
         spinner.finish_and_clear();
@@ -184,7 +200,7 @@ pub(super) fn run(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<ExitCo
             .map(|(a, b)| cosine(a, b))
             .reduce(f32::min);
     }
-    let report = Report {
+    Ok(Report {
         threads: model.threads(),
         batch: args.batch,
         queries: queries.len(),
@@ -194,45 +210,46 @@ pub(super) fn run(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<ExitCo
         load_average: load_average(),
         paths,
         min_cosine_vs_reference: min_cosine,
-    };
-    if args.json.json {
-        printer::json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut t = table::new([
-        "path",
-        "query p50 ms",
-        "query p99 ms",
-        "docs/s",
-        "all APIs (min)",
-    ]);
-    for p in &report.paths {
-        let opt = |v: Option<f64>, digits: usize| {
-            v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
-        };
-        t.add_row(vec![
-            p.path.to_owned(),
-            format!("{:.2}", p.query_p50_ms),
-            format!("{:.2}", p.query_p99_ms),
-            opt(p.docs_per_second, 1),
-            opt(p.catalog_minutes, 1),
+    })
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut t = table::new([
+            "path",
+            "query p50 ms",
+            "query p99 ms",
+            "docs/s",
+            "all APIs (min)",
         ]);
+        for p in &self.paths {
+            let opt = |v: Option<f64>, digits: usize| {
+                v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
+            };
+            t.add_row(vec![
+                p.path.to_owned(),
+                format!("{:.2}", p.query_p50_ms),
+                format!("{:.2}", p.query_p99_ms),
+                opt(p.docs_per_second, 1),
+                opt(p.catalog_minutes, 1),
+            ]);
+        }
+        table::align_right(&mut t, 1..5);
+        writeln!(f, "{}", t.trim_fmt())?;
+        write!(
+            f,
+            "{} queries ({:.1} word pieces on average), {} docs of {} APIs, {} threads, load average {}",
+            self.queries,
+            self.query_tokens_mean,
+            self.docs,
+            self.catalog_apis,
+            self.threads,
+            self.load_average
+                .map_or_else(|| "unknown".to_owned(), |l| format!("{l:.2}"))
+        )?;
+        if let Some(c) = self.min_cosine_vs_reference {
+            write!(f, "\nlowest cosine, packed vs reference: {c:.6}")?;
+        }
+        Ok(())
     }
-    table::align_right(&mut t, 1..5);
-    table::print(&t)?;
-    printer::line(format!(
-        "{} queries ({:.1} word pieces on average), {} docs of {} APIs, {} threads, load average {}",
-        report.queries,
-        report.query_tokens_mean,
-        report.docs,
-        report.catalog_apis,
-        report.threads,
-        report
-            .load_average
-            .map_or_else(|| "unknown".to_owned(), |l| format!("{l:.2}"))
-    ))?;
-    if let Some(c) = report.min_cosine_vs_reference {
-        printer::line(format!("lowest cosine, packed vs reference: {c:.6}"))?;
-    }
-    Ok(ExitCode::SUCCESS)
 }

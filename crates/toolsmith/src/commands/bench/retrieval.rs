@@ -1,0 +1,340 @@
+//! `toolsmith bench retrieval`: retrieval quality on the standard benchmarks (NDCG, recall)
+//! and offered-path coverage, plain and with dependency expansion, over the pipeline
+//! `bench run --tools retrieve:K` offers from. Build the job, run it, report once (and keep
+//! the NDCG curve for `toolsmith report`).
+
+mod report;
+
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use toolsmith_catalog::{ApiId, Scope, Store};
+use toolsmith_eval::{
+    BenchStore, Benchmark, Resolution, ResolvedQuery, RetrievalResult, RetrievalScores, ndcg_curve,
+    offered_covers,
+};
+use toolsmith_retrieve::{ExpandSettings, Filter, Method};
+
+use self::report::{
+    COVERAGE_KS, CoveragePoint, CoverageSums, ExpandedCoverage, Miss, MissingGold, QueryOffer,
+    RetrievalReport,
+};
+use crate::cli::RetrievalArgs;
+use crate::context::Context;
+use crate::{benchmarks, printer, retrieval};
+
+/// The NDCG@k curve stored for the report goes from k = 1 to this.
+const CURVE_K: usize = 10;
+
+/// Runs `bench retrieval`.
+pub(crate) fn run(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
+    let job = Job::build(ctx, args)?;
+    let measured = ctx.runtime()?.block_on(job.measure(ctx, args))?;
+    let (report, curve) = job.report(args, measured);
+    // Kept for the report's NDCG@k curves.
+    BenchStore::open(ctx.db())
+        .and_then(|bench| {
+            bench.save_retrieval(&RetrievalResult {
+                dataset: report.dataset.clone(),
+                method: job.method,
+                doc_version: args.docs.doc_version.clone(),
+                queries: report.queries,
+                ndcg: curve,
+                recall_5: report.recall_5,
+                recall_10: report.recall_10,
+            })
+        })
+        .with_context(|| format!("storing the retrieval result in {}", ctx.db().display()))?;
+    printer::report(&report, args.json.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The benchmark's queries resolved against its catalog, and the pipeline to measure.
+struct Job {
+    benchmark: Benchmark,
+    /// The catalog the gold APIs were resolved in.
+    store: Store,
+    resolved: Resolution,
+    method: Method,
+    expand: ExpandSettings,
+    /// The standard cut-offs, then `--coverage-k`'s.
+    ks: Vec<usize>,
+}
+
+/// What the pass over the queries found.
+struct Measured {
+    /// Each query's top 10 and its gold APIs.
+    runs: Vec<(Vec<ApiId>, Vec<ApiId>)>,
+    sums: CoverageSums,
+    misses: Vec<Miss>,
+    offers: Vec<QueryOffer>,
+    /// Whether the pipeline expands (the catalog has dependency edges).
+    expands: bool,
+}
+
+impl Job {
+    fn build(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<Self> {
+        let (benchmark, store, resolved) = resolve(ctx, args)?;
+        let config = ctx.config()?;
+        let method = config.retrieve.method(args.method.method.map(Into::into));
+        // Dependency expansion, always measured, over the graph `bench run` would expand by:
+        // the stored one over the context's own catalog, else one derived from the benchmark's.
+        let mut expand = ExpandSettings {
+            enabled: true,
+            ..config.retrieve.expand
+        };
+        if let Some(budget) = args.expand_budget {
+            expand.budget = budget;
+        }
+        Ok(Self {
+            benchmark,
+            store,
+            resolved,
+            method,
+            expand,
+            ks: COVERAGE_KS
+                .into_iter()
+                .chain(args.coverage_k.iter().copied())
+                .collect(),
+        })
+    }
+
+    /// The pipeline over the benchmark's catalog, as `bench run --tools retrieve:K` builds it.
+    async fn pipeline(
+        &self,
+        ctx: &Context,
+        args: &RetrievalArgs,
+    ) -> anyhow::Result<retrieval::Pipeline> {
+        // Reading a large catalog and deriving its dependency edges takes seconds: say so.
+        let spinner = ctx.progress().spinner(format!(
+            "reading the {} catalog and deriving its dependency edges",
+            self.benchmark.name()
+        ));
+        let corpus = retrieval::corpus(&self.store, &args.docs.selector())?;
+        let catalog = self
+            .store
+            .catalog(&args.docs.selector(), &Scope::default())?;
+        let own = matches!(self.benchmark, Benchmark::File(_));
+        let spec = retrieval::PipelineSpec {
+            method: self.method,
+            vectors: retrieval::Vectors::EmbedMissing,
+            expand: self.expand,
+            graph: retrieval::GraphSource::for_benchmark(own, &catalog),
+            ..retrieval::PipelineSpec::new(ctx, Some(self.method))?
+        };
+        spinner.finish_and_clear();
+        retrieval::Pipeline::build(ctx, corpus, spec).await
+    }
+
+    /// Ranks every query, and counts what the pipeline offers it at each cut-off.
+    async fn measure(&self, ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<Measured> {
+        let pipeline = self.pipeline(ctx, args).await?;
+        let queries = &self.resolved.queries;
+        let mut measured = Measured {
+            runs: Vec::with_capacity(queries.len()),
+            sums: CoverageSums::new(self.ks.len()),
+            misses: Vec::new(),
+            offers: Vec::new(),
+            expands: pipeline.expands(),
+        };
+        let bar = ctx.progress().bar(queries.len(), "queries");
+        for q in queries {
+            self.measure_query(&pipeline, args, q, &mut measured)
+                .await?;
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        Ok(measured)
+    }
+
+    /// One query: its top 10, its coverage at each cut-off, its miss at `--misses K`.
+    async fn measure_query(
+        &self,
+        pipeline: &retrieval::Pipeline,
+        args: &RetrievalArgs,
+        q: &ResolvedQuery,
+        measured: &mut Measured,
+    ) -> anyhow::Result<()> {
+        let ranker = pipeline.ranker();
+        let max_k = self
+            .ks
+            .iter()
+            .copied()
+            .chain(args.misses)
+            .max()
+            .unwrap_or(20);
+        let depth = max_k.max(self.expand.pool).max(self.expand.depth);
+        let hits = ranker.search(&q.text, 10, &Filter::default()).await;
+        let pool: Vec<ApiId> = ranker
+            .search(&q.text, depth, &Filter::default())
+            .await?
+            .into_iter()
+            .map(|h| h.api)
+            .collect();
+        for (i, &k) in self.ks.iter().enumerate() {
+            let top: Vec<ApiId> = pool.iter().take(k).cloned().collect();
+            measured.sums.plain[i] += offered_covers(&top, &q.gold) as u8 as f64;
+            // What the pipeline offers an agent at K (`bench run --tools retrieve:K`).
+            let (hits, _) = pipeline.offer(&q.text, k, &Filter::default()).await?;
+            let offered: Vec<ApiId> = hits.into_iter().map(|h| h.api).collect();
+            measured.sums.expanded[i] += offered_covers(&offered, &q.gold) as u8 as f64;
+            measured.sums.offered[i] += offered.len() as f64;
+            if args.offers && i >= COVERAGE_KS.len() {
+                measured.offers.push(QueryOffer {
+                    query: q.text.clone(),
+                    k,
+                    apis: offered,
+                });
+            }
+        }
+        if let Some(k) = args.misses {
+            let (hits, added) = pipeline.offer(&q.text, k, &Filter::default()).await?;
+            let offered: Vec<ApiId> = hits.into_iter().map(|h| h.api).collect();
+            if !offered_covers(&offered, &q.gold) {
+                measured.misses.push(miss(q, &offered, &pool, &added));
+            }
+        }
+        measured
+            .runs
+            .push((hits?.into_iter().map(|h| h.api).collect(), q.gold.clone()));
+        Ok(())
+    }
+
+    /// The report, and the NDCG@k curve (k = 1 to [`CURVE_K`], %) to store.
+    fn report(&self, args: &RetrievalArgs, m: Measured) -> (RetrievalReport, Vec<f64>) {
+        let pairs = || m.runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice()));
+        let curve: Vec<f64> = ndcg_curve(pairs(), CURVE_K)
+            .into_iter()
+            .map(|v| v * 100.0)
+            .collect();
+        let scores = RetrievalScores::mean(pairs()).percent();
+        let n = self.resolved.queries.len().max(1) as f64;
+        let pct = |x: f64| 100.0 * x / n;
+        let sums = &m.sums;
+        let expand = &self.expand;
+        let report = RetrievalReport {
+            dataset: self.benchmark.name(),
+            method: self.method,
+            doc_version: args
+                .docs
+                .doc_version
+                .as_ref()
+                .map_or_else(|| "original".to_owned(), ToString::to_string),
+            queries: scores.queries,
+            skipped: self.resolved.skipped,
+            ndcg_1: scores.ndcg_1,
+            ndcg_3: scores.ndcg_3,
+            ndcg_5: scores.ndcg_5,
+            ndcg_10: scores.ndcg_10,
+            recall_5: scores.recall_5,
+            recall_10: scores.recall_10,
+            coverage_5: pct(sums.plain[0]),
+            coverage_10: pct(sums.plain[1]),
+            coverage_20: pct(sums.plain[2]),
+            expanded: m.expands.then(|| ExpandedCoverage {
+                mode: expand.mode,
+                budget: expand.budget,
+                swap: expand.swap,
+                coverage_5: pct(sums.expanded[0]),
+                coverage_10: pct(sums.expanded[1]),
+                coverage_20: pct(sums.expanded[2]),
+                offered_5: sums.offered[0] / n,
+                offered_10: sums.offered[1] / n,
+                offered_20: sums.offered[2] / n,
+            }),
+            coverage_curve: self.curve(&m, n),
+            misses: args.misses.map(|_| m.misses),
+            offers: args.offers.then_some(m.offers),
+        };
+        (report, curve)
+    }
+
+    /// Coverage at the cut-offs of `--coverage-k`.
+    fn curve(&self, m: &Measured, n: f64) -> Vec<CoveragePoint> {
+        let pct = |x: f64| 100.0 * x / n;
+        self.ks
+            .iter()
+            .enumerate()
+            .skip(COVERAGE_KS.len())
+            .map(|(i, &k)| CoveragePoint {
+                k,
+                plain: pct(m.sums.plain[i]),
+                expanded: m.expands.then(|| pct(m.sums.expanded[i])),
+                offered: m.sums.offered[i] / n,
+            })
+            .collect()
+    }
+}
+
+/// The benchmark, the catalog its gold APIs are resolved in (the context's for a query file,
+/// else its own in memory) and its resolved queries; notes the skipped and repaired ones.
+fn resolve(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<(Benchmark, Store, Resolution)> {
+    let data = args.data.path();
+    let benchmark = Benchmark::parse(&args.dataset)?;
+    let store = match &benchmark {
+        Benchmark::File(_) => ctx.store()?,
+        named => {
+            let mut store = Store::in_memory()?;
+            benchmarks::import_all(&mut store, &named.corpus_sources(&data), *ctx.progress())?;
+            store
+        }
+    };
+    let dataset = benchmark
+        .load(&data)
+        .with_context(|| format!("loading {} from {}", benchmark.name(), data.display()))?;
+    let resolved = dataset.resolve(&store)?;
+    if resolved.skipped > 0 {
+        printer::note(format!(
+            "{} of {} queries skipped: a gold API is not in the catalog or ambiguous ({} names, e.g. {})",
+            resolved.skipped,
+            dataset.len(),
+            resolved.unresolved.len(),
+            resolved
+                .unresolved
+                .iter()
+                .take(3)
+                .map(|u| u.gold.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    for (query, name, api) in &resolved.repaired {
+        printer::note(format!(
+            "query {query}: gold `{name}` matched {api} by path shape"
+        ));
+    }
+    Ok((benchmark, store, resolved))
+}
+
+/// The miss of a query whose expanded offer does not cover its gold path.
+fn miss(
+    q: &ResolvedQuery,
+    offered: &[ApiId],
+    pool: &[ApiId],
+    added: &[toolsmith_retrieve::Added],
+) -> Miss {
+    let (hit, missing): (Vec<&ApiId>, Vec<&ApiId>) =
+        q.gold.iter().partition(|g| offered.contains(g));
+    Miss {
+        query: q.text.clone(),
+        missing: missing
+            .into_iter()
+            .map(|g| MissingGold {
+                api: g.clone(),
+                rank: pool.iter().position(|a| a == g).map(|r| r + 1),
+            })
+            .collect(),
+        offered_gold: hit.into_iter().cloned().collect(),
+        added: added.iter().map(added_line).collect(),
+    }
+}
+
+/// Why expansion added an API, in a line: `api <- consumer.param` for a producer,
+/// `api -> producer.param` for a consumer.
+fn added_line(a: &toolsmith_retrieve::Added) -> String {
+    match a.link {
+        toolsmith_retrieve::Link::Producer => format!("{} <- {}.{}", a.api, a.feeds, a.param),
+        toolsmith_retrieve::Link::Consumer => format!("{} -> {}.{}", a.api, a.feeds, a.param),
+        toolsmith_retrieve::Link::Rank => format!("{} (rank)", a.api),
+    }
+}

@@ -1,0 +1,256 @@
+//! What `bench retrieval` reports: NDCG and recall, offered-path coverage with and without
+//! dependency expansion, and on request the misses and each query's offer; as JSON
+//! (`--json`) or as tables.
+
+use std::fmt;
+
+use serde::Serialize;
+use toolsmith_catalog::ApiId;
+use toolsmith_retrieve::{ExpandMode, Method};
+
+use crate::table;
+
+/// The cut-offs coverage is always reported at.
+pub(super) const COVERAGE_KS: [usize; 3] = [5, 10, 20];
+
+/// The result of `bench retrieval`. Scores in percent.
+#[derive(Debug, Serialize)]
+pub(super) struct RetrievalReport {
+    pub(super) dataset: String,
+    pub(super) method: Method,
+    pub(super) doc_version: String,
+    pub(super) queries: usize,
+    pub(super) skipped: usize,
+    #[serde(rename = "ndcg@1")]
+    pub(super) ndcg_1: f64,
+    #[serde(rename = "ndcg@3")]
+    pub(super) ndcg_3: f64,
+    #[serde(rename = "ndcg@5")]
+    pub(super) ndcg_5: f64,
+    #[serde(rename = "ndcg@10")]
+    pub(super) ndcg_10: f64,
+    #[serde(rename = "recall@5")]
+    pub(super) recall_5: f64,
+    #[serde(rename = "recall@10")]
+    pub(super) recall_10: f64,
+    /// Offered-path coverage of the plain top-K, %.
+    #[serde(rename = "coverage@5")]
+    pub(super) coverage_5: f64,
+    #[serde(rename = "coverage@10")]
+    pub(super) coverage_10: f64,
+    #[serde(rename = "coverage@20")]
+    pub(super) coverage_20: f64,
+    /// The same with dependency expansion; `None` when the catalog has no dependency edges.
+    pub(super) expanded: Option<ExpandedCoverage>,
+    /// Coverage at the cut-offs of `--coverage-k`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) coverage_curve: Vec<CoveragePoint>,
+    /// The queries the expanded offer misses at `--misses K`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) misses: Option<Vec<Miss>>,
+    /// With `--offers`: each query's offer at each `--coverage-k` cut-off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) offers: Option<Vec<QueryOffer>>,
+}
+
+/// The APIs offered to one query at one cut-off, dependency expansion included.
+#[derive(Debug, Serialize)]
+pub(super) struct QueryOffer {
+    pub(super) query: String,
+    pub(super) k: usize,
+    pub(super) apis: Vec<ApiId>,
+}
+
+/// Offered-path coverage at one cut-off K.
+#[derive(Debug, Serialize)]
+pub(super) struct CoveragePoint {
+    pub(super) k: usize,
+    /// Coverage of the plain top-K, %.
+    pub(super) plain: f64,
+    /// Coverage with dependency expansion, % (`None` without dependency edges).
+    pub(super) expanded: Option<f64>,
+    /// Mean tools offered with expansion.
+    pub(super) offered: f64,
+}
+
+/// A query whose gold path the expanded offer does not cover.
+#[derive(Debug, Serialize)]
+pub(super) struct Miss {
+    pub(super) query: String,
+    /// The gold APIs not offered, each with its rank (1-based) in the query's ranking.
+    pub(super) missing: Vec<MissingGold>,
+    /// The gold APIs offered.
+    pub(super) offered_gold: Vec<ApiId>,
+    /// What expansion added: `api <- feeds.param` (producer) or `api -> feeds.param`.
+    pub(super) added: Vec<String>,
+}
+
+/// A gold API left out of the offer.
+#[derive(Debug, Serialize)]
+pub(super) struct MissingGold {
+    pub(super) api: ApiId,
+    /// Its rank in the query's ranking (1-based), `None` below the ranking's depth.
+    pub(super) rank: Option<usize>,
+}
+
+/// Offered-path coverage (%) and mean tools offered with dependency expansion at each K.
+#[derive(Debug, Default, Serialize)]
+pub(super) struct ExpandedCoverage {
+    pub(super) mode: ExpandMode,
+    pub(super) budget: usize,
+    pub(super) swap: usize,
+    #[serde(rename = "coverage@5")]
+    pub(super) coverage_5: f64,
+    #[serde(rename = "coverage@10")]
+    pub(super) coverage_10: f64,
+    #[serde(rename = "coverage@20")]
+    pub(super) coverage_20: f64,
+    #[serde(rename = "offered@5")]
+    pub(super) offered_5: f64,
+    #[serde(rename = "offered@10")]
+    pub(super) offered_10: f64,
+    #[serde(rename = "offered@20")]
+    pub(super) offered_20: f64,
+}
+
+/// Coverage sums over queries: plain hits, expanded hits, tools offered expanded, per K.
+pub(super) struct CoverageSums {
+    pub(super) plain: Vec<f64>,
+    pub(super) expanded: Vec<f64>,
+    pub(super) offered: Vec<f64>,
+}
+
+impl CoverageSums {
+    /// Zero sums at `ks` cut-offs.
+    pub(super) fn new(ks: usize) -> Self {
+        Self {
+            plain: vec![0.0; ks],
+            expanded: vec![0.0; ks],
+            offered: vec![0.0; ks],
+        }
+    }
+}
+
+impl RetrievalReport {
+    fn header(&self) -> String {
+        format!(
+            "{} / {} / {} docs, {} queries{}",
+            self.dataset,
+            self.method,
+            self.doc_version,
+            self.queries,
+            if self.skipped > 0 {
+                format!(" ({} skipped)", self.skipped)
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    fn scores_table(&self) -> String {
+        let mut out = table::new([
+            "NDCG@1",
+            "NDCG@3",
+            "NDCG@5",
+            "NDCG@10",
+            "Recall@5",
+            "Recall@10",
+        ]);
+        out.add_row(
+            [
+                self.ndcg_1,
+                self.ndcg_3,
+                self.ndcg_5,
+                self.ndcg_10,
+                self.recall_5,
+                self.recall_10,
+            ]
+            .map(|score| format!("{score:.1}")),
+        );
+        table::align_right(&mut out, 0..6);
+        out.trim_fmt()
+    }
+
+    fn coverage_table(&self) -> String {
+        let mut cov = table::new([
+            "offered-path coverage",
+            "@5",
+            "@10",
+            "@20",
+            "tools offered @5/@10/@20",
+        ]);
+        cov.add_row(vec![
+            "top-K".to_owned(),
+            format!("{:.1}", self.coverage_5),
+            format!("{:.1}", self.coverage_10),
+            format!("{:.1}", self.coverage_20),
+            "5 / 10 / 20".to_owned(),
+        ]);
+        if let Some(e) = &self.expanded {
+            cov.add_row(vec![
+                format!(
+                    "top-K + dependency {} (budget {}, swap {})",
+                    match e.mode {
+                        ExpandMode::Producers => "producers",
+                        ExpandMode::Neighbours => "neighbours",
+                    },
+                    e.budget,
+                    e.swap
+                ),
+                format!("{:.1}", e.coverage_5),
+                format!("{:.1}", e.coverage_10),
+                format!("{:.1}", e.coverage_20),
+                format!(
+                    "{:.1} / {:.1} / {:.1}",
+                    e.offered_5, e.offered_10, e.offered_20
+                ),
+            ]);
+        }
+        table::align_right(&mut cov, 1..4);
+        cov.trim_fmt()
+    }
+
+    fn curve_table(&self) -> String {
+        let mut out = table::new(["K", "top-K coverage", "expanded coverage", "tools offered"]);
+        for p in &self.coverage_curve {
+            out.add_row(vec![
+                p.k.to_string(),
+                format!("{:.1}", p.plain),
+                p.expanded
+                    .map_or_else(|| "-".to_owned(), |e| format!("{e:.1}")),
+                format!("{:.1}", p.offered),
+            ]);
+        }
+        table::align_right(&mut out, 0..4);
+        out.trim_fmt()
+    }
+}
+
+/// A miss in three lines: the query, the gold APIs not offered, what expansion added.
+fn miss_lines(miss: &Miss) -> String {
+    let missing: Vec<String> = miss
+        .missing
+        .iter()
+        .map(|m| match m.rank {
+            Some(r) => format!("{} (rank {r})", m.api),
+            None => format!("{} (not ranked)", m.api),
+        })
+        .collect();
+    format!(
+        "missed: {}\n  missing: {}\n  added: {}",
+        miss.query,
+        missing.join(", "),
+        miss.added.join("; ")
+    )
+}
+
+impl fmt::Display for RetrievalReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut lines = vec![self.header(), self.scores_table(), self.coverage_table()];
+        if !self.coverage_curve.is_empty() {
+            lines.push(self.curve_table());
+        }
+        lines.extend(self.misses.iter().flatten().map(miss_lines));
+        f.write_str(&lines.join("\n"))
+    }
+}
