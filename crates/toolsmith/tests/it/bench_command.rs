@@ -343,3 +343,26 @@ async fn a_named_benchmark_runs_on_the_doc_version_refined_in_the_db() {
         "the refined doc is shown: {shown}"
     );
 }
+
+/// `bench retrieval --doc-version` on a named benchmark reads the label from `--db` too, and
+/// refuses a label that no API has rather than scoring the original docs under its name.
+#[test]
+fn bench_retrieval_refuses_a_doc_version_found_nowhere() {
+    let ws = Workspace::new();
+    let data = shared("restbench-tmdb/..");
+    let out = ws.run(&[
+        "bench",
+        "retrieval",
+        "--dataset",
+        "restbench-tmdb",
+        "--method",
+        "bm25",
+        "--doc-version",
+        "mine",
+        "--data-dir",
+        &data,
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has a `mine` doc"), "{err}");
+}

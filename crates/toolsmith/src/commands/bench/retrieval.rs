@@ -276,6 +276,9 @@ fn resolve(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<(Benchmark, St
         named => {
             let mut store = Store::in_memory()?;
             benchmarks::import_all(&mut store, &named.corpus_sources(&data), *ctx.progress())?;
+            if let Some(label) = &args.docs.doc_version {
+                benchmarks::with_docs_from_db(ctx, &mut store, label)?;
+            }
             store
         }
     };
