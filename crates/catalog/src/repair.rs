@@ -93,6 +93,41 @@ pub(crate) fn numbers_from_strings(schema: &mut Value) -> usize {
     changed
 }
 
+/// Keywords whose value must be a boolean (or, for `additionalProperties`, a schema).
+const BOOLEAN_KEYWORDS: [&str; 6] = [
+    "additionalProperties",
+    "uniqueItems",
+    "nullable",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+];
+
+/// Replaces `"true"`/`"false"` written as strings under boolean keywords by the booleans
+/// (Spotify writes `"additionalProperties": "true"`, which no validator compiles, so the
+/// arguments of such an API went unchecked). Returns how many keywords changed.
+pub(crate) fn booleans_from_strings(schema: &mut Value) -> usize {
+    let mut changed = 0;
+    each_schema(schema, &mut |map| {
+        for key in BOOLEAN_KEYWORDS {
+            let Some(Value::String(text)) = map.get(key) else {
+                continue;
+            };
+            let flag = match text.trim().to_ascii_lowercase().as_str() {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            };
+            match flag {
+                Some(b) => map.insert(key.to_owned(), Value::Bool(b)),
+                None => map.remove(key),
+            };
+            changed += 1;
+        }
+    });
+    changed
+}
+
 /// The number in `text`: a non-negative integer when `count`, else any finite number.
 fn parse_number(text: &str, count: bool) -> Option<Number> {
     let text = text.trim();
@@ -324,6 +359,22 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn booleans_in_strings_become_booleans() {
+        let mut schema = json!({"type": "object", "additionalProperties": "true",
+            "properties": {"uris": {"type": "array", "uniqueItems": "False",
+                "additionalProperties": "sometimes"}}});
+        assert_eq!(booleans_from_strings(&mut schema), 3);
+        assert_eq!(schema["additionalProperties"], true);
+        assert_eq!(schema["properties"]["uris"]["uniqueItems"], false);
+        assert!(
+            schema["properties"]["uris"]
+                .get("additionalProperties")
+                .is_none()
+        );
+        assert!(jsonschema::validator_for(&schema).is_ok());
+    }
 
     #[test]
     fn numbers_in_strings_become_numbers_and_are_remembered() {

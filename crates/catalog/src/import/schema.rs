@@ -122,8 +122,10 @@ impl<'a> Resolver<'a> {
         out = merge_all_of(out);
         // Spotify writes `"maximum": "50"`: a schema that no validator compiles.
         crate::repair::numbers_from_strings(&mut out);
+        crate::repair::booleans_from_strings(&mut out);
         for def in done.values_mut() {
             crate::repair::numbers_from_strings(def);
+            crate::repair::booleans_from_strings(def);
         }
         if !done.is_empty() {
             if let Value::Object(map) = &mut out {
