@@ -145,11 +145,13 @@ async fn judge_query<J: Judge + ?Sized>(
     })
 }
 
-/// The APIs a run could use, which its task's solvability is judged against: AnyTool's pool
-/// (what its search seeded and its agents added, over the whole run) when the run built one,
-/// else the APIs it was offered (the dataset's listed APIs, the retrieved ones, or those
-/// `search_tools` found). An AnyTool run is offered the whole catalog, which no judge prompt
-/// can hold.
+/// The APIs a task's solvability is judged against: AnyTool's pool (what its search seeded
+/// and its agents added, over the whole run) when the run built one, else the APIs it was
+/// offered (the dataset's listed APIs, the retrieved ones, or those `search_tools` found),
+/// and in both cases the query's gold path. An AnyTool run is offered the whole catalog,
+/// which no judge prompt can hold. The gold path is added because a task the catalog can
+/// solve is solvable: under ToolEval's rule a give-up on an "unsolvable" task passes, so
+/// judging against the retrieved APIs alone made every retrieval miss a pass.
 pub fn solvability_scope(result: &StoredResult) -> Vec<ApiId> {
     let mut pool: Vec<ApiId> = Vec::new();
     let mut built = false;
@@ -166,7 +168,13 @@ pub fn solvability_scope(result: &StoredResult) -> Vec<ApiId> {
             }
         }
     }
-    if built { pool } else { result.offered.clone() }
+    let mut scope = if built { pool } else { result.offered.clone() };
+    for api in &result.scores.gold {
+        if !scope.contains(api) {
+            scope.push(api.clone());
+        }
+    }
+    scope
 }
 
 /// Judges every stored query of `run` `settings.runs` times (skipping what is already

@@ -306,3 +306,24 @@ fn solvability_is_judged_against_anytools_pool_not_the_whole_catalog() {
     plain.run.trace.clear();
     assert_eq!(toolsmith_eval::solvability_scope(&plain).len(), 500);
 }
+
+/// A retrieval run that was not offered its gold path is still judged solvable against the
+/// gold APIs: a give-up there is a retrieval failure, not a right refusal.
+#[test]
+fn solvability_scope_holds_the_gold_path_beside_what_was_offered() {
+    let api = |name: &str| -> toolsmith_catalog::ApiId { format!("t/{name}").parse().unwrap() };
+    let mut r = result("q0", Finish::GaveUp, None);
+    r.offered = vec![api("search"), api("other")];
+    r.scores.gold = vec![api("search"), api("details")];
+    let stored = toolsmith_eval::StoredResult {
+        query_id: r.query_id.clone(),
+        run: r.run.clone(),
+        record: r.record.clone(),
+        offered: r.offered.clone(),
+        scores: r.scores.clone(),
+    };
+    assert_eq!(
+        toolsmith_eval::solvability_scope(&stored),
+        vec![api("search"), api("other"), api("details")]
+    );
+}
