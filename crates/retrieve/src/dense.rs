@@ -33,10 +33,9 @@ use crate::hnsw::{DenseBackend, HnswGraph, HnswSettings};
 use crate::kernel::{Int8Matrix, score_rows_into, top_scores, with_scores};
 use crate::retriever::{Filter, Hit, Retriever, top_k};
 
+#[cfg(test)]
+use crate::kernel::dot;
 pub(crate) use crate::kernel::normalize;
-
-/// Floats per step of the dot product (two AVX registers, four SSE ones).
-pub(crate) const LANES: usize = 16;
 
 /// How the dense vectors are stored for the scan.
 ///
@@ -700,30 +699,6 @@ impl DenseIndex {
             .collect();
         top_k(scored, k)
     }
-}
-
-/// Dot product over [`LANES`]-float chunks with independent accumulators, so it vectorizes.
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    dot_lanes(a, b)
-}
-
-/// [`dot`], always inlined (so a caller compiled for AVX2 or AVX-512 vectorizes it for them).
-#[inline(always)]
-pub(crate) fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; LANES];
-    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
-            *s += x * y;
-        }
-    }
-    acc.iter().sum::<f32>() + tail
 }
 
 fn lock(cache: &QueryCache) -> MutexGuard<'_, LruCache<String, Arc<Vec<f32>>>> {

@@ -14,8 +14,9 @@ use toolsmith_exec::{JqSandbox, pseudo_schema};
 use toolsmith_llm::{ChatModel, ChatRequest, Message, StructuredSettings, ToolChoice, ask_json};
 
 use crate::error::Result;
+use crate::finish::Finish;
 use crate::prompts::{EXECUTION, GROUNDING, GROUNDING_USER, OBSERVING, tool_lines};
-use crate::run::{Finish, Run};
+use crate::run::Run;
 use crate::runtime::{Runtime, Stop, observation_text};
 use crate::settings::ConAgentsSettings;
 use crate::solver::{End, Solver, finished};

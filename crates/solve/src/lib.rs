@@ -67,17 +67,19 @@ pub use crate::anytool::{
 pub use crate::conagents::ConAgents;
 pub use crate::dfsdt::Dfsdt;
 pub use crate::error::{Error, Result};
+pub use crate::finish::Finish;
+pub use crate::names::{FINISH, READ_RESULT, SEARCH_TOOLS};
 pub use crate::react::React;
 pub use crate::refusal::is_refusal;
-pub use crate::results::{READ_RESULT, use_jq_sandbox};
-pub use crate::run::{Finish, Run};
+pub use crate::results::use_jq_sandbox;
+pub use crate::run::Run;
 pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{
     AgentSettings, ConAgentsSettings, DfsdtSettings, ObservationStyle, Protocol, ReactSettings,
 };
 pub use crate::solver::Solver;
 pub use crate::store::RunStore;
-pub use crate::toolset::{Added, FINISH, NameClash, RenderOptions, SEARCH_TOOLS, Toolset};
+pub use crate::toolset::{Added, NameClash, RenderOptions, Toolset};
 pub use crate::trace::{
     BacktrackReason, CallCounts, CallOutcome, JsonlSink, RunLimit, Stamped, TRACE_VERSION,
     TraceEvent, TraceSink, Tracer, cut, read_jsonl, render,
@@ -87,6 +89,8 @@ mod anytool;
 mod conagents;
 mod dfsdt;
 mod error;
+mod finish;
+mod names;
 mod prompts;
 mod react;
 mod refusal;

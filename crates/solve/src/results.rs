@@ -15,13 +15,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use serde_json::{Value, json};
 use toolsmith_exec::JqSandbox;
 use toolsmith_exec::compact::{Hints, compact_text_with};
-use toolsmith_llm::{ToolCall, ToolSpec};
+use toolsmith_llm::ToolSpec;
 
-use crate::runtime::{Answered, Runtime};
-use crate::trace::CallOutcome;
-
-/// Name of the tool that reads the rest of a cut observation.
-pub const READ_RESULT: &str = "read_result";
+use crate::names::READ_RESULT;
 
 /// The jq engine `read_result` filters run in, for the whole process.
 static JQ: OnceLock<JqSandbox> = OnceLock::new();
@@ -112,58 +108,44 @@ enum Read {
     Jq(String),
 }
 
-impl Runtime {
-    /// Answers a `read_result` call from the toolset's shelf.
-    pub(crate) async fn read_result(&self, call: &ToolCall, shelf: &Shelf) -> Answered {
-        let arguments = call.parsed_arguments().unwrap_or(Value::Null);
-        let content = match self.read(&arguments, shelf).await {
-            Ok(content) => content,
-            Err(message) => {
-                let content = json!({"error": message, "response": ""}).to_string();
-                return self.record(call, None, arguments, CallOutcome::Rejected, None, content);
-            }
-        };
-        self.record(call, None, arguments, CallOutcome::Ok, None, content)
-    }
-
-    async fn read(&self, arguments: &Value, shelf: &Shelf) -> Result<String, String> {
-        let handle = arguments
-            .get("handle")
-            .and_then(Value::as_str)
-            .ok_or("read_result needs the `handle` of a cut observation")?;
-        let text = shelf
-            .get(handle)
-            .ok_or_else(|| format!("no cut observation has the handle `{handle}`"))?;
-        let limit = self.settings.max_observation_chars;
-        let read = match arguments.get("jq_filter").and_then(Value::as_str) {
-            Some(filter) if !filter.trim().is_empty() => Read::Jq(filter.to_owned()),
-            _ => Read::Page(
-                arguments
-                    .get("offset")
-                    .and_then(Value::as_u64)
-                    .and_then(|o| usize::try_from(o).ok())
-                    .unwrap_or(0),
-            ),
-        };
-        match read {
-            Read::Page(offset) => page(handle, &text, offset, limit),
-            Read::Jq(filter) => {
-                let sandbox = JQ.get().ok_or(
-                    "jq filters are not available in this run; read the pages with `offset`",
-                )?;
-                let input: Value = serde_json::from_str(&text)
-                    .map_err(|_| "this observation is not JSON; read it with `offset`")?;
-                let out = sandbox
-                    .run(&filter, &input)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                let value = match <[Value; 1]>::try_from(out.values) {
-                    Ok([one]) => one,
-                    Err(many) => Value::Array(many),
-                };
-                let answer = json!({"error": "", "response": value}).to_string();
-                Ok(present(&answer, Hints::default(), limit, shelf))
-            }
+/// The text a `read_result` call with `arguments` asks for (a page, or a jq filter's
+/// output), or why it cannot be read.
+pub(crate) async fn read(arguments: &Value, shelf: &Shelf, limit: usize) -> Result<String, String> {
+    let handle = arguments
+        .get("handle")
+        .and_then(Value::as_str)
+        .ok_or("read_result needs the `handle` of a cut observation")?;
+    let text = shelf
+        .get(handle)
+        .ok_or_else(|| format!("no cut observation has the handle `{handle}`"))?;
+    let read = match arguments.get("jq_filter").and_then(Value::as_str) {
+        Some(filter) if !filter.trim().is_empty() => Read::Jq(filter.to_owned()),
+        _ => Read::Page(
+            arguments
+                .get("offset")
+                .and_then(Value::as_u64)
+                .and_then(|o| usize::try_from(o).ok())
+                .unwrap_or(0),
+        ),
+    };
+    match read {
+        Read::Page(offset) => page(handle, &text, offset, limit),
+        Read::Jq(filter) => {
+            let sandbox = JQ
+                .get()
+                .ok_or("jq filters are not available in this run; read the pages with `offset`")?;
+            let input: Value = serde_json::from_str(&text)
+                .map_err(|_| "this observation is not JSON; read it with `offset`")?;
+            let out = sandbox
+                .run(&filter, &input)
+                .await
+                .map_err(|e| e.to_string())?;
+            let value = match <[Value; 1]>::try_from(out.values) {
+                Ok([one]) => one,
+                Err(many) => Value::Array(many),
+            };
+            let answer = json!({"error": "", "response": value}).to_string();
+            Ok(present(&answer, Hints::default(), limit, shelf))
         }
     }
 }

@@ -15,11 +15,12 @@ use toolsmith_llm::{
 };
 use toolsmith_retrieve::{Filter, Retriever};
 
-use crate::results::{READ_RESULT, present};
-use crate::run::Finish;
+use crate::finish::Finish;
+use crate::names::{FINISH, READ_RESULT, SEARCH_TOOLS};
+use crate::results::{Shelf, present, read};
 use crate::settings::AgentSettings;
 use crate::settings::ObservationStyle;
-use crate::toolset::{FINISH, FinishCall, RenderOptions, SEARCH_TOOLS, Toolset, parse_finish};
+use crate::toolset::{FinishCall, RenderOptions, Toolset, parse_finish};
 use crate::trace::{CallOutcome, RunLimit, TraceEvent, Tracer, cut};
 
 /// Why a run has to stop now.
@@ -85,6 +86,19 @@ pub struct Answered {
 }
 
 impl Runtime {
+    /// Answers a `read_result` call from the toolset's shelf.
+    pub(crate) async fn read_result(&self, call: &ToolCall, shelf: &Shelf) -> Answered {
+        let arguments = call.parsed_arguments().unwrap_or(Value::Null);
+        let limit = self.settings.max_observation_chars;
+        match read(&arguments, shelf, limit).await {
+            Ok(content) => self.record(call, None, arguments, CallOutcome::Ok, None, content),
+            Err(message) => {
+                let content = json!({"error": message, "response": ""}).to_string();
+                self.record(call, None, arguments, CallOutcome::Rejected, None, content)
+            }
+        }
+    }
+
     /// Asks the model, records the call, and maps budget and model failures to a [`Stop`].
     pub async fn ask(
         &self,

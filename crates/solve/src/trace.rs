@@ -40,7 +40,7 @@ use toolsmith_exec::{FailureKind, Provenance};
 use toolsmith_llm::Role;
 
 use crate::error::{Error, Result};
-use crate::run::Finish;
+use crate::finish::Finish;
 
 /// The trace format this version writes (the `"v"` of every event).
 pub const TRACE_VERSION: u32 = 1;
@@ -248,7 +248,7 @@ pub enum TraceEvent {
         /// The agent that created it (`null` for the meta agent).
         parent: Option<usize>,
         /// Its level.
-        level: crate::anytool::AgentLevel,
+        level: crate::anytool::labels::AgentLevel,
         /// Its category (category and tool agents).
         category: Option<String>,
         /// The tools it manages (tool agents).
@@ -299,16 +299,16 @@ pub enum TraceEvent {
     /// AnyTool's check of an answer.
     Judged {
         /// The majority verdict.
-        verdict: crate::anytool::Verdict,
+        verdict: crate::anytool::labels::Verdict,
         /// Its reason.
         reason: String,
     },
     /// AnyTool's tokens and LLM calls by part, at the end of a run.
     PartTokens {
         /// Tokens (prompt + completion) per part.
-        parts: std::collections::BTreeMap<crate::anytool::Part, u64>,
+        parts: std::collections::BTreeMap<crate::anytool::labels::Part, u64>,
         /// LLM calls per part.
-        calls: std::collections::BTreeMap<crate::anytool::Part, usize>,
+        calls: std::collections::BTreeMap<crate::anytool::labels::Part, usize>,
         /// The final candidate pool.
         pool: Vec<ApiId>,
     },
@@ -412,7 +412,7 @@ impl CallCounts {
     fn add(&mut self, function: &str, known: bool, outcome: CallOutcome) {
         match outcome {
             CallOutcome::UnknownTool => self.unknown_tool += 1,
-            _ if !known && function == crate::toolset::SEARCH_TOOLS => self.searches += 1,
+            _ if !known && function == crate::names::SEARCH_TOOLS => self.searches += 1,
             CallOutcome::Rejected | CallOutcome::Failed(FailureKind::BadParameters) => {
                 self.rejected += 1;
             }
@@ -529,7 +529,7 @@ mod v0 {
     use toolsmith_exec::Provenance;
     use toolsmith_llm::Role;
 
-    use super::{BacktrackReason, CallOutcome, Stamped, TraceEvent};
+    use crate::trace::{BacktrackReason, CallOutcome, Stamped, TraceEvent};
 
     /// A version 0 event: the same fields as version 1, as free strings.
     #[derive(Deserialize)]
@@ -844,9 +844,9 @@ pub fn render(event: &TraceEvent) -> String {
             tools,
         } => {
             let indent = match level {
-                crate::anytool::AgentLevel::Meta => "",
-                crate::anytool::AgentLevel::Category => "  ",
-                crate::anytool::AgentLevel::Tool => "    ",
+                crate::anytool::labels::AgentLevel::Meta => "",
+                crate::anytool::labels::AgentLevel::Category => "  ",
+                crate::anytool::labels::AgentLevel::Tool => "    ",
             };
             let from = parent.map_or_else(String::new, |p| format!(" (from {p})"));
             let scope = if tools.is_empty() {
