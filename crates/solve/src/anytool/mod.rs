@@ -13,6 +13,8 @@ mod failures;
 mod hierarchy;
 mod judge;
 pub(crate) mod labels;
+mod pool;
+mod reflect;
 mod settings;
 mod warm;
 
@@ -33,6 +35,8 @@ pub use self::settings::{AnyToolSettings, ReflectionHistory};
 
 use self::agents::{CHECK_ROLE, Pool, SEARCH_ROLE, Shared};
 use self::failures::Failures;
+use self::pool::{same_apis, trimmed};
+use self::reflect::reflect;
 use crate::dfsdt::Dfsdt;
 use crate::error::Result;
 use crate::finish::Finish;
@@ -395,7 +399,8 @@ impl Solver for AnyTool {
                 if widened && round < self.settings.reflection_rounds {
                     round += 1;
                     let reason = reason.clone();
-                    widened = self.reflect(&shared, round, &reason, &failures).await;
+                    widened =
+                        reflect(&shared, self.settings.pool_cap, round, &reason, &failures).await;
                     continue;
                 }
                 break final_end(
@@ -461,7 +466,7 @@ impl Solver for AnyTool {
             }
             round += 1;
             reasons.push(reason.clone());
-            widened = self.reflect(&shared, round, &reason, &failures).await;
+            widened = reflect(&shared, self.settings.pool_cap, round, &reason, &failures).await;
             earlier = Some(attempt);
         };
         let parts = tokens_by_part(&tracer.events());
@@ -471,120 +476,6 @@ impl Solver for AnyTool {
             pool: shared.pool(),
         });
         Ok(finished(&tracer, self.name(), query, end))
-    }
-}
-
-impl AnyTool {
-    /// One round of self-reflection: the reason into every history, failing APIs out of the
-    /// pool, cut category listings widened (`reflection_widen`), then unfinished agents
-    /// re-activated tool, category, meta in turn. Returns whether a listing was widened.
-    async fn reflect(
-        &self,
-        shared: &Arc<Shared>,
-        round: usize,
-        reason: &str,
-        failures: &Failures,
-    ) -> bool {
-        let failing = failures.failing();
-        let note = format!(
-            "The request is not solved yet: {reason}. {} Search again for APIs that can help.",
-            failures.note()
-        );
-        let (removed, size) = match shared.pool.lock() {
-            Ok(mut pool) => {
-                let before = pool.apis.clone();
-                pool.apis.retain(|a| !failing.contains(a));
-                let removed: Vec<ApiId> = before
-                    .into_iter()
-                    .filter(|a| !pool.apis.contains(a))
-                    .collect();
-                (removed, pool.apis.len())
-            }
-            Err(_) => (Vec::new(), 0),
-        };
-        let mut order: Vec<(AgentLevel, Vec<usize>)> = Vec::new();
-        let mut no_meta = false;
-        let mut widened = false;
-        if let Ok(mut agents) = shared.agents.lock() {
-            no_meta = !agents.iter().any(|a| a.level == AgentLevel::Meta);
-            for agent in agents.iter_mut() {
-                agent.messages.push(Message::user(note.clone()));
-            }
-            for agent in agents
-                .iter_mut()
-                .filter(|a| a.level == AgentLevel::Category)
-            {
-                if let Some(more) = shared.widen(agent) {
-                    widened = true;
-                    agent.messages.push(Message::user(more));
-                    if agent.status == AgentStatus::Finished {
-                        agent.status = AgentStatus::Paused;
-                    }
-                }
-            }
-            let mut any = false;
-            for level in [AgentLevel::Tool, AgentLevel::Category, AgentLevel::Meta] {
-                let ids: Vec<usize> = agents
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, a)| a.level == level && a.status == AgentStatus::Paused)
-                    .map(|(i, _)| i)
-                    .collect();
-                any |= !ids.is_empty();
-                order.push((level, ids));
-            }
-            // Nothing left unfinished: the meta agent searches again.
-            if !any && let Some(meta) = agents.iter().position(|a| a.level == AgentLevel::Meta) {
-                order = vec![(AgentLevel::Meta, vec![meta])];
-            }
-            for (_, ids) in &order {
-                for &id in ids {
-                    if let Some(agent) = agents.get_mut(id) {
-                        agent.status = AgentStatus::Active;
-                        agent.rounds = 0;
-                    }
-                }
-            }
-        }
-        // The search stage answered without agents: the meta agent starts now, told why.
-        if no_meta {
-            let meta = shared.create(AgentLevel::Meta, None, None, Vec::new(), Some(note));
-            order = vec![(AgentLevel::Meta, vec![meta])];
-        }
-        shared.runtime.tracer.emit(TraceEvent::Reflection {
-            round,
-            reason: reason.to_owned(),
-            failing: failing.clone(),
-            reactivated: order.iter().flat_map(|(_, ids)| ids.clone()).collect(),
-        });
-        if !removed.is_empty() {
-            shared.runtime.tracer.emit(TraceEvent::PoolChanged {
-                agent: None,
-                added: Vec::new(),
-                removed,
-                size,
-            });
-        }
-        let full = size >= self.settings.pool_cap;
-        shared.stop.store(full, Ordering::SeqCst);
-        for (_, ids) in order {
-            if shared.stopped() {
-                // The pool is full or a check said solvable: the others stay paused.
-                for id in ids {
-                    if let Ok(mut agents) = shared.agents.lock()
-                        && let Some(agent) = agents.get_mut(id)
-                    {
-                        agent.status = AgentStatus::Paused;
-                    }
-                }
-                continue;
-            }
-            for id in ids {
-                shared.spawn(id);
-            }
-            shared.join().await;
-        }
-        widened
     }
 }
 
@@ -598,88 +489,6 @@ fn seeded_note(seed: &Seed) -> String {
         apis.join(", "),
         seed.reason
     )
-}
-
-/// The pool for the solver's first attempt with `trim_pool`: the APIs the check that ended the
-/// search named, in pool order, with the pooled producers they need (transitively); the whole
-/// pool when it named none or any API not in the pool. Traced as [`TraceEvent::PoolTrimmed`].
-fn trimmed(shared: &Shared) -> Vec<ApiId> {
-    let pool = shared.pool();
-    let named = shared.needed.lock().ok().and_then(|n| n.clone());
-    let (kept, why) = match named {
-        None => (pool.clone(), "the check named no APIs".to_owned()),
-        Some(named) if named.is_empty() => (pool.clone(), "the check named no APIs".to_owned()),
-        Some(named) => {
-            let unknown: Vec<&String> = named
-                .iter()
-                .filter(|n| n.parse::<ApiId>().ok().is_none_or(|id| !pool.contains(&id)))
-                .collect();
-            if unknown.is_empty() {
-                let mut want: Vec<ApiId> = Vec::new();
-                for id in named.iter().filter_map(|n| n.parse::<ApiId>().ok()) {
-                    if !want.contains(&id) {
-                        want.push(id);
-                    }
-                }
-                let base = want.len();
-                let links = shared
-                    .producers
-                    .lock()
-                    .map(|l| l.clone())
-                    .unwrap_or_default();
-                let mut i = 0;
-                while let Some(api) = want.get(i).cloned() {
-                    i += 1;
-                    for producer in links.get(&api).into_iter().flatten() {
-                        if pool.contains(producer) && !want.contains(producer) {
-                            want.push(producer.clone());
-                        }
-                    }
-                }
-                let producers = want.len() - base;
-                let kept: Vec<ApiId> = pool.iter().filter(|a| want.contains(a)).cloned().collect();
-                let why = format!(
-                    "the check named {} of {} pooled APIs{}",
-                    base,
-                    pool.len(),
-                    if producers > 0 {
-                        format!(" (+{producers} producers they need)")
-                    } else {
-                        String::new()
-                    }
-                );
-                (kept, why)
-            } else {
-                let unknown: Vec<&str> = unknown.iter().map(|s| s.as_str()).collect();
-                (
-                    pool.clone(),
-                    format!(
-                        "the check named APIs not in the pool: {}",
-                        unknown.join(", ")
-                    ),
-                )
-            }
-        }
-    };
-    let whole = kept.len() == pool.len();
-    shared.runtime.tracer.emit(TraceEvent::PoolTrimmed {
-        kept: kept.clone(),
-        pool: pool.len(),
-        whole,
-        reason: why,
-    });
-    kept
-}
-
-/// Whether two API lists hold the same APIs.
-fn same_apis(a: &[ApiId], b: &[ApiId]) -> bool {
-    let mut a = a.to_vec();
-    let mut b = b.to_vec();
-    a.sort();
-    a.dedup();
-    b.sort();
-    b.dedup();
-    a == b
 }
 
 fn take_halt(shared: &Shared) -> Option<Stop> {
