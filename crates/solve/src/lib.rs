@@ -59,6 +59,7 @@
 //! # Ok(()) }
 //! ```
 
+pub use crate::agent_role::ConAgentsRole;
 pub use crate::anytool::{
     AgentLevel, AgentStatus, AnswerCheck, AnyTool, AnyToolSettings, CategoryBy, Hierarchy,
     JUDGE_ROLE, Judgement, LlmJudge, Part, ReflectionHistory, Relevance, ToolNode, Verdict,
@@ -85,6 +86,7 @@ pub use crate::trace::{
     TraceEvent, TraceSink, Tracer, cut, read_jsonl, render,
 };
 
+mod agent_role;
 mod anytool;
 mod conagents;
 mod dfsdt;

@@ -8,6 +8,7 @@ use toolsmith_catalog::ApiId;
 use toolsmith_exec::{FailureKind, Provenance};
 use toolsmith_llm::Role;
 
+use crate::agent_role::ConAgentsRole;
 use crate::finish::Finish;
 
 /// The trace format this version writes (the `"v"` of every event).
@@ -196,7 +197,7 @@ pub enum TraceEvent {
     /// A retry after an error (ConAgents' calibration, a repaired reply).
     Retry {
         /// Which agent retried.
-        agent: String,
+        agent: ConAgentsRole,
         /// The attempt number (1 = first retry).
         attempt: u32,
         /// What went wrong.

@@ -55,6 +55,7 @@ mod v0 {
     use toolsmith_exec::Provenance;
     use toolsmith_llm::Role;
 
+    use crate::agent_role::ConAgentsRole;
     use crate::trace::event::{BacktrackReason, CallOutcome, Stamped, TraceEvent};
 
     /// A version 0 event: the same fields as version 1, as free strings.
@@ -175,7 +176,7 @@ mod v0 {
                 attempt,
                 error,
             } => TraceEvent::Retry {
-                agent,
+                agent: named::<ConAgentsRole>("agent", agent)?,
                 attempt,
                 error,
             },
