@@ -50,6 +50,7 @@
 //!     book: Arc::new(ApiBook::from_catalog(&catalog)),
 //!     settings: AgentSettings::default(),
 //!     tracer: Tracer::new(),
+//!     jq: None,
 //! };
 //! let toolset = Toolset::new(&entries, &RenderOptions::default());
 //! let run = React::new(runtime, ReactSettings::PAPER).solve("When did Dune come out?", toolset).await?;
@@ -72,7 +73,6 @@ pub use crate::finish::Finish;
 pub use crate::names::{FINISH, READ_RESULT, SEARCH_TOOLS};
 pub use crate::react::React;
 pub use crate::refusal::is_refusal;
-pub use crate::results::use_jq_sandbox;
 pub use crate::run::Run;
 pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{

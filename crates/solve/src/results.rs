@@ -5,12 +5,12 @@
 //! short handle (`r1`, `r2`, ...) that the observation names in a `cut` field. From then on the
 //! toolset offers `read_result`: a page of the whole text at an offset (a first line of JSON
 //! saying where the page is, then `limit - 120` characters of the text as they are), or the
-//! output of a jq filter over it (run in the sandbox installed with [`use_jq_sandbox`]; without one, paging
+//! output of a jq filter over it (run in the sandbox of the run's `Runtime::jq`; without one, paging
 //! only). The idea is `serve`'s `read_result`; the handles here live as long as the run.
 //! Under `--protocol paper` observations are cut plainly, nothing is kept, and the tool is
 //! never offered.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 use toolsmith_exec::JqSandbox;
@@ -18,15 +18,6 @@ use toolsmith_exec::compact::{Hints, compact_text_with};
 use toolsmith_llm::ToolSpec;
 
 use crate::names::READ_RESULT;
-
-/// The jq engine `read_result` filters run in, for the whole process.
-static JQ: OnceLock<JqSandbox> = OnceLock::new();
-
-/// Lets `read_result` run jq filters in `sandbox` (the first sandbox installed stays). The
-/// command line installs its own binary's `__jq-sandbox`.
-pub fn use_jq_sandbox(sandbox: JqSandbox) {
-    let _ = JQ.set(sandbox);
-}
 
 /// The whole texts of a run's cut observations, by handle.
 #[derive(Debug, Default)]
@@ -110,7 +101,12 @@ enum Read {
 
 /// The text a `read_result` call with `arguments` asks for (a page, or a jq filter's
 /// output), or why it cannot be read.
-pub(crate) async fn read(arguments: &Value, shelf: &Shelf, limit: usize) -> Result<String, String> {
+pub(crate) async fn read(
+    arguments: &Value,
+    shelf: &Shelf,
+    limit: usize,
+    jq: Option<&JqSandbox>,
+) -> Result<String, String> {
     let handle = arguments
         .get("handle")
         .and_then(Value::as_str)
@@ -131,9 +127,8 @@ pub(crate) async fn read(arguments: &Value, shelf: &Shelf, limit: usize) -> Resu
     match read {
         Read::Page(offset) => page(handle, &text, offset, limit),
         Read::Jq(filter) => {
-            let sandbox = JQ
-                .get()
-                .ok_or("jq filters are not available in this run; read the pages with `offset`")?;
+            let sandbox =
+                jq.ok_or("jq filters are not available in this run; read the pages with `offset`")?;
             let input: Value = serde_json::from_str(&text)
                 .map_err(|_| "this observation is not JSON; read it with `offset`")?;
             let out = sandbox

@@ -9,7 +9,7 @@ use std::time::Instant;
 use futures::future::join_all;
 use serde_json::{Value, json};
 use toolsmith_catalog::ApiId;
-use toolsmith_exec::{ApiBook, Executor, Observation, Provenance};
+use toolsmith_exec::{ApiBook, Executor, JqSandbox, Observation, Provenance};
 use toolsmith_llm::{
     ChatModel, ChatRequest, ChatResponse, Message, Sampling, ToolCall, ToolChoice, ToolSpec,
 };
@@ -70,6 +70,9 @@ pub struct Runtime {
     pub settings: AgentSettings,
     /// Where events go.
     pub tracer: Tracer,
+    /// The jq engine `read_result`'s filters run in; without one, cut observations are read
+    /// by pages only. The command line gives its own binary's `__jq-sandbox`.
+    pub jq: Option<Arc<JqSandbox>>,
 }
 
 /// One tool call of a turn, answered.
@@ -90,7 +93,7 @@ impl Runtime {
     pub(crate) async fn read_result(&self, call: &ToolCall, shelf: &Shelf) -> Answered {
         let arguments = call.parsed_arguments().unwrap_or(Value::Null);
         let limit = self.settings.max_observation_chars;
-        match read(&arguments, shelf, limit).await {
+        match read(&arguments, shelf, limit, self.jq.as_deref()).await {
             Ok(content) => self.record(call, None, arguments, CallOutcome::Ok, None, content),
             Err(message) => {
                 let content = json!({"error": message, "response": ""}).to_string();

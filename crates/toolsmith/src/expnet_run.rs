@@ -108,6 +108,7 @@ pub(crate) fn run(
             book,
             settings: ctx.config()?.solve.clone(),
             tracer: Tracer::new(),
+            jq: crate::agents::jq_sandbox(),
         };
         let entries: Vec<_> = view.apis().map(|(_, a)| a.clone()).collect();
         let toolset = Toolset::new(&entries, &RenderOptions::default());
@@ -115,6 +116,7 @@ pub(crate) fn run(
             move || {
                 let runtime = Runtime {
                     tracer: Tracer::new(),
+                    jq: crate::agents::jq_sandbox(),
                     ..runtime.clone()
                 };
                 Box::new(React::new(runtime, ReactSettings::default()))
