@@ -163,7 +163,7 @@ pub use crate::expand::{
 pub use crate::hnsw::{DenseBackend, HnswSettings, PAPER as HNSW_PAPER};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse, fused_scores};
 pub use crate::kernel::dot;
-pub use crate::method::{Method, RetrieveSettings, build_retriever};
+pub use crate::method::{DenseInput, Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
 pub use crate::tokenize::stem;
 
