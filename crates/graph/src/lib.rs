@@ -50,7 +50,7 @@ pub use crate::model::{
     Edge, EdgeKind, Evidence, Feed, GoldPairs, Graph, GraphStats, Need, Node, Producer, Rule,
 };
 pub use crate::sample::{sample_edges, updated_weight};
-pub use crate::similarity::{GraphSettings, cosine, embed_docs, similarity_edges};
+pub use crate::similarity::{GraphSettings, embed_docs, similarity_edges};
 pub use crate::store::{BuildInfo, EdgeKey, Experience, GraphStore};
 
 mod build;

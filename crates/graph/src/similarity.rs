@@ -84,24 +84,6 @@ pub async fn embed_docs(
     Ok(out)
 }
 
-/// Cosine similarity; 0 when either vector is zero or their lengths differ.
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    if a.len() != b.len() {
-        return 0.0;
-    }
-    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na.sqrt() * nb.sqrt())
-    }
-}
-
 /// A similarity edge for every pair with cosine at least `settings.phi`, `from < to`, in
 /// (from, to) order. Quadratic in the number of APIs (a thousand APIs take milliseconds).
 pub fn similarity_edges(vectors: &[(ApiId, Vec<f32>)], settings: &GraphSettings) -> Vec<Edge> {

@@ -287,13 +287,40 @@ impl pulp::WithSimd for DotF32<'_> {
 
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) -> f32 {
-        crate::dense::dot_lanes(self.0, self.1)
+        dot_lanes(self.0, self.1)
     }
+}
+
+/// Floats per step of the dot product (two AVX registers, four SSE ones).
+pub(crate) const LANES: usize = 16;
+
+/// Dot product over [`LANES`]-float chunks with independent accumulators, so it vectorizes.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    dot_lanes(a, b)
+}
+
+/// [`dot`], always inlined (so a caller compiled for AVX2 or AVX-512 vectorizes it for them).
+#[inline(always)]
+pub(crate) fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *s += x * y;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
 }
 
 /// Scales `v` to unit length (leaves a zero vector alone).
 pub(crate) fn normalize(v: &mut [f32]) {
-    let norm = crate::dense::dot(v, v).sqrt();
+    let norm = dot(v, v).sqrt();
     if norm > 0.0 {
         v.iter_mut().for_each(|x| *x /= norm);
     }

@@ -154,7 +154,7 @@
 pub use crate::bm25::{B, Bm25Index, Bm25Settings, RETURNS_WEIGHT};
 pub use crate::corpus::{Corpus, CorpusDoc, Field, FieldWeights};
 pub use crate::dense::{
-    DenseIndex, DenseRetriever, DenseSettings, Pooling, VectorFormat, dot, passages,
+    DenseIndex, DenseRetriever, DenseSettings, Pooling, VectorFormat, passages,
 };
 pub use crate::error::{Error, Result};
 pub use crate::expand::{
@@ -162,7 +162,8 @@ pub use crate::expand::{
 };
 pub use crate::hnsw::{DenseBackend, HnswSettings, PAPER as HNSW_PAPER};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse, fused_scores};
-pub use crate::method::{Method, RetrieveSettings, build_retriever};
+pub use crate::kernel::dot;
+pub use crate::method::{DenseInput, Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
 pub use crate::tokenize::stem;
 

@@ -79,20 +79,48 @@ pub struct RetrieveSettings {
     pub hybrid: HybridSettings,
 }
 
-/// Builds a retriever of `method` over `corpus`. Dense and hybrid embed every document with
-/// `embedder` (wrap it in a `CachedEmbedder` to keep the vectors); BM25 needs none.
+/// Where dense and hybrid search get their document vectors.
+pub enum DenseInput {
+    /// Embed every document with this embedder (wrap it in a `CachedEmbedder` to keep the
+    /// vectors); it embeds the queries too.
+    Embed(Arc<dyn Embedder>),
+    /// A dense retriever built already (its vectors read from a store, say).
+    Built(DenseRetriever),
+}
+
+impl From<Arc<dyn Embedder>> for DenseInput {
+    fn from(embedder: Arc<dyn Embedder>) -> Self {
+        Self::Embed(embedder)
+    }
+}
+
+impl From<DenseRetriever> for DenseInput {
+    fn from(dense: DenseRetriever) -> Self {
+        Self::Built(dense)
+    }
+}
+
+/// Builds a retriever of `method` over `corpus`. Dense and hybrid need `dense`: an embedder
+/// that embeds every document now, or a dense retriever built already over the same corpus;
+/// BM25 needs none.
 pub async fn build_retriever(
     method: Method,
     corpus: Arc<Corpus>,
-    embedder: Option<Arc<dyn Embedder>>,
+    dense: Option<impl Into<DenseInput>>,
     settings: &RetrieveSettings,
 ) -> Result<Arc<dyn Retriever>> {
     if method == Method::Bm25 {
         return Ok(Arc::new(Bm25Index::build(corpus, settings.bm25)));
     }
-    let embedder = embedder.ok_or(Error::NoEmbedder(method.as_str()))?;
-    let index = DenseIndex::build(corpus.clone(), embedder.as_ref(), settings.dense).await?;
-    let dense = DenseRetriever::new(Arc::new(index), embedder);
+    let dense = match dense.map(Into::into) {
+        None => return Err(Error::NoEmbedder(method.as_str())),
+        Some(DenseInput::Built(dense)) => dense,
+        Some(DenseInput::Embed(embedder)) => {
+            let index =
+                DenseIndex::build(corpus.clone(), embedder.as_ref(), settings.dense).await?;
+            DenseRetriever::new(Arc::new(index), embedder)
+        }
+    };
     Ok(match method {
         Method::Hybrid => Arc::new(HybridRetriever::new(
             Bm25Index::build(corpus, settings.bm25),

@@ -13,9 +13,11 @@ use serde_json::Value;
 use toolsmith_exec::{JqSandbox, pseudo_schema};
 use toolsmith_llm::{ChatModel, ChatRequest, Message, StructuredSettings, ToolChoice, ask_json};
 
+use crate::agent_role::ConAgentsRole;
 use crate::error::Result;
+use crate::finish::Finish;
 use crate::prompts::{EXECUTION, GROUNDING, GROUNDING_USER, OBSERVING, tool_lines};
-use crate::run::{Finish, Run};
+use crate::run::Run;
 use crate::runtime::{Runtime, Stop, observation_text};
 use crate::settings::ConAgentsSettings;
 use crate::solver::{End, Solver, finished};
@@ -104,7 +106,7 @@ impl ConAgents {
                 .render(&serde_json::json!({"query": query, "steps": &steps}))
                 .map_err(render_error)?;
             let request = ChatRequest::new(
-                "grounding",
+                ConAgentsRole::Grounding.as_str(),
                 vec![Message::system(system.clone()), Message::user(user)],
             )
             .with_prompt(&GROUNDING)
@@ -174,7 +176,7 @@ impl ConAgents {
             let user =
                 format!("Instruction: {instruction}\nThe user's request, for context: {query}");
             let request = ChatRequest::new(
-                "execution",
+                ConAgentsRole::Execution.as_str(),
                 vec![Message::system(system), Message::user(user)],
             )
             .with_tools(
@@ -212,7 +214,7 @@ impl ConAgents {
                 )));
             }
             self.runtime.tracer.emit(TraceEvent::Retry {
-                agent: "execution".to_owned(),
+                agent: ConAgentsRole::Execution,
                 attempt,
                 error: cut(&error.1, 500),
             });
@@ -245,9 +247,12 @@ impl ConAgents {
         let mut attempt = 0;
         loop {
             let prompt = OBSERVING.render(&serde_json::json!({"schema": &schema, "instruction": instruction, "errors": &errors})).map_err(render_error)?;
-            let request = ChatRequest::new("observing", vec![Message::user(prompt)])
-                .with_prompt(&OBSERVING)
-                .with_query(query);
+            let request = ChatRequest::new(
+                ConAgentsRole::Observing.as_str(),
+                vec![Message::user(prompt)],
+            )
+            .with_prompt(&OBSERVING)
+            .with_query(query);
             let failure =
                 match ask_json::<FilterReply, _>(&model, request, &StructuredSettings::default())
                     .await
@@ -279,7 +284,7 @@ impl ConAgents {
                 ));
             }
             self.runtime.tracer.emit(TraceEvent::Retry {
-                agent: "observing".to_owned(),
+                agent: ConAgentsRole::Observing,
                 attempt,
                 error: cut(&failure.message, 500),
             });

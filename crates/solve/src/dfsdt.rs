@@ -12,9 +12,10 @@ use async_trait::async_trait;
 use toolsmith_llm::Message;
 
 use crate::error::Result;
+use crate::finish::Finish;
 use crate::prompts::DFSDT_DIVERSITY;
 use crate::react::{CALL_A_FUNCTION, ChainBudget, opening, search_budget_stop};
-use crate::run::{Finish, Run};
+use crate::run::Run;
 use crate::runtime::{Runtime, Stop};
 use crate::settings::DfsdtSettings;
 use crate::solver::{End, Solver, finished, stopped};

@@ -50,6 +50,7 @@
 //!     book: Arc::new(ApiBook::from_catalog(&catalog)),
 //!     settings: AgentSettings::default(),
 //!     tracer: Tracer::new(),
+//!     jq: None,
 //! };
 //! let toolset = Toolset::new(&entries, &RenderOptions::default());
 //! let run = React::new(runtime, ReactSettings::PAPER).solve("When did Dune come out?", toolset).await?;
@@ -59,6 +60,7 @@
 //! # Ok(()) }
 //! ```
 
+pub use crate::agent_role::ConAgentsRole;
 pub use crate::anytool::{
     AgentLevel, AgentStatus, AnswerCheck, AnyTool, AnyToolSettings, CategoryBy, Hierarchy,
     JUDGE_ROLE, Judgement, LlmJudge, Part, ReflectionHistory, Relevance, ToolNode, Verdict,
@@ -67,26 +69,30 @@ pub use crate::anytool::{
 pub use crate::conagents::ConAgents;
 pub use crate::dfsdt::Dfsdt;
 pub use crate::error::{Error, Result};
+pub use crate::finish::Finish;
+pub use crate::names::{FINISH, READ_RESULT, SEARCH_TOOLS};
 pub use crate::react::React;
 pub use crate::refusal::is_refusal;
-pub use crate::results::{READ_RESULT, use_jq_sandbox};
-pub use crate::run::{Finish, Run};
+pub use crate::run::Run;
 pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{
     AgentSettings, ConAgentsSettings, DfsdtSettings, ObservationStyle, Protocol, ReactSettings,
 };
 pub use crate::solver::Solver;
 pub use crate::store::RunStore;
-pub use crate::toolset::{Added, FINISH, NameClash, RenderOptions, SEARCH_TOOLS, Toolset};
+pub use crate::toolset::{Added, NameClash, RenderOptions, Toolset};
 pub use crate::trace::{
     BacktrackReason, CallCounts, CallOutcome, JsonlSink, RunLimit, Stamped, TRACE_VERSION,
     TraceEvent, TraceSink, Tracer, cut, read_jsonl, render,
 };
 
+mod agent_role;
 mod anytool;
 mod conagents;
 mod dfsdt;
 mod error;
+mod finish;
+mod names;
 mod prompts;
 mod react;
 mod refusal;

@@ -6,13 +6,15 @@ use async_trait::async_trait;
 use toolsmith_llm::{ChatResponse, Message};
 
 use crate::error::Result;
+use crate::finish::Finish;
+use crate::names::SEARCH_TOOLS;
 use crate::prompts::{AGENT_SYSTEM, tool_lines};
-use crate::run::{Finish, Run};
+use crate::run::Run;
 use crate::runtime::{Runtime, Stop};
 use crate::settings::AgentSettings;
 use crate::settings::ReactSettings;
 use crate::solver::{End, Solver, finished, stopped};
-use crate::toolset::{FinishCall, SEARCH_TOOLS, Toolset};
+use crate::toolset::{FinishCall, Toolset};
 use crate::trace::RunLimit;
 
 /// The reminder sent when a reply calls no function.

@@ -5,32 +5,19 @@
 //! short handle (`r1`, `r2`, ...) that the observation names in a `cut` field. From then on the
 //! toolset offers `read_result`: a page of the whole text at an offset (a first line of JSON
 //! saying where the page is, then `limit - 120` characters of the text as they are), or the
-//! output of a jq filter over it (run in the sandbox installed with [`use_jq_sandbox`]; without one, paging
+//! output of a jq filter over it (run in the sandbox of the run's `Runtime::jq`; without one, paging
 //! only). The idea is `serve`'s `read_result`; the handles here live as long as the run.
 //! Under `--protocol paper` observations are cut plainly, nothing is kept, and the tool is
 //! never offered.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 use toolsmith_exec::JqSandbox;
 use toolsmith_exec::compact::{Hints, compact_text_with};
-use toolsmith_llm::{ToolCall, ToolSpec};
+use toolsmith_llm::ToolSpec;
 
-use crate::runtime::{Answered, Runtime};
-use crate::trace::CallOutcome;
-
-/// Name of the tool that reads the rest of a cut observation.
-pub const READ_RESULT: &str = "read_result";
-
-/// The jq engine `read_result` filters run in, for the whole process.
-static JQ: OnceLock<JqSandbox> = OnceLock::new();
-
-/// Lets `read_result` run jq filters in `sandbox` (the first sandbox installed stays). The
-/// command line installs its own binary's `__jq-sandbox`.
-pub fn use_jq_sandbox(sandbox: JqSandbox) {
-    let _ = JQ.set(sandbox);
-}
+use crate::names::READ_RESULT;
 
 /// The whole texts of a run's cut observations, by handle.
 #[derive(Debug, Default)]
@@ -112,58 +99,48 @@ enum Read {
     Jq(String),
 }
 
-impl Runtime {
-    /// Answers a `read_result` call from the toolset's shelf.
-    pub(crate) async fn read_result(&self, call: &ToolCall, shelf: &Shelf) -> Answered {
-        let arguments = call.parsed_arguments().unwrap_or(Value::Null);
-        let content = match self.read(&arguments, shelf).await {
-            Ok(content) => content,
-            Err(message) => {
-                let content = json!({"error": message, "response": ""}).to_string();
-                return self.record(call, None, arguments, CallOutcome::Rejected, None, content);
-            }
-        };
-        self.record(call, None, arguments, CallOutcome::Ok, None, content)
-    }
-
-    async fn read(&self, arguments: &Value, shelf: &Shelf) -> Result<String, String> {
-        let handle = arguments
-            .get("handle")
-            .and_then(Value::as_str)
-            .ok_or("read_result needs the `handle` of a cut observation")?;
-        let text = shelf
-            .get(handle)
-            .ok_or_else(|| format!("no cut observation has the handle `{handle}`"))?;
-        let limit = self.settings.max_observation_chars;
-        let read = match arguments.get("jq_filter").and_then(Value::as_str) {
-            Some(filter) if !filter.trim().is_empty() => Read::Jq(filter.to_owned()),
-            _ => Read::Page(
-                arguments
-                    .get("offset")
-                    .and_then(Value::as_u64)
-                    .and_then(|o| usize::try_from(o).ok())
-                    .unwrap_or(0),
-            ),
-        };
-        match read {
-            Read::Page(offset) => page(handle, &text, offset, limit),
-            Read::Jq(filter) => {
-                let sandbox = JQ.get().ok_or(
-                    "jq filters are not available in this run; read the pages with `offset`",
-                )?;
-                let input: Value = serde_json::from_str(&text)
-                    .map_err(|_| "this observation is not JSON; read it with `offset`")?;
-                let out = sandbox
-                    .run(&filter, &input)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                let value = match <[Value; 1]>::try_from(out.values) {
-                    Ok([one]) => one,
-                    Err(many) => Value::Array(many),
-                };
-                let answer = json!({"error": "", "response": value}).to_string();
-                Ok(present(&answer, Hints::default(), limit, shelf))
-            }
+/// The text a `read_result` call with `arguments` asks for (a page, or a jq filter's
+/// output), or why it cannot be read.
+pub(crate) async fn read(
+    arguments: &Value,
+    shelf: &Shelf,
+    limit: usize,
+    jq: Option<&JqSandbox>,
+) -> Result<String, String> {
+    let handle = arguments
+        .get("handle")
+        .and_then(Value::as_str)
+        .ok_or("read_result needs the `handle` of a cut observation")?;
+    let text = shelf
+        .get(handle)
+        .ok_or_else(|| format!("no cut observation has the handle `{handle}`"))?;
+    let read = match arguments.get("jq_filter").and_then(Value::as_str) {
+        Some(filter) if !filter.trim().is_empty() => Read::Jq(filter.to_owned()),
+        _ => Read::Page(
+            arguments
+                .get("offset")
+                .and_then(Value::as_u64)
+                .and_then(|o| usize::try_from(o).ok())
+                .unwrap_or(0),
+        ),
+    };
+    match read {
+        Read::Page(offset) => page(handle, &text, offset, limit),
+        Read::Jq(filter) => {
+            let sandbox =
+                jq.ok_or("jq filters are not available in this run; read the pages with `offset`")?;
+            let input: Value = serde_json::from_str(&text)
+                .map_err(|_| "this observation is not JSON; read it with `offset`")?;
+            let out = sandbox
+                .run(&filter, &input)
+                .await
+                .map_err(|e| e.to_string())?;
+            let value = match <[Value; 1]>::try_from(out.values) {
+                Ok([one]) => one,
+                Err(many) => Value::Array(many),
+            };
+            let answer = json!({"error": "", "response": value}).to_string();
+            Ok(present(&answer, Hints::default(), limit, shelf))
         }
     }
 }

@@ -9,17 +9,18 @@ use std::time::Instant;
 use futures::future::join_all;
 use serde_json::{Value, json};
 use toolsmith_catalog::ApiId;
-use toolsmith_exec::{ApiBook, Executor, Observation, Provenance};
+use toolsmith_exec::{ApiBook, Executor, JqSandbox, Observation, Provenance};
 use toolsmith_llm::{
     ChatModel, ChatRequest, ChatResponse, Message, Sampling, ToolCall, ToolChoice, ToolSpec,
 };
 use toolsmith_retrieve::{Filter, Retriever};
 
-use crate::results::{READ_RESULT, present};
-use crate::run::Finish;
+use crate::finish::Finish;
+use crate::names::{FINISH, READ_RESULT, SEARCH_TOOLS};
+use crate::results::{Shelf, present, read};
 use crate::settings::AgentSettings;
 use crate::settings::ObservationStyle;
-use crate::toolset::{FINISH, FinishCall, RenderOptions, SEARCH_TOOLS, Toolset, parse_finish};
+use crate::toolset::{FinishCall, RenderOptions, Toolset, parse_finish};
 use crate::trace::{CallOutcome, RunLimit, TraceEvent, Tracer, cut};
 
 /// Why a run has to stop now.
@@ -69,6 +70,9 @@ pub struct Runtime {
     pub settings: AgentSettings,
     /// Where events go.
     pub tracer: Tracer,
+    /// The jq engine `read_result`'s filters run in; without one, cut observations are read
+    /// by pages only. The command line gives its own binary's `__jq-sandbox`.
+    pub jq: Option<Arc<JqSandbox>>,
 }
 
 /// One tool call of a turn, answered.
@@ -85,6 +89,19 @@ pub struct Answered {
 }
 
 impl Runtime {
+    /// Answers a `read_result` call from the toolset's shelf.
+    pub(crate) async fn read_result(&self, call: &ToolCall, shelf: &Shelf) -> Answered {
+        let arguments = call.parsed_arguments().unwrap_or(Value::Null);
+        let limit = self.settings.max_observation_chars;
+        match read(&arguments, shelf, limit, self.jq.as_deref()).await {
+            Ok(content) => self.record(call, None, arguments, CallOutcome::Ok, None, content),
+            Err(message) => {
+                let content = json!({"error": message, "response": ""}).to_string();
+                self.record(call, None, arguments, CallOutcome::Rejected, None, content)
+            }
+        }
+    }
+
     /// Asks the model, records the call, and maps budget and model failures to a [`Stop`].
     pub async fn ask(
         &self,

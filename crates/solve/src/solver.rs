@@ -5,8 +5,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::error::Result;
+use crate::finish::Finish;
 use crate::refusal::is_refusal;
-use crate::run::{Finish, Run};
+use crate::run::Run;
 use crate::runtime::Stop;
 use crate::toolset::Toolset;
 use crate::trace::{CallCounts, RunLimit, TraceEvent, Tracer};

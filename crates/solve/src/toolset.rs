@@ -9,12 +9,8 @@ use serde_json::{Value, json};
 use toolsmith_catalog::{ApiEntry, ApiId, export};
 use toolsmith_llm::ToolSpec;
 
+use crate::names::{FINISH, SEARCH_TOOLS};
 use crate::results::{Shelf, read_result_spec};
-
-/// Name of the tool that ends a run.
-pub const FINISH: &str = "Finish";
-/// Name of the meta-tool that searches the catalog for more tools.
-pub const SEARCH_TOOLS: &str = "search_tools";
 
 /// How API docs are rendered into tool descriptions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

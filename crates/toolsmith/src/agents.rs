@@ -60,6 +60,16 @@ impl AnyToolOverrides {
     }
 }
 
+/// The jq sandbox of this binary (`__jq-sandbox`), where `read_result`'s filters (any solver,
+/// once an observation was cut; the command sets it as the runtime's `jq`) and ConAgents'
+/// filters run; none when the binary cannot be located.
+pub(crate) fn jq_sandbox() -> Option<Arc<JqSandbox>> {
+    let exe = std::env::current_exe().ok()?;
+    Some(Arc::new(
+        JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]),
+    ))
+}
+
 /// Builds the chosen agent over a runtime; ConAgents runs its jq filters in this binary as a
 /// sandboxed child; AnyTool walks the `catalog`'s category -> tool -> API tree.
 pub(crate) fn solvers(
@@ -80,12 +90,6 @@ pub(crate) fn solvers_with(
     overrides: AnyToolOverrides,
     expanding: Option<Arc<ExpandingRetriever>>,
 ) -> anyhow::Result<impl Fn(Runtime) -> Box<dyn Solver> + Send + Sync + 'static> {
-    // `read_result`'s jq filters (any solver, once an observation was cut) run in this binary.
-    if let Ok(exe) = std::env::current_exe() {
-        toolsmith_solve::use_jq_sandbox(
-            JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]),
-        );
-    }
     let anytool = match name {
         SolverName::Anytool => {
             let settings = ctx.config()?.anytool.clone();
@@ -96,11 +100,7 @@ pub(crate) fn solvers_with(
     };
     let sandbox = match name {
         SolverName::Conagents => {
-            let exe = std::env::current_exe()
-                .context("locating the toolsmith binary for the jq sandbox")?;
-            Some(Arc::new(
-                JqSandbox::new(exe).args([toolsmith_exec::sandbox::SUBCOMMAND]),
-            ))
+            Some(jq_sandbox().context("locating the toolsmith binary for the jq sandbox")?)
         }
         SolverName::React | SolverName::Dfsdt | SolverName::Anytool => None,
     };

@@ -171,6 +171,7 @@ pub(crate) fn harness(book: &Arc<ApiBook>, llm: Arc<dyn ChatModel>) -> Harness {
         book: Arc::clone(book),
         settings: AgentSettings::default(),
         tracer: Tracer::new(),
+        jq: None,
     };
     Harness::new(runtime, |rt: Runtime| {
         Box::new(React::new(rt, ReactSettings::PAPER)) as Box<dyn Solver>

@@ -425,6 +425,7 @@ async fn the_execute_actor_answers_with_the_apis_its_solver_called() {
         book: Arc::new(ApiBook::from_catalog(&view)),
         settings: AgentSettings::default(),
         tracer: Tracer::new(),
+        jq: None,
     };
     let settings = ExpNetSettings {
         actor: ActorMode::Execute,
@@ -445,6 +446,7 @@ async fn the_execute_actor_answers_with_the_apis_its_solver_called() {
             // A fresh tracer per request, as a fresh solver would have.
             let runtime = Runtime {
                 tracer: Tracer::new(),
+                jq: None,
                 ..runtime.clone()
             };
             Box::new(React::new(runtime, ReactSettings::PAPER))

@@ -142,7 +142,13 @@ async fn build_retriever_gives_every_method_behind_one_trait() {
             .unwrap();
         assert_eq!(ids(&hits), ["weather/forecast"], "{method}");
     }
-    let Err(err) = build_retriever(Method::Dense, tiny(), None, &RetrieveSettings::default()).await
+    let Err(err) = build_retriever(
+        Method::Dense,
+        tiny(),
+        None::<toolsmith_retrieve::DenseInput>,
+        &RetrieveSettings::default(),
+    )
+    .await
     else {
         panic!("dense without an embedder must fail");
     };

@@ -441,6 +441,7 @@ async fn solve_runs_the_solver_stores_the_run_and_returns_its_trace() {
                     book: Arc::clone(&book),
                     settings: AgentSettings::default(),
                     tracer: Tracer::new(),
+                    jq: None,
                 },
                 ReactSettings::PAPER,
             ))

@@ -13,7 +13,8 @@ use toolsmith_catalog::{ApiId, ToolId};
 use toolsmith_llm::{Message, ToolCall, ToolSpec};
 
 use super::hierarchy::{Hierarchy, Relevance, rank};
-use super::{AgentLevel, AgentStatus, AnyToolSettings};
+use super::labels::{AgentLevel, AgentStatus};
+use super::settings::AnyToolSettings;
 use crate::runtime::{Runtime, Stop};
 use crate::trace::{TraceEvent, cut};
 

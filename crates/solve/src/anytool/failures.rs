@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use toolsmith_catalog::ApiId;
 
-use crate::run::{Finish, Run};
+use crate::finish::Finish;
+use crate::run::Run;
 use crate::trace::{CallOutcome, TraceEvent};
 
 /// One API's calls so far.

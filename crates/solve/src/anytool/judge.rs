@@ -3,22 +3,10 @@
 //! toolsmith's own prompt (solve never depends on the evaluation crate).
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use toolsmith_llm::Message;
 
+use super::labels::Verdict;
 use crate::runtime::{Runtime, Stop};
-
-/// A judge's verdict on an answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// The answer resolves the query.
-    Solved,
-    /// It does not.
-    Unsolved,
-    /// The judge cannot tell.
-    Unsure,
-}
 
 /// A verdict with its reason.
 #[derive(Clone, Debug, PartialEq)]

@@ -30,10 +30,10 @@ fn big_search_result() -> serde_json::Value {
     json!({"page": 1, "results": results})
 }
 
-fn retries(run: &toolsmith_solve::Run, agent: &str) -> usize {
+fn retries(run: &toolsmith_solve::Run, agent: toolsmith_solve::ConAgentsRole) -> usize {
     run.trace
         .iter()
-        .filter(|e| matches!(&e.event, TraceEvent::Retry { agent: a, .. } if a == agent))
+        .filter(|e| matches!(&e.event, TraceEvent::Retry { agent: a, .. } if *a == agent))
         .count()
 }
 
@@ -76,8 +76,8 @@ async fn recovers_from_a_400_by_fixing_the_argument_and_from_a_jq_error_by_fixin
         .await
         .unwrap();
     assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
-    assert_eq!(retries(&run, "execution"), 1);
-    assert_eq!(retries(&run, "observing"), 1);
+    assert_eq!(retries(&run, toolsmith_solve::ConAgentsRole::Execution), 1);
+    assert_eq!(retries(&run, toolsmith_solve::ConAgentsRole::Observing), 1);
     let requests = llm.requests();
     assert!(
         requests[2].contains("query must not be empty"),
@@ -147,7 +147,7 @@ async fn gives_up_a_tool_after_alpha_failures_and_a_filter_after_beta() {
     );
     let run = solver.solve("Dune?", fx.toolset).await.unwrap();
     assert_eq!(tools.calls().len(), 3, "one call and alpha = 2 retries");
-    assert_eq!(retries(&run, "execution"), 2);
+    assert_eq!(retries(&run, toolsmith_solve::ConAgentsRole::Execution), 2);
     assert!(
         llm.requests()
             .last()
@@ -177,7 +177,7 @@ async fn hands_back_the_raw_response_after_beta_bad_filters() {
         .await
         .unwrap();
     assert_eq!(
-        retries(&run, "observing"),
+        retries(&run, toolsmith_solve::ConAgentsRole::Observing),
         1,
         "beta = 1: one retry, then the raw response"
     );

@@ -34,6 +34,15 @@ fn whole() -> String {
 
 /// Runs ReAct over `replies` after a first search whose answer is cut.
 async fn run(replies: Vec<Reply>, settings: AgentSettings) -> (Run, Arc<ScriptedLlm>) {
+    run_with(replies, settings, None).await
+}
+
+/// [`run`] with `read_result`'s jq filters running in `jq`.
+async fn run_with(
+    replies: Vec<Reply>,
+    settings: AgentSettings,
+    jq: Option<Arc<JqSandbox>>,
+) -> (Run, Arc<ScriptedLlm>) {
     let fx = fixture();
     let mut script = vec![Reply::tool_call(SEARCH, args(json!({"query": "albums"})))];
     script.extend(replies);
@@ -41,6 +50,7 @@ async fn run(replies: Vec<Reply>, settings: AgentSettings) -> (Run, Arc<Scripted
     let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), long_answer()));
     let mut runtime = runtime(llm.clone(), tools, fx.book);
     runtime.settings = settings;
+    runtime.jq = jq;
     let react = ReactSettings {
         max_depth: 60,
         ..ReactSettings::PAPER
@@ -110,7 +120,7 @@ async fn a_cut_observation_is_read_in_full_page_by_page() {
 
 #[tokio::test]
 async fn a_jq_filter_reads_what_compaction_left_out() {
-    toolsmith_solve::use_jq_sandbox(JqSandbox::new(env!(
+    let jq = Arc::new(JqSandbox::new(env!(
         "CARGO_BIN_EXE_toolsmith-solve-sandbox"
     )));
     let filter = "[.response.items[].album.name]";
@@ -122,7 +132,7 @@ async fn a_jq_filter_reads_what_compaction_left_out() {
         Reply::tool_call(READ_RESULT, args(json!({"handle": "r9", "offset": 0}))),
         Reply::tool_call("Finish", answer("12 albums")),
     ];
-    let (run, _) = run(replies, AgentSettings::default()).await;
+    let (run, _) = run_with(replies, AgentSettings::default(), Some(jq)).await;
     let reads = observations(&run, READ_RESULT);
     let names: Value = serde_json::from_str(&reads[0].0).unwrap();
     let expected: Vec<String> = (0..12).map(|i| format!("Album \"{i}\" é")).collect();
@@ -133,6 +143,34 @@ async fn a_jq_filter_reads_what_compaction_left_out() {
             .contains("no cut observation has the handle `r9`")
     );
     assert_eq!(reads[1].1, CallOutcome::Rejected);
+}
+
+#[tokio::test]
+async fn without_the_runtimes_jq_sandbox_a_filter_is_refused_and_pages_still_read() {
+    let replies = vec![
+        Reply::tool_call(
+            READ_RESULT,
+            args(json!({"handle": "r1", "jq_filter": ".response"})),
+        ),
+        Reply::tool_call(READ_RESULT, args(json!({"handle": "r1", "offset": 0}))),
+        Reply::tool_call("Finish", answer("x")),
+    ];
+    let (run, _) = run(replies, AgentSettings::default()).await;
+    let reads = observations(&run, READ_RESULT);
+    assert!(
+        reads[0]
+            .0
+            .contains("jq filters are not available in this run"),
+        "{}",
+        reads[0].0
+    );
+    assert_eq!(reads[0].1, CallOutcome::Rejected);
+    assert!(
+        reads[1].0.starts_with(r#"{"handle":"r1","#),
+        "{}",
+        reads[1].0
+    );
+    assert_eq!(reads[1].1, CallOutcome::Ok);
 }
 
 #[tokio::test]

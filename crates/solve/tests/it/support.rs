@@ -72,6 +72,7 @@ pub(crate) fn runtime(
         book,
         settings: AgentSettings::default(),
         tracer: Tracer::new(),
+        jq: None,
     }
 }
 

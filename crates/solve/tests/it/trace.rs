@@ -111,7 +111,7 @@ fn v1_events() -> Vec<(Stamped, &'static str)> {
             at(
                 8,
                 TraceEvent::Retry {
-                    agent: "execution".to_owned(),
+                    agent: toolsmith_solve::ConAgentsRole::Execution,
                     attempt: 1,
                     error: "bad".to_owned(),
                 },

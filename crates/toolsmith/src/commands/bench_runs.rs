@@ -177,6 +177,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
         }
         .with_protocol(spec.protocol),
         tracer: Tracer::new(),
+        jq: crate::agents::jq_sandbox(),
     };
     let solvers = agents::solvers_with(
         ctx,

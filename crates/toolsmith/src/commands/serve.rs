@@ -198,6 +198,7 @@ fn solver_factory(
             book: Arc::clone(&book),
             settings: AgentSettings::default(),
             tracer: Tracer::new(),
+            jq: crate::agents::jq_sandbox(),
         })
     })))
 }

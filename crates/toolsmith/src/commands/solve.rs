@@ -73,6 +73,7 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
             }
         },
         tracer: build_tracer(args)?,
+        jq: crate::agents::jq_sandbox(),
     };
     let expanding = pipeline.as_ref().and_then(retrieval::Pipeline::expanding);
     let solver = agents::solvers_with(ctx, args.solver, &catalog, overrides, expanding)?(runtime);

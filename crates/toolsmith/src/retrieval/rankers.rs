@@ -11,8 +11,7 @@ use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
 use toolsmith_graph::{GraphStore, Need};
 use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Corpus, DenseBackend, DenseIndex, DenseRetriever, HybridRetriever, Method,
-    Retriever, build_retriever,
+    Bm25Index, Corpus, DenseBackend, DenseIndex, DenseRetriever, Method, Retriever, build_retriever,
 };
 
 use crate::context::Context;
@@ -101,14 +100,7 @@ pub(super) async fn indexed_retriever(
     let queries: Arc<dyn Embedder> =
         Arc::new(CachedEmbedder::new(inner, cache, CacheMode::ReadWrite));
     let dense = DenseRetriever::new(Arc::new(index), queries);
-    Ok(match method {
-        Method::Hybrid => Arc::new(HybridRetriever::new(
-            Bm25Index::build(corpus, settings.bm25),
-            dense,
-            settings.hybrid,
-        )),
-        _ => Arc::new(dense),
-    })
+    Ok(build_retriever(method, corpus, Some(dense), &settings).await?)
 }
 
 /// Builds the index's HNSW graph now, under a progress bar, when its backend walks one (the

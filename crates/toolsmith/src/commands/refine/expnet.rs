@@ -188,6 +188,7 @@ fn expnet(job: &Job<'_>, settings: ExpNetSettings, budget: &Arc<Budget>) -> anyh
         book,
         settings: ctx.config()?.solve.clone(),
         tracer: Tracer::new(),
+        jq: crate::agents::jq_sandbox(),
     };
     let entries: Vec<_> = job.view.apis().map(|(_, a)| a.clone()).collect();
     let toolset = Toolset::new(&entries, &RenderOptions::default());
