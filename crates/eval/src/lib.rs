@@ -78,6 +78,7 @@ pub use crate::dataset::{
     load_anytoolbench, load_as, load_funcqa, load_merged, load_tooleval,
 };
 pub use crate::error::{Error, Result};
+pub use crate::harness::Expansion;
 pub use crate::harness::{
     BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison, Harness,
     JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet, RetrievalResult,

@@ -8,13 +8,19 @@
 //! them locally, never into the repository):
 //!
 //! `cargo run -p toolsmith-exec --example compact_bench -- spotify=/tmp/spotify_oas.json ...`
+//!
+//! Besides the identity fields of the whole response (items a list left out count as lost),
+//! it reports those of the objects the compacted text still shows: each must keep its own.
+//! A plain cut is no longer JSON, so it shows no object whole.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use toolsmith_catalog::{DocSelector, Endpoint, ImportOptions, Scope, Store, read_source};
-use toolsmith_exec::compact::{Hints, compact_text_with, emptied_objects, keys_kept};
+use toolsmith_exec::compact::{
+    Hints, compact_text_with, emptied_objects, keys_kept, shown_identities_kept,
+};
 use toolsmith_exec::{ApiBook, BookEntry, Simulator};
 
 /// The budgets measured, in characters.
@@ -53,6 +59,9 @@ struct Tally {
     over_kept_plain: usize,
     over_kept_compact: usize,
     emptied_objects: usize,
+    shown_identities: usize,
+    shown_kept_plain: usize,
+    shown_kept_compact: usize,
     valid_json_plain: usize,
     valid_json_compact: usize,
 }
@@ -75,6 +84,10 @@ impl Tally {
         }
         if let Ok(envelope) = serde_json::from_str::<Value>(text) {
             self.emptied_objects += emptied_objects(&envelope, &compacted);
+            let (kept, total) = shown_identities_kept(&envelope, &compacted);
+            self.shown_identities += total;
+            self.shown_kept_compact += kept;
+            self.shown_kept_plain += shown_identities_kept(&envelope, &plain).0;
         }
         self.valid_json_plain += usize::from(serde_json::from_str::<Value>(&plain).is_ok());
         self.valid_json_compact += usize::from(serde_json::from_str::<Value>(&compacted).is_ok());
@@ -93,6 +106,9 @@ impl Tally {
             "over_budget_kept_share_plain_cut": share(self.over_kept_plain, self.over_identity_fields),
             "over_budget_kept_share_compaction": share(self.over_kept_compact, self.over_identity_fields),
             "emptied_objects_compaction": self.emptied_objects,
+            "shown_objects_identity_fields_compaction": self.shown_identities,
+            "shown_objects_identity_kept_share_compaction": share(self.shown_kept_compact, self.shown_identities),
+            "shown_objects_identity_kept_plain_cut": self.shown_kept_plain,
             "valid_json_plain_cut": self.valid_json_plain,
             "valid_json_compaction": self.valid_json_compact,
         })
@@ -169,6 +185,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut report = Map::new();
     for (name, path) in &specs {
         let rounds = if name == "tmdb" { 3 } else { 1 };
+        eprintln!("measuring {name} ({})", path.display());
         let measured = measure(path, rounds).map_err(|e| format!("{name}: {e}"))?;
         report.insert(name.clone(), measured);
     }

@@ -152,6 +152,56 @@ pub fn emptied_objects(value: &Value, text: &str) -> usize {
     }
 }
 
+/// Counts, over the objects `text` (the compacted form of `value`) still shows,
+/// their identity fields (see [`is_key_field`]) and how many are shown with
+/// their whole value: `(kept, total)`. Unlike [`keys_kept`], the items a list
+/// left out do not count: this measures whether each object the agent sees
+/// still says which entity it is. A text that is no longer JSON shows none of
+/// the top object's identities.
+pub fn shown_identities_kept(value: &Value, text: &str) -> (usize, usize) {
+    match serde_json::from_str::<Value>(text) {
+        Ok(shown) => shown_identities(value, &shown),
+        Err(_) => (0, own_identities(value).count()),
+    }
+}
+
+/// The identity fields of an object with a scalar value.
+fn own_identities(value: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    value
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(name, sub)| {
+            is_key_field(name) && !sub.is_object() && !sub.is_array() && !sub.is_null()
+        })
+}
+
+fn shown_identities(value: &Value, shown: &Value) -> (usize, usize) {
+    match (value, shown) {
+        (Value::Object(whole), Value::Object(kept)) => {
+            let mut out = (0, 0);
+            for (name, sub) in own_identities(value) {
+                out.1 += 1;
+                out.0 += usize::from(kept.get(name) == Some(sub));
+            }
+            for (name, sub) in kept {
+                if let Some(w) = whole.get(name) {
+                    let (k, t) = shown_identities(w, sub);
+                    out = (out.0 + k, out.1 + t);
+                }
+            }
+            out
+        }
+        (Value::Array(whole), Value::Array(kept)) => whole
+            .iter()
+            .zip(kept.iter().filter(|v| !is_note(v)))
+            .map(|(w, k)| shown_identities(w, k))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)),
+        (Value::Object(_), _) => (0, own_identities(value).count()),
+        _ => (0, 0),
+    }
+}
+
 fn emptied(value: &Value, shown: &Value) -> usize {
     match (value, shown) {
         (Value::Object(whole), Value::Object(kept)) => {
@@ -249,6 +299,43 @@ mod tests {
         let plain = toolsmith_plumbing::text::truncate_with(&value.to_string(), 1024, "...");
         assert!(keys_kept(&value, &plain).0 < kept, "{kept} of {total}");
         assert_eq!(emptied_objects(&value, &text), 0);
+    }
+
+    #[test]
+    fn every_object_shown_keeps_its_identities_at_every_depth() {
+        // A deep, GitHub-like page: items hold an owner and a repository that holds an
+        // owner and a license, each with its identities and much else.
+        let user = |i: usize| {
+            json!({"login": format!("user{i}"), "id": 500 + i, "type": "User",
+                   "bio": "writes code ".repeat(10), "company": "somewhere",
+                   "avatar_url": "https://avatars.example/u/1"})
+        };
+        let items: Vec<Value> = (0..12)
+            .map(|i| {
+                json!({"id": i, "name": format!("repo-{i}"), "full_name": format!("org/repo-{i}"),
+                       "description": "a project ".repeat(15), "owner": user(i),
+                       "license": {"key": "mit", "name": "MIT License", "spdx_id": "MIT",
+                                   "body": "permission is granted ".repeat(20)},
+                       "parent": {"id": 1000 + i, "name": "upstream", "owner": user(i + 50),
+                                  "topics": ["a", "b", "c"]}})
+            })
+            .collect();
+        let value = json!({"total_count": 12, "items": items});
+        for budget in [1024, 2048] {
+            let text = compact(&value, None, budget);
+            assert!(chars(&text) <= budget, "{budget}");
+            assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+            let (kept, total) = shown_identities_kept(&value, &text);
+            assert!(total > 0, "{text}");
+            assert_eq!(kept, total, "{budget}: {text}");
+            let back: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(back["items"][0]["owner"]["login"], "user0", "{text}");
+            assert_eq!(back["items"][0]["parent"]["owner"]["id"], 550, "{text}");
+        }
+        // A plain cut keeps the first items' identities only as far as it reaches, and
+        // is no longer JSON: none of the top object's identities count as shown.
+        let plain = toolsmith_plumbing::text::truncate_with(&value.to_string(), 1024, "...");
+        assert_eq!(shown_identities_kept(&json!({"id": 1}), &plain), (0, 1));
     }
 
     #[test]

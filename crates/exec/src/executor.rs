@@ -21,6 +21,14 @@ use crate::observation::Observation;
 pub trait Executor: Send + Sync {
     /// Calls `api` with `args` (a JSON object of argument name to value).
     async fn call(&self, api: &ApiId, args: &Value) -> Result<Observation>;
+
+    /// The same executor over a session of its own: what a session remembers (the
+    /// simulator's created, changed and deleted items, the entities it showed) starts
+    /// pristine, while what no session owns (caches, connections) stays shared. `None` when
+    /// the executor keeps no session, so sharing it is the same.
+    fn fork(&self) -> Option<Arc<dyn Executor>> {
+        None
+    }
 }
 
 #[async_trait]
@@ -28,6 +36,16 @@ impl<T: Executor + ?Sized> Executor for Arc<T> {
     async fn call(&self, api: &ApiId, args: &Value) -> Result<Observation> {
         (**self).call(api, args).await
     }
+
+    fn fork(&self) -> Option<Arc<dyn Executor>> {
+        (**self).fork()
+    }
+}
+
+/// `executor` over a fresh session ([`Executor::fork`]), or `executor` itself when it keeps
+/// no session: what a benchmark gives each query, so that no query sees another's changes.
+pub fn fresh_session(executor: &Arc<dyn Executor>) -> Arc<dyn Executor> {
+    executor.fork().unwrap_or_else(|| Arc::clone(executor))
 }
 
 /// One API as an executor needs it: the API, its tool, and its input schema.

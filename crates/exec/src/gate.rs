@@ -128,6 +128,15 @@ impl<E: Executor> Executor for WriteGate<E> {
         }
         self.inner.call(api, args).await
     }
+
+    fn fork(&self) -> Option<Arc<dyn Executor>> {
+        let inner = self.inner.fork()?;
+        Some(Arc::new(WriteGate {
+            inner,
+            book: Arc::clone(&self.book),
+            policy: self.policy.clone(),
+        }))
+    }
 }
 
 #[cfg(test)]

@@ -397,4 +397,16 @@ impl Executor for ModeExecutor {
         self.blocking(move |c| c.log_call(&a, provenance)).await?;
         Ok(obs)
     }
+
+    /// The simulator is the backend with a session; live backends keep none.
+    fn fork(&self) -> Option<Arc<dyn Executor>> {
+        let simulator = self.simulator.as_ref()?.fork()?;
+        Some(Arc::new(Self {
+            mode: self.mode,
+            live: self.live.clone(),
+            simulator: Some(simulator),
+            cache: Arc::clone(&self.cache),
+            redactor: Arc::clone(&self.redactor),
+        }))
+    }
 }

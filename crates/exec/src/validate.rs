@@ -149,6 +149,18 @@ impl<E: Executor> Executor for Validated<E> {
         }
         self.inner.call(api, args).await
     }
+
+    fn fork(&self) -> Option<Arc<dyn Executor>> {
+        let inner = self.inner.fork()?;
+        let compiled = self.compiled.lock().map(|c| c.clone()).unwrap_or_default();
+        Some(Arc::new(Validated {
+            inner,
+            schemas: Arc::clone(&self.schemas),
+            provenance: self.provenance,
+            compiled: Mutex::new(compiled),
+            compilations: AtomicUsize::new(0),
+        }))
+    }
 }
 
 /// `None` when `args` is an object that conforms to `validator` (or there is

@@ -763,6 +763,11 @@ pub enum BenchCommand {
     Show(BenchShowArgs),
     /// Runs side by side (methods x metrics), with deltas against the first.
     Compare(BenchCompareArgs),
+    /// Every combination of docs x dependency expansion x solver on a dataset, one stored
+    /// run per cell (`matrix-<name>-<docs>-exp-<on|off>-<solver>`, resumed where stopped),
+    /// and one report: CP, judged pass, offered-path coverage, tokens and cost per cell, and
+    /// each factor's share (its mean gain holding the others fixed).
+    Matrix(BenchMatrixArgs),
     /// NDCG@1/3/5/10 and Recall@5/10 of a retrieval method on a benchmark's queries.
     Retrieval(RetrievalArgs),
     /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
@@ -810,6 +815,11 @@ pub struct BenchRunArgs {
     /// What the agent may change on a live API.
     #[command(flatten)]
     pub writes: AllowWriteArg,
+    /// Dependency expansion of retrieved tools (`retrieve:K`, `search-tool`): `on` adds the
+    /// producers of the inputs the retrieved APIs need, as `search` and `solve` do; `off`
+    /// offers the plain top K. Default: on.
+    #[arg(long, value_parser = parse_expansion)]
+    pub expansion: Option<toolsmith_eval::Expansion>,
     /// Seeds the candidate shuffles.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -829,7 +839,7 @@ pub struct BenchRunArgs {
     pub judge_runs: Option<usize>,
     /// Resume this stored run: its spec is reused (a new `--limit` extends it) and finished
     /// queries are not run again.
-    #[arg(long, value_name = "RUN", conflicts_with_all = ["dataset", "catalog", "tools", "mode", "name", "protocol"])]
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["dataset", "catalog", "tools", "mode", "name", "protocol", "expansion"])]
     pub resume: Option<i64>,
     /// The model and its limits (per query).
     #[command(flatten)]
@@ -845,6 +855,71 @@ pub struct BenchRunArgs {
 fn parse_tools_offered(text: &str) -> Result<toolsmith_eval::ToolsOffered, String> {
     text.parse()
         .map_err(|e: toolsmith_eval::Error| e.to_string())
+}
+
+fn parse_expansion(text: &str) -> Result<toolsmith_eval::Expansion, String> {
+    text.parse()
+        .map_err(|e: toolsmith_eval::Error| e.to_string())
+}
+
+/// Flags of `bench matrix`.
+#[derive(Debug, Args)]
+pub struct BenchMatrixArgs {
+    /// The dataset, as `bench run --dataset` takes it.
+    #[arg(long)]
+    pub dataset: String,
+    /// Tool specs to import (in memory) for a query file's queries.
+    #[arg(long, value_name = "PATH")]
+    pub catalog: Option<PathBuf>,
+    /// Doc labels to cross (default: `original`, and those of `easytool`, `draft` and
+    /// `expnet` the catalog has).
+    #[arg(long, value_delimiter = ',', value_name = "LABEL,...")]
+    pub docs: Vec<DocLabel>,
+    /// Dependency expansion settings to cross (default: off,on).
+    #[arg(long, value_delimiter = ',', value_parser = parse_expansion, value_name = "on|off,...")]
+    pub expansion: Vec<toolsmith_eval::Expansion>,
+    /// Solvers to cross (default: react,conagents).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "SOLVER,...")]
+    pub solvers: Vec<SolverName>,
+    /// Tools each query is offered (expansion changes only what retrieval offers).
+    #[arg(long, value_parser = parse_tools_offered, default_value = "retrieve:10")]
+    pub tools: toolsmith_eval::ToolsOffered,
+    /// Only the first N queries (a larger N extends finished cells).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Queries solved at once within a cell.
+    #[arg(long, default_value_t = toolsmith_eval::BenchSpec::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+    /// Where tool calls go (default: the dataset's, simulate).
+    #[arg(long, value_enum)]
+    pub mode: Option<CallMode>,
+    /// What the agent may change on a live API.
+    #[command(flatten)]
+    pub writes: AllowWriteArg,
+    /// Seeds the candidate shuffles.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The matrix's name, in each cell's run name (default: the dataset's short name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Whose rules the agents follow.
+    #[command(flatten)]
+    pub protocol: ProtocolArg,
+    /// Judge every cell with the LLM judge (queries already judged are not judged again).
+    #[arg(long)]
+    pub judge: bool,
+    /// Judge each cell N times; implies `--judge`.
+    #[arg(long, value_name = "N")]
+    pub judge_runs: Option<usize>,
+    /// The model and its limits (per query).
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    /// JSON output (every cell and each factor's share).
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
 }
 
 /// Flags of `bench show`.

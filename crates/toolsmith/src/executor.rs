@@ -212,4 +212,16 @@ impl Executor for Routed {
             _ => self.other.call(api, args).await,
         }
     }
+
+    /// Only `other` (the simulator or HTTP) can keep a session.
+    fn fork(&self) -> Option<Arc<dyn Executor>> {
+        Some(Arc::new(Self {
+            native: Arc::clone(&self.native),
+            mcp: self.mcp.as_ref().map(|m| McpRoute {
+                servers: Arc::clone(&m.servers),
+                call: Arc::clone(&m.call),
+            }),
+            other: self.other.fork()?,
+        }))
+    }
 }

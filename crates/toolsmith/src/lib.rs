@@ -12,6 +12,7 @@
 //! - `commands`: one module per command, none importing another.
 
 mod agents;
+mod bench_job;
 mod benchmarks;
 mod cli;
 mod commands;

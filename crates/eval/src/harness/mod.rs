@@ -23,5 +23,5 @@ pub use judged::{
 pub use observer::{BenchObserver, Quiet};
 pub use runner::{Harness, QueryResult, SolverFactory};
 pub use score::{ComparedRun, Comparison, QueryScores, RunSummary};
-pub use spec::{BenchSpec, SolverKind, ToolsOffered};
+pub use spec::{BenchSpec, Expansion, SolverKind, ToolsOffered};
 pub use store::{BenchRun, BenchStore, RetrievalResult, RunId, StoredResult, StoredRetrieval};

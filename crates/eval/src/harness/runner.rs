@@ -59,7 +59,8 @@ pub struct QueryResult {
 }
 
 /// Runs a solver over a dataset. The runtime is a template: each query gets a clone with a
-/// fresh tracer (and a fresh budget when [`Harness::with_query_budget`] set one).
+/// fresh tracer, a fresh executor session ([`toolsmith_exec::fresh_session`]), and a fresh
+/// budget when [`Harness::with_query_budget`] set one.
 pub struct Harness {
     runtime: Runtime,
     solvers: Arc<dyn SolverFactory>,
@@ -140,6 +141,9 @@ impl Harness {
         let mut offered: Vec<ApiId> = toolset.api_ids().cloned().collect();
         let mut runtime = self.runtime.clone();
         runtime.tracer = Tracer::new();
+        // A session of its own: no query sees what another created or deleted, whatever
+        // the order or the concurrency.
+        runtime.executor = toolsmith_exec::fresh_session(&runtime.executor);
         if let Some(limits) = self.budget {
             let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(
                 Arc::clone(&runtime.llm),

@@ -109,6 +109,49 @@ impl<'de> Deserialize<'de> for ToolsOffered {
     }
 }
 
+/// Whether retrieval adds, after its top K, the producers of the inputs the retrieved APIs
+/// need (dependency expansion over the tool graph).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expansion {
+    /// Expanded, as `search` and `solve --retrieve` offer (the default).
+    #[default]
+    On,
+    /// The plain top K.
+    Off,
+}
+
+impl Expansion {
+    /// Stable name (`on`, `off`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::On => "on",
+            Self::Off => "off",
+        }
+    }
+}
+
+impl fmt::Display for Expansion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Expansion {
+    type Err = Error;
+
+    /// `on` or `off`.
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "on" => Ok(Self::On),
+            "off" => Ok(Self::Off),
+            other => Err(Error::BadSpec(format!(
+                "expansion `{other}`: use on or off"
+            ))),
+        }
+    }
+}
+
 impl Benchmark {
     /// The tools a solver is offered on this benchmark unless told otherwise: RestBench TMDB
     /// offers the whole spec (as RestGPT does), ToolBench sets and query files their
@@ -157,6 +200,10 @@ pub struct BenchSpec {
     /// [`Protocol::Toolsmith`]).
     #[serde(default)]
     pub protocol: Protocol,
+    /// Whether retrieved tools are expanded by their dependencies (runs stored before it
+    /// was recorded read as [`Expansion::On`], what they ran with).
+    #[serde(default)]
+    pub expansion: Expansion,
 }
 
 impl BenchSpec {
@@ -185,6 +232,7 @@ impl BenchSpec {
             mode: benchmark.default_mode(),
             seed: 0,
             protocol: Protocol::default(),
+            expansion: Expansion::default(),
         }
     }
 
@@ -225,7 +273,19 @@ mod tests {
         let json = serde_json::to_value(&spec)?;
         assert_eq!(json["tools"], "all");
         assert_eq!(json["solver"], "react");
-        assert_eq!(serde_json::from_value::<BenchSpec>(json)?, spec);
+        assert_eq!(serde_json::from_value::<BenchSpec>(json.clone())?, spec);
+        assert_eq!(json["expansion"], "on");
+        // A run stored before expansion was recorded ran with it on.
+        let mut old = json;
+        old.as_object_mut().map(|o| o.remove("expansion"));
+        assert_eq!(
+            serde_json::from_value::<BenchSpec>(old)?.expansion,
+            Expansion::On
+        );
+        let mut off = spec.clone();
+        off.expansion = "off".parse()?;
+        assert_eq!(serde_json::to_value(&off)?["expansion"], "off");
+        assert!("maybe".parse::<Expansion>().is_err());
         assert_eq!(
             BenchSpec::new(&Benchmark::ToolbenchG1, SolverKind::Dfsdt).tools,
             ToolsOffered::Candidates

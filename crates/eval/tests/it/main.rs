@@ -14,3 +14,4 @@ mod metrics;
 mod report;
 mod retrieval;
 mod retrieval_model;
+mod sessions;

@@ -498,4 +498,15 @@ impl Executor for Simulator {
         }
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))
     }
+
+    /// A new session: the labels shown and the session's memory start empty; the
+    /// catalog's pools, the settings and the oracle (whose LLM cache keys on the request)
+    /// are shared.
+    fn fork(&self) -> Option<Arc<dyn Executor>> {
+        Some(Arc::new(Self {
+            labels: Arc::new(Mutex::new(Labels::default())),
+            session: Arc::new(Mutex::new(Session::default())),
+            ..self.clone()
+        }))
+    }
 }

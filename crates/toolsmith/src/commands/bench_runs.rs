@@ -1,28 +1,25 @@
 //! `bench run`, `bench list`, `bench show` and `bench compare`: solver benchmarks through
 //! eval's harness, stored in eval's tables of the catalog database.
 
+mod matrix;
 mod show;
 
+pub(super) use matrix::matrix;
+
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use anyhow::{Context as _, bail};
-use indicatif::ProgressBar;
+use anyhow::bail;
 use serde::Serialize;
-use toolsmith_catalog::{DocSelector, Scope};
 use toolsmith_eval::{
-    BenchObserver, BenchRun, BenchSpec, BenchStore, Benchmark, Comparison, Harness, LlmJudge,
-    PassRates, QueryScores, RunId, RunSummary, ToolsOffered, WinRateReport, judge_pass_rates,
-    judge_win_rate,
+    BenchRun, BenchSpec, BenchStore, Benchmark, Comparison, LlmJudge, PassRates, QueryScores,
+    RunId, RunSummary, WinRateReport, judge_win_rate,
 };
-use toolsmith_exec::ApiBook;
-use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Tracer};
 
+use crate::bench_job::{Job, Judging, execute, open, resumed_spec};
 use crate::cli::{BenchCompareArgs, BenchRunArgs, BenchShowArgs};
 use crate::context::Context;
-use crate::progress::Progress;
-use crate::{agents, benchmarks, executor, printer, retrieval, table};
+use crate::{printer, table};
 
 /// What `bench run --json` prints.
 #[derive(Debug, Serialize)]
@@ -72,11 +69,10 @@ fn spec(
 ) -> anyhow::Result<(Option<RunId>, BenchSpec)> {
     if let Some(id) = args.resume {
         let id = RunId(id);
-        let mut spec = store.run(id)?.spec;
-        spec.limit = args.limit.or(spec.limit);
-        spec.concurrency = args.concurrency;
-        store.update_spec(id, &spec)?;
-        return Ok((Some(id), spec));
+        return Ok((
+            Some(id),
+            resumed_spec(store, id, args.limit, args.concurrency)?,
+        ));
     }
     let Some(dataset) = &args.dataset else {
         bail!("say which dataset to run: --dataset NAME|PATH (or --resume RUN)");
@@ -90,6 +86,9 @@ fn spec(
     }
     if let Some(mode) = args.mode {
         spec.mode = mode.into();
+    }
+    if let Some(expansion) = args.expansion {
+        spec.expansion = expansion;
     }
     spec.limit = args.limit;
     spec.concurrency = args.concurrency;
@@ -106,190 +105,45 @@ fn spec(
 
 /// Runs `bench run`: exit 0 when the run is complete.
 pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode> {
-    let bench = BenchStore::open(ctx.db())
-        .with_context(|| format!("opening the benchmark tables in {}", ctx.db().display()))?;
+    let bench = open(ctx)?;
     let config = ctx.config()?;
-    let (resumed, mut spec) = spec(&bench, args, config.solve.protocol)?;
-    let benchmark = spec.benchmark()?;
-    let data = args.data.path();
-    let dataset = benchmark.load(&data)?;
-    let funcqa = !dataset.queries.is_empty() && dataset.queries.iter().all(|q| q.answer.is_some());
-    let store = benchmarks::spec_catalog(ctx, &spec, &benchmark, &data, funcqa)?;
-    let resolution = dataset.resolve(&store)?;
-    if resolution.skipped > 0 {
-        printer::note(format!(
-            "{} of {} queries left out: a gold API is not in the catalog",
-            resolution.skipped,
-            dataset.len()
-        ));
-    }
-    // A query file without candidate lists (RestGPT's format) offers the whole catalog.
-    let no_candidates = resolution.queries.iter().all(|q| q.candidates.is_empty());
-    if resumed.is_none()
-        && args.tools.is_none()
-        && spec.tools == ToolsOffered::Candidates
-        && no_candidates
-    {
-        spec.tools = ToolsOffered::All;
-    }
-    let selector = spec
-        .doc_version
-        .clone()
-        .map_or(DocSelector::Active, DocSelector::Label);
-    let catalog = store.catalog(&selector, &Scope::default())?;
-    let book = Arc::new(ApiBook::from_catalog(&catalog));
-    let rt = ctx.runtime()?;
-    let assisted = spec.solver == toolsmith_eval::SolverKind::Anytool
-        && agents::anytool_settings(ctx, spec.protocol == toolsmith_solve::Protocol::Paper)?
-            .search_assisted;
-    let pipeline = match spec.tools {
-        _ if assisted => true,
-        ToolsOffered::Retrieve(_) | ToolsOffered::SearchTool => true,
-        ToolsOffered::Candidates | ToolsOffered::All => false,
-    }
-    .then(|| {
-        let own = spec.catalog.is_none() && !funcqa && matches!(benchmark, Benchmark::File(_));
-        let pipeline = retrieval::PipelineSpec {
-            vectors: retrieval::Vectors::EmbedMissing,
-            graph: retrieval::GraphSource::for_benchmark(own, &catalog),
-            ..retrieval::PipelineSpec::new(ctx, None)?
-        };
-        let corpus = retrieval::corpus(&store, &selector)?;
-        rt.block_on(retrieval::Pipeline::build(ctx, corpus, pipeline))
-    })
-    .transpose()?;
-    let retriever = pipeline.as_ref().map(retrieval::Pipeline::retriever);
-    let llm = agents::llm(ctx, &args.llm)?;
-    let runtime = Runtime {
-        llm: Arc::clone(&llm),
-        executor: executor::build(
-            ctx,
-            Arc::clone(&book),
-            spec.mode,
-            args.llm.cache.into(),
-            executor::Writes::Agent(&args.writes.allow_write),
-        )?,
-        retriever,
-        book: Arc::clone(&book),
-        settings: AgentSettings {
-            seed: Some(spec.seed),
-            ..config.solve.clone()
-        }
-        .with_protocol(spec.protocol),
-        tracer: Tracer::new(),
-        jq: crate::agents::jq_sandbox(),
-    };
-    let solvers = agents::solvers_with(
-        ctx,
-        spec.solver.into(),
-        &catalog,
-        agents::AnyToolOverrides::default(),
-        pipeline.as_ref().and_then(retrieval::Pipeline::expanding),
-    )?;
-    let harness = Harness::new(runtime, solvers)
-        .with_render(RenderOptions::default())
-        .with_query_budget(agents::budget(&args.llm));
-    let id = match resumed {
-        Some(id) => id,
-        None => bench.create_run(&spec)?,
-    };
-    printer::note(format!("bench run {id} ({})", spec.name));
-    let bar = Bar::new(*ctx.progress());
-    rt.block_on(harness.run(&bench, id, &spec, &resolution.queries, &bar))?;
-    bar.finish();
-    let judged = if args.judge || args.judge_runs.is_some() {
-        let judge = LlmJudge::new(llm, config.judge.llm()).with_book(book);
-        let settings = config.judge.settings(args.judge_runs);
-        printer::note(format!(
-            "judging run {id} ({} judge run{})",
-            settings.runs,
-            if settings.runs == 1 { "" } else { "s" }
-        ));
-        Some(rt.block_on(judge_pass_rates(&judge, &bench, id, &settings))?)
+    let (resumed, spec) = spec(&bench, args, config.solve.protocol)?;
+    let judging = if args.judge || args.judge_runs.is_some() {
+        Judging::Runs(args.judge_runs)
     } else {
-        bench.pass_rates(id)?
+        Judging::No
     };
-    let summary = RunSummary::priced(
-        bench.scores(id)?.iter().map(|(_, s)| s),
-        config.prices.as_ref(),
-    );
+    let outcome = execute(
+        ctx,
+        &bench,
+        Job {
+            resumed,
+            spec,
+            tools_chosen: args.tools.is_some(),
+            data: args.data.path(),
+            llm: &args.llm,
+            allow_write: &args.writes.allow_write,
+            judging,
+        },
+    )?;
     if args.json.json {
         printer::json(&RunReport {
-            run: id,
-            name: &spec.name,
-            spec: &spec,
-            skipped: resolution.skipped,
-            summary: &summary,
-            judged: judged.as_ref(),
+            run: outcome.id,
+            name: &outcome.spec.name,
+            spec: &outcome.spec,
+            skipped: outcome.skipped,
+            summary: &outcome.summary,
+            judged: outcome.judged.as_ref(),
         })?;
     } else {
-        print_summaries(&[(id, spec.name.clone(), summary, judged)])?;
+        print_summaries(&[(
+            outcome.id,
+            outcome.spec.name.clone(),
+            outcome.summary,
+            outcome.judged,
+        )])?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The progress bar of a run: queries done, pass (success) and CP so far, tokens; elapsed and
-/// ETA from indicatif.
-struct Bar {
-    progress: Progress,
-    bar: Mutex<Option<ProgressBar>>,
-    tally: Mutex<Tally>,
-}
-
-#[derive(Default)]
-struct Tally {
-    done: usize,
-    success: usize,
-    cp: usize,
-    tokens: u64,
-}
-
-impl Bar {
-    fn new(progress: Progress) -> Self {
-        Self {
-            progress,
-            bar: Mutex::new(None),
-            tally: Mutex::new(Tally::default()),
-        }
-    }
-
-    fn finish(&self) {
-        if let Ok(bar) = self.bar.lock()
-            && let Some(bar) = bar.as_ref()
-        {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-impl BenchObserver for Bar {
-    fn run_started(&self, total: usize, done: usize) {
-        let bar = self.progress.bar(total, "queries");
-        bar.set_position(u64::try_from(done).unwrap_or(0));
-        bar.enable_steady_tick(Duration::from_millis(500));
-        if let Ok(mut slot) = self.bar.lock() {
-            *slot = Some(bar);
-        }
-    }
-
-    fn query_finished(&self, _query_id: &str, scores: &QueryScores) {
-        let Ok(mut tally) = self.tally.lock() else {
-            return;
-        };
-        tally.done += 1;
-        tally.success += usize::from(scores.success);
-        tally.cp += usize::from(scores.correct_path);
-        tally.tokens += scores.tokens;
-        if let Ok(bar) = self.bar.lock()
-            && let Some(bar) = bar.as_ref()
-        {
-            bar.inc(1);
-            bar.set_message(format!(
-                "pass {}/{} CP {}/{} {} tokens",
-                tally.success, tally.done, tally.cp, tally.done, tally.tokens
-            ));
-        }
-    }
 }
 
 fn pct(value: f64) -> String {
@@ -401,11 +255,6 @@ fn print_summaries(rows: &[SummaryRow]) -> anyhow::Result<()> {
         ))?;
     }
     Ok(())
-}
-
-fn open(ctx: &Context) -> anyhow::Result<BenchStore> {
-    BenchStore::open(ctx.db())
-        .with_context(|| format!("opening the benchmark tables in {}", ctx.db().display()))
 }
 
 /// Runs `bench list`.

@@ -49,6 +49,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::List { json } => bench_runs::list(&ctx, json.json),
             BenchCommand::Show(a) => bench_runs::show(&ctx, a),
             BenchCommand::Compare(a) => bench_runs::compare(&ctx, a),
+            BenchCommand::Matrix(a) => bench_runs::matrix(&ctx, a),
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
             BenchCommand::Serve(a) => bench::serve_load(&ctx, a),

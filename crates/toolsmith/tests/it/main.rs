@@ -4,6 +4,7 @@
 mod anytool_command;
 mod architecture;
 mod bench_command;
+mod bench_matrix_command;
 mod catalog_commands;
 mod cli_output;
 mod embed_command;

@@ -1,0 +1,308 @@
+//! The job of one bench run, shared by `bench run` and each cell of `bench matrix`: load the
+//! dataset and its catalog, build the retrieval pipeline (with dependency expansion as the
+//! spec says), run or resume the harness with a progress bar, judge when asked, summarize.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use indicatif::ProgressBar;
+use toolsmith_catalog::{Catalog, DocSelector, Scope, Store};
+use toolsmith_eval::{
+    BenchObserver, BenchSpec, BenchStore, Benchmark, Expansion, Harness, LlmJudge, PassRates,
+    QueryScores, RunId, RunSummary, ToolsOffered, judge_pass_rates,
+};
+use toolsmith_exec::ApiBook;
+use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Tracer};
+
+use crate::cli::LlmArgs;
+use crate::context::Context;
+use crate::progress::Progress;
+use crate::{agents, benchmarks, executor, printer, retrieval};
+
+/// The benchmark tables of the catalog database.
+pub(crate) fn open(ctx: &Context) -> anyhow::Result<BenchStore> {
+    BenchStore::open(ctx.db())
+        .with_context(|| format!("opening the benchmark tables in {}", ctx.db().display()))
+}
+
+/// The stored spec of run `id`, with a new `--limit` (when given) and `--concurrency`.
+pub(crate) fn resumed_spec(
+    store: &BenchStore,
+    id: RunId,
+    limit: Option<usize>,
+    concurrency: usize,
+) -> anyhow::Result<BenchSpec> {
+    let mut spec = store.run(id)?.spec;
+    spec.limit = limit.or(spec.limit);
+    spec.concurrency = concurrency;
+    store.update_spec(id, &spec)?;
+    Ok(spec)
+}
+
+/// Whether a run is judged after it ran.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Judging {
+    /// Not judged (judged rates stored earlier are still reported).
+    No,
+    /// Judged this many times (`None`: `[judge] runs`, else 1).
+    Runs(Option<usize>),
+}
+
+/// One bench run to carry out: what `bench run` does, and each cell of `bench matrix`.
+pub(crate) struct Job<'a> {
+    /// The stored run to resume; `None` for a new one.
+    pub(crate) resumed: Option<RunId>,
+    /// What to run.
+    pub(crate) spec: BenchSpec,
+    /// Whether the tools offered were chosen; if not, a new run over a dataset without
+    /// candidate lists offers the whole catalog.
+    pub(crate) tools_chosen: bool,
+    /// Where the benchmark data is.
+    pub(crate) data: PathBuf,
+    /// The model and its per-query limits.
+    pub(crate) llm: &'a LlmArgs,
+    /// `--allow-write` values.
+    pub(crate) allow_write: &'a [String],
+    /// Whether to judge it.
+    pub(crate) judging: Judging,
+}
+
+/// A finished (or resumed and finished) run.
+pub(crate) struct Outcome {
+    pub(crate) id: RunId,
+    pub(crate) spec: BenchSpec,
+    /// Queries left out because a gold API did not resolve in the catalog.
+    pub(crate) skipped: usize,
+    pub(crate) summary: RunSummary,
+    pub(crate) judged: Option<PassRates>,
+}
+
+/// The dataset and catalog a run reads.
+pub(crate) struct Loaded {
+    queries: Vec<toolsmith_eval::ResolvedQuery>,
+    skipped: usize,
+    pub(crate) store: Store,
+    catalog: Catalog,
+    selector: DocSelector,
+    /// The dataset is scored by its answers (FuncQA).
+    funcqa: bool,
+    benchmark: Benchmark,
+}
+
+/// Loads the dataset and the catalog of `spec`, offering every API to a new run whose
+/// dataset has no candidate lists and whose tools were not chosen.
+pub(crate) fn load(ctx: &Context, job: &mut Job<'_>) -> anyhow::Result<Loaded> {
+    let spec = &mut job.spec;
+    let benchmark = spec.benchmark()?;
+    let dataset = benchmark.load(&job.data)?;
+    let funcqa = !dataset.queries.is_empty() && dataset.queries.iter().all(|q| q.answer.is_some());
+    let store = benchmarks::spec_catalog(ctx, spec, &benchmark, &job.data, funcqa)?;
+    let resolution = dataset.resolve(&store)?;
+    if resolution.skipped > 0 {
+        printer::note(format!(
+            "{} of {} queries left out: a gold API is not in the catalog",
+            resolution.skipped,
+            dataset.len()
+        ));
+    }
+    // A query file without candidate lists (RestGPT's format) offers the whole catalog.
+    let no_candidates = resolution.queries.iter().all(|q| q.candidates.is_empty());
+    if job.resumed.is_none()
+        && !job.tools_chosen
+        && spec.tools == ToolsOffered::Candidates
+        && no_candidates
+    {
+        spec.tools = ToolsOffered::All;
+    }
+    let selector = spec
+        .doc_version
+        .clone()
+        .map_or(DocSelector::Active, DocSelector::Label);
+    let catalog = store.catalog(&selector, &Scope::default())?;
+    Ok(Loaded {
+        queries: resolution.queries,
+        skipped: resolution.skipped,
+        store,
+        catalog,
+        selector,
+        funcqa,
+        benchmark,
+    })
+}
+
+/// The retrieval pipeline of a run that retrieves (`retrieve:K`, `search-tool`, or
+/// search-assisted AnyTool), with dependency expansion as the spec says.
+fn pipeline(
+    ctx: &Context,
+    rt: &tokio::runtime::Runtime,
+    spec: &BenchSpec,
+    loaded: &Loaded,
+) -> anyhow::Result<Option<retrieval::Pipeline>> {
+    let assisted = spec.solver == toolsmith_eval::SolverKind::Anytool
+        && agents::anytool_settings(ctx, spec.protocol == toolsmith_solve::Protocol::Paper)?
+            .search_assisted;
+    let retrieves = assisted
+        || matches!(
+            spec.tools,
+            ToolsOffered::Retrieve(_) | ToolsOffered::SearchTool
+        );
+    if !retrieves {
+        return Ok(None);
+    }
+    let own =
+        spec.catalog.is_none() && !loaded.funcqa && matches!(loaded.benchmark, Benchmark::File(_));
+    let mut pipeline = retrieval::PipelineSpec {
+        vectors: retrieval::Vectors::EmbedMissing,
+        graph: retrieval::GraphSource::for_benchmark(own, &loaded.catalog),
+        ..retrieval::PipelineSpec::new(ctx, None)?
+    };
+    if spec.expansion == Expansion::Off {
+        pipeline = pipeline.without_expansion();
+    }
+    let corpus = retrieval::corpus(&loaded.store, &loaded.selector)?;
+    Ok(Some(rt.block_on(retrieval::Pipeline::build(
+        ctx, corpus, pipeline,
+    ))?))
+}
+
+/// Runs (or resumes) `job` to the end, judges it when asked, and summarizes it.
+pub(crate) fn execute(
+    ctx: &Context,
+    bench: &BenchStore,
+    mut job: Job<'_>,
+) -> anyhow::Result<Outcome> {
+    let config = ctx.config()?;
+    let loaded = load(ctx, &mut job)?;
+    let spec = &job.spec;
+    let book = Arc::new(ApiBook::from_catalog(&loaded.catalog));
+    let rt = ctx.runtime()?;
+    let pipeline = pipeline(ctx, &rt, spec, &loaded)?;
+    let llm = agents::llm(ctx, job.llm)?;
+    let runtime = Runtime {
+        llm: Arc::clone(&llm),
+        executor: executor::build(
+            ctx,
+            Arc::clone(&book),
+            spec.mode,
+            job.llm.cache.into(),
+            executor::Writes::Agent(job.allow_write),
+        )?,
+        retriever: pipeline.as_ref().map(retrieval::Pipeline::retriever),
+        book: Arc::clone(&book),
+        settings: AgentSettings {
+            seed: Some(spec.seed),
+            ..config.solve.clone()
+        }
+        .with_protocol(spec.protocol),
+        tracer: Tracer::new(),
+        jq: crate::agents::jq_sandbox(),
+    };
+    let solvers = agents::solvers_with(
+        ctx,
+        spec.solver.into(),
+        &loaded.catalog,
+        agents::AnyToolOverrides::default(),
+        pipeline.as_ref().and_then(retrieval::Pipeline::expanding),
+    )?;
+    let harness = Harness::new(runtime, solvers)
+        .with_render(RenderOptions::default())
+        .with_query_budget(agents::budget(job.llm));
+    let id = match job.resumed {
+        Some(id) => id,
+        None => bench.create_run(spec)?,
+    };
+    printer::note(format!("bench run {id} ({})", spec.name));
+    let bar = Bar::new(*ctx.progress());
+    rt.block_on(harness.run(bench, id, spec, &loaded.queries, &bar))?;
+    bar.finish();
+    let judged = match job.judging {
+        Judging::Runs(runs) => {
+            let judge = LlmJudge::new(llm, config.judge.llm()).with_book(book);
+            let settings = config.judge.settings(runs);
+            printer::note(format!(
+                "judging run {id} ({} judge run{})",
+                settings.runs,
+                if settings.runs == 1 { "" } else { "s" }
+            ));
+            Some(rt.block_on(judge_pass_rates(&judge, bench, id, &settings))?)
+        }
+        Judging::No => bench.pass_rates(id)?,
+    };
+    let summary = RunSummary::priced(
+        bench.scores(id)?.iter().map(|(_, s)| s),
+        config.prices.as_ref(),
+    );
+    Ok(Outcome {
+        id,
+        spec: job.spec,
+        skipped: loaded.skipped,
+        summary,
+        judged,
+    })
+}
+
+/// The progress bar of a run: queries done, pass (success) and CP so far, tokens; elapsed and
+/// ETA from indicatif.
+struct Bar {
+    progress: Progress,
+    bar: Mutex<Option<ProgressBar>>,
+    tally: Mutex<Tally>,
+}
+
+#[derive(Default)]
+struct Tally {
+    done: usize,
+    success: usize,
+    cp: usize,
+    tokens: u64,
+}
+
+impl Bar {
+    fn new(progress: Progress) -> Self {
+        Self {
+            progress,
+            bar: Mutex::new(None),
+            tally: Mutex::new(Tally::default()),
+        }
+    }
+
+    fn finish(&self) {
+        if let Ok(bar) = self.bar.lock()
+            && let Some(bar) = bar.as_ref()
+        {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl BenchObserver for Bar {
+    fn run_started(&self, total: usize, done: usize) {
+        let bar = self.progress.bar(total, "queries");
+        bar.set_position(u64::try_from(done).unwrap_or(0));
+        bar.enable_steady_tick(Duration::from_millis(500));
+        if let Ok(mut slot) = self.bar.lock() {
+            *slot = Some(bar);
+        }
+    }
+
+    fn query_finished(&self, _query_id: &str, scores: &QueryScores) {
+        let Ok(mut tally) = self.tally.lock() else {
+            return;
+        };
+        tally.done += 1;
+        tally.success += usize::from(scores.success);
+        tally.cp += usize::from(scores.correct_path);
+        tally.tokens += scores.tokens;
+        if let Ok(bar) = self.bar.lock()
+            && let Some(bar) = bar.as_ref()
+        {
+            bar.inc(1);
+            bar.set_message(format!(
+                "pass {}/{} CP {}/{} {} tokens",
+                tally.success, tally.done, tally.cp, tally.done, tally.tokens
+            ));
+        }
+    }
+}
