@@ -433,6 +433,19 @@ fn entity_of(
             return Some((x, Rule::PathEntity));
         }
     }
+    // A top-level `id` of an API whose path names no entity (`GET /me`) identifies what its
+    // name is about, when that names exactly one entity (`get_current_users_profile` ->
+    // `user`): the weak name rule, as for APIs without a schema.
+    if out.container.is_none() {
+        let named: Vec<&String> = api
+            .name_words
+            .iter()
+            .filter(|w| entities.contains(*w) && !api.consumes(w))
+            .collect();
+        if let [x] = named.as_slice() {
+            return Some(((*x).clone(), Rule::NamedEntity));
+        }
+    }
     // A top-level `id` of an API about an entity it takes is an echo: it feeds nothing.
     out.container.as_ref()?;
     for (x, ids) in known_ids {

@@ -135,6 +135,7 @@ fn harness(book: &Arc<ApiBook>) -> Harness {
         book: Arc::clone(book),
         settings: AgentSettings::default(),
         tracer: Tracer::new(),
+        jq: None,
     };
     Harness::new(runtime, |rt: Runtime| {
         Box::new(React::new(rt, ReactSettings::PAPER)) as Box<dyn Solver>

@@ -567,6 +567,40 @@ fn bare_ids_kinds_of_search_results_nested_owners_and_plain_names() {
     assert_eq!(edges.len(), 3, "{edges:#?}");
 }
 
+/// Spotify's `GET /me`: a path that names no entity, an operation named after the user, and
+/// a top-level `id` that creating a playlist for that user needs.
+#[test]
+fn the_current_users_profile_feeds_the_user_id() {
+    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+    let spec = serde_json::json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+    "paths": {
+      "/me": {"get": {"operationId": "get-current-users-profile",
+        "summary": "Get the current user's profile",
+        "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+          "type": "object", "properties": {"id": {"type": "string"},
+            "display_name": {"type": "string"}}}}}}}}},
+      "/users/{user_id}/playlists": {"post": {"operationId": "create-playlist",
+        "parameters": [{"name": "user_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {"201": {"description": "ok"}}}}
+    }});
+    let bytes = serde_json::to_vec(&spec).unwrap();
+    let batch = read_bytes("music.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store.import(&batch, false).unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let ids = by_path(&catalog);
+    let graph = build_graph(&catalog, None, &GraphSettings::PAPER);
+    let e = dep(&graph.edges, &ids["GET /me"], &ids["POST /users/{user_id}/playlists"])
+        .expect("GET /me feeds user_id");
+    let Evidence::Dependency { feeds } = &e.evidence else {
+        unreachable!()
+    };
+    assert_eq!(feeds[0].field, "id");
+    assert_eq!(feeds[0].rule, toolsmith_graph::Rule::NamedEntity);
+}
+
 #[test]
 fn gold_pairs_count_linked_reversed_and_used_edges() {
     let id = |s: &str| -> ApiId { format!("t/{s}").parse().unwrap() };
