@@ -145,6 +145,35 @@ async fn a_jq_filter_reads_what_compaction_left_out() {
     assert_eq!(reads[1].1, CallOutcome::Rejected);
 }
 
+/// A filter's output over the plain limit (12 albums with their artists, about 1,400
+/// characters) comes back whole: the agent asked for exactly that slice.
+#[tokio::test]
+async fn a_jq_slice_over_the_plain_limit_comes_back_whole() {
+    let jq = Arc::new(JqSandbox::new(env!(
+        "CARGO_BIN_EXE_toolsmith-solve-sandbox"
+    )));
+    let filter = "[.response.items[].album | {id, name, artists, release_date}]";
+    let replies = vec![
+        Reply::tool_call(
+            READ_RESULT,
+            args(json!({"handle": "r1", "jq_filter": filter})),
+        ),
+        Reply::tool_call("Finish", answer("12 albums")),
+    ];
+    let (run, _) = run_with(replies, AgentSettings::default(), Some(jq)).await;
+    let reads = observations(&run, READ_RESULT);
+    let text = &reads[0].0;
+    assert!(
+        text.chars().count() > 1024,
+        "the slice is over the plain limit"
+    );
+    let shown: Value = serde_json::from_str(text).unwrap();
+    assert!(shown.get("cut").is_none(), "{text}");
+    let albums = shown["response"].as_array().unwrap();
+    assert_eq!(albums.len(), 12);
+    assert_eq!(albums[11]["artists"][0]["id"], "ar11");
+}
+
 #[tokio::test]
 async fn without_the_runtimes_jq_sandbox_a_filter_is_refused_and_pages_still_read() {
     let replies = vec![
