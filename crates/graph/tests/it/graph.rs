@@ -592,8 +592,12 @@ fn the_current_users_profile_feeds_the_user_id() {
         .unwrap();
     let ids = by_path(&catalog);
     let graph = build_graph(&catalog, None, &GraphSettings::PAPER);
-    let e = dep(&graph.edges, &ids["GET /me"], &ids["POST /users/{user_id}/playlists"])
-        .expect("GET /me feeds user_id");
+    let e = dep(
+        &graph.edges,
+        &ids["GET /me"],
+        &ids["POST /users/{user_id}/playlists"],
+    )
+    .expect("GET /me feeds user_id");
     let Evidence::Dependency { feeds } = &e.evidence else {
         unreachable!()
     };
