@@ -79,10 +79,10 @@ pub use crate::dataset::{
 };
 pub use crate::error::{Error, Result};
 pub use crate::harness::{
-    BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison, Harness,
-    JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet, RetrievalResult,
-    RunId, RunSummary, SolverFactory, SolverKind, StoredResult, StoredRetrieval, ToolsOffered,
-    WinRateReport, judge_pass_rates, judge_win_rate, solvability_scope,
+    BadToolsOffered, BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison,
+    Harness, JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet,
+    RetrievalResult, RunId, RunSummary, SolverFactory, SolverKind, StoredResult, StoredRetrieval,
+    ToolsOffered, WinRateReport, judge_pass_rates, judge_win_rate, solvability_scope,
 };
 pub use crate::judge::{AnswerStatus, Judge, JudgeCase, JudgeUsage, Preference, TaskSolvability};
 pub use crate::llm_judge::{LlmJudge, LlmJudgeSettings};

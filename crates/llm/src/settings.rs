@@ -5,13 +5,14 @@
 //! only reads the environment in that one helper (and in [`default_models_dir`]).
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::redact::redact_url;
+use crate::role::Role;
 
 /// Names of the environment variables this crate reads.
 pub mod env {
@@ -29,60 +30,6 @@ pub mod env {
 
 /// An API key: usable, never printed, never serialized (the one shared type).
 pub use toolsmith_plumbing::Secret;
-
-/// What a call is for (agent, explorer, judge, ...): picks the model and groups the accounting.
-///
-/// Any non-empty name is valid; the constants name the roles toolsmith's methods use.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Role(String);
-
-impl Role {
-    /// The tool-using agent (ReAct, DFSDT, ...).
-    pub const AGENT: &'static str = "agent";
-    /// DRAFT's explorer, which writes queries to probe a tool.
-    pub const EXPLORER: &'static str = "explorer";
-    /// DRAFT's analyzer, which reads the exploration results.
-    pub const ANALYZER: &'static str = "analyzer";
-    /// The documentation rewriter.
-    pub const REWRITER: &'static str = "rewriter";
-    /// The evaluation judge.
-    pub const JUDGE: &'static str = "judge";
-
-    /// A role by name.
-    pub fn new(name: impl Into<String>) -> Self {
-        Self(name.into())
-    }
-
-    /// The agent role.
-    pub fn agent() -> Self {
-        Self::new(Self::AGENT)
-    }
-
-    /// The role's name.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Default for Role {
-    /// [`Role::AGENT`].
-    fn default() -> Self {
-        Self::agent()
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for Role {
-    fn from(name: &str) -> Self {
-        Self::new(name)
-    }
-}
 
 /// When and how to retry a failed request (the policy shared with every HTTP client).
 pub use toolsmith_plumbing::retry::RetrySettings;
@@ -172,7 +119,7 @@ impl LlmSettings {
     pub fn validate(&self) -> Result<()> {
         let url = reqwest::Url::parse(&self.base_url).map_err(|e| Error::Config {
             field: "base_url",
-            reason: format!("`{}`: {e}", crate::http::redact_url(&self.base_url)),
+            reason: format!("`{}`: {e}", redact_url(&self.base_url)),
         })?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Error::Config {

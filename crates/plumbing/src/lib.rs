@@ -12,6 +12,8 @@ The plumbing every toolsmith crate needs exactly once, each piece named for what
   retries, backoff with jitter, `Retry-After` cap) and which statuses are worth retrying.
 - [`json`] writes canonical JSON (keys sorted, no whitespace) and sha256 digests, the stuff
   cache keys are made of.
+- [`store`] is the store kit of the component stores: JSON columns ([`store::to_column`],
+  [`store::from_column`]), row ids ([`row_id!`]) and the one [`store::RunId`].
 - [`text`] cuts text to a number of characters without splitting one.
 - [`data`] finds the shared benchmark data folder (`$TOOLSMITH_DATA`, else `../shared/data`).
 
@@ -55,6 +57,7 @@ pub mod json;
 pub mod retry;
 pub mod secret;
 pub mod sqlite;
+pub mod store;
 pub mod text;
 
 pub use crate::secret::Secret;

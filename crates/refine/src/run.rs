@@ -19,7 +19,7 @@ use toolsmith_catalog::{
 
 use crate::error::{Error, Result};
 use crate::observer::RefineObserver;
-use crate::record::{Method, Round, RunId};
+use crate::record::{Method, Round, RunEnd, RunId};
 use crate::store::RefineStore;
 
 /// Characters per token in the dry-run estimate (English prose and JSON average about 4).
@@ -156,26 +156,6 @@ pub trait Refiner: Send + Sync {
     /// Off by default; DRAFT, whose rounds each rewrite the doc, turns it on.
     fn round_versions(&self) -> bool {
         false
-    }
-}
-
-/// How a run ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
-pub enum RunEnd {
-    /// Every API and tool is done (some may have failed; see the report).
-    Finished,
-    /// The LLM budget ran out; what was done is kept and `--resume` continues.
-    Budget(String),
-}
-
-impl RunEnd {
-    /// Its stored name.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Finished => "finished",
-            Self::Budget(_) => "budget",
-        }
     }
 }
 

@@ -74,6 +74,7 @@ pub use crate::settings::{SHUTDOWN_GRACE, ServeSettings};
 /// Stops a server ([`HttpOptions::stop`], the shutdown future of [`serve`]).
 pub use tokio_util::sync::CancellationToken;
 
+mod api_error;
 mod error;
 mod guard;
 mod http;
