@@ -106,7 +106,7 @@ pub use crate::metrics::retrieval::{
 };
 pub use crate::metrics::variance::{MeanStd, mean_std};
 pub use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
-pub use crate::run::{CallOutcome, CallRecord, CalledApi, RunRecord};
+pub use crate::run::{CallRecord, CallStatus, CalledApi, RunRecord};
 
 mod benchmark;
 mod dataset;

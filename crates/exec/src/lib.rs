@@ -43,7 +43,7 @@
 //!       "type": "object", "properties": {"results": {"type": "array", "items": {"type": "object",
 //!         "properties": {"id": {"type": "integer"}, "title": {"type": "string"}}}}}}}}}}}}}}"#;
 //! let mut store = Store::in_memory()?;
-//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, false)?;
+//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, toolsmith_catalog::Activate::IfNoneActive)?;
 //! let book = Arc::new(ApiBook::from_catalog(&store.catalog(&DocSelector::Active, &Scope::default())?));
 //! let tools = Validated::new(Simulator::new(Arc::clone(&book)), book, Provenance::Simulated);
 //! let search = "movies/get_search_movie".parse()?;

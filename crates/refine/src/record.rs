@@ -12,7 +12,7 @@ use toolsmith_exec::FailureKind;
 pub use toolsmith_plumbing::store::RunId;
 
 /// How a run ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
 pub enum RunEnd {
     /// Every API and tool is done (some may have failed; see the report).

@@ -317,7 +317,7 @@ impl<'a> Runner<'a> {
             self.describe_tools(run, tools, &refined, &mut report)
                 .await?;
         }
-        self.store.end_run(run, report.end.as_str())?;
+        self.store.end_run(run, &report.end)?;
         self.observer.stopped(&report.end);
         Ok(report)
     }
@@ -391,7 +391,9 @@ impl<'a> Runner<'a> {
             doc,
         };
         let mut catalog = toolsmith_plumbing::sqlite::lock(self.catalog);
-        Ok(catalog.add_doc(target, new, false)?.version)
+        Ok(catalog
+            .add_doc(target, new, toolsmith_catalog::Activate::IfNoneActive)?
+            .version)
     }
 
     async fn describe_tools(
@@ -516,7 +518,11 @@ impl ApiSink<'_> {
         };
         let mut catalog = toolsmith_plumbing::sqlite::lock(self.runner.catalog);
         let target = DocTarget::Api(self.api.clone());
-        Ok(Some(catalog.add_doc(&target, new, false)?.version))
+        Ok(Some(
+            catalog
+                .add_doc(&target, new, toolsmith_catalog::Activate::IfNoneActive)?
+                .version,
+        ))
     }
 }
 

@@ -158,7 +158,7 @@ pub(crate) fn run(
         }
         Err(e) => return Err(e.into()),
     };
-    refine.end_run(run, "finished")?;
+    refine.end_run(run, &toolsmith_refine::RunEnd::Finished)?;
     let used = budget.used();
     if args.json.json {
         printer::json(

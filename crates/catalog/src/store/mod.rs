@@ -8,4 +8,4 @@ mod write;
 
 pub use handle::Store;
 pub use read::{ApiEntry, Catalog, DocSelector, Scope, ToolEntry};
-pub use write::{ImportReport, NewDoc};
+pub use write::{Activate, ImportReport, NewDoc};

@@ -55,7 +55,9 @@ fn book(list: &Value, address: &str) -> Arc<ApiBook> {
     };
     let batch = read_bytes(Path::new(address), list.to_string().as_bytes(), &options).unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

@@ -30,6 +30,7 @@ use toolsmith_graph::{
     Edge, EdgeKey, EdgeKind, Evidence, Experience, GraphStore, sample_edges, updated_weight,
 };
 use toolsmith_llm::{ChatModel, Prompt, Role};
+use toolsmith_plumbing::store::{from_column, to_column};
 use toolsmith_solve::{Solver, Toolset};
 
 use crate::ask::{At, ask, first_message};
@@ -554,12 +555,8 @@ impl ExpNet {
             for step in refine.steps(run, &prefix)? {
                 let rest = step.strip_prefix(&prefix).unwrap_or_default();
                 let (i, edge) = rest.split_once(':').unwrap_or(("", rest));
-                let corrupt = |source| Error::StoredJson {
-                    what: "trial plan step",
-                    source,
-                };
-                let i: usize = serde_json::from_str(i).map_err(corrupt)?;
-                let edge: Edge = serde_json::from_str(edge).map_err(corrupt)?;
+                let i: usize = from_column("trial plan step", i)?;
+                let edge: Edge = from_column("trial plan step", edge)?;
                 planned.push((i, edge));
             }
             planned.sort_by_key(|(i, _)| *i);
@@ -586,10 +583,7 @@ impl ExpNet {
             }
         }
         for (i, edge) in sampled.iter().enumerate() {
-            let json = serde_json::to_string(edge).map_err(|source| Error::StoredJson {
-                what: "trial plan edge",
-                source,
-            })?;
+            let json = to_column("trial plan edge", edge)?;
             refine.finish_step(run, &format!("{prefix}{i}:{json}"))?;
         }
         refine.finish_step(run, &format!("{t}:trial:planned"))?;
@@ -787,7 +781,11 @@ impl ExpNet {
                 let version = {
                     let mut store = toolsmith_plumbing::sqlite::lock(catalog);
                     store
-                        .add_doc(&DocTarget::Api(api.clone()), new, false)?
+                        .add_doc(
+                            &DocTarget::Api(api.clone()),
+                            new,
+                            toolsmith_catalog::Activate::IfNoneActive,
+                        )?
                         .version
                 };
                 report.insights.push((api.clone(), version));
