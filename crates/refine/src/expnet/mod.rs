@@ -41,6 +41,19 @@ use crate::record::{Method, RunId};
 use crate::run::{CHARS_PER_TOKEN, Estimate};
 use crate::store::RefineStore;
 
+/// What every step of one run reads and writes: the run, the docs the actor answers from,
+/// the APIs the run covers, and the three stores (catalog, tool graph, refine's tables).
+#[derive(Clone, Copy)]
+struct RunCtx<'a> {
+    run: RunId,
+    view: &'a Catalog,
+    docs: &'a BTreeMap<ApiId, String>,
+    selected: &'a BTreeSet<ApiId>,
+    catalog: &'a Mutex<Store>,
+    graph: &'a GraphStore,
+    refine: &'a RefineStore,
+}
+
 /// Tokens of a call's instructions and reply beyond the docs it shows (dry-run estimate).
 const CALL_OVERHEAD_TOKENS: u64 = 700;
 /// Tokens one experience adds to a reflection prompt (dry-run estimate).
@@ -384,19 +397,26 @@ impl ExpNet {
             });
         }
         let selected: BTreeSet<ApiId> = refine.run(run)?.spec.apis.into_iter().collect();
+        let ctx = RunCtx {
+            run,
+            view,
+            docs: &docs,
+            selected: &selected,
+            catalog,
+            graph,
+            refine,
+        };
         let mut report = ExpNetReport::default();
         for t in 1..=self.settings.iterations {
             if refine.step_done(run, &step_trial(t))? {
                 report.already_done += 1;
             } else {
                 if self.settings.trial {
-                    self.trial(t, run, &docs, &selected, graph, refine, &mut report)
-                        .await?;
+                    self.trial(t, &ctx, &mut report).await?;
                 }
                 refine.finish_step(run, &step_trial(t))?;
             }
-            self.refine_insights(t, run, view, catalog, graph, refine, &selected, &mut report)
-                .await?;
+            self.refine_insights(t, &ctx, &mut report).await?;
         }
         Ok(report)
     }
@@ -593,17 +613,15 @@ impl ExpNet {
     /// One iteration's trial step, checkpointed per edge: each edge's experiences and its
     /// new weight (or removal) are stored in one transaction, and an edge whose trial is
     /// stored is not tried again on resume.
-    #[allow(clippy::too_many_arguments)]
-    async fn trial(
-        &self,
-        t: u32,
-        run: RunId,
-        docs: &BTreeMap<ApiId, String>,
-        selected: &BTreeSet<ApiId>,
-        graph: &GraphStore,
-        refine: &RefineStore,
-        report: &mut ExpNetReport,
-    ) -> Result<()> {
+    async fn trial(&self, t: u32, ctx: &RunCtx<'_>, report: &mut ExpNetReport) -> Result<()> {
+        let RunCtx {
+            run,
+            docs,
+            selected,
+            graph,
+            refine,
+            ..
+        } = *ctx;
         let plan = self.plan(t, run, selected, graph, refine)?;
         self.observer.trial_started(t, plan.len());
         for edge in &plan {
@@ -698,18 +716,21 @@ impl ExpNet {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn refine_insights(
         &self,
         t: u32,
-        run: RunId,
-        view: &Catalog,
-        catalog: &Mutex<Store>,
-        graph: &GraphStore,
-        refine: &RefineStore,
-        selected: &BTreeSet<ApiId>,
+        ctx: &RunCtx<'_>,
         report: &mut ExpNetReport,
     ) -> Result<()> {
+        let RunCtx {
+            run,
+            view,
+            catalog,
+            graph,
+            refine,
+            selected,
+            ..
+        } = *ctx;
         let g = graph.load()?;
         for node in g.nodes.iter().filter(|n| selected.contains(&n.api)) {
             let api = &node.api;
