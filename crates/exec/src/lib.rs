@@ -104,11 +104,8 @@ mod validate;
 /// A tokio runtime for callers that are not async themselves (the command
 /// line): current-thread, with timers and I/O enabled.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            context: "starting the async runtime".to_owned(),
-            source,
-        })
+    toolsmith_plumbing::runtime::current_thread().map_err(|source| Error::Io {
+        context: "starting the async runtime".to_owned(),
+        source,
+    })
 }

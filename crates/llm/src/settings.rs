@@ -14,19 +14,10 @@ use crate::error::{Error, Result};
 use crate::redact::redact_url;
 use crate::role::Role;
 
-/// Names of the environment variables this crate reads.
-pub mod env {
-    /// Base URL of the OpenAI-compatible server, including `/v1`.
-    pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
-    /// The API key, sent as `Authorization: Bearer …`.
-    pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
-    /// The default chat model.
-    pub const TOOLSMITH_MODEL: &str = "TOOLSMITH_MODEL";
-    /// Where local models live; see [`crate::default_models_dir`].
-    pub const TOOLSMITH_MODELS: &str = "TOOLSMITH_MODELS";
-    /// Set to `1` to skip the tests that need the local embedding model.
-    pub const TOOLSMITH_SKIP_MODEL_TESTS: &str = "TOOLSMITH_SKIP_MODEL_TESTS";
-}
+/// Names of the environment variables toolsmith reads (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+/// `TOOLSMITH_MODEL`, `TOOLSMITH_MODELS` and `TOOLSMITH_SKIP_MODEL_TESTS` here), kept once in
+/// plumbing.
+pub use toolsmith_plumbing::env;
 
 /// An API key: usable, never printed, never serialized (the one shared type).
 pub use toolsmith_plumbing::Secret;

@@ -15,6 +15,9 @@ The plumbing every toolsmith crate needs exactly once, each piece named for what
 - [`store`] is the store kit of the component stores: JSON columns ([`store::to_column`],
   [`store::from_column`]), row ids ([`row_id!`]) and the one [`store::RunId`].
 - [`text`] cuts text to a number of characters without splitting one.
+- [`env`] names every environment variable toolsmith reads, once (listed in
+  `docs/environment.md`).
+- [`runtime`] builds the tokio runtimes of code that is not async itself.
 - [`data`] finds the shared benchmark data folder (`$TOOLSMITH_DATA`, else `../shared/data`).
 
 This crate depends on no other toolsmith crate; every other crate may depend on it.
@@ -53,8 +56,10 @@ Ok::<(), Box<dyn std::error::Error>>(())
 #![doc(test(attr(deny(warnings))))]
 
 pub mod data;
+pub mod env;
 pub mod json;
 pub mod retry;
+pub mod runtime;
 pub mod secret;
 pub mod sqlite;
 pub mod store;

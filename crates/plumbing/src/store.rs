@@ -21,8 +21,8 @@ use serde::de::DeserializeOwned;
 #[derive(Debug, thiserror::Error)]
 #[error("stored {what} is not readable JSON")]
 pub struct JsonColumnError {
-    /// What the column holds (`spec`, `trace`, `edge evidence`).
-    pub what: &'static str,
+    /// What the column holds (`spec`, `trace`, `evidence of edge 3`).
+    pub what: String,
     /// serde_json's complaint.
     #[source]
     pub source: serde_json::Error,
@@ -30,18 +30,24 @@ pub struct JsonColumnError {
 
 /// `value` as the JSON text of a column holding `what`.
 pub fn to_column<T: Serialize + ?Sized>(
-    what: &'static str,
+    what: impl Into<String>,
     value: &T,
 ) -> Result<String, JsonColumnError> {
-    serde_json::to_string(value).map_err(|source| JsonColumnError { what, source })
+    serde_json::to_string(value).map_err(|source| JsonColumnError {
+        what: what.into(),
+        source,
+    })
 }
 
 /// The value of a JSON column holding `what`.
 pub fn from_column<T: DeserializeOwned>(
-    what: &'static str,
+    what: impl Into<String>,
     text: &str,
 ) -> Result<T, JsonColumnError> {
-    serde_json::from_str(text).map_err(|source| JsonColumnError { what, source })
+    serde_json::from_str(text).map_err(|source| JsonColumnError {
+        what: what.into(),
+        source,
+    })
 }
 
 /// A text that is not a row id.
