@@ -31,7 +31,7 @@
 //! }"#;
 //! let batch = read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?;
 //! let mut store = Store::in_memory()?;
-//! store.import(&batch, false)?;
+//! store.import(&batch, toolsmith_catalog::Activate::IfNoneActive)?;
 //! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
 //! assert_eq!(catalog.api_count(), 1);
 //! let id: ApiId = "movies/get_search_movie".parse()?; // APIs are named `tool/api`
@@ -51,7 +51,7 @@ pub use crate::model::{
     SecurityRequirement, SecurityScheme, Tool, UsageExample,
 };
 pub use crate::store::{
-    ApiEntry, Catalog, DocSelector, ImportReport, NewDoc, Scope, Store, ToolEntry,
+    Activate, ApiEntry, Catalog, DocSelector, ImportReport, NewDoc, Scope, Store, ToolEntry,
 };
 pub use crate::tokens::{Encoding, TokenCounter, TokenStats};
 

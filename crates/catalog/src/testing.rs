@@ -69,7 +69,10 @@ pub fn tmdb_store() -> Store {
     let path = data_path(TMDB_SPEC);
     let load = || -> crate::Result<Store> {
         let mut store = Store::in_memory()?;
-        store.import(&read_source(&path, &ImportOptions::default())?, false)?;
+        store.import(
+            &read_source(&path, &ImportOptions::default())?,
+            crate::Activate::IfNoneActive,
+        )?;
         Ok(store)
     };
     load().unwrap_or_else(|e| panic!("importing {}: {e}", path.display()))

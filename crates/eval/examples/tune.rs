@@ -35,7 +35,7 @@ fn load(benchmark: Benchmark, name: &'static str, data: &std::path::Path) -> Ben
         store
             .import(
                 &read_source(&source, &ImportOptions::default()).unwrap(),
-                false,
+                toolsmith_catalog::Activate::IfNoneActive,
             )
             .unwrap();
     }

@@ -61,7 +61,7 @@ pub enum Error {
     #[error("tools offered `{tools}` need a retriever")]
     NoRetriever {
         /// What was asked for.
-        tools: crate::harness::ToolsOffered,
+        tools: crate::harness::offered::ToolsOffered,
     },
     /// Retrieving a query's tools failed.
     #[error("retrieving tools for query {query}")]
@@ -83,7 +83,7 @@ pub enum Error {
     },
     /// No stored benchmark run has this id.
     #[error("no benchmark run {0} in the database")]
-    UnknownRun(crate::harness::RunId),
+    UnknownRun(toolsmith_plumbing::store::RunId),
     /// Opening or migrating eval's tables failed.
     #[error("opening the benchmark tables")]
     Sqlite(#[from] toolsmith_plumbing::sqlite::Error),
@@ -97,14 +97,8 @@ pub enum Error {
         source: rusqlite::Error,
     },
     /// A stored JSON column could not be written or read back.
-    #[error("stored {what} is not readable JSON")]
-    StoredJson {
-        /// Which column (`trace`, `scores`, `run spec`, ...).
-        what: &'static str,
-        /// The parser's complaint.
-        #[source]
-        source: serde_json::Error,
-    },
+    #[error(transparent)]
+    StoredJson(#[from] toolsmith_plumbing::store::JsonColumnError),
     /// A report file or folder could not be written.
     #[error("writing {path}")]
     Write {

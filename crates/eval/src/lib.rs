@@ -80,10 +80,10 @@ pub use crate::dataset::{
 pub use crate::error::{Error, Result};
 pub use crate::harness::Expansion;
 pub use crate::harness::{
-    BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison, Harness,
-    JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet, RetrievalResult,
-    RunId, RunSummary, SolverFactory, SolverKind, StoredResult, StoredRetrieval, ToolsOffered,
-    WinRateReport, judge_pass_rates, judge_win_rate, solvability_scope,
+    BadToolsOffered, BenchObserver, BenchRun, BenchSpec, BenchStore, ComparedRun, Comparison,
+    Harness, JudgeSettings, PassRates, QueryJudgement, QueryResult, QueryScores, Quiet,
+    RetrievalResult, RunId, RunSummary, SolverFactory, SolverKind, StoredResult, StoredRetrieval,
+    ToolsOffered, WinRateReport, judge_pass_rates, judge_win_rate, solvability_scope,
 };
 pub use crate::judge::{AnswerStatus, Judge, JudgeCase, JudgeUsage, Preference, TaskSolvability};
 pub use crate::llm_judge::{LlmJudge, LlmJudgeSettings};
@@ -107,7 +107,7 @@ pub use crate::metrics::retrieval::{
 };
 pub use crate::metrics::variance::{MeanStd, mean_std};
 pub use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
-pub use crate::run::{CallOutcome, CallRecord, CalledApi, RunRecord};
+pub use crate::run::{CallRecord, CallStatus, CalledApi, RunRecord};
 
 mod benchmark;
 mod dataset;

@@ -21,7 +21,7 @@ use toolsmith_plumbing::json::sha256_hex;
 
 use crate::error::{Error, Result};
 use crate::judge::{AnswerStatus, Judge, JudgeCase, JudgeUsage, Preference, TaskSolvability};
-use crate::run::{CallOutcome, CalledApi, RunRecord};
+use crate::run::{CallStatus, CalledApi, RunRecord};
 
 const ANSWER: Prompt = Prompt::new(
     "eval/judge_answer",
@@ -187,10 +187,10 @@ impl LlmJudge {
                     "...",
                 ),
                 outcome: match c.outcome {
-                    CallOutcome::Ok => "ok",
-                    CallOutcome::InvalidParameters => "invalid parameters",
-                    CallOutcome::Failed => "failed",
-                    CallOutcome::NotAllowed => "not allowed (a write the user did not allow)",
+                    CallStatus::Ok => "ok",
+                    CallStatus::InvalidParameters => "invalid parameters",
+                    CallStatus::Failed => "failed",
+                    CallStatus::NotAllowed => "not allowed (a write the user did not allow)",
                 },
                 observation: toolsmith_plumbing::text::truncate_with(
                     &c.observation,

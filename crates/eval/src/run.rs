@@ -18,10 +18,11 @@ pub enum CalledApi {
     Unknown(String),
 }
 
-/// How one call went, as far as the error taxonomy cares.
+/// How one call went, as far as the error taxonomy cares: the coarse status read from the
+/// trace's `toolsmith_solve::CallOutcome`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CallOutcome {
+pub enum CallStatus {
     /// The API answered.
     Ok,
     /// The arguments were refused (schema check, or the API said they were invalid).
@@ -41,7 +42,7 @@ pub struct CallRecord {
     /// The arguments as the model sent them (a JSON object, usually).
     pub arguments: Value,
     /// How it went.
-    pub outcome: CallOutcome,
+    pub outcome: CallStatus,
     /// What the model was shown afterwards.
     pub observation: String,
 }
@@ -61,7 +62,7 @@ impl RunRecord {
     /// The record of a solver's run, from its typed trace: every tool call in order except
     /// `search_tools` (a tool search, not an API call), an unknown function kept by name.
     /// Refused arguments (a schema check, an API's `bad_parameters`, arguments that are not a
-    /// JSON object) count as [`CallOutcome::InvalidParameters`].
+    /// JSON object) count as [`CallStatus::InvalidParameters`].
     pub fn from_run(run: &Run) -> Self {
         let calls = run
             .trace
@@ -111,15 +112,15 @@ impl RunRecord {
     }
 }
 
-fn call_outcome(outcome: toolsmith_solve::CallOutcome) -> CallOutcome {
+fn call_outcome(outcome: toolsmith_solve::CallOutcome) -> CallStatus {
     use toolsmith_solve::CallOutcome as Traced;
     match outcome {
-        Traced::Ok => CallOutcome::Ok,
+        Traced::Ok => CallStatus::Ok,
         Traced::Failed(FailureKind::BadParameters) | Traced::Rejected => {
-            CallOutcome::InvalidParameters
+            CallStatus::InvalidParameters
         }
-        Traced::Failed(FailureKind::NotAllowed) => CallOutcome::NotAllowed,
-        Traced::Failed(_) | Traced::UnknownTool | Traced::NotRun => CallOutcome::Failed,
+        Traced::Failed(FailureKind::NotAllowed) => CallStatus::NotAllowed,
+        Traced::Failed(_) | Traced::UnknownTool | Traced::NotRun => CallStatus::Failed,
     }
 }
 
@@ -137,7 +138,7 @@ mod tests {
         CallRecord {
             api,
             arguments: json!({}),
-            outcome: CallOutcome::Ok,
+            outcome: CallStatus::Ok,
             observation: String::new(),
         }
     }
@@ -195,16 +196,16 @@ mod tests {
             ],
         };
         let record = RunRecord::from_run(&run);
-        let outcomes: Vec<CallOutcome> = record.calls.iter().map(|c| c.outcome).collect();
+        let outcomes: Vec<CallStatus> = record.calls.iter().map(|c| c.outcome).collect();
         assert_eq!(
             outcomes,
             [
-                CallOutcome::Failed,
-                CallOutcome::InvalidParameters,
-                CallOutcome::InvalidParameters,
-                CallOutcome::Failed,
-                CallOutcome::NotAllowed,
-                CallOutcome::Ok
+                CallStatus::Failed,
+                CallStatus::InvalidParameters,
+                CallStatus::InvalidParameters,
+                CallStatus::Failed,
+                CallStatus::NotAllowed,
+                CallStatus::Ok
             ]
         );
         assert_eq!(record.calls[0].api, CalledApi::Unknown("made_up".into()));

@@ -134,7 +134,10 @@ fn endpoint(entry: &BookEntry) -> String {
 /// Every API of the spec at `path`, simulated `rounds` times, measured at each budget.
 fn measure(path: &Path, rounds: usize) -> Result<Value, Box<dyn std::error::Error>> {
     let mut store = Store::in_memory()?;
-    store.import(&read_source(path, &ImportOptions::default())?, false)?;
+    store.import(
+        &read_source(path, &ImportOptions::default())?,
+        toolsmith_catalog::Activate::IfNoneActive,
+    )?;
     let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
     let book = Arc::new(ApiBook::from_catalog(&catalog));
     let sim = Simulator::new(Arc::clone(&book));

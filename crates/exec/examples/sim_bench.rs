@@ -12,7 +12,10 @@ use toolsmith_exec::{ApiBook, Simulator};
 
 fn book_of(path: &std::path::Path) -> Result<Arc<ApiBook>, Box<dyn std::error::Error>> {
     let mut store = Store::in_memory()?;
-    store.import(&read_source(path, &ImportOptions::default())?, false)?;
+    store.import(
+        &read_source(path, &ImportOptions::default())?,
+        toolsmith_catalog::Activate::IfNoneActive,
+    )?;
     let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
     Ok(Arc::new(ApiBook::from_catalog(&catalog)))
 }

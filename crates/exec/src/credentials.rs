@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use toolsmith_catalog::{ParamLocation, SecurityRequirement, SecurityScheme, Tool, ToolId};
+use toolsmith_plumbing::env;
 
 use crate::executor::BookEntry;
 
@@ -137,14 +138,14 @@ impl Variable {
     /// The names this variable of `scheme` is read from, in order; none when
     /// the scheme does not read it.
     fn names(self, tool: &ToolId, scheme: &SecurityScheme) -> Vec<String> {
-        let kind = match (self, scheme) {
+        let prefix = match (self, scheme) {
             (Self::Key, SecurityScheme::Basic { .. }) => return Vec::new(),
-            (Self::Key, _) => "KEY",
-            (Self::Username, SecurityScheme::Basic { .. }) => "USERNAME",
-            (Self::Password, SecurityScheme::Basic { .. }) => "PASSWORD",
+            (Self::Key, _) => env::TOOLSMITH_KEY_PREFIX,
+            (Self::Username, SecurityScheme::Basic { .. }) => env::TOOLSMITH_USERNAME_PREFIX,
+            (Self::Password, SecurityScheme::Basic { .. }) => env::TOOLSMITH_PASSWORD_PREFIX,
             _ => return Vec::new(),
         };
-        let base = format!("TOOLSMITH_{kind}_{}", tool.as_str().to_ascii_uppercase());
+        let base = format!("{prefix}{}", tool.as_str().to_ascii_uppercase());
         let mut names = Vec::new();
         match scheme {
             SecurityScheme::ApiKey { scheme, .. }
@@ -155,7 +156,7 @@ impl Variable {
             }
             SecurityScheme::RapidApi { .. } => {
                 names.push(base);
-                names.push("RAPIDAPI_KEY".to_owned());
+                names.push(env::RAPIDAPI_KEY.to_owned());
             }
         }
         names
@@ -233,7 +234,11 @@ impl Credentials {
     /// The name of the variable holding a tool's key: `TOOLSMITH_KEY_<TOOL>`
     /// (see the module doc for scheme-specific and basic credentials).
     pub fn variable_name(tool: &ToolId) -> String {
-        format!("TOOLSMITH_KEY_{}", tool.as_str().to_ascii_uppercase())
+        format!(
+            "{}{}",
+            env::TOOLSMITH_KEY_PREFIX,
+            tool.as_str().to_ascii_uppercase()
+        )
     }
 
     /// Credentials for `tools` from a variable lookup (the binary passes the

@@ -43,7 +43,7 @@
 //!       "type": "object", "properties": {"results": {"type": "array", "items": {"type": "object",
 //!         "properties": {"id": {"type": "integer"}, "title": {"type": "string"}}}}}}}}}}}}}}"#;
 //! let mut store = Store::in_memory()?;
-//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, false)?;
+//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, toolsmith_catalog::Activate::IfNoneActive)?;
 //! let book = Arc::new(ApiBook::from_catalog(&store.catalog(&DocSelector::Active, &Scope::default())?));
 //! let tools = Validated::new(Simulator::new(Arc::clone(&book)), book, Provenance::Simulated);
 //! let search = "movies/get_search_movie".parse()?;
@@ -104,11 +104,8 @@ mod validate;
 /// A tokio runtime for callers that are not async themselves (the command
 /// line): current-thread, with timers and I/O enabled.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            context: "starting the async runtime".to_owned(),
-            source,
-        })
+    toolsmith_plumbing::runtime::current_thread().map_err(|source| Error::Io {
+        context: "starting the async runtime".to_owned(),
+        source,
+    })
 }

@@ -42,3 +42,13 @@ pub(crate) fn store_err(context: impl Into<String>) -> impl FnOnce(rusqlite::Err
     let context = context.into();
     move |source| Error::Store { context, source }
 }
+
+impl From<toolsmith_plumbing::store::JsonColumnError> for Error {
+    /// A stored JSON column that does not read back is invalid stored data.
+    fn from(e: toolsmith_plumbing::store::JsonColumnError) -> Self {
+        Self::Invalid {
+            why: e.source.to_string(),
+            what: e.what,
+        }
+    }
+}

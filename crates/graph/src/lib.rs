@@ -32,7 +32,7 @@
 //! }}"#;
 //! let batch = read_bytes("pets.json".as_ref(), spec, &ImportOptions::default())?;
 //! let mut store = Store::in_memory()?;
-//! store.import(&batch, false)?;
+//! store.import(&batch, toolsmith_catalog::Activate::IfNoneActive)?;
 //! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
 //! let graph = build_graph(&catalog, None, &GraphSettings::PAPER);
 //! let dep: Vec<_> = graph.edges_of_kind(EdgeKind::Dependency).collect();

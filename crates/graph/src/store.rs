@@ -12,6 +12,7 @@ use toolsmith_plumbing::sqlite::{Migrations, SharedConnection};
 use crate::error::{Error, Result, store_err};
 use crate::model::{Edge, EdgeKind, Evidence, Graph, Node};
 use toolsmith_plumbing::sqlite::{now_ms, write_transaction};
+use toolsmith_plumbing::store::{from_column, to_column};
 
 /// The graph's tables. Step `i` brings them from version `i` to `i + 1`; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -116,20 +117,6 @@ fn parse_api(raw: &str, what: &str) -> Result<ApiId> {
     })
 }
 
-fn to_json<T: Serialize>(value: &T, what: &str) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| Error::Invalid {
-        what: what.to_owned(),
-        why: e.to_string(),
-    })
-}
-
-fn from_json<T: for<'de> Deserialize<'de>>(raw: &str, what: &str) -> Result<T> {
-    serde_json::from_str(raw).map_err(|e| Error::Invalid {
-        what: what.to_owned(),
-        why: e.to_string(),
-    })
-}
-
 impl GraphStore {
     /// Opens the graph tables in the database at `path` (creating them if needed).
     pub fn open(path: &Path) -> Result<Self> {
@@ -166,7 +153,7 @@ impl GraphStore {
                     n.api.to_string(),
                     i64::try_from(i).unwrap_or(i64::MAX),
                     n.insight,
-                    to_json(&n.lookup, "node lookup inputs")?
+                    to_column("node lookup inputs", &n.lookup)?
                 ])
                 .map_err(store_err(format!("storing the node {}", n.api)))?;
             }
@@ -176,7 +163,7 @@ impl GraphStore {
                 )
                 .map_err(store_err("preparing the edge insert"))?;
             for e in &graph.edges {
-                let evidence = to_json(&e.evidence, "edge evidence")?;
+                let evidence = to_column("edge evidence", &e.evidence)?;
                 edge.execute(params![
                     e.kind.as_str(),
                     e.from.to_string(),
@@ -201,7 +188,7 @@ impl GraphStore {
         };
         tx.execute(
             "INSERT INTO graph_meta (key, value) VALUES ('build', ?1)",
-            params![to_json(&info, "build info")?],
+            params![to_column("build info", &info)?],
         )
         .map_err(store_err("storing the build info"))?;
         tx.commit().map_err(store_err("committing the graph"))
@@ -230,7 +217,7 @@ impl GraphStore {
                 nodes.push(Node {
                     api: parse_api(&api, "stored graph node")?,
                     insight,
-                    lookup: from_json(&lookup, "stored graph node lookup inputs")?,
+                    lookup: from_column("stored graph node lookup inputs", &lookup)?,
                 });
             }
             nodes
@@ -271,7 +258,7 @@ impl GraphStore {
                 to: parse_api(&dst, &what)?,
                 weight: weight as f32,
                 strength: strength as f32,
-                evidence: from_json::<Evidence>(&evidence, &what)?,
+                evidence: from_column::<Evidence>(&what, &evidence)?,
             });
         }
         Ok(edges)
@@ -289,7 +276,7 @@ impl GraphStore {
             )
             .optional()
             .map_err(store_err("reading the graph's build info"))?;
-        raw.map(|r| from_json(&r, "the graph's build info"))
+        raw.map(|r| Ok(from_column("the graph's build info", &r)?))
             .transpose()
     }
 
@@ -306,7 +293,7 @@ impl GraphStore {
                     edge.to.to_string(),
                     f64::from(edge.weight),
                     f64::from(edge.strength),
-                    to_json(&edge.evidence, "edge evidence")?
+                    to_column("edge evidence", &edge.evidence)?
                 ],
             )
             .map_err(store_err(format!("storing the edge {} -> {}", edge.from, edge.to)))?;
@@ -425,10 +412,10 @@ impl GraphStore {
                 Experience {
                     iteration,
                     query,
-                    label: from_json(&label, what)?,
-                    answer: from_json(&answer, what)?,
+                    label: from_column(what, &label)?,
+                    answer: from_column(what, &answer)?,
                     correct,
-                    trace: from_json(&trace, what)?,
+                    trace: from_column(what, &trace)?,
                 },
             ));
         }
@@ -486,10 +473,10 @@ fn add_experience_in(conn: &Connection, key: &EdgeKey, experience: &Experience) 
                 id,
                 experience.iteration,
                 experience.query,
-                to_json(&experience.label, "experience label")?,
-                to_json(&experience.answer, "experience answer")?,
+                to_column("experience label", &experience.label)?,
+                to_column("experience answer", &experience.answer)?,
                 experience.correct,
-                to_json(&experience.trace, "experience trace")?,
+                to_column("experience trace", &experience.trace)?,
                 now_ms()
             ],
         )

@@ -25,7 +25,7 @@ use toolsmith_plumbing::text::truncate_chars;
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse};
 use crate::error::{Error, Result};
-use crate::settings::Role;
+use crate::role::Role;
 
 /// This crate's tables, versioned as the component `llm` of `toolsmith_migrations`. Step `i`
 /// brings them from version `i` to `i + 1`; append only.

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::prompt::Prompt;
-use crate::settings::Role;
+use crate::role::Role;
 
 /// Anything that answers chat requests: the HTTP client, the cache wrapper, the scripted double.
 #[async_trait]

@@ -5,7 +5,7 @@
 
 use crate::chat::{ChatRequest, Message};
 use crate::error::{Error, Result};
-use crate::openai::estimate_usage;
+use crate::tokens::estimate_usage;
 
 /// Chat framing counted per message (as [`estimate_usage`] counts it).
 const FRAMING_PER_MESSAGE: u64 = 4;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use toolsmith_plumbing::retry::is_retryable_status;
 
-use crate::budget::BudgetExhausted;
+use crate::limits::BudgetExhausted;
 
 /// Longest server message kept in an error; the rest is cut (HTML error pages are long).
 pub(crate) const MAX_MESSAGE_CHARS: usize = 300;

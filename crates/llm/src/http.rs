@@ -11,6 +11,7 @@ use toolsmith_plumbing::retry::parse_retry_after;
 use toolsmith_plumbing::text::truncate_chars;
 
 use crate::error::{Error, MAX_MESSAGE_CHARS, Result};
+use crate::redact::redact_url;
 use crate::settings::{LlmSettings, RetrySettings, Secret};
 
 /// A JSON-posting client with bounded concurrency and retries.
@@ -155,30 +156,6 @@ pub(crate) fn server_message(body: &str) -> String {
         });
     let text = from_json.unwrap_or_else(|| body.split_whitespace().collect::<Vec<_>>().join(" "));
     truncate_chars(&text, MAX_MESSAGE_CHARS)
-}
-
-/// The URL without user, password or query string, for errors and logs.
-pub(crate) fn redact_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut parsed) => {
-            // Both only fail for URLs that cannot have credentials, which then have none.
-            let _ = parsed.set_username("");
-            let _ = parsed.set_password(None);
-            parsed.set_query(None);
-            parsed.set_fragment(None);
-            parsed.to_string()
-        }
-        Err(_) => {
-            let no_query = url.split(['?', '#']).next().unwrap_or_default();
-            match no_query.split_once("://") {
-                Some((scheme, rest)) => match rest.split_once('@') {
-                    Some((_, host)) => format!("{scheme}://{host}"),
-                    None => no_query.to_owned(),
-                },
-                None => no_query.to_owned(),
-            }
-        }
-    }
 }
 
 #[cfg(test)]

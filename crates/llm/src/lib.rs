@@ -58,7 +58,8 @@ pub use crate::embed::{Embedder, cosine};
 pub use crate::error::{Error, Result};
 pub use crate::openai::OpenAiClient;
 pub use crate::prompt::Prompt;
-pub use crate::settings::{LlmSettings, RetrySettings, Role, Secret, default_models_dir, env};
+pub use crate::role::Role;
+pub use crate::settings::{LlmSettings, RetrySettings, Secret, default_models_dir, env};
 pub use crate::structured::{Structured, StructuredSettings, ask_json, extract_json};
 
 mod budget;
@@ -68,8 +69,11 @@ mod context;
 mod embed;
 mod error;
 mod http;
+mod limits;
 mod openai;
 mod prompt;
+mod redact;
+mod role;
 mod settings;
 mod structured;
 #[cfg(any(test, feature = "test-utils"))]

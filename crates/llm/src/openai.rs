@@ -14,9 +14,11 @@ use crate::chat::{
 };
 use crate::context::check_context;
 use crate::error::{Error, MAX_MESSAGE_CHARS, Result};
-use crate::http::{HttpCore, redact_url};
-use crate::settings::{LlmSettings, Role};
-use crate::tokens::count_tokens;
+use crate::http::HttpCore;
+use crate::redact::redact_url;
+use crate::role::Role;
+use crate::settings::LlmSettings;
+use crate::tokens::estimate_usage;
 
 /// A chat client for any OpenAI-compatible server. Cheap to clone; clones share the connection
 /// pool and the in-flight limit.
@@ -225,44 +227,6 @@ pub(crate) fn parse_chat_body(
         model: wire.model.unwrap_or_else(|| requested_model.to_owned()),
         raw: raw.to_owned(),
     })
-}
-
-/// Token counts with cl100k_base for servers that send no `usage`.
-pub(crate) fn estimate_usage(
-    req: &ChatRequest,
-    content: Option<&str>,
-    calls: &[ToolCall],
-) -> Usage {
-    // ~4 tokens of chat framing per message, as OpenAI's cookbook counts them.
-    let framing = 4u64.saturating_mul(req.messages.len() as u64);
-    let mut prompt = framing;
-    for m in &req.messages {
-        prompt = prompt.saturating_add(count_tokens(m.text()));
-        if let Message::Assistant { tool_calls, .. } = m {
-            for c in tool_calls {
-                prompt = prompt
-                    .saturating_add(count_tokens(&c.name))
-                    .saturating_add(count_tokens(&c.arguments));
-            }
-        }
-    }
-    for t in &req.tools {
-        prompt = prompt
-            .saturating_add(count_tokens(&t.name))
-            .saturating_add(count_tokens(&t.description))
-            .saturating_add(count_tokens(&t.parameters.to_string()));
-    }
-    let mut completion = count_tokens(content.unwrap_or(""));
-    for c in calls {
-        completion = completion
-            .saturating_add(count_tokens(&c.name))
-            .saturating_add(count_tokens(&c.arguments));
-    }
-    Usage {
-        prompt_tokens: prompt,
-        completion_tokens: completion,
-        estimated: true,
-    }
 }
 
 #[async_trait]

@@ -5,84 +5,22 @@
 //! only reads the environment in that one helper (and in [`default_models_dir`]).
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::redact::redact_url;
+use crate::role::Role;
 
-/// Names of the environment variables this crate reads.
-pub mod env {
-    /// Base URL of the OpenAI-compatible server, including `/v1`.
-    pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
-    /// The API key, sent as `Authorization: Bearer …`.
-    pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
-    /// The default chat model.
-    pub const TOOLSMITH_MODEL: &str = "TOOLSMITH_MODEL";
-    /// Where local models live; see [`crate::default_models_dir`].
-    pub const TOOLSMITH_MODELS: &str = "TOOLSMITH_MODELS";
-    /// Set to `1` to skip the tests that need the local embedding model.
-    pub const TOOLSMITH_SKIP_MODEL_TESTS: &str = "TOOLSMITH_SKIP_MODEL_TESTS";
-}
+/// Names of the environment variables toolsmith reads (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+/// `TOOLSMITH_MODEL`, `TOOLSMITH_MODELS` and `TOOLSMITH_SKIP_MODEL_TESTS` here), kept once in
+/// plumbing.
+pub use toolsmith_plumbing::env;
 
 /// An API key: usable, never printed, never serialized (the one shared type).
 pub use toolsmith_plumbing::Secret;
-
-/// What a call is for (agent, explorer, judge, ...): picks the model and groups the accounting.
-///
-/// Any non-empty name is valid; the constants name the roles toolsmith's methods use.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Role(String);
-
-impl Role {
-    /// The tool-using agent (ReAct, DFSDT, ...).
-    pub const AGENT: &'static str = "agent";
-    /// DRAFT's explorer, which writes queries to probe a tool.
-    pub const EXPLORER: &'static str = "explorer";
-    /// DRAFT's analyzer, which reads the exploration results.
-    pub const ANALYZER: &'static str = "analyzer";
-    /// The documentation rewriter.
-    pub const REWRITER: &'static str = "rewriter";
-    /// The evaluation judge.
-    pub const JUDGE: &'static str = "judge";
-
-    /// A role by name.
-    pub fn new(name: impl Into<String>) -> Self {
-        Self(name.into())
-    }
-
-    /// The agent role.
-    pub fn agent() -> Self {
-        Self::new(Self::AGENT)
-    }
-
-    /// The role's name.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Default for Role {
-    /// [`Role::AGENT`].
-    fn default() -> Self {
-        Self::agent()
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for Role {
-    fn from(name: &str) -> Self {
-        Self::new(name)
-    }
-}
 
 /// When and how to retry a failed request (the policy shared with every HTTP client).
 pub use toolsmith_plumbing::retry::RetrySettings;
@@ -172,7 +110,7 @@ impl LlmSettings {
     pub fn validate(&self) -> Result<()> {
         let url = reqwest::Url::parse(&self.base_url).map_err(|e| Error::Config {
             field: "base_url",
-            reason: format!("`{}`: {e}", crate::http::redact_url(&self.base_url)),
+            reason: format!("`{}`: {e}", redact_url(&self.base_url)),
         })?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Error::Config {

@@ -17,10 +17,10 @@ use async_trait::async_trait;
 use toolsmith_plumbing::text::truncate_chars;
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, FinishReason, ToolCall, Usage};
-use crate::embed::Embedder;
+use crate::embed::embedder::Embedder;
 use crate::error::{Error, Result};
-use crate::openai::estimate_usage;
-use crate::settings::Role;
+use crate::role::Role;
+use crate::tokens::estimate_usage;
 
 /// One scripted answer.
 #[derive(Clone, Debug)]

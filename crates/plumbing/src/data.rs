@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming the benchmark data folder.
-pub const ENV: &str = "TOOLSMITH_DATA";
+pub const ENV: &str = crate::env::TOOLSMITH_DATA;
 
 /// The folder searched for in the current folder and its ancestors when [`ENV`] is unset.
 pub const DEFAULT_RELATIVE: &str = "shared/data";

@@ -12,7 +12,12 @@ The plumbing every toolsmith crate needs exactly once, each piece named for what
   retries, backoff with jitter, `Retry-After` cap) and which statuses are worth retrying.
 - [`json`] writes canonical JSON (keys sorted, no whitespace) and sha256 digests, the stuff
   cache keys are made of.
+- [`store`] is the store kit of the component stores: JSON columns ([`store::to_column`],
+  [`store::from_column`]), row ids ([`row_id!`]) and the one [`store::RunId`].
 - [`text`] cuts text to a number of characters without splitting one.
+- [`env`] names every environment variable toolsmith reads, once (listed in
+  `docs/environment.md`).
+- [`runtime`] builds the tokio runtimes of code that is not async itself.
 - [`data`] finds the shared benchmark data folder (`$TOOLSMITH_DATA`, else `../shared/data`).
 - [`measure`] is what the benchmarks measure with: latency quantiles, `/proc` memory and load,
   seeded random floats.
@@ -53,11 +58,14 @@ Ok::<(), Box<dyn std::error::Error>>(())
 #![doc(test(attr(deny(warnings))))]
 
 pub mod data;
+pub mod env;
 pub mod json;
 pub mod measure;
 pub mod retry;
+pub mod runtime;
 pub mod secret;
 pub mod sqlite;
+pub mod store;
 pub mod text;
 
 pub use crate::secret::Secret;

@@ -56,15 +56,9 @@ pub enum Error {
         #[source]
         source: rusqlite::Error,
     },
-    /// A stored record could not be read back.
-    #[error("refine tables: corrupt {what}")]
-    StoredJson {
-        /// What was being read.
-        what: &'static str,
-        /// The cause.
-        #[source]
-        source: serde_json::Error,
-    },
+    /// A stored record could not be written or read back.
+    #[error("refine tables: corrupt {}", .0.what)]
+    StoredJson(#[from] toolsmith_plumbing::store::JsonColumnError),
     /// No stored run has this id.
     #[error("no refinement run {0}")]
     UnknownRun(i64),

@@ -40,8 +40,8 @@ pub use crate::easytool::EasyTool;
 pub use crate::error::{Error, Result};
 pub use crate::expnet::{ActorMode, ExpNet, ExpNetReport, ExpNetSettings, SolverFactory};
 pub use crate::observer::{NoObserver, RefineObserver};
-pub use crate::record::{Dropped, Method, Rejected, Round, RunId, Stop, Trial};
-pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunEnd, RunReport, Runner, jobs, plan};
+pub use crate::record::{Dropped, Method, Rejected, Round, RunEnd, RunId, Stop, Trial};
+pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunReport, Runner, jobs, plan};
 pub use crate::settings::{DraftSettings, EasyToolSettings};
 pub use crate::store::{RefineStore, RunInfo, RunSpec, StoredRound};
 

@@ -4,8 +4,8 @@
 use toolsmith_catalog::{ApiId, ToolId};
 use toolsmith_graph::EdgeKey;
 
+use crate::record::RunEnd;
 use crate::record::{Round, RunId};
-use crate::run::RunEnd;
 
 /// Told what a run does as it does it. Every method defaults to nothing.
 pub trait RefineObserver: Send + Sync {

@@ -2,33 +2,32 @@
 //! user can see why a doc says what it says (DRAFT's revision trajectories, Tables 9-12).
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::{DocLabel, UsageExample};
 use toolsmith_exec::FailureKind;
 
-use crate::error::Error;
+/// A stored refinement run's id (the one run id type, shared with eval's benchmark runs).
+pub use toolsmith_plumbing::store::RunId;
 
-/// A stored refinement run's id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct RunId(pub i64);
-
-impl fmt::Display for RunId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum RunEnd {
+    /// Every API and tool is done (some may have failed; see the report).
+    Finished,
+    /// The LLM budget ran out; what was done is kept and `--resume` continues.
+    Budget(String),
 }
 
-impl FromStr for RunId {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        s.trim().parse().map(Self).map_err(|_| Error::Setting {
-            field: "run",
-            reason: format!("`{s}` is not a run id (a number)"),
-        })
+impl RunEnd {
+    /// Its stored name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Finished => "finished",
+            Self::Budget(_) => "budget",
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use toolsmith_catalog::{
 
 use crate::error::{Error, Result};
 use crate::observer::RefineObserver;
-use crate::record::{Method, Round, RunId};
+use crate::record::{Method, Round, RunEnd, RunId};
 use crate::store::RefineStore;
 
 /// Characters per token in the dry-run estimate (English prose and JSON average about 4).
@@ -156,26 +156,6 @@ pub trait Refiner: Send + Sync {
     /// Off by default; DRAFT, whose rounds each rewrite the doc, turns it on.
     fn round_versions(&self) -> bool {
         false
-    }
-}
-
-/// How a run ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
-pub enum RunEnd {
-    /// Every API and tool is done (some may have failed; see the report).
-    Finished,
-    /// The LLM budget ran out; what was done is kept and `--resume` continues.
-    Budget(String),
-}
-
-impl RunEnd {
-    /// Its stored name.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Finished => "finished",
-            Self::Budget(_) => "budget",
-        }
     }
 }
 
@@ -337,7 +317,7 @@ impl<'a> Runner<'a> {
             self.describe_tools(run, tools, &refined, &mut report)
                 .await?;
         }
-        self.store.end_run(run, report.end.as_str())?;
+        self.store.end_run(run, &report.end)?;
         self.observer.stopped(&report.end);
         Ok(report)
     }
@@ -411,7 +391,9 @@ impl<'a> Runner<'a> {
             doc,
         };
         let mut catalog = toolsmith_plumbing::sqlite::lock(self.catalog);
-        Ok(catalog.add_doc(target, new, false)?.version)
+        Ok(catalog
+            .add_doc(target, new, toolsmith_catalog::Activate::IfNoneActive)?
+            .version)
     }
 
     async fn describe_tools(
@@ -536,7 +518,11 @@ impl ApiSink<'_> {
         };
         let mut catalog = toolsmith_plumbing::sqlite::lock(self.runner.catalog);
         let target = DocTarget::Api(self.api.clone());
-        Ok(Some(catalog.add_doc(&target, new, false)?.version))
+        Ok(Some(
+            catalog
+                .add_doc(&target, new, toolsmith_catalog::Activate::IfNoneActive)?
+                .version,
+        ))
     }
 }
 

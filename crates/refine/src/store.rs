@@ -8,12 +8,14 @@ use std::sync::MutexGuard;
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use toolsmith_catalog::{ApiId, ToolId};
+use toolsmith_catalog::{ApiId, DocLabel, ToolId};
 use toolsmith_plumbing::sqlite::{Migrations, SharedConnection};
 
 use crate::error::{Error, Result};
-use crate::record::{Method, Round, RunId};
+use crate::record::{Method, Round, RunEnd, RunId};
+use toolsmith_exec::Mode;
 use toolsmith_plumbing::sqlite::{now_ms, write_transaction};
+use toolsmith_plumbing::store::{from_column, to_column};
 
 /// refine's schema; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -54,9 +56,9 @@ pub struct RunSpec {
     /// The method's settings as JSON (its settings struct).
     pub settings: serde_json::Value,
     /// Where calls went (`simulate`, `live`, `replay`, ...).
-    pub mode: String,
+    pub mode: Mode,
     /// The doc label refinement starts from.
-    pub from_label: String,
+    pub from_label: DocLabel,
 }
 
 /// A stored run's header.
@@ -70,8 +72,8 @@ pub struct RunInfo {
     pub created_ms: i64,
     /// When it ended, if it did.
     pub finished_ms: Option<i64>,
-    /// How it ended (`finished`, `budget`, ...), if it did.
-    pub ended: Option<String>,
+    /// How it ended, if it did.
+    pub ended: Option<RunEnd>,
 }
 
 /// A round as stored, with its run and API.
@@ -98,12 +100,14 @@ fn db(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
     move |source| Error::Store { context, source }
 }
 
-fn to_json<T: Serialize>(what: &'static str, value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|source| Error::StoredJson { what, source })
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|source| Error::StoredJson { what, source })
+/// A stored run end: its JSON, or the bare name rows written before it was JSON kept
+/// (`finished`, `budget`; the budget's message was not stored then).
+fn read_end(text: &str) -> Result<RunEnd> {
+    match text {
+        "finished" => Ok(RunEnd::Finished),
+        "budget" => Ok(RunEnd::Budget(String::new())),
+        json => Ok(from_column("run end", json)?),
+    }
 }
 
 /// The `refine_done` key of a tool (APIs use their id, which always has a `/`).
@@ -135,7 +139,7 @@ impl RefineStore {
         let conn = self.conn();
         conn.execute(
             "INSERT INTO refine_runs (method, spec, created_ms) VALUES (?1, ?2, ?3)",
-            params![spec.method.as_str(), to_json("run spec", spec)?, now_ms()],
+            params![spec.method.as_str(), to_column("run spec", spec)?, now_ms()],
         )
         .map_err(db("creating a refinement run"))?;
         Ok(RunId(conn.last_insert_rowid()))
@@ -147,7 +151,14 @@ impl RefineStore {
             .query_row(
                 "SELECT spec, created_ms, finished_ms, ended FROM refine_runs WHERE id = ?1",
                 [id.0],
-                |r| Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                    ))
+                },
             )
             .optional()
             .map_err(db(format!("reading run {id}")))?
@@ -155,10 +166,10 @@ impl RefineStore {
             .and_then(|(spec, created_ms, finished_ms, ended)| {
                 Ok(RunInfo {
                     id,
-                    spec: from_json("run spec", &spec)?,
+                    spec: from_column("run spec", &spec)?,
                     created_ms,
                     finished_ms,
-                    ended,
+                    ended: ended.as_deref().map(read_end).transpose()?,
                 })
             })
     }
@@ -187,8 +198,9 @@ impl RefineStore {
             .map_err(db("finding the latest run"))
     }
 
-    /// Marks a run ended, saying how (`finished`, `budget`, `failed`).
-    pub fn end_run(&self, id: RunId, how: &str) -> Result<()> {
+    /// Marks a run ended, saying how.
+    pub fn end_run(&self, id: RunId, how: &RunEnd) -> Result<()> {
+        let how = to_column("run end", how)?;
         self.conn()
             .execute(
                 "UPDATE refine_runs SET finished_ms = ?2, ended = ?3 WHERE id = ?1",
@@ -205,7 +217,7 @@ impl RefineStore {
             .map_err(db(format!("starting round {} of {api}", round.round)))?;
         tx.execute(
             "INSERT OR REPLACE INTO refine_rounds (run, api, round, record, stored_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run.0, api.to_string(), round.round, to_json("round", round)?, now_ms()],
+            params![run.0, api.to_string(), round.round, to_column("round", round)?, now_ms()],
         )
         .map_err(db(format!("storing round {} of {api}", round.round)))?;
         tx.commit()
@@ -222,7 +234,9 @@ impl RefineStore {
             .query_map(params![run.0, api.to_string()], |r| r.get::<_, String>(0))
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(db(format!("reading the rounds of {api}")))?;
-        rows.iter().map(|text| from_json("round", text)).collect()
+        rows.iter()
+            .map(|text| Ok(from_column("round", text)?))
+            .collect()
     }
 
     /// Every stored round of one API, across runs, oldest run first: its revision history.
@@ -248,9 +262,9 @@ impl RefineStore {
             .map(|(run, method, record)| {
                 Ok(StoredRound {
                     run: RunId(run),
-                    method: from_json("method", &format!("\"{method}\""))?,
+                    method: from_column("method", &format!("\"{method}\""))?,
                     api: api.clone(),
-                    round: from_json("round", &record)?,
+                    round: from_column("round", &record)?,
                 })
             })
             .collect()
@@ -344,8 +358,8 @@ mod tests {
             method: Method::Draft,
             apis: vec![api.clone()],
             settings: serde_json::json!({}),
-            mode: "simulate".into(),
-            from_label: "original".into(),
+            mode: Mode::Simulate,
+            from_label: "original".parse().unwrap(),
         };
         let run = store.create_run(&spec).unwrap();
         assert_eq!(store.run(run).unwrap().spec, spec);
@@ -359,5 +373,39 @@ mod tests {
         assert_eq!(store.history(&api).unwrap().len(), 2);
         assert_eq!(store.latest_run().unwrap(), Some(run));
         assert!(matches!(store.run(RunId(99)), Err(Error::UnknownRun(99))));
+    }
+
+    #[test]
+    fn a_run_end_reads_back_typed_and_old_rows_read_too() {
+        let store = RefineStore::in_memory().unwrap();
+        let spec = RunSpec {
+            method: Method::EasyTool,
+            apis: Vec::new(),
+            settings: serde_json::json!({}),
+            mode: Mode::Replay,
+            from_label: "draft.r2".parse().unwrap(),
+        };
+        let run = store.create_run(&spec).unwrap();
+        assert_eq!(store.run(run).unwrap().ended, None);
+        let end = RunEnd::Budget("100 calls".to_owned());
+        store.end_run(run, &end).unwrap();
+        assert_eq!(store.run(run).unwrap().ended, Some(end));
+        // A row written when the end was its bare name.
+        store
+            .conn()
+            .execute(
+                "UPDATE refine_runs SET ended = 'finished' WHERE id = ?1",
+                [run.0],
+            )
+            .unwrap();
+        assert_eq!(store.run(run).unwrap().ended, Some(RunEnd::Finished));
+        store
+            .conn()
+            .execute(
+                "UPDATE refine_runs SET ended = 'teleported' WHERE id = ?1",
+                [run.0],
+            )
+            .unwrap();
+        assert!(matches!(store.run(run), Err(Error::StoredJson(_))));
     }
 }

@@ -32,7 +32,7 @@
 //! ]"#;
 //! let batch = read_bytes("films.json".as_ref(), functions, &ImportOptions::default())?;
 //! let mut store = Store::in_memory()?;
-//! store.import(&batch, false)?;
+//! store.import(&batch, toolsmith_catalog::Activate::IfNoneActive)?;
 //! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
 //! let bm25 = Bm25Index::build(Arc::new(Corpus::from_catalog(&catalog)), Bm25Settings::default());
 //! let hits = bm25.search("films Sofia Coppola directed", 1, &Filter::default()).await?;

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 use toolsmith_plumbing::Secret;
 
-use crate::http::ApiError;
+use crate::api_error::ApiError;
 
 /// Which `Host` headers (and browser `Origin`s on `/mcp`) the server answers.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use toolsmith_plumbing::Secret;
 
-use crate::error::Error;
+pub use crate::api_error::ApiError;
 use crate::guard::{HostPolicy, authorized, check_host, unauthorized};
 use crate::mcp::{routed_service, session_manager};
 use crate::mcp_endpoint::{self, Endpoint};
@@ -54,62 +54,6 @@ pub struct HttpOptions {
     /// `Host` names answered besides the loopback ones, added to
     /// [`ServeSettings::allowed_hosts`](crate::ServeSettings::allowed_hosts) (see [`HostPolicy`]).
     pub allowed_hosts: Vec<String>,
-}
-
-/// An error as the API returns it: `{"error": {"code", "message"}}` with a status.
-#[derive(Debug)]
-pub struct ApiError {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-    extra: Option<Value>,
-}
-
-impl ApiError {
-    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            code,
-            message: message.into(),
-            extra: None,
-        }
-    }
-}
-
-impl From<Error> for ApiError {
-    fn from(err: Error) -> Self {
-        let status = match &err {
-            Error::UnknownTool { .. } | Error::UnknownHandle(_) | Error::RunNotFound(_) => {
-                StatusCode::NOT_FOUND
-            }
-            Error::BadRequest(_) | Error::Jq(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            Error::NoSandbox | Error::SolveUnavailable => StatusCode::SERVICE_UNAVAILABLE,
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        if !err.is_client_error() {
-            // The cause stays in the log; the caller gets a generic message.
-            tracing::error!(error = %err, source = ?std::error::Error::source(&err), "request failed");
-            return Self::new(status, err.code(), "internal error; see the server log");
-        }
-        let extra = match &err {
-            Error::UnknownTool { closest, .. } => Some(json!({ "closest": closest })),
-            _ => None,
-        };
-        Self {
-            extra,
-            ..Self::new(status, err.code(), err.to_string())
-        }
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut error = json!({"code": self.code, "message": self.message});
-        if let (Some(Value::Object(extra)), Some(map)) = (self.extra, error.as_object_mut()) {
-            map.extend(extra);
-        }
-        (self.status, Json(json!({ "error": error }))).into_response()
-    }
 }
 
 /// A JSON body whose rejections are [`ApiError`]s (`invalid_json`, `payload_too_large`).

@@ -36,7 +36,7 @@
 //!     "responses": {"200": {"description": "Movies", "content": {"application/json": {"schema": {
 //!       "type": "object", "properties": {"results": {"type": "array", "items": {"type": "string"}}}}}}}}}}}}"#;
 //! let mut store = Store::in_memory()?;
-//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, false)?;
+//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, toolsmith_catalog::Activate::IfNoneActive)?;
 //! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
 //! let book = Arc::new(ApiBook::from_catalog(&catalog));
 //! let corpus = Arc::new(Corpus::from_catalog(&catalog));
@@ -74,6 +74,7 @@ pub use crate::settings::{SHUTDOWN_GRACE, ServeSettings};
 /// Stops a server ([`HttpOptions::stop`], the shutdown future of [`serve`]).
 pub use tokio_util::sync::CancellationToken;
 
+mod api_error;
 mod error;
 mod guard;
 mod http;

@@ -16,8 +16,8 @@ use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 
+use crate::api_error::ApiError;
 use crate::guard::{HostPolicy, check_origin};
-use crate::http::ApiError;
 
 /// The header that names a client's MCP session.
 const SESSION_HEADER: &str = "mcp-session-id";

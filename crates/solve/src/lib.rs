@@ -33,7 +33,7 @@
 //!     "parameters": [{"name": "query", "in": "query", "required": true, "schema": {"type": "string"}}],
 //!     "responses": {"200": {"description": "ok"}}}}}}"#;
 //! let mut store = Store::in_memory()?;
-//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, false)?;
+//! store.import(&read_bytes("movies.json".as_ref(), spec, &ImportOptions::default())?, toolsmith_catalog::Activate::IfNoneActive)?;
 //! let catalog = store.catalog(&DocSelector::Active, &Scope::default())?;
 //! let entries: Vec<_> = catalog.apis().map(|(_, api)| api.clone()).collect();
 //! let search = "movies/search_movie".parse()?;

@@ -31,20 +31,11 @@ pub use crate::example_api::{
 };
 #[cfg(feature = "mcp-fixture")]
 pub use crate::mcp_fixture::{McpFixture, McpFixtureScript, McpHttpFixture};
+pub use crate::runtime::runtime;
 
 mod error;
 #[cfg(feature = "example-api")]
 mod example_api;
 #[cfg(feature = "mcp-fixture")]
 mod mcp_fixture;
-
-/// A current-thread tokio runtime with timers and I/O, for a server's `main`.
-pub fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            context: "starting the async runtime".to_owned(),
-            source,
-        })
-}
+mod runtime;

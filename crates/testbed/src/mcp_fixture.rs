@@ -62,7 +62,7 @@ impl McpFixture {
     /// arguments (without the program name) script it.
     pub fn main_with_args(args: impl IntoIterator<Item = String>) -> ExitCode {
         let served = McpFixtureScript::from_args(args).and_then(|script| {
-            let runtime = crate::runtime().map_err(|e| e.to_string())?;
+            let runtime = crate::runtime::runtime().map_err(|e| e.to_string())?;
             let served = runtime.block_on(Self::new().serve_stdio(&script));
             // Stdin is read on a blocking thread that a runtime's drop would
             // wait for; when the script ends the server, do not wait.

@@ -27,7 +27,7 @@ pub(crate) fn import_all(
             .with_context(|| format!("reading {}", source.display()))
             .and_then(|batch| {
                 store
-                    .import(&batch, false)
+                    .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
                     .with_context(|| format!("importing {}", source.display()))
             });
         spinner.finish_and_clear();
@@ -54,7 +54,10 @@ pub(crate) fn spec_catalog(
     };
     let mut store = Store::in_memory()?;
     if funcqa {
-        store.import(&NativeTools::funcqa().import_batch(), false)?;
+        store.import(
+            &NativeTools::funcqa().import_batch(),
+            toolsmith_catalog::Activate::IfNoneActive,
+        )?;
     }
     import_all(&mut store, &sources, *ctx.progress())?;
     if let Some(label) = &spec.doc_version {

@@ -854,7 +854,7 @@ pub struct BenchRunArgs {
 
 fn parse_tools_offered(text: &str) -> Result<toolsmith_eval::ToolsOffered, String> {
     text.parse()
-        .map_err(|e: toolsmith_eval::Error| e.to_string())
+        .map_err(|e: toolsmith_eval::BadToolsOffered| e.to_string())
 }
 
 fn parse_expansion(text: &str) -> Result<toolsmith_eval::Expansion, String> {

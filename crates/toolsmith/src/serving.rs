@@ -48,8 +48,5 @@ pub(crate) async fn service(
 
 /// A runtime with worker threads: a server answers many clients at once.
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
+    toolsmith_plumbing::runtime::multi_thread().context("starting the async runtime")
 }

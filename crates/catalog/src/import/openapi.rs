@@ -77,7 +77,14 @@ pub(crate) fn read(path: &Path, spec: &Value, options: &ImportOptions) -> Result
             let at = format!("{item_at}/{key}");
             // Multi-file specs (DigitalOcean's) make whole operations references.
             let (op, _) = resolver.deref(op, &at)?;
-            let mut api = operation(&resolver, dialect, method, route, op, shared, &at)?;
+            let site = OperationSite {
+                method,
+                route,
+                op,
+                shared,
+                at: &at,
+            };
+            let mut api = operation(&resolver, dialect, site)?;
             api.access.security = requirements.of(op);
             if let Some(first) = seen.insert(api.name.clone(), at.clone()) {
                 return Err(Error::bad(
@@ -231,16 +238,29 @@ fn tool_name_from_file(path: &Path) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One operation of a spec where the importer meets it: its method and route, its object,
+/// the parameters its path item shares with the other operations, and its JSON pointer.
+#[derive(Clone, Copy)]
+struct OperationSite<'a> {
+    method: HttpMethod,
+    route: &'a str,
+    op: &'a Value,
+    shared: Option<&'a Value>,
+    at: &'a str,
+}
+
 fn operation(
     resolver: &Resolver<'_>,
     dialect: Dialect,
-    method: HttpMethod,
-    route: &str,
-    op: &Value,
-    shared: Option<&Value>,
-    at: &str,
+    site: OperationSite<'_>,
 ) -> Result<ApiRecord> {
+    let OperationSite {
+        method,
+        route,
+        op,
+        shared,
+        at,
+    } = site;
     let path = resolver.path();
     // Our exporter keys a second API on one method and path `{path}#{api}` and keeps the
     // real path here, so an exported spec imports back to the same endpoints.

@@ -53,9 +53,34 @@ pub struct NewDoc {
     pub doc: Doc,
 }
 
-/// When a newly stored doc becomes the active one.
+/// Whether a doc a caller stores becomes the one agents see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activate {
+    /// Always: it replaces the active doc.
+    Always,
+    /// Only when nothing is active yet (a first doc); otherwise the active doc stays.
+    IfNoneActive,
+}
+
+impl From<bool> for Activate {
+    /// A command-line switch: `--activate` is [`Activate::Always`].
+    fn from(on: bool) -> Self {
+        if on { Self::Always } else { Self::IfNoneActive }
+    }
+}
+
+impl From<Activate> for Policy {
+    fn from(activate: Activate) -> Self {
+        match activate {
+            Activate::Always => Self::Always,
+            Activate::IfNoneActive => Self::IfNoneActive,
+        }
+    }
+}
+
+/// When a newly stored doc becomes the active one (an import also refreshes its own label).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Activate {
+enum Policy {
     /// Always.
     Always,
     /// When nothing is active, or the active version has the same label (a
@@ -66,9 +91,9 @@ enum Activate {
 }
 
 impl Store {
-    /// Lands a batch: all of it, or (on any error) none of it. Refined docs are
-    /// made active when `activate_refs` is set.
-    pub fn import(&mut self, batch: &ImportBatch, activate_refs: bool) -> Result<ImportReport> {
+    /// Lands a batch: all of it, or (on any error) none of it. `activate_refs` says whether
+    /// the batch's refined docs become active.
+    pub fn import(&mut self, batch: &ImportBatch, activate_refs: Activate) -> Result<ImportReport> {
         let mut report = ImportReport {
             source: batch.source.clone(),
             failures: batch.failures.iter().map(ToString::to_string).collect(),
@@ -85,11 +110,7 @@ impl Store {
         for tool in &batch.tools {
             import_tool(&tx, tool, source_id, &batch.source, &mut report)?;
         }
-        let policy = if activate_refs {
-            Activate::Always
-        } else {
-            Activate::IfNoneActive
-        };
+        let policy = Policy::from(activate_refs);
         for doc in &batch.ref_docs {
             match resolve_ref(&tx, &doc.target)? {
                 Some(target) => {
@@ -108,21 +129,17 @@ impl Store {
         Ok(report)
     }
 
-    /// Appends a doc version to a tool or API; `activate` makes it the one agents see.
+    /// Appends a doc version to a tool or API; `activate` says whether agents see it.
     pub fn add_doc(
         &mut self,
         target: &DocTarget,
         doc: NewDoc,
-        activate: bool,
+        activate: Activate,
     ) -> Result<DocVersion> {
         let tx = write_transaction(&mut self.conn).map_err(Error::store("starting a doc write"))?;
         ensure_target(&tx, target)?;
         let key = target.to_string();
-        let policy = if activate {
-            Activate::Always
-        } else {
-            Activate::IfNoneActive
-        };
+        let policy = Policy::from(activate);
         let appended = append_doc(&tx, &key, &doc, policy)?;
         let version = match appended {
             Appended::New(v) | Appended::Unchanged(v) => v,
@@ -254,7 +271,7 @@ fn import_tool(
                 tx,
                 &DocTarget::Tool(id.clone()).to_string(),
                 &doc,
-                Activate::IfSameLabelActive,
+                Policy::IfSameLabelActive,
             )?,
             report,
         );
@@ -291,7 +308,7 @@ fn import_tool(
                     tx,
                     &DocTarget::Api(api_id).to_string(),
                     &doc,
-                    Activate::IfSameLabelActive,
+                    Policy::IfSameLabelActive,
                 )?,
                 report,
             );
@@ -438,7 +455,7 @@ fn append_doc(
     tx: &Transaction<'_>,
     target: &str,
     new: &NewDoc,
-    policy: Activate,
+    policy: Policy,
 ) -> Result<Appended> {
     let examples =
         serde_json::to_string(&new.doc.examples).map_err(|e| Error::Corrupt(e.to_string()))?;
@@ -471,9 +488,9 @@ fn append_doc(
         .map_err(Error::store(format!("reading the active doc of {target}")))?;
     let activate = match (policy, active_label) {
         (_, None) => true,
-        (Activate::Always, _) => true,
-        (Activate::IfSameLabelActive, Some(label)) => label.as_deref() == Some(new.label.as_str()),
-        (Activate::IfNoneActive, Some(_)) => false,
+        (Policy::Always, _) => true,
+        (Policy::IfSameLabelActive, Some(label)) => label.as_deref() == Some(new.label.as_str()),
+        (Policy::IfNoneActive, Some(_)) => false,
     };
     if activate {
         tx.prepare_cached("INSERT INTO active_docs (target, doc_id) VALUES (?1, ?2) ON CONFLICT(target) DO UPDATE SET doc_id = excluded.doc_id")

@@ -75,7 +75,9 @@ fn two_apis_on_one_path_are_disambiguated_and_reported() {
     )
     .unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();
@@ -142,7 +144,9 @@ fn toolenv2404_exports_finish_and_validate() {
     )
     .unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog: Catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

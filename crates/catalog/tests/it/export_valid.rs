@@ -18,7 +18,7 @@ fn import(name: &str, text: &str) -> (Store, Catalog) {
     store
         .import(
             &read_source(&path, &ImportOptions::default()).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
     let catalog = store
@@ -78,7 +78,9 @@ fn an_exported_multi_file_spec_validates() {
     )
     .unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

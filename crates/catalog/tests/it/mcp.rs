@@ -19,7 +19,9 @@ fn a_tool_list_file_is_detected_and_imported() {
     let batch = read_source(&path, &ImportOptions::default()).unwrap();
     assert_eq!(batch.format, Some(Format::McpTools));
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let api = store.api(&"echo_server/echo".parse().unwrap()).unwrap();
     assert_eq!(
         api.api.endpoint,
@@ -46,13 +48,13 @@ fn reimporting_a_changed_list_updates_the_tool_in_place() {
     store
         .import(
             &read_bytes(name, one.to_string().as_bytes(), &options).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
     let report = store
         .import(
             &read_bytes(name, two.to_string().as_bytes(), &options).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
     assert_eq!(
@@ -84,7 +86,9 @@ fn our_mcp_export_reads_back_with_the_same_arguments() {
     .unwrap();
     assert_eq!(batch.format, Some(Format::McpTools));
     let mut again = Store::in_memory().unwrap();
-    again.import(&batch, false).unwrap();
+    again
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let view2 = again
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

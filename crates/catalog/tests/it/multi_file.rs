@@ -102,7 +102,9 @@ fn a_multi_file_spec_imports_with_descriptions_and_parameters() {
     )
     .unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
 
     let id: ApiId = "things/listthings".parse().unwrap();
     let list = store.api(&id).unwrap();
@@ -262,7 +264,9 @@ content:
     )
     .unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let id: ApiId = "boxes/create_box".parse().unwrap();
     let api = store.api(&id).unwrap();
     let schema = api.api.response_schema.as_ref().unwrap().to_string();

@@ -57,7 +57,7 @@ fn import_text(name: &str, text: &str) -> Store {
     store
         .import(
             &read_source(&path, &ImportOptions::default()).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
     store

@@ -7,7 +7,9 @@ use toolsmith_catalog::{
 
 fn import(store: &mut Store, relative: &str) -> toolsmith_catalog::ImportReport {
     let batch = read_source(&data_path(relative), &ImportOptions::default()).unwrap();
-    store.import(&batch, false).unwrap()
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap()
 }
 
 #[test]
@@ -182,7 +184,7 @@ fn openai_function_lists_import_as_one_tool() {
     store
         .import(
             &read_source(&path, &ImportOptions::default()).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
     let api = store.api(&"calc/add".parse().unwrap()).unwrap();
@@ -212,7 +214,9 @@ fn toolenv2404_archive_imports_every_tool_file() {
         .count();
     assert_eq!(located, batch.api_count(), "every RapidAPI API has a URL");
     let mut store = Store::in_memory().unwrap();
-    let report = store.import(&batch, false).unwrap();
+    let report = store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     assert_eq!((report.tools_added, report.apis_added), (12_301, 46_803));
     // Tool names that collide across categories get distinct ids; both resolve by their ToolBench name.
     assert!(store.resolve_tool("tb:abc").unwrap().len() > 1);

@@ -17,7 +17,7 @@ fn pets(store: &mut Store) {
     store
         .import(
             &read_source(&path, &ImportOptions::default()).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
 }
@@ -36,7 +36,7 @@ fn new_versions_append_and_rollback_reactivates() {
                 source: "test".into(),
                 doc: Doc::text("Better words."),
             },
-            true,
+            toolsmith_catalog::Activate::Always,
         )
         .unwrap();
     assert_eq!((v2.version, v2.active), (2, true));
@@ -67,7 +67,7 @@ fn reimport_does_not_displace_a_chosen_refinement() {
                 source: "t".into(),
                 doc: Doc::text("Refined."),
             },
-            true,
+            toolsmith_catalog::Activate::Always,
         )
         .unwrap();
     pets(&mut store);
@@ -105,7 +105,9 @@ fn a_failing_import_leaves_the_store_unchanged() {
         },
     )
     .unwrap();
-    let report = store.import(&batch, false).unwrap();
+    let report = store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     assert_eq!(report.apis_added, 1);
     assert_eq!(report.failures.len(), 1);
     assert!(
@@ -160,7 +162,7 @@ fn two_connections_write_doc_versions_to_one_file_at_once() {
                                 source: "test".into(),
                                 doc: Doc::text(format!("{who} writer, version {i}.")),
                             },
-                            false,
+                            toolsmith_catalog::Activate::IfNoneActive,
                         )
                         .map_err(|e| format!("{who} writer, write {i}: {e}"))?;
                 }

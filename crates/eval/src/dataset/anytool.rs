@@ -12,7 +12,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::dataset::{GoldApi, bad, read_items};
+use crate::dataset::query::GoldApi;
+use crate::dataset::read::{bad, read_items};
 use crate::error::Result;
 
 /// One AnyToolBench query.

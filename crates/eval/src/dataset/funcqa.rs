@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dataset::{bad, read_items};
+use crate::dataset::read::{bad, read_items};
 use crate::error::Result;
 
 /// One FuncQA question.
@@ -102,14 +102,16 @@ const CALCULATION: &str = "calculation";
 impl FuncQaItem {
     /// The item as a benchmark query: its gold path is the solving calls in order (APIs of
     /// the built-in tool `funcqa`), its gold answer the number.
-    pub fn to_query(&self) -> crate::dataset::Query {
-        crate::dataset::Query {
+    pub fn to_query(&self) -> crate::dataset::query::Query {
+        crate::dataset::query::Query {
             id: self.id.clone(),
             text: self.question.clone(),
             gold: self
                 .calls
                 .iter()
-                .map(|c| crate::dataset::GoldApi::Named(format!("{FUNCQA_TOOL}/{}", c.function)))
+                .map(|c| {
+                    crate::dataset::query::GoldApi::Named(format!("{FUNCQA_TOOL}/{}", c.function))
+                })
                 .collect(),
             candidates: Vec::new(),
             answer: Some(self.answer),

@@ -23,12 +23,17 @@ use serde::Serialize;
 use serde_json::Value;
 use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 pub(crate) mod anytool;
 mod expression;
 pub(crate) mod funcqa;
+mod query;
+mod read;
 pub(crate) mod tooleval;
+
+pub use query::{GoldApi, Query};
+use read::{bad, file_stem, read_items};
 
 pub use anytool::load_anytoolbench;
 pub use funcqa::load_funcqa;
@@ -41,60 +46,6 @@ pub struct Dataset {
     pub name: String,
     /// The queries, in file order.
     pub queries: Vec<Query>,
-}
-
-/// One benchmark query.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Query {
-    /// The file's query id, or the position in the file (from 0) when it has none. Queries
-    /// merged from several files are prefixed with the file's stem (`G1_tool/394`).
-    pub id: String,
-    /// What the user asks.
-    pub text: String,
-    /// The APIs a correct solution calls, as the file names them, in the file's order.
-    pub gold: Vec<GoldApi>,
-    /// The candidate APIs the file offers with the query (`api_list` of DRAFT's RestBench and
-    /// of ToolBench files), in the file's order; empty when the file has none. DRAFT's TMDB
-    /// file lists the gold APIs first: shuffle before showing them to a model.
-    pub candidates: Vec<GoldApi>,
-    /// The gold answer, for datasets scored by their answer (FuncQA's number).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub answer: Option<f64>,
-}
-
-/// A gold API as a dataset names it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(untagged)]
-pub enum GoldApi {
-    /// A name the catalog resolves on its own: `GET /search/person` (RestGPT) or
-    /// `GET_search_person` (DRAFT).
-    Named(String),
-    /// A ToolBench API: the tool's and the API's names as RapidAPI spells them.
-    ToolBench {
-        /// The tool name (`TheClique`).
-        tool: String,
-        /// The API name (`Transfermarkt search`).
-        api: String,
-    },
-}
-
-impl std::fmt::Display for GoldApi {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Named(name) => f.write_str(name),
-            Self::ToolBench { tool, api } => write!(f, "{tool} / {api}"),
-        }
-    }
-}
-
-impl GoldApi {
-    /// The catalog APIs this name refers to (empty when none).
-    pub fn resolve(&self, store: &Store) -> Result<Vec<ApiId>> {
-        Ok(match self {
-            Self::Named(name) => store.resolve_api(name)?,
-            Self::ToolBench { tool, api } => store.resolve_toolbench_api(tool, api)?,
-        })
-    }
 }
 
 /// A query whose gold APIs are catalog ids.
@@ -291,46 +242,6 @@ pub fn load_merged(name: &str, paths: &[PathBuf]) -> Result<Dataset> {
         name: name.to_owned(),
         queries,
     })
-}
-
-fn file_stem(path: &Path) -> String {
-    path.file_stem().map_or_else(
-        || path.display().to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    )
-}
-
-/// Reads and parses a JSON file.
-fn read_json(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|source| Error::Json {
-        path: path.to_owned(),
-        source,
-    })
-}
-
-/// Reads a JSON file holding an array of items.
-fn read_items(path: &Path) -> Result<Vec<Value>> {
-    match read_json(path)? {
-        Value::Array(items) => Ok(items),
-        other => Err(bad(
-            path,
-            format!(
-                "expected a JSON array of queries, found {}",
-                toolsmith_plumbing::json::type_name(&other)
-            ),
-        )),
-    }
-}
-
-fn bad(path: &Path, reason: impl Into<String>) -> Error {
-    Error::BadDataset {
-        path: path.to_owned(),
-        reason: reason.into(),
-    }
 }
 
 const RELEVANT: &str = "relevant APIs";

@@ -15,7 +15,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::dataset::{bad, file_stem, read_json};
+use crate::dataset::read::{bad, file_stem, read_json};
 use crate::error::{Error, Result};
 
 /// The function every ToolBench solver ends with; not a tool of the query.

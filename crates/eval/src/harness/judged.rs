@@ -13,11 +13,12 @@ use toolsmith_catalog::ApiId;
 use toolsmith_solve::TraceEvent;
 
 use crate::error::Result;
+use crate::harness::query::QueryJudgement;
 use crate::harness::store::{BenchStore, RunId, StoredResult};
 use crate::judge::{Judge, JudgeCase, JudgeUsage};
 use crate::metrics::Rate;
 use crate::metrics::pass_rate::{
-    Draws, PassRateSettings, SampleVerdict, anytool_query_judged, tooleval_query_judged,
+    Draws, PassRateSettings, anytool_query_judged, tooleval_query_judged,
 };
 use crate::metrics::variance::{MeanStd, mean_std};
 use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
@@ -51,20 +52,6 @@ impl Default for JudgeSettings {
     fn default() -> Self {
         Self::PAPER
     }
-}
-
-/// One judge run's verdicts on one query.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QueryJudgement {
-    /// ToolEval's samples.
-    pub tooleval_samples: Vec<SampleVerdict>,
-    /// ToolEval's per-query vote (`None`: no samples).
-    pub tooleval_pass: Option<bool>,
-    /// AnyTool's 3-vote majority of Solved.
-    pub anytool_pass: bool,
-    /// What judging this query cost (zero in judgements stored before it was counted).
-    #[serde(default)]
-    pub usage: JudgeUsage,
 }
 
 /// A run's judged pass rates, in percent, over its judge runs.

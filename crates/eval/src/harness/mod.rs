@@ -11,17 +11,20 @@
 
 mod judged;
 mod observer;
+pub(crate) mod offered;
+mod query;
 mod runner;
 mod score;
 mod spec;
 mod store;
 
 pub use judged::{
-    JudgeSettings, PassRates, QueryJudgement, WinRateReport, judge_pass_rates, judge_win_rate,
-    solvability_scope,
+    JudgeSettings, PassRates, WinRateReport, judge_pass_rates, judge_win_rate, solvability_scope,
 };
 pub use observer::{BenchObserver, Quiet};
-pub use runner::{Harness, QueryResult, SolverFactory};
+pub use offered::{BadToolsOffered, ToolsOffered};
+pub use query::{QueryJudgement, QueryResult};
+pub use runner::{Harness, SolverFactory};
 pub use score::{ComparedRun, Comparison, QueryScores, RunSummary};
-pub use spec::{BenchSpec, Expansion, SolverKind, ToolsOffered};
+pub use spec::{BenchSpec, Expansion, SolverKind};
 pub use store::{BenchRun, BenchStore, RetrievalResult, RunId, StoredResult, StoredRetrieval};

@@ -21,6 +21,7 @@ use toolsmith_solve::{
 use crate::dataset::ResolvedQuery;
 use crate::error::{Error, Result};
 use crate::harness::observer::BenchObserver;
+use crate::harness::query::QueryResult;
 use crate::harness::score::{QueryScores, RunSummary};
 use crate::harness::spec::{BenchSpec, ToolsOffered};
 use crate::harness::store::{BenchStore, RunId};
@@ -40,22 +41,6 @@ where
     fn solver(&self, runtime: Runtime) -> Box<dyn Solver> {
         self(runtime)
     }
-}
-
-/// One query's finished work: the solver's run (the typed trace), the record the metrics
-/// read, and the scores.
-#[derive(Clone, Debug)]
-pub struct QueryResult {
-    /// The query's id in the dataset.
-    pub query_id: String,
-    /// The solver's run, trace included.
-    pub run: Run,
-    /// What the metrics read of it.
-    pub record: RunRecord,
-    /// The APIs offered (at the start, plus those `search_tools` found).
-    pub offered: Vec<ApiId>,
-    /// Its scores.
-    pub scores: QueryScores,
 }
 
 /// Runs a solver over a dataset. The runtime is a template: each query gets a clone with a

@@ -3,15 +3,15 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use toolsmith_catalog::DocLabel;
 use toolsmith_exec::Mode;
 use toolsmith_solve::Protocol;
 
 use crate::benchmark::Benchmark;
-use crate::error::{Error, Result};
+use crate::error::Result;
+pub(super) use crate::harness::offered::ToolsOffered;
 
 /// The solvers a run can use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -42,70 +42,6 @@ impl SolverKind {
 impl fmt::Display for SolverKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// Which tools a solver is offered for each query.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ToolsOffered {
-    /// The query's own candidate list (DRAFT's 5 TMDB candidates, ToolBench's `api_list`),
-    /// shuffled with the run's seed.
-    Candidates,
-    /// The top K APIs a retriever finds for the query text.
-    Retrieve(usize),
-    /// Only the `search_tools` meta-tool: the solver finds tools itself.
-    SearchTool,
-    /// Every API of the catalog (RestGPT offers the whole TMDB spec).
-    All,
-}
-
-impl fmt::Display for ToolsOffered {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Candidates => f.write_str("candidates"),
-            Self::Retrieve(k) => write!(f, "retrieve:{k}"),
-            Self::SearchTool => f.write_str("search-tool"),
-            Self::All => f.write_str("all"),
-        }
-    }
-}
-
-impl FromStr for ToolsOffered {
-    type Err = Error;
-
-    /// `candidates`, `retrieve:K` (K > 0), `search-tool` or `all`.
-    fn from_str(s: &str) -> Result<Self> {
-        let bad = || {
-            Error::BadSpec(format!(
-                "tools offered `{s}`: use candidates, retrieve:K, search-tool or all"
-            ))
-        };
-        Ok(match s {
-            "candidates" => Self::Candidates,
-            "search-tool" => Self::SearchTool,
-            "all" => Self::All,
-            other => {
-                let k = other
-                    .strip_prefix("retrieve:")
-                    .and_then(|k| k.parse::<usize>().ok())
-                    .filter(|k| *k > 0)
-                    .ok_or_else(bad)?;
-                Self::Retrieve(k)
-            }
-        })
-    }
-}
-
-impl Serialize for ToolsOffered {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for ToolsOffered {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -247,7 +183,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tools_offered_round_trip_through_their_names() -> Result<()> {
+    fn tools_offered_round_trip_through_their_names()
+    -> std::result::Result<(), Box<dyn std::error::Error>> {
         for (text, tools) in [
             ("candidates", ToolsOffered::Candidates),
             ("retrieve:10", ToolsOffered::Retrieve(10)),

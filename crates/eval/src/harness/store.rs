@@ -6,9 +6,7 @@
 //! `bench retrieval` measurement ([`RetrievalResult`]) for the report's NDCG@k curves.
 
 use std::collections::HashSet;
-use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
 use std::sync::MutexGuard;
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -19,13 +17,13 @@ use toolsmith_retrieve::Method;
 use toolsmith_solve::{Finish, Run};
 
 use crate::error::{Error, Result};
-use crate::harness::judged::QueryJudgement;
-use crate::harness::runner::QueryResult;
+use crate::harness::query::{QueryJudgement, QueryResult};
 use crate::harness::score::{QueryScores, RunSummary};
 use crate::harness::spec::BenchSpec;
 use crate::metrics::win_rate::PairedVerdict;
 use crate::run::RunRecord;
 use toolsmith_plumbing::sqlite::{now_ms, write_transaction};
+use toolsmith_plumbing::store::{from_column, to_column};
 
 /// eval's schema, the component `eval` of `toolsmith_migrations`; append only.
 const MIGRATIONS: Migrations = Migrations::new(
@@ -80,26 +78,8 @@ CREATE TABLE bench_preferences (
     ],
 );
 
-/// A stored benchmark run's id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct RunId(pub i64);
-
-impl fmt::Display for RunId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-impl FromStr for RunId {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        s.trim()
-            .parse()
-            .map(Self)
-            .map_err(|_| Error::BadSpec(format!("`{s}` is not a run id (a number)")))
-    }
-}
+/// A stored benchmark run's id (the one run id type, shared with refine's runs).
+pub use toolsmith_plumbing::store::RunId;
 
 /// A stored run's header.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -174,14 +154,6 @@ fn db(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
     move |source| Error::Store { context, source }
 }
 
-fn to_json<T: Serialize>(what: &'static str, value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|source| Error::StoredJson { what, source })
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|source| Error::StoredJson { what, source })
-}
-
 impl BenchStore {
     /// Opens eval's tables in the database at `path` (the catalog file), creating and
     /// migrating them as needed.
@@ -207,7 +179,7 @@ impl BenchStore {
         let conn = self.conn();
         conn.execute(
             "INSERT INTO bench_runs (name, spec, created_ms) VALUES (?1, ?2, ?3)",
-            params![spec.name, to_json("run spec", spec)?, now_ms()],
+            params![spec.name, to_column("run spec", spec)?, now_ms()],
         )
         .map_err(db("creating a benchmark run"))?;
         Ok(RunId(conn.last_insert_rowid()))
@@ -253,10 +225,10 @@ impl BenchStore {
                 run.0,
                 result.query_id,
                 result.run.finish.as_str(),
-                to_json("trace", &result.run)?,
-                to_json("run record", &result.record)?,
-                to_json("offered APIs", &result.offered)?,
-                to_json("scores", &result.scores)?,
+                to_column("trace", &result.run)?,
+                to_column("run record", &result.record)?,
+                to_column("offered APIs", &result.offered)?,
+                to_column("scores", &result.scores)?,
                 now_ms()
             ],
         )
@@ -282,7 +254,7 @@ impl BenchStore {
             .conn()
             .execute(
                 "UPDATE bench_runs SET name = ?2, spec = ?3 WHERE id = ?1",
-                params![run.0, spec.name, to_json("run spec", spec)?],
+                params![run.0, spec.name, to_column("run spec", spec)?],
             )
             .map_err(db(format!("updating run {run}")))?;
         if changed == 0 {
@@ -314,7 +286,7 @@ impl BenchStore {
             .and_then(Iterator::collect)
             .map_err(db(format!("reading the scores of run {run}")))?;
         rows.into_iter()
-            .map(|(id, scores)| Ok((id, from_json("scores", &scores)?)))
+            .map(|(id, scores)| Ok((id, from_column("scores", &scores)?)))
             .collect()
     }
 
@@ -340,7 +312,7 @@ impl BenchStore {
                     run.0,
                     query_id,
                     i64::try_from(judge_run).unwrap_or(i64::MAX),
-                    to_json("judgement", judgement)?,
+                    to_column("judgement", judgement)?,
                     now_ms()
                 ],
             )
@@ -366,7 +338,7 @@ impl BenchStore {
                 Ok((
                     query,
                     usize::try_from(judge_run).unwrap_or(0),
-                    from_json("judgement", &text)?,
+                    from_column("judgement", &text)?,
                 ))
             })
             .collect()
@@ -390,7 +362,7 @@ impl BenchStore {
                     reference.0,
                     query_id,
                     i64::try_from(round).unwrap_or(i64::MAX),
-                    to_json("preference", verdict)?,
+                    to_column("preference", verdict)?,
                     now_ms()
                 ],
             )
@@ -425,7 +397,7 @@ impl BenchStore {
                 Ok((
                     query,
                     usize::try_from(round).unwrap_or(0),
-                    from_json("preference", &text)?,
+                    from_column("preference", &text)?,
                 ))
             })
             .collect()
@@ -452,10 +424,10 @@ impl BenchStore {
             .map(|(query_id, trace, record, offered, scores)| {
                 Ok(StoredResult {
                     query_id,
-                    run: from_json("trace", &trace)?,
-                    record: from_json("run record", &record)?,
-                    offered: from_json("offered APIs", &offered)?,
-                    scores: from_json("scores", &scores)?,
+                    run: from_column("trace", &trace)?,
+                    record: from_column("run record", &record)?,
+                    offered: from_column("offered APIs", &offered)?,
+                    scores: from_column("scores", &scores)?,
                 })
             })
             .collect()
@@ -471,7 +443,7 @@ impl BenchStore {
                 result.dataset,
                 result.method.as_str(),
                 result.doc_version.as_ref().map(DocLabel::to_string),
-                to_json("retrieval result", result)?,
+                to_column("retrieval result", result)?,
                 now_ms()
             ],
         )
@@ -495,7 +467,7 @@ impl BenchStore {
                 Ok(StoredRetrieval {
                     id,
                     created_ms,
-                    result: from_json("retrieval result", &result)?,
+                    result: from_column("retrieval result", &result)?,
                 })
             })
             .collect()
@@ -517,10 +489,10 @@ impl BenchStore {
         };
         Ok(Some(StoredResult {
             query_id: query_id.to_owned(),
-            run: from_json("trace", &trace)?,
-            record: from_json("run record", &record)?,
-            offered: from_json("offered APIs", &offered)?,
-            scores: from_json("scores", &scores)?,
+            run: from_column("trace", &trace)?,
+            record: from_column("run record", &record)?,
+            offered: from_column("offered APIs", &offered)?,
+            scores: from_column("scores", &scores)?,
         }))
     }
 }
@@ -549,7 +521,7 @@ impl RawRun {
         Ok(BenchRun {
             id: RunId(self.id),
             name: self.name,
-            spec: from_json("run spec", &self.spec)?,
+            spec: from_column("run spec", &self.spec)?,
             created_ms: self.created_ms,
             finished_ms: self.finished_ms,
         })

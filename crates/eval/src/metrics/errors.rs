@@ -14,7 +14,7 @@ use toolsmith_catalog::ApiId;
 
 use toolsmith_solve::Finish;
 
-use crate::run::{CallOutcome, CallRecord, CalledApi, RunRecord};
+use crate::run::{CallRecord, CallStatus, CalledApi, RunRecord};
 
 /// A kind of failure, in priority order: [`Diagnosis::primary`] is the first present.
 ///
@@ -184,9 +184,9 @@ pub fn classify(run: &RunRecord, ctx: &TaxonomyContext<'_>) -> Diagnosis {
             kinds.push(ErrorKind::ToolName);
         }
         match call.outcome {
-            CallOutcome::InvalidParameters => kinds.push(ErrorKind::Parameter),
-            CallOutcome::NotAllowed => kinds.push(ErrorKind::NotAllowed),
-            CallOutcome::Ok | CallOutcome::Failed => {}
+            CallStatus::InvalidParameters => kinds.push(ErrorKind::Parameter),
+            CallStatus::NotAllowed => kinds.push(ErrorKind::NotAllowed),
+            CallStatus::Ok | CallStatus::Failed => {}
         }
         if neglects_dependency(run, i, ctx) {
             kinds.push(ErrorKind::DependencyNeglect);
@@ -225,7 +225,7 @@ mod tests {
         s.parse().unwrap_or_else(|e| unreachable!("{e}"))
     }
 
-    fn call(api: &str, args: Value, outcome: CallOutcome, observation: &str) -> CallRecord {
+    fn call(api: &str, args: Value, outcome: CallStatus, observation: &str) -> CallRecord {
         CallRecord {
             api: CalledApi::Known(id(api)),
             arguments: args,
@@ -274,7 +274,7 @@ mod tests {
     }
 
     const Q: &str = "Who directed Titanic?";
-    const OK: CallOutcome = CallOutcome::Ok;
+    const OK: CallStatus = CallStatus::Ok;
 
     fn search() -> CallRecord {
         call(
@@ -308,7 +308,7 @@ mod tests {
             vec![call(
                 "tmdb/movie_credits",
                 json!({"movie_id": 1234}),
-                CallOutcome::InvalidParameters,
+                CallStatus::InvalidParameters,
                 "not found",
             )],
             Finish::Answered,
@@ -376,7 +376,7 @@ mod tests {
         let made_up = CallRecord {
             api: CalledApi::Unknown("get_director".into()),
             arguments: json!({"title": "Titanic"}),
-            outcome: CallOutcome::Failed,
+            outcome: CallStatus::Failed,
             observation: "no such tool".into(),
         };
         // A made-up name, the search repeated, then the budget ran out.
@@ -422,7 +422,7 @@ mod tests {
                 call(
                     "tmdb/movie_credits",
                     json!({"movie_id": 597}),
-                    CallOutcome::NotAllowed,
+                    CallStatus::NotAllowed,
                     "not allowed",
                 ),
             ],

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::metrics::to_f64;
+use crate::metrics::rate::to_f64;
 
 /// CP, the correct-path test of RestGPT (Song et al. 2023), reused by DRAFT and ToolExpNet:
 /// the gold path is an ordered, not necessarily contiguous, subsequence of the calls. Extra

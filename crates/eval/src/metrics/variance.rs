@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::to_f64;
+use crate::metrics::rate::to_f64;
 
 /// Mean and sample standard deviation of repeated scores.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

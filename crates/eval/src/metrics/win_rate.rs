@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::judge::{Judge, Preference};
-use crate::metrics::to_f64;
+use crate::metrics::rate::to_f64;
 use crate::run::RunRecord;
 
 /// One round of pairwise judging: the judge's preference with each run shown first.

@@ -16,52 +16,19 @@
 //! or an observation cannot inject markup.
 
 mod diff;
+mod input;
+mod layout;
 mod pages;
 mod plots;
 
 use std::path::{Path, PathBuf};
 
-use toolsmith_catalog::{ApiId, DocLabel};
-
 use crate::error::{Error, Result};
-use crate::harness::{BenchRun, Comparison, StoredResult, StoredRetrieval};
+use crate::harness::Comparison;
 
 pub use diff::{WordChange, word_diff};
-
-/// A run with its stored results, as the report reads it.
-#[derive(Clone, Debug)]
-pub struct ReportRun {
-    /// The run's header and spec.
-    pub run: BenchRun,
-    /// Its stored query results, traces included.
-    pub results: Vec<StoredResult>,
-}
-
-/// Two versions of one API's doc to show side by side.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DocDiff {
-    /// The API.
-    pub api: ApiId,
-    /// The baseline's doc version (`None`: the active docs).
-    pub from: Option<DocLabel>,
-    /// The compared run's doc version (`None`: the active docs).
-    pub to: Option<DocLabel>,
-    /// The baseline's doc text.
-    pub old: String,
-    /// The compared doc text.
-    pub new: String,
-}
-
-/// Everything a report shows.
-#[derive(Clone, Debug, Default)]
-pub struct ReportInput {
-    /// The runs, the first one the baseline of every delta.
-    pub runs: Vec<ReportRun>,
-    /// Stored `bench retrieval` results (their NDCG@k curves).
-    pub retrieval: Vec<StoredRetrieval>,
-    /// Doc versions compared, for the APIs the queries called.
-    pub doc_diffs: Vec<DocDiff>,
-}
+pub use input::{DocDiff, ReportInput, ReportRun};
+use layout::{PLOTS, QUERIES, query_file};
 
 /// What [`write_report`] wrote.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -70,16 +37,6 @@ pub struct WrittenReport {
     pub index: PathBuf,
     /// Every file written, the index included.
     pub files: Vec<PathBuf>,
-}
-
-/// The folder of the plots, relative to the report's root.
-const PLOTS: &str = "plots";
-/// The folder of the query pages, relative to the report's root.
-const QUERIES: &str = "queries";
-
-/// The page of one query of one run, relative to the report's root.
-fn query_file(run: &BenchRun, position: usize) -> String {
-    format!("{QUERIES}/run{}-{}.html", run.id, position + 1)
 }
 
 /// Writes the report of `input` into the folder `out` (created if needed; files of an earlier
@@ -112,7 +69,7 @@ pub fn write_report(input: &ReportInput, out: &Path) -> Result<WrittenReport> {
         written.file(&file, &svg)?;
         figures.push(pages::Figure {
             src: file,
-            caption: pages::metric_title(metric).to_owned(),
+            caption: layout::metric_title(metric).to_owned(),
         });
     }
     let tokens = plots::token_distribution(&input.runs)?;

@@ -8,8 +8,9 @@ use toolsmith_solve::{TraceEvent, cut};
 use crate::harness::{BenchRun, Comparison, RunSummary, StoredResult, StoredRetrieval};
 use crate::metrics::errors::ErrorKind;
 use crate::report::diff::{WordChange, word_diff};
+use crate::report::input::{DocDiff, ReportRun};
+use crate::report::layout::{metric_title, query_file};
 use crate::report::plots::{css_colour, retrieval_label};
-use crate::report::{DocDiff, ReportRun, query_file};
 
 /// The pages' shared style: readable tables, a plot grid, trace cards and diff colours.
 const CSS: &str = "
@@ -55,23 +56,6 @@ fn page(title: &str, root: &str, body: Markup) -> String {
         }
     }
     .into_string()
-}
-
-/// A metric's column title.
-pub(crate) fn metric_title(metric: &str) -> &'static str {
-    match metric {
-        "cp" => "CP %",
-        "path_set" => "Path-set %",
-        "path_f1" => "Path F1",
-        "lcs_rate" => "LCS rate",
-        "success" => "Success %",
-        "coverage" => "Offered-path coverage %",
-        "delta_solution_length" => "ΔSL (extra calls)",
-        "tokens" => "Tokens",
-        "llm_calls" => "LLM calls",
-        "tool_calls" => "Tool calls",
-        _ => "metric",
-    }
 }
 
 /// Whether a larger value of the metric is better (costs and extra calls are not).

@@ -9,8 +9,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::{Error, Result};
 use crate::harness::{Comparison, StoredRetrieval};
-use crate::report::ReportRun;
-use crate::report::pages::metric_title;
+use crate::report::input::ReportRun;
+use crate::report::layout::metric_title;
 
 /// One colour per run (or retrieval result), cycled; the first is the baseline's.
 const PALETTE: [RGBColor; 8] = [

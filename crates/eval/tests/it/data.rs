@@ -9,7 +9,9 @@ pub(crate) fn benchmark_store(benchmark: &Benchmark) -> Store {
     let mut store = Store::in_memory().unwrap();
     for source in benchmark.corpus_sources(&data_dir()) {
         let batch = read_source(&source, &ImportOptions::default()).unwrap();
-        store.import(&batch, false).unwrap();
+        store
+            .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+            .unwrap();
     }
     store
 }

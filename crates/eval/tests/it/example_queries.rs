@@ -24,7 +24,9 @@ fn every_example_query_has_a_gold_path_of_one_to_four_apis_of_the_library_spec()
         &ImportOptions::default(),
     )
     .unwrap();
-    store.import(&spec, false).unwrap();
+    store
+        .import(&spec, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let resolution = dataset.resolve(&store).unwrap();
     assert!(
         resolution.unresolved.is_empty(),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use toolsmith_eval::testing::{JudgeRequest, ScriptedJudge};
 use toolsmith_eval::{
-    AnswerStatus, BenchSpec, BenchStore, Benchmark, CallOutcome, CallRecord, CalledApi, Judge,
+    AnswerStatus, BenchSpec, BenchStore, Benchmark, CallRecord, CallStatus, CalledApi, Judge,
     JudgeCase, JudgeSettings, LlmJudge, LlmJudgeSettings, PassRateSettings, Preference,
     QueryResult, QueryScores, RunId, RunRecord, SolverKind, TaskSolvability, judge_pass_rates,
     judge_win_rate,
@@ -160,7 +160,7 @@ fn record_with_calls() -> RunRecord {
         calls: vec![CallRecord {
             api: CalledApi::Known("tmdb/search_movie".parse().unwrap()),
             arguments: serde_json::json!({"query": "Dune"}),
-            outcome: CallOutcome::Ok,
+            outcome: CallStatus::Ok,
             observation: r#"{"results": [{"title": "Dune", "year": 2021}]}"#.into(),
         }],
         finish: Finish::Answered,

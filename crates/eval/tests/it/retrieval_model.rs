@@ -12,7 +12,8 @@ use toolsmith_retrieve::{Corpus, Filter, Method, RetrieveSettings, build_retriev
 use crate::data::benchmark_store;
 
 fn minilm() -> Option<Arc<dyn Embedder>> {
-    if std::env::var("TOOLSMITH_SKIP_MODEL_TESTS").is_ok_and(|v| v == "1") {
+    if std::env::var(toolsmith_llm::env::TOOLSMITH_SKIP_MODEL_TESTS).is_ok_and(|v| v == "1") {
+        eprintln!("skipped: TOOLSMITH_SKIP_MODEL_TESTS=1 skips the dense retrieval tests");
         return None;
     }
     match LocalEmbedder::load_default() {

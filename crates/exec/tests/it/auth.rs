@@ -88,7 +88,9 @@ fn import(addr: SocketAddr) -> (Arc<ApiBook>, HashMap<String, ApiId>) {
     let bytes = serde_json::to_vec(&spec(addr)).unwrap();
     let batch = read_bytes("svc.json".as_ref(), &bytes, &options).unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

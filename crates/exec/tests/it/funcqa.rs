@@ -84,7 +84,12 @@ async fn the_typos_really_are_typos() {
 fn imports_into_the_catalog_as_function_apis() {
     let tools = NativeTools::funcqa();
     let mut store = Store::in_memory().unwrap();
-    store.import(&tools.import_batch(), false).unwrap();
+    store
+        .import(
+            &tools.import_batch(),
+            toolsmith_catalog::Activate::IfNoneActive,
+        )
+        .unwrap();
     let entry = store.api(&tools.api_id(ArithOp::Permutate)).unwrap();
     assert_eq!(
         entry.api.endpoint,

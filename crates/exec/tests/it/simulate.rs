@@ -588,7 +588,9 @@ fn a_toolenv2404_sample_simulates_without_empty_keys_within_its_schemas() {
     }
     batch.tools = kept;
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();
@@ -689,7 +691,9 @@ fn shop() -> Arc<ApiBook> {
     let spec = serde_json::to_vec(&shop_spec()).unwrap();
     let batch = read_bytes("shop.json".as_ref(), &spec, &ImportOptions::default()).unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

@@ -415,7 +415,9 @@ fn without_response_schemas_names_and_descriptions_give_weaker_edges() {
     let bytes = serde_json::to_vec(&functions).unwrap();
     let batch = read_bytes("media.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();
@@ -530,7 +532,9 @@ fn bare_ids_kinds_of_search_results_nested_owners_and_plain_names() {
     let bytes = serde_json::to_vec(&spec).unwrap();
     let batch = read_bytes("music.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

@@ -12,7 +12,7 @@ use toolsmith_plumbing::sqlite::write_transaction;
 use toolsmith_plumbing::text::truncate_chars;
 
 use crate::cache::{CacheDb, CacheMode};
-use crate::embed::Embedder;
+use crate::embed::embedder::Embedder;
 use crate::error::{Error, Result};
 
 /// Any [`Embedder`] with a vector cache in front.

@@ -5,9 +5,10 @@ use serde::Deserialize;
 use serde_json::json;
 use toolsmith_plumbing::text::truncate_chars;
 
-use crate::embed::Embedder;
+use crate::embed::embedder::Embedder;
 use crate::error::{Error, MAX_MESSAGE_CHARS, Result};
-use crate::http::{HttpCore, redact_url};
+use crate::http::HttpCore;
+use crate::redact::redact_url;
 use crate::settings::LlmSettings;
 
 /// Texts per request unless set otherwise.

@@ -21,8 +21,8 @@ use candle_transformers::models::bert::{BertModel, Config, DTYPE};
 use rayon::prelude::*;
 use tokenizers::{Tokenizer, TruncationParams};
 
-use crate::embed::Embedder;
 use crate::embed::bert::{Encoder, Threads};
+use crate::embed::embedder::Embedder;
 use crate::error::{Error, Result};
 use crate::settings::default_models_dir;
 

@@ -90,6 +90,10 @@ mod local {
     /// The installed model, loaded once for all tests; `None` only when skipping is asked for.
     fn model() -> Option<&'static LocalEmbedder> {
         if std::env::var(env::TOOLSMITH_SKIP_MODEL_TESTS).is_ok_and(|v| v == "1") {
+            eprintln!(
+                "skipped: {}=1 skips the tests of the local embedding model",
+                env::TOOLSMITH_SKIP_MODEL_TESTS
+            );
             return None;
         }
         static MODEL: OnceLock<Result<LocalEmbedder, String>> = OnceLock::new();

@@ -30,6 +30,7 @@ use toolsmith_graph::{
     Edge, EdgeKey, EdgeKind, Evidence, Experience, GraphStore, sample_edges, updated_weight,
 };
 use toolsmith_llm::{ChatModel, Prompt, Role};
+use toolsmith_plumbing::store::{from_column, to_column};
 use toolsmith_solve::{Solver, Toolset};
 
 use crate::ask::{At, ask, first_message};
@@ -39,6 +40,19 @@ use crate::prompts::{EXPNET_ACTOR, EXPNET_DEPENDENT, EXPNET_INSIGHT, EXPNET_SIMI
 use crate::record::{Method, RunId};
 use crate::run::{CHARS_PER_TOKEN, Estimate};
 use crate::store::RefineStore;
+
+/// What every step of one run reads and writes: the run, the docs the actor answers from,
+/// the APIs the run covers, and the three stores (catalog, tool graph, refine's tables).
+#[derive(Clone, Copy)]
+struct RunCtx<'a> {
+    run: RunId,
+    view: &'a Catalog,
+    docs: &'a BTreeMap<ApiId, String>,
+    selected: &'a BTreeSet<ApiId>,
+    catalog: &'a Mutex<Store>,
+    graph: &'a GraphStore,
+    refine: &'a RefineStore,
+}
 
 /// Tokens of a call's instructions and reply beyond the docs it shows (dry-run estimate).
 const CALL_OVERHEAD_TOKENS: u64 = 700;
@@ -383,19 +397,26 @@ impl ExpNet {
             });
         }
         let selected: BTreeSet<ApiId> = refine.run(run)?.spec.apis.into_iter().collect();
+        let ctx = RunCtx {
+            run,
+            view,
+            docs: &docs,
+            selected: &selected,
+            catalog,
+            graph,
+            refine,
+        };
         let mut report = ExpNetReport::default();
         for t in 1..=self.settings.iterations {
             if refine.step_done(run, &step_trial(t))? {
                 report.already_done += 1;
             } else {
                 if self.settings.trial {
-                    self.trial(t, run, &docs, &selected, graph, refine, &mut report)
-                        .await?;
+                    self.trial(t, &ctx, &mut report).await?;
                 }
                 refine.finish_step(run, &step_trial(t))?;
             }
-            self.refine_insights(t, run, view, catalog, graph, refine, &selected, &mut report)
-                .await?;
+            self.refine_insights(t, &ctx, &mut report).await?;
         }
         Ok(report)
     }
@@ -554,12 +575,8 @@ impl ExpNet {
             for step in refine.steps(run, &prefix)? {
                 let rest = step.strip_prefix(&prefix).unwrap_or_default();
                 let (i, edge) = rest.split_once(':').unwrap_or(("", rest));
-                let corrupt = |source| Error::StoredJson {
-                    what: "trial plan step",
-                    source,
-                };
-                let i: usize = serde_json::from_str(i).map_err(corrupt)?;
-                let edge: Edge = serde_json::from_str(edge).map_err(corrupt)?;
+                let i: usize = from_column("trial plan step", i)?;
+                let edge: Edge = from_column("trial plan step", edge)?;
                 planned.push((i, edge));
             }
             planned.sort_by_key(|(i, _)| *i);
@@ -586,10 +603,7 @@ impl ExpNet {
             }
         }
         for (i, edge) in sampled.iter().enumerate() {
-            let json = serde_json::to_string(edge).map_err(|source| Error::StoredJson {
-                what: "trial plan edge",
-                source,
-            })?;
+            let json = to_column("trial plan edge", edge)?;
             refine.finish_step(run, &format!("{prefix}{i}:{json}"))?;
         }
         refine.finish_step(run, &format!("{t}:trial:planned"))?;
@@ -599,17 +613,15 @@ impl ExpNet {
     /// One iteration's trial step, checkpointed per edge: each edge's experiences and its
     /// new weight (or removal) are stored in one transaction, and an edge whose trial is
     /// stored is not tried again on resume.
-    #[allow(clippy::too_many_arguments)]
-    async fn trial(
-        &self,
-        t: u32,
-        run: RunId,
-        docs: &BTreeMap<ApiId, String>,
-        selected: &BTreeSet<ApiId>,
-        graph: &GraphStore,
-        refine: &RefineStore,
-        report: &mut ExpNetReport,
-    ) -> Result<()> {
+    async fn trial(&self, t: u32, ctx: &RunCtx<'_>, report: &mut ExpNetReport) -> Result<()> {
+        let RunCtx {
+            run,
+            docs,
+            selected,
+            graph,
+            refine,
+            ..
+        } = *ctx;
         let plan = self.plan(t, run, selected, graph, refine)?;
         self.observer.trial_started(t, plan.len());
         for edge in &plan {
@@ -704,18 +716,21 @@ impl ExpNet {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn refine_insights(
         &self,
         t: u32,
-        run: RunId,
-        view: &Catalog,
-        catalog: &Mutex<Store>,
-        graph: &GraphStore,
-        refine: &RefineStore,
-        selected: &BTreeSet<ApiId>,
+        ctx: &RunCtx<'_>,
         report: &mut ExpNetReport,
     ) -> Result<()> {
+        let RunCtx {
+            run,
+            view,
+            catalog,
+            graph,
+            refine,
+            selected,
+            ..
+        } = *ctx;
         let g = graph.load()?;
         for node in g.nodes.iter().filter(|n| selected.contains(&n.api)) {
             let api = &node.api;
@@ -787,7 +802,11 @@ impl ExpNet {
                 let version = {
                     let mut store = toolsmith_plumbing::sqlite::lock(catalog);
                     store
-                        .add_doc(&DocTarget::Api(api.clone()), new, false)?
+                        .add_doc(
+                            &DocTarget::Api(api.clone()),
+                            new,
+                            toolsmith_catalog::Activate::IfNoneActive,
+                        )?
                         .version
                 };
                 report.insights.push((api.clone(), version));

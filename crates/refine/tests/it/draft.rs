@@ -32,8 +32,8 @@ pub(crate) fn spec() -> RunSpec {
         method: Method::Draft,
         apis: vec![search()],
         settings: json!({}),
-        mode: "simulate".into(),
-        from_label: "original".into(),
+        mode: toolsmith_exec::Mode::Simulate,
+        from_label: "original".parse().unwrap(),
     }
 }
 

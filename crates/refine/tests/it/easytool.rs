@@ -51,8 +51,8 @@ async fn keeps_the_example_that_runs_and_drops_the_one_that_fails_after_one_rege
             method: Method::EasyTool,
             apis: vec![search()],
             settings: json!({}),
-            mode: "simulate".into(),
-            from_label: "original".into(),
+            mode: toolsmith_exec::Mode::Simulate,
+            from_label: "original".parse().unwrap(),
         })
         .unwrap();
     let catalog = Mutex::new(store);
@@ -143,8 +143,8 @@ async fn an_unusable_instruction_keeps_the_cleaned_doc_and_never_panics() {
             method: Method::EasyTool,
             apis: vec![search()],
             settings: json!({}),
-            mode: "simulate".into(),
-            from_label: "original".into(),
+            mode: toolsmith_exec::Mode::Simulate,
+            from_label: "original".parse().unwrap(),
         })
         .unwrap();
     let catalog = Mutex::new(store);

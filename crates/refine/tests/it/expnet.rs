@@ -35,7 +35,9 @@ fn details() -> ApiId {
 fn store() -> Store {
     let mut store = Store::in_memory().unwrap();
     let batch = read_bytes("films.json".as_ref(), SPEC, &ImportOptions::default()).unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     store
 }
 
@@ -116,8 +118,8 @@ fn new_run(refine: &RefineStore) -> RunId {
             method: Method::ExpNet,
             apis: vec![movie(), tv(), details()],
             settings: json!({}),
-            mode: "selection".into(),
-            from_label: "original".into(),
+            mode: toolsmith_exec::Mode::Simulate,
+            from_label: "original".parse().unwrap(),
         })
         .unwrap()
 }
@@ -503,8 +505,8 @@ async fn a_run_over_some_apis_tries_only_their_edges_and_writes_only_their_insig
             method: Method::ExpNet,
             apis: vec![movie(), tv()],
             settings: json!({}),
-            mode: "selection".into(),
-            from_label: "original".into(),
+            mode: toolsmith_exec::Mode::Simulate,
+            from_label: "original".parse().unwrap(),
         })
         .unwrap();
     let expnet = ExpNet::new(Arc::new(llm), one_iteration()).unwrap();

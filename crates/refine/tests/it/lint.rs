@@ -35,7 +35,9 @@ fn discover() -> ApiId {
 fn store() -> Store {
     let mut store = Store::in_memory().unwrap();
     let batch = read_bytes("films.json".as_ref(), SPEC, &ImportOptions::default()).unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     store
 }
 
@@ -56,8 +58,8 @@ fn spec(method: Method) -> RunSpec {
         method,
         apis: vec![discover()],
         settings: json!({}),
-        mode: "simulate".into(),
-        from_label: "original".into(),
+        mode: toolsmith_exec::Mode::Simulate,
+        from_label: "original".parse().unwrap(),
     }
 }
 

@@ -39,8 +39,8 @@ async fn a_budget_stops_the_run_cleanly_and_resume_does_not_redo_finished_apis()
             method: Method::EasyTool,
             apis: vec![search(), details()],
             settings: json!({}),
-            mode: "simulate".into(),
-            from_label: "original".into(),
+            mode: toolsmith_exec::Mode::Simulate,
+            from_label: "original".parse().unwrap(),
         })
         .unwrap();
     // One LLM call allowed: the first API finishes, the second hits the budget.
@@ -63,7 +63,13 @@ async fn a_budget_stops_the_run_cleanly_and_resume_does_not_redo_finished_apis()
     } else {
         search()
     };
-    assert_eq!(refine.run(run).unwrap().ended.as_deref(), Some("budget"));
+    assert!(
+        matches!(
+            refine.run(run).unwrap().ended,
+            Some(toolsmith_refine::RunEnd::Budget(_))
+        ),
+        "the run ended at the budget"
+    );
     assert!(refine.api_done(run, &finished).unwrap());
     assert!(!refine.api_done(run, &other).unwrap());
     assert!(report.tools.is_empty(), "the tool waits for all its APIs");

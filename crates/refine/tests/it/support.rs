@@ -32,7 +32,9 @@ pub(crate) fn details() -> ApiId {
 pub(crate) fn store() -> Store {
     let mut store = Store::in_memory().unwrap();
     let batch = read_bytes("movies.json".as_ref(), SPEC, &ImportOptions::default()).unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     store
 }
 

@@ -35,7 +35,11 @@ async fn a_new_doc_version_re_embeds_only_its_api() {
         doc: Doc::text("Zebra giraffe details of one film."),
     };
     store
-        .add_doc(&DocTarget::Api(api.clone()), doc, true)
+        .add_doc(
+            &DocTarget::Api(api.clone()),
+            doc,
+            toolsmith_catalog::Activate::Always,
+        )
         .unwrap();
     let second = first.refresh(corpus(&store), &embedder).await.unwrap();
     assert_eq!(

@@ -78,7 +78,9 @@ fn world_catalog() -> Catalog {
             &options,
         )
         .unwrap();
-        store.import(&batch, false).unwrap();
+        store
+            .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+            .unwrap();
     }
     store
         .catalog(&DocSelector::Active, &Scope::default())
@@ -1202,7 +1204,9 @@ fn a_tool_name_two_tools_share_resolves_to_the_first_in_id_order_on_every_build(
             &options,
         )
         .unwrap();
-        store.import(&batch, false).unwrap();
+        store
+            .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+            .unwrap();
     }
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())

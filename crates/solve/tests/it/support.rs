@@ -43,7 +43,9 @@ pub(crate) fn fixture() -> Fixture {
     )
     .unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

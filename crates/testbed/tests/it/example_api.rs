@@ -22,7 +22,7 @@ async fn library() -> (ExampleApi, Arc<ApiBook>, tempfile::TempDir) {
     store
         .import(
             &read_source(&spec_path, &ImportOptions::default()).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
     let catalog = store

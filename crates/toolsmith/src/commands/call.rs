@@ -28,7 +28,10 @@ pub(super) fn run(ctx: &Context, args: &CallArgs) -> anyhow::Result<ExitCode> {
     if book.get(&args.api).is_none() && args.api.tool() == native.tool_id() {
         // The built-in tools answer even before they are imported.
         let mut scratch = Store::in_memory()?;
-        scratch.import(&native.import_batch(), false)?;
+        scratch.import(
+            &native.import_batch(),
+            toolsmith_catalog::Activate::IfNoneActive,
+        )?;
         book = ApiBook::from_catalog(&scratch.catalog(&DocSelector::Active, &scope)?);
     }
     if book.get(&args.api).is_none() {

@@ -63,7 +63,8 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
                 source: "manual".to_owned(),
                 doc: Doc::text(description.clone()),
             };
-            let version = store.add_doc(target, doc, *activate)?;
+            let version =
+                store.add_doc(target, doc, toolsmith_catalog::Activate::from(*activate))?;
             printer::line(format!(
                 "{target}: stored version {}{}",
                 version.version,

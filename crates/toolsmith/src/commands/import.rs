@@ -50,7 +50,7 @@ pub(super) fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<ExitCode> 
         .with_context(|| format!("importing {}", path.display()));
         let report = batch.and_then(|batch| {
             let report = store
-                .import(&batch, args.activate)
+                .import(&batch, toolsmith_catalog::Activate::from(args.activate))
                 .with_context(|| format!("storing {}", path.display()))?;
             Ok((batch, report))
         });
@@ -171,7 +171,7 @@ fn watch(
     mcp_source::watch(&source, options, &ctx.config()?.mcp, |batch, why| {
         let started = Instant::now();
         let report = store
-            .import(&batch, args.activate)
+            .import(&batch, toolsmith_catalog::Activate::from(args.activate))
             .with_context(|| format!("storing {source}"))?;
         if args.json.json {
             printer::json(&report)

@@ -7,7 +7,10 @@ use crate::support::{Workspace, shared};
 
 #[test]
 fn bench_embed_times_both_paths_and_their_vectors_agree() {
-    if std::env::var("TOOLSMITH_SKIP_MODEL_TESTS").is_ok_and(|v| v == "1") {
+    if std::env::var(toolsmith_llm::env::TOOLSMITH_SKIP_MODEL_TESTS).is_ok_and(|v| v == "1") {
+        eprintln!(
+            "skipped: TOOLSMITH_SKIP_MODEL_TESTS=1 skips `bench embed`, which needs the model"
+        );
         return;
     }
     let ws = Workspace::new();

@@ -35,7 +35,11 @@ fn search_speed_reports_an_hnsw_row_built_with_the_configured_settings() {
     let hnsw = &backends[2];
     assert_eq!(hnsw["apis"], 400);
     assert!(hnsw["skipped"].is_null(), "{hnsw}");
-    assert!(hnsw["build_ms"].as_f64().unwrap() > 0.0);
+    // Measured (a number), whatever the machine's load made it.
+    assert!(
+        hnsw["build_ms"].as_f64().is_some_and(|ms| ms >= 0.0),
+        "{hnsw}"
+    );
     // The graph holds its own copy of the vectors: more than the exact scan's matrix.
     assert!(hnsw["mib"].as_f64().unwrap() > backends[0]["mib"].as_f64().unwrap());
     assert!(hnsw["scanned_mib"].is_null());
