@@ -100,7 +100,7 @@ pub(crate) fn with_docs_from_db(
                 source: doc.source,
                 doc: doc.doc,
             };
-            store.add_doc(target, new, false)?;
+            store.add_doc(target, new, toolsmith_catalog::Activate::IfNoneActive)?;
             copied += 1;
         }
     }

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use toolsmith_catalog::DocLabel;
@@ -10,7 +11,7 @@ use toolsmith_exec::Mode;
 use toolsmith_solve::Protocol;
 
 use crate::benchmark::Benchmark;
-use crate::error::Result;
+use crate::error::{Error, Result};
 pub(super) use crate::harness::offered::ToolsOffered;
 
 /// The solvers a run can use.

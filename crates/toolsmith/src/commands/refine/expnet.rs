@@ -121,7 +121,8 @@ pub(super) fn run(job: Job<'_>) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
-    job.refine.end_run(run, &toolsmith_refine::RunEnd::Finished)?;
+    job.refine
+        .end_run(run, &toolsmith_refine::RunEnd::Finished)?;
     let used = budget.used();
     let report = Report {
         run,

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context as _, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
-use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector, Scope, Store, ToolEntry};
+use toolsmith_catalog::{ApiId, Catalog, DocSelector, Scope, Store, ToolEntry};
 use toolsmith_exec::ApiBook;
 use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
 use toolsmith_refine::{
