@@ -84,3 +84,4 @@ pub mod openapi;
 mod results;
 mod service;
 mod settings;
+mod wire;

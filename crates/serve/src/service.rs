@@ -97,10 +97,11 @@ pub struct ToolPage {
 /// Which APIs `GET /v1/tools` lists.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 pub struct ListQuery {
-    /// Skip this many.
-    #[serde(default)]
+    /// Skip this many (at most 2^32 - 1, as the document says).
+    #[serde(default, deserialize_with = "crate::wire::paging")]
     pub offset: usize,
     /// At most this many (capped by the settings).
+    #[serde(default, deserialize_with = "crate::wire::optional_paging")]
     pub limit: Option<usize>,
     /// Only this tool's APIs.
     pub tool: Option<ToolId>,
@@ -139,8 +140,8 @@ pub struct CallReply {
 pub struct ReadRequest {
     /// The handle of a cut result.
     pub handle: ResultHandle,
-    /// The character to start the page at (default 0).
-    #[serde(default)]
+    /// The character to start the page at (default 0; `null` is the default too).
+    #[serde(default, deserialize_with = "crate::wire::optional_count")]
     pub offset: Option<usize>,
     /// A jq filter run over the whole result (JSON), instead of paging.
     #[serde(default)]
@@ -152,8 +153,9 @@ pub struct ReadRequest {
 pub struct SolveRequest {
     /// The task, in words.
     pub query: String,
-    /// Tools offered to the agent: the top hits for the query (default from the settings).
-    #[serde(default)]
+    /// Tools offered to the agent: the top hits for the query (default from the settings;
+    /// `null` is the default too).
+    #[serde(default, deserialize_with = "crate::wire::optional_count")]
     pub tools: Option<usize>,
 }
 
@@ -465,7 +467,6 @@ impl ToolService {
     /// Runs a solver on `request.query` with the top hits as its tools, stores the run, and
     /// returns it with its trace.
     pub async fn solve(&self, request: &SolveRequest) -> Result<SolveReply> {
-        let factory = self.solver.as_ref().ok_or(Error::SolveUnavailable)?;
         if request.query.trim().is_empty() {
             return Err(Error::BadRequest("`query` must not be empty".to_owned()));
         }
@@ -476,6 +477,8 @@ impl ToolService {
                 self.settings.max_k
             )));
         }
+        // A bad request is told so first, whether or not this server can solve.
+        let factory = self.solver.as_ref().ok_or(Error::SolveUnavailable)?;
         let hits = self
             .retriever
             .search(&request.query, k, &Filter::default())
