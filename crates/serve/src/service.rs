@@ -491,13 +491,15 @@ impl ToolService {
                 offered.push(hit.api);
             }
         }
-        let run = factory().solve(&request.query, toolset).await?;
+        let mut run = factory().solve(&request.query, toolset).await?;
+        run.solver.push_str(SERVED_RUN);
         let run_id = match &self.runs {
             Some(path) => {
                 let path = path.clone();
                 let saved = run.clone();
+                let keep = self.settings.solve_runs_keep;
                 Some(
-                    tokio::task::spawn_blocking(move || RunStore::open(&path)?.save(&saved))
+                    tokio::task::spawn_blocking(move || save_run(&path, &saved, keep))
                         .await
                         .map_err(|e| Error::Task(e.to_string()))??,
                 )
@@ -529,6 +531,31 @@ impl ToolService {
             Err(other) => Err(other.into()),
         }
     }
+}
+
+/// What the solver name of a run `/v1/solve` stored ends with (`react@serve`): those runs,
+/// and only those, are pruned to [`ServeSettings::solve_runs_keep`].
+pub(crate) const SERVED_RUN: &str = "@serve";
+
+/// Stores `run`, then drops the oldest runs served here past the newest `keep` (runs of
+/// `toolsmith solve` and the benchmarks are left alone).
+fn save_run(path: &std::path::Path, run: &toolsmith_solve::Run, keep: usize) -> Result<i64> {
+    let store_err = |source| toolsmith_solve::Error::Store {
+        context: "pruning the runs /v1/solve stored".to_owned(),
+        source,
+    };
+    let id = RunStore::open(path)?.save(run)?;
+    let conn = rusqlite::Connection::open(path).map_err(store_err)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(store_err)?;
+    let keep = i64::try_from(keep).unwrap_or(i64::MAX);
+    conn.execute(
+        "DELETE FROM runs WHERE solver LIKE '%' || ?1 AND id NOT IN
+           (SELECT id FROM runs WHERE solver LIKE '%' || ?1 ORDER BY id DESC LIMIT ?2)",
+        rusqlite::params![SERVED_RUN, keep],
+    )
+    .map_err(store_err)?;
+    Ok(id)
 }
 
 /// A reply as JSON (these types hold nothing that fails to serialize).
