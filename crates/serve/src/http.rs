@@ -208,6 +208,7 @@ async fn openapi(State(state): State<AppState>) -> Json<Value> {
         token: state.token,
         mcp: state.mcp.is_some(),
         max_k: state.service.settings().max_k,
+        example_id: state.service.first_apis(1).first().map(ToString::to_string),
     }))
 }
 
@@ -231,7 +232,7 @@ async fn get_tool(
 #[derive(Deserialize)]
 struct SearchBody {
     query: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::wire::optional_count")]
     k: Option<usize>,
 }
 

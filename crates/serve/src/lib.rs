@@ -85,3 +85,4 @@ pub mod openapi;
 mod results;
 mod service;
 mod settings;
+mod wire;

@@ -96,16 +96,9 @@ impl McpSession {
         match name {
             SEARCH_TOOLS => {
                 let query = string_arg(args, "query")?;
-                let k = match args.get("k") {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(
-                        v.as_u64()
-                            .and_then(|k| usize::try_from(k).ok())
-                            .ok_or_else(|| {
-                                Error::BadRequest("`k` must be a positive integer".to_owned())
-                            })?,
-                    ),
-                };
+                // As over HTTP: a whole number (`3` or `3.0`), or null for the default.
+                let k = crate::wire::optional_count(args.get("k").cloned().unwrap_or(Value::Null))
+                    .map_err(|e| Error::BadRequest(format!("`k`: {e}")))?;
                 let cards = service.search(query, k).await?;
                 let found = cards.iter().map(|c| (c.name.clone(), c.id.clone()));
                 if self.stick(found) {

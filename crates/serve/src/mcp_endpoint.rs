@@ -70,13 +70,83 @@ pub(crate) async fn guard(
     if let Some(refused) = check_origin(&endpoint.policy, &req) {
         return refused;
     }
+    let mut req = req;
+    accept_anything_means_both(&mut req);
     let is_delete = req.method() == Method::DELETE;
+    if is_delete {
+        let id = req
+            .headers()
+            .get(SESSION_HEADER)
+            .map(|v| v.to_str().map(str::to_owned));
+        if let Some(unknown) = unknown_session(&endpoint, id).await {
+            return unknown;
+        }
+    }
     let response = if req.method() == Method::POST {
         post(&endpoint, req, next).await
     } else {
         next.run(req).await
     };
     tidy(response, is_delete).await
+}
+
+/// A client that sends no `Accept`, or `*/*`, takes any media type (RFC 9110, 12.5.1): it is
+/// given what the MCP transport needs (JSON and an event stream on POST, a stream on GET)
+/// rather than a 406. A list that leaves them out still gets the 406.
+fn accept_anything_means_both(req: &mut Request) {
+    let accepts_any = {
+        let mut values = req.headers().get_all(header::ACCEPT).iter().peekable();
+        values.peek().is_none()
+            || values
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .any(|range| {
+                    let mut parts = range.split(';').map(str::trim);
+                    parts.next() == Some("*/*") && parts.all(|p| !zero_weight(p))
+                })
+    };
+    let wanted = match *req.method() {
+        Method::POST => "application/json, text/event-stream",
+        Method::GET => "text/event-stream",
+        _ => return,
+    };
+    if accepts_any {
+        req.headers_mut()
+            .insert(header::ACCEPT, HeaderValue::from_static(wanted));
+    }
+}
+
+/// Whether a media range's parameter is `q=0` (the range is refused).
+fn zero_weight(parameter: &str) -> bool {
+    parameter.split_once('=').is_some_and(|(name, value)| {
+        name.trim().eq_ignore_ascii_case("q") && value.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
+    })
+}
+
+/// A DELETE naming a session this server does not have answers 404, as the MCP transport
+/// says (rmcp would answer that it closed it). No header at all is rmcp's 400.
+/// `id` is the header's value, if sent (an error when it is not text).
+async fn unknown_session<E>(
+    endpoint: &Endpoint,
+    id: Option<Result<String, E>>,
+) -> Option<Response> {
+    let known = match id? {
+        Ok(id) => endpoint
+            .sessions
+            .sessions
+            .read()
+            .await
+            .contains_key(id.as_str()),
+        Err(_) => false,
+    };
+    (!known).then(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "unknown_session",
+            "no such MCP session (it was closed, idled out, or never opened)",
+        )
+        .into_response()
+    })
 }
 
 /// A POST: read and check the body, hold a place for a new session, then hand over to rmcp.

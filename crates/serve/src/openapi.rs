@@ -19,7 +19,7 @@ fn body(schema: Value) -> Value {
 }
 
 /// What the document depends on: the server it describes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Described {
     /// The server has a bearer token: every route declares it and may answer 401.
     pub token: bool,
@@ -27,6 +27,9 @@ pub struct Described {
     pub mcp: bool,
     /// The most results one search may ask for ([`ServeSettings::max_k`](crate::ServeSettings::max_k)).
     pub max_k: usize,
+    /// A served API's id, given as the example of `/v1/tools/{id}` (it shows the `tool/api`
+    /// shape, slash included, and names an API that exists).
+    pub example_id: Option<String>,
 }
 
 /// The errors every route may answer, by status.
@@ -138,15 +141,41 @@ fn words() -> Value {
     json!({"type": "string", "minLength": 1, "pattern": "\\S"})
 }
 
+/// An optional whole number of a body, within bounds; `null` is the same as leaving it out
+/// (what the server reads, see `wire::optional_count`; `28.0` is an integer here too).
+fn count(minimum: usize, maximum: Option<usize>, description: &str) -> Value {
+    let mut schema = json!({"type": ["integer", "null"], "minimum": minimum,
+                            "description": description});
+    if let (Some(max), Some(map)) = (maximum, schema.as_object_mut()) {
+        map.insert("maximum".into(), max.into());
+    }
+    schema
+}
+
+/// A paging parameter of a query string (see `wire::MAX_PAGING`).
+fn paging(name: &str) -> Value {
+    json!({"name": name, "in": "query",
+           "schema": {"type": "integer", "minimum": 0, "maximum": crate::wire::MAX_PAGING}})
+}
+
 fn paths(d: &Described) -> Value {
     let id_param = json!({"name": "id", "in": "path", "required": true,
         "description": "The API id, `tool/api` (the slash may be written as is or as %2F).",
-        "schema": {"type": "string", "minLength": 1}});
+        "schema": {"type": "string"}});
+    let id_param = match (&d.example_id, id_param) {
+        (Some(example), Value::Object(mut map)) => {
+            map.insert("example".into(), example.as_str().into());
+            Value::Object(map)
+        }
+        (_, param) => param,
+    };
+    // `offset` and `jq_filter` exclude each other when both are given (not null).
     let read_body = json!({"type": "object", "required": ["handle"],
-        "not": {"required": ["offset", "jq_filter"]},
+        "not": {"required": ["offset", "jq_filter"],
+                "properties": {"offset": {"type": "number"}, "jq_filter": {"type": "string"}}},
         "properties": {"handle": {"type": "string", "minLength": 1},
-            "offset": {"type": "integer", "minimum": 0},
-            "jq_filter": {"type": "string", "minLength": 1}}});
+            "offset": count(0, None, "The character the page starts at (default 0)."),
+            "jq_filter": {"type": ["string", "null"], "minLength": 1}}});
     let mut paths = json!({
         "/healthz": {"get": {"summary": "Liveness, the number of APIs served and of open MCP sessions.",
             "responses": responses(d, json!({"200": ok("Serving.", json!({"type": "object",
@@ -157,8 +186,8 @@ fn paths(d: &Described) -> Value {
             "responses": responses(d, json!({"200": ok("OpenAPI 3.1.", json!({"type": "object"}))}))}},
         "/v1/tools": {"get": {"summary": "The served APIs, paged and filtered.",
             "parameters": [
-                {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": u32::MAX}},
-                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": u32::MAX}},
+                paging("offset"),
+                paging("limit"),
                 {"name": "tool", "in": "query", "schema": {"type": "string", "pattern": "^[a-z0-9_]+$"}},
                 {"name": "category", "in": "query", "schema": {"type": "string"}},
                 {"name": "q", "in": "query", "description": "Substring of id, name or description.",
@@ -173,7 +202,7 @@ fn paths(d: &Described) -> Value {
                 "404": error_response("No such API (`unknown_tool`, with `closest`).")}))}},
         "/v1/search": {"post": {"summary": "Search the catalog (hybrid by default).",
             "requestBody": body(json!({"type": "object", "required": ["query"],
-                "properties": {"query": words(), "k": {"type": "integer", "minimum": 1, "maximum": d.max_k}}})),
+                "properties": {"query": words(), "k": count(1, Some(d.max_k), "Results wanted (default from the settings).")}})),
             "responses": responses(d, merged(body_errors(), json!({"200": ok("Best first.", json!({"type": "object",
                 "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/ToolCard"}}}}))})))}},
         "/v1/call": {"post": {"summary": "Call one API through the executor (its mode and validation).",
@@ -189,11 +218,12 @@ fn paths(d: &Described) -> Value {
                 "503": error_response("jq filters are off on this server (`jq_unavailable`).")})))}},
         "/v1/solve": {"post": {"summary": "Run the configured solver on a task; returns the trace.",
             "requestBody": body(json!({"type": "object", "required": ["query"],
-                "properties": {"query": words(), "tools": {"type": "integer", "minimum": 1, "maximum": d.max_k}}})),
+                "properties": {"query": words(), "tools": count(1, Some(d.max_k), "Tools offered to the agent (default from the settings).")}})),
             "responses": responses(d, merged(body_errors(), json!({"200": ok("The run.", json!({"type": "object",
                 "properties": {"run_id": {"type": ["integer", "null"]}, "finish": {"type": "string"},
                     "answer": {"type": ["string", "null"]}, "trace": {"type": "array"}}})),
-                "503": error_response("No LLM configured (`solve_unavailable`).")})))}},
+                "503": error_response("This server has no LLM configured (`solve_unavailable`): a server \
+                    setting, not something the request can change.")})))}},
         "/v1/runs/{id}": {"get": {"summary": "A stored run's trace.",
             "parameters": [{"name": "id", "in": "path", "required": true,
                 "schema": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}}],
@@ -222,8 +252,11 @@ fn mcp_path(d: &Described) -> Value {
             {"$ref": "#/components/schemas/JsonRpcError"},
             {"$ref": "#/components/schemas/Error"}]}}}});
     let unknown = error_response("No such session (`unknown_session`): initialize again.");
+    let unknown_session_gone =
+        error_response("No such session (`unknown_session`): closed, idled out or never opened.");
     let not_acceptable = error_response(
-        "The `Accept` header lacks `application/json` or `text/event-stream` (`not_acceptable`).",
+        "The `Accept` header lists media types without `application/json` or \
+         `text/event-stream` (`not_acceptable`); no `Accept`, or `*/*`, takes both.",
     );
     let stream = json!({"description": "Server messages as an event stream.",
         "content": {"text/event-stream": {}}});
@@ -255,6 +288,7 @@ fn mcp_path(d: &Described) -> Value {
         "delete": {"summary": "End the session.",
             "parameters": [session(true)],
             "responses": responses(d, json!({"204": {"description": "The session is closed."},
-                "400": error_response("No `Mcp-Session-Id` header (`bad_request`).")}))}
+                "400": error_response("No `Mcp-Session-Id` header (`bad_request`)."),
+                "404": unknown_session_gone}))}
     })
 }

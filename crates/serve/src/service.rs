@@ -97,10 +97,11 @@ pub struct ToolPage {
 /// Which APIs `GET /v1/tools` lists.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 pub struct ListQuery {
-    /// Skip this many.
-    #[serde(default)]
+    /// Skip this many (at most 2^32 - 1, as the document says).
+    #[serde(default, deserialize_with = "crate::wire::paging")]
     pub offset: usize,
     /// At most this many (capped by the settings).
+    #[serde(default, deserialize_with = "crate::wire::optional_paging")]
     pub limit: Option<usize>,
     /// Only this tool's APIs.
     pub tool: Option<ToolId>,
@@ -139,8 +140,8 @@ pub struct CallReply {
 pub struct ReadRequest {
     /// The handle of a cut result.
     pub handle: ResultHandle,
-    /// The character to start the page at (default 0).
-    #[serde(default)]
+    /// The character to start the page at (default 0; `null` is the default too).
+    #[serde(default, deserialize_with = "crate::wire::optional_count")]
     pub offset: Option<usize>,
     /// A jq filter run over the whole result (JSON), instead of paging.
     #[serde(default)]
@@ -152,8 +153,9 @@ pub struct ReadRequest {
 pub struct SolveRequest {
     /// The task, in words.
     pub query: String,
-    /// Tools offered to the agent: the top hits for the query (default from the settings).
-    #[serde(default)]
+    /// Tools offered to the agent: the top hits for the query (default from the settings;
+    /// `null` is the default too).
+    #[serde(default, deserialize_with = "crate::wire::optional_count")]
     pub tools: Option<usize>,
 }
 
@@ -465,7 +467,6 @@ impl ToolService {
     /// Runs a solver on `request.query` with the top hits as its tools, stores the run, and
     /// returns it with its trace.
     pub async fn solve(&self, request: &SolveRequest) -> Result<SolveReply> {
-        let factory = self.solver.as_ref().ok_or(Error::SolveUnavailable)?;
         if request.query.trim().is_empty() {
             return Err(Error::BadRequest("`query` must not be empty".to_owned()));
         }
@@ -476,6 +477,8 @@ impl ToolService {
                 self.settings.max_k
             )));
         }
+        // A bad request is told so first, whether or not this server can solve.
+        let factory = self.solver.as_ref().ok_or(Error::SolveUnavailable)?;
         let hits = self
             .retriever
             .search(&request.query, k, &Filter::default())
@@ -488,13 +491,15 @@ impl ToolService {
                 offered.push(hit.api);
             }
         }
-        let run = factory().solve(&request.query, toolset).await?;
+        let mut run = factory().solve(&request.query, toolset).await?;
+        run.solver.push_str(SERVED_RUN);
         let run_id = match &self.runs {
             Some(path) => {
                 let path = path.clone();
                 let saved = run.clone();
+                let keep = self.settings.solve_runs_keep;
                 Some(
-                    tokio::task::spawn_blocking(move || RunStore::open(&path)?.save(&saved))
+                    tokio::task::spawn_blocking(move || save_run(&path, &saved, keep))
                         .await
                         .map_err(|e| Error::Task(e.to_string()))??,
                 )
@@ -526,6 +531,31 @@ impl ToolService {
             Err(other) => Err(other.into()),
         }
     }
+}
+
+/// What the solver name of a run `/v1/solve` stored ends with (`react@serve`): those runs,
+/// and only those, are pruned to [`ServeSettings::solve_runs_keep`].
+pub(crate) const SERVED_RUN: &str = "@serve";
+
+/// Stores `run`, then drops the oldest runs served here past the newest `keep` (runs of
+/// `toolsmith solve` and the benchmarks are left alone).
+fn save_run(path: &std::path::Path, run: &toolsmith_solve::Run, keep: usize) -> Result<i64> {
+    let store_err = |source| toolsmith_solve::Error::Store {
+        context: "pruning the runs /v1/solve stored".to_owned(),
+        source,
+    };
+    let id = RunStore::open(path)?.save(run)?;
+    let conn = rusqlite::Connection::open(path).map_err(store_err)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(store_err)?;
+    let keep = i64::try_from(keep).unwrap_or(i64::MAX);
+    conn.execute(
+        "DELETE FROM runs WHERE solver LIKE '%' || ?1 AND id NOT IN
+           (SELECT id FROM runs WHERE solver LIKE '%' || ?1 ORDER BY id DESC LIMIT ?2)",
+        rusqlite::params![SERVED_RUN, keep],
+    )
+    .map_err(store_err)?;
+    Ok(id)
 }
 
 /// A reply as JSON (these types hold nothing that fails to serialize).

@@ -42,12 +42,20 @@ pub struct ServeSettings {
     /// Rows of the call log (`tool_calls`) kept: `serve` drops the oldest past this at start,
     /// every minute and at shutdown.
     pub call_log_keep: usize,
+    /// LLM answers of `/v1/solve` runs kept in memory, the least recently used dropped first
+    /// (0: none). `serve` never writes them to the db's `llm_cache`: a client's tasks could
+    /// grow it without bound.
+    pub solve_cache_entries: usize,
+    /// Runs of `/v1/solve` kept in the db for `GET /v1/runs/{id}` (their solver name ends in
+    /// `@serve`); the oldest are dropped past this. Other runs are not touched.
+    pub solve_runs_keep: usize,
 }
 
 impl Default for ServeSettings {
     /// 8,000 characters per result (about 2k tokens: a result never crowds out an agent's
     /// context), 256 stored results, 5 search hits, 1 MiB bodies, 64 requests at once; 256 MCP
-    /// sessions (about 60 KB each) idle out after 2 minutes; the newest 100,000 logged calls.
+    /// sessions (about 60 KB each) idle out after 2 minutes; the newest 100,000 logged calls;
+    /// 1,024 LLM answers of solver runs in memory and the newest 1,000 of their runs in the db.
     fn default() -> Self {
         Self {
             max_result_chars: 8_000,
@@ -65,6 +73,8 @@ impl Default for ServeSettings {
             session_idle_secs: 120,
             allowed_hosts: Vec::new(),
             call_log_keep: 100_000,
+            solve_cache_entries: 1_024,
+            solve_runs_keep: 1_000,
         }
     }
 }

@@ -409,3 +409,17 @@ async fn the_same_tools_over_streamable_http() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test]
+async fn search_tools_reads_k_as_the_http_api_does() {
+    let (peer, _) = connect(ServeSettings::default()).await;
+    let whole = call(&peer, "search_tools", json!({"query": "movie", "k": 2.0})).await;
+    assert_ne!(whole.is_error, Some(true), "{:?}", body(&whole));
+    assert_eq!(body(&whole)["results"].as_array().unwrap().len(), 2);
+    let default = call(&peer, "search_tools", json!({"query": "movie", "k": null})).await;
+    assert_eq!(body(&default)["results"].as_array().unwrap().len(), 5);
+    let fraction = call(&peer, "search_tools", json!({"query": "movie", "k": 2.5})).await;
+    assert_eq!(fraction.is_error, Some(true));
+    assert_eq!(body(&fraction)["error"]["code"], "bad_request");
+    peer.cancel().await.unwrap();
+}

@@ -126,3 +126,64 @@ async fn protocol_errors_are_answered_as_json_rpc() {
     let alive = post(&server, Some(&session), &ping).send().await.unwrap();
     assert_eq!(alive.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn ending_a_session_it_does_not_have_answers_404() {
+    let server = mcp_server(ServeSettings::default()).await;
+    let session = initialize(&server).await.unwrap();
+    for fake in ["not-a-session", ""] {
+        let response = client()
+            .delete(server.url("/mcp"))
+            .header("mcp-session-id", fake)
+            .send()
+            .await
+            .unwrap();
+        let (status, body) = json_of(response).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{fake:?}");
+        assert_eq!(body["error"]["code"], "unknown_session");
+    }
+    // The real session was not touched, and no header at all is a bad request.
+    assert_eq!(sessions(&server).await, 1);
+    let bare = client().delete(server.url("/mcp")).send().await.unwrap();
+    assert_eq!(bare.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(delete(&server, &session).await, StatusCode::NO_CONTENT);
+    assert_eq!(delete(&server, &session).await, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_client_that_accepts_anything_is_served() {
+    let server = mcp_server(ServeSettings::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "0"}}});
+    for accept in [None, Some("*/*"), Some("text/html, */*;q=0.8")] {
+        let mut request = client().post(server.url("/mcp")).json(&init);
+        if let Some(accept) = accept {
+            request = request.header("accept", accept);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{accept:?}");
+        assert!(response.headers().contains_key("mcp-session-id"));
+    }
+    // A fake session's stream is unknown (404), not "not acceptable".
+    let stream = client()
+        .get(server.url("/mcp"))
+        .header("mcp-session-id", "fake")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::NOT_FOUND);
+    // A list that leaves both out is still refused, as JSON.
+    for accept in ["text/html", "*/*;q=0"] {
+        let refused = client()
+            .post(server.url("/mcp"))
+            .header("accept", accept)
+            .json(&init)
+            .send()
+            .await
+            .unwrap();
+        let (status, body) = json_of(refused).await;
+        assert_eq!(status, StatusCode::NOT_ACCEPTABLE, "{accept}");
+        assert_eq!(body["error"]["code"], "not_acceptable");
+    }
+}

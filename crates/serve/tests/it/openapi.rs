@@ -248,3 +248,126 @@ async fn schema_valid_requests_are_accepted() {
     .await;
     assert_eq!(status, StatusCode::OK);
 }
+
+/// Whether the server refused `body` at `path` as a bad request (400 or 422), as opposed to
+/// taking it (which may still end in 404 for an unknown handle, or 503 without an LLM).
+async fn refused(server: &Server, path: &str, body: &Value) -> (bool, StatusCode) {
+    let response = client()
+        .post(server.url(path))
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (
+        matches!(
+            status,
+            StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY
+        ),
+        status,
+    )
+}
+
+#[tokio::test]
+async fn bodies_are_taken_exactly_when_the_document_allows_them() {
+    let server = start_with(service(ServeSettings::default()), HttpOptions::default()).await;
+    let doc = document(&server, None).await;
+    let cases = [
+        // An integer in JSON Schema is any number without a fraction; null is left out.
+        ("/v1/search", json!({"query": "x", "k": 28.0})),
+        ("/v1/search", json!({"query": "x", "k": null})),
+        ("/v1/search", json!({"query": "x", "k": 3})),
+        ("/v1/search", json!({"query": "x", "k": 2.5})),
+        ("/v1/search", json!({"query": "x", "k": "3"})),
+        ("/v1/search", json!({"query": "x", "k": 0})),
+        ("/v1/search", json!({"query": "x", "k": 51.0})),
+        ("/v1/search", json!({"query": "x", "k": -1})),
+        // Without an LLM a valid task answers 503, a bad one 422 all the same.
+        ("/v1/solve", json!({"query": "x", "tools": 49.0})),
+        ("/v1/solve", json!({"query": "x", "tools": null})),
+        ("/v1/solve", json!({"query": "x", "tools": 51})),
+        ("/v1/solve", json!({"query": "x", "tools": 1.5})),
+        ("/v1/results/read", json!({"handle": "h", "offset": 8490.0})),
+        (
+            "/v1/results/read",
+            json!({"handle": "h", "offset": null, "jq_filter": "."}),
+        ),
+        (
+            "/v1/results/read",
+            json!({"handle": "h", "offset": 0, "jq_filter": null}),
+        ),
+        (
+            "/v1/results/read",
+            json!({"handle": "h", "offset": 1, "jq_filter": "."}),
+        ),
+        ("/v1/results/read", json!({"handle": "h", "offset": 0.5})),
+        ("/v1/results/read", json!({"handle": "h", "offset": -2})),
+    ];
+    for (path, body) in cases {
+        let schema =
+            &doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"];
+        let valid = jsonschema::draft202012::is_valid(schema, &body);
+        let (refused, status) = refused(&server, path, &body).await;
+        assert_eq!(
+            refused, !valid,
+            "{path} {body}: the document says valid={valid}, the server answered {status}"
+        );
+        assert!(
+            doc["paths"][path]["post"]["responses"]
+                .get(status.as_str())
+                .is_some(),
+            "{path} {body}: {status} is documented"
+        );
+    }
+}
+
+#[tokio::test]
+async fn paging_parameters_hold_to_their_documented_maximum() {
+    let server = start_with(service(ServeSettings::default()), HttpOptions::default()).await;
+    let doc = document(&server, None).await;
+    let params = doc["paths"]["/v1/tools"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    for name in ["offset", "limit"] {
+        let schema = &params.iter().find(|p| p["name"] == name).unwrap()["schema"];
+        let max = schema["maximum"].as_u64().unwrap();
+        for (value, valid) in [(max, true), (max + 1, false), (0, true)] {
+            assert_eq!(
+                jsonschema::draft202012::is_valid(schema, &json!(value)),
+                valid
+            );
+            let response = client()
+                .get(server.url(&format!("/v1/tools?{name}={value}")))
+                .send()
+                .await
+                .unwrap();
+            let expected = if valid {
+                StatusCode::OK
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            assert_eq!(response.status(), expected, "{name}={value}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_tool_id_example_names_a_served_api() {
+    let server = start_with(service(ServeSettings::default()), HttpOptions::default()).await;
+    let doc = document(&server, None).await;
+    let example = doc["paths"]["/v1/tools/{id}"]["get"]["parameters"][0]["example"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(example.contains('/'), "{example} has the tool/api shape");
+    let (status, body) = json_of(
+        client()
+            .get(server.url(&format!("/v1/tools/{example}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["id"], example.as_str());
+}

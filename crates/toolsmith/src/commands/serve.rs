@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, bail};
 use toolsmith_catalog::{DocSelector, Scope};
 use toolsmith_exec::{ApiBook, Executor};
-use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
+use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered, OpenAiClient};
 use toolsmith_plumbing::Secret;
 use toolsmith_serve::{CancellationToken, HttpOptions, SHUTDOWN_GRACE, SolverFactory, ToolService};
 use toolsmith_solve::{AgentSettings, Runtime, Tracer};
@@ -19,6 +19,7 @@ use crate::context::Context;
 use crate::{agents, env, executor, printer, serving};
 
 mod call_log;
+mod solve_cache;
 
 /// Where the HTTP server listens with `--mcp http` and no `--http`.
 const DEFAULT_ADDR: &str = "127.0.0.1:8765";
@@ -173,7 +174,8 @@ fn token(args: &ServeArgs) -> anyhow::Result<Option<Secret>> {
     }
 }
 
-/// ReAct over the configured LLM for `/v1/solve`, when an LLM is configured.
+/// ReAct over the configured LLM for `/v1/solve`, when an LLM is configured. Its answers are
+/// kept in memory under `[serve] solve_cache_entries`, never in the db (see [`solve_cache`]).
 fn solver_factory(
     ctx: &Context,
     executor: Arc<dyn Executor>,
@@ -183,8 +185,13 @@ fn solver_factory(
     if !crate::llm::is_configured(&ctx.config()?.llm) {
         return Ok(None);
     }
-    let llm: Arc<dyn ChatModel> =
-        Arc::new(crate::llm::cached_chat(ctx, None, CacheMode::ReadWrite)?);
+    let config = ctx.config()?;
+    let client =
+        OpenAiClient::new(&config.llm_settings(None)).context("configuring the LLM client")?;
+    let llm: Arc<dyn ChatModel> = Arc::new(solve_cache::MemoChat::new(
+        client,
+        config.serve.solve_cache_entries,
+    ));
     let make = agents::solvers(ctx, SolverName::React, catalog)?;
     Ok(Some(Arc::new(move || {
         let budget = Arc::new(Budget::new(BudgetLimits {

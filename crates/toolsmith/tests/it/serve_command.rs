@@ -433,3 +433,111 @@ fn a_catalog_without_its_dense_index_is_served_at_once_with_bm25_and_a_note() {
     );
     stop(child);
 }
+
+/// Chat requests the loopback LLM answered.
+type Asked = std::sync::Arc<std::sync::atomic::AtomicUsize>;
+
+/// An OpenAI-compatible `/v1/chat/completions` that finishes at once with the task (the first
+/// line of the user's message) as its answer.
+async fn finish_at_once(
+    asked: axum::extract::State<Asked>,
+    axum::Json(request): axum::Json<Value>,
+) -> axum::Json<Value> {
+    asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let task = request["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .and_then(|c| c.lines().next())
+        .unwrap_or_default()
+        .to_owned();
+    let finish = json!({"return_type": "give_answer", "final_answer": task}).to_string();
+    let message = json!({"role": "assistant", "content": null, "tool_calls": [{
+        "id": "call_a", "type": "function",
+        "function": {"name": "Finish", "arguments": finish}}]});
+    axum::Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+    )
+}
+
+/// Rows of `table` in the workspace's db (0 when the table does not exist).
+fn rows(ws: &Workspace, table: &str, filter: &str) -> i64 {
+    let conn = rusqlite::Connection::open(ws.db()).unwrap();
+    conn.query_row(&format!("SELECT count(*) FROM {table} {filter}"), [], |r| {
+        r.get(0)
+    })
+    .unwrap_or(0)
+}
+
+#[test]
+fn unique_solve_tasks_leave_the_db_within_its_bounds() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let asked = Asked::default();
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", axum::routing::post(finish_at_once))
+        .with_state(asked.clone());
+    let llm = rt.block_on(crate::support::serve_loopback(app));
+    let ws = Workspace::new();
+    tmdb(&ws);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[llm]\nbase_url = \"http://{llm}/v1\"\nmodel = \"loopback-model\"\n\n\
+             [serve]\nsolve_cache_entries = 4\nsolve_runs_keep = 3\n"
+        ),
+    )
+    .unwrap();
+    // A run of `toolsmith solve` is not the server's to prune, and its answer is cached as usual.
+    ws.ok(&[
+        "solve",
+        "a task from the command line",
+        "--tools",
+        "tmdb/get_search_movie",
+    ]);
+    assert_eq!(rows(&ws, "runs", ""), 1);
+    let cached_before = rows(&ws, "llm_cache", "");
+    assert_eq!(cached_before, 1);
+
+    let mut child = serve(&ws, &["--http", "127.0.0.1:0", "--method", "bm25"], &[]);
+    let (addr, _stderr) = announced_address(&mut child);
+    let mut run_ids = Vec::new();
+    for i in 0..12 {
+        let task = json!({"query": format!("unique task number {i}"), "tools": 2});
+        let reply = rt.block_on(raw_request(&addr, "POST", "/v1/solve", None, Some(&task)));
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+        let body: Value = serde_json::from_str(reply.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(body["answer"], format!("unique task number {i}"), "{body}");
+        run_ids.push(body["run_id"].as_i64().unwrap());
+    }
+    let llm_calls = asked.load(std::sync::atomic::Ordering::SeqCst);
+    // The newest task is answered from memory; nothing of the 12 reached `llm_cache`.
+    let again = json!({"query": "unique task number 11", "tools": 2});
+    let reply = rt.block_on(raw_request(&addr, "POST", "/v1/solve", None, Some(&again)));
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), llm_calls);
+    assert_eq!(rows(&ws, "llm_cache", ""), cached_before);
+    // The newest 3 served runs are kept (the repeat is the newest); older ones are gone.
+    assert_eq!(rows(&ws, "runs", "WHERE solver LIKE '%@serve'"), 3);
+    assert_eq!(rows(&ws, "runs", "WHERE solver NOT LIKE '%@serve'"), 1);
+    let newest = run_ids[11];
+    let oldest = run_ids[0];
+    let kept = rt.block_on(raw_request(
+        &addr,
+        "GET",
+        &format!("/v1/runs/{newest}"),
+        None,
+        None,
+    ));
+    assert!(kept.starts_with("HTTP/1.1 200"), "{kept}");
+    let gone = rt.block_on(raw_request(
+        &addr,
+        "GET",
+        &format!("/v1/runs/{oldest}"),
+        None,
+        None,
+    ));
+    assert!(gone.starts_with("HTTP/1.1 404"), "{gone}");
+    stop(child);
+}
