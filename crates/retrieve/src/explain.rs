@@ -98,7 +98,7 @@ impl Bm25Explanation {
                 let sep = if i == 0 { " " } else { ", " };
                 write!(
                     f,
-                    "{sep}{} {}x{} ({:.4})",
+                    "{sep}{} {} x w{} = {:.4}",
                     share.field.as_str(),
                     share.count,
                     share.weight,

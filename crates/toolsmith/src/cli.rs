@@ -733,6 +733,12 @@ pub struct SearchArgs {
     /// default once `toolsmith graph build` has run).
     #[arg(long)]
     pub no_expand: bool,
+    /// Say why each API was offered: its BM25 terms and the fields they matched, its dense
+    /// cosine and the text embedded, the fusion's parts (raw score, z-score, weight), or the
+    /// retrieved API an expansion-added one serves and through which parameter. Indented
+    /// under each hit, or as `explanation` in `--json`.
+    #[arg(long, conflicts_with = "tools")]
+    pub explain: bool,
     /// JSON output (an array of hits).
     #[command(flatten)]
     pub json: JsonArg,
