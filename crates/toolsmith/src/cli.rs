@@ -981,6 +981,7 @@ pub struct RetrievalArgs {
     pub coverage_k: Vec<usize>,
     /// List the queries whose gold path the expanded offer misses at this K: each missing
     /// gold API with its rank in the query's ranking, and what expansion added instead.
+    /// Each missing API's score parts (`search --explain`) are set against the top hit's.
     #[arg(long, value_name = "K")]
     pub misses: Option<usize>,
     /// Also list, per query and `--coverage-k` cut-off, the APIs offered with dependency
