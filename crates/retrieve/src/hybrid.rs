@@ -269,43 +269,46 @@ fn list_part(fusion: Fusion, list: &[(u32, f32)], which: List, doc: u32) -> List
 }
 
 impl HybridRetriever {
-    /// Why document `doc` scores what it does in a fused list of `k` for `query` (its text
-    /// and its vector): each list's rank, raw score and normalized part, with BM25's terms
-    /// and the dense cosine underneath.
-    pub fn explain_doc(
+    /// Why each of `docs` (`None`: not in the corpus) scores what it does in a fused list of
+    /// `k` for `query` (its text and its vector): each list's rank, raw score and normalized
+    /// part, with BM25's terms and the dense cosine underneath. The two lists are read once.
+    pub fn explain_docs(
         &self,
         (query, vector): (&str, &[f32]),
-        doc: u32,
+        docs: &[Option<u32>],
         k: usize,
         filter: &Filter,
-    ) -> Result<HybridExplanation> {
+    ) -> Result<Vec<Option<HybridExplanation>>> {
         let depth = self.settings.depth.max(k);
         let fusion = self.settings.fusion;
         let lexical = self.bm25.scores(query, depth, filter);
         let semantic = self.dense.index().scores(vector, depth, filter)?;
-        let mut bm25 = list_part(fusion, &lexical, List::Lexical, doc);
-        bm25.detail = self
-            .bm25
-            .explain_doc(query, doc)
-            .map(|e| Box::new(Explanation::Bm25(e)));
-        let mut dense = list_part(fusion, &semantic, List::Dense, doc);
-        dense.detail = self
-            .dense
-            .index()
-            .explain_doc(vector, doc)
-            .map(|e| Box::new(Explanation::Dense(e)));
         let normalization = match fusion {
             Fusion::ZScore { .. } => Normalization::ZScore,
             Fusion::Weighted { .. } => Normalization::MinMax,
             Fusion::Rrf { k, .. } => Normalization::ReciprocalRank { k },
         };
-        Ok(HybridExplanation {
-            score: bm25.contribution + dense.contribution,
-            normalization,
-            depth,
-            bm25,
-            dense,
-        })
+        let explain = |doc: u32| {
+            let mut bm25 = list_part(fusion, &lexical, List::Lexical, doc);
+            bm25.detail = self
+                .bm25
+                .explain_doc(query, doc)
+                .map(|e| Box::new(Explanation::Bm25(e)));
+            let mut dense = list_part(fusion, &semantic, List::Dense, doc);
+            dense.detail = self
+                .dense
+                .index()
+                .explain_doc(vector, doc)
+                .map(|e| Box::new(Explanation::Dense(e)));
+            HybridExplanation {
+                score: bm25.contribution + dense.contribution,
+                normalization,
+                depth,
+                bm25,
+                dense,
+            }
+        };
+        Ok(docs.iter().map(|d| d.map(explain)).collect())
     }
 }
 
@@ -325,19 +328,13 @@ impl Retriever for HybridRetriever {
         filter: &Filter,
     ) -> Result<Vec<Option<Explanation>>> {
         let vector = self.dense.embed_query(query).await?;
-        let mut out = Vec::with_capacity(apis.len());
-        for api in apis {
-            out.push(match self.bm25.corpus().position(api) {
-                Some(doc) => Some(Explanation::Hybrid(self.explain_doc(
-                    (query, &vector),
-                    doc,
-                    k,
-                    filter,
-                )?)),
-                None => None,
-            });
-        }
-        Ok(out)
+        let corpus = self.bm25.corpus();
+        let docs: Vec<Option<u32>> = apis.iter().map(|api| corpus.position(api)).collect();
+        Ok(self
+            .explain_docs((query, &vector), &docs, k, filter)?
+            .into_iter()
+            .map(|e| e.map(Explanation::Hybrid))
+            .collect())
     }
 }
 
