@@ -13,9 +13,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use toolsmith_catalog::ApiId;
 
 use crate::corpus::{Allowed, Corpus, Field, FieldWeights};
 use crate::error::Result;
+use crate::explain::{Bm25Explanation, Explanation, FieldShare, TermScore};
 use crate::retriever::{Filter, Hit, Retriever, top_k};
 use crate::tokenize::tokenize;
 
@@ -226,10 +228,96 @@ impl Bm25Index {
     }
 }
 
+impl Bm25Index {
+    /// The query's distinct terms (tokenized and stemmed as the index is), each with its id
+    /// in the index when it has one, in the order [`Bm25Index::scores`] sums them.
+    fn query_terms(&self, query: &str) -> Vec<(String, Option<u32>)> {
+        let mut terms: Vec<(String, Option<u32>)> = tokenize(query, self.settings.stem)
+            .into_iter()
+            .map(|t| {
+                let id = self.terms.get(&t).copied();
+                (t, id)
+            })
+            .collect();
+        terms.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+        terms.dedup();
+        terms
+    }
+
+    /// Why document `doc` scores what it does for `query`: each matched term's part, summed
+    /// in the order [`Bm25Index::scores`] sums them, so the parts add up to its score.
+    pub fn explain_doc(&self, query: &str, doc: u32) -> Option<Bm25Explanation> {
+        let d = self.corpus.doc(doc as usize)?;
+        let length_norm = *self.norm.get(doc as usize)?;
+        let k1 = self.settings.k1;
+        let mut score = 0.0f32;
+        let mut terms = Vec::new();
+        let mut unmatched = Vec::new();
+        for (term, id) in self.query_terms(query) {
+            let posting = id.and_then(|id| {
+                let list = self.postings.get(id as usize)?;
+                let i = list.binary_search_by_key(&doc, |p| p.doc).ok()?;
+                Some((list.get(i)?.tf, *self.idf.get(id as usize)?))
+            });
+            let Some((tf, idf)) = posting else {
+                unmatched.push(term);
+                continue;
+            };
+            let part = idf * tf * (k1 + 1.0) / (tf + length_norm);
+            score += part;
+            let fields = Field::ALL
+                .into_iter()
+                .filter_map(|field| {
+                    let weight = self.settings.weights.get(field);
+                    let count = tokenize(d.field(field), self.settings.stem)
+                        .iter()
+                        .filter(|t| **t == term)
+                        .count();
+                    (weight > 0.0 && count > 0).then(|| FieldShare {
+                        field,
+                        count: u32::try_from(count).unwrap_or(u32::MAX),
+                        weight,
+                        score: part * count as f32 * weight / tf,
+                    })
+                })
+                .collect();
+            terms.push(TermScore {
+                term,
+                idf,
+                tf,
+                score: part,
+                fields,
+            });
+        }
+        Some(Bm25Explanation {
+            score,
+            length_norm,
+            terms,
+            unmatched,
+        })
+    }
+}
+
 #[async_trait]
 impl Retriever for Bm25Index {
     async fn search(&self, query: &str, k: usize, filter: &Filter) -> Result<Vec<Hit>> {
         Ok(hits(&self.corpus, &self.scores(query, k, filter)))
+    }
+
+    async fn explain(
+        &self,
+        query: &str,
+        apis: &[ApiId],
+        _k: usize,
+        _filter: &Filter,
+    ) -> Result<Vec<Option<Explanation>>> {
+        Ok(apis
+            .iter()
+            .map(|api| {
+                let doc = self.corpus.position(api)?;
+                self.explain_doc(query, doc).map(Explanation::Bm25)
+            })
+            .collect())
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use toolsmith_catalog::{ApiEntry, ApiId, Catalog, ToolEntry, ToolId};
 use toolsmith_plumbing::text::truncate_with;
 
+pub use crate::field::Field;
 use crate::retriever::Filter;
 
 /// How much each field of an API's document counts. A weight multiplies the field's term
@@ -65,32 +66,6 @@ impl Default for FieldWeights {
     fn default() -> Self {
         Self::ALL
     }
-}
-
-/// A field of an API's document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Field {
-    ToolName,
-    ApiName,
-    ToolDescription,
-    ApiDescription,
-    Params,
-    Examples,
-    Returns,
-}
-
-impl Field {
-    /// Every field, in document order.
-    pub const ALL: [Self; 7] = [
-        Self::ToolName,
-        Self::ApiName,
-        Self::ToolDescription,
-        Self::ApiDescription,
-        Self::Params,
-        Self::Examples,
-        Self::Returns,
-    ];
 }
 
 /// One API as the indexes see it.
@@ -215,6 +190,12 @@ impl Corpus {
     /// Document `i`.
     pub fn doc(&self, i: usize) -> Option<&CorpusDoc> {
         self.docs.get(i)
+    }
+
+    /// The index of `api`'s document (a scan: for explaining a few APIs, not for search).
+    pub fn position(&self, api: &ApiId) -> Option<u32> {
+        let i = self.docs.iter().position(|d| &d.api == api)?;
+        u32::try_from(i).ok()
     }
 
     /// The first `n` documents as a corpus of their own (for scaling measurements).

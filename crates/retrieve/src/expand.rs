@@ -25,6 +25,7 @@ use toolsmith_graph::{Need, Producer};
 
 use crate::corpus::Corpus;
 use crate::error::Result;
+use crate::explain::{Added, ExpandedExplanation, Explanation, Link};
 use crate::retriever::{Filter, Hit, Retriever};
 
 /// Which APIs expansion adds.
@@ -126,32 +127,6 @@ fn grounded(
                     && grounded(&p.api, needs, present, depth - 1)
             })
         })
-}
-
-/// How an added API is linked to the offered one it was added for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Link {
-    /// It produces `param` of the offered API.
-    Producer,
-    /// It takes `param` from the offered API's output.
-    Consumer,
-    /// No edge: a next-ranked API filling a swapped slot.
-    Rank,
-}
-
-/// One API added by expansion, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Added {
-    /// The API added.
-    pub api: ApiId,
-    /// The offered API it is linked to: the one whose need it meets ([`Link::Producer`]),
-    /// or the one whose output feeds it ([`Link::Consumer`]); itself for [`Link::Rank`].
-    pub feeds: ApiId,
-    /// The parameter the link carries (empty for [`Link::Rank`]).
-    pub param: String,
-    /// How it is linked.
-    pub link: Link,
 }
 
 /// The producers to add to `offered`, in the order added. For every offered API (added ones
@@ -470,6 +445,35 @@ impl ExpandingRetriever {
 impl Retriever for ExpandingRetriever {
     async fn search(&self, query: &str, k: usize, filter: &Filter) -> Result<Vec<Hit>> {
         Ok(self.search_expanded(query, k, filter).await?.0)
+    }
+
+    /// The inner ranking's explanation of each API (as read for the expansion's pool), and
+    /// for an API expansion adds, the offered API it serves and the parameter it carries.
+    async fn explain(
+        &self,
+        query: &str,
+        apis: &[ApiId],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Vec<Option<Explanation>>> {
+        let (_, added) = self.search_expanded(query, k, filter).await?;
+        let ranked = self
+            .inner
+            .explain(query, apis, self.expander.pool_depth(k), filter)
+            .await?;
+        Ok(apis
+            .iter()
+            .zip(ranked)
+            .map(
+                |(api, ranking)| match added.iter().find(|a| &a.api == api) {
+                    Some(a) => Some(Explanation::Expanded(ExpandedExplanation {
+                        added: a.clone(),
+                        ranking: ranking.map(Box::new),
+                    })),
+                    None => ranking,
+                },
+            )
+            .collect())
     }
 }
 

@@ -9,10 +9,12 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use toolsmith_catalog::ApiId;
 
 use crate::bm25::{Bm25Index, hits};
 use crate::dense::{DenseIndex, DenseRetriever};
 use crate::error::Result;
+use crate::explain::{Explanation, HybridExplanation, ListPart, Normalization};
 use crate::retriever::{Filter, Hit, Retriever, top_k};
 
 /// RRF's rank constant, from Cormack, Clarke and Büttcher (SIGIR 2009).
@@ -213,12 +215,126 @@ pub fn fused_scores(
     Ok(fuse(settings.fusion, &lexical, &semantic, k))
 }
 
+/// Which of the two fused lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum List {
+    Lexical,
+    Dense,
+}
+
+/// A list's weight under `fusion`.
+fn list_weight(fusion: Fusion, which: List) -> f32 {
+    match (fusion, which) {
+        (Fusion::Rrf { .. }, List::Lexical) => 1.0,
+        (Fusion::Rrf { dense_weight, .. }, List::Dense) => dense_weight.max(0.0),
+        (Fusion::ZScore { bm25 } | Fusion::Weighted { bm25 }, List::Lexical) => {
+            bm25.clamp(0.0, 1.0)
+        }
+        (Fusion::ZScore { bm25 } | Fusion::Weighted { bm25 }, List::Dense) => {
+            1.0 - bm25.clamp(0.0, 1.0)
+        }
+    }
+}
+
+/// `doc`'s part of a fused score from one `list` (best first), normalized as [`fuse`] does.
+fn list_part(fusion: Fusion, list: &[(u32, f32)], which: List, doc: u32) -> ListPart {
+    let rank = list.iter().position(|&(d, _)| d == doc);
+    let raw = rank.and_then(|r| list.get(r)).map(|&(_, s)| s);
+    let normalized = match fusion {
+        Fusion::Rrf { k, .. } => rank.map_or(0.0, |r| 1.0 / (k + r as f32 + 1.0)),
+        Fusion::ZScore { .. } => {
+            let z = standardizer(list);
+            let lowest = list.iter().map(|&(_, s)| s).reduce(f32::min);
+            raw.or(lowest).map_or(0.0, z)
+        }
+        Fusion::Weighted { .. } => {
+            let (lo, hi) = list
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &(_, s)| {
+                    (lo.min(s), hi.max(s))
+                });
+            let span = hi - lo;
+            raw.map_or(0.0, |s| if span > 0.0 { (s - lo) / span } else { 1.0 })
+        }
+    };
+    let weight = list_weight(fusion, which);
+    ListPart {
+        rank: rank.map(|r| r + 1),
+        raw,
+        normalized,
+        weight,
+        contribution: weight * normalized,
+        detail: None,
+    }
+}
+
+impl HybridRetriever {
+    /// Why each of `docs` (`None`: not in the corpus) scores what it does in a fused list of
+    /// `k` for `query` (its text and its vector): each list's rank, raw score and normalized
+    /// part, with BM25's terms and the dense cosine underneath. The two lists are read once.
+    pub fn explain_docs(
+        &self,
+        (query, vector): (&str, &[f32]),
+        docs: &[Option<u32>],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Vec<Option<HybridExplanation>>> {
+        let depth = self.settings.depth.max(k);
+        let fusion = self.settings.fusion;
+        let lexical = self.bm25.scores(query, depth, filter);
+        let semantic = self.dense.index().scores(vector, depth, filter)?;
+        let normalization = match fusion {
+            Fusion::ZScore { .. } => Normalization::ZScore,
+            Fusion::Weighted { .. } => Normalization::MinMax,
+            Fusion::Rrf { k, .. } => Normalization::ReciprocalRank { k },
+        };
+        let explain = |doc: u32| {
+            let mut bm25 = list_part(fusion, &lexical, List::Lexical, doc);
+            bm25.detail = self
+                .bm25
+                .explain_doc(query, doc)
+                .map(|e| Box::new(Explanation::Bm25(e)));
+            let mut dense = list_part(fusion, &semantic, List::Dense, doc);
+            dense.detail = self
+                .dense
+                .index()
+                .explain_doc(vector, doc)
+                .map(|e| Box::new(Explanation::Dense(e)));
+            HybridExplanation {
+                score: bm25.contribution + dense.contribution,
+                normalization,
+                depth,
+                bm25,
+                dense,
+            }
+        };
+        Ok(docs.iter().map(|d| d.map(explain)).collect())
+    }
+}
+
 #[async_trait]
 impl Retriever for HybridRetriever {
     async fn search(&self, query: &str, k: usize, filter: &Filter) -> Result<Vec<Hit>> {
         let vector = self.dense.embed_query(query).await?;
         let scored = self.scores_with_vector(query, &vector, k, filter)?;
         Ok(hits(self.bm25.corpus(), &scored))
+    }
+
+    async fn explain(
+        &self,
+        query: &str,
+        apis: &[ApiId],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Vec<Option<Explanation>>> {
+        let vector = self.dense.embed_query(query).await?;
+        let corpus = self.bm25.corpus();
+        let docs: Vec<Option<u32>> = apis.iter().map(|api| corpus.position(api)).collect();
+        Ok(self
+            .explain_docs((query, &vector), &docs, k, filter)?
+            .into_iter()
+            .map(|e| e.map(Explanation::Hybrid))
+            .collect())
     }
 }
 

@@ -17,6 +17,10 @@
 //! - [`ExpandingRetriever`] wraps any retriever with dependency-aware expansion: the
 //!   producers (from `toolsmith-graph`'s dependency edges) of the ids the retrieved APIs
 //!   need are added after the ranking, within a budget ([`ExpandSettings`], [`expand`]).
+//! - [`Retriever::explain`] says, on request, why an API scored what it did
+//!   ([`Explanation`]): BM25's matched terms and fields, the dense cosine and the text
+//!   embedded, each fused list's raw and normalized score with its weight, and for an API
+//!   expansion added, the offered API it serves and the parameter carried.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -157,8 +161,10 @@ pub use crate::dense::{
     DenseIndex, DenseRetriever, DenseSettings, Pooling, VectorFormat, passages,
 };
 pub use crate::error::{Error, Result};
-pub use crate::expand::{
-    Added, ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Link, Offer, expand,
+pub use crate::expand::{ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Offer, expand};
+pub use crate::explain::{
+    Added, Bm25Explanation, DenseExplanation, DenseView, ExpandedExplanation, Explanation,
+    FieldShare, HybridExplanation, Link, ListPart, Normalization, TermScore,
 };
 pub use crate::hnsw::{DenseBackend, HnswSettings, PAPER as HNSW_PAPER};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse, fused_scores};
@@ -172,6 +178,8 @@ mod corpus;
 mod dense;
 mod error;
 mod expand;
+mod explain;
+mod field;
 mod hnsw;
 mod hybrid;
 mod kernel;

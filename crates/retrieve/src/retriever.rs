@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use toolsmith_catalog::{ApiId, ToolId};
 
 use crate::error::Result;
+use crate::explain::Explanation;
 
 /// Restricts a search to a category and/or a tool.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,12 +63,37 @@ pub trait Retriever: Send + Sync {
             .await?;
         Ok(aggregate_tools(&hits, k))
     }
+
+    /// Why each of `apis` scores what it does for `query` in a `search(query, k, filter)`:
+    /// the parts of its score (see [`Explanation`]), in `apis`' order; `None` for an API this
+    /// retriever cannot explain (not in its corpus). Done only on request: `search` computes
+    /// none of it. By default nothing is explained.
+    async fn explain(
+        &self,
+        query: &str,
+        apis: &[ApiId],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Vec<Option<Explanation>>> {
+        let _ = (query, k, filter);
+        Ok(vec![None; apis.len()])
+    }
 }
 
 #[async_trait]
 impl<T: Retriever + ?Sized> Retriever for Arc<T> {
     async fn search(&self, query: &str, k: usize, filter: &Filter) -> Result<Vec<Hit>> {
         (**self).search(query, k, filter).await
+    }
+
+    async fn explain(
+        &self,
+        query: &str,
+        apis: &[ApiId],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Vec<Option<Explanation>>> {
+        (**self).explain(query, apis, k, filter).await
     }
 }
 

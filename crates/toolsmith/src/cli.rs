@@ -733,6 +733,12 @@ pub struct SearchArgs {
     /// default once `toolsmith graph build` has run).
     #[arg(long)]
     pub no_expand: bool,
+    /// Say why each API was offered: its BM25 terms and the fields they matched, its dense
+    /// cosine and the text embedded, the fusion's parts (raw score, z-score, weight), or the
+    /// retrieved API an expansion-added one serves and through which parameter. Indented
+    /// under each hit, or as `explanation` in `--json`.
+    #[arg(long, conflicts_with = "tools")]
+    pub explain: bool,
     /// JSON output (an array of hits).
     #[command(flatten)]
     pub json: JsonArg,
@@ -975,6 +981,7 @@ pub struct RetrievalArgs {
     pub coverage_k: Vec<usize>,
     /// List the queries whose gold path the expanded offer misses at this K: each missing
     /// gold API with its rank in the query's ranking, and what expansion added instead.
+    /// Each missing API's score parts (`search --explain`) are set against the top hit's.
     #[arg(long, value_name = "K")]
     pub misses: Option<usize>,
     /// Also list, per query and `--coverage-k` cut-off, the APIs offered with dependency

@@ -6,13 +6,13 @@ use std::sync::{Arc, OnceLock};
 use toolsmith_llm::Embedder;
 
 use super::settings::{DenseSettings, VectorFormat};
-use crate::corpus::{Allowed, Corpus};
+use crate::corpus::{Allowed, Corpus, Field};
 use crate::error::{Error, Result};
+use crate::explain::{DenseExplanation, DenseView};
 use crate::hnsw::{DenseBackend, HnswGraph};
+use crate::kernel::normalize;
 use crate::kernel::{Int8Matrix, score_rows_into, top_scores, with_scores};
 use crate::retriever::{Filter, top_k};
-
-use crate::kernel::normalize;
 
 /// Embedding vectors of every document of a corpus.
 #[derive(Clone, Debug)]
@@ -259,6 +259,32 @@ impl DenseIndex {
                 .iter()
                 .map(|t| t.capacity() + size_of::<String>())
                 .sum::<usize>()
+    }
+
+    /// Why document `doc` scores what it does for the query vector `query`: the cosine of
+    /// the two (the exact f32 one, as an int8 scan rescores its candidates), and which of the
+    /// document's text its vector was embedded from.
+    pub fn explain_doc(&self, query: &[f32], doc: u32) -> Option<DenseExplanation> {
+        if query.len() != self.dims {
+            return None;
+        }
+        let row = self.row(doc as usize)?;
+        let mut q = query.to_vec();
+        normalize(&mut q);
+        let d = self.corpus.doc(doc as usize)?;
+        let fields = Field::ALL
+            .into_iter()
+            .filter(|&f| self.settings.fields.get(f) > 0.0 && !d.field(f).trim().is_empty())
+            .collect();
+        let passages = self
+            .texts
+            .get(doc as usize)
+            .map_or(1, |t| self.settings.passages(t).len().max(1));
+        Some(DenseExplanation {
+            similarity: crate::kernel::dot_f32(row, &q),
+            model: self.model.clone(),
+            view: DenseView { fields, passages },
+        })
     }
 
     /// The `k` documents most similar to a query vector as `(document, cosine)`, best first.

@@ -4,11 +4,13 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use async_trait::async_trait;
 use hashlink::LruCache;
+use toolsmith_catalog::ApiId;
 use toolsmith_llm::Embedder;
 
 use super::index::DenseIndex;
 use crate::bm25::hits;
 use crate::error::{Error, Result};
+use crate::explain::Explanation;
 use crate::retriever::{Filter, Hit, Retriever};
 
 fn lock(cache: &QueryCache) -> MutexGuard<'_, LruCache<String, Arc<Vec<f32>>>> {
@@ -101,5 +103,22 @@ impl Retriever for DenseRetriever {
     async fn search(&self, query: &str, k: usize, filter: &Filter) -> Result<Vec<Hit>> {
         let scored = self.scores(query, k, filter).await?;
         Ok(hits(&self.index.corpus, &scored))
+    }
+
+    async fn explain(
+        &self,
+        query: &str,
+        apis: &[ApiId],
+        _k: usize,
+        _filter: &Filter,
+    ) -> Result<Vec<Option<Explanation>>> {
+        let vector = self.embed_query(query).await?;
+        Ok(apis
+            .iter()
+            .map(|api| {
+                let doc = self.index.corpus.position(api)?;
+                self.index.explain_doc(&vector, doc).map(Explanation::Dense)
+            })
+            .collect())
     }
 }

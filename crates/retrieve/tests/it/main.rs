@@ -6,6 +6,7 @@
 
 mod data;
 mod expand;
+mod explain;
 mod incremental;
 mod resume;
 mod tiny;

@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use serde::Serialize;
-use toolsmith_retrieve::{Added, Hit, Link, ToolHit};
+use toolsmith_catalog::ApiId;
+use toolsmith_retrieve::{Added, Explanation, Hit, Link, ToolHit};
 
 use crate::cli::SearchArgs;
 use crate::context::Context;
@@ -37,20 +38,31 @@ pub(super) fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<ExitCode> 
             print_tools(&hits, args.json.json)
         } else {
             let (hits, added) = pipeline.offer(&args.query, args.k, &filter).await?;
-            print_hits(&hits, &added, args.json.json)
+            let why = if args.explain {
+                let apis: Vec<ApiId> = hits.iter().map(|h| h.api.clone()).collect();
+                pipeline
+                    .retriever()
+                    .explain(&args.query, &apis, args.k, &filter)
+                    .await?
+            } else {
+                vec![None; hits.len()]
+            };
+            print_hits(&hits, &added, &why, args.json.json)
         }
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// One hit of `search --json`: the hit, and for a producer added by dependency expansion,
-/// which result's parameter it feeds.
+/// One hit of `search --json`: the hit, for a producer added by dependency expansion which
+/// result's parameter it feeds, and with `--explain` the parts of its score.
 #[derive(Serialize)]
 struct HitRow<'a> {
     #[serde(flatten)]
     hit: &'a Hit,
     #[serde(skip_serializing_if = "Option::is_none")]
     added_for: Option<AddedFor<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explanation: Option<&'a Explanation>,
 }
 
 #[derive(Serialize)]
@@ -60,18 +72,28 @@ struct AddedFor<'a> {
     link: Link,
 }
 
-fn print_hits(hits: &[Hit], added: &[Added], json: bool) -> anyhow::Result<()> {
+/// Prints the hits (`explanations` in the same order, `None` when not asked for) as JSON, as
+/// a table, or with `--explain` each hit with its explanation indented under it.
+fn print_hits(
+    hits: &[Hit],
+    added: &[Added],
+    explanations: &[Option<Explanation>],
+    json: bool,
+) -> anyhow::Result<()> {
     let why = |hit: &Hit| added.iter().find(|a| a.api == hit.api);
+    let explained = |i: usize| explanations.get(i).and_then(Option::as_ref);
     if json {
         let rows: Vec<HitRow<'_>> = hits
             .iter()
-            .map(|hit| HitRow {
+            .enumerate()
+            .map(|(i, hit)| HitRow {
                 hit,
                 added_for: why(hit).map(|a| AddedFor {
                     api: a.feeds.to_string(),
                     param: &a.param,
                     link: a.link,
                 }),
+                explanation: explained(i),
             })
             .collect();
         return printer::json(&rows);
@@ -79,6 +101,9 @@ fn print_hits(hits: &[Hit], added: &[Added], json: bool) -> anyhow::Result<()> {
     if hits.is_empty() {
         printer::note("no API matches");
         return Ok(());
+    }
+    if explanations.iter().any(Option::is_some) {
+        return print_explained(hits, |hit| why(hit).is_some(), explained);
     }
     let mut out = table::new(["#", "score", "API", "doc"]);
     for (i, hit) in hits.iter().enumerate() {
@@ -104,6 +129,37 @@ fn print_hits(hits: &[Hit], added: &[Added], json: bool) -> anyhow::Result<()> {
     }
     table::align_right(&mut out, [0, 1]);
     table::print(&out)
+}
+
+/// `search --explain` as text: each hit's line, its explanation indented under it.
+fn print_explained<'a>(
+    hits: &[Hit],
+    is_added: impl Fn(&Hit) -> bool,
+    explained: impl Fn(usize) -> Option<&'a Explanation>,
+) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for (i, hit) in hits.iter().enumerate() {
+        let rank = if is_added(hit) {
+            "+".to_owned()
+        } else {
+            (i + 1).to_string()
+        };
+        text.push_str(&format!(
+            "{rank:>3}  {:.4}  {}  {}\n",
+            hit.score,
+            hit.api,
+            table::first_line(&hit.text, 80)
+        ));
+        match explained(i) {
+            Some(why) => {
+                for line in why.to_string().lines() {
+                    text.push_str(&format!("       {line}\n"));
+                }
+            }
+            None => text.push_str("       (no explanation)\n"),
+        }
+    }
+    printer::line(text.trim_end())
 }
 
 /// One tool in `search --tools --json`.

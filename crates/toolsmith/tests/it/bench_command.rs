@@ -275,6 +275,28 @@ fn retrieval_reports_coverage_at_asked_cut_offs_and_lists_the_misses() {
                 .all(|m| m["rank"].is_null() || m["rank"].as_u64().unwrap() > 10),
             "{miss}"
         );
+        // Each missing API's BM25 score parts, set against the top hit's, which outscores it
+        // (no top hit: no API shares a term with the query, and the missing ones score 0).
+        let top = &miss["top"]["explanation"];
+        let score = |e: &Value| e["score"].as_f64().unwrap();
+        let top_score = if miss["top"].is_null() {
+            0.0
+        } else {
+            assert_eq!(top["method"], "bm25", "{miss}");
+            score(top)
+        };
+        for m in missing {
+            let why = &m["explanation"];
+            assert_eq!(why["method"], "bm25", "{miss}");
+            assert!(score(why) <= top_score, "{miss}");
+            let terms: f64 = why["terms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["score"].as_f64().unwrap())
+                .sum();
+            assert!((terms - score(why)).abs() < 1e-3, "{miss}");
+        }
     }
 }
 

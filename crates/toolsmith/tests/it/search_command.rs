@@ -210,3 +210,119 @@ async fn a_catalog_above_the_threshold_without_vectors_is_searched_with_bm25_and
     assert_eq!(exact.len(), 5);
     assert_eq!(hnsw, exact);
 }
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn search_explain_gives_bm25_terms_and_the_expansion_that_added_an_api() {
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    ws.ok(&["graph", "build", "--no-similarity"]);
+    let query = "Get the cast and crew for a movie";
+    let args = ["search", query, "-k", "2", "--method", "bm25", "--json"];
+    let plain: Value = serde_json::from_str(&ws.ok(&args)).unwrap();
+    assert!(
+        plain
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h.get("explanation").is_none()),
+        "explaining is on request only: {plain}"
+    );
+    let hits: Value = serde_json::from_str(&ws.ok(&[&args[..], &["--explain"]].concat())).unwrap();
+    let hits = hits.as_array().unwrap();
+    assert!(hits.len() > 2, "expansion added APIs: {hits:?}");
+    for hit in &hits[..2] {
+        let why = &hit["explanation"];
+        assert_eq!(why["method"], "bm25", "{hit}");
+        let score = hit["score"].as_f64().unwrap();
+        let terms: f64 = why["terms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["score"].as_f64().unwrap())
+            .sum();
+        assert!(close(terms, score), "{terms} vs {score}: {why}");
+    }
+    assert_eq!(hits[0]["api"], "tmdb/get_movie_movie_id_credits");
+    let search = hits
+        .iter()
+        .find(|h| h["api"] == "tmdb/get_search_movie")
+        .expect("the movie search is added");
+    let why = &search["explanation"];
+    assert_eq!(why["method"], "expanded", "{why}");
+    assert_eq!(why["added"]["feeds"], "tmdb/get_movie_movie_id_credits");
+    assert_eq!(why["added"]["param"], "movie_id");
+    assert_eq!(why["added"]["link"], "producer");
+    assert_eq!(why["ranking"]["method"], "bm25");
+
+    // As text, each hit's explanation is indented under it.
+    let text = ws.ok(&["search", query, "-k", "2", "--method", "bm25", "--explain"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains("tmdb/get_movie_movie_id_credits"),
+        "{text}"
+    );
+    assert!(lines[1].trim_start().starts_with("bm25 "), "{text}");
+    assert!(
+        text.contains(
+            "added by expansion: produces `movie_id` that tmdb/get_movie_movie_id_credits needs"
+        ),
+        "{text}"
+    );
+    // Tools are not explained.
+    let out = ws.run(&["search", query, "--tools", "--explain"]);
+    assert!(!out.status.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_explain_gives_the_fusions_parts_which_add_up_to_the_score() {
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route("/v1/embeddings", post(embeddings))
+        .with_state(seen.clone());
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[llm]\nbase_url = \"http://{addr}/v1\"\nembedding_model = \"loopback-embed\"\n\n\
+             [retrieve]\nmethod = \"hybrid\"\nembedder = \"http\"\nembedding_dimensions = {DIMS}\n"
+        ),
+    )
+    .unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        ws.ok(&["search", "popular people", "-k", "5", "--explain", "--json"])
+    })
+    .await
+    .unwrap();
+    let hits: Vec<Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(hits.len(), 5);
+    for hit in &hits {
+        let why = &hit["explanation"];
+        assert_eq!(why["method"], "hybrid", "{hit}");
+        assert_eq!(why["normalization"]["kind"], "z_score");
+        let score = hit["score"].as_f64().unwrap();
+        let part = |list: &str| {
+            let p = &why[list];
+            let (w, z, c) = (
+                p["weight"].as_f64().unwrap(),
+                p["normalized"].as_f64().unwrap(),
+                p["contribution"].as_f64().unwrap(),
+            );
+            assert!(close(w * z, c), "{p}");
+            assert_eq!(w, 0.5, "the lists weigh alike by default");
+            c
+        };
+        assert!(close(part("bm25") + part("dense"), score), "{why}");
+        let dense = &why["dense"];
+        assert_eq!(dense["detail"]["method"], "dense");
+        assert_eq!(dense["detail"]["model"], "loopback-embed");
+        if let Some(raw) = dense["raw"].as_f64() {
+            assert!(close(raw, dense["detail"]["similarity"].as_f64().unwrap()));
+        }
+    }
+}

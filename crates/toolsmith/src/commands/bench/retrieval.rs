@@ -16,8 +16,8 @@ use toolsmith_eval::{
 use toolsmith_retrieve::{ExpandSettings, Filter, Method};
 
 use self::report::{
-    COVERAGE_KS, CoveragePoint, CoverageSums, ExpandedCoverage, Miss, MissingGold, QueryOffer,
-    RetrievalReport,
+    COVERAGE_KS, CoveragePoint, CoverageSums, ExpandedCoverage, ExplainedApi, Miss, MissingGold,
+    QueryOffer, RetrievalReport,
 };
 use crate::cli::RetrievalArgs;
 use crate::context::Context;
@@ -191,7 +191,9 @@ impl Job {
             let (hits, added) = pipeline.offer(&q.text, k, &Filter::default()).await?;
             let offered: Vec<ApiId> = hits.into_iter().map(|h| h.api).collect();
             if !offered_covers(&offered, &q.gold) {
-                measured.misses.push(miss(q, &offered, &pool, &added));
+                let mut miss = miss(q, &offered, &pool, &added);
+                explain_miss(pipeline, &q.text, &pool, depth, &mut miss).await?;
+                measured.misses.push(miss);
             }
         }
         measured
@@ -325,11 +327,39 @@ fn miss(
             .map(|g| MissingGold {
                 api: g.clone(),
                 rank: pool.iter().position(|a| a == g).map(|r| r + 1),
+                explanation: None,
             })
             .collect(),
         offered_gold: hit.into_iter().cloned().collect(),
         added: added.iter().map(added_line).collect(),
+        top: None,
     }
+}
+
+/// Adds the parts of the ranking's scores to a miss: the top API's, and each missing gold
+/// API's, as the ranking read `depth` deep scored them.
+async fn explain_miss(
+    pipeline: &retrieval::Pipeline,
+    query: &str,
+    pool: &[ApiId],
+    depth: usize,
+    miss: &mut Miss,
+) -> anyhow::Result<()> {
+    let mut apis: Vec<ApiId> = miss.missing.iter().map(|m| m.api.clone()).collect();
+    apis.extend(pool.first().cloned());
+    let mut why = pipeline
+        .ranker()
+        .explain(query, &apis, depth, &Filter::default())
+        .await?
+        .into_iter();
+    for m in &mut miss.missing {
+        m.explanation = why.next().flatten();
+    }
+    miss.top = pool.first().map(|api| ExplainedApi {
+        api: api.clone(),
+        explanation: why.next().flatten(),
+    });
+    Ok(())
 }
 
 /// Why expansion added an API, in a line: `api <- consumer.param` for a producer,

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 use toolsmith_catalog::ApiId;
-use toolsmith_retrieve::{ExpandMode, Method};
+use toolsmith_retrieve::{ExpandMode, Explanation, Method};
 
 use crate::table;
 
@@ -83,6 +83,15 @@ pub(super) struct Miss {
     pub(super) offered_gold: Vec<ApiId>,
     /// What expansion added: `api <- feeds.param` (producer) or `api -> feeds.param`.
     pub(super) added: Vec<String>,
+    /// The ranking's top API and its score's parts, to set the missing ones against.
+    pub(super) top: Option<ExplainedApi>,
+}
+
+/// An API of the ranking with the parts of its score.
+#[derive(Debug, Serialize)]
+pub(super) struct ExplainedApi {
+    pub(super) api: ApiId,
+    pub(super) explanation: Option<Explanation>,
 }
 
 /// A gold API left out of the offer.
@@ -91,6 +100,8 @@ pub(super) struct MissingGold {
     pub(super) api: ApiId,
     /// Its rank in the query's ranking (1-based), `None` below the ranking's depth.
     pub(super) rank: Option<usize>,
+    /// The parts of its score in the ranking (`Retriever::explain`).
+    pub(super) explanation: Option<Explanation>,
 }
 
 /// Offered-path coverage (%) and mean tools offered with dependency expansion at each K.
@@ -226,8 +237,45 @@ impl RetrievalReport {
     }
 }
 
-/// A miss in three lines: the query, the gold APIs not offered, what expansion added.
+/// `explanation`'s lines, indented under a line naming its API.
+fn explained_lines(label: &str, explanation: Option<&Explanation>) -> String {
+    let mut out = format!("\n  {label}");
+    match explanation {
+        Some(why) => {
+            for line in why.to_string().lines() {
+                out.push_str("\n    ");
+                out.push_str(line);
+            }
+        }
+        None => out.push_str(": no explanation"),
+    }
+    out
+}
+
+/// A miss: the query, the gold APIs not offered, what expansion added, then the parts of the
+/// top API's score and of each missing one's.
 fn miss_lines(miss: &Miss) -> String {
+    let mut out = miss_summary(miss);
+    if let Some(top) = &miss.top {
+        out.push_str(&explained_lines(
+            &format!("top: {}", top.api),
+            top.explanation.as_ref(),
+        ));
+    }
+    for m in &miss.missing {
+        let rank = m
+            .rank
+            .map_or("not ranked".to_owned(), |r| format!("rank {r}"));
+        out.push_str(&explained_lines(
+            &format!("missing: {} ({rank})", m.api),
+            m.explanation.as_ref(),
+        ));
+    }
+    out
+}
+
+/// A miss in three lines: the query, the gold APIs not offered, what expansion added.
+fn miss_summary(miss: &Miss) -> String {
     let missing: Vec<String> = miss
         .missing
         .iter()

@@ -1,0 +1,44 @@
+//! The fields an API's document is cut into: a leaf type the indexes and the explanations
+//! of their scores share.
+
+use serde::Serialize;
+
+/// A field of an API's document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum Field {
+    ToolName,
+    ApiName,
+    ToolDescription,
+    ApiDescription,
+    Params,
+    Examples,
+    Returns,
+}
+
+impl Field {
+    /// The field's name, as in `toolsmith.toml`'s field weights.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ToolName => "tool_name",
+            Self::ApiName => "api_name",
+            Self::ToolDescription => "tool_description",
+            Self::ApiDescription => "api_description",
+            Self::Params => "params",
+            Self::Examples => "examples",
+            Self::Returns => "returns",
+        }
+    }
+
+    /// Every field, in document order.
+    pub const ALL: [Self; 7] = [
+        Self::ToolName,
+        Self::ApiName,
+        Self::ToolDescription,
+        Self::ApiDescription,
+        Self::Params,
+        Self::Examples,
+        Self::Returns,
+    ];
+}
