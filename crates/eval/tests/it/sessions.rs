@@ -43,7 +43,9 @@ fn shop() -> Arc<ApiBook> {
     let bytes = serde_json::to_vec(&spec).unwrap();
     let batch = read_bytes("shop.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();

@@ -590,7 +590,9 @@ fn the_current_users_profile_feeds_the_user_id() {
     let bytes = serde_json::to_vec(&spec).unwrap();
     let batch = read_bytes("music.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
     let mut store = Store::in_memory().unwrap();
-    store.import(&batch, false).unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();
