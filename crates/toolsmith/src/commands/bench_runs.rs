@@ -157,40 +157,55 @@ fn opt(value: Option<f64>) -> String {
 /// A summary row: the run, its name, its summary and its judged pass rates.
 type SummaryRow = (RunId, String, RunSummary, Option<PassRates>);
 
-/// One row per run: the summary table `bench run` prints. Columns for FuncQA accuracy, the
-/// judged pass rates and the cost appear when some run has them.
-fn print_summaries(rows: &[SummaryRow]) -> anyhow::Result<()> {
-    let accuracy = rows.iter().any(|(_, _, s, _)| s.accuracy.is_some());
-    let judged = rows.iter().any(|(_, _, _, j)| j.is_some());
-    let cost = rows.iter().any(|(_, _, s, _)| s.cost.is_some());
-    let mut header: Vec<&str> = vec![
-        "run",
-        "name",
-        "queries",
-        "CP%",
-        "path-set%",
-        "F1",
-        "LCS",
-        "success%",
-        "coverage%",
-        "ΔSL",
-        "tokens",
-        "LLM calls",
-        "calls run/rejected/unknown",
-        "searches",
-    ];
-    if accuracy {
-        header.push("accuracy%");
+/// Which optional columns a summary table has: those some run fills.
+#[derive(Clone, Copy)]
+struct Optional {
+    accuracy: bool,
+    judged: bool,
+    cost: bool,
+}
+
+impl Optional {
+    fn of(rows: &[SummaryRow]) -> Self {
+        Self {
+            accuracy: rows.iter().any(|(_, _, s, _)| s.accuracy.is_some()),
+            judged: rows.iter().any(|(_, _, _, j)| j.is_some()),
+            cost: rows.iter().any(|(_, _, s, _)| s.cost.is_some()),
+        }
     }
-    if judged {
-        header.extend(["pass% ToolEval", "pass% AnyTool"]);
+
+    /// The table's header.
+    fn header(self) -> Vec<&'static str> {
+        let mut header: Vec<&str> = vec![
+            "run",
+            "name",
+            "queries",
+            "CP%",
+            "path-set%",
+            "F1",
+            "LCS",
+            "success%",
+            "coverage%",
+            "ΔSL",
+            "tokens",
+            "LLM calls",
+            "calls run/rejected/unknown",
+            "searches",
+        ];
+        if self.accuracy {
+            header.push("accuracy%");
+        }
+        if self.judged {
+            header.extend(["pass% ToolEval", "pass% AnyTool"]);
+        }
+        if self.cost {
+            header.push("cost");
+        }
+        header
     }
-    if cost {
-        header.push("cost");
-    }
-    let columns = header.len();
-    let mut t = table::new(header);
-    for (id, name, s, judgement) in rows {
+
+    /// One run's cells, in the header's order.
+    fn cells(self, (id, name, s, judgement): &SummaryRow) -> Vec<String> {
         let mut cells = vec![
             id.to_string(),
             name.clone(),
@@ -210,10 +225,10 @@ fn print_summaries(rows: &[SummaryRow]) -> anyhow::Result<()> {
             ),
             s.calls.searches.to_string(),
         ];
-        if accuracy {
+        if self.accuracy {
             cells.push(s.accuracy.map_or_else(|| "-".to_owned(), pct));
         }
-        if judged {
+        if self.judged {
             match judgement {
                 Some(j) => {
                     cells.extend([format!("{:.1}", j.tooleval), format!("{:.1}", j.anytool)])
@@ -221,13 +236,30 @@ fn print_summaries(rows: &[SummaryRow]) -> anyhow::Result<()> {
                 None => cells.extend(["-".to_owned(), "-".to_owned()]),
             }
         }
-        if cost {
+        if self.cost {
             cells.push(s.cost.map_or_else(|| "-".to_owned(), |c| format!("{c:.4}")));
         }
-        t.add_row(cells);
+        cells
+    }
+}
+
+/// One row per run: the summary table `bench run` prints. Columns for FuncQA accuracy, the
+/// judged pass rates and the cost appear when some run has them.
+fn print_summaries(rows: &[SummaryRow]) -> anyhow::Result<()> {
+    let optional = Optional::of(rows);
+    let header = optional.header();
+    let columns = header.len();
+    let mut t = table::new(header);
+    for row in rows {
+        t.add_row(optional.cells(row));
     }
     table::align_right(&mut t, (0..columns).filter(|c| *c != 1));
     table::print(&t)?;
+    print_single_run_notes(rows)
+}
+
+/// Under a one-run table: the error kinds of its failed queries and how it was judged.
+fn print_single_run_notes(rows: &[SummaryRow]) -> anyhow::Result<()> {
     if let [(_, _, s, _)] = rows
         && !s.errors.is_empty()
     {

@@ -94,36 +94,52 @@ pub(crate) fn print_queries(
         "errors",
     ]);
     for (query, s) in scores {
-        let j = judged.get(query).copied().unwrap_or_default();
-        t.add_row(vec![
-            query.clone(),
-            s.finish.as_str().to_owned(),
-            s.limit
-                .map_or_else(|| "-".to_owned(), |l| l.as_str().to_owned()),
-            mark(Some(s.correct_path)),
-            mark(Some(s.path_set)),
-            mark(j.tooleval),
-            mark(j.anytool),
-            format!("{:.3}", s.path_f1),
-            mark(s.answer_correct),
-            mark(Some(s.offered_covers)),
-            format!(
-                "{}/{}/{}",
-                s.calls.executed, s.calls.rejected, s.calls.unknown_tool
-            ),
-            s.tokens.to_string(),
-            s.errors
-                .iter()
-                .map(|k| k.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
-        ]);
+        t.add_row(query_cells(
+            query,
+            s,
+            judged.get(query).copied().unwrap_or_default(),
+        ));
     }
     table::align_right(&mut t, [7, 10, 11]);
     table::print(&t)?;
     if judged.is_empty() {
         return Ok(());
     }
+    print_disagreements(scores, &judged)
+}
+
+/// One query's row of the per-query table.
+fn query_cells(query: &str, s: &QueryScores, j: Judged) -> Vec<String> {
+    vec![
+        query.to_owned(),
+        s.finish.as_str().to_owned(),
+        s.limit
+            .map_or_else(|| "-".to_owned(), |l| l.as_str().to_owned()),
+        mark(Some(s.correct_path)),
+        mark(Some(s.path_set)),
+        mark(j.tooleval),
+        mark(j.anytool),
+        format!("{:.3}", s.path_f1),
+        mark(s.answer_correct),
+        mark(Some(s.offered_covers)),
+        format!(
+            "{}/{}/{}",
+            s.calls.executed, s.calls.rejected, s.calls.unknown_tool
+        ),
+        s.tokens.to_string(),
+        s.errors
+            .iter()
+            .map(|k| k.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+    ]
+}
+
+/// How CP and path set disagree with each judge, one line per pair.
+fn print_disagreements(
+    scores: &[(String, QueryScores)],
+    judged: &BTreeMap<String, Judged>,
+) -> anyhow::Result<()> {
     let pairs = |path: fn(&QueryScores) -> bool, judge: fn(&Judged) -> Option<bool>| {
         Disagreement::of(
             scores
