@@ -14,8 +14,15 @@ use crate::error::{Error, Result};
 use crate::import::text::pointer_escape;
 
 /// Inlining stops and falls back to `$defs` references past this many nodes, so
-/// a spec that reuses big schemas in many places stays a reasonable size.
+/// a spec that reuses big schemas in many places stays a reasonable size. The
+/// budget is one per stored schema: definitions draw on what inlining left.
 const INLINE_BUDGET: usize = 20_000;
+
+/// Past this many nodes copied in all (inlined and into `$defs`), a further
+/// definition keeps only its target's type and description, so a spec whose
+/// references form a huge graph (Stripe's expandable fields: hundreds of
+/// schemas referring to each other) imports in bounded memory and time.
+const COPY_BUDGET: usize = 40_000;
 
 /// Keys whose values are data, not schemas: never look for `$ref` inside.
 const DATA_KEYS: [&str; 5] = ["example", "examples", "enum", "default", "const"];
@@ -103,6 +110,7 @@ impl<'a> Resolver<'a> {
             stack: Vec::new(),
             defs: BTreeMap::new(),
             budget: INLINE_BUDGET,
+            copied: 0,
         };
         let mut out = inliner.inline(schema, at)?;
         // Definitions for references kept because they recurse; each may need others.
@@ -114,9 +122,12 @@ impl<'a> Resolver<'a> {
             .map(|(r, n)| (r.clone(), n.clone()))
         {
             let target = self.lookup(&reference, at)?;
-            inliner.stack = vec![reference.clone()];
-            inliner.budget = INLINE_BUDGET;
-            let def = inliner.inline(target, &reference)?;
+            let def = if inliner.copied < COPY_BUDGET {
+                inliner.stack = vec![reference.clone()];
+                inliner.inline(target, &reference)?
+            } else {
+                stub(target, &reference)
+            };
             done.insert(name, merge_all_of(def));
         }
         out = merge_all_of(out);
@@ -147,12 +158,16 @@ struct Inliner<'r, 'a> {
     stack: Vec<String>,
     /// References kept as `$defs` entries, with their names there.
     defs: BTreeMap<String, String>,
+    /// Nodes that may still be inlined; at zero, references become `$defs` references.
     budget: usize,
+    /// Nodes copied so far, inlined or into `$defs`.
+    copied: usize,
 }
 
 impl Inliner<'_, '_> {
     fn inline(&mut self, value: &Value, at: &str) -> Result<Value> {
         self.budget = self.budget.saturating_sub(1);
+        self.copied += 1;
         match value {
             Value::Object(map) => {
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
@@ -218,6 +233,24 @@ impl Inliner<'_, '_> {
         self.defs.insert(reference.to_owned(), name.clone());
         name
     }
+}
+
+/// A definition past [`COPY_BUDGET`]: its target's type and title, and a
+/// description saying where the full schema is.
+fn stub(target: &Value, reference: &str) -> Value {
+    let mut out = Map::new();
+    for key in ["type", "title"] {
+        if let Some(value) = target.get(key).filter(|v| v.is_string() || v.is_array()) {
+            out.insert(key.to_owned(), value.clone());
+        }
+    }
+    let note = format!("not expanded (the schema grew too large): see `{reference}` in the spec");
+    let description = match target.get("description").and_then(Value::as_str) {
+        Some(text) if !text.trim().is_empty() => format!("{} ({note})", text.trim()),
+        _ => note,
+    };
+    out.insert("description".to_owned(), Value::String(description));
+    Value::Object(out)
 }
 
 /// Merges `allOf` lists of plain object schemas into one schema: properties

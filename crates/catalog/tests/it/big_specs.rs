@@ -1,0 +1,89 @@
+//! Shapes of the biggest public specs that once failed to import: Stripe's expandable
+//! fields (schemas that refer to each other through `anyOf: [id, object]`), which grew
+//! without bound when inlined.
+
+use serde_json::{Map, Value, json};
+use toolsmith_catalog::testing::{assert_valid_openapi, openapi_validator};
+use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, export, read_source};
+
+use crate::data::write_temp;
+
+fn import(name: &str, spec: &Value) -> Store {
+    let (_dir, path) = write_temp(name, &spec.to_string());
+    let mut store = Store::in_memory().unwrap();
+    store
+        .import(
+            &read_source(&path, &ImportOptions::default()).unwrap(),
+            false,
+        )
+        .unwrap();
+    store
+}
+
+/// Values of a JSON tree, counting objects, arrays and leaves.
+fn nodes(value: &Value) -> usize {
+    1 + match value {
+        Value::Object(map) => map.values().map(nodes).sum(),
+        Value::Array(items) => items.iter().map(nodes).sum(),
+        _ => 0,
+    }
+}
+
+/// Twelve objects, each of which may expand every other one, Stripe style.
+fn expandable_spec() -> Value {
+    const N: usize = 12;
+    let schemas: Map<String, Value> = (0..N)
+        .map(|i| {
+            let mut properties = Map::new();
+            properties.insert("id".to_owned(), json!({"type": "string"}));
+            for j in (0..N).filter(|j| *j != i) {
+                properties.insert(
+                    format!("thing{j}"),
+                    json!({"anyOf": [{"type": "string", "maxLength": 5000},
+                        {"$ref": format!("#/components/schemas/thing{j}")}],
+                        "description": format!("ID of thing {j}, or the object when expanded.")}),
+                );
+            }
+            (
+                format!("thing{i}"),
+                json!({"type": "object", "title": format!("Thing{i}"), "properties": properties}),
+            )
+        })
+        .collect();
+    json!({"openapi": "3.0.0", "info": {"title": "Things", "version": "1"},
+        "paths": {"/things/{id}": {"get": {"operationId": "getThing",
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "ok", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/thing0"}}}}}}}},
+        "components": {"schemas": schemas}})
+}
+
+#[test]
+fn mutually_expandable_schemas_import_bounded_and_export_valid() {
+    let store = import("things.json", &expandable_spec());
+    let api = store.api(&"things/getthing".parse().unwrap()).unwrap();
+    let schema = api.api.response_schema.unwrap();
+    // Unbounded, every definition was inlined with a fresh budget: nearly 300,000 nodes here.
+    let size = nodes(&schema);
+    assert!(size < 60_000, "response schema has {size} nodes");
+    assert_eq!(schema["title"], "Thing0");
+    assert_eq!(
+        schema["properties"]["thing1"]["anyOf"][0]["type"], "string",
+        "the top level stays inlined"
+    );
+    // Every reference kept resolves inside the schema's own `$defs`.
+    let defs = schema["$defs"]
+        .as_object()
+        .expect("references kept as $defs");
+    let text = schema.to_string();
+    for (at, _) in text.match_indices("\"#/$defs/") {
+        let name: String = text[at + 9..].chars().take_while(|c| *c != '"').collect();
+        assert!(defs.contains_key(&name), "dangling #/$defs/{name}");
+    }
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let exported = export::openapi_exported(&catalog.tools[0]);
+    assert_valid_openapi(&openapi_validator(), &exported.value);
+}
+
