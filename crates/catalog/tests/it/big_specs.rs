@@ -1,6 +1,6 @@
 //! Shapes of the biggest public specs that once failed to import: Stripe's expandable
 //! fields (schemas that refer to each other through `anyOf: [id, object]`), which grew
-//! without bound when inlined.
+//! without bound when inlined, and GitHub's examples, whose data holds `$ref` keys.
 
 use serde_json::{Map, Value, json};
 use toolsmith_catalog::testing::{assert_valid_openapi, openapi_validator};
@@ -87,3 +87,66 @@ fn mutually_expandable_schemas_import_bounded_and_export_valid() {
     assert_valid_openapi(&openapi_validator(), &exported.value);
 }
 
+/// Data that looks like a reference: SCIM resources name themselves with a `$ref` URL.
+fn scim_member() -> Value {
+    json!({"value": "92b58aaa", "$ref": "https://api.example.com/scim/v2/Users/92b58aaa"})
+}
+
+#[test]
+fn a_ref_key_inside_example_data_is_data_not_a_reference() {
+    let member = scim_member();
+    let group = json!({"id": "g1", "members": [member]});
+    let spec = json!({"openapi": "3.0.3", "info": {"title": "Scim", "version": "1"},
+        "paths": {"/groups": {"get": {"operationId": "listGroups",
+            "parameters": [{"name": "filter", "in": "query", "schema": {"type": "object",
+                "default": member, "enum": [member], "example": member}}],
+            "responses": {"200": {"description": "ok", "content": {"application/json": {
+                "schema": {"type": "object", "properties": {"members": {"type": "array",
+                    "items": {"type": "object", "example": member}}}}, "examples": {
+                    "inline": {"summary": "one group", "value": group},
+                    "shared": {"$ref": "#/components/examples/group"},
+                    "external": {"$ref": "examples/group.json"}}}}}}}}},
+        "components": {"examples": {"group": {"summary": "a group", "value": group}}}});
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("examples")).unwrap();
+    std::fs::write(
+        dir.path().join("examples/group.json"),
+        json!({"summary": "a group from a file", "value": group}).to_string(),
+    )
+    .unwrap();
+    let path = dir.path().join("scim.json");
+    std::fs::write(&path, spec.to_string()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store
+        .import(
+            &read_source(&path, &ImportOptions::default()).unwrap(),
+            false,
+        )
+        .unwrap();
+    let api = store.api(&"scim/listgroups".parse().unwrap()).unwrap();
+    assert_eq!(
+        api.api.response_examples,
+        vec![group.clone(), group.clone(), group],
+        "the `$ref` inside each example's value is kept as written"
+    );
+    let schema = api.api.response_schema.unwrap();
+    assert_eq!(
+        schema["properties"]["members"]["items"]["example"],
+        scim_member()
+    );
+    let filter = api.api.params.iter().find(|p| p.name == "filter").unwrap();
+    assert_eq!(filter.schema["default"], scim_member());
+}
+
+#[test]
+fn a_ref_key_inside_swagger_2_response_examples_is_data() {
+    let spec = json!({"swagger": "2.0", "info": {"title": "Scim2", "version": "1"},
+        "host": "api.example.com",
+        "paths": {"/users/{id}": {"get": {"operationId": "getUser",
+            "parameters": [{"name": "id", "in": "path", "required": true, "type": "string"}],
+            "responses": {"200": {"description": "ok", "schema": {"type": "object"},
+                "examples": {"application/json": scim_member()}}}}}}});
+    let store = import("scim2.json", &spec);
+    let api = store.api(&"scim2/getuser".parse().unwrap()).unwrap();
+    assert_eq!(api.api.response_examples, vec![scim_member()]);
+}
