@@ -24,6 +24,10 @@ const INLINE_BUDGET: usize = 20_000;
 /// schemas referring to each other) imports in bounded memory and time.
 const COPY_BUDGET: usize = 40_000;
 
+/// How many levels of references a schema too big to inline whole still inlines
+/// (its own and its parts'); deeper ones are copied once each into `$defs`.
+const TOP_LEVELS: usize = 2;
+
 /// Keys whose values are data, not schemas: never look for `$ref` inside.
 const DATA_KEYS: [&str; 5] = ["example", "examples", "enum", "default", "const"];
 
@@ -111,8 +115,17 @@ impl<'a> Resolver<'a> {
             defs: BTreeMap::new(),
             budget: INLINE_BUDGET,
             copied: 0,
+            mode: Mode::Whole,
         };
         let mut out = inliner.inline(schema, at)?;
+        if inliner.budget == 0 {
+            // Inlined whole, the schema repeats itself past the budget (Stripe's expandable
+            // fields): inline its top levels only, and every deeper schema once.
+            inliner.defs.clear();
+            inliner.copied = 0;
+            inliner.mode = Mode::TopLevels;
+            out = inliner.inline(schema, at)?;
+        }
         // Definitions for references kept because they recurse; each may need others.
         let mut done: BTreeMap<String, Value> = BTreeMap::new();
         while let Some((reference, name)) = inliner
@@ -122,6 +135,9 @@ impl<'a> Resolver<'a> {
             .map(|(r, n)| (r.clone(), n.clone()))
         {
             let target = self.lookup(&reference, at)?;
+            if inliner.mode == Mode::TopLevels {
+                inliner.mode = Mode::Never;
+            }
             let def = if inliner.copied < COPY_BUDGET {
                 inliner.stack = vec![reference.clone()];
                 inliner.inline(target, &reference)?
@@ -162,6 +178,18 @@ struct Inliner<'r, 'a> {
     budget: usize,
     /// Nodes copied so far, inlined or into `$defs`.
     copied: usize,
+    mode: Mode,
+}
+
+/// Which references the inliner copies in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// All but recursive ones, until the budget is spent.
+    Whole,
+    /// Those less than [`TOP_LEVELS`] deep.
+    TopLevels,
+    /// None: every reference becomes a `$defs` reference.
+    Never,
 }
 
 impl Inliner<'_, '_> {
@@ -197,7 +225,12 @@ impl Inliner<'_, '_> {
     fn inline_ref(&mut self, reference: &str, map: &Map<String, Value>, at: &str) -> Result<Value> {
         // A chain of bare references that loops back on itself describes nothing.
         self.resolver.follow_chain(reference, at)?;
-        if self.stack.iter().any(|r| r == reference) || self.budget == 0 {
+        let deep = match self.mode {
+            Mode::Whole => self.budget == 0,
+            Mode::TopLevels => self.stack.len() >= TOP_LEVELS,
+            Mode::Never => true,
+        };
+        if deep || self.stack.iter().any(|r| r == reference) {
             let name = self.def_name(reference);
             return Ok(serde_json::json!({ "$ref": format!("#/$defs/{name}") }));
         }

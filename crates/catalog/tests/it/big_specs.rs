@@ -150,3 +150,25 @@ fn a_ref_key_inside_swagger_2_response_examples_is_data() {
     let api = store.api(&"scim2/getuser".parse().unwrap()).unwrap();
     assert_eq!(api.api.response_examples, vec![scim_member()]);
 }
+
+#[test]
+fn a_schema_too_big_to_inline_inlines_its_top_levels_evenly() {
+    let store = import("things.json", &expandable_spec());
+    let api = store.api(&"things/getthing".parse().unwrap()).unwrap();
+    let schema = api.api.response_schema.unwrap();
+    // The last field is expanded like the first, not left to whatever budget remained.
+    for field in ["thing1", "thing11"] {
+        let expanded = &schema["properties"][field]["anyOf"][1];
+        assert_eq!(expanded["type"], "object", "{field}: {expanded}");
+        assert_eq!(
+            expanded["properties"]["thing5"]["anyOf"][1],
+            json!({"$ref": "#/$defs/thing5"}),
+            "{field}: deeper schemas are definitions"
+        );
+    }
+    // Each definition is copied once: its own references stay references.
+    assert_eq!(
+        schema["$defs"]["thing5"]["properties"]["thing6"]["anyOf"][1],
+        json!({"$ref": "#/$defs/thing6"})
+    );
+}
