@@ -31,6 +31,9 @@ const TOP_LEVELS: usize = 2;
 /// Keys whose values are data, not schemas: never look for `$ref` inside.
 const DATA_KEYS: [&str; 5] = ["example", "examples", "enum", "default", "const"];
 
+/// Keys whose values map names to schemas: a property may well be called `default`.
+const NAME_MAPS: [&str; 4] = ["properties", "patternProperties", "$defs", "definitions"];
+
 /// Resolves local references (`#/...`) against one document.
 pub(crate) struct Resolver<'a> {
     root: &'a Value,
@@ -203,10 +206,16 @@ impl Inliner<'_, '_> {
                 }
                 let mut out = Map::with_capacity(map.len());
                 for (key, child) in map {
-                    let child = if DATA_KEYS.contains(&key.as_str()) {
-                        child.clone()
-                    } else {
-                        self.inline(child, &format!("{at}/{}", pointer_escape(key)))?
+                    let child_at = format!("{at}/{}", pointer_escape(key));
+                    let child = match child {
+                        _ if DATA_KEYS.contains(&key.as_str()) => child.clone(),
+                        // DigitalOcean makes a whole `properties` map a reference.
+                        Value::Object(names)
+                            if NAME_MAPS.contains(&key.as_str()) && !is_ref(names) =>
+                        {
+                            self.inline_names(names, &child_at)?
+                        }
+                        _ => self.inline(child, &child_at)?,
                     };
                     out.insert(key.clone(), child);
                 }
@@ -220,6 +229,16 @@ impl Inliner<'_, '_> {
                 .map(Value::Array),
             other => Ok(other.clone()),
         }
+    }
+
+    /// A map from names to schemas, each inlined whatever its name.
+    fn inline_names(&mut self, names: &Map<String, Value>, at: &str) -> Result<Value> {
+        let mut out = Map::with_capacity(names.len());
+        for (name, schema) in names {
+            let schema = self.inline(schema, &format!("{at}/{}", pointer_escape(name)))?;
+            out.insert(name.clone(), schema);
+        }
+        Ok(Value::Object(out))
     }
 
     fn inline_ref(&mut self, reference: &str, map: &Map<String, Value>, at: &str) -> Result<Value> {
@@ -268,6 +287,11 @@ impl Inliner<'_, '_> {
     }
 }
 
+/// Whether an object is a reference (a string `$ref`), not a map with a property named `$ref`.
+fn is_ref(map: &Map<String, Value>) -> bool {
+    matches!(map.get("$ref"), Some(Value::String(_)))
+}
+
 /// A definition past [`COPY_BUDGET`]: its target's type and title, and a
 /// description saying where the full schema is.
 fn stub(target: &Value, reference: &str) -> Value {
@@ -294,12 +318,16 @@ pub(crate) fn merge_all_of(value: Value) -> Value {
         Value::Object(map) => {
             let mut map: Map<String, Value> = map
                 .into_iter()
-                .map(|(k, v)| {
-                    if DATA_KEYS.contains(&k.as_str()) {
-                        (k, v)
-                    } else {
-                        (k, merge_all_of(v))
+                .map(|(k, v)| match v {
+                    v if DATA_KEYS.contains(&k.as_str()) => (k, v),
+                    Value::Object(names) if NAME_MAPS.contains(&k.as_str()) => {
+                        let names = names
+                            .into_iter()
+                            .map(|(name, schema)| (name, merge_all_of(schema)))
+                            .collect();
+                        (k, Value::Object(names))
                     }
+                    v => (k, merge_all_of(v)),
                 })
                 .collect();
             let mergeable = matches!(map.get("allOf"), Some(Value::Array(parts)) if parts.iter().all(|p| p.is_object() && p.get("$ref").is_none()));
@@ -417,6 +445,30 @@ mod tests {
             err.to_string()
                 .contains("dangling $ref `#/components/schemas/Gone`"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn properties_named_like_data_keywords_are_schemas() {
+        let doc = json!({"components": {"schemas": {"Id": {"type": "integer"},
+            "Named": {"type": "object", "properties": {"name": {"type": "string"}}}}}});
+        let out = resolve(
+            &doc,
+            &json!({"type": "object", "properties": {
+                "default": {"$ref": "#/components/schemas/Id"},
+                "example": {"allOf": [{"$ref": "#/components/schemas/Named"}, {"required": ["name"]}]}},
+                "example": {"default": {"$ref": "#/components/schemas/Id"}}}),
+        )
+        .unwrap();
+        assert_eq!(out["properties"]["default"], json!({"type": "integer"}));
+        assert_eq!(
+            out["properties"]["example"],
+            json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+        );
+        assert_eq!(
+            out["example"],
+            json!({"default": {"$ref": "#/components/schemas/Id"}}),
+            "an example is data, kept as written"
         );
     }
 
