@@ -23,6 +23,7 @@ use crate::import::text::{self, pointer_escape};
 pub(crate) const BUNDLED: &str = "x-toolsmith-bundled";
 
 /// Keys whose values are data, not schemas or OpenAPI objects: a `$ref` inside is not followed.
+/// (`examples` is data too, except where it maps names to OpenAPI 3 Example objects.)
 const DATA_KEYS: [&str; 4] = ["example", "enum", "default", "const"];
 
 /// Keys whose values map names to schemas (a property may well be called `example`).
@@ -107,6 +108,28 @@ impl RefSource for FileRefs {
     }
 }
 
+/// What a value holds, as far as finding references in it goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    /// A schema or an OpenAPI object: a `$ref` in it is a reference.
+    Objects,
+    /// A map from names to schemas (`properties`): its keys are names, never keywords.
+    Names,
+    /// OpenAPI 3's `examples`: a map from names to Example objects (or references to them).
+    Examples,
+    /// One OpenAPI 3 Example object: its `value` is data (GitHub's hold `$ref` keys).
+    Example,
+}
+
+/// What a Swagger 2.0 or OpenAPI 3 document means by an `examples` map.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExamplesMap {
+    /// Swagger 2.0: media types to example values, all data.
+    OfData,
+    /// OpenAPI 3: names to Example objects, whose `value` is data.
+    OfExampleObjects,
+}
+
 /// A target waiting to be copied in: its name under [`BUNDLED`], its file and
 /// pointer, and the reference that asked for it (for errors).
 struct Pending {
@@ -115,6 +138,8 @@ struct Pending {
     pointer: String,
     referrer: String,
     at: String,
+    /// What the target is, judged by where the first reference to it stands.
+    holds: Holds,
 }
 
 struct Bundler<'s> {
@@ -125,6 +150,7 @@ struct Bundler<'s> {
     placed: HashMap<(String, String), String>,
     names: HashSet<String>,
     queue: VecDeque<Pending>,
+    examples: ExamplesMap,
 }
 
 /// Rewrites `spec`'s external references (found at `location`, displayed as `path`) into
@@ -144,13 +170,18 @@ pub(crate) fn bundle(
         placed: HashMap::new(),
         names: HashSet::new(),
         queue: VecDeque::new(),
+        examples: if spec.get("swagger").is_some() {
+            ExamplesMap::OfData
+        } else {
+            ExamplesMap::OfExampleObjects
+        },
     };
-    bundler.rewrite(spec, location, "#", false)?;
+    bundler.rewrite(spec, location, "#", Holds::Objects)?;
     let mut bundled = Map::new();
     while let Some(pending) = bundler.queue.pop_front() {
         let mut value = bundler.target(&pending)?;
         let at = format!("#{}", pending.pointer);
-        bundler.rewrite(&mut value, &pending.location, &at, false)?;
+        bundler.rewrite(&mut value, &pending.location, &at, pending.holds)?;
         bundled.insert(pending.name, value);
     }
     if bundled.is_empty() {
@@ -167,7 +198,7 @@ pub(crate) fn bundle(
 
 impl Bundler<'_> {
     /// Rewrites every reference in `value`, a value of the document at `location`.
-    fn rewrite(&mut self, value: &mut Value, location: &str, at: &str, names: bool) -> Result<()> {
+    fn rewrite(&mut self, value: &mut Value, location: &str, at: &str, holds: Holds) -> Result<()> {
         match value {
             Value::Object(map) => {
                 // A string `$ref` is a reference even where a map of names stands (DigitalOcean
@@ -175,33 +206,29 @@ impl Bundler<'_> {
                 // holds a schema object instead.
                 let is_ref = matches!(map.get("$ref"), Some(Value::String(_)));
                 if let Some(Value::String(reference)) = map.get("$ref") {
-                    let local = self.localize(reference, location, at)?;
+                    let target = match holds {
+                        Holds::Examples | Holds::Example => Holds::Example,
+                        Holds::Objects | Holds::Names => Holds::Objects,
+                    };
+                    let local = self.localize(reference, location, at, target)?;
                     map.insert("$ref".to_owned(), Value::String(local));
                 }
                 // In a responses map, `default` is a response, not a schema's default value.
                 let responses = at.ends_with("/responses");
                 for (key, child) in map.iter_mut() {
-                    // A vendor extension (`x-...`) is opaque to toolsmith: its references are
-                    // never followed (Spotify's spec points `x-spotify-policy` at a file it
-                    // does not ship), so they cannot fail an import.
-                    if !names && key.starts_with("x-") {
+                    if key == "$ref" && is_ref {
                         continue;
                     }
-                    let data = !names
-                        && ((DATA_KEYS.contains(&key.as_str())
-                            && !(responses && key == "default"))
-                            || (key == "examples" && child.is_array()));
-                    if data || (key == "$ref" && is_ref) {
+                    let Some(child_holds) = self.child_holds(holds, key, child, responses) else {
                         continue;
-                    }
+                    };
                     let child_at = format!("{at}/{}", pointer_escape(key));
-                    let child_names = !names && NAME_MAPS.contains(&key.as_str());
-                    self.rewrite(child, location, &child_at, child_names)?;
+                    self.rewrite(child, location, &child_at, child_holds)?;
                 }
             }
             Value::Array(items) => {
                 for (i, item) in items.iter_mut().enumerate() {
-                    self.rewrite(item, location, &format!("{at}/{i}"), false)?;
+                    self.rewrite(item, location, &format!("{at}/{i}"), Holds::Objects)?;
                 }
             }
             _ => {}
@@ -209,8 +236,53 @@ impl Bundler<'_> {
         Ok(())
     }
 
-    /// The local reference standing for `reference`, written in the document at `location`.
-    fn localize(&mut self, reference: &str, location: &str, at: &str) -> Result<String> {
+    /// What `child`, the value under `key` of an object that holds `holds`, holds; `None`
+    /// for data and vendor extensions, whose references are never followed.
+    fn child_holds(
+        &self,
+        holds: Holds,
+        key: &str,
+        child: &Value,
+        responses: bool,
+    ) -> Option<Holds> {
+        match holds {
+            Holds::Names => return Some(Holds::Objects),
+            Holds::Examples => return Some(Holds::Example),
+            Holds::Example if key == "value" => return None,
+            Holds::Example | Holds::Objects => {}
+        }
+        // A vendor extension (`x-...`) is opaque to toolsmith: its references are never
+        // followed (Spotify's spec points `x-spotify-policy` at a file it does not ship),
+        // so they cannot fail an import.
+        if key.starts_with("x-") {
+            return None;
+        }
+        if DATA_KEYS.contains(&key) && !(responses && key == "default") {
+            return None;
+        }
+        if key == "examples" {
+            // JSON Schema's `examples` is a list of values; Swagger 2.0's a map of them.
+            return match (child, self.examples) {
+                (Value::Object(_), ExamplesMap::OfExampleObjects) => Some(Holds::Examples),
+                _ => None,
+            };
+        }
+        Some(if NAME_MAPS.contains(&key) {
+            Holds::Names
+        } else {
+            Holds::Objects
+        })
+    }
+
+    /// The local reference standing for `reference`, written in the document at `location`;
+    /// its target holds `holds`.
+    fn localize(
+        &mut self,
+        reference: &str,
+        location: &str,
+        at: &str,
+        holds: Holds,
+    ) -> Result<String> {
         let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
         let fragment = percent_decode(fragment);
         if !fragment.is_empty() && !fragment.starts_with('/') {
@@ -243,6 +315,7 @@ impl Bundler<'_> {
             pointer: fragment,
             referrer: location.to_owned(),
             at: at.to_owned(),
+            holds,
         });
         Ok(local)
     }

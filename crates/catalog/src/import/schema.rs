@@ -14,11 +14,25 @@ use crate::error::{Error, Result};
 use crate::import::text::pointer_escape;
 
 /// Inlining stops and falls back to `$defs` references past this many nodes, so
-/// a spec that reuses big schemas in many places stays a reasonable size.
+/// a spec that reuses big schemas in many places stays a reasonable size. The
+/// budget is one per stored schema: definitions draw on what inlining left.
 const INLINE_BUDGET: usize = 20_000;
+
+/// Past this many nodes copied in all (inlined and into `$defs`), a further
+/// definition keeps only its target's type and description, so a spec whose
+/// references form a huge graph (Stripe's expandable fields: hundreds of
+/// schemas referring to each other) imports in bounded memory and time.
+const COPY_BUDGET: usize = 40_000;
+
+/// How many levels of references a schema too big to inline whole still inlines
+/// (its own and its parts'); deeper ones are copied once each into `$defs`.
+const TOP_LEVELS: usize = 2;
 
 /// Keys whose values are data, not schemas: never look for `$ref` inside.
 const DATA_KEYS: [&str; 5] = ["example", "examples", "enum", "default", "const"];
+
+/// Keys whose values map names to schemas: a property may well be called `default`.
+const NAME_MAPS: [&str; 4] = ["properties", "patternProperties", "$defs", "definitions"];
 
 /// Resolves local references (`#/...`) against one document.
 pub(crate) struct Resolver<'a> {
@@ -103,8 +117,18 @@ impl<'a> Resolver<'a> {
             stack: Vec::new(),
             defs: BTreeMap::new(),
             budget: INLINE_BUDGET,
+            copied: 0,
+            mode: Mode::Whole,
         };
         let mut out = inliner.inline(schema, at)?;
+        if inliner.budget == 0 {
+            // Inlined whole, the schema repeats itself past the budget (Stripe's expandable
+            // fields): inline its top levels only, and every deeper schema once.
+            inliner.defs.clear();
+            inliner.copied = 0;
+            inliner.mode = Mode::TopLevels;
+            out = inliner.inline(schema, at)?;
+        }
         // Definitions for references kept because they recurse; each may need others.
         let mut done: BTreeMap<String, Value> = BTreeMap::new();
         while let Some((reference, name)) = inliner
@@ -114,9 +138,15 @@ impl<'a> Resolver<'a> {
             .map(|(r, n)| (r.clone(), n.clone()))
         {
             let target = self.lookup(&reference, at)?;
-            inliner.stack = vec![reference.clone()];
-            inliner.budget = INLINE_BUDGET;
-            let def = inliner.inline(target, &reference)?;
+            if inliner.mode == Mode::TopLevels {
+                inliner.mode = Mode::Never;
+            }
+            let def = if inliner.copied < COPY_BUDGET {
+                inliner.stack = vec![reference.clone()];
+                inliner.inline(target, &reference)?
+            } else {
+                stub(target, &reference)
+            };
             done.insert(name, merge_all_of(def));
         }
         out = merge_all_of(out);
@@ -147,12 +177,28 @@ struct Inliner<'r, 'a> {
     stack: Vec<String>,
     /// References kept as `$defs` entries, with their names there.
     defs: BTreeMap<String, String>,
+    /// Nodes that may still be inlined; at zero, references become `$defs` references.
     budget: usize,
+    /// Nodes copied so far, inlined or into `$defs`.
+    copied: usize,
+    mode: Mode,
+}
+
+/// Which references the inliner copies in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// All but recursive ones, until the budget is spent.
+    Whole,
+    /// Those less than [`TOP_LEVELS`] deep.
+    TopLevels,
+    /// None: every reference becomes a `$defs` reference.
+    Never,
 }
 
 impl Inliner<'_, '_> {
     fn inline(&mut self, value: &Value, at: &str) -> Result<Value> {
         self.budget = self.budget.saturating_sub(1);
+        self.copied += 1;
         match value {
             Value::Object(map) => {
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
@@ -160,10 +206,16 @@ impl Inliner<'_, '_> {
                 }
                 let mut out = Map::with_capacity(map.len());
                 for (key, child) in map {
-                    let child = if DATA_KEYS.contains(&key.as_str()) {
-                        child.clone()
-                    } else {
-                        self.inline(child, &format!("{at}/{}", pointer_escape(key)))?
+                    let child_at = format!("{at}/{}", pointer_escape(key));
+                    let child = match child {
+                        _ if DATA_KEYS.contains(&key.as_str()) => child.clone(),
+                        // DigitalOcean makes a whole `properties` map a reference.
+                        Value::Object(names)
+                            if NAME_MAPS.contains(&key.as_str()) && !is_ref(names) =>
+                        {
+                            self.inline_names(names, &child_at)?
+                        }
+                        _ => self.inline(child, &child_at)?,
                     };
                     out.insert(key.clone(), child);
                 }
@@ -179,10 +231,25 @@ impl Inliner<'_, '_> {
         }
     }
 
+    /// A map from names to schemas, each inlined whatever its name.
+    fn inline_names(&mut self, names: &Map<String, Value>, at: &str) -> Result<Value> {
+        let mut out = Map::with_capacity(names.len());
+        for (name, schema) in names {
+            let schema = self.inline(schema, &format!("{at}/{}", pointer_escape(name)))?;
+            out.insert(name.clone(), schema);
+        }
+        Ok(Value::Object(out))
+    }
+
     fn inline_ref(&mut self, reference: &str, map: &Map<String, Value>, at: &str) -> Result<Value> {
         // A chain of bare references that loops back on itself describes nothing.
         self.resolver.follow_chain(reference, at)?;
-        if self.stack.iter().any(|r| r == reference) || self.budget == 0 {
+        let deep = match self.mode {
+            Mode::Whole => self.budget == 0,
+            Mode::TopLevels => self.stack.len() >= TOP_LEVELS,
+            Mode::Never => true,
+        };
+        if deep || self.stack.iter().any(|r| r == reference) {
             let name = self.def_name(reference);
             return Ok(serde_json::json!({ "$ref": format!("#/$defs/{name}") }));
         }
@@ -220,6 +287,29 @@ impl Inliner<'_, '_> {
     }
 }
 
+/// Whether an object is a reference (a string `$ref`), not a map with a property named `$ref`.
+fn is_ref(map: &Map<String, Value>) -> bool {
+    matches!(map.get("$ref"), Some(Value::String(_)))
+}
+
+/// A definition past [`COPY_BUDGET`]: its target's type and title, and a
+/// description saying where the full schema is.
+fn stub(target: &Value, reference: &str) -> Value {
+    let mut out = Map::new();
+    for key in ["type", "title"] {
+        if let Some(value) = target.get(key).filter(|v| v.is_string() || v.is_array()) {
+            out.insert(key.to_owned(), value.clone());
+        }
+    }
+    let note = format!("not expanded (the schema grew too large): see `{reference}` in the spec");
+    let description = match target.get("description").and_then(Value::as_str) {
+        Some(text) if !text.trim().is_empty() => format!("{} ({note})", text.trim()),
+        _ => note,
+    };
+    out.insert("description".to_owned(), Value::String(description));
+    Value::Object(out)
+}
+
 /// Merges `allOf` lists of plain object schemas into one schema: properties
 /// and required lists are united, other keywords keep their first value.
 /// An `allOf` holding a kept reference stays as it is.
@@ -228,12 +318,16 @@ pub(crate) fn merge_all_of(value: Value) -> Value {
         Value::Object(map) => {
             let mut map: Map<String, Value> = map
                 .into_iter()
-                .map(|(k, v)| {
-                    if DATA_KEYS.contains(&k.as_str()) {
-                        (k, v)
-                    } else {
-                        (k, merge_all_of(v))
+                .map(|(k, v)| match v {
+                    v if DATA_KEYS.contains(&k.as_str()) => (k, v),
+                    Value::Object(names) if NAME_MAPS.contains(&k.as_str()) => {
+                        let names = names
+                            .into_iter()
+                            .map(|(name, schema)| (name, merge_all_of(schema)))
+                            .collect();
+                        (k, Value::Object(names))
                     }
+                    v => (k, merge_all_of(v)),
                 })
                 .collect();
             let mergeable = matches!(map.get("allOf"), Some(Value::Array(parts)) if parts.iter().all(|p| p.is_object() && p.get("$ref").is_none()));
@@ -351,6 +445,30 @@ mod tests {
             err.to_string()
                 .contains("dangling $ref `#/components/schemas/Gone`"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn properties_named_like_data_keywords_are_schemas() {
+        let doc = json!({"components": {"schemas": {"Id": {"type": "integer"},
+            "Named": {"type": "object", "properties": {"name": {"type": "string"}}}}}});
+        let out = resolve(
+            &doc,
+            &json!({"type": "object", "properties": {
+                "default": {"$ref": "#/components/schemas/Id"},
+                "example": {"allOf": [{"$ref": "#/components/schemas/Named"}, {"required": ["name"]}]}},
+                "example": {"default": {"$ref": "#/components/schemas/Id"}}}),
+        )
+        .unwrap();
+        assert_eq!(out["properties"]["default"], json!({"type": "integer"}));
+        assert_eq!(
+            out["properties"]["example"],
+            json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+        );
+        assert_eq!(
+            out["example"],
+            json!({"default": {"$ref": "#/components/schemas/Id"}}),
+            "an example is data, kept as written"
         );
     }
 

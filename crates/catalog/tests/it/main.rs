@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should fail loudly
 
 mod bad_input;
+mod big_specs;
 mod data;
 mod export_scale;
 mod export_valid;
