@@ -14,7 +14,7 @@ fn import(name: &str, spec: &Value) -> Store {
     store
         .import(
             &read_source(&path, &ImportOptions::default()).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
     store
@@ -120,7 +120,7 @@ fn a_ref_key_inside_example_data_is_data_not_a_reference() {
     store
         .import(
             &read_source(&path, &ImportOptions::default()).unwrap(),
-            false,
+            toolsmith_catalog::Activate::IfNoneActive,
         )
         .unwrap();
     let api = store.api(&"scim/listgroups".parse().unwrap()).unwrap();
