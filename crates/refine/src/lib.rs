@@ -38,7 +38,7 @@ pub use crate::bleu::sentence_bleu;
 pub use crate::draft::Draft;
 pub use crate::easytool::EasyTool;
 pub use crate::error::{Error, Result};
-pub use crate::expnet::{ActorMode, ExpNet, ExpNetReport, ExpNetSettings, SolverFactory};
+pub use crate::expnet::{ActorMode, ExpNet, ExpNetReport, ExpNetSettings, MakeSolver};
 pub use crate::observer::{NoObserver, RefineObserver};
 pub use crate::record::{Dropped, Method, Rejected, Round, RunEnd, RunId, Stop, Trial};
 pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunReport, Runner, jobs, plan};

@@ -67,8 +67,8 @@ pub use crate::mcp::{
 };
 pub use crate::results::{Clipped, CutResult, Page, ResultHandle};
 pub use crate::service::{
-    CallReply, ListQuery, ReadRequest, RunReply, ServiceParts, SolveReply, SolveRequest,
-    SolverFactory, ToolCard, ToolDoc, ToolPage, ToolService,
+    CallReply, ListQuery, MakeSolver, ReadRequest, RunReply, ServiceParts, SolveReply,
+    SolveRequest, ToolCard, ToolDoc, ToolPage, ToolService,
 };
 pub use crate::settings::{SHUTDOWN_GRACE, ServeSettings};
 /// Stops a server ([`HttpOptions::stop`], the shutdown future of [`serve`]).

@@ -11,15 +11,13 @@ use serde_json::{Value, json};
 use toolsmith_catalog::{ApiEntry, ApiId, Catalog, ToolId, UsageExample, export, render};
 use toolsmith_exec::{Executor, FailureKind, JqSandbox, Outcome, Provenance};
 use toolsmith_retrieve::{Filter, Retriever};
-use toolsmith_solve::{Finish, RenderOptions, RunStore, Solver, Stamped, Toolset};
+use toolsmith_solve::{Finish, RenderOptions, RunStore, Stamped, Toolset};
 
 use crate::error::{Error, Result};
 use crate::results::{Clipped, Page, ResultHandle, ResultStore};
 use crate::settings::ServeSettings;
 
-/// Builds a fresh solver for each `POST /v1/solve` (the binary wires the LLM, executor and
-/// retriever into it, so that this crate reads no config).
-pub type SolverFactory = Arc<dyn Fn() -> Box<dyn Solver> + Send + Sync>;
+pub use toolsmith_solve::MakeSolver;
 
 /// What the binary hands over to build a [`ToolService`].
 pub struct ServiceParts {
@@ -32,7 +30,7 @@ pub struct ServiceParts {
     /// Runs `read_result`'s jq filters; without it only paging works.
     pub sandbox: Option<JqSandbox>,
     /// Builds solvers for `/v1/solve`; without it that route answers `solve_unavailable`.
-    pub solver: Option<SolverFactory>,
+    pub solver: Option<MakeSolver>,
     /// The SQLite file runs are stored in (the catalog database), for `/v1/solve` and `/v1/runs`.
     pub runs: Option<PathBuf>,
     /// Limits and defaults.
@@ -201,7 +199,7 @@ pub struct ToolService {
     retriever: Arc<dyn Retriever>,
     executor: Arc<dyn Executor>,
     sandbox: Option<JqSandbox>,
-    solver: Option<SolverFactory>,
+    solver: Option<MakeSolver>,
     runs: Option<PathBuf>,
     results: ResultStore,
     settings: ServeSettings,

@@ -78,7 +78,7 @@ pub use crate::runtime::{Answered, Runtime, Stop};
 pub use crate::settings::{
     AgentSettings, ConAgentsSettings, DfsdtSettings, ObservationStyle, Protocol, ReactSettings,
 };
-pub use crate::solver::Solver;
+pub use crate::solver::{MakeSolver, Solver};
 pub use crate::store::RunStore;
 pub use crate::toolset::{Added, NameClash, RenderOptions, Toolset};
 pub use crate::trace::{

@@ -12,6 +12,11 @@ use crate::runtime::Stop;
 use crate::toolset::Toolset;
 use crate::trace::{CallCounts, RunLimit, TraceEvent, Tracer};
 
+/// Makes a fresh solver for each task, over a runtime the maker already holds: how `serve`
+/// answers `/v1/solve` and ExpNet runs its actor. (A benchmark's `SolverFactory`, in eval,
+/// builds one over a runtime it is given instead.)
+pub type MakeSolver = Arc<dyn Fn() -> Box<dyn Solver> + Send + Sync>;
+
 /// Answers a query with the tools it is given. Every run ends in a final
 /// state with a trace; `Err` is only for toolsmith's own failures.
 #[async_trait]

@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use toolsmith_catalog::Catalog;
 use toolsmith_exec::{Executor, JqSandbox};
 use toolsmith_retrieve::{Corpus, Method};
-use toolsmith_serve::{ServiceParts, SolverFactory, ToolService};
+use toolsmith_serve::{MakeSolver, ServiceParts, ToolService};
 
 use crate::context::Context;
 use crate::retrieval;
@@ -20,7 +20,7 @@ pub(crate) async fn service(
     catalog: Catalog,
     method: Method,
     executor: Arc<dyn Executor>,
-    solver: Option<SolverFactory>,
+    solver: Option<MakeSolver>,
     runs: Option<PathBuf>,
 ) -> anyhow::Result<Arc<ToolService>> {
     let corpus = Arc::new(Corpus::from_catalog(&catalog));

@@ -169,12 +169,10 @@ pub struct ExpNet {
     llm: Arc<dyn ChatModel>,
     settings: ExpNetSettings,
     observer: Arc<dyn RefineObserver>,
-    solver: Option<(SolverFactory, Toolset)>,
+    solver: Option<(MakeSolver, Toolset)>,
 }
 
-/// Makes the full-execution actor's solver, a fresh one per request (its trace holds that
-/// request's calls only).
-pub type SolverFactory = Arc<dyn Fn() -> Box<dyn Solver> + Send + Sync>;
+pub use toolsmith_solve::MakeSolver;
 
 impl std::fmt::Debug for ExpNet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

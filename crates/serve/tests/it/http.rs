@@ -430,7 +430,7 @@ async fn solve_runs_the_solver_stores_the_run_and_returns_its_trace() {
         Arc::clone(&book),
         toolsmith_exec::Provenance::Simulated,
     ));
-    let factory: toolsmith_serve::SolverFactory = Arc::new({
+    let factory: toolsmith_serve::MakeSolver = Arc::new({
         let llm = Arc::clone(&llm);
         move || -> Box<dyn Solver> {
             Box::new(React::new(

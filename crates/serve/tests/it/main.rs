@@ -16,7 +16,7 @@ use toolsmith_catalog::ApiId;
 use toolsmith_catalog::testing::tmdb_catalog;
 use toolsmith_exec::{ApiBook, Executor, Observation, Provenance, Simulator, Validated};
 use toolsmith_retrieve::{Bm25Index, Corpus, RetrieveSettings};
-use toolsmith_serve::{ServeSettings, ServiceParts, SolverFactory, ToolService};
+use toolsmith_serve::{MakeSolver, ServeSettings, ServiceParts, ToolService};
 
 /// The simulator, slowed down: a call in flight long enough to shut down under it.
 pub(crate) struct Slow<E>(pub E, pub Duration);
@@ -97,7 +97,7 @@ pub(crate) fn service(settings: ServeSettings) -> Arc<ToolService> {
 pub(crate) fn service_with(
     settings: ServeSettings,
     delay: Duration,
-    solver: Option<SolverFactory>,
+    solver: Option<MakeSolver>,
     runs: Option<std::path::PathBuf>,
 ) -> Arc<ToolService> {
     let catalog = tmdb_catalog();

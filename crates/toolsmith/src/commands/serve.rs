@@ -11,7 +11,7 @@ use toolsmith_catalog::{DocSelector, Scope};
 use toolsmith_exec::{ApiBook, Executor};
 use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered, OpenAiClient};
 use toolsmith_plumbing::Secret;
-use toolsmith_serve::{CancellationToken, HttpOptions, SHUTDOWN_GRACE, SolverFactory, ToolService};
+use toolsmith_serve::{CancellationToken, HttpOptions, MakeSolver, SHUTDOWN_GRACE, ToolService};
 use toolsmith_solve::{AgentSettings, Runtime, Tracer};
 
 use crate::cli::{McpTransportArg, ServeArgs, SolverName};
@@ -181,7 +181,7 @@ fn solver_factory(
     executor: Arc<dyn Executor>,
     book: Arc<ApiBook>,
     catalog: &toolsmith_catalog::Catalog,
-) -> anyhow::Result<Option<SolverFactory>> {
+) -> anyhow::Result<Option<MakeSolver>> {
     if !crate::llm::is_configured(&ctx.config()?.llm) {
         return Ok(None);
     }
