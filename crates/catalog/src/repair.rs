@@ -85,6 +85,19 @@ pub(crate) fn numbers_from_strings(schema: &mut Value) -> usize {
             };
             originals.insert((*key).to_owned(), Value::String(text));
         }
+        // Spotify also writes `"default": "20"` on an integer: sent as written, the default
+        // reaches the API as the string "20".
+        if let Some(Value::String(kind)) = map.get("type").cloned() {
+            for key in ["default", "example"] {
+                let Some(value @ Value::String(_)) = map.get(key) else {
+                    continue;
+                };
+                if let Some(typed) = convert(&kind, value).filter(|_| kind != "string") {
+                    originals.insert(key.to_owned(), value.clone());
+                    map.insert(key.to_owned(), typed);
+                }
+            }
+        }
         if !originals.is_empty() {
             changed += originals.len();
             map.insert(NUMBER_STRINGS.to_owned(), Value::Object(originals));
@@ -359,6 +372,26 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_default_and_example_written_as_strings_take_the_schemas_type() {
+        let mut schema = json!({"type": "object", "properties": {
+            "limit": {"type": "integer", "default": "20", "example": "10"},
+            "ratio": {"type": "number", "default": "0.5"},
+            "name": {"type": "string", "default": "20"},
+            "page": {"type": "integer", "default": "first"}}});
+        assert_eq!(numbers_from_strings(&mut schema), 3);
+        let p = &schema["properties"];
+        assert_eq!(p["limit"]["default"], 20);
+        assert_eq!(p["limit"]["example"], 10);
+        assert_eq!(p["limit"][NUMBER_STRINGS]["default"], "20");
+        assert_eq!(p["ratio"]["default"], 0.5);
+        assert_eq!(p["name"]["default"], "20");
+        assert_eq!(
+            p["page"]["default"], "first",
+            "no number: left for lint to report"
+        );
+    }
 
     #[test]
     fn booleans_in_strings_become_booleans() {
