@@ -50,6 +50,16 @@ pub(crate) enum Judging {
     Runs(Option<usize>),
 }
 
+impl From<crate::cli::JudgeArg> for Judging {
+    fn from(arg: crate::cli::JudgeArg) -> Self {
+        if arg.judge || arg.judge_runs.is_some() {
+            Self::Runs(arg.judge_runs)
+        } else {
+            Self::No
+        }
+    }
+}
+
 /// One bench run to carry out: what `bench run` does, and each cell of `bench matrix`.
 pub(crate) struct Job<'a> {
     /// The stored run to resume; `None` for a new one.

@@ -359,6 +359,19 @@ pub enum ExportFormat {
     Markdown,
 }
 
+/// `--judge` and `--judge-runs`: whether and how often a benchmark run is judged.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct JudgeArg {
+    /// Judge the run with the LLM judge (model role `judge`): pass rate by ToolEval's rules
+    /// and by AnyTool's. Queries already judged are not judged again.
+    #[arg(long)]
+    pub judge: bool,
+    /// Judge the run N times and report each pass rate as mean ± std (judge variance);
+    /// implies `--judge` (default: `[judge] runs`, else 1).
+    #[arg(long, value_name = "N")]
+    pub judge_runs: Option<usize>,
+}
+
 /// `--protocol`: whose rules an agent follows.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct ProtocolArg {
@@ -835,14 +848,9 @@ pub struct BenchRunArgs {
     /// Whose rules the agent follows.
     #[command(flatten)]
     pub protocol: ProtocolArg,
-    /// Judge the run with the LLM judge (model role `judge`): pass rate by ToolEval's rules
-    /// and by AnyTool's. Queries already judged are not judged again.
-    #[arg(long)]
-    pub judge: bool,
-    /// Judge the run N times and report each pass rate as mean ± std (judge variance);
-    /// implies `--judge` (default: `[judge] runs`, else 1).
-    #[arg(long, value_name = "N")]
-    pub judge_runs: Option<usize>,
+    /// Whether and how often the run is judged.
+    #[command(flatten)]
+    pub judge: JudgeArg,
     /// Resume this stored run: its spec is reused (a new `--limit` extends it) and finished
     /// queries are not run again.
     #[arg(long, value_name = "RUN", conflicts_with_all = ["dataset", "catalog", "tools", "mode", "name", "protocol", "expansion"])]
@@ -911,12 +919,9 @@ pub struct BenchMatrixArgs {
     /// Whose rules the agents follow.
     #[command(flatten)]
     pub protocol: ProtocolArg,
-    /// Judge every cell with the LLM judge (queries already judged are not judged again).
-    #[arg(long)]
-    pub judge: bool,
-    /// Judge each cell N times; implies `--judge`.
-    #[arg(long, value_name = "N")]
-    pub judge_runs: Option<usize>,
+    /// Whether and how often each cell is judged.
+    #[command(flatten)]
+    pub judge: JudgeArg,
     /// The model and its limits (per query).
     #[command(flatten)]
     pub llm: LlmArgs,

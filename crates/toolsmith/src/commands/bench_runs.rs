@@ -108,11 +108,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
     let bench = open(ctx)?;
     let config = ctx.config()?;
     let (resumed, spec) = spec(&bench, args, config.solve.protocol)?;
-    let judging = if args.judge || args.judge_runs.is_some() {
-        Judging::Runs(args.judge_runs)
-    } else {
-        Judging::No
-    };
+    let judging = Judging::from(args.judge);
     let outcome = execute(
         ctx,
         &bench,

@@ -217,11 +217,7 @@ fn run_cell(
         .into_iter()
         .filter(|r| r.name == name)
         .max_by_key(|r| r.id.0);
-    let judging = if args.judge || args.judge_runs.is_some() {
-        Judging::Runs(args.judge_runs)
-    } else {
-        Judging::No
-    };
+    let judging = Judging::from(args.judge);
     let resumed = stored.is_some();
     let (id, spec) = match stored {
         Some(run) => {
