@@ -279,6 +279,10 @@ pub struct Doc {
     /// Worked examples of calling the API.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<UsageExample>,
+    /// Synthetic user requests the API answers (Re-Invoke's views of the doc): retrieval
+    /// indexes each as a view of the API; agents are not shown them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<String>,
 }
 
 impl Doc {
@@ -287,6 +291,7 @@ impl Doc {
         Self {
             description: description.into(),
             examples: Vec::new(),
+            queries: Vec::new(),
         }
     }
 }

@@ -464,6 +464,12 @@ fn final_doc(job: &ApiJob, rounds: &[Round]) -> Doc {
         Some(last) => Doc {
             description: last.description.clone(),
             examples: last.examples.clone(),
+            queries: job
+                .entry
+                .doc
+                .as_ref()
+                .map(|v| v.doc.queries.clone())
+                .unwrap_or_default(),
         },
         None => job
             .entry
@@ -503,6 +509,7 @@ impl ApiSink<'_> {
         let doc = Doc {
             description: round.description.clone(),
             examples: round.examples.clone(),
+            queries: self.start.map(|d| d.queries.clone()).unwrap_or_default(),
         };
         if !refiner.round_versions()
             || doc.description.trim().is_empty()

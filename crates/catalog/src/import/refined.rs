@@ -51,6 +51,7 @@ pub(crate) fn read(
                 let doc = Doc {
                     description: str_at(api, "description").trim().to_owned(),
                     examples: examples(api),
+                    queries: Vec::new(),
                 };
                 docs.push(RefDoc {
                     target: RefTarget::Api(vec![name.to_owned()]),
@@ -79,6 +80,7 @@ pub(crate) fn read(
                 let doc = Doc {
                     description: str_at(api, "tool_description").trim().to_owned(),
                     examples: examples(api),
+                    queries: Vec::new(),
                 };
                 docs.push(RefDoc {
                     target: RefTarget::Api(names),
@@ -128,6 +130,7 @@ fn toolset_docs(
         let doc = Doc {
             description: str_at(api, "description").trim().to_owned(),
             examples: examples(api),
+            queries: Vec::new(),
         };
         out.push(RefDoc {
             target: RefTarget::Api(vec![alias::toolbench_api(tool_name, api_name)]),

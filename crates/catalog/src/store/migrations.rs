@@ -67,5 +67,7 @@ pub(super) const MIGRATIONS: Migrations = Migrations::new(
     ",
         // 2: each API's access facts (security requirement, declared effects) as JSON.
         "ALTER TABLE apis ADD COLUMN access TEXT NOT NULL DEFAULT '{}';",
+        // 3: each doc version's synthetic user requests (retrieval views) as a JSON array.
+        "ALTER TABLE docs ADD COLUMN queries TEXT NOT NULL DEFAULT '[]';",
     ],
 );

@@ -172,7 +172,7 @@ impl Store {
         let key = target.to_string();
         self.conn
             .prepare(
-                "SELECT d.version, d.label, d.source, d.created_at_ms, d.description, d.examples, (a.doc_id = d.id)
+                "SELECT d.version, d.label, d.source, d.created_at_ms, d.description, d.examples, d.queries, (a.doc_id = d.id)
                  FROM docs d LEFT JOIN active_docs a ON a.target = d.target WHERE d.target = ?1 ORDER BY d.version",
             )
             .and_then(|mut s| s.query_map([&key], doc_row)?.collect::<rusqlite::Result<Vec<_>>>())
@@ -230,12 +230,12 @@ impl Store {
     }
 
     fn doc_map(&self, selector: &DocSelector) -> Result<HashMap<String, DocVersion>> {
-        let active_sql = "SELECT a.target, d.version, d.label, d.source, d.created_at_ms, d.description, d.examples, 1
+        let active_sql = "SELECT a.target, d.version, d.label, d.source, d.created_at_ms, d.description, d.examples, d.queries, 1
                           FROM active_docs a JOIN docs d ON d.id = a.doc_id";
         let mut map = self.read_docs(active_sql, params![])?;
         if let DocSelector::Label(label) = selector {
             let labelled = self.read_docs(
-                "SELECT d.target, d.version, d.label, d.source, d.created_at_ms, d.description, d.examples,
+                "SELECT d.target, d.version, d.label, d.source, d.created_at_ms, d.description, d.examples, d.queries,
                         EXISTS (SELECT 1 FROM active_docs a WHERE a.doc_id = d.id)
                  FROM docs d WHERE d.label = ?1 AND d.version = (SELECT MAX(version) FROM docs e WHERE e.target = d.target AND e.label = ?1)",
                 params![label.as_str()],
@@ -355,6 +355,7 @@ struct RawDoc {
     created_at_ms: i64,
     description: String,
     examples: String,
+    queries: String,
     active: bool,
 }
 
@@ -370,7 +371,8 @@ fn doc_row_at(r: &Row<'_>, at: usize) -> rusqlite::Result<RawDoc> {
         created_at_ms: r.get(at + 3)?,
         description: r.get(at + 4)?,
         examples: r.get(at + 5)?,
-        active: r.get::<_, Option<bool>>(at + 6)?.unwrap_or(false),
+        queries: r.get(at + 6)?,
+        active: r.get::<_, Option<bool>>(at + 7)?.unwrap_or(false),
     })
 }
 
@@ -378,6 +380,8 @@ impl RawDoc {
     fn into_doc(self) -> Result<DocVersion> {
         let examples = serde_json::from_str(&self.examples)
             .map_err(|e| Error::Corrupt(format!("doc examples: {e}")))?;
+        let queries = serde_json::from_str(&self.queries)
+            .map_err(|e| Error::Corrupt(format!("doc queries: {e}")))?;
         Ok(DocVersion {
             version: self.version,
             label: self.label.parse()?,
@@ -387,6 +391,7 @@ impl RawDoc {
             doc: Doc {
                 description: self.description,
                 examples,
+                queries,
             },
         })
     }

@@ -459,13 +459,17 @@ fn append_doc(
 ) -> Result<Appended> {
     let examples =
         serde_json::to_string(&new.doc.examples).map_err(|e| Error::Corrupt(e.to_string()))?;
-    let latest: Option<(i64, u32, String, String)> = tx
-        .prepare_cached("SELECT id, version, description, examples FROM docs WHERE target = ?1 AND label = ?2 ORDER BY version DESC LIMIT 1")
-        .and_then(|mut s| s.query_row(params![target, new.label.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional())
+    let queries =
+        serde_json::to_string(&new.doc.queries).map_err(|e| Error::Corrupt(e.to_string()))?;
+    let latest: Option<(i64, u32, String, String, String)> = tx
+        .prepare_cached("SELECT id, version, description, examples, queries FROM docs WHERE target = ?1 AND label = ?2 ORDER BY version DESC LIMIT 1")
+        .and_then(|mut s| s.query_row(params![target, new.label.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).optional())
         .map_err(Error::store(format!("reading docs of {target}")))?;
     let (doc_id, appended) = match latest {
-        Some((id, version, description, old_examples))
-            if description == new.doc.description && old_examples == examples =>
+        Some((id, version, description, old_examples, old_queries))
+            if description == new.doc.description
+                && old_examples == examples
+                && old_queries == queries =>
         {
             (id, Appended::Unchanged(version))
         }
@@ -475,9 +479,9 @@ fn append_doc(
                 .and_then(|mut s| s.query_row([target], |r| r.get(0)))
                 .map_err(Error::store(format!("numbering docs of {target}")))?;
             tx.prepare_cached(
-                "INSERT INTO docs (target, version, label, source, created_at_ms, description, examples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO docs (target, version, label, source, created_at_ms, description, examples, queries) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )
-            .and_then(|mut s| s.execute(params![target, version, new.label.as_str(), new.source, now_ms(), new.doc.description, examples]))
+            .and_then(|mut s| s.execute(params![target, version, new.label.as_str(), new.source, now_ms(), new.doc.description, examples, queries]))
             .map_err(Error::store(format!("storing a doc of {target}")))?;
             (tx.last_insert_rowid(), Appended::New(version))
         }

@@ -124,7 +124,7 @@ fn the_store_persists_in_one_file_in_wal_mode() {
     {
         let mut store = Store::open(&db).unwrap();
         pets(&mut store);
-        assert_eq!(store.schema_version().unwrap(), 2);
+        assert_eq!(store.schema_version().unwrap(), 3);
     }
     let store = Store::open(&db).unwrap();
     assert_eq!(
@@ -181,5 +181,52 @@ fn two_connections_write_doc_versions_to_one_file_at_once() {
         history.len(),
         1 + 2 * WRITES as usize,
         "every version is kept"
+    );
+}
+
+#[test]
+fn a_docs_synthetic_queries_are_stored_and_a_change_of_queries_alone_is_a_new_version() {
+    let mut store = Store::in_memory().unwrap();
+    pets(&mut store);
+    let target: DocTarget = "pets/getpet".parse().unwrap();
+    let with = |queries: &[&str]| NewDoc {
+        label: "queries".parse().unwrap(),
+        source: "test".into(),
+        doc: Doc {
+            queries: queries.iter().map(|q| q.to_string()).collect(),
+            ..Doc::text("Fetch a pet.")
+        },
+    };
+    let first = store
+        .add_doc(
+            &target,
+            with(&["find pet 7"]),
+            toolsmith_catalog::Activate::Always,
+        )
+        .unwrap();
+    let same = store
+        .add_doc(
+            &target,
+            with(&["find pet 7"]),
+            toolsmith_catalog::Activate::Always,
+        )
+        .unwrap();
+    let changed = store
+        .add_doc(
+            &target,
+            with(&["find pet 7", "what is pet 3 called"]),
+            toolsmith_catalog::Activate::Always,
+        )
+        .unwrap();
+    assert_eq!(first.version, same.version, "identical doc adds nothing");
+    assert_eq!(changed.version, first.version + 1);
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let doc = &view.tools[0].apis[0].doc.as_ref().unwrap().doc;
+    assert_eq!(doc.queries, ["find pet 7", "what is pet 3 called"]);
+    assert_eq!(
+        store.doc_history(&target).unwrap()[0].doc.queries,
+        Vec::<String>::new()
     );
 }
