@@ -61,7 +61,7 @@ mod tests {
 
     #[test]
     fn every_prompt_renders_with_its_documented_inputs() {
-        let trial = json!({"query": "q", "arguments": "{}", "ok": true, "observation": "o", "synthetic": true});
+        let trial = json!({"query": "q", "arguments": "{}", "ok": true, "observation": "o", "invented": "llm", "skeleton": true});
         let cases = [
             (
                 EXPLORER,
@@ -89,7 +89,7 @@ mod tests {
             ),
             (
                 EASYTOOL_RETRY,
-                json!({"doc": "d", "request": "r", "arguments": "{}", "error": "e"}),
+                json!({"doc": "d", "request": "r", "arguments": "{}", "error": "e", "invented": "spec", "skeleton": false}),
             ),
             (
                 EXPNET_SIMILAR,

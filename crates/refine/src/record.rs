@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::{DocLabel, UsageExample};
-use toolsmith_exec::FailureKind;
+use toolsmith_exec::{FailureKind, Provenance};
 
 /// A stored refinement run's id (the one run id type, shared with eval's benchmark runs).
 pub use toolsmith_plumbing::store::RunId;
@@ -73,6 +73,7 @@ impl fmt::Display for Method {
 
 /// One call made while refining: the user request it served, the arguments and what came back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredTrial")]
 pub struct Trial {
     /// The user request the call serves.
     pub query: String,
@@ -85,10 +86,62 @@ pub struct Trial {
     pub failure: Option<FailureKind>,
     /// The response as the model was shown it (cut to the observation limit).
     pub observation: String,
-    /// Whether the response was synthesized (simulated from the spec, or invented by a model)
-    /// rather than returned by the real API: its shape is evidence, its values are not.
+    /// Where the response came from: a simulated one (from the spec, or written by a model)
+    /// is no evidence of the API's values, only of its shape.
+    pub provenance: Provenance,
+}
+
+impl Trial {
+    /// Whether the response was made up rather than returned by the API.
+    pub fn invented(&self) -> bool {
+        crate::invented::is_invented(self.provenance)
+    }
+}
+
+/// A trial as stored: rounds stored before provenance was recorded carry only `synthetic`.
+#[derive(Deserialize)]
+struct StoredTrial {
+    query: String,
+    arguments: Value,
+    ok: bool,
     #[serde(default)]
-    pub synthetic: bool,
+    failure: Option<FailureKind>,
+    observation: String,
+    #[serde(default)]
+    provenance: Option<Provenance>,
+    #[serde(default)]
+    synthetic: bool,
+}
+
+impl From<StoredTrial> for Trial {
+    fn from(t: StoredTrial) -> Self {
+        let legacy = if t.synthetic {
+            Provenance::Simulated
+        } else {
+            Provenance::Live
+        };
+        Self {
+            query: t.query,
+            arguments: t.arguments,
+            ok: t.ok,
+            failure: t.failure,
+            observation: t.observation,
+            provenance: t.provenance.unwrap_or(legacy),
+        }
+    }
+}
+
+/// A literal of a rewritten doc that only an invented response held (neither the original
+/// doc, the spec nor the request had it): flagged, and its sentence removed unless
+/// `[refine] invented_values = "trust"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InventedQuote {
+    /// The value quoted.
+    pub value: String,
+    /// The sentence holding it.
+    pub sentence: String,
+    /// Whether the sentence was removed from the doc.
+    pub removed: bool,
 }
 
 /// An exploration query the diversity check turned down.
@@ -165,6 +218,9 @@ pub struct Round {
     /// DRAFT: (cosine + BLEU) / 2 of the previous and the new description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta: Option<f64>,
+    /// Literals of the new doc that only an invented response held, with their sentences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invented_quotes: Vec<InventedQuote>,
     /// Why a model output was refused (bad JSON, empty or overlong doc), when one was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
@@ -186,6 +242,7 @@ impl Round {
             dropped: Vec::new(),
             direction: None,
             delta: None,
+            invented_quotes: Vec::new(),
             refused: None,
             stop: None,
         }
@@ -207,5 +264,21 @@ mod tests {
         );
         assert_eq!("12".parse::<RunId>().unwrap(), RunId(12));
         assert!("x".parse::<RunId>().is_err());
+    }
+
+    #[test]
+    fn a_trial_stored_before_provenance_reads_its_synthetic_flag() {
+        let old = r#"{"query": "q", "arguments": {}, "ok": true, "observation": "{}", "synthetic": true}"#;
+        let trial: Trial = serde_json::from_str(old).unwrap();
+        assert_eq!(trial.provenance, Provenance::Simulated);
+        assert!(trial.invented());
+        let text = serde_json::to_string(&Trial {
+            provenance: Provenance::SimulatedLlm,
+            ..trial
+        })
+        .unwrap();
+        assert!(text.contains(r#""provenance":"simulated+llm""#), "{text}");
+        let back: Trial = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.provenance, Provenance::SimulatedLlm);
     }
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::invented::InventedValues;
 
 /// DRAFT's knobs. Every field is a setting; `Default` is the paper's run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,6 +27,9 @@ pub struct DraftSettings {
     pub temperature: f32,
     /// A rewritten doc longer than this many times the original is rejected.
     pub max_growth: f32,
+    /// What may be learnt from a simulated or model-written response; a new run takes it
+    /// from `[refine] invented_values` (default `shape_only`).
+    pub invented_values: InventedValues,
 }
 
 impl DraftSettings {
@@ -41,6 +45,7 @@ impl DraftSettings {
         max_observation_chars: 2048,
         temperature: 0.2,
         max_growth: 10.0,
+        invented_values: InventedValues::ShapeOnly,
     };
 
     /// Refuses values no run can use.
@@ -82,6 +87,9 @@ pub struct EasyToolSettings {
     pub temperature: f32,
     /// A rewritten doc longer than this many times the original is rejected.
     pub max_growth: f32,
+    /// What may be learnt from a simulated or model-written response; a new run takes it
+    /// from `[refine] invented_values` (default `shape_only`).
+    pub invented_values: InventedValues,
 }
 
 impl EasyToolSettings {
@@ -92,6 +100,7 @@ impl EasyToolSettings {
         regenerations: 1,
         temperature: 0.7,
         max_growth: 10.0,
+        invented_values: InventedValues::ShapeOnly,
     };
 
     /// Refuses values no run can use.

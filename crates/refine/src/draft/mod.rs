@@ -6,6 +6,11 @@
 //! writes the next description and exploration direction; the loop stops when the doc
 //! settles (Delta > tau, [`stop`]) or after I rounds. A tool's description is rewritten from
 //! its refined APIs at the end.
+//!
+//! A response the simulator or a model made up is shown as `invented_values` says (marked,
+//! or as its skeleton), and a rewrite is checked against it: a sentence quoting one of its
+//! literals that neither the original doc, the spec nor the request held is flagged in the
+//! round and removed (kept under `trust`); a rewrite left empty is refused.
 
 mod stop;
 
@@ -15,13 +20,14 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use toolsmith_catalog::{ToolEntry, UsageExample};
-use toolsmith_exec::{Executor, Provenance};
+use toolsmith_exec::Executor;
 use toolsmith_llm::{ChatModel, Embedder, Message, Role};
 use toolsmith_plumbing::text::truncate_chars;
 
 use crate::ask::{At, ask, first_message};
 use crate::error::{Error, Result};
 use crate::guard::{check_description, max_description_chars};
+use crate::invented;
 use crate::prompts::{ANALYZER, EXPLORER, REWRITER, TOO_SIMILAR};
 use crate::record::{Method, Rejected, Round, Stop, Trial};
 use crate::run::{ApiJob, CHARS_PER_TOKEN, Estimate, Refiner, RoundSink};
@@ -58,26 +64,47 @@ struct RewriterReply {
     next_exploration: String,
 }
 
-/// A trial as the prompts read it (arguments as JSON text).
+/// A trial as the prompts read it (arguments as JSON text), with how its response is marked.
 #[derive(Serialize)]
 struct TrialView<'a> {
     query: &'a str,
     arguments: String,
     ok: bool,
     observation: &'a str,
-    synthetic: bool,
+    /// `""` (evidence), `spec` or `llm`: see [`invented::Shown`].
+    invented: &'static str,
+    skeleton: bool,
 }
 
-impl<'a> From<&'a Trial> for TrialView<'a> {
-    fn from(t: &'a Trial) -> Self {
-        Self {
-            query: &t.query,
-            arguments: t.arguments.to_string(),
-            ok: t.ok,
-            observation: &t.observation,
-            synthetic: t.synthetic,
+/// One executed exploration: the trial stored, how the prompts mark it, and the literals of
+/// its response if it was invented (for the post-check).
+struct Observed {
+    trial: Trial,
+    invented: &'static str,
+    skeleton: bool,
+    literals: Vec<String>,
+}
+
+impl Observed {
+    fn view(&self) -> TrialView<'_> {
+        TrialView {
+            query: &self.trial.query,
+            arguments: self.trial.arguments.to_string(),
+            ok: self.trial.ok,
+            observation: &self.trial.observation,
+            invented: self.invented,
+            skeleton: self.skeleton,
         }
     }
+}
+
+/// An API's loop state: its descriptions so far (the original first), the requests explored
+/// with their embeddings, the next direction and the examples kept.
+struct Resumed {
+    history: Vec<String>,
+    queries: Vec<(String, Vec<f32>)>,
+    direction: String,
+    examples: Vec<UsageExample>,
 }
 
 /// The explorer's accepted request, its embedding and the requests turned down before it.
@@ -185,6 +212,175 @@ impl Draft {
         }
         Ok(Err("explorer: no request".into()))
     }
+
+    /// Where the API's loop stands after the `done` rounds of an earlier attempt.
+    async fn resume(&self, job: &ApiJob, done: &[Round]) -> Result<Resumed> {
+        let mut state = Resumed {
+            history: vec![job.original().to_owned()],
+            queries: Vec::new(),
+            direction: String::new(),
+            examples: Vec::new(),
+        };
+        for r in done {
+            if let Some(trial) = &r.exploration {
+                let at = At {
+                    api: job.id(),
+                    round: r.round,
+                    what: "embedding",
+                };
+                let embedding = self.embed(&trial.query, at).await?;
+                state.queries.push((trial.query.clone(), embedding));
+            }
+            state.history.push(r.description.clone());
+            state.direction = r.direction.clone().unwrap_or_default();
+            state.examples.clone_from(&r.examples);
+        }
+        Ok(state)
+    }
+
+    /// Steps 2 and 3: the analyzer's suggestions (kept in `round`), then the rewriter's reply.
+    /// `None` when a reply stayed malformed (the reason is in `round.refused`).
+    async fn analyze_and_rewrite(
+        &self,
+        job: &ApiJob,
+        doc: &str,
+        current: &str,
+        observed: &Observed,
+        earlier: &[&String],
+        round: &mut Round,
+    ) -> Result<Option<RewriterReply>> {
+        let at = |what| At {
+            api: job.id(),
+            round: round.round,
+            what,
+        };
+        let ctx = serde_json::json!({
+            "doc": doc, "trial": observed.view(), "history": earlier,
+            "findings": job.findings(current),
+        });
+        let analysis = ask::<AnalyzerReply>(
+            self.llm.as_ref(),
+            Role::ANALYZER,
+            &ANALYZER,
+            vec![first_message(&ANALYZER, &ctx)?],
+            self.settings.temperature,
+            at("analyzer"),
+        )
+        .await?;
+        let suggestions = match analysis {
+            Ok(a) => a.value.suggestions,
+            Err(reason) => {
+                round.refused = Some(reason);
+                return Ok(None);
+            }
+        };
+        round.suggestions = Some(suggestions.clone());
+        let original_chars = job.original().chars().count();
+        let ctx = serde_json::json!({
+            "doc": doc, "trial": observed.view(), "suggestions": suggestions,
+            "history": earlier,
+            "max_chars": max_description_chars(original_chars, self.settings.max_growth),
+        });
+        let rewrite = ask::<RewriterReply>(
+            self.llm.as_ref(),
+            Role::REWRITER,
+            &REWRITER,
+            vec![first_message(&REWRITER, &ctx)?],
+            self.settings.temperature,
+            at("rewriter"),
+        )
+        .await?;
+        Ok(match rewrite {
+            Ok(r) => Some(r.value),
+            Err(reason) => {
+                round.refused = Some(reason);
+                None
+            }
+        })
+    }
+
+    /// Step 4, tool-adaptive termination: `new` becomes the round's doc, with its Delta to
+    /// `current`, and the round stops the API when the doc settled.
+    async fn settle(
+        &self,
+        current: &str,
+        new: String,
+        round: &mut Round,
+        at: At<'_>,
+    ) -> Result<()> {
+        let prev_emb = self.embed(current, at).await?;
+        let new_emb = self.embed(&new, at).await?;
+        let delta = stop::delta(current, &new, &prev_emb, &new_emb);
+        round.delta = Some(delta);
+        round.description = new;
+        if self.settings.adaptive_stop && delta > f64::from(self.settings.stop_similarity) {
+            round.stop = Some(Stop::Settled);
+        }
+        Ok(())
+    }
+
+    /// Executes the explored call and shows its response as `invented_values` says.
+    async fn observe(&self, job: &ApiJob, explored: &Explored) -> Result<Observed> {
+        let api = job.id();
+        let observation = self
+            .executor
+            .call(api, &explored.arguments)
+            .await
+            .map_err(|source| Error::Exec {
+                api: api.clone(),
+                source: Box::new(source),
+            })?;
+        let shown = invented::show(&observation, self.settings.invented_values);
+        let text = match observation.failure() {
+            Some(kind) => format!("{} {}", kind.as_str(), shown.text),
+            None => shown.text,
+        };
+        Ok(Observed {
+            trial: Trial {
+                query: explored.query.clone(),
+                arguments: explored.arguments.clone(),
+                ok: observation.is_ok(),
+                failure: observation.failure(),
+                observation: truncate_chars(&text, self.settings.max_observation_chars),
+                provenance: observation.provenance,
+            },
+            invented: shown.invented,
+            skeleton: shown.skeleton,
+            literals: invented::literals(&observation),
+        })
+    }
+
+    /// The rewritten doc after the invented-values check: literals only the invented response
+    /// held are flagged in `round`; unless the rule is `trust` their sentences are removed,
+    /// and a doc left empty is refused (the API keeps `current`).
+    fn post_check(
+        &self,
+        job: &ApiJob,
+        current: &str,
+        observed: &Observed,
+        new: String,
+        round: &mut Round,
+    ) -> std::result::Result<String, String> {
+        if observed.literals.is_empty() {
+            return Ok(new);
+        }
+        let spec = serde_json::to_string(&job.entry.api).unwrap_or_default();
+        let known = [
+            job.render_with(job.original()),
+            spec,
+            current.to_owned(),
+            observed.trial.query.clone(),
+            observed.trial.arguments.to_string(),
+        ]
+        .join("\n");
+        let rule = self.settings.invented_values;
+        let (kept, quotes) = invented::check(&new, &observed.literals, &known, rule);
+        round.invented_quotes = quotes;
+        if kept.is_empty() {
+            return Err("every sentence quoted values only an invented response held".into());
+        }
+        Ok(kept)
+    }
 }
 
 #[async_trait]
@@ -202,25 +398,13 @@ impl Refiner for Draft {
             return Ok(());
         }
         let api = job.id();
-        let original = job.original().to_owned();
-        let original_chars = original.chars().count();
-        let mut history = vec![original];
-        let mut queries: Vec<(String, Vec<f32>)> = Vec::new();
-        let mut direction = String::new();
-        let mut examples: Vec<UsageExample> = Vec::new();
-        for r in &done {
-            if let Some(trial) = &r.exploration {
-                let at = At {
-                    api,
-                    round: r.round,
-                    what: "embedding",
-                };
-                queries.push((trial.query.clone(), self.embed(&trial.query, at).await?));
-            }
-            history.push(r.description.clone());
-            direction = r.direction.clone().unwrap_or_default();
-            examples.clone_from(&r.examples);
-        }
+        let original_chars = job.original().chars().count();
+        let Resumed {
+            mut history,
+            mut queries,
+            mut direction,
+            mut examples,
+        } = self.resume(job, &done).await?;
         let first = u32::try_from(done.len())
             .unwrap_or(u32::MAX)
             .saturating_add(1);
@@ -246,78 +430,18 @@ impl Refiner for Draft {
                     return sink.save(&round);
                 }
             };
-            let observation =
-                self.executor
-                    .call(api, &explored.arguments)
-                    .await
-                    .map_err(|source| Error::Exec {
-                        api: api.clone(),
-                        source: Box::new(source),
-                    })?;
-            let mut shown = observation.body.to_text();
-            if let Some(kind) = observation.failure() {
-                shown = format!("{} {shown}", kind.as_str());
-            }
-            let trial = Trial {
-                query: explored.query.clone(),
-                arguments: explored.arguments.clone(),
-                ok: observation.is_ok(),
-                failure: observation.failure(),
-                observation: truncate_chars(&shown, self.settings.max_observation_chars),
-                synthetic: matches!(
-                    observation.provenance,
-                    Provenance::Simulated | Provenance::SimulatedLlm
-                ),
-            };
+            let observed = self.observe(job, &explored).await?;
+            let trial = observed.trial.clone();
             round.rejected_queries = explored.rejected;
             queries.push((explored.query, explored.embedding));
             round.exploration = Some(trial.clone());
             let earlier: Vec<&String> = history.iter().skip(1).collect();
-            // 2. Analyze.
-            let ctx = serde_json::json!({
-                "doc": doc, "trial": TrialView::from(&trial), "history": earlier,
-                "findings": job.findings(&current),
-            });
-            let analysis = ask::<AnalyzerReply>(
-                self.llm.as_ref(),
-                Role::ANALYZER,
-                &ANALYZER,
-                vec![first_message(&ANALYZER, &ctx)?],
-                self.settings.temperature,
-                at("analyzer"),
-            )
-            .await?;
-            let suggestions = match analysis {
-                Ok(a) => a.value.suggestions,
-                Err(reason) => {
-                    round.refused = Some(reason);
-                    round.stop = Some(Stop::Malformed);
-                    return sink.save(&round);
-                }
-            };
-            round.suggestions = Some(suggestions.clone());
-            // 3. Rewrite.
-            let ctx = serde_json::json!({
-                "doc": doc, "trial": TrialView::from(&trial), "suggestions": suggestions,
-                "history": earlier,
-                "max_chars": max_description_chars(original_chars, self.settings.max_growth),
-            });
-            let rewrite = ask::<RewriterReply>(
-                self.llm.as_ref(),
-                Role::REWRITER,
-                &REWRITER,
-                vec![first_message(&REWRITER, &ctx)?],
-                self.settings.temperature,
-                at("rewriter"),
-            )
-            .await?;
-            let rewrite = match rewrite {
-                Ok(r) => r.value,
-                Err(reason) => {
-                    round.refused = Some(reason);
-                    round.stop = Some(Stop::Malformed);
-                    return sink.save(&round);
-                }
+            let Some(rewrite) = self
+                .analyze_and_rewrite(job, &doc, &current, &observed, &earlier, &mut round)
+                .await?
+            else {
+                round.stop = Some(Stop::Malformed);
+                return sink.save(&round);
             };
             round.direction = Some(rewrite.next_exploration.clone());
             direction = rewrite.next_exploration;
@@ -329,23 +453,16 @@ impl Refiner for Draft {
                 }];
                 round.examples.clone_from(&examples);
             }
-            match check_description(
+            let checked = check_description(
                 &rewrite.description,
                 original_chars,
                 self.settings.max_growth,
-            ) {
+            )
+            .and_then(|new| self.post_check(job, &current, &observed, new, &mut round));
+            match checked {
                 Ok(new) => {
-                    // 4. Tool-adaptive termination.
-                    let prev_emb = self.embed(&current, at("embedding")).await?;
-                    let new_emb = self.embed(&new, at("embedding")).await?;
-                    let delta = stop::delta(&current, &new, &prev_emb, &new_emb);
-                    round.delta = Some(delta);
-                    round.description.clone_from(&new);
-                    if self.settings.adaptive_stop
-                        && delta > f64::from(self.settings.stop_similarity)
-                    {
-                        round.stop = Some(Stop::Settled);
-                    }
+                    self.settle(&current, new, &mut round, at("embedding"))
+                        .await?
                 }
                 Err(reason) => round.refused = Some(format!("rewriter: {reason}")),
             }

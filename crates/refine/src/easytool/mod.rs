@@ -5,6 +5,10 @@
 //! kept only if the call succeeds; a failed one is regenerated once with its error, then
 //! dropped. The requests land in the doc's examples, which the retriever indexes. A tool's
 //! description becomes "what it can do, and its N functions, one line each".
+//!
+//! An example keeps only its request and arguments, never a response, so a simulated success
+//! keeps the call and quotes nothing invented; a failure the simulator or a model made up is
+//! shown to the regeneration as `invented_values` says (marked, or as its skeleton).
 
 mod cleanup;
 
@@ -21,6 +25,7 @@ use toolsmith_plumbing::text::truncate_chars;
 use crate::ask::{At, ask, first_message};
 use crate::error::{Error, Result};
 use crate::guard::check_description;
+use crate::invented;
 use crate::prompts::{EASYTOOL_API, EASYTOOL_RETRY};
 use crate::record::{Dropped, Method, Round, Stop};
 use crate::run::{ApiJob, CHARS_PER_TOKEN, Estimate, Refiner, RoundSink};
@@ -46,6 +51,15 @@ struct ApiReply {
     examples: Vec<ExampleReply>,
 }
 
+/// A failed example call as the retry prompt shows it.
+struct Failed {
+    /// `kind: body`, cut.
+    error: String,
+    /// `""`, `spec` or `llm`: see [`invented::Shown`].
+    invented: &'static str,
+    skeleton: bool,
+}
+
 #[derive(Clone, Deserialize)]
 struct ExampleReply {
     request: String,
@@ -68,8 +82,11 @@ impl EasyTool {
         })
     }
 
-    /// Executes an example: `Ok(None)` when it succeeded, `Ok(Some(error))` when not.
-    async fn try_example(&self, job: &ApiJob, example: &ExampleReply) -> Result<Option<String>> {
+    /// Executes an example: `Ok(None)` when it succeeded, `Ok(Some(failure))` when not. A
+    /// success is all EasyTool keeps of a response (the example is the request and its
+    /// arguments), so an invented one puts no value into the doc; an invented failure is
+    /// shown to the retry as `invented_values` says.
+    async fn try_example(&self, job: &ApiJob, example: &ExampleReply) -> Result<Option<Failed>> {
         let args = Value::Object(example.arguments.clone());
         let obs = self
             .executor
@@ -80,11 +97,16 @@ impl EasyTool {
                 source: Box::new(source),
             })?;
         Ok(obs.failure().map(|kind| {
-            format!(
-                "{}: {}",
-                kind.as_str(),
-                truncate_chars(&obs.body.to_text(), ERROR_CHARS)
-            )
+            let shown = invented::show(&obs, self.settings.invented_values);
+            Failed {
+                error: format!(
+                    "{}: {}",
+                    kind.as_str(),
+                    truncate_chars(&shown.text, ERROR_CHARS)
+                ),
+                invented: shown.invented,
+                skeleton: shown.skeleton,
+            }
         }))
     }
 
@@ -97,7 +119,7 @@ impl EasyTool {
     ) -> Result<Result<UsageExample, Dropped>> {
         let mut regenerations = 0;
         loop {
-            let error = match self.try_example(job, &example).await? {
+            let failed = match self.try_example(job, &example).await? {
                 None => {
                     return Ok(Ok(UsageExample {
                         query: example.request,
@@ -105,8 +127,9 @@ impl EasyTool {
                         call: None,
                     }));
                 }
-                Some(error) => error,
+                Some(failed) => failed,
             };
+            let error = failed.error;
             let dropped = |example: &ExampleReply, reason: String| Dropped {
                 example: UsageExample {
                     query: example.request.clone(),
@@ -122,6 +145,7 @@ impl EasyTool {
             let ctx = serde_json::json!({
                 "doc": doc, "request": example.request,
                 "arguments": Value::Object(example.arguments.clone()).to_string(), "error": error,
+                "invented": failed.invented, "skeleton": failed.skeleton,
             });
             let at = At {
                 api: job.id(),

@@ -118,7 +118,7 @@ async fn the_explorer_is_asked_again_when_its_query_is_too_similar_and_the_loop_
         requests[4].last_message().contains("too close"),
         "the explorer is told why"
     );
-    assert!(rounds[0].exploration.as_ref().unwrap().synthetic);
+    assert!(rounds[0].exploration.as_ref().unwrap().invented());
     assert!(
         requests[1]
             .last_message()
@@ -318,7 +318,7 @@ async fn a_live_response_is_shown_to_the_analyzer_as_evidence() {
         .unwrap();
     llm.assert_finished();
     let rounds = refine.rounds(run, &search()).unwrap();
-    assert!(!rounds[0].exploration.as_ref().unwrap().synthetic);
+    assert!(!rounds[0].exploration.as_ref().unwrap().invented());
     let requests = llm.requests();
     assert!(!requests[1].last_message().contains("synthesized"));
     assert!(!requests[2].last_message().contains("trust its shape"));

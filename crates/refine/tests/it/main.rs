@@ -6,5 +6,6 @@ mod support;
 mod draft;
 mod easytool;
 mod expnet;
+mod invented;
 mod lint;
 mod runs;
