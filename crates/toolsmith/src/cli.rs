@@ -660,6 +660,10 @@ pub struct RefineArgs {
     /// DRAFT: rounds per API at most (default: `[refine.draft] max_rounds`, else 5).
     #[arg(long)]
     pub max_rounds: Option<u32>,
+    /// DRAFT and EasyTool: what a response the simulator or a model made up may teach
+    /// (default: `[refine] invented_values`, else shape_only).
+    #[arg(long, value_enum, conflicts_with = "resume")]
+    pub invented_values: Option<InventedValuesArg>,
     /// ToolExpNet: iterations of trial and insight refinement (default: `[refine.expnet]
     /// iterations`, else 3).
     #[arg(long)]
@@ -686,6 +690,29 @@ pub struct RefineArgs {
     /// JSON output (the run's report).
     #[command(flatten)]
     pub json: JsonArg,
+}
+
+/// What refinement may learn from invented responses (`toolsmith_refine::InventedValues`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InventedValuesArg {
+    /// Their shape: the prompt marks them, and a doc sentence quoting one of their values
+    /// (absent from the original doc and spec) is removed.
+    #[value(name = "shape_only")]
+    ShapeOnly,
+    /// Only their skeleton (values replaced by types) reaches the prompt; quotes are removed.
+    Exclude,
+    /// Everything, as if the API had answered (quotes are only flagged in the rounds).
+    Trust,
+}
+
+impl From<InventedValuesArg> for toolsmith_refine::InventedValues {
+    fn from(arg: InventedValuesArg) -> Self {
+        match arg {
+            InventedValuesArg::ShapeOnly => Self::ShapeOnly,
+            InventedValuesArg::Exclude => Self::Exclude,
+            InventedValuesArg::Trust => Self::Trust,
+        }
+    }
 }
 
 /// Refinement methods (`toolsmith_refine::Method`).

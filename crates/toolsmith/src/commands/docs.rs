@@ -118,8 +118,9 @@ fn round_lines(r: &StoredRound) -> Vec<String> {
     if let Some(t) = &round.exploration {
         lines.push(format!("      explored: {} {}", t.query, t.arguments));
         lines.push(format!(
-            "      observed ({}): {}",
+            "      observed ({}, {}): {}",
             if t.ok { "ok" } else { "failed" },
+            t.provenance.as_str(),
             toolsmith_plumbing::text::truncate_chars(&t.observation, 160)
         ));
     }
@@ -133,6 +134,17 @@ fn round_lines(r: &StoredRound) -> Vec<String> {
         lines.push(format!(
             "      example dropped: {} ({})",
             d.example.query, d.reason
+        ));
+    }
+    for q in &round.invented_quotes {
+        let fate = if q.removed {
+            "sentence removed"
+        } else {
+            "kept"
+        };
+        lines.push(format!(
+            "      quoted an invented value {:?} ({fate}): {}",
+            q.value, q.sentence
         ));
     }
     if let Some(reason) = &round.refused {

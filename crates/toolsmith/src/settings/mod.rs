@@ -250,6 +250,11 @@ struct ConfigFile {
 /// iterations = 3
 /// max_try = 10
 /// ```
+///
+/// `invented_values` (`shape_only` | `exclude` | `trust`, default `shape_only`) says what
+/// DRAFT and EasyTool may learn from a response the simulator or a model made up: its shape
+/// only (the prompt marks it, and a rewritten sentence quoting a value only it held is
+/// removed), its skeleton only (values replaced by their types), or everything (as before).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct RefineConfig {
@@ -259,6 +264,8 @@ pub(crate) struct RefineConfig {
     pub easytool: toolsmith_refine::EasyToolSettings,
     /// ToolExpNet's settings.
     pub expnet: toolsmith_refine::ExpNetSettings,
+    /// What DRAFT and EasyTool may learn from invented responses (issue 31).
+    pub invented_values: toolsmith_refine::InventedValues,
 }
 
 /// The `[retrieve]` table:
@@ -473,5 +480,10 @@ mod tests {
         assert_eq!(set.refine.draft.max_rounds, 3);
         assert_eq!(set.refine.draft.stop_similarity, 0.75);
         assert!(config("[refine.draft]\nrounds = 3\n", None).is_err());
+        use toolsmith_refine::InventedValues;
+        assert_eq!(empty.refine.invented_values, InventedValues::ShapeOnly);
+        let trust = config("[refine]\ninvented_values = \"trust\"\n", None).unwrap();
+        assert_eq!(trust.refine.invented_values, InventedValues::Trust);
+        assert!(config("[refine]\ninvented_values = \"some\"\n", None).is_err());
     }
 }

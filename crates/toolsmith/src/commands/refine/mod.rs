@@ -238,6 +238,9 @@ fn new_spec(ctx: &Context, args: &RefineArgs, store: &Store) -> anyhow::Result<R
         .context("say which method: --method easytool|draft|expnet")?
         .into();
     let config = &ctx.config()?.refine;
+    let invented = args
+        .invented_values
+        .map_or(config.invented_values, Into::into);
     let settings = match method {
         Method::Draft => {
             let mut s = config.draft.clone();
@@ -250,12 +253,15 @@ fn new_spec(ctx: &Context, args: &RefineArgs, store: &Store) -> anyhow::Result<R
             if let Some(n) = args.max_rounds {
                 s.max_rounds = n;
             }
+            s.invented_values = invented;
             s.validate()?;
             serde_json::to_value(s)?
         }
         Method::EasyTool => {
-            config.easytool.validate()?;
-            serde_json::to_value(&config.easytool)?
+            let mut s = config.easytool.clone();
+            s.invented_values = invented;
+            s.validate()?;
+            serde_json::to_value(s)?
         }
         Method::ExpNet => expnet::settings(&config.expnet, args)?,
     };
