@@ -81,7 +81,11 @@ async fn refine_removes_a_sentence_quoting_an_invented_value_unless_told_to_trus
     .unwrap();
     let api = "weather/current_weather";
     tokio::task::spawn_blocking(move || {
-        ws.ok(&["refine", "--method", "draft", "--max-rounds", "1"]);
+        let out = ws.ok(&["refine", "--method", "draft", "--max-rounds", "1"]);
+        assert!(
+            out.contains("rewrites quoted 2 values only an invented response held; 2 removed"),
+            "{out}"
+        );
         assert_eq!(draft_doc(&ws, api), KEPT);
         let rounds = ws.ok(&["docs", "history", api, "--rounds"]);
         assert!(rounds.contains("observed (ok, simulated+llm)"), "{rounds}");
@@ -92,7 +96,7 @@ async fn refine_removes_a_sentence_quoting_an_invented_value_unless_told_to_trus
             "{rounds}"
         );
 
-        ws.ok(&[
+        let out = ws.ok(&[
             "refine",
             "--method",
             "draft",
@@ -101,6 +105,7 @@ async fn refine_removes_a_sentence_quoting_an_invented_value_unless_told_to_trus
             "--invented-values",
             "trust",
         ]);
+        assert!(out.contains("; 0 removed"), "flagged, kept: {out}");
         assert_eq!(draft_doc(&ws, api), format!("{KEPT} {QUOTING}"));
         let failed = ws.run(&["refine", "--resume", "--invented-values", "trust"]);
         assert!(!failed.status.success(), "a resumed run keeps its own rule");

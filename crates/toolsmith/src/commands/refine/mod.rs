@@ -145,6 +145,8 @@ impl Job {
             report,
             tokens: used.tokens(),
             llm_calls: used.calls,
+            invented_quotes: bar.quotes.load(std::sync::atomic::Ordering::Relaxed),
+            invented_removed: bar.removed.load(std::sync::atomic::Ordering::Relaxed),
             run,
             method: self.spec.method,
         })
@@ -180,6 +182,10 @@ struct RefineReport {
     report: RunReport,
     tokens: u64,
     llm_calls: u64,
+    /// Values of invented responses this attempt's rewrites quoted (issue 31).
+    invented_quotes: usize,
+    /// Of those, the ones removed with their sentence (none under `trust`).
+    invented_removed: usize,
     #[serde(skip)]
     run: RunId,
     #[serde(skip)]
@@ -226,6 +232,13 @@ impl fmt::Display for RefineReport {
         )?;
         for (api, error) in report.failed.iter().chain(&report.refused) {
             write!(f, "\n  failed {api}: {error}")?;
+        }
+        if self.invented_quotes > 0 {
+            write!(
+                f,
+                "\n  rewrites quoted {} values only an invented response held; {} removed with their sentence (`[refine] invented_values`)",
+                self.invented_quotes, self.invented_removed
+            )?;
         }
         Ok(())
     }
@@ -400,6 +413,9 @@ struct Bar {
     bar: ProgressBar,
     budget: Arc<Budget>,
     rounds: std::sync::atomic::AtomicUsize,
+    /// Invented values quoted by rewrites, and those removed.
+    quotes: std::sync::atomic::AtomicUsize,
+    removed: std::sync::atomic::AtomicUsize,
 }
 
 impl Bar {
@@ -409,6 +425,8 @@ impl Bar {
             bar: ctx.progress().bar(apis, format!("refining ({method})")),
             budget,
             rounds: std::sync::atomic::AtomicUsize::new(0),
+            quotes: std::sync::atomic::AtomicUsize::new(0),
+            removed: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -425,9 +443,15 @@ impl RefineObserver for Bar {
     fn run_started(&self, _run: RunId, _apis: usize, done: usize) {
         self.bar.inc(done as u64);
     }
-    fn round_finished(&self, _api: &ApiId, _round: &Round) {
+    fn round_finished(&self, _api: &ApiId, round: &Round) {
         self.rounds
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let quotes = &round.invented_quotes;
+        let removed = quotes.iter().filter(|q| q.removed).count();
+        self.quotes
+            .fetch_add(quotes.len(), std::sync::atomic::Ordering::Relaxed);
+        self.removed
+            .fetch_add(removed, std::sync::atomic::Ordering::Relaxed);
         self.update();
     }
     fn api_finished(&self, _api: &ApiId, _version: Option<u32>) {
