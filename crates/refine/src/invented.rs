@@ -8,14 +8,25 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_exec::{Body, Observation, Provenance};
 
-use crate::record::InventedQuote;
-
 /// Shortest string value taken for a literal, in characters.
 const MIN_STRING_CHARS: usize = 4;
 /// Fewest digits of a number taken for a literal.
 const MIN_NUMBER_DIGITS: usize = 3;
 /// Abbreviations a sentence does not end after.
 const ABBREVIATIONS: &[&str] = &["e.g.", "i.e.", "etc.", "vs.", "approx."];
+
+/// A literal of a rewritten doc that only an invented response held (neither the original
+/// doc, the spec nor the request had it): flagged, and its sentence removed unless
+/// `[refine] invented_values = "trust"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InventedQuote {
+    /// The value quoted.
+    pub value: String,
+    /// The sentence holding it.
+    pub sentence: String,
+    /// Whether the sentence was removed from the doc.
+    pub removed: bool,
+}
 
 /// What a refiner may learn from a response the simulator or a model invented
 /// (`[refine] invented_values`). Live and replayed responses are evidence under every rule.

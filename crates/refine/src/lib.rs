@@ -47,11 +47,9 @@ pub use crate::draft::Draft;
 pub use crate::easytool::EasyTool;
 pub use crate::error::{Error, Result};
 pub use crate::expnet::{ActorMode, ExpNet, ExpNetReport, ExpNetSettings, MakeSolver};
-pub use crate::invented::InventedValues;
+pub use crate::invented::{InventedQuote, InventedValues};
 pub use crate::observer::{NoObserver, RefineObserver};
-pub use crate::record::{
-    Dropped, InventedQuote, Method, Rejected, Round, RunEnd, RunId, Stop, Trial,
-};
+pub use crate::record::{Dropped, Method, Rejected, Round, RunEnd, RunId, Stop, Trial};
 pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunReport, Runner, jobs, plan};
 pub use crate::settings::{DraftSettings, EasyToolSettings};
 pub use crate::store::{RefineStore, RunInfo, RunSpec, StoredRound};

@@ -8,6 +8,8 @@ use serde_json::Value;
 use toolsmith_catalog::{DocLabel, UsageExample};
 use toolsmith_exec::{FailureKind, Provenance};
 
+use crate::invented::InventedQuote;
+
 /// A stored refinement run's id (the one run id type, shared with eval's benchmark runs).
 pub use toolsmith_plumbing::store::RunId;
 
@@ -129,19 +131,6 @@ impl From<StoredTrial> for Trial {
             provenance: t.provenance.unwrap_or(legacy),
         }
     }
-}
-
-/// A literal of a rewritten doc that only an invented response held (neither the original
-/// doc, the spec nor the request had it): flagged, and its sentence removed unless
-/// `[refine] invented_values = "trust"`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InventedQuote {
-    /// The value quoted.
-    pub value: String,
-    /// The sentence holding it.
-    pub sentence: String,
-    /// Whether the sentence was removed from the doc.
-    pub removed: bool,
 }
 
 /// An exploration query the diversity check turned down.
