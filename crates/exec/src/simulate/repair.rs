@@ -118,7 +118,10 @@ fn errors_under(validator: &jsonschema::Validator, value: &Value, path: &str) ->
         .iter_errors(value)
         .filter(|e| {
             let at = e.instance_path().as_str();
-            at == path || at.strip_prefix(path).is_some_and(|rest| rest.starts_with('/'))
+            at == path
+                || at
+                    .strip_prefix(path)
+                    .is_some_and(|rest| rest.starts_with('/'))
         })
         .count()
 }
@@ -240,8 +243,8 @@ fn with_null_types(schema: &Value) -> Value {
                     }
                 }
                 _ => {
-                    let null = serde_json::json!({"type": "null"});
-                    return serde_json::json!({"anyOf": [Value::Object(out), null]});
+                    let only_null = serde_json::json!({"type": "null"});
+                    return serde_json::json!({"anyOf": [Value::Object(out), only_null]});
                 }
             }
             Value::Object(out)
@@ -315,7 +318,9 @@ mod tests {
             "homepage": {"type": ["string", "null"]},
             "collection": {"nullable": true, "type": "object", "properties": {
                 "id": {"type": "integer"}, "name": {"type": "string"}}},
-            "runtime": {"type": "integer"}}});
+            "runtime": {"type": "integer"},
+            "belongs": {"nullable": true, "allOf": [{"type": "object", "properties": {
+                "id": {"type": "integer"}}}]}}});
         let playlist = json!({"type": "object", "properties": {
             "public": {"type": "boolean"}, "name": {"type": "string"}}});
         let either = json!({"type": "object", "properties": {
@@ -332,27 +337,39 @@ mod tests {
                 "title": {"type": "string"}}}}}});
         // (schema, draft, answer, what must come out)
         let cases = [
-            (&movie,
-             json!({"id": 1, "vote_average": 0, "tagline": "ivory", "homepage": "ivory",
-                    "collection": {"id": 3, "name": "ivory"}, "runtime": 0}),
-             json!({"id": 1, "vote_average": 7.8, "tagline": null, "homepage": null,
-                    "collection": null, "runtime": "long"}),
-             json!({"id": 1, "vote_average": 7.8, "tagline": null, "homepage": null,
-                    "collection": null, "runtime": 0})),
-            (&playlist, json!({"public": false, "name": "ivory"}), json!({}), json!({})),
-            (&either,
-             json!({"owner": {"id": "a", "kind": "team"}, "score": 0}),
-             json!({"owner": {"id": "u7", "kind": "user", "name": "Ann", "extra": 1},
+            (
+                &movie,
+                json!({"id": 1, "vote_average": 0, "tagline": "ivory", "homepage": "ivory",
+                    "collection": {"id": 3, "name": "ivory"}, "runtime": 0,
+                    "belongs": {"id": 4}}),
+                json!({"id": 1, "vote_average": 7.8, "tagline": null, "homepage": null,
+                    "collection": null, "runtime": "long", "belongs": null}),
+                json!({"id": 1, "vote_average": 7.8, "tagline": null, "homepage": null,
+                    "collection": null, "runtime": 0, "belongs": null}),
+            ),
+            (
+                &playlist,
+                json!({"public": false, "name": "ivory"}),
+                json!({}),
+                json!({}),
+            ),
+            (
+                &either,
+                json!({"owner": {"id": "a", "kind": "team"}, "score": 0}),
+                json!({"owner": {"id": "u7", "kind": "user", "name": "Ann", "extra": 1},
                     "score": 4.5}),
-             json!({"owner": {"id": "u7", "kind": "user", "name": "Ann"}, "score": 4.5})),
-            (&list,
-             json!({"results": [{"id": 1, "vote_average": 0, "title": "ivory"}]}),
-             json!({"results": [{"id": 9, "vote_average": 7.8, "title": "Heat"},
+                json!({"owner": {"id": "u7", "kind": "user", "name": "Ann"}, "score": 4.5}),
+            ),
+            (
+                &list,
+                json!({"results": [{"id": 1, "vote_average": 0, "title": "ivory"}]}),
+                json!({"results": [{"id": 9, "vote_average": 7.8, "title": "Heat"},
                     {"id": 10, "vote_average": 6.1, "title": "Ronin"},
                     {"id": "x", "vote_average": 8.2, "title": "Drive"}]}),
-             json!({"results": [{"id": 9, "vote_average": 7.8, "title": "Heat"},
+                json!({"results": [{"id": 9, "vote_average": 7.8, "title": "Heat"},
                     {"id": 10, "vote_average": 6.1, "title": "Ronin"},
-                    {"id": 1, "vote_average": 8.2, "title": "Drive"}]})),
+                    {"id": 1, "vote_average": 8.2, "title": "Drive"}]}),
+            ),
         ];
         for (schema, draft, answer, want) in cases {
             let out = conform(schema, answer.clone(), &draft);

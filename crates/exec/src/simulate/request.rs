@@ -25,6 +25,9 @@ pub(crate) const SIZE_ARGS: &[&str] = &[
     "maxResults",
     "num_results",
     "top",
+    "size",
+    "num",
+    "rows",
 ];
 
 /// Arguments that say where a page starts, in items.
@@ -50,6 +53,9 @@ const NOT_FILTERS: &[&str] = &[
     "offset",
     "count",
     "cnt",
+    "size",
+    "num",
+    "rows",
 ];
 
 /// Path segments that say how a list is chosen, not what it lists.

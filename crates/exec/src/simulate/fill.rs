@@ -1,0 +1,202 @@
+//! Asking the oracle for a response ([`Fill::Llm`](super::Fill::Llm), or an
+//! API with nothing to simulate from): what the prompt is given (the task,
+//! the requested count, the draft within its budget), one model request per
+//! distinct call at a time, and the answer brought back within the schema
+//! with the right ids.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
+use toolsmith_catalog::HttpMethod;
+
+use super::ask::{OracleAsk, ResponseOracle};
+use super::request::{self, Request};
+use super::{Simulator, path_id, repair, shrink, state};
+use crate::canonical::{canonical_json, stable_hash};
+use crate::executor::BookEntry;
+use crate::observation::{FailureKind, Observation, Provenance};
+
+/// Characters a fill prompt holds besides its draft and the parts measured
+/// apart (the doc, the arguments, the task, the entities shown): the template,
+/// with room for the parameters.
+const PROMPT_FRAME: usize = 3_000;
+
+/// Oracle requests in flight, by what makes their prompt (task, API, arguments,
+/// entities shown): a call that arrives while the same one is being answered
+/// waits for that answer instead of asking the model again. Shared by the
+/// sessions of one simulator; an entry lives only while its request does.
+#[derive(Debug, Default)]
+pub(crate) struct Flights(Mutex<HashMap<u64, Arc<OnceCell<Value>>>>);
+
+impl Flights {
+    /// The answer of the request `key`: the one in flight, else `ask`'s. A
+    /// failed request leaves the next waiter to ask again.
+    async fn once<F, Fut>(&self, key: u64, ask: F) -> Result<Value, Observation>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Value, Observation>>,
+    {
+        let cell = {
+            let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(map.entry(key).or_default())
+        };
+        let answer = cell.get_or_try_init(ask).await.cloned();
+        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // The map's and this caller's: no one else waits on it.
+        if map.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) && Arc::strong_count(&cell) <= 2 {
+            map.remove(&key);
+        }
+        answer
+    }
+}
+
+impl Simulator {
+    /// The oracle's response to a call: the one it gave this session before,
+    /// else a new one (or the one in flight), checked against the schema and
+    /// repaired from the draft where it breaks it. An unusable reply, or a
+    /// prompt over the budget, is refused.
+    pub(super) async fn ask(
+        &self,
+        oracle: &dyn ResponseOracle,
+        entry: &BookEntry,
+        args: &Value,
+        draft: Option<Value>,
+    ) -> Result<Value, Observation> {
+        let api = &entry.api.api.id;
+        let (earlier, seen) = match self.session.lock() {
+            Ok(session) => (session.filled(api, args), session.relevant(args)),
+            Err(_) => (None, Vec::new()),
+        };
+        if let Some(body) = earlier {
+            return Ok(body);
+        }
+        let key = stable_hash(&[
+            self.task.as_deref().unwrap_or_default().as_bytes(),
+            api.to_string().as_bytes(),
+            canonical_json(args).as_bytes(),
+            canonical_json(&Value::Array(seen.clone())).as_bytes(),
+        ]);
+        let fill = || self.fill(oracle, entry, args, draft.as_ref(), &seen);
+        let body = self.flights.once(key, fill).await?;
+        if let Ok(mut session) = self.session.lock() {
+            session.keep_filled(api, args, &body);
+        }
+        Ok(body)
+    }
+
+    /// One request to the oracle, and its answer made valid.
+    async fn fill(
+        &self,
+        oracle: &dyn ResponseOracle,
+        entry: &BookEntry,
+        args: &Value,
+        draft: Option<&Value>,
+        seen: &[Value],
+    ) -> Result<Value, Observation> {
+        let api = &entry.api.api.id;
+        let what = if draft.is_some() {
+            (FailureKind::UnparsableResponse, "fill the response of")
+        } else {
+            (FailureKind::Unsupported, "simulate")
+        };
+        let refuse = |reason: String| {
+            Observation::tool_error(
+                what.0,
+                format!("cannot {} `{api}`: {reason}", what.1),
+                Provenance::SimulatedLlm,
+            )
+        };
+        let budget = self.limits.max_prompt_chars;
+        let frame = PROMPT_FRAME
+            + entry.api.description().len()
+            + canonical_json(args).len()
+            + self.task.as_deref().map_or(0, str::len)
+            + seen
+                .iter()
+                .map(|e| canonical_json(e).len() + 3)
+                .sum::<usize>();
+        let shown = match draft {
+            Some(draft) => Some(
+                shrink::within(draft, budget.saturating_sub(frame)).ok_or_else(|| {
+                    refuse(format!(
+                        "even shortened, its draft does not fit the prompt budget of {budget} \
+                         characters (`[exec.simulate] max_prompt_chars`)"
+                    ))
+                })?,
+            ),
+            None => None,
+        };
+        let empty = Map::new();
+        let request = Request::new(entry, args.as_object().unwrap_or(&empty), &self.limits);
+        let ask = OracleAsk {
+            entry,
+            args,
+            draft: shown.as_ref().map(|s| &s.draft),
+            cuts: shown.as_ref().map_or(&[], |s| s.notes.as_slice()),
+            seen,
+            task: self.task.as_deref(),
+            requested: request.requested,
+            list_items: (self.limits.min_items, self.limits.max_items),
+            max_items: self.limits.max_requested,
+            max_prompt_chars: budget,
+        };
+        let answer = oracle.respond(&ask).await.map_err(refuse)?;
+        let body = match (draft, entry.api.api.response_schema.as_ref()) {
+            (Some(draft), Some(schema)) => {
+                let conformed = repair::conform(schema, answer, draft);
+                if conformed.repairs > 0 {
+                    tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");
+                }
+                let mut body = conformed.value;
+                keep_ids(entry, args, draft, &mut body);
+                body
+            }
+            _ => answer,
+        };
+        Ok(body)
+    }
+}
+
+/// Whether a call creates a thing: a `POST` whose path does not end in a parameter.
+pub(super) fn creates(entry: &BookEntry) -> bool {
+    let endpoint = &entry.api.api.endpoint;
+    endpoint.method() == Some(HttpMethod::Post)
+        && endpoint
+            .path()
+            .is_some_and(|p| !p.trim_end_matches('/').ends_with('}'))
+}
+
+/// The response's own id after the model filled it: the id a call names in its path for
+/// the response's entity stays (see [`path_id`]); otherwise an id the model copied from
+/// another argument (`user_id` given to a created playlist) becomes the draft's own.
+fn keep_ids(entry: &BookEntry, args: &Value, draft: &Value, body: &mut Value) {
+    let empty = Map::new();
+    let args = args.as_object().unwrap_or(&empty);
+    let mut draft = draft.clone();
+    let Some(id) = state::main_object(&mut draft).and_then(|o| o.get("id").cloned()) else {
+        return;
+    };
+    let Some(object) = state::main_object(body).filter(|o| o.contains_key("id")) else {
+        return;
+    };
+    // An argument names the response's own entity (`id`, `playlist_id` of a playlist),
+    // except in a call that creates it.
+    let entity = request::api_entity(entry, args);
+    let names_own = |name: &str| {
+        !creates(entry)
+            && (name == "id" || name.trim_end_matches("id").trim_end_matches('_') == entity)
+    };
+    let borrowed = object.get("id").is_some_and(|own| {
+        args.iter().any(|(name, value)| {
+            let name = name.to_ascii_lowercase();
+            name.ends_with("id")
+                && !names_own(&name)
+                && canonical_json(value) == canonical_json(own)
+        })
+    });
+    if path_id(entry, args).is_some() || borrowed {
+        object.insert("id".to_owned(), id);
+    }
+}
