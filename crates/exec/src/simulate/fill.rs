@@ -137,7 +137,9 @@ impl Simulator {
             cuts: shown.as_ref().map_or(&[], |s| s.notes.as_slice()),
             seen,
             task: self.task.as_deref(),
-            requested: request.requested,
+            requested: request
+                .requested
+                .map(|n| n.min(list_cap(entry).unwrap_or(usize::MAX))),
             list_items: (self.limits.min_items, self.limits.max_items),
             max_items: self.limits.max_requested,
             max_prompt_chars: budget,
@@ -157,6 +159,27 @@ impl Simulator {
         };
         Ok(body)
     }
+}
+
+/// The `maxItems` of the response's lists: of a root list, or of the lists among
+/// the root object's fields (and of the one object it wraps); the smallest.
+fn list_cap(entry: &BookEntry) -> Option<usize> {
+    fn cap(schema: &Value, depth: usize) -> Option<usize> {
+        let own = schema
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok());
+        let inner = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .filter(|_| depth < 2)
+            .and_then(|props| props.values().filter_map(|p| cap(p, depth + 1)).min());
+        match (own, inner) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    cap(entry.api.api.response_schema.as_ref()?, 0)
 }
 
 /// Whether a call creates a thing: a `POST` whose path does not end in a parameter.

@@ -24,9 +24,13 @@
 //!
 //! Two more things make a session believable:
 //! - with [`Fill::Llm`], the oracle (the configured model) rewrites the
-//!   values of each draft from the doc, the arguments and the entities the
-//!   session has shown; the answer is checked against the schema and
-//!   repaired from the draft (`repair`), or refused when it is not JSON;
+//!   values of each draft from the doc, the arguments, the entities the
+//!   session has shown and the task it serves (the user's request, given by
+//!   [`Executor::fork_for`]: what it presupposes is in the user's account);
+//!   the answer is checked against the schema and only its invalid parts
+//!   repaired from the draft (`repair`), or refused when it is not JSON
+//!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
+//!   model request per distinct call in flight);
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection.
 

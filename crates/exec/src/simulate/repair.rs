@@ -144,15 +144,30 @@ fn mend_parts(
     // What the draft does not have (a key the model added) goes before any value of the
     // model is replaced.
     keys.sort_by_key(|k| draft_at(draft, &format!("{path}/{}", escape(k))).is_some());
+    let list = matches!(value.pointer(path), Some(Value::Array(_)));
     let mut errors = errors_under(validator, value, path);
     for key in keys {
         let child = format!("{path}/{}", escape(&key));
-        let mut trial = value.clone();
-        graft(&mut trial, &child, draft);
-        let now = errors_under(validator, &trial, path);
-        if now < errors {
-            *value = trial;
-            errors = now;
+        let mut grafted = value.clone();
+        graft(&mut grafted, &child, draft);
+        // A list item may also go (a list over its `maxItems`), the last first.
+        let mut trials = vec![grafted];
+        if list && let Ok(i) = key.parse::<usize>() {
+            let mut fewer = value.clone();
+            if let Some(Value::Array(items)) = fewer.pointer_mut(path)
+                && i < items.len()
+            {
+                items.remove(i);
+            }
+            trials.push(fewer);
+        }
+        for trial in trials {
+            let now = errors_under(validator, &trial, path);
+            if now < errors {
+                *value = trial;
+                errors = now;
+                break;
+            }
         }
         if errors == 0 {
             return true;
@@ -331,6 +346,7 @@ mod tests {
                 {"type": "object", "required": ["id", "kind"], "properties": {
                     "id": {"type": "string"}, "kind": {"const": "team"}}}]},
             "score": {"type": "number"}}});
+        let short = json!({"type": "array", "maxItems": 2, "items": {"type": "number"}});
         let list = json!({"type": "object", "properties": {"results": {"type": "array",
             "items": {"type": "object", "required": ["id"], "properties": {
                 "id": {"type": "integer"}, "vote_average": {"type": "number"},
@@ -369,6 +385,12 @@ mod tests {
                 json!({"results": [{"id": 9, "vote_average": 7.8, "title": "Heat"},
                     {"id": 10, "vote_average": 6.1, "title": "Ronin"},
                     {"id": 1, "vote_average": 8.2, "title": "Drive"}]}),
+            ),
+            (
+                &short,
+                json!([0]),
+                json!([7.8, 6.5, 9.1]),
+                json!([7.8, 6.5]),
             ),
         ];
         for (schema, draft, answer, want) in cases {

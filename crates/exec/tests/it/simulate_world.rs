@@ -39,6 +39,9 @@ fn music_spec() -> Value {
             "responses": ok(json!({"type": "object", "properties": {
                 "limit": {"type": "integer"}, "total": {"type": "integer"},
                 "items": {"type": "array", "items": playlist.clone()}}}))}},
+        "/me/top": {"get": {"parameters": [query("limit", "integer")],
+            "responses": ok(json!({"type": "object", "properties": {
+                "items": {"type": "array", "maxItems": 10, "items": playlist.clone()}}}))}},
         "/users/{user_id}/playlists": {"post": {
             "parameters": [{"name": "user_id", "in": "path", "required": true,
                 "schema": {"type": "string"}}],
@@ -250,6 +253,15 @@ async fn a_requested_count_reaches_the_prompt_capped_by_the_setting() {
         assert!(asked.contains(&format!("holds exactly {want}.")), "{asked}");
         assert!(!asked.contains("1 to 5"), "{asked}");
     }
+    // The schema's maxItems bounds the count too.
+    let top = op(&book, "GET", "/me/top");
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(
+        json!({"items": []}).to_string(),
+    )]));
+    let sim = filling(&book, llm.clone(), SimulatorSettings::default());
+    sim.call(&top, &json!({"limit": 20})).await.unwrap();
+    let asked = prompts(&llm).join("\n");
+    assert!(asked.contains("holds exactly 10."), "{asked}");
 }
 
 #[tokio::test]
