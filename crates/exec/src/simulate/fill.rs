@@ -9,12 +9,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 use tokio::sync::OnceCell;
-use toolsmith_catalog::HttpMethod;
 
 use super::ask::{OracleAsk, ResponseOracle};
-use super::request::{self, Request};
-use super::{Simulator, path_id, repair, shrink, state};
-use crate::canonical::{canonical_json, stable_hash};
+use super::limits::Limits;
+use super::request::{self, Request, path_id};
+use super::{repair, shrink, state};
+use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 use crate::observation::{FailureKind, Observation, Provenance};
 
@@ -33,7 +33,7 @@ pub(crate) struct Flights(Mutex<HashMap<u64, Arc<OnceCell<Value>>>>);
 impl Flights {
     /// The answer of the request `key`: the one in flight, else `ask`'s. A
     /// failed request leaves the next waiter to ask again.
-    async fn once<F, Fut>(&self, key: u64, ask: F) -> Result<Value, Observation>
+    pub(crate) async fn once<F, Fut>(&self, key: u64, ask: F) -> Result<Value, Observation>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Value, Observation>>,
@@ -52,43 +52,17 @@ impl Flights {
     }
 }
 
-impl Simulator {
-    /// The oracle's response to a call: the one it gave this session before,
-    /// else a new one (or the one in flight), checked against the schema and
-    /// repaired from the draft where it breaks it. An unusable reply, or a
-    /// prompt over the budget, is refused.
-    pub(super) async fn ask(
-        &self,
-        oracle: &dyn ResponseOracle,
-        entry: &BookEntry,
-        args: &Value,
-        draft: Option<Value>,
-    ) -> Result<Value, Observation> {
-        let api = &entry.api.api.id;
-        let (earlier, seen) = match self.session.lock() {
-            Ok(session) => (session.filled(api, args), session.relevant(args)),
-            Err(_) => (None, Vec::new()),
-        };
-        if let Some(body) = earlier {
-            return Ok(body);
-        }
-        let key = stable_hash(&[
-            self.task.as_deref().unwrap_or_default().as_bytes(),
-            api.to_string().as_bytes(),
-            canonical_json(args).as_bytes(),
-            canonical_json(&Value::Array(seen.clone())).as_bytes(),
-        ]);
-        let fill = || self.fill(oracle, entry, args, draft.as_ref(), &seen);
-        let body = self.flights.once(key, fill).await?;
-        if let Ok(mut session) = self.session.lock() {
-            session.keep_filled(api, args, &body);
-        }
-        Ok(body)
-    }
+/// What every fill of one session shares: the simulator's limits and the task.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Asking<'a> {
+    pub(crate) limits: &'a Limits,
+    pub(crate) task: Option<&'a str>,
+}
 
+impl Asking<'_> {
     /// One request to the oracle, and its answer made valid.
-    async fn fill(
-        &self,
+    pub(crate) async fn fill(
+        self,
         oracle: &dyn ResponseOracle,
         entry: &BookEntry,
         args: &Value,
@@ -112,7 +86,7 @@ impl Simulator {
         let frame = PROMPT_FRAME
             + entry.api.description().len()
             + canonical_json(args).len()
-            + self.task.as_deref().map_or(0, str::len)
+            + self.task.map_or(0, str::len)
             + seen
                 .iter()
                 .map(|e| canonical_json(e).len() + 3)
@@ -129,14 +103,14 @@ impl Simulator {
             None => None,
         };
         let empty = Map::new();
-        let request = Request::new(entry, args.as_object().unwrap_or(&empty), &self.limits);
+        let request = Request::new(entry, args.as_object().unwrap_or(&empty), self.limits);
         let ask = OracleAsk {
             entry,
             args,
             draft: shown.as_ref().map(|s| &s.draft),
             cuts: shown.as_ref().map_or(&[], |s| s.notes.as_slice()),
             seen,
-            task: self.task.as_deref(),
+            task: self.task,
             requested: request
                 .requested
                 .map(|n| n.min(list_cap(entry).unwrap_or(usize::MAX))),
@@ -182,15 +156,6 @@ fn list_cap(entry: &BookEntry) -> Option<usize> {
     cap(entry.api.api.response_schema.as_ref()?, 0)
 }
 
-/// Whether a call creates a thing: a `POST` whose path does not end in a parameter.
-pub(super) fn creates(entry: &BookEntry) -> bool {
-    let endpoint = &entry.api.api.endpoint;
-    endpoint.method() == Some(HttpMethod::Post)
-        && endpoint
-            .path()
-            .is_some_and(|p| !p.trim_end_matches('/').ends_with('}'))
-}
-
 /// The response's own id after the model filled it: the id a call names in its path for
 /// the response's entity stays (see [`path_id`]); otherwise an id the model copied from
 /// another argument (`user_id` given to a created playlist) becomes the draft's own.
@@ -208,7 +173,7 @@ fn keep_ids(entry: &BookEntry, args: &Value, draft: &Value, body: &mut Value) {
     // except in a call that creates it.
     let entity = request::api_entity(entry, args);
     let names_own = |name: &str| {
-        !creates(entry)
+        !request::creates(entry)
             && (name == "id" || name.trim_end_matches("id").trim_end_matches('_') == entity)
     };
     let borrowed = object.get("id").is_some_and(|own| {

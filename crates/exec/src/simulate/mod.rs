@@ -55,7 +55,7 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
-use toolsmith_catalog::{ApiId, HttpMethod, ParamLocation, ToolId};
+use toolsmith_catalog::{ApiId, HttpMethod, ToolId};
 
 use crate::canonical::{canonical_json, stable_hash};
 use crate::error::Result;
@@ -243,7 +243,7 @@ impl Simulator {
             api.id.to_string().as_bytes(),
             canonical_json(&Value::Object(args_map.clone())).as_bytes(),
         ]);
-        let path_id = path_id(entry, &args_map);
+        let path_id = request::path_id(entry, &args_map);
         let default_pool = Pool::default();
         let pool = self.pools.get(api.id.tool()).unwrap_or(&default_pool);
         if let Some(schema) = api
@@ -307,30 +307,6 @@ impl Simulator {
             }
         }
     }
-}
-
-/// The value of the path parameter that names the response's own entity, if any: the
-/// last parameter of the path (`movie_id` of `/movie/{movie_id}` and of its sub-resource
-/// `/movie/{movie_id}/credits`), when its name is an id's. A `POST` to a collection
-/// (`/users/{user_id}/playlists`) creates: its object gets a new id, never the owner's.
-fn path_id(entry: &BookEntry, args: &Map<String, Value>) -> Option<Value> {
-    let api = &entry.api.api;
-    let path = api.endpoint.path()?;
-    let last = path
-        .split('/')
-        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
-        .next_back()?;
-    let lower = last.to_ascii_lowercase();
-    if !(lower == "id" || lower.ends_with("id")) {
-        return None;
-    }
-    if fill::creates(entry) {
-        return None;
-    }
-    api.params
-        .iter()
-        .filter(|p| p.location == ParamLocation::Path && p.name == last)
-        .find_map(|p| args.get(&p.name).cloned())
 }
 
 /// Whether a schema describes anything beyond "some object".
@@ -400,6 +376,45 @@ impl Simulator {
                 Provenance::Simulated,
             )),
         }
+    }
+}
+
+impl Simulator {
+    /// The oracle's response to a call: the one it gave this session before,
+    /// else a new one (or the one in flight), checked against the schema and
+    /// repaired from the draft where it breaks it. An unusable reply, or a
+    /// prompt over the budget, is refused.
+    async fn ask(
+        &self,
+        oracle: &dyn ResponseOracle,
+        entry: &BookEntry,
+        args: &Value,
+        draft: Option<Value>,
+    ) -> Result<Value, Observation> {
+        let api = &entry.api.api.id;
+        let (earlier, seen) = match self.session.lock() {
+            Ok(session) => (session.filled(api, args), session.relevant(args)),
+            Err(_) => (None, Vec::new()),
+        };
+        if let Some(body) = earlier {
+            return Ok(body);
+        }
+        let key = stable_hash(&[
+            self.task.as_deref().unwrap_or_default().as_bytes(),
+            api.to_string().as_bytes(),
+            canonical_json(args).as_bytes(),
+            canonical_json(&Value::Array(seen.clone())).as_bytes(),
+        ]);
+        let asking = fill::Asking {
+            limits: &self.limits,
+            task: self.task.as_deref(),
+        };
+        let fill = || asking.fill(oracle, entry, args, draft.as_ref(), &seen);
+        let body = self.flights.once(key, fill).await?;
+        if let Ok(mut session) = self.session.lock() {
+            session.keep_filled(api, args, &body);
+        }
+        Ok(body)
     }
 }
 
