@@ -27,6 +27,14 @@ pub trait Executor: Send + Sync {
     /// pristine, while what no session owns (caches, connections) stays shared. `None` when
     /// the executor keeps no session, so sharing it is the same.
     fn fork(&self) -> Option<Arc<dyn Executor>> {
+        self.fork_for(None)
+    }
+
+    /// [`Executor::fork`] for a session that serves one task: `task` is the user's request
+    /// (the query a solver answers), which the simulator takes as facts about the user's own
+    /// account (the playlist "My R&B" a request names exists). Wrappers pass it on.
+    fn fork_for(&self, task: Option<&str>) -> Option<Arc<dyn Executor>> {
+        let _ = task;
         None
     }
 }
@@ -37,8 +45,8 @@ impl<T: Executor + ?Sized> Executor for Arc<T> {
         (**self).call(api, args).await
     }
 
-    fn fork(&self) -> Option<Arc<dyn Executor>> {
-        (**self).fork()
+    fn fork_for(&self, task: Option<&str>) -> Option<Arc<dyn Executor>> {
+        (**self).fork_for(task)
     }
 }
 
@@ -46,6 +54,14 @@ impl<T: Executor + ?Sized> Executor for Arc<T> {
 /// no session: what a benchmark gives each query, so that no query sees another's changes.
 pub fn fresh_session(executor: &Arc<dyn Executor>) -> Arc<dyn Executor> {
     executor.fork().unwrap_or_else(|| Arc::clone(executor))
+}
+
+/// [`fresh_session`] for one task (the user's request a solver answers): a simulator
+/// fills the user's own account with what the request presupposes.
+pub fn task_session(executor: &Arc<dyn Executor>, task: &str) -> Arc<dyn Executor> {
+    executor
+        .fork_for(Some(task))
+        .unwrap_or_else(|| Arc::clone(executor))
 }
 
 /// One API as an executor needs it: the API, its tool, and its input schema.

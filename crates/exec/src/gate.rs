@@ -129,8 +129,8 @@ impl<E: Executor> Executor for WriteGate<E> {
         self.inner.call(api, args).await
     }
 
-    fn fork(&self) -> Option<Arc<dyn Executor>> {
-        let inner = self.inner.fork()?;
+    fn fork_for(&self, task: Option<&str>) -> Option<Arc<dyn Executor>> {
+        let inner = self.inner.fork_for(task)?;
         Some(Arc::new(WriteGate {
             inner,
             book: Arc::clone(&self.book),

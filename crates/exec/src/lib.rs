@@ -61,7 +61,7 @@ pub use crate::credentials::{
     Credential, Credentials, Secret, Selected, requirement_of, variables,
 };
 pub use crate::error::{Error, Result};
-pub use crate::executor::{ApiBook, BookEntry, Executor, fresh_session};
+pub use crate::executor::{ApiBook, BookEntry, Executor, fresh_session, task_session};
 pub use crate::gate::{WriteGate, WritePolicy, is_safe};
 pub use crate::http::{HttpExecutor, HttpSettings};
 #[cfg(feature = "mcp")]

@@ -399,8 +399,8 @@ impl Executor for ModeExecutor {
     }
 
     /// The simulator is the backend with a session; live backends keep none.
-    fn fork(&self) -> Option<Arc<dyn Executor>> {
-        let simulator = self.simulator.as_ref()?.fork()?;
+    fn fork_for(&self, task: Option<&str>) -> Option<Arc<dyn Executor>> {
+        let simulator = self.simulator.as_ref()?.fork_for(task)?;
         Some(Arc::new(Self {
             mode: self.mode,
             live: self.live.clone(),

@@ -150,8 +150,8 @@ impl<E: Executor> Executor for Validated<E> {
         self.inner.call(api, args).await
     }
 
-    fn fork(&self) -> Option<Arc<dyn Executor>> {
-        let inner = self.inner.fork()?;
+    fn fork_for(&self, task: Option<&str>) -> Option<Arc<dyn Executor>> {
+        let inner = self.inner.fork_for(task)?;
         let compiled = self.compiled.lock().map(|c| c.clone()).unwrap_or_default();
         Some(Arc::new(Validated {
             inner,

@@ -214,14 +214,14 @@ impl Executor for Routed {
     }
 
     /// Only `other` (the simulator or HTTP) can keep a session.
-    fn fork(&self) -> Option<Arc<dyn Executor>> {
+    fn fork_for(&self, task: Option<&str>) -> Option<Arc<dyn Executor>> {
         Some(Arc::new(Self {
             native: Arc::clone(&self.native),
             mcp: self.mcp.as_ref().map(|m| McpRoute {
                 servers: Arc::clone(&m.servers),
                 call: Arc::clone(&m.call),
             }),
-            other: self.other.fork()?,
+            other: self.other.fork_for(task)?,
         }))
     }
 }

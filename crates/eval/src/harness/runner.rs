@@ -44,7 +44,7 @@ where
 }
 
 /// Runs a solver over a dataset. The runtime is a template: each query gets a clone with a
-/// fresh tracer, a fresh executor session ([`toolsmith_exec::fresh_session`]), and a fresh
+/// fresh tracer, a fresh session for its task ([`toolsmith_exec::task_session`]), and a fresh
 /// budget when [`Harness::with_query_budget`] set one.
 pub struct Harness {
     runtime: Runtime,
@@ -128,7 +128,7 @@ impl Harness {
         runtime.tracer = Tracer::new();
         // A session of its own: no query sees what another created or deleted, whatever
         // the order or the concurrency.
-        runtime.executor = toolsmith_exec::fresh_session(&runtime.executor);
+        runtime.executor = toolsmith_exec::task_session(&runtime.executor, &query.text);
         if let Some(limits) = self.budget {
             let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(
                 Arc::clone(&runtime.llm),

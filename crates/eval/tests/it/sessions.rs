@@ -13,7 +13,8 @@ use toolsmith_eval::{
     BenchSpec, BenchStore, Benchmark, Harness, Quiet, ResolvedQuery, SolverKind, ToolsOffered,
 };
 use toolsmith_exec::{
-    ApiBook, Mode, ModeExecutor, Provenance, ResponseCache, Simulator, Validated,
+    ApiBook, Fill, Mode, ModeExecutor, OracleAsk, Provenance, ResponseCache, ResponseOracle,
+    Simulator, SimulatorSettings, Validated,
 };
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 use toolsmith_llm::{ChatModel, ChatRequest, ChatResponse};
@@ -120,11 +121,12 @@ fn model(book: &ApiBook) -> ByQuery {
 /// The shop's executor as `bench run` builds it: the simulator behind argument checks,
 /// behind the mode switch.
 fn harness(book: &Arc<ApiBook>) -> Harness {
-    let simulator = Validated::new(
-        Simulator::new(Arc::clone(book)),
-        Arc::clone(book),
-        Provenance::Simulated,
-    );
+    harness_over(book, Simulator::new(Arc::clone(book)))
+}
+
+/// [`harness`] over a given simulator.
+fn harness_over(book: &Arc<ApiBook>, simulator: Simulator) -> Harness {
+    let simulator = Validated::new(simulator, Arc::clone(book), Provenance::Simulated);
     let executor = ModeExecutor::new(
         Mode::Simulate,
         Arc::new(ResponseCache::in_memory().unwrap()),
@@ -144,9 +146,9 @@ fn harness(book: &Arc<ApiBook>) -> Harness {
     })
 }
 
-/// The outcome and observation of the one tool call of `query` in a run over `order`.
-async fn seen_by(book: &Arc<ApiBook>, order: &[&str], query: &str) -> (CallOutcome, String) {
-    let queries: Vec<ResolvedQuery> = order
+/// The queries of `order` as a dataset's.
+fn resolved(order: &[&str]) -> Vec<ResolvedQuery> {
+    order
         .iter()
         .map(|text| ResolvedQuery {
             id: (*text).to_owned(),
@@ -155,7 +157,12 @@ async fn seen_by(book: &Arc<ApiBook>, order: &[&str], query: &str) -> (CallOutco
             candidates: Vec::new(),
             answer: None,
         })
-        .collect();
+        .collect()
+}
+
+/// The outcome and observation of the one tool call of `query` in a run over `order`.
+async fn seen_by(book: &Arc<ApiBook>, order: &[&str], query: &str) -> (CallOutcome, String) {
+    let queries = resolved(order);
     let mut spec = BenchSpec::new(&Benchmark::File("shop.json".into()), SolverKind::React);
     spec.tools = ToolsOffered::All;
     // One at a time, in the given order: the earlier query has finished before the next.
@@ -199,4 +206,41 @@ async fn a_query_never_sees_what_an_earlier_query_deleted_or_created() {
         let listed = seen_by(&book, &order, LIST).await;
         assert_eq!(listed, pristine, "the list after {order:?}");
     }
+}
+
+/// Records the task each fill was asked under, and answers with the draft.
+#[derive(Default)]
+struct Tasks(std::sync::Mutex<Vec<Option<String>>>);
+
+#[async_trait]
+impl ResponseOracle for Tasks {
+    async fn respond(&self, ask: &OracleAsk<'_>) -> Result<Value, String> {
+        if let Ok(mut tasks) = self.0.lock() {
+            tasks.push(ask.task.map(str::to_owned));
+        }
+        ask.draft.cloned().ok_or_else(|| "no draft".to_owned())
+    }
+}
+
+#[tokio::test]
+async fn each_query_s_session_serves_its_own_text_as_the_task() {
+    let book = shop();
+    let tasks = Arc::new(Tasks::default());
+    let settings = SimulatorSettings {
+        fill: Fill::Llm,
+        ..SimulatorSettings::default()
+    };
+    let oracle: Arc<dyn ResponseOracle> = Arc::clone(&tasks) as _;
+    let simulator = Simulator::with_settings(Arc::clone(&book), &settings).with_oracle(oracle);
+    let mut spec = BenchSpec::new(&Benchmark::File("shop.json".into()), SolverKind::React);
+    spec.tools = ToolsOffered::All;
+    spec.concurrency = 1;
+    let store = BenchStore::in_memory().unwrap();
+    let run = store.create_run(&spec).unwrap();
+    harness_over(&book, simulator)
+        .run(&store, run, &spec, &resolved(&[READ, LIST]), &Quiet)
+        .await
+        .unwrap();
+    let asked = tasks.0.lock().unwrap().clone();
+    assert_eq!(asked, [Some(READ.to_owned()), Some(LIST.to_owned())]);
 }

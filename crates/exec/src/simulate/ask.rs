@@ -15,16 +15,32 @@ pub struct OracleAsk<'a> {
     /// The call's arguments, defaults applied.
     pub args: &'a Value,
     /// The schema-valid response the deterministic simulator drew (types,
-    /// ids, paging, filters), whose values the oracle fills; `None` for an
-    /// API with no schema or example, whose response it invents.
+    /// ids, paging, filters), whose values the oracle fills, as the prompt
+    /// shows it (shortened to its budget, see `cuts`); `None` for an API with
+    /// no schema or example, whose response it invents.
     pub draft: Option<&'a Value>,
+    /// What was cut from the draft for space (`/items holds 50 items; the
+    /// first 3 are shown`): the answer writes it in full.
+    pub cuts: &'a [String],
     /// Entities the session has shown already (`{"id", "name"/"title",
     /// "in"}`), the ones the arguments name first, so the answer agrees with
     /// them.
     pub seen: &'a [Value],
+    /// The user's request the session serves, if known: the answer treats
+    /// what it presupposes (a playlist it names) as held by the user's account.
+    pub task: Option<&'a str>,
+    /// The number of items the call asks for (`limit=20`), capped at
+    /// `max_items`.
+    pub requested: Option<usize>,
+    /// Fewest and most items of a list the call gives no count for
+    /// ([`crate::SimulatorSettings::min_items`], `max_items`).
+    pub list_items: (usize, usize),
     /// Most items a list of the answer may hold when the call asks for a
     /// number of them ([`crate::SimulatorSettings::max_requested_items`]).
     pub max_items: usize,
+    /// Most characters the prompt may have
+    /// ([`crate::SimulatorSettings::max_prompt_chars`]); a longer one is not sent.
+    pub max_prompt_chars: usize,
 }
 
 /// Writes a plausible JSON response (StableToolBench's idea, with an LLM).

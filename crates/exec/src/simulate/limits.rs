@@ -11,4 +11,6 @@ pub(crate) struct Limits {
     pub(crate) page_size: usize,
     /// Most items a call may ask for (`limit`, `per_page`, `cnt`).
     pub(crate) max_requested: usize,
+    /// Most characters of one prompt to the oracle.
+    pub(crate) max_prompt_chars: usize,
 }

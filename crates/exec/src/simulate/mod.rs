@@ -24,13 +24,18 @@
 //!
 //! Two more things make a session believable:
 //! - with [`Fill::Llm`], the oracle (the configured model) rewrites the
-//!   values of each draft from the doc, the arguments and the entities the
-//!   session has shown; the answer is checked against the schema and
-//!   repaired from the draft (`repair`), or refused when it is not JSON;
+//!   values of each draft from the doc, the arguments, the entities the
+//!   session has shown and the task it serves (the user's request, given by
+//!   [`Executor::fork_for`]: what it presupposes is in the user's account);
+//!   the answer is checked against the schema and only its invalid parts
+//!   repaired from the draft (`repair`), or refused when it is not JSON
+//!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
+//!   model request per distinct call in flight);
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection.
 
 mod ask;
+mod fill;
 mod invariants;
 mod limits;
 #[cfg(feature = "llm-oracle")]
@@ -40,6 +45,7 @@ mod repair;
 mod request;
 mod rng;
 mod session;
+mod shrink;
 mod state;
 mod synth;
 
@@ -49,7 +55,7 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
-use toolsmith_catalog::{ApiId, HttpMethod, ParamLocation, ToolId};
+use toolsmith_catalog::{ApiId, HttpMethod, ToolId};
 
 use crate::canonical::{canonical_json, stable_hash};
 use crate::error::Result;
@@ -81,6 +87,10 @@ pub struct SimulatorSettings {
     /// Most list items a call may ask for (`limit: 40`, `cnt=60`): the
     /// simulator and the LLM filling it honour a requested count up to this.
     pub max_requested_items: usize,
+    /// Most characters of one prompt to the model filling a response: a
+    /// larger draft is shown shortened (lists cut, then deep parts), and a
+    /// call whose prompt cannot fit is refused, never sent.
+    pub max_prompt_chars: usize,
     /// How the values of a response are chosen: from the schema and the
     /// examples (`schema`, the default), or then rewritten by the configured
     /// model to be true to the world (`llm`).
@@ -113,6 +123,7 @@ impl Default for SimulatorSettings {
             max_depth: 8,
             page_size: 20,
             max_requested_items: 100,
+            max_prompt_chars: 24_000,
             fill: Fill::Schema,
         }
     }
@@ -133,6 +144,11 @@ pub struct Simulator {
     oracle: Option<Arc<dyn ResponseOracle>>,
     /// What the session's calls showed and changed.
     session: Arc<Mutex<Session>>,
+    /// The user's request this session serves, told to the oracle as facts of
+    /// the user's account ([`Executor::fork_for`]).
+    task: Option<Arc<str>>,
+    /// The oracle's requests in flight, shared by every session.
+    flights: Arc<fill::Flights>,
 }
 
 impl std::fmt::Debug for Simulator {
@@ -184,10 +200,13 @@ impl Simulator {
                 max_depth: settings.max_depth,
                 page_size: settings.page_size.max(1),
                 max_requested: settings.max_requested_items.max(1),
+                max_prompt_chars: settings.max_prompt_chars,
             },
             fill: settings.fill,
             oracle: None,
             session: Arc::new(Mutex::new(Session::default())),
+            task: None,
+            flights: Arc::default(),
         }
     }
 
@@ -224,7 +243,7 @@ impl Simulator {
             api.id.to_string().as_bytes(),
             canonical_json(&Value::Object(args_map.clone())).as_bytes(),
         ]);
-        let path_id = path_id(entry, &args_map);
+        let path_id = request::path_id(entry, &args_map);
         let default_pool = Pool::default();
         let pool = self.pools.get(api.id.tool()).unwrap_or(&default_pool);
         if let Some(schema) = api
@@ -288,21 +307,6 @@ impl Simulator {
             }
         }
     }
-}
-
-/// The value of the path parameter that names the entity (`movie_id`), if any.
-fn path_id(entry: &BookEntry, args: &Map<String, Value>) -> Option<Value> {
-    entry
-        .api
-        .api
-        .params
-        .iter()
-        .filter(|p| p.location == ParamLocation::Path)
-        .filter(|p| {
-            let n = p.name.to_ascii_lowercase();
-            n == "id" || n.ends_with("_id") || n.ends_with("id")
-        })
-        .find_map(|p| args.get(&p.name).cloned())
 }
 
 /// Whether a schema describes anything beyond "some object".
@@ -373,17 +377,20 @@ impl Simulator {
             )),
         }
     }
+}
 
-    /// The oracle's response to a call: the one it gave this session
-    /// before, else a new one, checked against the schema and repaired from
-    /// the draft where it breaks it. An unusable reply is refused.
+impl Simulator {
+    /// The oracle's response to a call: the one it gave this session before,
+    /// else a new one (or the one in flight), checked against the schema and
+    /// repaired from the draft where it breaks it. An unusable reply, or a
+    /// prompt over the budget, is refused.
     async fn ask(
         &self,
         oracle: &dyn ResponseOracle,
         entry: &BookEntry,
         args: &Value,
         draft: Option<Value>,
-    ) -> std::result::Result<Value, Observation> {
+    ) -> Result<Value, Observation> {
         let api = &entry.api.api.id;
         let (earlier, seen) = match self.session.lock() {
             Ok(session) => (session.filled(api, args), session.relevant(args)),
@@ -392,56 +399,22 @@ impl Simulator {
         if let Some(body) = earlier {
             return Ok(body);
         }
-        let ask = OracleAsk {
-            entry,
-            args,
-            draft: draft.as_ref(),
-            seen: &seen,
-            max_items: self.limits.max_requested,
+        let key = stable_hash(&[
+            self.task.as_deref().unwrap_or_default().as_bytes(),
+            api.to_string().as_bytes(),
+            canonical_json(args).as_bytes(),
+            canonical_json(&Value::Array(seen.clone())).as_bytes(),
+        ]);
+        let asking = fill::Asking {
+            limits: &self.limits,
+            task: self.task.as_deref(),
         };
-        let answer = oracle.respond(&ask).await.map_err(|reason| {
-            let (kind, what) = match draft {
-                Some(_) => (FailureKind::UnparsableResponse, "fill the response of"),
-                None => (FailureKind::Unsupported, "simulate"),
-            };
-            Observation::tool_error(
-                kind,
-                format!("cannot {what} `{api}`: {reason}"),
-                Provenance::SimulatedLlm,
-            )
-        })?;
-        let body = match (&draft, entry.api.api.response_schema.as_ref()) {
-            (Some(draft), Some(schema)) => {
-                let conformed = repair::conform(schema, answer, draft);
-                if conformed.repairs > 0 {
-                    tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");
-                }
-                let mut body = conformed.value;
-                keep_path_id(entry, args, draft, &mut body);
-                body
-            }
-            _ => answer,
-        };
+        let fill = || asking.fill(oracle, entry, args, draft.as_ref(), &seen);
+        let body = self.flights.once(key, fill).await?;
         if let Ok(mut session) = self.session.lock() {
             session.keep_filled(api, args, &body);
         }
         Ok(body)
-    }
-}
-
-/// The id a call names in its path stays the response's id, whatever the
-/// model wrote.
-fn keep_path_id(entry: &BookEntry, args: &Value, draft: &Value, body: &mut Value) {
-    let empty = Map::new();
-    if path_id(entry, args.as_object().unwrap_or(&empty)).is_none() {
-        return;
-    }
-    let mut draft = draft.clone();
-    let id = state::main_object(&mut draft).and_then(|o| o.get("id").cloned());
-    if let (Some(id), Some(object)) = (id, state::main_object(body))
-        && object.contains_key("id")
-    {
-        object.insert("id".to_owned(), id);
     }
 }
 
@@ -499,13 +472,14 @@ impl Executor for Simulator {
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))
     }
 
-    /// A new session: the labels shown and the session's memory start empty; the
-    /// catalog's pools, the settings and the oracle (whose LLM cache keys on the request)
-    /// are shared.
-    fn fork(&self) -> Option<Arc<dyn Executor>> {
+    /// A new session for `task`: the labels shown and the session's memory start empty;
+    /// the catalog's pools, the settings and the oracle (whose LLM cache keys on the
+    /// request, the task among it) are shared.
+    fn fork_for(&self, task: Option<&str>) -> Option<Arc<dyn Executor>> {
         Some(Arc::new(Self {
             labels: Arc::new(Mutex::new(Labels::default())),
             session: Arc::new(Mutex::new(Session::default())),
+            task: task.map(Arc::from),
             ..self.clone()
         }))
     }

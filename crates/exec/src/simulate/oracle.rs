@@ -82,8 +82,13 @@ impl ResponseOracle for LlmOracle {
             "params": params,
             "args": canonical_json(ask.args),
             "seen": seen,
+            "task": ask.task,
+            "requested": ask.requested,
+            "min_list": ask.list_items.0,
+            "max_list": ask.list_items.1,
             "max_items": ask.max_items,
             "draft": ask.draft.map(canonical_json),
+            "cuts": ask.cuts,
         });
         let prompt = if ask.draft.is_some() {
             &FILL
@@ -91,6 +96,14 @@ impl ResponseOracle for LlmOracle {
             &SIMULATE
         };
         let text = prompt.render(&slots).map_err(|e| e.to_string())?;
+        if text.len() > ask.max_prompt_chars {
+            return Err(format!(
+                "its prompt has {} characters, over the budget of {} \
+                 (`[exec.simulate] max_prompt_chars`); it was not sent",
+                text.len(),
+                ask.max_prompt_chars
+            ));
+        }
         let mut request =
             ChatRequest::new(ORACLE_ROLE, vec![Message::user(text)]).with_prompt(prompt);
         request.sampling = Sampling::greedy();

@@ -1,7 +1,9 @@
 //! Brings an oracle's answer back within the response schema: each part
 //! that breaks it is replaced by the same part of the draft (a missing
 //! required field is added from the draft, an unknown one dropped), so the
-//! model's values survive wherever they are valid.
+//! model's values survive wherever they are valid. A break reported at a
+//! parent (a `oneOf`) is mended one child at a time before the parent is
+//! replaced, and OpenAPI's `nullable` admits the model's `null`.
 
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
@@ -21,7 +23,7 @@ pub(crate) struct Conformed {
 /// `answer` made valid against `schema`, from `draft` (itself valid). A
 /// schema the validator cannot compile is taken as no constraint.
 pub(crate) fn conform(schema: &Value, answer: Value, draft: &Value) -> Conformed {
-    let Ok(validator) = jsonschema::validator_for(schema) else {
+    let Ok(validator) = jsonschema::validator_for(&with_null_types(schema)) else {
         return Conformed {
             value: answer,
             repairs: 0,
@@ -41,7 +43,18 @@ pub(crate) fn conform(schema: &Value, answer: Value, draft: &Value) -> Conformed
         broken.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(b.0.cmp(&a.0)));
         broken.dedup();
         for (path, fix) in broken {
-            repairs += 1;
+            if fix == Fix::Graft {
+                // An earlier fix may have mended it; else mend its parts before replacing it.
+                if errors_under(&validator, &value, &path) == 0 {
+                    continue;
+                }
+                repairs += 1;
+                if mend_parts(&validator, &mut value, &path, draft) {
+                    continue;
+                }
+            } else {
+                repairs += 1;
+            }
             fix.apply(&mut value, &path, draft);
         }
     }
@@ -80,7 +93,7 @@ impl Fix {
         match self {
             Self::AddMissing(field) => {
                 let pointer = format!("{path}/{}", escape(&field));
-                match (value.pointer_mut(path), draft.pointer(&pointer)) {
+                match (value.pointer_mut(path), draft_at(draft, &pointer)) {
                     (Some(Value::Object(map)), Some(from)) => {
                         map.insert(field, from.clone());
                     }
@@ -99,6 +112,87 @@ impl Fix {
     }
 }
 
+/// How many schema errors lie at `path` or below it.
+fn errors_under(validator: &jsonschema::Validator, value: &Value, path: &str) -> usize {
+    validator
+        .iter_errors(value)
+        .filter(|e| {
+            let at = e.instance_path().as_str();
+            at == path
+                || at
+                    .strip_prefix(path)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .count()
+}
+
+/// Mends the object or list at `path` one child at a time (the draft's child, or none
+/// where the draft has none), keeping each change that lowers the errors there, so a
+/// broken child does not cost its valid siblings (a `oneOf` reports its failure at the
+/// parent). True when no error is left there.
+fn mend_parts(
+    validator: &jsonschema::Validator,
+    value: &mut Value,
+    path: &str,
+    draft: &Value,
+) -> bool {
+    let mut keys: Vec<String> = match value.pointer(path) {
+        Some(Value::Object(map)) => map.keys().cloned().collect(),
+        Some(Value::Array(items)) => (0..items.len()).rev().map(|i| i.to_string()).collect(),
+        _ => return false,
+    };
+    // What the draft does not have (a key the model added) goes before any value of the
+    // model is replaced.
+    keys.sort_by_key(|k| draft_at(draft, &format!("{path}/{}", escape(k))).is_some());
+    let list = matches!(value.pointer(path), Some(Value::Array(_)));
+    let mut errors = errors_under(validator, value, path);
+    for key in keys {
+        let child = format!("{path}/{}", escape(&key));
+        let mut grafted = value.clone();
+        graft(&mut grafted, &child, draft);
+        // A list item may also go (a list over its `maxItems`), the last first.
+        let mut trials = vec![grafted];
+        if list && let Ok(i) = key.parse::<usize>() {
+            let mut fewer = value.clone();
+            if let Some(Value::Array(items)) = fewer.pointer_mut(path)
+                && i < items.len()
+            {
+                items.remove(i);
+            }
+            trials.push(fewer);
+        }
+        for trial in trials {
+            let now = errors_under(validator, &trial, path);
+            if now < errors {
+                *value = trial;
+                errors = now;
+                break;
+            }
+        }
+        if errors == 0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// The draft's part at `path`, where a list index the draft does not reach reads its
+/// first item (the shape every item shares).
+fn draft_at<'a>(draft: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut at = draft;
+    for segment in path.split('/').skip(1) {
+        at = match at {
+            Value::Object(map) => map.get(&unescape(segment))?,
+            Value::Array(items) => {
+                let i: usize = segment.parse().ok()?;
+                items.get(i).or_else(|| items.first())?
+            }
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
 /// Replaces the part of `value` at `path` by the draft's, or removes it
 /// when the draft has none there.
 fn graft(value: &mut Value, path: &str, draft: &Value) {
@@ -106,7 +200,7 @@ fn graft(value: &mut Value, path: &str, draft: &Value) {
         *value = draft.clone();
         return;
     }
-    match draft.pointer(path) {
+    match draft_at(draft, path) {
         Some(from) => {
             if let Some(slot) = value.pointer_mut(path) {
                 *slot = from.clone();
@@ -131,6 +225,47 @@ fn graft(value: &mut Value, path: &str, draft: &Value) {
                 _ => {}
             }
         }
+    }
+}
+
+/// `schema` with OpenAPI 3.0's `nullable: true` said in JSON Schema's words (`null` among
+/// the types), so that a model's `null` where the spec allows one is valid, not a break
+/// to repair with a placeholder.
+fn with_null_types(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out: Map<String, Value> = map
+                .iter()
+                .filter(|(k, _)| k.as_str() != "nullable")
+                .map(|(k, v)| (k.clone(), with_null_types(v)))
+                .collect();
+            if map.get("nullable") != Some(&Value::Bool(true)) {
+                return Value::Object(out);
+            }
+            if let Some(Value::Array(values)) = out.get_mut("enum")
+                && !values.contains(&Value::Null)
+            {
+                values.push(Value::Null);
+            }
+            match out.get_mut("type") {
+                Some(Value::String(t)) => {
+                    let t = Value::String(std::mem::take(t));
+                    out.insert("type".to_owned(), Value::Array(vec![t, "null".into()]));
+                }
+                Some(Value::Array(types)) => {
+                    if !types.iter().any(|t| t == "null") {
+                        types.push("null".into());
+                    }
+                }
+                _ => {
+                    let only_null = serde_json::json!({"type": "null"});
+                    return serde_json::json!({"anyOf": [Value::Object(out), only_null]});
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(with_null_types).collect()),
+        other => other.clone(),
     }
 }
 
@@ -187,5 +322,80 @@ mod tests {
         // An answer of the wrong type altogether is the draft.
         let out = conform(&schema, json!([1, 2]), &draft);
         assert_eq!(out.value, draft);
+    }
+
+    /// Valid model values survive repair, whatever else in the answer is broken.
+    #[test]
+    fn valid_model_values_are_kept() {
+        let movie = json!({"type": "object", "required": ["id"], "properties": {
+            "id": {"type": "integer"}, "vote_average": {"type": "number"},
+            "tagline": {"type": "string", "nullable": true},
+            "homepage": {"type": ["string", "null"]},
+            "collection": {"nullable": true, "type": "object", "properties": {
+                "id": {"type": "integer"}, "name": {"type": "string"}}},
+            "runtime": {"type": "integer"},
+            "belongs": {"nullable": true, "allOf": [{"type": "object", "properties": {
+                "id": {"type": "integer"}}}]}}});
+        let playlist = json!({"type": "object", "properties": {
+            "public": {"type": "boolean"}, "name": {"type": "string"}}});
+        let either = json!({"type": "object", "properties": {
+            "owner": {"oneOf": [
+                {"type": "object", "required": ["id", "kind"], "additionalProperties": false,
+                    "properties": {"id": {"type": "string"}, "kind": {"const": "user"},
+                    "name": {"type": "string"}}},
+                {"type": "object", "required": ["id", "kind"], "properties": {
+                    "id": {"type": "string"}, "kind": {"const": "team"}}}]},
+            "score": {"type": "number"}}});
+        let short = json!({"type": "array", "maxItems": 2, "items": {"type": "number"}});
+        let list = json!({"type": "object", "properties": {"results": {"type": "array",
+            "items": {"type": "object", "required": ["id"], "properties": {
+                "id": {"type": "integer"}, "vote_average": {"type": "number"},
+                "title": {"type": "string"}}}}}});
+        // (schema, draft, answer, what must come out)
+        let cases = [
+            (
+                &movie,
+                json!({"id": 1, "vote_average": 0, "tagline": "ivory", "homepage": "ivory",
+                    "collection": {"id": 3, "name": "ivory"}, "runtime": 0,
+                    "belongs": {"id": 4}}),
+                json!({"id": 1, "vote_average": 7.8, "tagline": null, "homepage": null,
+                    "collection": null, "runtime": "long", "belongs": null}),
+                json!({"id": 1, "vote_average": 7.8, "tagline": null, "homepage": null,
+                    "collection": null, "runtime": 0, "belongs": null}),
+            ),
+            (
+                &playlist,
+                json!({"public": false, "name": "ivory"}),
+                json!({}),
+                json!({}),
+            ),
+            (
+                &either,
+                json!({"owner": {"id": "a", "kind": "team"}, "score": 0}),
+                json!({"owner": {"id": "u7", "kind": "user", "name": "Ann", "extra": 1},
+                    "score": 4.5}),
+                json!({"owner": {"id": "u7", "kind": "user", "name": "Ann"}, "score": 4.5}),
+            ),
+            (
+                &list,
+                json!({"results": [{"id": 1, "vote_average": 0, "title": "ivory"}]}),
+                json!({"results": [{"id": 9, "vote_average": 7.8, "title": "Heat"},
+                    {"id": 10, "vote_average": 6.1, "title": "Ronin"},
+                    {"id": "x", "vote_average": 8.2, "title": "Drive"}]}),
+                json!({"results": [{"id": 9, "vote_average": 7.8, "title": "Heat"},
+                    {"id": 10, "vote_average": 6.1, "title": "Ronin"},
+                    {"id": 1, "vote_average": 8.2, "title": "Drive"}]}),
+            ),
+            (
+                &short,
+                json!([0]),
+                json!([7.8, 6.5, 9.1]),
+                json!([7.8, 6.5]),
+            ),
+        ];
+        for (schema, draft, answer, want) in cases {
+            let out = conform(schema, answer.clone(), &draft);
+            assert_eq!(out.value, want, "{answer}");
+        }
     }
 }

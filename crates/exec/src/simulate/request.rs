@@ -3,6 +3,7 @@
 //! filters its list items must satisfy, and the sub-resources to append.
 
 use serde_json::{Map, Value};
+use toolsmith_catalog::{HttpMethod, ParamLocation};
 
 use super::limits::Limits;
 use super::rng::Rng;
@@ -25,6 +26,9 @@ pub(crate) const SIZE_ARGS: &[&str] = &[
     "maxResults",
     "num_results",
     "top",
+    "size",
+    "num",
+    "rows",
 ];
 
 /// Arguments that say where a page starts, in items.
@@ -50,6 +54,9 @@ const NOT_FILTERS: &[&str] = &[
     "offset",
     "count",
     "cnt",
+    "size",
+    "num",
+    "rows",
 ];
 
 /// Path segments that say how a list is chosen, not what it lists.
@@ -70,6 +77,39 @@ pub(crate) fn with_defaults(entry: &BookEntry, args: &Map<String, Value>) -> Map
 /// The API's path (`/movie/{movie_id}`), or its id for APIs without one.
 pub(crate) fn path_of(entry: &BookEntry) -> &str {
     entry.api.api.endpoint.path().unwrap_or_default()
+}
+
+/// The value of the path parameter that names the response's own entity, if any: the
+/// last parameter of the path (`movie_id` of `/movie/{movie_id}` and of its sub-resource
+/// `/movie/{movie_id}/credits`), when its name is an id's. A `POST` to a collection
+/// (`/users/{user_id}/playlists`) creates: its object gets a new id, never the owner's.
+pub(crate) fn path_id(entry: &BookEntry, args: &Map<String, Value>) -> Option<Value> {
+    let api = &entry.api.api;
+    let path = api.endpoint.path()?;
+    let last = path
+        .split('/')
+        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+        .next_back()?;
+    let lower = last.to_ascii_lowercase();
+    if !(lower == "id" || lower.ends_with("id")) {
+        return None;
+    }
+    if creates(entry) {
+        return None;
+    }
+    api.params
+        .iter()
+        .filter(|p| p.location == ParamLocation::Path && p.name == last)
+        .find_map(|p| args.get(&p.name).cloned())
+}
+
+/// Whether a call creates a thing: a `POST` whose path does not end in a parameter.
+pub(crate) fn creates(entry: &BookEntry) -> bool {
+    let endpoint = &entry.api.api.endpoint;
+    endpoint.method() == Some(HttpMethod::Post)
+        && endpoint
+            .path()
+            .is_some_and(|p| !p.trim_end_matches('/').ends_with('}'))
 }
 
 /// What kind of entity the top of a response is about, from the path: the

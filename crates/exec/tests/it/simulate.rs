@@ -1070,12 +1070,6 @@ async fn the_llm_is_asked_for_the_count_a_call_requests() {
         .unwrap();
     assert_eq!(obs.body.json().unwrap().as_array().unwrap().len(), 60);
     let asked = format!("{:?}", llm.requests());
-    assert!(
-        asked.contains("return exactly that many, up to 100"),
-        "{asked}"
-    );
-    assert!(
-        !asked.contains("Keep lists short (1 to 5 items) and"),
-        "{asked}"
-    );
+    assert!(asked.contains("holds exactly 60"), "{asked}");
+    assert!(!asked.contains("1 to 5"), "{asked}");
 }

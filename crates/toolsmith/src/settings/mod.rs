@@ -53,6 +53,7 @@ pub(crate) struct Config {
 /// max_items = 5
 /// max_depth = 8    # below this depth only required properties are filled
 /// max_requested_items = 100  # most items a call may ask for (`limit`, `cnt`), also in the LLM's prompt
+/// max_prompt_chars = 24000   # most characters of a fill prompt: a larger draft is shortened, else refused
 /// fill = "schema"  # or "llm": the configured model rewrites the values, cached and checked
 /// ```
 ///
@@ -79,6 +80,9 @@ impl ExecConfig {
         }
         if s.max_requested_items == 0 {
             anyhow::bail!("[exec.simulate] max_requested_items must be at least 1");
+        }
+        if s.max_prompt_chars < 1_000 {
+            anyhow::bail!("[exec.simulate] max_prompt_chars must be at least 1000");
         }
         if s.min_items > s.max_items {
             anyhow::bail!(
@@ -393,6 +397,9 @@ mod tests {
         let zero = config("[exec.simulate]\npage_size = 0\n", None).unwrap_err();
         assert!(zero.to_string().contains("page_size"), "{zero}");
         assert!(config("[exec.simulate]\npage = 3\n", None).is_err());
+        let prompt = config("[exec.simulate]\nmax_prompt_chars = 8000\n", None)?;
+        assert_eq!(prompt.exec.simulate.max_prompt_chars, 8000);
+        assert!(config("[exec.simulate]\nmax_prompt_chars = 10\n", None).is_err());
         Ok(())
     }
 

@@ -1,0 +1,190 @@
+//! Asking the oracle for a response ([`Fill::Llm`](super::Fill::Llm), or an
+//! API with nothing to simulate from): what the prompt is given (the task,
+//! the requested count, the draft within its budget), one model request per
+//! distinct call at a time, and the answer brought back within the schema
+//! with the right ids.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
+
+use super::ask::{OracleAsk, ResponseOracle};
+use super::limits::Limits;
+use super::request::{self, Request, path_id};
+use super::{repair, shrink, state};
+use crate::canonical::canonical_json;
+use crate::executor::BookEntry;
+use crate::observation::{FailureKind, Observation, Provenance};
+
+/// Characters a fill prompt holds besides its draft and the parts measured
+/// apart (the doc, the arguments, the task, the entities shown): the template,
+/// with room for the parameters.
+const PROMPT_FRAME: usize = 3_000;
+
+/// Oracle requests in flight, by what makes their prompt (task, API, arguments,
+/// entities shown): a call that arrives while the same one is being answered
+/// waits for that answer instead of asking the model again. Shared by the
+/// sessions of one simulator; an entry lives only while its request does.
+#[derive(Debug, Default)]
+pub(crate) struct Flights(Mutex<HashMap<u64, Arc<OnceCell<Value>>>>);
+
+impl Flights {
+    /// The answer of the request `key`: the one in flight, else `ask`'s. A
+    /// failed request leaves the next waiter to ask again.
+    pub(crate) async fn once<F, Fut>(&self, key: u64, ask: F) -> Result<Value, Observation>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Value, Observation>>,
+    {
+        let cell = {
+            let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(map.entry(key).or_default())
+        };
+        let answer = cell.get_or_try_init(ask).await.cloned();
+        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // The map's and this caller's: no one else waits on it.
+        if map.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) && Arc::strong_count(&cell) <= 2 {
+            map.remove(&key);
+        }
+        answer
+    }
+}
+
+/// What every fill of one session shares: the simulator's limits and the task.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Asking<'a> {
+    pub(crate) limits: &'a Limits,
+    pub(crate) task: Option<&'a str>,
+}
+
+impl Asking<'_> {
+    /// One request to the oracle, and its answer made valid.
+    pub(crate) async fn fill(
+        self,
+        oracle: &dyn ResponseOracle,
+        entry: &BookEntry,
+        args: &Value,
+        draft: Option<&Value>,
+        seen: &[Value],
+    ) -> Result<Value, Observation> {
+        let api = &entry.api.api.id;
+        let what = if draft.is_some() {
+            (FailureKind::UnparsableResponse, "fill the response of")
+        } else {
+            (FailureKind::Unsupported, "simulate")
+        };
+        let refuse = |reason: String| {
+            Observation::tool_error(
+                what.0,
+                format!("cannot {} `{api}`: {reason}", what.1),
+                Provenance::SimulatedLlm,
+            )
+        };
+        let budget = self.limits.max_prompt_chars;
+        let frame = PROMPT_FRAME
+            + entry.api.description().len()
+            + canonical_json(args).len()
+            + self.task.map_or(0, str::len)
+            + seen
+                .iter()
+                .map(|e| canonical_json(e).len() + 3)
+                .sum::<usize>();
+        let shown = match draft {
+            Some(draft) => Some(
+                shrink::within(draft, budget.saturating_sub(frame)).ok_or_else(|| {
+                    refuse(format!(
+                        "even shortened, its draft does not fit the prompt budget of {budget} \
+                         characters (`[exec.simulate] max_prompt_chars`)"
+                    ))
+                })?,
+            ),
+            None => None,
+        };
+        let empty = Map::new();
+        let request = Request::new(entry, args.as_object().unwrap_or(&empty), self.limits);
+        let ask = OracleAsk {
+            entry,
+            args,
+            draft: shown.as_ref().map(|s| &s.draft),
+            cuts: shown.as_ref().map_or(&[], |s| s.notes.as_slice()),
+            seen,
+            task: self.task,
+            requested: request
+                .requested
+                .map(|n| n.min(list_cap(entry).unwrap_or(usize::MAX))),
+            list_items: (self.limits.min_items, self.limits.max_items),
+            max_items: self.limits.max_requested,
+            max_prompt_chars: budget,
+        };
+        let answer = oracle.respond(&ask).await.map_err(refuse)?;
+        let body = match (draft, entry.api.api.response_schema.as_ref()) {
+            (Some(draft), Some(schema)) => {
+                let conformed = repair::conform(schema, answer, draft);
+                if conformed.repairs > 0 {
+                    tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");
+                }
+                let mut body = conformed.value;
+                keep_ids(entry, args, draft, &mut body);
+                body
+            }
+            _ => answer,
+        };
+        Ok(body)
+    }
+}
+
+/// The `maxItems` of the response's lists: of a root list, or of the lists among
+/// the root object's fields (and of the one object it wraps); the smallest.
+fn list_cap(entry: &BookEntry) -> Option<usize> {
+    fn cap(schema: &Value, depth: usize) -> Option<usize> {
+        let own = schema
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok());
+        let inner = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .filter(|_| depth < 2)
+            .and_then(|props| props.values().filter_map(|p| cap(p, depth + 1)).min());
+        match (own, inner) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    cap(entry.api.api.response_schema.as_ref()?, 0)
+}
+
+/// The response's own id after the model filled it: the id a call names in its path for
+/// the response's entity stays (see [`path_id`]); otherwise an id the model copied from
+/// another argument (`user_id` given to a created playlist) becomes the draft's own.
+fn keep_ids(entry: &BookEntry, args: &Value, draft: &Value, body: &mut Value) {
+    let empty = Map::new();
+    let args = args.as_object().unwrap_or(&empty);
+    let mut draft = draft.clone();
+    let Some(id) = state::main_object(&mut draft).and_then(|o| o.get("id").cloned()) else {
+        return;
+    };
+    let Some(object) = state::main_object(body).filter(|o| o.contains_key("id")) else {
+        return;
+    };
+    // An argument names the response's own entity (`id`, `playlist_id` of a playlist),
+    // except in a call that creates it.
+    let entity = request::api_entity(entry, args);
+    let names_own = |name: &str| {
+        !request::creates(entry)
+            && (name == "id" || name.trim_end_matches("id").trim_end_matches('_') == entity)
+    };
+    let borrowed = object.get("id").is_some_and(|own| {
+        args.iter().any(|(name, value)| {
+            let name = name.to_ascii_lowercase();
+            name.ends_with("id")
+                && !names_own(&name)
+                && canonical_json(value) == canonical_json(own)
+        })
+    });
+    if path_id(entry, args).is_some() || borrowed {
+        object.insert("id".to_owned(), id);
+    }
+}
