@@ -11,7 +11,8 @@
 //!   catalog file), a resumed run redoes no finished round, and an exhausted LLM budget ends
 //!   the run cleanly ([`RunEnd::Budget`]) with everything done kept.
 //! - [`QueryWriter`] writes diverse user requests, each with the calls that answer it, for
-//!   one API or a path of several (model role `queries`), de-duplicated by cosine.
+//!   one API or a path of several (model role `queries`), de-duplicated by cosine;
+//!   [`QueryExpansion`] is the refiner that stores them as an API doc's views (label `queries`).
 //! - Progress goes to a [`RefineObserver`]; [`sentence_bleu`] is NLTK's BLEU-4 with smoothing
 //!   method 4, DRAFT's stop criterion's text half.
 //!
@@ -43,8 +44,8 @@ pub use crate::error::{Error, Result};
 pub use crate::expnet::{ActorMode, ExpNet, ExpNetReport, ExpNetSettings, MakeSolver};
 pub use crate::observer::{NoObserver, RefineObserver};
 pub use crate::queries::{
-    Discarded, PathStep, Phrasing, PlannedCall, QueryWriter, QueryWriterSettings, WriteReport,
-    WriteRequest, WrittenQuery,
+    Discarded, PathStep, Phrasing, PlannedCall, QueryExpansion, QueryWriter, QueryWriterSettings,
+    WriteReport, WriteRequest, WrittenQuery,
 };
 pub use crate::record::{Dropped, Method, Rejected, Round, RunEnd, RunId, Stop, Trial};
 pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunReport, Runner, jobs, plan};

@@ -8,6 +8,7 @@
 
 mod check;
 mod dedup;
+mod expansion;
 mod settings;
 mod types;
 
@@ -23,6 +24,7 @@ use crate::ask::{At, ask, first_message};
 use crate::error::{Error, Result};
 use dedup::Seen;
 
+pub use expansion::QueryExpansion;
 pub use settings::QueryWriterSettings;
 pub use types::{
     Discarded, PathStep, Phrasing, PlannedCall, WriteReport, WriteRequest, WrittenQuery,

@@ -8,4 +8,5 @@ mod easytool;
 mod expnet;
 mod lint;
 mod queries;
+mod queries_refine;
 mod runs;

@@ -249,6 +249,9 @@ struct ConfigFile {
 /// [refine.expnet]
 /// iterations = 3
 /// max_try = 10
+/// [refine.queries]
+/// count = 10                # synthetic requests per API (Re-Invoke)
+/// dedup_threshold = 0.9     # cosine at which a request is a near-duplicate
 /// ```
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -259,6 +262,8 @@ pub(crate) struct RefineConfig {
     pub easytool: toolsmith_refine::EasyToolSettings,
     /// ToolExpNet's settings.
     pub expnet: toolsmith_refine::ExpNetSettings,
+    /// The query writer's settings (`refine --method queries`).
+    pub queries: toolsmith_refine::QueryWriterSettings,
 }
 
 /// The `[retrieve]` table:

@@ -20,6 +20,7 @@ mod pipeline_command;
 mod quickstart_command;
 mod refine_command;
 mod refine_expnet_command;
+mod refine_queries_command;
 mod report_command;
 mod search_command;
 mod search_speed_command;
