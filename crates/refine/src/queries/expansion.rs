@@ -6,8 +6,9 @@
 use async_trait::async_trait;
 use toolsmith_catalog::{ToolEntry, UsageExample};
 
+use super::settings::QueryWriterSettings;
 use super::types::{Discarded, PathStep, Phrasing, WriteRequest};
-use super::{QueryWriter, QueryWriterSettings};
+use super::writer::QueryWriter;
 use crate::error::Result;
 use crate::record::{Dropped, Method, Rejected, Round, Stop};
 use crate::run::{ApiJob, CHARS_PER_TOKEN, Estimate, Refiner, RoundSink};
