@@ -14,6 +14,9 @@
 //!   from a response the simulator or a model made up: its shape (the default; a rewritten
 //!   sentence quoting one of its values is removed and flagged as an [`InventedQuote`]), its
 //!   skeleton only, or everything (`trust`, the behaviour before).
+//! - [`QueryWriter`] writes diverse user requests, each with the calls that answer it, for
+//!   one API or a path of several (model role `queries`), de-duplicated by cosine;
+//!   [`QueryExpansion`] is the refiner that stores them as an API doc's views (label `queries`).
 //! - Progress goes to a [`RefineObserver`]; [`sentence_bleu`] is NLTK's BLEU-4 with smoothing
 //!   method 4, DRAFT's stop criterion's text half.
 //!
@@ -49,6 +52,10 @@ pub use crate::error::{Error, Result};
 pub use crate::expnet::{ActorMode, ExpNet, ExpNetReport, ExpNetSettings, MakeSolver};
 pub use crate::invented::{InventedQuote, InventedValues};
 pub use crate::observer::{NoObserver, RefineObserver};
+pub use crate::queries::{
+    Discarded, PathStep, Phrasing, PlannedCall, QueryExpansion, QueryWriter, QueryWriterSettings,
+    WriteReport, WriteRequest, WrittenQuery,
+};
 pub use crate::record::{Dropped, Method, Rejected, Round, RunEnd, RunId, Stop, Trial};
 pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunReport, Runner, jobs, plan};
 pub use crate::settings::{DraftSettings, EasyToolSettings};
@@ -64,6 +71,7 @@ mod guard;
 mod invented;
 mod observer;
 mod prompts;
+mod queries;
 mod record;
 mod run;
 mod settings;

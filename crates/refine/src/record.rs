@@ -43,6 +43,8 @@ pub enum Method {
     Draft,
     /// ToolExpNet: contrastive trial and error on the tool graph, then per-API insights.
     ExpNet,
+    /// Re-Invoke's document expansion: synthetic user requests stored as the doc's views.
+    Queries,
 }
 
 impl Method {
@@ -52,6 +54,7 @@ impl Method {
             Self::EasyTool => "easytool",
             Self::Draft => "draft",
             Self::ExpNet => "expnet",
+            Self::Queries => "queries",
         }
     }
 
@@ -201,6 +204,9 @@ pub struct Round {
     /// EasyTool: the examples dropped after failing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<Dropped>,
+    /// The synthetic requests written (`queries`); empty: the doc keeps the ones it had.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<String>,
     /// DRAFT: the rewriter's direction for the next exploration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<String>,
@@ -229,6 +235,7 @@ impl Round {
             description: description.into(),
             examples: Vec::new(),
             dropped: Vec::new(),
+            queries: Vec::new(),
             direction: None,
             delta: None,
             invented_quotes: Vec::new(),

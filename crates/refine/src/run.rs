@@ -377,7 +377,10 @@ impl<'a> Runner<'a> {
         doc: &Doc,
     ) -> Result<Option<u32>> {
         let start = job.entry.doc.as_ref().map(|v| &v.doc);
-        if start == Some(doc) || doc.description.is_empty() {
+        // A doc with no description is stored only for the synthetic requests it adds.
+        let new_queries =
+            !doc.queries.is_empty() && start.map(|s| &s.queries) != Some(&doc.queries);
+        if start == Some(doc) || (doc.description.is_empty() && !new_queries) {
             return Ok(None);
         }
         self.add_doc(run, target, doc.clone()).map(Some)
@@ -464,12 +467,15 @@ fn final_doc(job: &ApiJob, rounds: &[Round]) -> Doc {
         Some(last) => Doc {
             description: last.description.clone(),
             examples: last.examples.clone(),
-            queries: job
-                .entry
-                .doc
-                .as_ref()
-                .map(|v| v.doc.queries.clone())
-                .unwrap_or_default(),
+            queries: if last.queries.is_empty() {
+                job.entry
+                    .doc
+                    .as_ref()
+                    .map(|v| v.doc.queries.clone())
+                    .unwrap_or_default()
+            } else {
+                last.queries.clone()
+            },
         },
         None => job
             .entry

@@ -725,6 +725,9 @@ pub enum RefineMethod {
     /// ToolExpNet: contrastive trial and error on the tool graph (`toolsmith graph build`
     /// first), then per-API insights (label `expnet`).
     Expnet,
+    /// Re-Invoke's expansion: `[refine.queries] count` diverse user requests per API (model
+    /// role `queries`), stored as the starting doc's views (label `queries`).
+    Queries,
 }
 
 impl From<RefineMethod> for toolsmith_refine::Method {
@@ -733,6 +736,7 @@ impl From<RefineMethod> for toolsmith_refine::Method {
             RefineMethod::Easytool => Self::EasyTool,
             RefineMethod::Draft => Self::Draft,
             RefineMethod::Expnet => Self::ExpNet,
+            RefineMethod::Queries => Self::Queries,
         }
     }
 }

@@ -8,4 +8,6 @@ mod easytool;
 mod expnet;
 mod invented;
 mod lint;
+mod queries;
+mod queries_refine;
 mod runs;

@@ -130,6 +130,9 @@ fn round_lines(r: &StoredRound) -> Vec<String> {
     for e in &round.examples {
         lines.push(format!("      example kept: {} {}", e.query, e.arguments));
     }
+    for q in &round.queries {
+        lines.push(format!("      request written: {q}"));
+    }
     for d in &round.dropped {
         lines.push(format!(
             "      example dropped: {} ({})",
@@ -171,6 +174,7 @@ impl fmt::Display for History {
                 v.source
             ));
             lines.push(format!("    {}", v.doc.description.replace('\n', "\n    ")));
+            lines.extend(v.doc.queries.iter().map(|q| format!("    request: {q}")));
             lines.extend(self.rounds_of(v).into_iter().flat_map(round_lines));
         }
         f.write_str(&lines.join("\n"))
@@ -203,11 +207,15 @@ fn pick<'a>(
     })
 }
 
-/// The text a diff compares: the description, then each example's request and arguments.
+/// The text a diff compares: the description, then each example's request and arguments,
+/// then each synthetic request.
 fn doc_text(doc: &Doc) -> String {
     let mut text = doc.description.clone();
     for e in &doc.examples {
         text.push_str(&format!("\nExample: {} {}", e.query, e.arguments));
+    }
+    for q in &doc.queries {
+        text.push_str(&format!("\nRequest: {q}"));
     }
     text
 }

@@ -253,6 +253,9 @@ struct ConfigFile {
 /// [refine.expnet]
 /// iterations = 3
 /// max_try = 10
+/// [refine.queries]
+/// count = 10                # synthetic requests per API (Re-Invoke)
+/// dedup_threshold = 0.9     # cosine at which a request is a near-duplicate
 /// ```
 ///
 /// `invented_values` (`shape_only` | `exclude` | `trust`, default `shape_only`) says what
@@ -270,6 +273,8 @@ pub(crate) struct RefineConfig {
     pub expnet: toolsmith_refine::ExpNetSettings,
     /// What DRAFT and EasyTool may learn from invented responses (issue 31).
     pub invented_values: toolsmith_refine::InventedValues,
+    /// The query writer's settings (`refine --method queries`).
+    pub queries: toolsmith_refine::QueryWriterSettings,
 }
 
 /// The `[retrieve]` table:

@@ -21,6 +21,7 @@ mod quickstart_command;
 mod refine_command;
 mod refine_expnet_command;
 mod refine_invented_command;
+mod refine_queries_command;
 mod report_command;
 mod search_command;
 mod search_speed_command;

@@ -1,5 +1,6 @@
-//! `toolsmith refine`: refine docs with EasyTool or DRAFT into new catalog doc versions,
-//! with a progress bar, a token budget, `--dry-run` and `--resume`.
+//! `toolsmith refine`: refine docs with EasyTool, DRAFT or synthetic-query expansion
+//! (`queries`) into new catalog doc versions, with a progress bar, a token budget,
+//! `--dry-run` and `--resume`.
 
 mod expnet;
 
@@ -15,8 +16,9 @@ use toolsmith_catalog::{ApiId, Catalog, DocSelector, Scope, Store, ToolEntry};
 use toolsmith_exec::ApiBook;
 use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
 use toolsmith_refine::{
-    ApiJob, Draft, DraftSettings, EasyTool, EasyToolSettings, Estimate, Method, RefineObserver,
-    RefineStore, Refiner, Round, RunEnd, RunId, RunReport, RunSpec, Runner,
+    ApiJob, Draft, DraftSettings, EasyTool, EasyToolSettings, Estimate, Method, QueryExpansion,
+    QueryWriter, QueryWriterSettings, RefineObserver, RefineStore, Refiner, Round, RunEnd, RunId,
+    RunReport, RunSpec, Runner,
 };
 
 use crate::cli::{CallMode, RefineArgs};
@@ -172,6 +174,13 @@ fn refiner(
                 .context("reading the run's EasyTool settings")?;
             Box::new(EasyTool::new(llm, executor, settings)?)
         }
+        Method::Queries => {
+            let settings: QueryWriterSettings = serde_json::from_value(spec.settings.clone())
+                .context("reading the run's query writer settings")?;
+            let embedder = retrieval::embedder(ctx, CacheMode::ReadWrite)?;
+            let writer = QueryWriter::new(llm, Some(embedder), settings)?;
+            Box::new(QueryExpansion::new(writer))
+        }
         Method::ExpNet => bail!("ToolExpNet runs through its own loop"),
     })
 }
@@ -226,7 +235,7 @@ impl fmt::Display for RefineReport {
             self.method.label(),
             report.already_done,
             report.failed.len() + refused,
-            report.tools.len(),
+            report.tools.iter().filter(|(_, v)| v.is_some()).count(),
             self.llm_calls,
             self.tokens
         )?;
@@ -248,7 +257,7 @@ impl fmt::Display for RefineReport {
 fn new_spec(ctx: &Context, args: &RefineArgs, store: &Store) -> anyhow::Result<RunSpec> {
     let method: Method = args
         .method
-        .context("say which method: --method easytool|draft|expnet")?
+        .context("say which method: --method easytool|draft|expnet|queries")?
         .into();
     let config = &ctx.config()?.refine;
     let invented = args
@@ -277,6 +286,10 @@ fn new_spec(ctx: &Context, args: &RefineArgs, store: &Store) -> anyhow::Result<R
             serde_json::to_value(s)?
         }
         Method::ExpNet => expnet::settings(&config.expnet, args)?,
+        Method::Queries => {
+            config.queries.validate()?;
+            serde_json::to_value(&config.queries)?
+        }
     };
     let all = store.catalog(&DocSelector::Active, &Scope::default())?;
     let filters: Vec<&str> = args
@@ -351,6 +364,11 @@ fn estimator(spec: &RunSpec) -> anyhow::Result<Estimator> {
                 .context("reading the run's EasyTool settings")?;
             Box::new(move |job| settings.estimate(job))
         }
+        Method::Queries => {
+            let settings: QueryWriterSettings = serde_json::from_value(spec.settings.clone())
+                .context("reading the run's query writer settings")?;
+            Box::new(move |job| settings.estimate(job))
+        }
         Method::ExpNet => bail!("ToolExpNet estimates through its own loop"),
     })
 }
@@ -371,8 +389,10 @@ fn dry_run(spec: &RunSpec, tools: &[ToolEntry], invents: bool) -> anyhow::Result
         }
         total += one;
     }
-    // One more request per tool for its description.
-    total += Estimate::of_requests(tools.len() as u64, 0, 0);
+    // One more request per tool for its description (expansion leaves tools alone).
+    if spec.method != Method::Queries {
+        total += Estimate::of_requests(tools.len() as u64, 0, 0);
+    }
     Ok(DryRun {
         method: spec.method,
         apis: jobs.len(),
