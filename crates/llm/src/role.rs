@@ -23,6 +23,8 @@ impl Role {
     pub const REWRITER: &'static str = "rewriter";
     /// The evaluation judge.
     pub const JUDGE: &'static str = "judge";
+    /// The query writer, which invents user requests for an API or a path of APIs.
+    pub const QUERIES: &'static str = "queries";
 
     /// A role by name.
     pub fn new(name: impl Into<String>) -> Self {

@@ -10,6 +10,8 @@
 //!   [`Round`] is stored in one transaction ([`RefineStore`], the `refine` tables of the
 //!   catalog file), a resumed run redoes no finished round, and an exhausted LLM budget ends
 //!   the run cleanly ([`RunEnd::Budget`]) with everything done kept.
+//! - [`QueryWriter`] writes diverse user requests, each with the calls that answer it, for
+//!   one API or a path of several (model role `queries`), de-duplicated by cosine.
 //! - Progress goes to a [`RefineObserver`]; [`sentence_bleu`] is NLTK's BLEU-4 with smoothing
 //!   method 4, DRAFT's stop criterion's text half.
 //!
@@ -40,6 +42,10 @@ pub use crate::easytool::EasyTool;
 pub use crate::error::{Error, Result};
 pub use crate::expnet::{ActorMode, ExpNet, ExpNetReport, ExpNetSettings, MakeSolver};
 pub use crate::observer::{NoObserver, RefineObserver};
+pub use crate::queries::{
+    Discarded, PathStep, Phrasing, PlannedCall, QueryWriter, QueryWriterSettings, WriteReport,
+    WriteRequest, WrittenQuery,
+};
 pub use crate::record::{Dropped, Method, Rejected, Round, RunEnd, RunId, Stop, Trial};
 pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunReport, Runner, jobs, plan};
 pub use crate::settings::{DraftSettings, EasyToolSettings};
@@ -54,6 +60,7 @@ mod expnet;
 mod guard;
 mod observer;
 mod prompts;
+mod queries;
 mod record;
 mod run;
 mod settings;

@@ -7,4 +7,5 @@ mod draft;
 mod easytool;
 mod expnet;
 mod lint;
+mod queries;
 mod runs;

@@ -1,0 +1,275 @@
+//! The query writer: diverse user requests for a path of one or more APIs, each with the
+//! calls that answer it. One API: synthetic requests that retrieval indexes as views of its
+//! doc (Re-Invoke's document expansion, `refine --method queries`). Several: a request whose
+//! answer needs the calls in order, a producer's output feeding the next call (the synthetic
+//! evaluation set). Items that do not fit the path are dropped with a warning, and the rest
+//! are de-duplicated by cosine (by exact text without an embedder); a later ask fills what
+//! was dropped, shown the requests kept so far.
+
+mod check;
+mod dedup;
+mod settings;
+mod types;
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use toolsmith_catalog::render;
+use toolsmith_llm::{ChatModel, Embedder, Prompt, Role};
+use toolsmith_plumbing::text::truncate_chars;
+
+use crate::ask::{At, ask, first_message};
+use crate::error::{Error, Result};
+use dedup::Seen;
+
+pub use settings::QueryWriterSettings;
+pub use types::{
+    Discarded, PathStep, Phrasing, PlannedCall, WriteReport, WriteRequest, WrittenQuery,
+};
+
+/// The writer's prompt.
+pub(crate) const WRITE: Prompt = Prompt::new(
+    "queries/write",
+    include_str!("../../prompts/queries/write.j2"),
+);
+
+/// The model role of the writer's calls ([`Role::QUERIES`]).
+const ROLE: &str = Role::QUERIES;
+
+/// Writes requests with a chat model, de-duplicating them with an embedder when given one.
+#[derive(Clone)]
+pub struct QueryWriter {
+    llm: Arc<dyn ChatModel>,
+    embedder: Option<Arc<dyn Embedder>>,
+    settings: QueryWriterSettings,
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    #[serde(default)]
+    requests: Vec<Value>,
+}
+
+#[derive(Serialize)]
+struct StepCtx {
+    index: usize,
+    doc: String,
+    observed: String,
+}
+
+#[derive(Serialize)]
+struct SlotCtx {
+    phrasing: &'static str,
+    guide: &'static str,
+}
+
+impl QueryWriter {
+    /// A writer with `settings` (checked).
+    pub fn new(
+        llm: Arc<dyn ChatModel>,
+        embedder: Option<Arc<dyn Embedder>>,
+        settings: QueryWriterSettings,
+    ) -> Result<Self> {
+        settings.validate()?;
+        Ok(Self {
+            llm,
+            embedder,
+            settings,
+        })
+    }
+
+    /// Its settings.
+    pub fn settings(&self) -> &QueryWriterSettings {
+        &self.settings
+    }
+
+    /// Up to `req.count` distinct requests answered by `req.steps`' calls.
+    pub async fn write(&self, req: &WriteRequest) -> Result<Vec<WrittenQuery>> {
+        Ok(self.write_report(req).await?.queries)
+    }
+
+    /// As [`write`](Self::write), with what was dropped and the asks it took.
+    pub async fn write_report(&self, req: &WriteRequest) -> Result<WriteReport> {
+        let first = req.steps.first().ok_or_else(|| Error::Setting {
+            field: "steps",
+            reason: "a path needs at least one API".into(),
+        })?;
+        let at = At {
+            api: &first.api.api.id,
+            round: 0,
+            what: "query writer",
+        };
+        let phrasings = if req.phrasings.is_empty() {
+            Phrasing::for_steps(req.steps.len())
+        } else {
+            req.phrasings.clone()
+        };
+        let mut seen = Seen::default();
+        let avoid_vectors = self.embed(&req.avoid, at).await?;
+        for (text, vector) in req.avoid.iter().zip(avoid_vectors) {
+            seen.add(text, vector);
+        }
+        let mut report = WriteReport::default();
+        while report.queries.len() < req.count && report.asks < self.settings.max_asks {
+            report.asks += 1;
+            let start = report.queries.len();
+            let slots: Vec<Phrasing> = (start..req.count)
+                .map(|i| phrasings[i % phrasings.len()])
+                .collect();
+            let mut avoid = req.avoid.clone();
+            avoid.extend(report.queries.iter().map(|q| q.text.clone()));
+            let items = match self.ask(req, &slots, &avoid, at).await? {
+                Ok(items) => items,
+                Err(reason) => {
+                    tracing::warn!(api = %at.api, %reason, "query writer: unusable reply");
+                    report.discarded.push(Discarded::Unusable { reason });
+                    continue;
+                }
+            };
+            self.keep(req, &slots, items, &mut seen, &mut report, at)
+                .await?;
+        }
+        Ok(report)
+    }
+
+    /// One model request for `slots.len()` requests: the reply's items, or why it was unusable.
+    async fn ask(
+        &self,
+        req: &WriteRequest,
+        slots: &[Phrasing],
+        avoid: &[String],
+        at: At<'_>,
+    ) -> Result<Result<Vec<Value>, String>> {
+        let ctx = serde_json::json!({
+            "steps": self.steps_ctx(req),
+            "slots": slots.iter().map(|p| SlotCtx { phrasing: p.as_str(), guide: p.guide() }).collect::<Vec<_>>(),
+            "avoid": avoid,
+        });
+        let reply = ask::<Reply>(
+            self.llm.as_ref(),
+            ROLE,
+            &WRITE,
+            vec![first_message(&WRITE, &ctx)?],
+            self.settings.temperature,
+            at,
+        )
+        .await?;
+        Ok(reply.map(|r| r.value.requests))
+    }
+
+    fn steps_ctx(&self, req: &WriteRequest) -> Vec<StepCtx> {
+        req.steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| StepCtx {
+                index: i + 1,
+                doc: render::api_markdown(&step.api).trim().to_owned(),
+                observed: step
+                    .observed
+                    .as_ref()
+                    .map(|v| {
+                        truncate_chars(&v.to_string(), self.settings.max_observation_chars)
+                            .to_string()
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// Checks each item, drops the malformed and the near-duplicates, keeps the rest (at most
+    /// the count asked for).
+    async fn keep(
+        &self,
+        req: &WriteRequest,
+        slots: &[Phrasing],
+        items: Vec<Value>,
+        seen: &mut Seen,
+        report: &mut WriteReport,
+        at: At<'_>,
+    ) -> Result<()> {
+        let mut fitting = Vec::new();
+        for (i, item) in items.into_iter().enumerate() {
+            let planned = slots
+                .get(i)
+                .or(slots.last())
+                .copied()
+                .unwrap_or(Phrasing::Terse);
+            match check::written(&item, &req.steps, planned) {
+                Ok(query) => fitting.push(query),
+                Err(reason) => {
+                    tracing::warn!(api = %at.api, %reason, "query writer: malformed item dropped");
+                    report.discarded.push(Discarded::Malformed { item, reason });
+                }
+            }
+        }
+        let texts: Vec<String> = fitting.iter().map(|q| q.text.clone()).collect();
+        let vectors = self.embed(&texts, at).await?;
+        for (query, vector) in fitting.into_iter().zip(vectors) {
+            if report.queries.len() >= req.count {
+                break;
+            }
+            let threshold = self.settings.dedup_threshold;
+            if let Some((similar_to, cosine)) =
+                seen.repeats(&query.text, vector.as_deref(), threshold)
+            {
+                tracing::debug!(api = %at.api, text = %query.text, %similar_to, cosine, "near-duplicate request dropped");
+                report.discarded.push(Discarded::NearDuplicate {
+                    text: query.text,
+                    similar_to,
+                    cosine,
+                });
+                continue;
+            }
+            seen.add(&query.text, vector);
+            report.queries.push(query);
+        }
+        Ok(())
+    }
+
+    /// One vector per text with an embedder; `None` each without.
+    async fn embed(&self, texts: &[String], at: At<'_>) -> Result<Vec<Option<Vec<f32>>>> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(vec![None; texts.len()]);
+        };
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let vectors = embedder.embed(texts).await.map_err(|source| Error::Llm {
+            api: at.api.clone(),
+            round: at.round,
+            what: "embedding the requests",
+            source: Box::new(source),
+        })?;
+        Ok(vectors.into_iter().map(Some).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::WRITE;
+
+    #[test]
+    fn the_prompt_renders_one_and_several_steps_strictly() {
+        let slot = json!({"phrasing": "terse", "guide": "g"});
+        let one = WRITE
+            .render(&json!({"steps": [{"index": 1, "doc": "D", "observed": ""}], "slots": [slot], "avoid": []}))
+            .unwrap();
+        assert!(
+            one.contains("JSON") && one.contains("this one call"),
+            "{one}"
+        );
+        assert!(!one.contains("$from"), "{one}");
+        let two = WRITE
+            .render(&json!({"steps": [{"index": 1, "doc": "D", "observed": "{}"}, {"index": 2, "doc": "E", "observed": ""}],
+                "slots": [slot], "avoid": ["old"]}))
+            .unwrap();
+        assert!(two.contains("$from") && two.contains("- old"), "{two}");
+        assert!(
+            WRITE.render(&json!({"steps": []})).is_err(),
+            "slots are strict"
+        );
+    }
+}

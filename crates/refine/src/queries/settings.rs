@@ -1,0 +1,66 @@
+//! The query writer's knobs, also `[refine.queries]` of `toolsmith.toml`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The query writer's knobs. `Default` is Re-Invoke's run where the paper states one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QueryWriterSettings {
+    /// Requests written per API by `refine --method queries` (Re-Invoke: about 10).
+    pub count: usize,
+    /// A request whose cosine with a kept (or an avoided) request reaches this is dropped as a
+    /// near-duplicate (DRAFT's diversity threshold phi, 0.9).
+    pub dedup_threshold: f32,
+    /// Sampling temperature of the writer's calls (Re-Invoke states none; EasyTool's 0.7, so
+    /// that repeated asks differ).
+    pub temperature: f32,
+    /// Model requests per path at most: a later one asks for what de-duplication and
+    /// malformed items left missing, shown the requests kept so far.
+    pub max_asks: u32,
+    /// Characters of an observed response shown to the model.
+    pub max_observation_chars: usize,
+}
+
+impl QueryWriterSettings {
+    /// Re-Invoke (Chen et al., EMNLP 2024): 10 synthetic requests per tool; DRAFT's cosine
+    /// threshold 0.9 for near-duplicates; observations cut at DRAFT's 2,048 characters.
+    pub const PAPER: Self = Self {
+        count: 10,
+        dedup_threshold: 0.9,
+        temperature: 0.7,
+        max_asks: 3,
+        max_observation_chars: 2048,
+    };
+
+    /// Refuses values no run can use.
+    pub fn validate(&self) -> Result<()> {
+        if self.count == 0 {
+            return Err(setting("count", "must be at least 1"));
+        }
+        if self.max_asks == 0 {
+            return Err(setting("max_asks", "must be at least 1"));
+        }
+        if !(0.0..=1.0).contains(&self.dedup_threshold) {
+            return Err(setting("dedup_threshold", "must be within 0..=1"));
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            return Err(setting("temperature", "must be within 0..=2"));
+        }
+        Ok(())
+    }
+}
+
+impl Default for QueryWriterSettings {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}
+
+fn setting(field: &'static str, reason: &str) -> Error {
+    Error::Setting {
+        field,
+        reason: reason.to_owned(),
+    }
+}
