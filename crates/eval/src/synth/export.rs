@@ -71,7 +71,7 @@ pub fn export(
             let (name, resolves) = match format {
                 ExportFormat::Restbench => restbench_name(catalog, entry)?,
                 ExportFormat::Toolbench => {
-                    let (t, a) = (&tool.tool.name, &entry.api.source_name);
+                    let (t, a) = (&tool.tool.name, &entry.api.name);
                     let back = catalog.resolve_toolbench_api(t, a)?;
                     (json!([t, a]), back == [api.clone()])
                 }
@@ -91,7 +91,7 @@ pub fn export(
                     .filter_map(|a| entries.get(a))
                     .map(|(t, e)| {
                         json!({"category_name": t.tool.category, "tool_name": t.tool.name,
-                               "api_name": e.api.source_name})
+                               "api_name": e.api.name})
                     })
                     .collect();
                 json!({"query": q.text, "query_id": q.id, "relevant APIs": names, "api_list": api_list})

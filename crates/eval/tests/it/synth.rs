@@ -330,3 +330,110 @@ async fn the_eval_split_loads_as_a_dataset_and_round_trips_through_export() {
     let stored: Vec<&str> = eval.iter().map(|q| q.id.as_str()).collect();
     assert_eq!(ids, stored);
 }
+
+/// A RapidAPI tree of three tools in two categories, as ToolBench ships them.
+fn rapidapi_tree() -> (tempfile::TempDir, Store, Catalog) {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = |category: &str, name: &str, apis: &[&str]| {
+        std::fs::create_dir_all(dir.path().join(category)).unwrap();
+        let host = name.to_lowercase();
+        let list: Vec<serde_json::Value> = apis
+            .iter()
+            .map(|a| json!({"name": a, "url": format!("https://{host}.p.rapidapi.com/{a}"), "method": "GET",
+                "description": format!("{a} of {name}"), "required_parameters": [], "optional_parameters": []}))
+            .collect();
+        let body = json!({"tool_name": name, "tool_description": name, "api_list": list});
+        std::fs::write(
+            dir.path().join(category).join(format!("{host}.json")),
+            body.to_string(),
+        )
+        .unwrap();
+    };
+    tool("Sports", "Scores", &["live scores", "fixtures"]);
+    tool("Sports", "Teams", &["team info", "squad"]);
+    tool("Weather", "Forecast", &["daily forecast", "alerts"]);
+    let batch = toolsmith_catalog::read_source(dir.path(), &ImportOptions::default()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    (dir, store, catalog)
+}
+
+#[test]
+fn toolbench_combinations_export_in_toolbench_format_and_load_back() {
+    let (_dir, catalog_store, catalog) = rapidapi_tree();
+    let sizes = SampleSizes {
+        single: 0,
+        chains: 0,
+        combos: 3,
+        seed: 11,
+    };
+    let paths = sample_paths(&catalog, &BTreeMap::new(), &sizes);
+    let tool_of = |a: &ApiId| a.tool().clone();
+    let category_of = |a: &ApiId| {
+        catalog
+            .tools
+            .iter()
+            .find(|t| &t.tool.id == a.tool())
+            .map(|t| t.tool.category.clone())
+            .unwrap()
+    };
+    for kind in [
+        PathKind::WithinTool,
+        PathKind::WithinCategory,
+        PathKind::CrossCategory,
+    ] {
+        let of_kind: Vec<&GoldPath> = paths.iter().filter(|p| p.kind == kind).collect();
+        assert!(!of_kind.is_empty(), "{kind}: {paths:?}");
+        for p in of_kind {
+            let tools: std::collections::BTreeSet<_> = p.apis.iter().map(tool_of).collect();
+            let categories: std::collections::BTreeSet<_> =
+                p.apis.iter().map(category_of).collect();
+            match kind {
+                PathKind::WithinTool => assert_eq!(tools.len(), 1, "{p:?}"),
+                PathKind::WithinCategory => {
+                    assert_eq!((tools.len(), categories.len()), (p.apis.len(), 1), "{p:?}");
+                }
+                _ => assert_eq!(categories.len(), p.apis.len(), "{p:?}"),
+            }
+        }
+    }
+
+    let queries: Vec<toolsmith_eval::synth::SynthQuery> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| toolsmith_eval::synth::SynthQuery {
+            id: format!("{i}-0"),
+            path_idx: i,
+            text: format!("request {i}"),
+            phrasing: Phrasing::MultiIntent,
+            path: p.clone(),
+            calls: Vec::new(),
+            fate: Fate::Kept {
+                split: Split::Eval,
+                reference: None,
+            },
+        })
+        .collect();
+    let (file, unresolvable) = export(&queries, &catalog_store, ExportFormat::Toolbench).unwrap();
+    assert_eq!(unresolvable, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synth_g.json");
+    std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+    let loaded = toolsmith_eval::load(&path).unwrap();
+    assert!(
+        loaded
+            .queries
+            .iter()
+            .all(|q| q.candidates.len() == q.gold.len())
+    );
+    let resolved = loaded.resolve(&catalog_store).unwrap();
+    assert_eq!(resolved.skipped, 0);
+    let round: Vec<Vec<ApiId>> = resolved.queries.iter().map(|q| q.gold.clone()).collect();
+    let gold: Vec<Vec<ApiId>> = paths.iter().map(|p| p.apis.clone()).collect();
+    assert_eq!(round, gold);
+}

@@ -272,6 +272,27 @@ fn check(ws: &Workspace, state: &Loopback) {
     .unwrap();
     assert_eq!(retrieval["queries"], json!(eval), "{retrieval}");
 
+    let run: Value = serde_json::from_str(&ws.ok(&[
+        "bench",
+        "run",
+        "--dataset",
+        "synth:lib",
+        "--solver",
+        "react",
+        "--limit",
+        "2",
+        "--cache",
+        "off",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(run["spec"]["dataset"], "synth:lib", "{run}");
+    assert_eq!(run["summary"]["queries"], json!(eval.min(2)), "{run}");
+    assert_eq!(
+        run["skipped"], 0,
+        "every gold API resolves in the catalog: {run}"
+    );
+
     let out = ws.dir.path().join("lib_restbench.json");
     ws.ok(&[
         "synth",
