@@ -55,3 +55,21 @@ impl Default for SynthConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_overrides_what_it_names_and_refuses_unknown_keys() -> anyhow::Result<()> {
+        let c: SynthConfig = toml::from_str("per_path = 5\neval_share = 0.8\n")?;
+        assert_eq!((c.per_path, c.eval_share), (5, 0.8));
+        assert_eq!(
+            c.chains,
+            SynthConfig::default().chains,
+            "the rest stays the default"
+        );
+        assert!(toml::from_str::<SynthConfig>("per_paths = 5\n").is_err());
+        Ok(())
+    }
+}
