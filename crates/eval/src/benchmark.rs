@@ -28,7 +28,14 @@ pub enum Benchmark {
     Funcqa,
     /// A query file in any format [`load`] reads, scored against the user's catalog.
     File(PathBuf),
+    /// The eval split of a set `toolsmith synth` stored in the catalog database
+    /// (`synth:NAME`), scored against that catalog; read with
+    /// [`synth::eval_dataset`](crate::synth::eval_dataset).
+    Synth(String),
 }
+
+/// The prefix naming a synthesized set as a dataset: `synth:NAME`.
+pub const SYNTH_PREFIX: &str = "synth:";
 
 /// The ToolEnv2404 archive, relative to the data folder.
 pub const TOOLENV2404: &str = "toolbench/toolenv2404/toolenv2404_filtered.tar.gz";
@@ -53,6 +60,10 @@ impl Benchmark {
             "toolbench-g1" => Self::ToolbenchG1,
             "toolbench-g2" => Self::ToolbenchG2,
             "funcqa" => Self::Funcqa,
+            other if other.starts_with(SYNTH_PREFIX) => match &other[SYNTH_PREFIX.len()..] {
+                "" => return Err(Error::UnknownBenchmark(other.to_owned())),
+                set => Self::Synth(set.to_owned()),
+            },
             other if Path::new(other).is_file() => Self::File(PathBuf::from(other)),
             other => return Err(Error::UnknownBenchmark(other.to_owned())),
         })
@@ -62,6 +73,7 @@ impl Benchmark {
     pub fn name(&self) -> String {
         match self {
             Self::File(path) => path.display().to_string(),
+            Self::Synth(set) => format!("{SYNTH_PREFIX}{set}"),
             named => Self::NAMES
                 .get(named.position())
                 .map_or_else(String::new, |s| (*s).to_owned()),
@@ -73,7 +85,7 @@ impl Benchmark {
             Self::RestbenchTmdb => 0,
             Self::ToolbenchDraft282 => 1,
             Self::ToolbenchG1 => 2,
-            Self::ToolbenchG2 | Self::File(_) => 3,
+            Self::ToolbenchG2 | Self::File(_) | Self::Synth(_) => 3,
             Self::Funcqa => 4,
         }
     }
@@ -93,6 +105,7 @@ impl Benchmark {
             Self::ToolbenchG2 => stb(&["G2_instruction", "G2_category"]),
             Self::Funcqa => vec![data_dir.join("funcqa/funcqa_oh.json")],
             Self::File(path) => vec![path.clone()],
+            Self::Synth(_) => Vec::new(),
         }
     }
 
@@ -116,12 +129,26 @@ impl Benchmark {
             ]),
             Self::ToolbenchG1 | Self::ToolbenchG2 => files(&[TOOLENV2404]),
             // FuncQA's tools are built in (`toolsmith_exec::NativeTools::funcqa`).
-            Self::File(_) | Self::Funcqa => Vec::new(),
+            Self::File(_) | Self::Funcqa | Self::Synth(_) => Vec::new(),
         }
     }
 
-    /// Loads the benchmark's queries from `data_dir` (one file, or several merged).
+    /// Whether it is scored against the user's own catalog (the `--db` one) rather than
+    /// sources of its own: a query file or a synthesized set.
+    pub fn uses_own_catalog(&self) -> bool {
+        matches!(self, Self::File(_) | Self::Synth(_))
+    }
+
+    /// Loads the benchmark's queries from `data_dir` (one file, or several merged). A
+    /// synthesized set lives in the catalog database: read it with
+    /// [`synth::eval_dataset`](crate::synth::eval_dataset).
     pub fn load(&self, data_dir: &Path) -> Result<Dataset> {
+        if let Self::Synth(set) = self {
+            return Err(Error::BadSpec(format!(
+                "the synthesized set `{set}` is read from the catalog database, not from {}",
+                data_dir.display()
+            )));
+        }
         let files = self.query_files(data_dir);
         match files.as_slice() {
             [one] => {

@@ -35,7 +35,7 @@ pub enum Error {
     },
     /// A benchmark name that is neither a known dataset nor an existing file.
     #[error(
-        "unknown dataset `{0}`: use restbench-tmdb, toolbench-draft282, toolbench-g1, toolbench-g2 or a file path"
+        "unknown dataset `{0}`: use restbench-tmdb, toolbench-draft282, toolbench-g1, toolbench-g2, funcqa, synth:NAME or a file path"
     )]
     UnknownBenchmark(String),
     /// A judge failed to give a verdict (an LLM error, an unreadable reply, an exhausted

@@ -28,6 +28,9 @@
 //! - **Report.** [`report::write_report`] turns stored runs ([`report::ReportInput`]) into a
 //!   static HTML report: comparison table, SVG plots, error taxonomy, a page per query with
 //!   its trace, and word-level diffs of the doc versions compared.
+//! - **Synthesized sets** (module [`synth`]): requests with gold paths made from any catalog
+//!   (sampled paths, written requests, kept only when their calls run), stored in the catalog
+//!   file with `eval` and `index` splits; `--dataset synth:NAME` reads the eval split.
 //! - **Judges.** [`Judge`] gives typed verdicts ([`AnswerStatus`], [`TaskSolvability`],
 //!   [`Preference`]); [`LlmJudge`] asks a chat model under the role `judge`; with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
 //!   ones.
@@ -67,7 +70,7 @@
 //! ```
 #![warn(missing_docs)]
 
-pub use crate::benchmark::{Benchmark, TOOLENV2404};
+pub use crate::benchmark::{Benchmark, SYNTH_PREFIX, TOOLENV2404};
 pub use crate::dataset::anytool::{AnyToolQuery, CategorizedApi};
 pub use crate::dataset::funcqa::{FuncQaCall, FuncQaItem};
 pub use crate::dataset::tooleval::{
@@ -118,5 +121,6 @@ mod llm_judge;
 pub mod metrics;
 pub mod report;
 mod run;
+pub mod synth;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod testing;

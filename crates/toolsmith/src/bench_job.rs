@@ -106,7 +106,7 @@ pub(crate) struct Loaded {
 pub(crate) fn load(ctx: &Context, job: &mut Job<'_>) -> anyhow::Result<Loaded> {
     let spec = &mut job.spec;
     let benchmark = spec.benchmark()?;
-    let dataset = benchmark.load(&job.data)?;
+    let dataset = benchmarks::load_dataset(ctx, &benchmark, &job.data)?;
     let funcqa = !dataset.queries.is_empty() && dataset.queries.iter().all(|q| q.answer.is_some());
     let store = benchmarks::spec_catalog(ctx, spec, &benchmark, &job.data, funcqa)?;
     let resolution = dataset.resolve(&store)?;
@@ -161,8 +161,7 @@ fn pipeline(
     if !retrieves {
         return Ok(None);
     }
-    let own =
-        spec.catalog.is_none() && !loaded.funcqa && matches!(loaded.benchmark, Benchmark::File(_));
+    let own = spec.catalog.is_none() && !loaded.funcqa && loaded.benchmark.uses_own_catalog();
     let mut pipeline = retrieval::PipelineSpec {
         vectors: retrieval::Vectors::EmbedMissing,
         graph: retrieval::GraphSource::for_benchmark(own, &loaded.catalog),

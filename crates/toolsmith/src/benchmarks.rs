@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use toolsmith_catalog::{
     DocLabel, DocSelector, DocTarget, ImportOptions, NewDoc, Scope, Store, read_source,
 };
-use toolsmith_eval::{BenchSpec, Benchmark};
+use toolsmith_eval::{BenchSpec, Benchmark, Dataset};
 use toolsmith_exec::NativeTools;
 
 use crate::context::Context;
@@ -36,6 +36,20 @@ pub(crate) fn import_all(
     Ok(())
 }
 
+/// The queries of `benchmark`: a synthesized set's eval split (`synth:NAME`) from the catalog
+/// database, else its files under `data`.
+pub(crate) fn load_dataset(
+    ctx: &Context,
+    benchmark: &Benchmark,
+    data: &Path,
+) -> anyhow::Result<Dataset> {
+    if let Benchmark::Synth(name) = benchmark {
+        let sets = toolsmith_eval::synth::SynthStore::open(ctx.db())?;
+        return Ok(toolsmith_eval::synth::eval_dataset(&sets, name)?);
+    }
+    Ok(benchmark.load(data)?)
+}
+
 /// The catalog a benchmark run's spec runs on: a named benchmark's sources or the spec's
 /// `--catalog` imported in memory, else the `--db` catalog. `funcqa`: the dataset is FuncQA's
 /// (named or a file like it), which runs on the built-in arithmetic tools.
@@ -49,7 +63,7 @@ pub(crate) fn spec_catalog(
     let sources = match (&spec.catalog, benchmark) {
         (Some(path), _) => vec![path.clone()],
         (None, _) if funcqa => Vec::new(),
-        (None, Benchmark::File(_)) => return ctx.store(),
+        (None, b) if b.uses_own_catalog() => return ctx.store(),
         (None, named) => named.corpus_sources(data),
     };
     let mut store = Store::in_memory()?;

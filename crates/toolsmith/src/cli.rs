@@ -94,6 +94,9 @@ pub enum Command {
     /// ToolExpNet's tool graph: similarity and dependency edges between APIs (build, show,
     /// export, stats).
     Graph(GraphArgs),
+    /// Synthesize an evaluation set from the catalog: requests with gold API paths, kept only
+    /// when their calls run (run, list, show, export). Use it as `--dataset synth:NAME`.
+    Synth(SynthArgs),
     /// Internal: the jq sandbox's child process.
     #[command(name = "__jq-sandbox", hide = true)]
     JqSandbox(JqSandboxArgs),
@@ -1449,6 +1452,145 @@ pub struct GraphExportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = GraphFormat::Json)]
     pub format: GraphFormat,
+    /// Write to this file instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// `toolsmith synth`.
+
+/// The synthesized sets' subcommands.
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub what: SynthCommand,
+}
+
+/// `synth run`, `list`, `show`, `export`.
+#[derive(Debug, Subcommand)]
+pub enum SynthCommand {
+    /// Make the set NAME (or resume it, when a run of it stopped): sample gold paths (single
+    /// APIs, dependency chains, ToolBench's I1/I2/I3 combinations), have the model write
+    /// requests for each, run their calls (simulated by default) and keep the solvable ones,
+    /// split into `eval` (held out) and `index`. Settings: `[synth]` of toolsmith.toml.
+    Run(Box<SynthRunArgs>),
+    /// List the stored sets.
+    List {
+        /// JSON output.
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// A set's figures and its requests (the eval split unless `--split` says otherwise).
+    Show(SynthShowArgs),
+    /// Write a set's split as a RestBench or ToolBench query file.
+    Export(SynthExportArgs),
+}
+
+/// Which requests of a set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SynthSplit {
+    /// The held-out split: what `--dataset synth:NAME` measures on.
+    Eval,
+    /// The split synthetic-query expansion may use.
+    Index,
+    /// The requests the filter dropped, with why.
+    Dropped,
+}
+
+/// Flags of `synth run`.
+#[derive(Debug, Args)]
+pub struct SynthRunArgs {
+    /// The set's name.
+    pub name: String,
+    /// Single-API paths (default: `[synth] single`).
+    #[arg(long)]
+    pub single: Option<usize>,
+    /// Dependency chains of 2-3 APIs along the tool graph (default: `[synth] chains`).
+    #[arg(long)]
+    pub chains: Option<usize>,
+    /// Paths of each ToolBench combination: within a tool, a category, across categories
+    /// (default: `[synth] combos`).
+    #[arg(long)]
+    pub combos: Option<usize>,
+    /// Requests written per path (default: `[synth] per_path`).
+    #[arg(long)]
+    pub per_path: Option<usize>,
+    /// The share of kept requests held out as `eval` (default: `[synth] eval_share`).
+    #[arg(long)]
+    pub eval_share: Option<f64>,
+    /// The seed of sampling and splitting (default: `[synth] seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Do not ask the model whether the responses answer each request.
+    #[arg(long)]
+    pub no_answer_check: bool,
+    /// Paths worked on at once (default: `[synth] concurrency`).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Print what the set would take (paths, LLM calls, tokens) and stop.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Only this part of the catalog.
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// Where the planned calls run (simulated unless told otherwise).
+    #[command(flatten)]
+    pub mode: ModeArg,
+    /// What the calls may change on a live API.
+    #[command(flatten)]
+    pub writes: AllowWriteArg,
+    /// Model (default: `TOOLSMITH_MODEL`, else `[llm] model`; the writer's role is `queries`).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// LLM response cache.
+    #[arg(long, value_enum, default_value_t = LlmCache::ReadWrite)]
+    pub cache: LlmCache,
+    /// Stop after this many LLM calls (a later run resumes).
+    #[arg(long)]
+    pub max_llm_calls: Option<u64>,
+    /// Stop after this many tokens (a later run resumes).
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Flags of `synth show`.
+#[derive(Debug, Args)]
+pub struct SynthShowArgs {
+    /// The set's name.
+    pub name: String,
+    /// Which requests to list.
+    #[arg(long, value_enum, default_value_t = SynthSplit::Eval)]
+    pub split: SynthSplit,
+    /// JSON output.
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// Query file formats of `synth export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SynthFormat {
+    /// RestGPT's RestBench: `{query, query_id, solution: ["GET /path", ...]}`.
+    Restbench,
+    /// ToolBench: `{query, query_id, "relevant APIs": [[tool, api], ...], api_list}`.
+    Toolbench,
+}
+
+/// Flags of `synth export`.
+#[derive(Debug, Args)]
+pub struct SynthExportArgs {
+    /// The set's name.
+    pub name: String,
+    /// The file format.
+    #[arg(long, value_enum, default_value_t = SynthFormat::Restbench)]
+    pub format: SynthFormat,
+    /// Which split (`eval` or `index`).
+    #[arg(long, value_enum, default_value_t = SynthSplit::Eval)]
+    pub split: SynthSplit,
     /// Write to this file instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,

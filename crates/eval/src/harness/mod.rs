@@ -16,7 +16,7 @@ mod query;
 mod runner;
 mod score;
 mod spec;
-mod store;
+pub(crate) mod store;
 
 pub use judged::{
     JudgeSettings, PassRates, WinRateReport, judge_pass_rates, judge_win_rate, solvability_scope,

@@ -95,7 +95,7 @@ impl Benchmark {
     /// candidate lists.
     pub fn default_tools(&self) -> ToolsOffered {
         match self {
-            Self::RestbenchTmdb | Self::Funcqa => ToolsOffered::All,
+            Self::RestbenchTmdb | Self::Funcqa | Self::Synth(_) => ToolsOffered::All,
             Self::ToolbenchDraft282 | Self::ToolbenchG1 | Self::ToolbenchG2 | Self::File(_) => {
                 ToolsOffered::Candidates
             }
@@ -152,6 +152,7 @@ impl BenchSpec {
     pub fn new(benchmark: &Benchmark, solver: SolverKind) -> Self {
         let dataset = benchmark.name();
         let short = match benchmark {
+            Benchmark::Synth(set) => format!("synth-{set}"),
             Benchmark::File(path) => path
                 .file_stem()
                 .map_or_else(|| dataset.clone(), |s| s.to_string_lossy().into_owned()),

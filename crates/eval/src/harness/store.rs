@@ -26,7 +26,7 @@ use toolsmith_plumbing::sqlite::{now_ms, write_transaction};
 use toolsmith_plumbing::store::{from_column, to_column};
 
 /// eval's schema, the component `eval` of `toolsmith_migrations`; append only.
-const MIGRATIONS: Migrations = Migrations::new(
+pub(crate) const MIGRATIONS: Migrations = Migrations::new(
     "eval",
     &[
         "CREATE TABLE bench_runs (
@@ -74,6 +74,38 @@ CREATE TABLE bench_preferences (
     doc_version TEXT,
     result TEXT NOT NULL,
     created_ms INTEGER NOT NULL
+);",
+        // Synthesized evaluation sets (`toolsmith synth`, module `synth`): a set, its sampled
+        // gold paths (a path is done once its requests are stored, so a run resumes), and every
+        // written request, kept with its split or dropped with the reason.
+        "CREATE TABLE synth_sets (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    spec TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    finished_ms INTEGER
+);
+CREATE TABLE synth_paths (
+    set_id INTEGER NOT NULL REFERENCES synth_sets(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    done_ms INTEGER,
+    PRIMARY KEY (set_id, idx)
+);
+CREATE TABLE synth_queries (
+    set_id INTEGER NOT NULL REFERENCES synth_sets(id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    path_idx INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    phrasing TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    gold TEXT NOT NULL,
+    calls TEXT NOT NULL,
+    split TEXT,
+    reference TEXT,
+    dropped TEXT,
+    stored_ms INTEGER NOT NULL,
+    PRIMARY KEY (set_id, query_id)
 );",
     ],
 );

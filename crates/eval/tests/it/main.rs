@@ -15,3 +15,4 @@ mod report;
 mod retrieval;
 mod retrieval_model;
 mod sessions;
+mod synth;

@@ -23,11 +23,12 @@ mod serve;
 mod show;
 mod solve;
 mod stats;
+mod synth;
 mod tools;
 
 use std::process::ExitCode;
 
-use crate::cli::{BenchCommand, Cli, Command, GraphCommand};
+use crate::cli::{BenchCommand, Cli, Command, GraphCommand, SynthCommand};
 use crate::context::Context;
 
 /// Runs the chosen command.
@@ -65,6 +66,12 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             GraphCommand::Show(a) => graph::show(&ctx, a),
             GraphCommand::Export(a) => graph::export(&ctx, a),
             GraphCommand::Stats(a) => graph::stats(&ctx, a),
+        },
+        Command::Synth(args) => match &args.what {
+            SynthCommand::Run(a) => synth::run(&ctx, a),
+            SynthCommand::List { json } => synth::list(&ctx, json.json),
+            SynthCommand::Show(a) => synth::show(&ctx, a),
+            SynthCommand::Export(a) => synth::export(&ctx, a),
         },
         Command::Env(args) => env::run(&ctx, &args),
         Command::JqSandbox(args) => Ok(jq_sandbox::run(&args)),

@@ -4,6 +4,7 @@
 //! [`LlmSettings::with_env`]), then the file, then the libraries' `PAPER`/default values.
 
 mod mcp;
+mod synth;
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use toolsmith_llm::LlmSettings;
 use toolsmith_retrieve::{Method, RetrieveSettings};
 
 pub(crate) use self::mcp::McpConfig;
+pub(crate) use self::synth::SynthConfig;
 use crate::env;
 
 /// Everything `toolsmith.toml` configures, with the environment applied.
@@ -42,6 +44,8 @@ pub(crate) struct Config {
     pub serve: toolsmith_serve::ServeSettings,
     /// `[exec]` of the file: how tools are executed (the simulator's page size, ...).
     pub exec: ExecConfig,
+    /// `[synth]` of the file: how `toolsmith synth` makes an evaluation set.
+    pub synth: SynthConfig,
 }
 
 /// The `[exec]` table: how tool calls run.
@@ -197,6 +201,7 @@ impl Config {
             refine: file.refine.unwrap_or_default(),
             serve: file.serve.unwrap_or_default(),
             exec: file.exec.unwrap_or_default().validate()?,
+            synth: file.synth.unwrap_or_default(),
         })
     }
 
@@ -239,6 +244,8 @@ struct ConfigFile {
     /// How tools are executed: `[exec.simulate]` (`page_size`, `min_items`, `max_items`,
     /// `max_depth`).
     exec: Option<ExecConfig>,
+    /// `toolsmith synth`: path counts, requests per path, split share, answer check.
+    synth: Option<SynthConfig>,
 }
 
 /// The `[refine]` table: each method's settings, by default its paper's (`PAPER`).

@@ -28,4 +28,5 @@ mod search_speed_command;
 mod serve_command;
 mod solve_command;
 mod support;
+mod synth_command;
 mod write_gate_command;

@@ -114,7 +114,7 @@ impl Job {
         let catalog = self
             .store
             .catalog(&args.docs.selector(), &Scope::default())?;
-        let own = matches!(self.benchmark, Benchmark::File(_));
+        let own = self.benchmark.uses_own_catalog();
         let spec = retrieval::PipelineSpec {
             method: self.method,
             vectors: retrieval::Vectors::EmbedMissing,
@@ -274,7 +274,7 @@ fn resolve(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<(Benchmark, St
     let data = args.data.path();
     let benchmark = Benchmark::parse(&args.dataset)?;
     let store = match &benchmark {
-        Benchmark::File(_) => ctx.store()?,
+        own if own.uses_own_catalog() => ctx.store()?,
         named => {
             let mut store = Store::in_memory()?;
             benchmarks::import_all(&mut store, &named.corpus_sources(&data), *ctx.progress())?;
@@ -284,8 +284,7 @@ fn resolve(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<(Benchmark, St
             store
         }
     };
-    let dataset = benchmark
-        .load(&data)
+    let dataset = benchmarks::load_dataset(ctx, &benchmark, &data)
         .with_context(|| format!("loading {} from {}", benchmark.name(), data.display()))?;
     let resolved = dataset.resolve(&store)?;
     if resolved.skipped > 0 {

@@ -1,0 +1,53 @@
+//! How a set is made: stored with it, so a resumed run makes the rest the same way.
+
+use serde::{Deserialize, Serialize};
+use toolsmith_exec::Mode;
+
+use super::sample::SampleSizes;
+use super::writer::Phrasing;
+
+/// A synthesized set's recipe.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SetSpec {
+    /// How many paths of each kind, and the seed.
+    pub sizes: SampleSizes,
+    /// Requests written per path.
+    pub per_path: usize,
+    /// The phrasings requests are spread over.
+    pub phrasings: Vec<Phrasing>,
+    /// The share of kept requests that go to the `eval` split (the rest: `index`).
+    pub eval_share: f64,
+    /// Cosine at or above which a request is a duplicate of one already kept (with an
+    /// embedder; without one, only the same words are).
+    pub dedup_threshold: f32,
+    /// Where the planned calls run.
+    pub mode: Mode,
+    /// Whether the model checks that the responses answer each request (and writes a short
+    /// reference answer).
+    pub answer_check: bool,
+}
+
+impl SetSpec {
+    /// Checks the numbers make sense.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.eval_share) {
+            return Err(format!(
+                "eval_share must be within 0 and 1, not {}",
+                self.eval_share
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.dedup_threshold) {
+            return Err(format!(
+                "dedup_threshold must be within 0 and 1, not {}",
+                self.dedup_threshold
+            ));
+        }
+        if self.per_path == 0 {
+            return Err("per_path must be at least 1".into());
+        }
+        if self.phrasings.is_empty() {
+            return Err("at least one phrasing is needed".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,75 @@
+//! The `[synth]` table: how `toolsmith synth` makes an evaluation set.
+//!
+//! ```toml
+//! [synth]
+//! single = 20          # single-API paths
+//! chains = 20          # dependency chains of 2-3 APIs (tool graph)
+//! combos = 10          # each of ToolBench's I1 / I2 / I3 combinations, where the catalog has them
+//! per_path = 3         # requests written per path
+//! eval_share = 0.5     # kept requests that go to the held-out `eval` split (the rest: `index`)
+//! dedup_threshold = 0.9  # cosine of a near-duplicate (DRAFT's phi)
+//! answer_check = true  # the model confirms the responses answer each request
+//! concurrency = 4
+//! seed = 0
+//! ```
+
+use serde::Deserialize;
+
+/// `[synth]` of `toolsmith.toml`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct SynthConfig {
+    /// Single-API paths (20).
+    pub single: usize,
+    /// Dependency chains (20).
+    pub chains: usize,
+    /// Paths per ToolBench combination, I1, I2 and I3 each (10).
+    pub combos: usize,
+    /// Requests per path (3: a few phrasings of each path, so no path dominates the set).
+    pub per_path: usize,
+    /// The share of kept requests held out as `eval` (0.5).
+    pub eval_share: f64,
+    /// Cosine at which a request duplicates a kept one (DRAFT's diversity threshold, 0.9).
+    pub dedup_threshold: f32,
+    /// Whether the model checks each request is answered by its responses (on: StableToolBench
+    /// keeps only solvable queries).
+    pub answer_check: bool,
+    /// Paths worked on at once (4, as `bench run`).
+    pub concurrency: usize,
+    /// The seed of sampling and splitting (0).
+    pub seed: u64,
+}
+
+impl Default for SynthConfig {
+    fn default() -> Self {
+        Self {
+            single: 20,
+            chains: 20,
+            combos: 10,
+            per_path: 3,
+            eval_share: 0.5,
+            dedup_threshold: 0.9,
+            answer_check: true,
+            concurrency: 4,
+            seed: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_overrides_what_it_names_and_refuses_unknown_keys() -> anyhow::Result<()> {
+        let c: SynthConfig = toml::from_str("per_path = 5\neval_share = 0.8\n")?;
+        assert_eq!((c.per_path, c.eval_share), (5, 0.8));
+        assert_eq!(
+            c.chains,
+            SynthConfig::default().chains,
+            "the rest stays the default"
+        );
+        assert!(toml::from_str::<SynthConfig>("per_paths = 5\n").is_err());
+        Ok(())
+    }
+}
