@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::fields::{Class, Context};
+use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
 
 /// What ends a shortened string.
 pub(crate) const ELLIPSIS: &str = "…";
@@ -130,7 +131,7 @@ fn shorten(s: &str, cap: usize) -> String {
 }
 
 /// The fields of `map` in the order they are kept and grown: by class, then as given.
-fn ordered<'m>(map: &'m Map<String, Value>, ctx: &Context) -> Vec<(&'m str, Class)> {
+pub(crate) fn ordered<'m>(map: &'m Map<String, Value>, ctx: &Context) -> Vec<(&'m str, Class)> {
     let mut order: Vec<(&str, Class)> = map
         .iter()
         .map(|(name, value)| (name.as_str(), ctx.class(name, value)))
@@ -145,42 +146,92 @@ fn field_cost(name: &str, value: &Value, first: bool) -> usize {
     size(&Value::String(name.to_owned())) + 1 + size(value) + usize::from(!first)
 }
 
-fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Value {
-    let order = ordered(map, ctx);
-    let mut out = Map::new();
-    let mut used = 2;
-    // Breadth: the least form of every field but links, in order, while they fit.
-    let add = |out: &mut Map<String, Value>, used: &mut usize, name: &str| {
-        let Some(value) = map.get(name) else { return };
-        let small = least(value, ctx);
-        let cost = field_cost(name, &small, out.is_empty());
-        if *used + cost <= budget {
-            *used += cost;
-            out.insert(name.to_owned(), small);
-        }
-    };
-    for (name, class) in &order {
-        if *class != Class::Link {
-            add(&mut out, &mut used, name);
+/// An object's fields being shown within a budget.
+struct Shown {
+    out: Map<String, Value>,
+    used: usize,
+    budget: usize,
+}
+
+impl Shown {
+    /// Shows field `name` as `form` if it fits: added when not shown yet, else replacing a
+    /// smaller form in place.
+    fn offer(&mut self, name: &str, form: Value) {
+        let cost = match self.out.get(name) {
+            None => field_cost(name, &form, self.out.is_empty()),
+            Some(now) if size(&form) > size(now) => size(&form) - size(now),
+            Some(_) => return,
+        };
+        if self.used + cost <= self.budget {
+            self.used += cost;
+            self.out.insert(name.to_owned(), form);
         }
     }
-    if out.is_empty()
+}
+
+/// The order fields grow in, once every field has its least form: the content and the
+/// identities, then holders and other values, then maps of flags, then links.
+fn growth_tier(class: Class) -> u8 {
+    match class {
+        Class::Identity(_) | Class::Purpose => 0,
+        Class::Holder | Class::Plain | Class::Other => 1,
+        Class::Flags => 2,
+        Class::Link => 3,
+    }
+}
+
+fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Value {
+    let order = ordered(map, ctx);
+    let mut shown = Shown {
+        out: Map::new(),
+        used: 2,
+        budget,
+    };
+    let core = |class: Class| matches!(class, Class::Identity(_) | Class::Purpose | Class::Holder);
+    // Breadth: the least forms of identities, content and holders.
+    for (name, _) in order.iter().filter(|f| core(f.1)) {
+        if let Some(value) = map.get(*name) {
+            shown.offer(name, least(value, ctx));
+        }
+    }
+    // Then their skeletons, one level deeper at a time, so that every holder keeps its
+    // nested identities before any field grows.
+    for depth in 1..=SKELETON_DEPTH {
+        for (name, class) in &order {
+            if let Some(value) = map.get(*name).filter(|v| is_nested(*class, v)) {
+                shown.offer(name, skeleton(value, depth, ctx));
+            }
+        }
+    }
+    // Then the least forms of the other fields but links.
+    for (name, _) in order.iter().filter(|f| !core(f.1) && f.1 != Class::Link) {
+        if let Some(value) = map.get(*name) {
+            shown.offer(name, least(value, ctx));
+        }
+    }
+    if shown.out.is_empty()
         && let Some(first) = order.iter().find_map(|(name, _)| map.get_key_value(*name))
     {
         // Over budget rather than empty; the caller decides whether it fits.
-        out.insert(first.0.clone(), least(first.1, ctx));
-        return Value::Object(out);
+        shown.out.insert(first.0.clone(), least(first.1, ctx));
+        return Value::Object(shown.out);
     }
-    let (links, plain): (Vec<&(&str, Class)>, Vec<_>) =
-        order.iter().partition(|f| f.1 == Class::Link);
-    let plain: Vec<&str> = plain.into_iter().map(|f| f.0).collect();
-    grow_fields(map, &plain, &mut out, &mut used, budget, ctx);
-    let link_names: Vec<&str> = links.into_iter().map(|f| f.0).collect();
-    for name in &link_names {
-        add(&mut out, &mut used, name);
+    for tier in 0..=3 {
+        let names: Vec<&str> = order
+            .iter()
+            .filter(|f| growth_tier(f.1) == tier)
+            .map(|f| f.0)
+            .collect();
+        if tier == 3 {
+            for name in &names {
+                if let Some(value) = map.get(*name) {
+                    shown.offer(name, least(value, ctx));
+                }
+            }
+        }
+        grow_fields(map, &names, &mut shown.out, &mut shown.used, budget, ctx);
     }
-    grow_fields(map, &link_names, &mut out, &mut used, budget, ctx);
-    Value::Object(out)
+    Value::Object(shown.out)
 }
 
 /// Grows the shown fields of `names` toward their whole value, each rendered once: the ones
