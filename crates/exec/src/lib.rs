@@ -78,7 +78,7 @@ pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
 pub use crate::simulate::{Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings};
 #[cfg(feature = "llm-oracle")]
 pub use crate::simulate::{LlmOracle, ORACLE_ROLE};
-pub use crate::validate::{InputSchemas, Validated};
+pub use crate::validate::{Coercion, InputSchemas, Validated, coerce_lists};
 pub use toolsmith_plumbing::retry::RetrySettings;
 
 mod canonical;
