@@ -39,13 +39,15 @@
 //! ```
 
 mod fields;
+mod least;
 mod render;
 mod skeleton;
 
 use serde_json::{Map, Value};
 
 use self::fields::Context;
-use self::render::{ELLIPSIS, is_note, render};
+use self::least::{ELLIPSIS, is_note};
+use self::render::render;
 
 /// What compaction knows of the API that answered, beyond the response.
 #[derive(Clone, Copy, Debug, Default)]

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::fields::{Class, Context};
-use super::render::{least, omitted_note, ordered};
+use super::least::{least, omitted_note, ordered};
 
 /// Deepest skeleton tried, in levels of objects (lists do not count).
 pub(crate) const SKELETON_DEPTH: usize = 6;
