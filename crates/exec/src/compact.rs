@@ -9,13 +9,18 @@
 //!   object that had content is never emptied: one without identities keeps
 //!   its most telling field;
 //! - a sub-object too large to keep whole is shrunk to its identities, not
-//!   dropped; a list keeps its first items (their least forms first, then the
+//!   dropped, and before any field grows, every object holding identities
+//!   shows its skeleton: the identities of the objects it holds, level by
+//!   level (a track's album and artists keep their ids and names before a
+//!   sibling device keeps its settings); a list keeps its first items (their least forms first, then the
 //!   first ones grown back toward whole) and ends with a note saying how many
 //!   items it left out;
 //! - the fields an API exists to return are kept first and never dropped as a
 //!   category: its payload (`results`, `items`, `data`, ...), the fields named
 //!   by its path or function name (`albums` of `/me/albums`), and the images of
-//!   an images endpoint; URLs and images of other APIs come last;
+//!   an images endpoint; maps of booleans (Spotify's `actions.disallows`)
+//!   grow after everything else but URLs and images of other APIs, which come
+//!   last;
 //! - long strings are shortened, ending in `…`;
 //! - as a last resort the text is cut and given back as one JSON string.
 //!
@@ -34,12 +39,15 @@
 //! ```
 
 mod fields;
+mod least;
 mod render;
+mod skeleton;
 
 use serde_json::{Map, Value};
 
 use self::fields::Context;
-use self::render::{ELLIPSIS, is_note, render};
+use self::least::{ELLIPSIS, is_note};
+use self::render::render;
 
 /// What compaction knows of the API that answered, beyond the response.
 #[derive(Clone, Copy, Debug, Default)]

@@ -8,7 +8,8 @@
 //! - Arguments are checked against the API's input schema in front of the
 //!   backend, by the [`Validated`] wrapper (each schema compiled once, from
 //!   [`InputSchemas`]); a violation is a `bad_parameters` observation and no
-//!   call is made.
+//!   call is made. A list of scalars given as one comma-separated string is
+//!   sent as the list when every piece is a valid item ([`coerce_lists`]).
 //! - Backends: [`HttpExecutor`] (live HTTP with credentials held as
 //!   [`Secret`]s and sent as each API's security requirement says, see
 //!   [`Credentials`]; host allow-list, timeouts, retries and a size cap),
@@ -78,7 +79,7 @@ pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
 pub use crate::simulate::{Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings};
 #[cfg(feature = "llm-oracle")]
 pub use crate::simulate::{LlmOracle, ORACLE_ROLE};
-pub use crate::validate::{InputSchemas, Validated};
+pub use crate::validate::{Coercion, InputSchemas, Validated, coerce_lists};
 pub use toolsmith_plumbing::retry::RetrySettings;
 
 mod canonical;

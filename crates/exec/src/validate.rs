@@ -1,6 +1,8 @@
 //! Arguments checked once, in front of any executor: [`Validated`] refuses a
 //! call whose arguments break the API's input schema before the backend
-//! sees it, and compiles each API's schema only once.
+//! sees it, and compiles each API's schema only once. A string given for a
+//! list of scalars is first split on commas into the list when every piece
+//! is a valid item ([`coerce_lists`]).
 //!
 //! Backends ([`HttpExecutor`](crate::HttpExecutor),
 //! [`Simulator`](crate::Simulator), [`McpExecutor`](crate::McpExecutor),
@@ -22,6 +24,10 @@ use crate::error::Result;
 use crate::executor::{ApiBook, Executor};
 use crate::native::NativeTools;
 use crate::observation::{FailureKind, Observation, Provenance};
+
+mod coerce;
+
+pub use self::coerce::{Coercion, coerce_lists};
 
 /// Where a [`Validated`] executor finds the input schema of an API.
 ///
@@ -61,13 +67,22 @@ impl<A: InputSchemas, B: InputSchemas> InputSchemas for (A, B) {
     }
 }
 
-/// An API's compiled schema; `None` when the schema does not compile (the
-/// catalog's problem, not the caller's: such calls go through unchecked).
-type Compiled = Option<Arc<Validator>>;
+/// An API's input schema and its compiled form; `validator` is `None` when the
+/// schema does not compile (the catalog's problem, not the caller's: such calls
+/// go through unchecked, with lists still split).
+#[derive(Debug)]
+struct Checker {
+    schema: Value,
+    validator: Option<Validator>,
+}
+
+type Compiled = Arc<Checker>;
 
 /// An executor that checks arguments against each API's input schema
 /// before calling `inner`.
 ///
+/// A string given for a list of scalars is split into the list first when
+/// every piece is a valid item ([`coerce_lists`]); the backend gets the list.
 /// A call whose arguments are not a JSON object, or break the schema, is
 /// answered with a [`FailureKind::BadParameters`] observation with the given
 /// provenance, naming each offending argument and the rule it breaks;
@@ -115,8 +130,8 @@ impl<E> Validated<E> {
         self.compilations.load(Ordering::Relaxed)
     }
 
-    /// The compiled schema of `api`: compiled on the first call, then kept.
-    /// The outer `None` is an API the schemas do not know.
+    /// The schema of `api`, compiled on the first call, then kept; `None` for
+    /// an API the schemas do not know.
     fn validator(&self, api: &ApiId) -> Option<Compiled> {
         // Compiling under the lock keeps it to once per API even when
         // several calls to a new API arrive together; it happens once per API.
@@ -127,14 +142,15 @@ impl<E> Validated<E> {
         let schema = self.schemas.input_schema(api)?;
         self.compilations.fetch_add(1, Ordering::Relaxed);
         let validator = match jsonschema::validator_for(&schema) {
-            Ok(v) => Some(Arc::new(v)),
+            Ok(v) => Some(v),
             Err(err) => {
                 tracing::warn!(%api, %err, "input schema does not compile; arguments not checked");
                 None
             }
         };
-        compiled.insert(api.clone(), validator.clone());
-        Some(validator)
+        let checker = Arc::new(Checker { schema, validator });
+        compiled.insert(api.clone(), Arc::clone(&checker));
+        Some(checker)
     }
 }
 
@@ -142,12 +158,17 @@ impl<E> Validated<E> {
 impl<E: Executor> Executor for Validated<E> {
     async fn call(&self, api: &ApiId, args: &Value) -> Result<Observation> {
         let start = Instant::now();
-        if let Some(validator) = self.validator(api)
-            && let Some(refused) = refusal(validator.as_deref(), args, self.provenance)
-        {
+        let Some(checker) = self.validator(api) else {
+            return self.inner.call(api, args).await;
+        };
+        let (args, coerced) = coerce_lists(&checker.schema, args);
+        for change in &coerced {
+            tracing::info!(%api, %change, "argument coerced");
+        }
+        if let Some(refused) = refusal(checker.validator.as_ref(), &args, self.provenance) {
             return Ok(refused.with_latency(start.elapsed()));
         }
-        self.inner.call(api, args).await
+        self.inner.call(api, &args).await
     }
 
     fn fork_for(&self, task: Option<&str>) -> Option<Arc<dyn Executor>> {
@@ -350,6 +371,41 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_comma_separated_string_for_a_list_is_sent_as_the_list_or_refused() {
+        let search: ApiId = "spotify/search".parse().unwrap();
+        let schema = json!({"type": "object", "required": ["q", "type"], "properties": {
+            "q": {"type": "string"},
+            "type": {"type": "array", "items": {"type": "string",
+                     "enum": ["album", "artist", "playlist", "track"]}}}});
+        let exec = Validated::new(
+            ScriptedExecutor::new().respond(search.clone(), json!({"albums": {}})),
+            OneSchema(search.clone(), schema),
+            Provenance::Simulated,
+        );
+        let obs = exec
+            .call(&search, &json!({"q": "Abba", "type": "album,track"}))
+            .await
+            .unwrap();
+        assert!(obs.is_ok(), "{obs:?}");
+        assert_eq!(
+            exec.inner().calls(),
+            [(
+                search.clone(),
+                json!({"q": "Abba", "type": ["album", "track"]})
+            )]
+        );
+        // A piece that is no valid item: the string is refused as given.
+        let obs = exec
+            .call(&search, &json!({"q": "Abba", "type": "album,song"}))
+            .await
+            .unwrap();
+        assert_eq!(obs.failure(), Some(FailureKind::BadParameters));
+        let text = serde_json::to_string(&obs).unwrap();
+        assert!(text.contains("parameter `type`"), "{text}");
+        assert_eq!(exec.inner().calls().len(), 1, "the backend saw a bad call");
+    }
+
+    #[tokio::test]
     async fn native_tools_and_books_combine() {
         let tools = Arc::new(NativeTools::funcqa());
         let exec = Validated::new(
@@ -358,10 +414,13 @@ mod tests {
             Provenance::Live,
         );
         let add = tools.api_id(ArithOp::Add);
-        let obs = exec.call(&add, &json!({"input": "1,2"})).await.unwrap();
+        let obs = exec.call(&add, &json!({"input": "1,two"})).await.unwrap();
         assert_eq!(obs.failure(), Some(FailureKind::BadParameters));
         assert!(serde_json::to_string(&obs).unwrap().contains("rule `type`"));
         let obs = exec.call(&add, &json!({"input": [1, 2]})).await.unwrap();
         assert_eq!(obs.body.json(), Some(&json!({"result": 3})));
+        // Numbers written as one string are split into the list the tool takes.
+        let obs = exec.call(&add, &json!({"input": "1, 2.5"})).await.unwrap();
+        assert_eq!(obs.body.json(), Some(&json!({"result": 3.5})));
     }
 }

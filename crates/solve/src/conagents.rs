@@ -2,8 +2,11 @@
 //! agent fills in the arguments and calls the tool (recalibrating from tool
 //! errors up to alpha times), and an observing agent writes a jq filter over
 //! the response's pseudo-schema to extract what was asked (recalibrating from
-//! interpreter errors up to beta times). The extracted value goes back to the
-//! grounding agent.
+//! interpreter errors, and from filters that find only null, up to beta
+//! times). The outline's top is named `response` and the filter runs on
+//! `{"response": <the response>}`, so a path read off the outline
+//! (`.response.results[0].id`) is the path the filter takes. The extracted
+//! value goes back to the grounding agent.
 
 use std::sync::Arc;
 
@@ -23,6 +26,10 @@ use crate::settings::ConAgentsSettings;
 use crate::solver::{End, Solver, finished};
 use crate::toolset::Toolset;
 use crate::trace::{RunLimit, TraceEvent, cut};
+
+/// The key the observing agent's filters find the response under: the top of the outline
+/// it is shown (`pseudo_schema` names it so), so that a path read off the outline works.
+const FILTER_ROOT: &str = "response";
 
 /// The ConAgents solver.
 pub struct ConAgents {
@@ -73,6 +80,12 @@ struct CallError {
 struct FilterError {
     filter: String,
     message: String,
+}
+
+/// Whether a filter's output is nothing but nulls: a path that missed (most often one that
+/// did not start at the root shown), not an extraction.
+fn only_nulls(values: &[Value]) -> bool {
+    !values.is_empty() && values.iter().all(Value::is_null)
 }
 
 fn stop_from(e: toolsmith_llm::Error) -> Stop {
@@ -241,39 +254,51 @@ impl ConAgents {
         {
             return Ok(cut(&whole, self.settings.observe_above_chars));
         }
+        // The outline names its top `response`; the filter runs on that same root.
         let schema = pseudo_schema(&body);
+        let root = serde_json::json!({ FILTER_ROOT: body });
         let model = self.runtime.traced();
         let mut errors: Vec<FilterError> = Vec::new();
         let mut attempt = 0;
         loop {
-            let prompt = OBSERVING.render(&serde_json::json!({"schema": &schema, "instruction": instruction, "errors": &errors})).map_err(render_error)?;
+            let prompt = OBSERVING.render(&serde_json::json!({"schema": &schema, "root": FILTER_ROOT, "instruction": instruction, "errors": &errors})).map_err(render_error)?;
             let request = ChatRequest::new(
                 ConAgentsRole::Observing.as_str(),
                 vec![Message::user(prompt)],
             )
             .with_prompt(&OBSERVING)
             .with_query(query);
-            let failure =
-                match ask_json::<FilterReply, _>(&model, request, &StructuredSettings::default())
-                    .await
-                {
-                    Err(toolsmith_llm::Error::Structured { reason, .. }) => FilterError {
-                        filter: "(unreadable reply)".to_owned(),
-                        message: reason,
+            let failure = match ask_json::<FilterReply, _>(
+                &model,
+                request,
+                &StructuredSettings::default(),
+            )
+            .await
+            {
+                Err(toolsmith_llm::Error::Structured { reason, .. }) => FilterError {
+                    filter: "(unreadable reply)".to_owned(),
+                    message: reason,
+                },
+                Err(e) => return Err(stop_from(e)),
+                Ok(reply) => match self.sandbox.run(&reply.value.filter, &root).await {
+                    Ok(output) if only_nulls(&output.values) => FilterError {
+                        filter: reply.value.filter,
+                        message: format!(
+                            "the filter found nothing (only null); paths start at `.{FILTER_ROOT}`, \
+                                 the top of the structure shown"
+                        ),
                     },
-                    Err(e) => return Err(stop_from(e)),
-                    Ok(reply) => match self.sandbox.run(&reply.value.filter, &body).await {
-                        Ok(output) => {
-                            let values: Vec<String> =
-                                output.values.iter().map(Value::to_string).collect();
-                            return Ok(cut(&values.join("\n"), self.settings.observe_above_chars));
-                        }
-                        Err(e) => FilterError {
-                            filter: reply.value.filter,
-                            message: e.to_string(),
-                        },
+                    Ok(output) => {
+                        let values: Vec<String> =
+                            output.values.iter().map(Value::to_string).collect();
+                        return Ok(cut(&values.join("\n"), self.settings.observe_above_chars));
+                    }
+                    Err(e) => FilterError {
+                        filter: reply.value.filter,
+                        message: e.to_string(),
                     },
-                };
+                },
+            };
             attempt += 1;
             if attempt > self.settings.beta {
                 return Ok(format!(

@@ -14,7 +14,7 @@ use toolsmith_llm::Message;
 use crate::error::Result;
 use crate::finish::Finish;
 use crate::prompts::DFSDT_DIVERSITY;
-use crate::react::{CALL_A_FUNCTION, ChainBudget, opening, search_budget_stop};
+use crate::react::{CALL_A_FUNCTION, ChainBudget, opening, refresh_system, search_budget_stop};
 use crate::run::Run;
 use crate::runtime::{Runtime, Stop};
 use crate::settings::DfsdtSettings;
@@ -85,6 +85,7 @@ impl Dfsdt {
                     ));
                 }
                 let mut asked = messages.clone();
+                refresh_system(&mut asked, &search.toolset, &self.runtime.settings)?;
                 if !children.is_empty() {
                     let nudge = DFSDT_DIVERSITY
                         .render(&serde_json::json!({"attempts": &children}))

@@ -3,11 +3,11 @@
 //! first answer wins.
 
 use async_trait::async_trait;
-use toolsmith_llm::{ChatResponse, Message};
+use toolsmith_llm::{ChatResponse, Message, ToolSpec};
 
 use crate::error::Result;
 use crate::finish::Finish;
-use crate::names::SEARCH_TOOLS;
+use crate::names::{FINISH, SEARCH_TOOLS};
 use crate::prompts::{AGENT_SYSTEM, tool_lines};
 use crate::run::Run;
 use crate::runtime::{Runtime, Stop};
@@ -112,25 +112,52 @@ pub(crate) fn search_budget_stop(toolset: &Toolset, settings: &AgentSettings) ->
     })
 }
 
+/// The system prompt of a chain over `toolset` as it stands: it lists every function offered
+/// but `Finish` and `search_tools`, which it explains in words (so `read_result` is listed once
+/// an observation was cut, and the functions a search found once it found them).
+pub(crate) fn system_prompt(
+    toolset: &Toolset,
+    settings: &AgentSettings,
+) -> std::result::Result<String, Stop> {
+    let search = toolset.has_search_tool();
+    let max_searches = (search && !settings.paper()).then_some(settings.max_searches);
+    let listed: Vec<ToolSpec> = toolset
+        .specs()
+        .into_iter()
+        .filter(|s| s.name != FINISH && s.name != SEARCH_TOOLS)
+        .collect();
+    AGENT_SYSTEM
+        .render(&serde_json::json!({
+            "tools": tool_lines(&listed),
+            "search": search,
+            "max_searches": max_searches,
+        }))
+        .map_err(|e| Stop::error(Finish::Error, e.to_string()))
+}
+
 /// The opening messages of a chain.
 pub(crate) fn opening(
     toolset: &Toolset,
     query: &str,
     settings: &AgentSettings,
 ) -> std::result::Result<Vec<Message>, Stop> {
-    let search = toolset.has_search_tool();
-    let max_searches = (search && !settings.paper()).then_some(settings.max_searches);
-    let system = AGENT_SYSTEM
-        .render(&serde_json::json!({
-            "tools": tool_lines(&toolset.api_specs()),
-            "search": search,
-            "max_searches": max_searches,
-        }))
-        .map_err(|e| Stop::error(Finish::Error, e.to_string()))?;
     Ok(vec![
-        Message::system(system),
+        Message::system(system_prompt(toolset, settings)?),
         Message::user(format!("{query}\nBegin!")),
     ])
+}
+
+/// Brings the system prompt that opens `messages` up to date with what `toolset` offers now,
+/// so that the functions it lists are the functions the request offers.
+pub(crate) fn refresh_system(
+    messages: &mut [Message],
+    toolset: &Toolset,
+    settings: &AgentSettings,
+) -> std::result::Result<(), Stop> {
+    if let Some(Message::System(text)) = messages.first_mut() {
+        *text = system_prompt(toolset, settings)?;
+    }
+    Ok(())
 }
 
 enum ChainEnd {
@@ -149,6 +176,7 @@ impl React {
         let budget = ChainBudget::of(&self.runtime.settings, self.settings.max_depth);
         let mut depth = 0;
         while depth < budget.max() {
+            refresh_system(&mut messages, toolset, &self.runtime.settings)?;
             let response = self
                 .runtime
                 .ask("agent", messages.clone(), toolset.specs(), query)

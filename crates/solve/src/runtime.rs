@@ -9,7 +9,9 @@ use std::time::Instant;
 use futures::future::join_all;
 use serde_json::{Value, json};
 use toolsmith_catalog::ApiId;
-use toolsmith_exec::{ApiBook, Executor, JqSandbox, Observation, Provenance};
+use toolsmith_exec::{
+    ApiBook, Coercion, Executor, JqSandbox, Observation, Provenance, coerce_lists,
+};
 use toolsmith_llm::{
     ChatModel, ChatRequest, ChatResponse, Message, Sampling, ToolCall, ToolChoice, ToolSpec,
 };
@@ -194,7 +196,6 @@ impl Runtime {
         call: &ToolCall,
         toolset: &Toolset,
     ) -> (Answered, Option<Observation>) {
-        let limit = self.settings.max_observation_chars;
         let failed = |content: String, outcome, api: Option<ApiId>, arguments: Value| {
             (
                 self.record(call, api, arguments, outcome, None, content),
@@ -235,6 +236,12 @@ impl Runtime {
                 );
             }
         };
+        // A list given as one comma-separated string goes as the list (the executor's
+        // validation would split it too); the model is told what was sent.
+        let (arguments, coerced) = match toolset.spec(api) {
+            Some(spec) => coerce_lists(&spec.parameters, &arguments),
+            None => (arguments, Vec::new()),
+        };
         let observation = match self.executor.call(api, &arguments).await {
             Ok(observation) => observation,
             Err(e) => {
@@ -247,25 +254,7 @@ impl Runtime {
                 );
             }
         };
-        let content = match self.settings.observation_style {
-            ObservationStyle::Paper => cut(&observation_text(&observation), limit),
-            ObservationStyle::Compact => {
-                let entry = self.book.get(api).map(|e| &e.api.api);
-                let hints = toolsmith_exec::compact::Hints {
-                    schema: entry.and_then(|a| a.response_schema.as_ref()),
-                    endpoint: entry.map(|a| match &a.endpoint {
-                        toolsmith_catalog::Endpoint::Http { path, .. } => path.as_str(),
-                        _ => a.name.as_str(),
-                    }),
-                };
-                present(
-                    &observation_text(&observation),
-                    hints,
-                    limit,
-                    toolset.shelf(),
-                )
-            }
-        };
+        let content = self.content(api, &observation, &coerced, toolset);
         let answered = self.record(
             call,
             Some(api.clone()),
@@ -275,6 +264,33 @@ impl Runtime {
             content,
         );
         (answered, Some(observation))
+    }
+
+    /// The text the model is shown of `observation`: ToolBench's envelope, noting the
+    /// arguments sent in another form than given, cut or compacted to the limit.
+    fn content(
+        &self,
+        api: &ApiId,
+        observation: &Observation,
+        coerced: &[Coercion],
+        toolset: &Toolset,
+    ) -> String {
+        let limit = self.settings.max_observation_chars;
+        let text = with_note(observation_text(observation), coerced);
+        match self.settings.observation_style {
+            ObservationStyle::Paper => cut(&text, limit),
+            ObservationStyle::Compact => {
+                let entry = self.book.get(api).map(|e| &e.api.api);
+                let hints = toolsmith_exec::compact::Hints {
+                    schema: entry.and_then(|a| a.response_schema.as_ref()),
+                    endpoint: entry.map(|a| match &a.endpoint {
+                        toolsmith_catalog::Endpoint::Http { path, .. } => path.as_str(),
+                        _ => a.name.as_str(),
+                    }),
+                };
+                present(&text, hints, limit, toolset.shelf())
+            }
+        }
     }
 
     /// Records a tool call in the trace and makes its answer for the model
@@ -364,6 +380,24 @@ impl Runtime {
             },
         };
         self.record(call, None, json!({"query": wanted}), outcome, None, content)
+    }
+}
+
+/// `text` (an observation's JSON object) with a `note` first that says which arguments were
+/// sent in another form than the model gave them; `text` itself when none were.
+fn with_note(text: String, coerced: &[Coercion]) -> String {
+    if coerced.is_empty() {
+        return text;
+    }
+    let note: Vec<String> = coerced.iter().map(ToString::to_string).collect();
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(fields)) => {
+            let mut noted = serde_json::Map::new();
+            noted.insert("note".to_owned(), Value::String(note.join("; ")));
+            noted.extend(fields);
+            Value::Object(noted).to_string()
+        }
+        _ => text,
     }
 }
 

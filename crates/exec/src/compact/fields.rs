@@ -96,6 +96,8 @@ pub(crate) enum Class {
     Plain,
     /// Any other object or list.
     Other,
+    /// An object of booleans only (Spotify's `actions.disallows`): switches, not content.
+    Flags,
     /// A URL or an image, when the API is not for them.
     Link,
 }
@@ -161,6 +163,7 @@ impl Context {
             return Class::Purpose;
         }
         match value {
+            Value::Object(_) if is_flag_map(value) => Class::Flags,
             Value::Object(_) | Value::Array(_) if holds_identity(value, 3) => Class::Holder,
             _ if link => Class::Link,
             Value::Object(_) | Value::Array(_) => Class::Other,
@@ -237,6 +240,16 @@ fn plural(word: &str) -> &'static str {
         .unwrap_or("")
 }
 
+/// Whether `value` is a non-empty object whose every value is a boolean or such an object.
+fn is_flag_map(value: &Value) -> bool {
+    value.as_object().is_some_and(|map| {
+        !map.is_empty()
+            && map
+                .values()
+                .all(|v| v.is_boolean() || (v.is_object() && is_flag_map(v)))
+    })
+}
+
 /// Whether an identity field appears in `value` within `depth` levels.
 pub(crate) fn holds_identity(value: &Value, depth: usize) -> bool {
     if depth == 0 {
@@ -309,6 +322,13 @@ mod tests {
             Class::Holder
         );
         assert!(!Context::new(Some("get_movie_details"), None).images);
+        let flags = json!({"disallows": {"pausing": true, "seeking": false}});
+        assert_eq!(albums.class("actions", &flags), Class::Flags);
+        assert_eq!(
+            albums.class("device", &json!({"id": "d", "is_active": true})),
+            Class::Holder
+        );
+        assert_eq!(albums.class("empty", &json!({})), Class::Other);
         assert_eq!(singular("categories"), "category");
         assert_eq!(singular("address"), "address");
     }

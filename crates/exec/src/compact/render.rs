@@ -1,38 +1,16 @@
 //! Rendering a value within a budget of characters: first the least form of every part
-//! (identities, one item per list), then the first parts grown back toward whole.
+//! (identities, one item per list), then the identity skeletons of the parts that hold
+//! identities, then the first parts grown back toward whole, content first and maps of
+//! flags and links last.
 
 use serde_json::{Map, Value};
 
 use super::fields::{Class, Context};
-
-/// What ends a shortened string.
-pub(crate) const ELLIPSIS: &str = "…";
-
-/// Longest identity string in an object's least form.
-const IDENTITY_CAP: usize = 80;
-
-/// Longest other string in an object's least form.
-const PLAIN_CAP: usize = 40;
+use super::least::{least, omitted_note, ordered, shorten, size};
+use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
 
 /// Share of a list's budget its least-form items may take before its first items grow.
 const BREADTH_SHARE: (usize, usize) = (4, 5);
-
-/// Characters of `value`'s JSON text.
-pub(crate) fn size(value: &Value) -> usize {
-    value.to_string().chars().count()
-}
-
-/// The note that ends a list with `n` items left out.
-pub(crate) fn omitted_note(n: usize) -> Value {
-    Value::String(format!("… {n} more items left out"))
-}
-
-/// Whether `value` is a list's note of items left out.
-pub(crate) fn is_note(value: &Value) -> bool {
-    value
-        .as_str()
-        .is_some_and(|s| s.starts_with("… ") && s.ends_with(" more items left out"))
-}
 
 /// `value` in at most `budget` characters where its least form allows, else its least form.
 pub(crate) fn render(value: &Value, budget: usize, ctx: &Context) -> Value {
@@ -47,140 +25,98 @@ pub(crate) fn render(value: &Value, budget: usize, ctx: &Context) -> Value {
     }
 }
 
-/// The smallest form that still says what `value` is: an object's identities (or its one
-/// most telling field, so that it is never empty), a list's first item and a note.
-pub(crate) fn least(value: &Value, ctx: &Context) -> Value {
-    match value {
-        Value::String(s) => Value::String(shorten(s, PLAIN_CAP)),
-        Value::Object(map) => least_object(map, ctx),
-        Value::Array(items) => match items.split_first() {
-            None => Value::Array(Vec::new()),
-            Some((first, rest)) => {
-                let mut out = vec![least(first, ctx)];
-                if !rest.is_empty() {
-                    out.push(omitted_note(rest.len()));
-                }
-                Value::Array(out)
-            }
-        },
-        other => other.clone(),
-    }
-}
-
-fn least_object(map: &Map<String, Value>, ctx: &Context) -> Value {
-    let order = ordered(map, ctx);
-    let mut out = Map::new();
-    for (name, class) in &order {
-        let Some(value) = map.get(*name) else {
-            continue;
-        };
-        match class {
-            Class::Identity(_) => {
-                out.insert((*name).to_owned(), capped(value, IDENTITY_CAP));
-            }
-            Class::Purpose if !value.is_object() && !value.is_array() && !value.is_null() => {
-                out.insert((*name).to_owned(), capped(value, IDENTITY_CAP));
-            }
-            _ => {}
-        }
-    }
-    if out.is_empty() {
-        // Never empty: the first field with content, in the order fields matter (the
-        // payload and the holders of identities before plain values).
-        let telling = order
-            .iter()
-            .find(|(name, _)| map.get(*name).is_some_and(has_content))
-            .or_else(|| order.first());
-        if let Some((name, _)) = telling
-            && let Some(value) = map.get(*name)
-        {
-            out.insert((*name).to_owned(), least(value, ctx));
-        }
-    }
-    Value::Object(out)
-}
-
-fn has_content(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => !map.is_empty(),
-        Value::Array(items) => !items.is_empty(),
-        Value::String(s) => !s.is_empty(),
-        Value::Null => false,
-        _ => true,
-    }
-}
-
-fn capped(value: &Value, cap: usize) -> Value {
-    match value {
-        Value::String(s) => Value::String(shorten(s, cap)),
-        other => other.clone(),
-    }
-}
-
-/// `s` cut to at most `cap` characters of JSON text inside its quotes, ending in `…`.
-fn shorten(s: &str, cap: usize) -> String {
-    let mut keep = cap;
-    loop {
-        let cut = toolsmith_plumbing::text::truncate_with(s, keep.saturating_sub(1), ELLIPSIS);
-        if keep <= 1 || size(&Value::String(cut.clone())) <= cap + 2 {
-            return cut;
-        }
-        keep -= 1;
-    }
-}
-
-/// The fields of `map` in the order they are kept and grown: by class, then as given.
-fn ordered<'m>(map: &'m Map<String, Value>, ctx: &Context) -> Vec<(&'m str, Class)> {
-    let mut order: Vec<(&str, Class)> = map
-        .iter()
-        .map(|(name, value)| (name.as_str(), ctx.class(name, value)))
-        .collect();
-    order.sort_by_key(|(_, class)| *class);
-    order
-}
-
 /// Characters a field adds to an object: its key, the colon, the value, and a comma if
 /// the object already has a field.
 fn field_cost(name: &str, value: &Value, first: bool) -> usize {
     size(&Value::String(name.to_owned())) + 1 + size(value) + usize::from(!first)
 }
 
-fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Value {
-    let order = ordered(map, ctx);
-    let mut out = Map::new();
-    let mut used = 2;
-    // Breadth: the least form of every field but links, in order, while they fit.
-    let add = |out: &mut Map<String, Value>, used: &mut usize, name: &str| {
-        let Some(value) = map.get(name) else { return };
-        let small = least(value, ctx);
-        let cost = field_cost(name, &small, out.is_empty());
-        if *used + cost <= budget {
-            *used += cost;
-            out.insert(name.to_owned(), small);
-        }
-    };
-    for (name, class) in &order {
-        if *class != Class::Link {
-            add(&mut out, &mut used, name);
+/// An object's fields being shown within a budget.
+struct Shown {
+    out: Map<String, Value>,
+    used: usize,
+    budget: usize,
+}
+
+impl Shown {
+    /// Shows field `name` as `form` if it fits: added when not shown yet, else replacing a
+    /// smaller form in place.
+    fn offer(&mut self, name: &str, form: Value) {
+        let cost = match self.out.get(name) {
+            None => field_cost(name, &form, self.out.is_empty()),
+            Some(now) if size(&form) > size(now) => size(&form) - size(now),
+            Some(_) => return,
+        };
+        if self.used + cost <= self.budget {
+            self.used += cost;
+            self.out.insert(name.to_owned(), form);
         }
     }
-    if out.is_empty()
+}
+
+/// The order fields grow in, once every field has its least form: the content and the
+/// identities, then holders and other values, then maps of flags, then links.
+fn growth_tier(class: Class) -> u8 {
+    match class {
+        Class::Identity(_) | Class::Purpose => 0,
+        Class::Holder | Class::Plain | Class::Other => 1,
+        Class::Flags => 2,
+        Class::Link => 3,
+    }
+}
+
+fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Value {
+    let order = ordered(map, ctx);
+    let mut shown = Shown {
+        out: Map::new(),
+        used: 2,
+        budget,
+    };
+    let core = |class: Class| matches!(class, Class::Identity(_) | Class::Purpose | Class::Holder);
+    // Breadth: the least forms of identities, content and holders.
+    for (name, _) in order.iter().filter(|f| core(f.1)) {
+        if let Some(value) = map.get(*name) {
+            shown.offer(name, least(value, ctx));
+        }
+    }
+    // Then their skeletons, one level deeper at a time, so that every holder keeps its
+    // nested identities before any field grows.
+    for depth in 1..=SKELETON_DEPTH {
+        for (name, class) in &order {
+            if let Some(value) = map.get(*name).filter(|v| is_nested(*class, v)) {
+                shown.offer(name, skeleton(value, depth, ctx));
+            }
+        }
+    }
+    // Then the least forms of the other fields but links.
+    for (name, _) in order.iter().filter(|f| !core(f.1) && f.1 != Class::Link) {
+        if let Some(value) = map.get(*name) {
+            shown.offer(name, least(value, ctx));
+        }
+    }
+    if shown.out.is_empty()
         && let Some(first) = order.iter().find_map(|(name, _)| map.get_key_value(*name))
     {
         // Over budget rather than empty; the caller decides whether it fits.
-        out.insert(first.0.clone(), least(first.1, ctx));
-        return Value::Object(out);
+        shown.out.insert(first.0.clone(), least(first.1, ctx));
+        return Value::Object(shown.out);
     }
-    let (links, plain): (Vec<&(&str, Class)>, Vec<_>) =
-        order.iter().partition(|f| f.1 == Class::Link);
-    let plain: Vec<&str> = plain.into_iter().map(|f| f.0).collect();
-    grow_fields(map, &plain, &mut out, &mut used, budget, ctx);
-    let link_names: Vec<&str> = links.into_iter().map(|f| f.0).collect();
-    for name in &link_names {
-        add(&mut out, &mut used, name);
+    for tier in 0..=3 {
+        let names: Vec<&str> = order
+            .iter()
+            .filter(|f| growth_tier(f.1) == tier)
+            .map(|f| f.0)
+            .collect();
+        if tier == 3 {
+            for name in &names {
+                if let Some(value) = map.get(*name) {
+                    shown.offer(name, least(value, ctx));
+                }
+            }
+        }
+        grow_fields(map, &names, &mut shown.out, &mut shown.used, budget, ctx);
     }
-    grow_fields(map, &link_names, &mut out, &mut used, budget, ctx);
-    Value::Object(out)
+    Value::Object(shown.out)
 }
 
 /// Grows the shown fields of `names` toward their whole value, each rendered once: the ones

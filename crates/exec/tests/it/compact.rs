@@ -8,7 +8,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolsmith_catalog::{DocSelector, Endpoint, ImportOptions, Scope, Store, read_bytes};
-use toolsmith_exec::compact::{Hints, compact_with, emptied_objects};
+use toolsmith_exec::compact::{Hints, compact_with, emptied_objects, is_key_field};
 use toolsmith_exec::{ApiBook, Simulator};
 
 fn hints(endpoint: &str) -> Hints<'_> {
@@ -274,4 +274,139 @@ fn check_simulated(book: &Arc<ApiBook>) -> usize {
 fn simulated_tmdb_and_spotify_responses_are_never_emptied() {
     assert!(check_simulated(&crate::tmdb()) > 5);
     assert!(check_simulated(&spotify()) >= 2);
+}
+
+/// Country codes, as long as the `available_markets` of a real Spotify track.
+fn markets() -> Vec<String> {
+    (0..180)
+        .map(|i| {
+            let a = char::from(b'A' + u8::try_from(i / 26).unwrap());
+            let b = char::from(b'A' + u8::try_from(i % 26).unwrap());
+            format!("{a}{b}")
+        })
+        .collect()
+}
+
+/// An artist as a track or an album names it.
+fn artist(id: &str, name: &str) -> Value {
+    json!({"external_urls": {"spotify": format!("https://open.spotify.com/artist/{id}")},
+           "href": format!("https://api.spotify.com/v1/artists/{id}"),
+           "id": id, "name": name, "type": "artist", "uri": format!("spotify:artist:{id}")})
+}
+
+/// `GET /me/player/currently-playing`, shaped as Spotify answers it: a track with its album
+/// (images, markets, artists) and artists, beside a device, a context and a map of the
+/// playback actions that are disallowed.
+fn currently_playing() -> Value {
+    let album = json!({
+        "album_type": "album", "total_tracks": 12, "available_markets": markets(),
+        "external_urls": {"spotify": "https://open.spotify.com/album/4aawyAB9vmqN3uQ7FjRGTy"},
+        "href": "https://api.spotify.com/v1/albums/4aawyAB9vmqN3uQ7FjRGTy",
+        "id": "4aawyAB9vmqN3uQ7FjRGTy", "name": "Global Warming",
+        "images": ([640, 300, 64].iter().map(|s| json!({"url": format!("https://i.scdn.co/image/ab67616d0000b273{s}"), "height": s, "width": s})).collect::<Vec<_>>()),
+        "release_date": "2012-11-16", "release_date_precision": "day",
+        "restrictions": {"reason": "market"},
+        "type": "album", "uri": "spotify:album:4aawyAB9vmqN3uQ7FjRGTy",
+        "artists": [artist("0TnOYISbd1XYRBk9myaseg", "Pitbull")],
+    });
+    let item = json!({
+        "album": album,
+        "artists": [artist("0TnOYISbd1XYRBk9myaseg", "Pitbull"),
+                    artist("7bXgB6jMjp9ATFy66eO08Z", "Chris Brown")],
+        "available_markets": markets(), "disc_number": 1, "duration_ms": 237_120,
+        "explicit": false, "external_ids": {"isrc": "USJAY1200117"},
+        "external_urls": {"spotify": "https://open.spotify.com/track/6OmhkSOpvYBokMKQxpIGx2"},
+        "href": "https://api.spotify.com/v1/tracks/6OmhkSOpvYBokMKQxpIGx2",
+        "id": "6OmhkSOpvYBokMKQxpIGx2", "is_playable": true, "linked_from": {},
+        "restrictions": {"reason": "explicit"}, "name": "International Love",
+        "popularity": 74, "preview_url": "https://p.scdn.co/mp3-preview/0123456789abcdef",
+        "track_number": 4, "type": "track", "uri": "spotify:track:6OmhkSOpvYBokMKQxpIGx2",
+        "is_local": false,
+    });
+    let disallows: serde_json::Map<String, Value> = [
+        "interrupting_playback",
+        "pausing",
+        "resuming",
+        "seeking",
+        "skipping_next",
+        "skipping_prev",
+        "toggling_repeat_context",
+        "toggling_shuffle",
+        "toggling_repeat_track",
+        "transferring_playback",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, k)| ((*k).to_owned(), json!(i % 3 == 0)))
+    .collect();
+    json!({
+        "device": {"id": "5fbb3ba6aa454b5534c4ba43a8c7e8e45a63ad0e", "is_active": true,
+                   "is_private_session": false, "is_restricted": false,
+                   "name": "Kitchen speaker", "type": "Speaker", "volume_percent": 59,
+                   "supports_volume": true},
+        "repeat_state": "off", "shuffle_state": false,
+        "context": {"type": "playlist",
+                    "href": "https://api.spotify.com/v1/playlists/37i9dQZF1DXcBWIGoYBM5M",
+                    "external_urls": {"spotify": "https://open.spotify.com/playlist/37i9dQZF1DXcBWIGoYBM5M"},
+                    "uri": "spotify:playlist:37i9dQZF1DXcBWIGoYBM5M"},
+        "timestamp": 1_700_000_000_000_u64, "progress_ms": 42_000, "is_playing": true,
+        "item": item, "currently_playing_type": "track",
+        "actions": {"disallows": disallows},
+    })
+}
+
+/// Objects of `whole` with identity fields that are missing in `shown`, by path: a
+/// sub-object dropped whole left the agent nothing of the entity it names.
+fn lost_entities(whole: &Value, shown: &Value, path: &str, out: &mut Vec<String>) {
+    let names_entity = |v: &Value| {
+        v.as_object()
+            .is_some_and(|m| m.keys().any(|k| is_key_field(k)))
+    };
+    match (whole, shown) {
+        (Value::Object(w), Value::Object(s)) => {
+            for (key, sub) in w {
+                let here = format!("{path}.{key}");
+                match s.get(key) {
+                    Some(kept) => lost_entities(sub, kept, &here, out),
+                    None if names_entity(sub) => out.push(here),
+                    None => {}
+                }
+            }
+        }
+        (Value::Array(w), Value::Array(s)) => {
+            for (i, (a, b)) in w
+                .iter()
+                .zip(s.iter().filter(|v| !v.is_string()))
+                .enumerate()
+            {
+                lost_entities(a, b, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn currently_playing_keeps_the_identities_of_the_track_album_and_artists_first() {
+    let value = observation(currently_playing());
+    let text = compact_with(&value, hints("/me/player/currently-playing"), 1024);
+    assert!(text.chars().count() <= 1024, "{text}");
+    let back: Value = serde_json::from_str(&text).unwrap();
+    let item = &back["response"]["item"];
+    assert_eq!(item["id"], "6OmhkSOpvYBokMKQxpIGx2", "{text}");
+    assert_eq!(item["name"], "International Love", "{text}");
+    assert_eq!(item["album"]["id"], "4aawyAB9vmqN3uQ7FjRGTy", "{text}");
+    assert_eq!(item["album"]["name"], "Global Warming", "{text}");
+    assert_eq!(item["artists"][0]["id"], "0TnOYISbd1XYRBk9myaseg", "{text}");
+    assert_eq!(item["artists"][0]["name"], "Pitbull", "{text}");
+    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    // Maps of flags and metadata may go; no object that names an entity may.
+    let mut lost = Vec::new();
+    lost_entities(&value, &back, "", &mut lost);
+    assert!(lost.is_empty(), "{lost:?}: {text}");
+    // The flags come last: the map of disallowed actions is at its least form.
+    let disallows = back["response"]["actions"]["disallows"]
+        .as_object()
+        .unwrap();
+    assert_eq!(disallows.len(), 1, "{text}");
 }

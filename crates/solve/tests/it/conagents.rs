@@ -50,7 +50,7 @@ async fn recovers_from_a_400_by_fixing_the_argument_and_from_a_jq_error_by_fixin
         Reply::tool_call(SEARCH, args(json!({"query": "Dune"}))),
         // Observing agent: a broken filter, then a good one.
         Reply::text(r#"{"filter": ".results[0.id"}"#),
-        Reply::text(r#"{"filter": ".results[0].id"}"#),
+        Reply::text(r#"{"filter": ".response.results[0].id"}"#),
         finish("The first result's id is 1000"),
     ]));
     let tools = Arc::new(
@@ -155,6 +155,55 @@ async fn gives_up_a_tool_after_alpha_failures_and_a_filter_after_beta() {
             .contains("kept failing after 2 retries")
     );
     assert_eq!(run.finish, Finish::Answered);
+}
+
+/// The observing agent is shown an outline whose top is `response`; a filter that follows the
+/// outline's paths extracts the value, and one that starts below the root finds only null and
+/// is sent back with the root named.
+#[tokio::test]
+async fn a_filter_written_against_the_shown_outline_extracts_the_value() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([
+        call(SEARCH, "search Dune, extract the title of the third result"),
+        Reply::tool_call(SEARCH, args(json!({"query": "Dune"}))),
+        Reply::text(r#"{"filter": ".results[2].title"}"#),
+        Reply::text(r#"{"filter": ".response.results[2].title"}"#),
+        finish("Movie number 2"),
+    ]));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), big_search_result()));
+    let run = ConAgents::new(
+        runtime(llm.clone(), tools, fx.book),
+        sandbox(),
+        ConAgentsSettings::PAPER,
+    )
+    .solve("Third Dune result?", fx.toolset)
+    .await
+    .unwrap();
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    let requests = llm.requests();
+    let shown = requests[2].last_message();
+    assert!(shown.contains("\nresponse: object (2 keys)"), "{shown}");
+    assert!(shown.contains("  results: array (40 items)"), "{shown}");
+    assert!(
+        shown.contains("every path starts with `.response`"),
+        "{shown}"
+    );
+    assert_eq!(retries(&run, toolsmith_solve::ConAgentsRole::Observing), 1);
+    assert!(
+        requests[3].contains("only null") && requests[3].contains("`.response`"),
+        "{}",
+        requests[3].last_message()
+    );
+    let grounding = requests[4].last_message();
+    assert!(
+        grounding.contains("result: \"Movie number 2\""),
+        "the extracted title went back to the grounding agent: {grounding}"
+    );
+    assert!(
+        !grounding.contains("Movie number 7"),
+        "not the whole response"
+    );
+    llm.assert_finished();
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@
 
 mod anytool;
 mod anytool_measure;
+mod coerce;
 mod conagents;
 mod dfsdt;
 mod protocol;

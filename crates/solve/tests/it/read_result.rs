@@ -223,3 +223,69 @@ async fn the_paper_protocol_cuts_plainly_and_offers_no_reader() {
             .all(|r| r.tools.iter().all(|t| t.name != READ_RESULT))
     );
 }
+
+/// The system prompt of a request to the model.
+fn system_of(request: &toolsmith_llm::ChatRequest) -> &str {
+    match request.messages.first() {
+        Some(toolsmith_llm::Message::System(text)) => text,
+        other => panic!("the first message is not a system prompt: {other:?}"),
+    }
+}
+
+/// Every function a request offers is named in its system prompt: the APIs and `read_result`
+/// in its list of functions, `Finish` in its instructions.
+fn assert_lists_what_it_offers(requests: &[toolsmith_llm::ChatRequest]) {
+    for (i, request) in requests.iter().enumerate() {
+        let system = system_of(request);
+        for tool in &request.tools {
+            let named = if tool.name == "Finish" {
+                system.contains("call Finish")
+            } else {
+                system.contains(&format!("- {}: ", tool.name))
+            };
+            assert!(named, "request {i} offers {} unlisted: {system}", tool.name);
+        }
+        let offered = request.tools.iter().any(|t| t.name == READ_RESULT);
+        assert_eq!(
+            system.contains(&format!("- {READ_RESULT}: ")),
+            offered,
+            "request {i}: {system}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_system_prompt_lists_read_result_once_it_is_offered() {
+    let replies = vec![
+        Reply::tool_call(READ_RESULT, args(json!({"handle": "r1", "offset": 0}))),
+        Reply::tool_call("Finish", answer("12 albums")),
+    ];
+    let (run, llm) = run(replies, AgentSettings::default()).await;
+    assert_eq!(run.finish, Finish::Answered);
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(requests[1].tools.iter().any(|t| t.name == READ_RESULT));
+    assert_lists_what_it_offers(&requests);
+}
+
+#[tokio::test]
+async fn dfsdt_lists_read_result_in_its_system_prompt_once_it_is_offered() {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::tool_call(SEARCH, args(json!({"query": "albums"}))),
+        Reply::tool_call(READ_RESULT, args(json!({"handle": "r1", "offset": 0}))),
+        Reply::tool_call("Finish", answer("12 albums")),
+    ]));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), long_answer()));
+    let run = toolsmith_solve::Dfsdt::new(
+        runtime(llm.clone(), tools, fx.book),
+        toolsmith_solve::DfsdtSettings::PAPER,
+    )
+    .solve("q", fx.toolset)
+    .await
+    .unwrap();
+    assert_eq!(run.finish, Finish::Answered, "{:?}", run.detail);
+    let requests = llm.requests();
+    assert!(requests[1].tools.iter().any(|t| t.name == READ_RESULT));
+    assert_lists_what_it_offers(&requests);
+}
