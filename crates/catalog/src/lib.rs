@@ -53,6 +53,7 @@ pub use crate::model::{
 pub use crate::store::{
     Activate, ApiEntry, Catalog, DocSelector, ImportReport, NewDoc, Scope, Store, ToolEntry,
 };
+pub use crate::store::{DecisionOutcome, DocDecision, Evidence, NewDecision, Restored};
 pub use crate::tokens::{Encoding, TokenCounter, TokenStats};
 
 mod closest;
