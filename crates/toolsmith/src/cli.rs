@@ -598,6 +598,17 @@ pub enum DocsAction {
         #[arg(required = true, num_args = 1..=2, value_name = "TARGET VERSION|LABEL")]
         args: Vec<String>,
     },
+    /// Activate the candidate docs `LABEL` only where they rank their API no worse than the
+    /// active docs on the eval queries whose gold path touches it (`[refine.gate] rule`:
+    /// a one-sided sign test, or a mean-rank margin; docs/gate.md). Every decision is stored
+    /// (`docs history API --rounds`, `toolsmith report`); `docs rollback` undoes the round.
+    Gate(DocsGateArgs),
+    /// Undo a gate round (the latest by default): every API it switched to its candidate,
+    /// and still showing it, shows its previous doc again.
+    Rollback {
+        /// The gate round (see `docs history API --rounds`).
+        round: Option<u32>,
+    },
     /// Append a version written by hand.
     Add {
         /// `tool/api` or `tool`.
@@ -612,6 +623,38 @@ pub enum DocsAction {
         #[arg(long)]
         activate: bool,
     },
+}
+
+/// Flags of `docs gate`.
+#[derive(Debug, Args)]
+pub struct DocsGateArgs {
+    /// The candidates' doc label (`easytool`, `draft`, `expnet`, ...).
+    pub label: DocLabel,
+    /// The eval set: restbench-tmdb, toolbench-draft282, ... or a query file with gold paths,
+    /// resolved in the `--db` catalog. Default: the newest synthetic set's eval split.
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// What becomes of a candidate no eval query touches.
+    #[arg(long, value_enum, default_value_t = UntestedDocs::Keep)]
+    pub untested: UntestedDocs,
+    /// How to rank.
+    #[command(flatten)]
+    pub method: MethodArg,
+    /// JSON output (the round's decisions).
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// What `docs gate` does with a candidate no eval query touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UntestedDocs {
+    /// Activate it (nothing measured against it).
+    Activate,
+    /// Keep the active doc.
+    Keep,
 }
 
 /// Flags of `toolsmith refine`.
@@ -683,6 +726,13 @@ pub struct RefineArgs {
     /// LLM response cache.
     #[arg(long, value_enum, default_value_t = LlmCache::ReadWrite)]
     pub cache: LlmCache,
+    /// After the run, gate the new docs (`docs gate LABEL`) on DATASET, or without one on
+    /// the newest eval split; without the flag the gate runs when an eval split exists.
+    #[arg(long, value_name = "DATASET", num_args = 0..=1, conflicts_with = "no_gate")]
+    pub gate: Option<Option<String>>,
+    /// Do not gate the new docs (they stay candidates; `docs gate` or `docs activate` later).
+    #[arg(long)]
+    pub no_gate: bool,
     /// JSON output (the run's report).
     #[command(flatten)]
     pub json: JsonArg,

@@ -249,6 +249,11 @@ struct ConfigFile {
 /// [refine.expnet]
 /// iterations = 3
 /// max_try = 10
+/// [refine.gate]
+/// rule = "sign_test"       # sign_test | margin (docs/gate.md)
+/// alpha = 0.05
+/// margin = 0.0
+/// depth = 100
 /// ```
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -259,6 +264,8 @@ pub(crate) struct RefineConfig {
     pub easytool: toolsmith_refine::EasyToolSettings,
     /// ToolExpNet's settings.
     pub expnet: toolsmith_refine::ExpNetSettings,
+    /// The activation gate's rule (`docs gate`, `refine --gate`; docs/gate.md).
+    pub gate: toolsmith_eval::gate::GateSettings,
 }
 
 /// The `[retrieve]` table:

@@ -7,6 +7,7 @@ mod bench_command;
 mod bench_matrix_command;
 mod catalog_commands;
 mod cli_output;
+mod docs_gate_command;
 mod embed_command;
 mod example_api_command;
 mod funcqa_command;
