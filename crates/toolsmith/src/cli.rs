@@ -839,6 +839,11 @@ pub enum BenchCommand {
     Matrix(BenchMatrixArgs),
     /// NDCG@1/3/5/10 and Recall@5/10 of a retrieval method on a benchmark's queries.
     Retrieval(RetrievalArgs),
+    /// Is an eval set a valid yardstick? Ranks a grid of retrieval configurations (methods x
+    /// doc versions x dependency expansion) on a reference set (human queries) and on the set
+    /// under test (a synthetic one), and reports Kendall's tau-b between the two rankings for
+    /// NDCG@10 and for offered-path coverage at K, with each set's gold path lengths and APIs.
+    Agreement(AgreementArgs),
     /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
     /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.
     SearchSpeed(SpeedArgs),
@@ -1043,6 +1048,47 @@ pub struct RetrievalArgs {
     /// expansion: what `bench run --tools retrieve:K` offers the agent for that query.
     #[arg(long, requires = "coverage_k")]
     pub offers: bool,
+    /// JSON output (one object).
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// Flags of `bench agreement`.
+#[derive(Debug, Args)]
+pub struct AgreementArgs {
+    /// The reference set (real users' queries): a named benchmark (restbench-tmdb, ...) or a
+    /// query file with gold paths, resolved in the `--db` catalog.
+    #[arg(long)]
+    pub reference: String,
+    /// The set under test, as `--reference` takes it (default: the newest synthetic eval
+    /// split).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Retrieval methods of the grid.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "bm25,dense,hybrid"
+    )]
+    pub methods: Vec<SearchMethod>,
+    /// Doc versions of the grid (labels in the `--db` catalog).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "original,easytool",
+        value_name = "LABEL,..."
+    )]
+    pub doc_versions: Vec<DocLabel>,
+    /// Dependency expansion settings of the grid (it changes what is offered, not NDCG).
+    #[arg(long, value_delimiter = ',', value_parser = parse_expansion, default_value = "off,on", value_name = "on|off,...")]
+    pub expansion: Vec<toolsmith_eval::Expansion>,
+    /// The cut-off K of offered-path coverage.
+    #[arg(short = 'k', long, default_value_t = 10)]
+    pub k: usize,
     /// JSON output (one object).
     #[command(flatten)]
     pub json: JsonArg,

@@ -36,7 +36,7 @@ const EVAL: &str = r#"[
 
 /// The catalog with `easytool` candidates: worse for the movie search, better for the person,
 /// and one for the company that no eval query touches.
-fn workspace() -> Workspace {
+pub(crate) fn workspace() -> Workspace {
     let ws = Workspace::new();
     std::fs::write(ws.dir.path().join("cinema.json"), SPEC).unwrap();
     std::fs::write(ws.dir.path().join("eval.json"), EVAL).unwrap();
@@ -132,6 +132,16 @@ fn the_gate_keeps_a_worse_candidate_and_activates_a_better_one() {
         "{history}"
     );
     assert!(history.contains("p(worse) 0.031"), "{history}");
+
+    // `toolsmith report` has a page of the decisions.
+    ws.ok(&["report", "--out", "report"]);
+    let page = std::fs::read_to_string(ws.dir.path().join("report/gate.html")).unwrap();
+    assert!(
+        page.contains("cinema/searchmovie") && page.contains("101.00"),
+        "{page}"
+    );
+    let index = std::fs::read_to_string(ws.dir.path().join("report/index.html")).unwrap();
+    assert!(index.contains("gate.html"));
 }
 
 #[test]
