@@ -15,6 +15,8 @@
 //!   transaction;
 //! - [`export`] writes the active docs as OpenAPI 3.1, OpenAI tools, an MCP
 //!   tool list or Markdown, and [`TokenStats`] counts their tokens;
+//! - the store also keeps the activation gate's doc decisions ([`DocDecision`]): a round's
+//!   decisions and activations land together, and [`Store::roll_back_gate_round`] undoes them;
 //! - [`lint`] reports where a spec contradicts itself, and fixes the mechanical
 //!   cases when docs are rendered.
 //!
@@ -53,6 +55,7 @@ pub use crate::model::{
 pub use crate::store::{
     Activate, ApiEntry, Catalog, DocSelector, ImportReport, NewDoc, Scope, Store, ToolEntry,
 };
+pub use crate::store::{DecisionOutcome, DocDecision, Evidence, NewDecision, Restored};
 pub use crate::tokens::{Encoding, TokenCounter, TokenStats};
 
 mod closest;

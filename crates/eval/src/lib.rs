@@ -31,6 +31,8 @@
 //! - **Synthesized sets** (module [`synth`]): requests with gold paths made from any catalog
 //!   (sampled paths, written requests, kept only when their calls run), stored in the catalog
 //!   file with `eval` and `index` splits; `--dataset synth:NAME` reads the eval split.
+//! - **Gate.** [`gate::judge`] decides whether an API's candidate doc is no worse than its
+//!   active doc from the gold API's paired ranks (a one-sided sign test or a mean-rank margin).
 //! - **Judges.** [`Judge`] gives typed verdicts ([`AnswerStatus`], [`TaskSolvability`],
 //!   [`Preference`]); [`LlmJudge`] asks a chat model under the role `judge`; with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
 //!   ones.
@@ -105,6 +107,7 @@ pub use crate::metrics::path::{
     PathF1, SolutionLength, correct_path, delta_solution_length, delta_solution_length_conagents,
     lcs_len, lcs_path_rate, offered_covers, path_f1, path_set, path_success,
 };
+pub use crate::metrics::rank_agreement::kendall_tau_b;
 pub use crate::metrics::retrieval::{
     RetrievalScores, dcg_at_k, ndcg_at_k, ndcg_curve, recall_at_k,
 };
@@ -115,6 +118,7 @@ pub use crate::run::{CallRecord, CallStatus, CalledApi, RunRecord};
 mod benchmark;
 mod dataset;
 mod error;
+pub mod gate;
 mod harness;
 mod judge;
 mod llm_judge;

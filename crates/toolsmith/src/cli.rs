@@ -601,6 +601,17 @@ pub enum DocsAction {
         #[arg(required = true, num_args = 1..=2, value_name = "TARGET VERSION|LABEL")]
         args: Vec<String>,
     },
+    /// Activate the candidate docs `LABEL` only where they rank their API no worse than the
+    /// active docs on the eval queries whose gold path touches it (`[refine.gate] rule`:
+    /// a one-sided sign test, or a mean-rank margin; docs/gate.md). Every decision is stored
+    /// (`docs history API --rounds`, `toolsmith report`); `docs rollback` undoes the round.
+    Gate(DocsGateArgs),
+    /// Undo a gate round (the latest by default): every API it switched to its candidate,
+    /// and still showing it, shows its previous doc again.
+    Rollback {
+        /// The gate round (see `docs history API --rounds`).
+        round: Option<u32>,
+    },
     /// Append a version written by hand.
     Add {
         /// `tool/api` or `tool`.
@@ -615,6 +626,38 @@ pub enum DocsAction {
         #[arg(long)]
         activate: bool,
     },
+}
+
+/// Flags of `docs gate`.
+#[derive(Debug, Args)]
+pub struct DocsGateArgs {
+    /// The candidates' doc label (`easytool`, `draft`, `expnet`, ...).
+    pub label: DocLabel,
+    /// The eval set: restbench-tmdb, toolbench-draft282, ... or a query file with gold paths,
+    /// resolved in the `--db` catalog. Default: the newest synthetic set's eval split.
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// What becomes of a candidate no eval query touches.
+    #[arg(long, value_enum, default_value_t = UntestedDocs::Keep)]
+    pub untested: UntestedDocs,
+    /// How to rank.
+    #[command(flatten)]
+    pub method: MethodArg,
+    /// JSON output (the round's decisions).
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// What `docs gate` does with a candidate no eval query touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UntestedDocs {
+    /// Activate it (nothing measured against it).
+    Activate,
+    /// Keep the active doc.
+    Keep,
 }
 
 /// Flags of `toolsmith refine`.
@@ -690,6 +733,13 @@ pub struct RefineArgs {
     /// LLM response cache.
     #[arg(long, value_enum, default_value_t = LlmCache::ReadWrite)]
     pub cache: LlmCache,
+    /// After the run, gate the new docs (`docs gate LABEL`) on DATASET, or without one on
+    /// the newest eval split; without the flag the gate runs when an eval split exists.
+    #[arg(long, value_name = "DATASET", num_args = 0..=1, conflicts_with = "no_gate")]
+    pub gate: Option<Option<String>>,
+    /// Do not gate the new docs (they stay candidates; `docs gate` or `docs activate` later).
+    #[arg(long)]
+    pub no_gate: bool,
     /// JSON output (the run's report).
     #[command(flatten)]
     pub json: JsonArg,
@@ -823,6 +873,11 @@ pub enum BenchCommand {
     Matrix(BenchMatrixArgs),
     /// NDCG@1/3/5/10 and Recall@5/10 of a retrieval method on a benchmark's queries.
     Retrieval(RetrievalArgs),
+    /// Is an eval set a valid yardstick? Ranks a grid of retrieval configurations (methods x
+    /// doc versions x dependency expansion) on a reference set (human queries) and on the set
+    /// under test (a synthetic one), and reports Kendall's tau-b between the two rankings for
+    /// NDCG@10 and for offered-path coverage at K, with each set's gold path lengths and APIs.
+    Agreement(AgreementArgs),
     /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
     /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.
     SearchSpeed(SpeedArgs),
@@ -1027,6 +1082,47 @@ pub struct RetrievalArgs {
     /// expansion: what `bench run --tools retrieve:K` offers the agent for that query.
     #[arg(long, requires = "coverage_k")]
     pub offers: bool,
+    /// JSON output (one object).
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Where the benchmark data is.
+    #[command(flatten)]
+    pub data: DataDirArg,
+}
+
+/// Flags of `bench agreement`.
+#[derive(Debug, Args)]
+pub struct AgreementArgs {
+    /// The reference set (real users' queries): a named benchmark (restbench-tmdb, ...) or a
+    /// query file with gold paths, resolved in the `--db` catalog.
+    #[arg(long)]
+    pub reference: String,
+    /// The set under test, as `--reference` takes it (default: the newest synthetic eval
+    /// split).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Retrieval methods of the grid.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "bm25,dense,hybrid"
+    )]
+    pub methods: Vec<SearchMethod>,
+    /// Doc versions of the grid (labels in the `--db` catalog).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "original,easytool",
+        value_name = "LABEL,..."
+    )]
+    pub doc_versions: Vec<DocLabel>,
+    /// Dependency expansion settings of the grid (it changes what is offered, not NDCG).
+    #[arg(long, value_delimiter = ',', value_parser = parse_expansion, default_value = "off,on", value_name = "on|off,...")]
+    pub expansion: Vec<toolsmith_eval::Expansion>,
+    /// The cut-off K of offered-path coverage.
+    #[arg(short = 'k', long, default_value_t = 10)]
+    pub k: usize,
     /// JSON output (one object).
     #[command(flatten)]
     pub json: JsonArg,

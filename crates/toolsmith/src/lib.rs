@@ -8,7 +8,8 @@
 //! - `settings`: `toolsmith.toml` and the environment as one typed `Config`;
 //! - `context`: the global flags and the config, resolved once per command;
 //! - `retrieval`, `executor`, `mcp_source`, `agents`, `benchmarks`: what several commands
-//!   build from the context; `suggest`: the closest ids to an unknown one;
+//!   build from the context; `suggest`: the closest ids to an unknown one; `doc_gate`: the
+//!   activation gate of refined docs (`docs gate`, `refine --gate`);
 //! - `commands`: one module per command, none importing another.
 
 mod agents;
@@ -17,6 +18,7 @@ mod benchmarks;
 mod cli;
 mod commands;
 mod context;
+mod doc_gate;
 mod env;
 mod executor;
 mod llm;

@@ -4,7 +4,9 @@
 //! expansion from the tool graph) every command offers tools through.
 
 mod pipeline;
+mod quality;
 mod rankers;
 
 pub(crate) use pipeline::{GraphSource, Pipeline, PipelineSpec, Vectors};
+pub(crate) use quality::query_quality;
 pub(crate) use rankers::{corpus, embedder};

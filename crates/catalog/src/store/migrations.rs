@@ -69,5 +69,24 @@ pub(super) const MIGRATIONS: Migrations = Migrations::new(
         "ALTER TABLE apis ADD COLUMN access TEXT NOT NULL DEFAULT '{}';",
         // 3: each doc version's synthetic user requests (retrieval views) as a JSON array.
         "ALTER TABLE docs ADD COLUMN queries TEXT NOT NULL DEFAULT '[]';",
+        // 4: the gate's doc decisions: per round and target, the candidate and the version
+        // active before, what was decided, by which rule, and the figures it rested on.
+        "
+    CREATE TABLE doc_decisions (
+        id INTEGER PRIMARY KEY,
+        round INTEGER NOT NULL,
+        target TEXT NOT NULL,
+        label TEXT NOT NULL,
+        candidate INTEGER NOT NULL,
+        previous INTEGER,
+        outcome TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        figures TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL
+    );
+    CREATE INDEX doc_decisions_by_target ON doc_decisions(target, round);
+    CREATE INDEX doc_decisions_by_round ON doc_decisions(round);
+    ",
     ],
 );

@@ -124,7 +124,7 @@ fn the_store_persists_in_one_file_in_wal_mode() {
     {
         let mut store = Store::open(&db).unwrap();
         pets(&mut store);
-        assert_eq!(store.schema_version().unwrap(), 3);
+        assert_eq!(store.schema_version().unwrap(), 4);
     }
     let store = Store::open(&db).unwrap();
     assert_eq!(

@@ -12,12 +12,14 @@
 //! | cost | `cost` | tokens, LLM and tool calls, wall time, money |
 //! | failures | `errors` | the error taxonomy of ToolExpNet and EasyTool |
 //! | judge spread | `variance` | mean ± sample standard deviation of repeated scores |
+//! | yardsticks | `rank_agreement` | Kendall's tau-b between two rankings of configurations |
 
 pub mod cost;
 pub mod errors;
 pub mod funcqa;
 pub mod pass_rate;
 pub mod path;
+pub mod rank_agreement;
 mod rate;
 pub mod retrieval;
 pub mod variance;

@@ -1,7 +1,7 @@
 //! What a report shows: the data handed to [`write_report`](crate::report::write_report),
 //! below the pages and plots that read it.
 
-use toolsmith_catalog::{ApiId, DocLabel};
+use toolsmith_catalog::{ApiId, DocDecision, DocLabel};
 
 use crate::harness::{BenchRun, StoredResult, StoredRetrieval};
 
@@ -38,4 +38,6 @@ pub struct ReportInput {
     pub retrieval: Vec<StoredRetrieval>,
     /// Doc versions compared, for the APIs the queries called.
     pub doc_diffs: Vec<DocDiff>,
+    /// The activation gate's stored decisions (`gate.html`).
+    pub gate_decisions: Vec<DocDecision>,
 }

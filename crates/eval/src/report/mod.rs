@@ -11,11 +11,13 @@
 //! | `plots/retrieval-ndcg.svg` | NDCG@k curves of the stored `bench retrieval` results |
 //! | `queries/run<ID>-<N>.html` | one query of one run: its trace (LLM calls, tool calls with arguments and observations, the answer) and its scores |
 //! | `docs.html` | word-level diffs of the docs of the APIs the queries called, when the runs used different doc versions |
+//! | `gate.html` | the activation gate's decisions per round, with their figures, when there are any |
 //!
 //! Every text is escaped (maud templates; plotters escapes SVG text), so a query, an answer
 //! or an observation cannot inject markup.
 
 mod diff;
+mod gate_page;
 mod input;
 mod layout;
 mod pages;
@@ -103,6 +105,13 @@ pub fn write_report(input: &ReportInput, out: &Path) -> Result<WrittenReport> {
         written.file(&file, &pages::docs_page(&input.doc_diffs))?;
         Some(file)
     };
+    let gate = if input.gate_decisions.is_empty() {
+        None
+    } else {
+        let file = "gate.html".to_owned();
+        written.file(&file, &gate_page::gate_page(&input.gate_decisions))?;
+        Some(file)
+    };
     let index = pages::index_page(&pages::Index {
         runs: &input.runs,
         comparison: &comparison,
@@ -113,6 +122,7 @@ pub fn write_report(input: &ReportInput, out: &Path) -> Result<WrittenReport> {
         retrieval_plot: retrieval.as_deref(),
         docs: docs.as_deref(),
         doc_diffs: input.doc_diffs.len(),
+        gate: gate.as_deref(),
     });
     written.file("index.html", &index)?;
     Ok(WrittenReport {

@@ -39,7 +39,7 @@ nav a{margin-right:1rem}.scroll{overflow-x:auto}
 ";
 
 /// A page with the shared head; `root` is the relative way back to the report's root.
-fn page(title: &str, root: &str, body: Markup) -> String {
+pub(crate) fn page(title: &str, root: &str, body: Markup) -> String {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -94,6 +94,8 @@ pub(crate) struct Index<'a> {
     pub(crate) retrieval_plot: Option<&'a str>,
     pub(crate) docs: Option<&'a str>,
     pub(crate) doc_diffs: usize,
+    /// The page of the gate's decisions, when there are any.
+    pub(crate) gate: Option<&'a str>,
 }
 
 fn docs_name(label: Option<&toolsmith_catalog::DocLabel>) -> String {
@@ -189,6 +191,10 @@ pub(crate) fn index_page(ix: &Index<'_>) -> String {
         @if let Some(docs) = ix.docs {
             h2 { "Doc versions" }
             p { a href=(docs) { "Word-level diffs of " (ix.doc_diffs) " API doc(s)" } " called by these queries, between the runs' doc versions." }
+        }
+        @if let Some(gate) = ix.gate {
+            h2 { "Gated activation" }
+            p { a href=(gate) { "The gate's decisions" } ": which candidate docs became active, on which figures." }
         }
     };
     page("toolsmith benchmark report", "", body)

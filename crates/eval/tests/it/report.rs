@@ -69,6 +69,7 @@ async fn two_runs_become_an_index_query_pages_plots_and_doc_diffs() {
             old: "Search for movies by title.".into(),
             new: "Search <b>movies</b> by their original title.".into(),
         }],
+        gate_decisions: Vec::new(),
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
@@ -148,6 +149,7 @@ async fn a_wrong_answer_is_never_ticked_and_accuracy_is_shown() {
         }],
         retrieval: Vec::new(),
         doc_diffs: Vec::new(),
+        gate_decisions: Vec::new(),
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");

@@ -1,5 +1,6 @@
-//! `toolsmith docs`: a doc's version history (with the refinement rounds behind it), word
-//! diffs between versions, rollback by version or label, and manual edits.
+//! `toolsmith docs`: a doc's version history (with the refinement rounds and gate decisions
+//! behind it), word diffs between versions, rollback by version or label or of a whole gate
+//! round, gated activation of refined docs, and manual edits.
 
 use std::fmt;
 use std::io::IsTerminal as _;
@@ -7,12 +8,14 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use serde::Serialize;
-use toolsmith_catalog::{Doc, DocLabel, DocSelector, DocTarget, DocVersion, NewDoc, Scope, Store};
+use toolsmith_catalog::{
+    Doc, DocDecision, DocLabel, DocSelector, DocTarget, DocVersion, NewDoc, Scope, Store,
+};
 use toolsmith_refine::{RefineStore, StoredRound};
 
-use crate::cli::{DocsAction, DocsArgs};
+use crate::cli::{DocsAction, DocsArgs, DocsGateArgs, UntestedDocs};
 use crate::context::Context;
-use crate::printer;
+use crate::{doc_gate, printer};
 
 /// Runs `toolsmith docs`.
 pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
@@ -27,6 +30,7 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
             if history.is_empty() {
                 bail!("{target} has no docs (is the id right? see `toolsmith tools`)");
             }
+            let decisions = gate_decisions(&store, *rounds, target)?;
             let rounds = match (rounds, target) {
                 (true, DocTarget::Api(api)) => RefineStore::open(ctx.db())?.history(api)?,
                 _ => Vec::new(),
@@ -34,6 +38,7 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
             let report = History {
                 versions: history,
                 rounds,
+                decisions,
             };
             printer::report(&report, json.json)?;
         }
@@ -52,6 +57,8 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
             ))?;
         }
         DocsAction::Activate { all, args } => activate(&mut store, *all, args)?,
+        DocsAction::Gate(args) => gate(ctx, args)?,
+        DocsAction::Rollback { round } => rollback(&mut store, *round)?,
         DocsAction::Add {
             target,
             description,
@@ -80,6 +87,8 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
 struct History {
     versions: Vec<DocVersion>,
     rounds: Vec<StoredRound>,
+    /// The gate's decisions on this API (with `--rounds`).
+    decisions: Vec<DocDecision>,
 }
 
 impl History {
@@ -177,6 +186,7 @@ impl fmt::Display for History {
             lines.extend(v.doc.queries.iter().map(|q| format!("    request: {q}")));
             lines.extend(self.rounds_of(v).into_iter().flat_map(round_lines));
         }
+        lines.extend(self.decisions.iter().map(doc_gate::stored_line));
         f.write_str(&lines.join("\n"))
     }
 }
@@ -274,6 +284,57 @@ fn activate(store: &mut Store, all: bool, args: &[String]) -> anyhow::Result<()>
         }
         (true, _) => bail!("`docs activate --all` takes one LABEL"),
         (false, _) => bail!("`docs activate` takes TARGET and a VERSION or LABEL (or --all LABEL)"),
+    }
+    Ok(())
+}
+
+/// The gate decisions `docs history --rounds` shows: an API's, oldest round first.
+fn gate_decisions(
+    store: &Store,
+    rounds: bool,
+    target: &DocTarget,
+) -> anyhow::Result<Vec<DocDecision>> {
+    match (rounds, target) {
+        (true, DocTarget::Api(api)) => Ok(store.doc_decisions(api)?),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// `docs gate LABEL`: runs the gate on the named eval set, else the newest eval split.
+fn gate(ctx: &Context, args: &DocsGateArgs) -> anyhow::Result<()> {
+    let dataset = match &args.dataset {
+        Some(dataset) => dataset.clone(),
+        None => doc_gate::default_eval_split(ctx)?.with_context(
+            || "no eval set: name one with --dataset (a benchmark or a query file with gold paths)",
+        )?,
+    };
+    let request = doc_gate::GateRequest {
+        label: args.label.clone(),
+        dataset,
+        data_dir: args.data.path(),
+        untested: match args.untested {
+            UntestedDocs::Activate => doc_gate::Untested::Activate,
+            UntestedDocs::Keep => doc_gate::Untested::Keep,
+        },
+        method: args.method.method.map(Into::into),
+    };
+    let report = doc_gate::run(ctx, &request)?;
+    printer::report(&report, args.json.json)
+}
+
+/// `docs rollback [ROUND]`: undoes a gate round (the latest by default).
+fn rollback(store: &mut Store, round: Option<u32>) -> anyhow::Result<()> {
+    let decisions = store.gate_round(round)?;
+    let Some(round) = decisions.first().map(|d| d.round) else {
+        bail!("no gate round to roll back (see `toolsmith docs gate`)");
+    };
+    let restored = store.roll_back_gate_round(round)?;
+    printer::line(format!(
+        "gate round {round} undone: {} APIs show their previous doc again",
+        restored.len()
+    ))?;
+    for r in &restored {
+        printer::line(format!("  {}: version {} is active", r.api, r.version))?;
     }
     Ok(())
 }

@@ -52,6 +52,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             BenchCommand::Compare(a) => bench_runs::compare(&ctx, a),
             BenchCommand::Matrix(a) => bench_runs::matrix(&ctx, a),
             BenchCommand::Retrieval(a) => bench::retrieval(&ctx, a),
+            BenchCommand::Agreement(a) => bench::agreement(&ctx, a),
             BenchCommand::SearchSpeed(a) => bench::speed(&ctx, a),
             BenchCommand::Serve(a) => bench::serve_load(&ctx, a),
             BenchCommand::Embed(a) => bench::embed(&ctx, a),

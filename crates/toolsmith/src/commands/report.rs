@@ -55,8 +55,9 @@ pub(super) fn run(ctx: &Context, args: &ReportArgs) -> anyhow::Result<ExitCode> 
     };
     // With no agent run, the report still shows the stored retrieval results.
     let retrieval = bench.retrieval_results()?;
+    let gate_decisions = ctx.store()?.all_doc_decisions()?;
     anyhow::ensure!(
-        !ids.is_empty() || !retrieval.is_empty(),
+        !ids.is_empty() || !retrieval.is_empty() || !gate_decisions.is_empty(),
         "no benchmark runs nor retrieval results in {}: run `toolsmith bench run` or \
          `toolsmith bench retrieval` first",
         ctx.db().display()
@@ -84,6 +85,7 @@ pub(super) fn run(ctx: &Context, args: &ReportArgs) -> anyhow::Result<ExitCode> 
         runs,
         retrieval,
         doc_diffs,
+        gate_decisions,
     };
     let written = write_report(&input, &args.out)
         .with_context(|| format!("writing the report into {}", args.out.display()))?;

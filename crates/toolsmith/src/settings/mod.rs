@@ -263,6 +263,11 @@ struct ConfigFile {
 /// [refine.queries]
 /// count = 10                # synthetic requests per API (Re-Invoke)
 /// dedup_threshold = 0.9     # cosine at which a request is a near-duplicate
+/// [refine.gate]
+/// rule = "sign_test"       # sign_test | margin (docs/gate.md)
+/// alpha = 0.05
+/// margin = 0.0
+/// depth = 100
 /// ```
 ///
 /// `invented_values` (`shape_only` | `exclude` | `trust`, default `shape_only`) says what
@@ -282,6 +287,8 @@ pub(crate) struct RefineConfig {
     pub invented_values: toolsmith_refine::InventedValues,
     /// The query writer's settings (`refine --method queries`).
     pub queries: toolsmith_refine::QueryWriterSettings,
+    /// The activation gate's rule (`docs gate`, `refine --gate`; docs/gate.md).
+    pub gate: toolsmith_eval::gate::GateSettings,
 }
 
 /// The `[retrieve]` table:

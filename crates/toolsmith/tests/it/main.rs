@@ -3,10 +3,12 @@
 
 mod anytool_command;
 mod architecture;
+mod bench_agreement_command;
 mod bench_command;
 mod bench_matrix_command;
 mod catalog_commands;
 mod cli_output;
+mod docs_gate_command;
 mod embed_command;
 mod example_api_command;
 mod funcqa_command;

@@ -381,3 +381,69 @@ async fn unusable_replies_are_failures_within_the_dry_run_bound() {
     );
     assert!(out.contains("6 LLM calls"), "{out}");
 }
+
+/// `refine --gate FILE`: after the run, the new `easytool` doc of the weather API goes through
+/// the activation gate on the file's queries, and becomes active because it ranks the API
+/// first where the original doc did not rank it at all; a plain run leaves it a candidate.
+#[tokio::test(flavor = "multi_thread")]
+async fn refine_gate_activates_a_new_doc_that_ranks_better() {
+    let app = Router::new()
+        .route("/v1/chat/completions", post(easytool_chat))
+        .with_state(Kinds::default());
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    for (tool, spec) in [
+        (
+            "weather",
+            r#"[{"type": "function", "function": {"name": "current_weather",
+  "description": "The weather now in a city.",
+  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#,
+        ),
+        (
+            "stocks",
+            r#"[{"type": "function", "function": {"name": "stock_price",
+  "description": "The price of a share.",
+  "parameters": {"type": "object", "properties": {"symbol": {"type": "string"}}, "required": ["symbol"]}}}]"#,
+        ),
+    ] {
+        let file = ws.dir.path().join(format!("{tool}.json"));
+        std::fs::write(&file, spec).unwrap();
+        ws.ok(&["import", file.to_str().unwrap(), "--tool", tool]);
+    }
+    let queries: Vec<Value> = ["Oslo", "Lima", "Rome", "Oulu", "Bern"]
+        .iter()
+        .map(|city| json!({"query": format!("temperature of {city}"), "solution": ["current_weather"]}))
+        .collect();
+    std::fs::write(
+        ws.dir.path().join("eval.json"),
+        Value::from(queries).to_string(),
+    )
+    .unwrap();
+    ws.use_llm(addr);
+    let toml = ws.dir.path().join("toolsmith.toml");
+    let config = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{config}[retrieve]\nmethod = \"bm25\"\n")).unwrap();
+    let (plain, gated, history) = tokio::task::spawn_blocking(move || {
+        let plain = ws.ok(&["refine", "--method", "easytool", "--apis", "weather"]);
+        let gated = ws.ok(&[
+            "refine",
+            "--method",
+            "easytool",
+            "--apis",
+            "weather",
+            "--gate",
+            "eval.json",
+        ]);
+        let history = ws.ok(&["docs", "history", "weather/current_weather", "--rounds"]);
+        (plain, gated, history)
+    })
+    .await
+    .unwrap();
+    assert!(!plain.contains("gate round"), "{plain}");
+    assert!(
+        gated.contains("gate round 1: `easytool` on eval.json (5 eval queries)")
+            && gated.contains("activated v2 (easytool): 5 queries, 5 better, 0 worse"),
+        "{gated}"
+    );
+    assert!(history.contains("* v2 [easytool]"), "{history}");
+}

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context as _, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
-use toolsmith_catalog::{ApiId, Catalog, DocSelector, Scope, Store, ToolEntry};
+use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector, Scope, Store, ToolEntry};
 use toolsmith_exec::ApiBook;
 use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered};
 use toolsmith_refine::{
@@ -23,7 +23,7 @@ use toolsmith_refine::{
 
 use crate::cli::{CallMode, RefineArgs};
 use crate::context::Context;
-use crate::{executor, printer, retrieval};
+use crate::{doc_gate, executor, printer, retrieval};
 
 /// Runs `toolsmith refine`. Exit 0 when the run finished or stopped at its budget.
 pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> {
@@ -53,7 +53,36 @@ pub(super) fn run(ctx: &Context, args: &RefineArgs) -> anyhow::Result<ExitCode> 
     if !args.json.json {
         printer::note(report.next_step());
     }
+    if matches!(report.report.end, RunEnd::Finished) {
+        gate_after(ctx, args, report.method.label())?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--gate`: the run's new docs go through the activation gate (`docs gate LABEL`) on the
+/// named eval set, or on the newest eval split; without the flag, only when one exists.
+fn gate_after(ctx: &Context, args: &RefineArgs, label: DocLabel) -> anyhow::Result<()> {
+    let dataset = match (&args.gate, args.no_gate) {
+        (_, true) => return Ok(()),
+        (Some(Some(dataset)), _) => dataset.clone(),
+        (Some(None), _) => doc_gate::default_eval_split(ctx)?.context(
+            "--gate: no eval split to gate on; name a dataset (`--gate restbench-tmdb`)",
+        )?,
+        (None, _) => match doc_gate::default_eval_split(ctx)? {
+            Some(dataset) => dataset,
+            None => return Ok(()),
+        },
+    };
+    let request = doc_gate::GateRequest {
+        label,
+        dataset,
+        data_dir: toolsmith_plumbing::data::data_dir()
+            .unwrap_or_else(|_| std::path::PathBuf::from("../shared/data")),
+        untested: doc_gate::Untested::Keep,
+        method: None,
+    };
+    let report = doc_gate::run(ctx, &request)?;
+    printer::report(&report, args.json.json)
 }
 
 /// A run to start or resume: its spec, the docs it starts from and the tools it refines.

@@ -1,0 +1,242 @@
+//! The activation gate's decision: is an API's candidate doc no worse than its active doc on
+//! the eval queries whose gold path touches the API?
+//!
+//! The measure is the gold API's rank for each such query, once in a corpus of the active docs
+//! and once in a corpus of the candidates ([`PairedRank`]). The rule ([`GateRule`], the
+//! `[refine.gate]` setting) reads those pairs:
+//!
+//! - **sign test** (default): the candidate is worse when a one-sided paired sign test rejects
+//!   "no worse" at `alpha` (0.05): among the untied pairs, the share where the candidate ranks
+//!   the gold API lower is improbably high for a fair coin. Robust to a few large rank swings,
+//!   it needs no assumption on how ranks are distributed, but on few queries it cannot show
+//!   "worse" (5 of 5 worse is the fewest that can at 0.05).
+//! - **margin**: the candidate is worse when its mean rank exceeds the active doc's by more
+//!   than `margin` ranks (0 by default: any loss in the mean keeps the active doc). Decides on
+//!   one query, and is stricter than the test on small sets.
+//!
+//! A gold API missing from a ranking's top `depth` ranks `depth + 1`.
+
+mod sign_test;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use sign_test::p_worse;
+
+/// The gate's settings (`[refine.gate]` of `toolsmith.toml`).
+///
+/// ```toml
+/// [refine.gate]
+/// rule = "sign_test"   # sign_test | margin
+/// alpha = 0.05         # the sign test's significance level
+/// margin = 0.0         # the margin rule's allowance, in mean rank
+/// depth = 100          # how deep each ranking is read
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GateSettings {
+    /// Which rule decides.
+    pub rule: RuleKind,
+    /// The sign test's significance level.
+    pub alpha: f64,
+    /// The margin rule's allowance in mean rank.
+    pub margin: f64,
+    /// How deep each ranking is read (a gold API below ranks `depth + 1`).
+    pub depth: usize,
+}
+
+impl GateSettings {
+    /// The defaults: a one-sided sign test at 0.05, rankings read 100 deep.
+    pub const DEFAULT: Self = Self {
+        rule: RuleKind::SignTest,
+        alpha: 0.05,
+        margin: 0.0,
+        depth: 100,
+    };
+
+    /// The rule these settings name, with its parameter.
+    pub fn rule(&self) -> GateRule {
+        match self.rule {
+            RuleKind::SignTest => GateRule::SignTest { alpha: self.alpha },
+            RuleKind::Margin => GateRule::Margin {
+                margin: self.margin,
+            },
+        }
+    }
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// The name of a rule in the settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleKind {
+    /// [`GateRule::SignTest`].
+    SignTest,
+    /// [`GateRule::Margin`].
+    Margin,
+}
+
+/// A decision rule with its parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GateRule {
+    /// Worse when the one-sided paired sign test rejects "no worse" at `alpha`.
+    SignTest {
+        /// Significance level.
+        alpha: f64,
+    },
+    /// Worse when the mean candidate rank exceeds the mean active rank by more than `margin`.
+    Margin {
+        /// Allowance in mean rank.
+        margin: f64,
+    },
+}
+
+impl fmt::Display for GateRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::SignTest { alpha } => write!(f, "sign_test alpha={alpha}"),
+            Self::Margin { margin } => write!(f, "margin {margin}"),
+        }
+    }
+}
+
+/// One eval query's rank of a gold API (1-based) with the active docs and with the candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairedRank {
+    /// With the active docs.
+    pub active: usize,
+    /// With the candidate docs.
+    pub candidate: usize,
+}
+
+/// What the rule found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The candidate is no worse: it may become active.
+    NoWorse,
+    /// The candidate is worse: the active doc stays.
+    Worse,
+}
+
+/// The figures a decision rests on (stored with it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateFigures {
+    /// Eval queries (query, gold API pairs) measured.
+    pub queries: usize,
+    /// Pairs where the candidate ranks the gold API higher.
+    pub better: usize,
+    /// Pairs where it ranks it lower.
+    pub worse: usize,
+    /// Pairs with the same rank.
+    pub ties: usize,
+    /// Mean rank with the active docs.
+    pub mean_active_rank: f64,
+    /// Mean rank with the candidates.
+    pub mean_candidate_rank: f64,
+    /// The sign test's one-sided p-value of "worse".
+    pub p_worse: f64,
+    /// What the rule found.
+    pub verdict: Verdict,
+}
+
+/// Applies `rule` to an API's paired ranks. No pair at all is "no worse" (nothing measured
+/// against it); callers decide untested APIs by their own policy before asking.
+pub fn judge(rule: GateRule, pairs: &[PairedRank]) -> GateFigures {
+    let better = pairs.iter().filter(|p| p.candidate < p.active).count();
+    let worse = pairs.iter().filter(|p| p.candidate > p.active).count();
+    let n = pairs.len().max(1) as f64;
+    let mean = |f: fn(&PairedRank) -> usize| pairs.iter().map(f).sum::<usize>() as f64 / n;
+    let mean_active_rank = mean(|p| p.active);
+    let mean_candidate_rank = mean(|p| p.candidate);
+    let p = p_worse(worse, better);
+    let is_worse = match rule {
+        GateRule::SignTest { alpha } => p < alpha,
+        GateRule::Margin { margin } => mean_candidate_rank - mean_active_rank > margin + 1e-12,
+    };
+    GateFigures {
+        queries: pairs.len(),
+        better,
+        worse,
+        ties: pairs.len() - better - worse,
+        mean_active_rank,
+        mean_candidate_rank,
+        p_worse: p,
+        verdict: if is_worse {
+            Verdict::Worse
+        } else {
+            Verdict::NoWorse
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(ranks: &[(usize, usize)]) -> Vec<PairedRank> {
+        ranks
+            .iter()
+            .map(|&(active, candidate)| PairedRank { active, candidate })
+            .collect()
+    }
+
+    const SIGN: GateRule = GateRule::SignTest { alpha: 0.05 };
+
+    #[test]
+    fn the_sign_test_keeps_a_consistently_worse_candidate() {
+        let worse = pairs(&[(1, 3), (2, 5), (1, 2), (4, 9), (1, 101)]);
+        let figures = judge(SIGN, &worse);
+        assert_eq!((figures.worse, figures.better, figures.ties), (5, 0, 0));
+        assert_eq!(figures.verdict, Verdict::Worse);
+    }
+
+    #[test]
+    fn the_sign_test_passes_a_better_or_mixed_candidate() {
+        let better = pairs(&[(3, 1), (5, 2), (2, 1), (9, 4), (101, 1)]);
+        assert_eq!(judge(SIGN, &better).verdict, Verdict::NoWorse);
+        // 4 worse, 1 better: p = 6/32, not below 0.05.
+        let mixed = pairs(&[(1, 2), (1, 2), (1, 2), (1, 2), (3, 1)]);
+        let figures = judge(SIGN, &mixed);
+        assert!((figures.p_worse - 6.0 / 32.0).abs() < 1e-12);
+        assert_eq!(figures.verdict, Verdict::NoWorse);
+    }
+
+    #[test]
+    fn the_margin_rule_reads_the_mean_rank() {
+        let slightly = pairs(&[(1, 2), (2, 2)]); // mean 1.5 -> 2.0
+        assert_eq!(
+            judge(GateRule::Margin { margin: 0.0 }, &slightly).verdict,
+            Verdict::Worse
+        );
+        assert_eq!(
+            judge(GateRule::Margin { margin: 0.5 }, &slightly).verdict,
+            Verdict::NoWorse
+        );
+        let same = pairs(&[(2, 2)]);
+        assert_eq!(
+            judge(GateRule::Margin { margin: 0.0 }, &same).verdict,
+            Verdict::NoWorse
+        );
+    }
+
+    #[test]
+    fn settings_name_their_rule() {
+        let margin = GateSettings {
+            rule: RuleKind::Margin,
+            margin: 1.0,
+            ..GateSettings::DEFAULT
+        };
+        assert_eq!(margin.rule(), GateRule::Margin { margin: 1.0 });
+        assert_eq!(
+            GateSettings::DEFAULT.rule().to_string(),
+            "sign_test alpha=0.05"
+        );
+    }
+}

@@ -1,0 +1,298 @@
+//! `toolsmith bench agreement`: whether an eval set (a synthetic one) ranks retrieval
+//! configurations as a reference set (real users' queries) does. Every configuration of the
+//! grid (method x doc version x expansion) is scored on both sets through the retrieval
+//! pipeline, with `bench retrieval`'s measures (NDCG@10 of the ranking, offered-path coverage
+//! at K), and Kendall's tau-b compares the two orders per measure.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use serde::Serialize;
+use toolsmith_catalog::{ApiId, DocLabel, DocSelector, Scope, Store};
+use toolsmith_eval::{Benchmark, Expansion, ResolvedQuery, RetrievalScores, kendall_tau_b};
+use toolsmith_retrieve::{ExpandSettings, Method};
+
+use crate::cli::AgreementArgs;
+use crate::context::Context;
+use crate::{printer, retrieval};
+
+/// Runs `bench agreement`.
+pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCode> {
+    let Some(dataset) = args.dataset.clone().or_else(newest_synthetic_eval_split) else {
+        bail!("no set under test: name one with --dataset (a benchmark or a query file)");
+    };
+    let store = ctx.store()?;
+    let sets = [
+        load(&store, &args.reference, args)?,
+        load(&store, &dataset, args)?,
+    ];
+    let configs = ctx
+        .runtime()?
+        .block_on(score_grid(ctx, &store, args, &sets))?;
+    let column = |set: usize, f: fn(&Scores) -> f64| -> Vec<f64> {
+        configs.iter().map(|c| f(&c.scores[set])).collect()
+    };
+    let report = Agreement {
+        reference: args.reference.clone(),
+        dataset,
+        k: args.k,
+        tau_ndcg_10: kendall_tau_b(&column(0, |s| s.ndcg_10), &column(1, |s| s.ndcg_10)),
+        tau_coverage: kendall_tau_b(&column(0, |s| s.coverage), &column(1, |s| s.coverage)),
+        sets: sets.iter().map(SetProfile::of).collect(),
+        shared_apis: shared_apis(&sets),
+        configs,
+    };
+    printer::report(&report, args.json.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The set under test when none is named: the newest synthetic eval split. `None` until
+/// `toolsmith synth` stores eval splits; the lead connects it (`synth:NAME`).
+fn newest_synthetic_eval_split() -> Option<String> {
+    None
+}
+
+/// A set's name and queries, resolved in the catalog.
+struct EvalSet {
+    name: String,
+    queries: Vec<ResolvedQuery>,
+}
+
+fn load(store: &Store, name: &str, args: &AgreementArgs) -> anyhow::Result<EvalSet> {
+    let benchmark = Benchmark::parse(name)?;
+    let data = args.data.path();
+    let dataset = benchmark
+        .load(&data)
+        .with_context(|| format!("loading {} from {}", benchmark.name(), data.display()))?;
+    let queries = dataset.resolve(store)?.queries;
+    if queries.is_empty() {
+        bail!("{name}: no query resolves in the catalog (import its tools first)");
+    }
+    Ok(EvalSet {
+        name: benchmark.name(),
+        queries,
+    })
+}
+
+/// One configuration of the grid with its scores on each set.
+#[derive(Serialize)]
+struct Config {
+    method: Method,
+    docs: DocLabel,
+    expansion: &'static str,
+    /// On the reference set, then on the set under test.
+    scores: [Scores; 2],
+}
+
+/// A configuration's measures on one set (%).
+#[derive(Clone, Copy, Default, Serialize)]
+struct Scores {
+    ndcg_10: f64,
+    coverage: f64,
+}
+
+/// Scores every configuration on both sets: one pipeline per method and doc version, whose
+/// ranking gives NDCG@10 and top-K coverage (expansion off) and whose offer gives the
+/// expanded coverage (expansion on).
+async fn score_grid(
+    ctx: &Context,
+    store: &Store,
+    args: &AgreementArgs,
+    sets: &[EvalSet; 2],
+) -> anyhow::Result<Vec<Config>> {
+    let mut configs = Vec::new();
+    for &method in &args.methods {
+        for docs in &args.doc_versions {
+            let method: Method = method.into();
+            let pipeline = pipeline(ctx, store, method, docs).await?;
+            let mut off = [Scores::default(); 2];
+            let mut on = [Scores::default(); 2];
+            for (i, set) in sets.iter().enumerate() {
+                (off[i], on[i]) = score_set(&pipeline, set, args.k).await?;
+            }
+            for &expansion in &args.expansion {
+                let scores = match expansion {
+                    Expansion::Off => off,
+                    Expansion::On => on,
+                };
+                configs.push(Config {
+                    method,
+                    docs: docs.clone(),
+                    expansion: expansion.as_str(),
+                    scores,
+                });
+            }
+        }
+    }
+    if configs.len() < 2 {
+        bail!(
+            "the grid has {} configuration(s): rank at least two",
+            configs.len()
+        );
+    }
+    Ok(configs)
+}
+
+/// The pipeline `bench retrieval` measures, over a doc version of the `--db` catalog.
+async fn pipeline(
+    ctx: &Context,
+    store: &Store,
+    method: Method,
+    docs: &DocLabel,
+) -> anyhow::Result<retrieval::Pipeline> {
+    let selector = DocSelector::Label(docs.clone());
+    let corpus = retrieval::corpus(store, &selector)?;
+    let catalog = store.catalog(&selector, &Scope::default())?;
+    let spec = retrieval::PipelineSpec {
+        method,
+        vectors: retrieval::Vectors::EmbedMissing,
+        expand: ExpandSettings {
+            enabled: true,
+            ..ctx.config()?.retrieve.expand
+        },
+        graph: retrieval::GraphSource::StoredOrDerived(&catalog),
+        ..retrieval::PipelineSpec::new(ctx, Some(method))?
+    };
+    retrieval::Pipeline::build(ctx, corpus, spec).await
+}
+
+/// A set's scores without and with expansion (NDCG@10 is the ranking's in both).
+async fn score_set(
+    pipeline: &retrieval::Pipeline,
+    set: &EvalSet,
+    k: usize,
+) -> anyhow::Result<(Scores, Scores)> {
+    let mut runs = Vec::with_capacity(set.queries.len());
+    let (mut covered, mut covered_expanded) = (0usize, 0usize);
+    for q in &set.queries {
+        let quality = retrieval::query_quality(pipeline, &q.text, &q.gold, k).await?;
+        covered += usize::from(quality.covered);
+        covered_expanded += usize::from(quality.covered_expanded);
+        runs.push((quality.top, q.gold.clone()));
+    }
+    let ndcg_10 = RetrievalScores::mean(runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice())))
+        .percent()
+        .ndcg_10;
+    let pct = |n: usize| 100.0 * n as f64 / set.queries.len().max(1) as f64;
+    Ok((
+        Scores {
+            ndcg_10,
+            coverage: pct(covered),
+        },
+        Scores {
+            ndcg_10,
+            coverage: pct(covered_expanded),
+        },
+    ))
+}
+
+/// What a set asks for: how long its gold paths are and which APIs they use.
+#[derive(Serialize)]
+struct SetProfile {
+    name: String,
+    queries: usize,
+    /// Queries per gold path length (distinct gold APIs).
+    path_lengths: BTreeMap<usize, usize>,
+    /// Distinct APIs in its gold paths.
+    apis: usize,
+}
+
+impl SetProfile {
+    fn of(set: &EvalSet) -> Self {
+        let mut path_lengths = BTreeMap::new();
+        for q in &set.queries {
+            *path_lengths.entry(q.gold.len()).or_insert(0) += 1;
+        }
+        Self {
+            name: set.name.clone(),
+            queries: set.queries.len(),
+            path_lengths,
+            apis: gold_apis(set).len(),
+        }
+    }
+}
+
+fn gold_apis(set: &EvalSet) -> BTreeSet<&ApiId> {
+    set.queries.iter().flat_map(|q| &q.gold).collect()
+}
+
+/// APIs in the gold paths of both sets.
+fn shared_apis(sets: &[EvalSet; 2]) -> usize {
+    gold_apis(&sets[0])
+        .intersection(&gold_apis(&sets[1]))
+        .count()
+}
+
+/// The report: the grid's scores on both sets, the two taus, the sets' profiles.
+#[derive(Serialize)]
+struct Agreement {
+    reference: String,
+    dataset: String,
+    k: usize,
+    /// Kendall's tau-b between the two sets' orders by NDCG@10 (`None`: undefined, one
+    /// order ties every pair).
+    tau_ndcg_10: Option<f64>,
+    /// Kendall's tau-b between the two sets' orders by offered-path coverage at K.
+    tau_coverage: Option<f64>,
+    sets: Vec<SetProfile>,
+    shared_apis: usize,
+    configs: Vec<Config>,
+}
+
+impl fmt::Display for Agreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tau = |t: Option<f64>| {
+            t.map_or_else(|| "undefined (all tied)".to_owned(), |t| format!("{t:.3}"))
+        };
+        writeln!(
+            f,
+            "{} configurations ranked on {} (reference) and {}",
+            self.configs.len(),
+            self.reference,
+            self.dataset
+        )?;
+        writeln!(f, "Kendall's tau-b, NDCG@10: {}", tau(self.tau_ndcg_10))?;
+        writeln!(
+            f,
+            "Kendall's tau-b, offered-path coverage@{}: {}",
+            self.k,
+            tau(self.tau_coverage)
+        )?;
+        writeln!(
+            f,
+            "{:<8} {:<14} {:<9} {:>12} {:>12} {:>12} {:>12}",
+            "method", "docs", "expansion", "ref NDCG@10", "NDCG@10", "ref cov", "cov"
+        )?;
+        for c in &self.configs {
+            writeln!(
+                f,
+                "{:<8} {:<14} {:<9} {:>12.1} {:>12.1} {:>12.1} {:>12.1}",
+                c.method.to_string(),
+                c.docs.as_str(),
+                c.expansion,
+                c.scores[0].ndcg_10,
+                c.scores[1].ndcg_10,
+                c.scores[0].coverage,
+                c.scores[1].coverage
+            )?;
+        }
+        for s in &self.sets {
+            let lengths: Vec<String> = s
+                .path_lengths
+                .iter()
+                .map(|(len, n)| format!("{len}: {n}"))
+                .collect();
+            writeln!(
+                f,
+                "{}: {} queries, gold path lengths {{{}}}, {} APIs",
+                s.name,
+                s.queries,
+                lengths.join(", "),
+                s.apis
+            )?;
+        }
+        write!(f, "APIs in both sets' gold paths: {}", self.shared_apis)
+    }
+}

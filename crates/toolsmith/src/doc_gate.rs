@@ -1,0 +1,330 @@
+//! Gated activation of refined docs (`docs gate LABEL`, `refine --gate`): per API, the
+//! candidate doc `LABEL` becomes active only where it ranks the API no worse than the active
+//! doc on the eval queries whose gold path touches it (eval's `gate::judge`, under the
+//! `[refine.gate]` rule). Every decision lands in the catalog with its figures, in one round
+//! that `docs rollback` undoes.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, bail};
+use serde::Serialize;
+use toolsmith_catalog::{
+    ApiId, DecisionOutcome, DocDecision, DocLabel, DocSelector, Evidence, NewDecision, Scope, Store,
+};
+use toolsmith_eval::gate::{GateFigures, GateRule, PairedRank, Verdict, judge};
+use toolsmith_eval::{Benchmark, ResolvedQuery};
+use toolsmith_retrieve::{Filter, Method};
+
+use crate::context::Context;
+use crate::retrieval;
+
+/// What becomes of a candidate no eval query touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Untested {
+    /// The candidate becomes active (nothing measured against it).
+    Activate,
+    /// The active doc stays (the default: no evidence, no change).
+    Keep,
+}
+
+/// A gate to run: which candidates, measured on which queries, by which ranking.
+pub(crate) struct GateRequest {
+    /// The candidates' label.
+    pub(crate) label: DocLabel,
+    /// The eval set: a named benchmark, a query file (or, once `synth` lands, `synth:NAME`).
+    pub(crate) dataset: String,
+    /// Where named benchmarks' data is.
+    pub(crate) data_dir: PathBuf,
+    /// Candidates with no eval query.
+    pub(crate) untested: Untested,
+    /// The ranking (the configured one when `None`).
+    pub(crate) method: Option<Method>,
+}
+
+/// The eval set the gate reads when none is named: the newest synthetic set's eval split.
+/// `None` until `toolsmith synth` stores eval splits; the lead connects it (`synth:NAME`).
+pub(crate) fn default_eval_split(_ctx: &Context) -> anyhow::Result<Option<String>> {
+    Ok(None)
+}
+
+/// One API's decision in a round's report.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ApiDecision {
+    api: ApiId,
+    candidate: u32,
+    outcome: DecisionOutcome,
+    evidence: Evidence,
+    figures: Option<GateFigures>,
+}
+
+/// What a gate round decided.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct GateReport {
+    round: u32,
+    label: DocLabel,
+    dataset: String,
+    rule: String,
+    /// Eval queries that resolved in the catalog.
+    queries: usize,
+    decisions: Vec<ApiDecision>,
+}
+
+/// Runs the gate: ranks, decides, stores the round with its activations.
+pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateReport> {
+    let mut store = ctx.store()?;
+    let candidates = candidates(&store, &request.label)?;
+    if candidates.is_empty() {
+        bail!(
+            "no API has a `{}` doc that is not already active (see `toolsmith stats`)",
+            request.label
+        );
+    }
+    let queries = eval_queries(&store, &request.dataset, &request.data_dir)?;
+    let settings = ctx.config()?.refine.gate;
+    let rule = settings.rule();
+    let pairs = ctx.runtime()?.block_on(paired_ranks(
+        ctx,
+        &store,
+        request,
+        &queries,
+        &candidates,
+        settings.depth,
+    ))?;
+    let decisions: Vec<ApiDecision> = candidates
+        .iter()
+        .map(|(api, version)| decide(rule, request.untested, api, *version, pairs.get(api)))
+        .collect();
+    let stored: Vec<NewDecision> = decisions
+        .iter()
+        .map(|d| new_decision(d, &request.label, rule))
+        .collect::<anyhow::Result<_>>()?;
+    let round = store
+        .record_gate_round(&stored)
+        .with_context(|| format!("storing the gate round in {}", ctx.db().display()))?;
+    Ok(GateReport {
+        round,
+        label: request.label.clone(),
+        dataset: request.dataset.clone(),
+        rule: rule.to_string(),
+        queries: queries.len(),
+        decisions,
+    })
+}
+
+/// Every API whose latest `label` doc is not the active one, with that version.
+fn candidates(store: &Store, label: &DocLabel) -> anyhow::Result<Vec<(ApiId, u32)>> {
+    let view = store.catalog(&DocSelector::Label(label.clone()), &Scope::default())?;
+    Ok(view
+        .apis()
+        .filter_map(|(_, entry)| {
+            let doc = entry.doc.as_ref()?;
+            (doc.label == *label && !doc.active).then(|| (entry.api.id.clone(), doc.version))
+        })
+        .collect())
+}
+
+/// The eval queries resolved in the catalog (queries naming an unknown API are left out).
+fn eval_queries(
+    store: &Store,
+    dataset: &str,
+    data_dir: &std::path::Path,
+) -> anyhow::Result<Vec<ResolvedQuery>> {
+    let benchmark = Benchmark::parse(dataset)?;
+    let loaded = benchmark
+        .load(data_dir)
+        .with_context(|| format!("loading the eval set {}", benchmark.name()))?;
+    Ok(loaded.resolve(store)?.queries)
+}
+
+/// Per candidate API, the gold API's rank in each eval query touching it: once over the
+/// active docs, once over the candidates.
+async fn paired_ranks(
+    ctx: &Context,
+    store: &Store,
+    request: &GateRequest,
+    queries: &[ResolvedQuery],
+    candidates: &[(ApiId, u32)],
+    depth: usize,
+) -> anyhow::Result<BTreeMap<ApiId, Vec<PairedRank>>> {
+    let touching: Vec<&ResolvedQuery> = queries
+        .iter()
+        .filter(|q| candidates.iter().any(|(api, _)| q.gold.contains(api)))
+        .collect();
+    let mut pairs: BTreeMap<ApiId, Vec<PairedRank>> = BTreeMap::new();
+    if touching.is_empty() {
+        return Ok(pairs);
+    }
+    let active = ranker(ctx, store, DocSelector::Active, request.method).await?;
+    let candidate = ranker(
+        ctx,
+        store,
+        DocSelector::Label(request.label.clone()),
+        request.method,
+    )
+    .await?;
+    let bar = ctx.progress().bar(touching.len(), "eval queries");
+    for q in touching {
+        let before = ranking(&active, &q.text, depth).await?;
+        let after = ranking(&candidate, &q.text, depth).await?;
+        for (api, _) in candidates.iter().filter(|(api, _)| q.gold.contains(api)) {
+            pairs.entry(api.clone()).or_default().push(PairedRank {
+                active: rank_of(&before, api, depth),
+                candidate: rank_of(&after, api, depth),
+            });
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(pairs)
+}
+
+/// The ranking (no expansion: the gold API's own rank is the measure) over a doc view.
+async fn ranker(
+    ctx: &Context,
+    store: &Store,
+    docs: DocSelector,
+    method: Option<Method>,
+) -> anyhow::Result<retrieval::Pipeline> {
+    let corpus = retrieval::corpus(store, &docs)?;
+    let spec = retrieval::PipelineSpec {
+        vectors: retrieval::Vectors::EmbedMissing,
+        ..retrieval::PipelineSpec::new(ctx, method)?
+    }
+    .without_expansion();
+    retrieval::Pipeline::build(ctx, corpus, spec).await
+}
+
+async fn ranking(
+    pipeline: &retrieval::Pipeline,
+    query: &str,
+    depth: usize,
+) -> anyhow::Result<Vec<ApiId>> {
+    let hits = pipeline
+        .ranker()
+        .search(query, depth, &Filter::default())
+        .await?;
+    Ok(hits.into_iter().map(|h| h.api).collect())
+}
+
+/// 1-based rank of `api`, or `depth + 1` when the ranking does not reach it.
+fn rank_of(ranking: &[ApiId], api: &ApiId, depth: usize) -> usize {
+    ranking
+        .iter()
+        .position(|a| a == api)
+        .map_or(depth + 1, |i| i + 1)
+}
+
+/// One candidate's decision: the rule on its pairs, or the untested policy without any.
+fn decide(
+    rule: GateRule,
+    untested: Untested,
+    api: &ApiId,
+    candidate: u32,
+    pairs: Option<&Vec<PairedRank>>,
+) -> ApiDecision {
+    let (outcome, evidence, figures) = match pairs.filter(|p| !p.is_empty()) {
+        Some(pairs) => {
+            let figures = judge(rule, pairs);
+            let outcome = match figures.verdict {
+                Verdict::NoWorse => DecisionOutcome::Activated,
+                Verdict::Worse => DecisionOutcome::Kept,
+            };
+            (outcome, Evidence::Measured, Some(figures))
+        }
+        None => {
+            let outcome = match untested {
+                Untested::Activate => DecisionOutcome::Activated,
+                Untested::Keep => DecisionOutcome::Kept,
+            };
+            (outcome, Evidence::Untested, None)
+        }
+    };
+    ApiDecision {
+        api: api.clone(),
+        candidate,
+        outcome,
+        evidence,
+        figures,
+    }
+}
+
+fn new_decision(d: &ApiDecision, label: &DocLabel, rule: GateRule) -> anyhow::Result<NewDecision> {
+    Ok(NewDecision {
+        api: d.api.clone(),
+        label: label.clone(),
+        candidate: d.candidate,
+        outcome: d.outcome,
+        evidence: d.evidence,
+        rule: rule.to_string(),
+        figures: serde_json::to_value(&d.figures)?,
+    })
+}
+
+/// A decision in a line: `activated v3 (easytool): 5 queries, 3 better, 1 worse, 1 tied;
+/// mean rank 4.20 -> 2.10; p(worse) 0.94; sign_test alpha=0.05`.
+pub(crate) fn decision_line(
+    outcome: DecisionOutcome,
+    candidate: u32,
+    label: &DocLabel,
+    figures: Option<&GateFigures>,
+    rule: &str,
+) -> String {
+    let head = format!("{} v{candidate} ({label})", outcome.as_str());
+    match figures {
+        Some(f) => format!(
+            "{head}: {} queries, {} better, {} worse, {} tied; mean rank {:.2} -> {:.2}; p(worse) {:.3}; {rule}",
+            f.queries,
+            f.better,
+            f.worse,
+            f.ties,
+            f.mean_active_rank,
+            f.mean_candidate_rank,
+            f.p_worse
+        ),
+        None => format!("{head}: no eval query touches it (untested)"),
+    }
+}
+
+/// A stored decision in a line (`docs history --rounds`), headed by its round.
+pub(crate) fn stored_line(d: &DocDecision) -> String {
+    let figures: Option<GateFigures> = serde_json::from_value(d.figures.clone()).ok();
+    let previous = d
+        .previous
+        .map_or_else(|| "none".to_owned(), |v| format!("v{v}"));
+    format!(
+        "gate round {} (active was {previous}): {}",
+        d.round,
+        decision_line(d.outcome, d.candidate, &d.label, figures.as_ref(), &d.rule)
+    )
+}
+
+impl fmt::Display for GateReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = |o: DecisionOutcome| self.decisions.iter().filter(|d| d.outcome == o).count();
+        write!(
+            f,
+            "gate round {}: `{}` on {} ({} eval queries), rule {}: {} activated, {} kept",
+            self.round,
+            self.label,
+            self.dataset,
+            self.queries,
+            self.rule,
+            count(DecisionOutcome::Activated),
+            count(DecisionOutcome::Kept)
+        )?;
+        for d in &self.decisions {
+            let line = decision_line(
+                d.outcome,
+                d.candidate,
+                &self.label,
+                d.figures.as_ref(),
+                &self.rule,
+            );
+            write!(f, "\n  {}: {line}", d.api)?;
+        }
+        write!(f, "\nundo with `toolsmith docs rollback {}`", self.round)
+    }
+}

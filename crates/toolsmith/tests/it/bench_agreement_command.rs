@@ -1,0 +1,78 @@
+//! `bench agreement` on the five-API cinema catalog of the gate tests: two query sets that
+//! prefer opposite doc versions rank the configurations in reverse order.
+
+use crate::docs_gate_command::workspace;
+use crate::support::Workspace;
+
+/// Five queries the `easytool` docs serve better (the person's), five the original docs serve
+/// better (the movie search's), written as two query files.
+fn with_sets(ws: &Workspace) {
+    let eval = std::fs::read_to_string(ws.dir.path().join("eval.json")).unwrap();
+    let all: Vec<serde_json::Value> = serde_json::from_str(&eval).unwrap();
+    let (movie, person): (Vec<_>, Vec<_>) = all
+        .into_iter()
+        .partition(|q| q["solution"][0] == "GET /search/movie");
+    for (file, set) in [("movie.json", movie), ("person.json", person)] {
+        std::fs::write(
+            ws.dir.path().join(file),
+            serde_json::to_string(&set).unwrap(),
+        )
+        .unwrap();
+    }
+}
+
+fn agreement(ws: &Workspace, reference: &str, dataset: &str) -> serde_json::Value {
+    let out = ws.ok(&[
+        "bench",
+        "agreement",
+        "--reference",
+        reference,
+        "--dataset",
+        dataset,
+        "--methods",
+        "bm25",
+        "--doc-versions",
+        "original,easytool",
+        "--json",
+    ]);
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn sets_preferring_opposite_docs_disagree_and_a_set_agrees_with_itself() {
+    let ws = workspace();
+    with_sets(&ws);
+    let report = agreement(&ws, "person.json", "movie.json");
+    // bm25 x {original, easytool} x expansion {off, on}.
+    let configs = report["configs"].as_array().unwrap();
+    assert_eq!(configs.len(), 4);
+    let easytool_off = configs
+        .iter()
+        .find(|c| c["docs"] == "easytool" && c["expansion"] == "off")
+        .unwrap();
+    assert_eq!(easytool_off["scores"][0]["ndcg_10"], 100.0);
+    assert_eq!(easytool_off["scores"][1]["ndcg_10"], 0.0);
+    assert_eq!(report["tau_ndcg_10"], -1.0);
+    assert_eq!(report["tau_coverage"], -1.0);
+    assert_eq!(report["sets"][0]["path_lengths"]["1"], 5);
+    assert_eq!(report["sets"][1]["apis"], 1);
+    assert_eq!(report["shared_apis"], 0);
+
+    let same = agreement(&ws, "movie.json", "movie.json");
+    assert_eq!(same["tau_ndcg_10"], 1.0);
+    assert_eq!(same["shared_apis"], 1);
+
+    let text = ws.ok(&[
+        "bench",
+        "agreement",
+        "--reference",
+        "person.json",
+        "--dataset",
+        "movie.json",
+        "--methods",
+        "bm25",
+        "--doc-versions",
+        "original,easytool",
+    ]);
+    assert!(text.contains("Kendall's tau-b, NDCG@10: -1.000"), "{text}");
+}
