@@ -36,6 +36,19 @@ pub(crate) fn import_all(
     Ok(())
 }
 
+/// The newest finished synthesized set's eval split as a dataset name (`synth:NAME`), when the
+/// catalog database holds one: what `docs gate`, `refine` (its gate) and `bench agreement` read
+/// when no dataset is named.
+pub(crate) fn newest_synth_eval_split(ctx: &Context) -> anyhow::Result<Option<String>> {
+    let sets = toolsmith_eval::synth::SynthStore::open(ctx.db())?;
+    Ok(sets
+        .sets()?
+        .into_iter()
+        .rev()
+        .find(|set| set.finished_ms.is_some())
+        .map(|set| format!("synth:{}", set.name)))
+}
+
 /// The queries of `benchmark`: a synthesized set's eval split (`synth:NAME`) from the catalog
 /// database, else its files under `data`.
 pub(crate) fn load_dataset(

@@ -44,10 +44,9 @@ pub(crate) struct GateRequest {
     pub(crate) method: Option<Method>,
 }
 
-/// The eval set the gate reads when none is named: the newest synthetic set's eval split.
-/// `None` until `toolsmith synth` stores eval splits; the lead connects it (`synth:NAME`).
-pub(crate) fn default_eval_split(_ctx: &Context) -> anyhow::Result<Option<String>> {
-    Ok(None)
+/// The eval set the gate reads when none is named: the newest synthesized set's eval split.
+pub(crate) fn default_eval_split(ctx: &Context) -> anyhow::Result<Option<String>> {
+    crate::benchmarks::newest_synth_eval_split(ctx)
 }
 
 /// One API's decision in a round's report.

@@ -20,7 +20,8 @@ use crate::{printer, retrieval};
 
 /// Runs `bench agreement`.
 pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCode> {
-    let Some(dataset) = args.dataset.clone().or_else(newest_synthetic_eval_split) else {
+    let newest = crate::benchmarks::newest_synth_eval_split(ctx)?;
+    let Some(dataset) = args.dataset.clone().or(newest) else {
         bail!("no set under test: name one with --dataset (a benchmark or a query file)");
     };
     let store = ctx.store()?;
@@ -46,12 +47,6 @@ pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCod
     };
     printer::report(&report, args.json.json)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The set under test when none is named: the newest synthetic eval split. `None` until
-/// `toolsmith synth` stores eval splits; the lead connects it (`synth:NAME`).
-fn newest_synthetic_eval_split() -> Option<String> {
-    None
 }
 
 /// A set's name and queries, resolved in the catalog.
