@@ -23,6 +23,8 @@ impl Role {
     pub const REWRITER: &'static str = "rewriter";
     /// The evaluation judge.
     pub const JUDGE: &'static str = "judge";
+    /// Intent extraction at query time: a request's tool-related intents as search queries.
+    pub const INTENTS: &'static str = "intents";
 
     /// A role by name.
     pub fn new(name: impl Into<String>) -> Self {
