@@ -45,7 +45,11 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         args.solver == SolverName::Anytool && agents::anytool_settings(ctx, paper)?.search_assisted;
     let pipeline = if args.retrieve.is_some() || args.search_tool || assisted {
         let corpus = retrieval::corpus(&store, &selector)?;
-        let spec = retrieval::PipelineSpec::new(ctx, None)?;
+        let spec = retrieval::PipelineSpec {
+            cache: args.llm.cache.into(),
+            ..retrieval::PipelineSpec::new(ctx, None)?
+        }
+        .with_intents(ctx, args.intents.choice())?;
         Some(rt.block_on(retrieval::Pipeline::build(ctx, corpus, spec))?)
     } else {
         None
