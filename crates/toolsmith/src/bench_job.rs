@@ -232,6 +232,9 @@ pub(crate) fn execute(
     let bar = Bar::new(*ctx.progress());
     rt.block_on(harness.run(bench, id, spec, &loaded.queries, &bar))?;
     bar.finish();
+    if let Some(note) = pipeline.as_ref().and_then(retrieval::Pipeline::usage_note) {
+        printer::note(note);
+    }
     let judged = match job.judging {
         Judging::Runs(runs) => {
             let judge = LlmJudge::new(llm, config.judge.llm()).with_book(book);

@@ -82,6 +82,9 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     let expanding = pipeline.as_ref().and_then(retrieval::Pipeline::expanding);
     let solver = agents::solvers_with(ctx, args.solver, &catalog, overrides, expanding)?(runtime);
     let run = rt.block_on(solver.solve(&args.query, toolset))?;
+    if let Some(note) = pipeline.as_ref().and_then(retrieval::Pipeline::usage_note) {
+        printer::note(note);
+    }
     let id = RunStore::open(ctx.db())?.save(&run)?;
     print_run(&run, id, args.json.json)?;
     Ok(if run.finish == Finish::Answered {

@@ -212,6 +212,18 @@ impl Pipeline {
         }
     }
 
+    /// What intent extraction cost in this process, as a note for commands whose own cost
+    /// (an agent's trace) does not hold it; `None` when it asked no model.
+    pub(crate) fn usage_note(&self) -> Option<String> {
+        self.rewrite_usage().map(|u| {
+            format!(
+                "intent extraction: {} LLM call(s) ({} from the cache), {} prompt + {} \
+                 completion tokens (not in the per-query cost)",
+                u.calls, u.cache_hits, u.prompt_tokens, u.completion_tokens
+            )
+        })
+    }
+
     /// The ranking alone, before expansion (what NDCG is measured on).
     pub(crate) fn ranker(&self) -> &Arc<dyn Retriever> {
         &self.ranker

@@ -428,7 +428,10 @@ mod tests {
     fn the_file_sets_intent_extraction_off_by_default() -> anyhow::Result<()> {
         use toolsmith_retrieve::{IntentFusion, IntentSettings};
         assert_eq!(config("", None)?.retrieve.intents, IntentSettings::DEFAULT);
-        assert!(!IntentSettings::DEFAULT.enabled);
+        assert!(
+            !config("", None)?.retrieve.intents.enabled,
+            "off by default"
+        );
         let c = config(
             "[retrieve.intents]
 enabled = true
@@ -440,9 +443,15 @@ max_intents = 3
         assert!(c.retrieve.intents.enabled);
         assert_eq!(c.retrieve.intents.fusion, IntentFusion::Rrf);
         assert_eq!(c.retrieve.intents.max_intents, 3);
-        assert!(config("[retrieve.intents]
+        assert!(
+            config(
+                "[retrieve.intents]
 fusion = \"sum\"
-", None).is_err());
+",
+                None
+            )
+            .is_err()
+        );
         Ok(())
     }
 

@@ -104,6 +104,17 @@ async fn chat(
         .as_str()
         .unwrap_or_default()
         .to_owned();
+    if request.get("tools").is_some() {
+        // An agent's turn: finish at once (the test reads what was offered).
+        let message = json!({"role": "assistant", "content": null, "tool_calls": [{
+            "id": "call_finish", "type": "function", "function": {"name": "Finish",
+            "arguments": json!({"return_type": "give_answer", "final_answer": "done"}).to_string()}}]});
+        return Json(
+            json!({"id": "x", "object": "chat.completion", "model": request["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+        );
+    }
     let content = intents_of(&prompt).to_string();
     seen.lock().unwrap().push(prompt);
     Json(
@@ -230,6 +241,85 @@ async fn bench_retrieval_with_intents_covers_both_apis_and_reports_the_model_cos
             ],
             "{hits:#}"
         );
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bench_run_with_intents_offers_the_fused_tools_and_notes_their_cost() {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(Arc::clone(&seen));
+    let addr = serve_loopback(app).await;
+    let probe = Arc::clone(&seen);
+    tokio::task::spawn_blocking(move || {
+        let (ws, queries) = city_workspace(addr);
+        let run = |extra: &[&str]| {
+            let mut args = vec![
+                "bench",
+                "run",
+                "--dataset",
+                &queries,
+                "--tools",
+                "retrieve:2",
+                "--json",
+            ];
+            args.extend_from_slice(extra);
+            let out = ws.run(&args);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let report = json_of(&String::from_utf8(out.stdout).unwrap());
+            (
+                report["run"].as_i64().unwrap(),
+                String::from_utf8(out.stderr).unwrap(),
+            )
+        };
+        let offered = |run: i64| -> Vec<Vec<String>> {
+            (0..2)
+                .map(|q| {
+                    let one = json_of(&ws.ok(&[
+                        "bench",
+                        "show",
+                        &run.to_string(),
+                        &q.to_string(),
+                        "--json",
+                    ]));
+                    let mut apis: Vec<String> = one["offered"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| a.as_str().unwrap().to_owned())
+                        .collect();
+                    apis.sort();
+                    apis
+                })
+                .collect()
+        };
+        let (plain, stderr) = run(&[]);
+        assert!(!stderr.contains("intent extraction"), "{stderr}");
+        assert!(offered(plain)[0].iter().all(|a| a != "city/service_uptime"));
+        assert!(
+            probe.lock().unwrap().is_empty(),
+            "no extraction without --intents"
+        );
+        let (split, stderr) = run(&["--intents", "--name", "split"]);
+        assert_eq!(
+            offered(split),
+            [
+                ["city/air_quality", "city/service_uptime"],
+                ["city/air_forecast", "city/service_uptime"],
+            ]
+        );
+        assert!(
+            stderr.contains("intent extraction: 2 LLM call(s) (0 from the cache), 200 prompt + 40"),
+            "{stderr}"
+        );
+        assert_eq!(probe.lock().unwrap().len(), 2);
     })
     .await
     .unwrap();
