@@ -73,6 +73,8 @@ fn indent(f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
 pub struct IntentExplanation {
     /// The intent (a search query the model wrote).
     pub intent: String,
+    /// Its place (from 1) among the request's intents.
+    pub index: usize,
     /// The API's rank (from 1) in the intent's own list.
     pub rank: usize,
     /// The fused score (round-robin: `1 / rank`; RRF: the sum over intents).
@@ -88,8 +90,8 @@ impl IntentExplanation {
         indent(f, depth)?;
         write!(
             f,
-            "intent {:?} (1 of {}), rank {} in its list, fused score {:.4}",
-            self.intent, self.intents, self.rank, self.score
+            "intent {} of {} {:?}, rank {} in its list, fused score {:.4}",
+            self.index, self.intents, self.intent, self.rank, self.score
         )?;
         if let Some(ranking) = &self.ranking {
             writeln!(f)?;

@@ -155,6 +155,11 @@
 //!   the same settings and cost 3.6 NDCG@10 (73.5 -> 69.9): TMDB's gain does not carry over,
 //!   so neighbours stay opt-in (`[retrieve.expand] mode = "neighbours"`, `budget = 5`, with
 //!   `--doc-version expnet` and `-k 7` for TMDB's figure).
+//! - **Intent extraction** ([`IntentSettings`]) is off by default: it needs a model, and its
+//!   gain has not been measured here yet (the pilot, BM25 per intent merged
+//!   round-robin over ToolEnv2404: recall of gold APIs at 20 tools 38.6% -> 53.6%). Its cost
+//!   is one model call per distinct request (cached) plus one search per intent;
+//!   `bench retrieval --intents` reports the calls and tokens per query.
 //! - **BM25 rather than tantivy**: see [`Bm25Index`]; the speed is measured by
 //!   `toolsmith bench search-speed`, with [`timing`]'s passes and brute-force baseline.
 #![warn(missing_docs)]

@@ -150,6 +150,7 @@ impl Retriever for IntentRetriever {
                 .flatten();
             out.push(Some(Explanation::Intent(IntentExplanation {
                 intent,
+                index: source.intent + 1,
                 rank: source.rank,
                 score: source.hit.score,
                 intents: intents.len(),

@@ -18,6 +18,16 @@ pub enum IntentFusion {
     Rrf,
 }
 
+impl IntentFusion {
+    /// The name `[retrieve.intents] fusion` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::RoundRobin => "round_robin",
+            Self::Rrf => "rrf",
+        }
+    }
+}
+
 /// The rank constant of [`IntentFusion::Rrf`] (Cormack et al., 2009).
 pub const RRF_INTENT_K: f32 = 60.0;
 

@@ -324,3 +324,41 @@ async fn bench_run_with_intents_offers_the_fused_tools_and_notes_their_cost() {
     .await
     .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_config_turns_intents_on_for_search_and_the_flag_turns_them_off() {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(Arc::clone(&seen));
+    let addr = serve_loopback(app).await;
+    tokio::task::spawn_blocking(move || {
+        let (ws, _) = city_workspace(addr);
+        let config = ws.dir.path().join("toolsmith.toml");
+        let mut toml = std::fs::read_to_string(&config).unwrap();
+        toml.push_str("\n[retrieve.intents]\nenabled = true\nfusion = \"rrf\"\n");
+        std::fs::write(&config, toml).unwrap();
+        let request = "The latest air quality report for the city of Beijing, the air quality \
+                       of the city, and is the Mailcheap mail provider API working";
+        let top2 = |extra: &[&str]| -> Vec<String> {
+            let mut args = vec!["search", request, "-k", "2", "--json"];
+            args.extend_from_slice(extra);
+            let hits = json_of(&ws.ok(&args));
+            let mut apis: Vec<String> = hits
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["api"].as_str().unwrap().to_owned())
+                .collect();
+            apis.sort();
+            apis
+        };
+        assert_eq!(top2(&[]), ["city/air_quality", "city/service_uptime"]);
+        assert_eq!(
+            top2(&["--no-intents"]),
+            ["city/air_quality", "city/city_report"]
+        );
+    })
+    .await
+    .unwrap();
+}

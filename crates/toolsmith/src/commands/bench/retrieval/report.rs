@@ -73,9 +73,9 @@ impl fmt::Display for IntentCost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "intents ({:?} fusion) per query: {:.2} LLM calls ({:.2} from the cache), \
+            "intents ({} fusion) per query: {:.2} LLM calls ({:.2} from the cache), \
              {:.0} prompt + {:.0} completion tokens",
-            self.fusion,
+            self.fusion.as_str(),
             self.llm_calls,
             self.cache_hits,
             self.prompt_tokens,
