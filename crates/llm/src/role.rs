@@ -25,6 +25,8 @@ impl Role {
     pub const JUDGE: &'static str = "judge";
     /// The query writer, which invents user requests for an API or a path of APIs.
     pub const QUERIES: &'static str = "queries";
+    /// Intent extraction at query time: a request's tool-related intents as search queries.
+    pub const INTENTS: &'static str = "intents";
 
     /// A role by name.
     pub fn new(name: impl Into<String>) -> Self {

@@ -49,6 +49,13 @@ pub enum Error {
         /// What it may be.
         expected: &'static str,
     },
+    /// Asking the model for a request's intents failed.
+    #[error("extracting the intents of a request")]
+    Intents {
+        /// The model's error.
+        #[source]
+        source: toolsmith_llm::Error,
+    },
     /// Reading the catalog failed.
     #[error("reading the catalog")]
     Catalog(#[from] toolsmith_catalog::Error),

@@ -27,6 +27,8 @@ pub enum Explanation {
     Hybrid(HybridExplanation),
     /// An API offered by dependency expansion.
     Expanded(ExpandedExplanation),
+    /// An API one intent of the request brought into a fused list.
+    Intent(IntentExplanation),
 }
 
 impl Explanation {
@@ -38,6 +40,7 @@ impl Explanation {
             Self::Dense(e) => e.similarity,
             Self::Hybrid(e) => e.score,
             Self::Expanded(e) => e.ranking.as_ref().map_or(0.0, |r| r.score()),
+            Self::Intent(e) => e.score,
         }
     }
 
@@ -48,6 +51,7 @@ impl Explanation {
             Self::Dense(e) => e.write(f, depth),
             Self::Hybrid(e) => e.write(f, depth),
             Self::Expanded(e) => e.write(f, depth),
+            Self::Intent(e) => e.write(f, depth),
         }
     }
 }
@@ -61,6 +65,40 @@ impl fmt::Display for Explanation {
 /// Starts a line `depth` levels in (two spaces a level), after a newline unless first.
 fn indent(f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
     write!(f, "{:width$}", "", width = depth * 2)
+}
+
+/// Which intent of the request brought an API into the fused list of
+/// [`IntentRetriever`](crate::IntentRetriever), and why it ranked there for that intent.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntentExplanation {
+    /// The intent (a search query the model wrote).
+    pub intent: String,
+    /// Its place (from 1) among the request's intents.
+    pub index: usize,
+    /// The API's rank (from 1) in the intent's own list.
+    pub rank: usize,
+    /// The fused score (round-robin: `1 / rank`; RRF: the sum over intents).
+    pub score: f32,
+    /// How many intents the request had.
+    pub intents: usize,
+    /// The inner ranking's explanation of the API for the intent.
+    pub ranking: Option<Box<Explanation>>,
+}
+
+impl IntentExplanation {
+    fn write(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+        indent(f, depth)?;
+        write!(
+            f,
+            "intent {} of {} {:?}, rank {} in its list, fused score {:.4}",
+            self.index, self.intents, self.intent, self.rank, self.score
+        )?;
+        if let Some(ranking) = &self.ranking {
+            writeln!(f)?;
+            ranking.write(f, depth + 1)?;
+        }
+        Ok(())
+    }
 }
 
 /// A BM25 score as the sum of its matched terms' contributions.

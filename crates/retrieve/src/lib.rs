@@ -17,6 +17,10 @@
 //! - [`ExpandingRetriever`] wraps any retriever with dependency-aware expansion: the
 //!   producers (from `toolsmith-graph`'s dependency edges) of the ids the retrieved APIs
 //!   need are added after the ranking, within a budget ([`ExpandSettings`], [`expand`]).
+//! - [`IntentRetriever`] wraps any retriever with intent extraction at query time: a model
+//!   ([`LlmIntents`], role `intents`) splits a request into its tool-related intents, each is
+//!   searched on its own, and the lists are fused so each intent gets its share of the slots
+//!   ([`IntentSettings`], [`IntentFusion`]); one intent is the plain ranking.
 //! - [`Retriever::explain`] says, on request, why an API scored what it did
 //!   ([`Explanation`]): BM25's matched terms and fields, the dense cosine and the text
 //!   embedded, each fused list's raw and normalized score with its weight, and for an API
@@ -151,6 +155,11 @@
 //!   the same settings and cost 3.6 NDCG@10 (73.5 -> 69.9): TMDB's gain does not carry over,
 //!   so neighbours stay opt-in (`[retrieve.expand] mode = "neighbours"`, `budget = 5`, with
 //!   `--doc-version expnet` and `-k 7` for TMDB's figure).
+//! - **Intent extraction** ([`IntentSettings`]) is off by default: it needs a model, and its
+//!   gain has not been measured here yet (the pilot, BM25 per intent merged
+//!   round-robin over ToolEnv2404: recall of gold APIs at 20 tools 38.6% -> 53.6%). Its cost
+//!   is one model call per distinct request (cached) plus one search per intent;
+//!   `bench retrieval --intents` reports the calls and tokens per query.
 //! - **BM25 rather than tantivy**: see [`Bm25Index`]; the speed is measured by
 //!   `toolsmith bench search-speed`, with [`timing`]'s passes and brute-force baseline.
 #![warn(missing_docs)]
@@ -164,10 +173,14 @@ pub use crate::error::{Error, Result};
 pub use crate::expand::{ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Offer, expand};
 pub use crate::explain::{
     Added, Bm25Explanation, DenseExplanation, DenseView, ExpandedExplanation, Explanation,
-    FieldShare, HybridExplanation, Link, ListPart, Normalization, TermScore,
+    FieldShare, HybridExplanation, IntentExplanation, Link, ListPart, Normalization, TermScore,
 };
 pub use crate::hnsw::{DenseBackend, HnswSettings, PAPER as HNSW_PAPER};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse, fused_scores};
+pub use crate::intents::{
+    INTENTS_PROMPT, IntentExtractor, IntentFusion, IntentRetriever, IntentSettings, LlmIntents,
+    RRF_INTENT_K,
+};
 pub use crate::kernel::dot;
 pub use crate::method::{DenseInput, Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
@@ -182,6 +195,7 @@ mod explain;
 mod field;
 mod hnsw;
 mod hybrid;
+mod intents;
 mod kernel;
 mod method;
 mod retriever;

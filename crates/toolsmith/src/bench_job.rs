@@ -77,6 +77,8 @@ pub(crate) struct Job<'a> {
     pub(crate) allow_write: &'a [String],
     /// Whether to judge it.
     pub(crate) judging: Judging,
+    /// `--intents`/`--no-intents` (`None`: `[retrieve.intents]`).
+    pub(crate) intents: Option<bool>,
 }
 
 /// A finished (or resumed and finished) run.
@@ -147,9 +149,10 @@ pub(crate) fn load(ctx: &Context, job: &mut Job<'_>) -> anyhow::Result<Loaded> {
 fn pipeline(
     ctx: &Context,
     rt: &tokio::runtime::Runtime,
-    spec: &BenchSpec,
+    job: &Job<'_>,
     loaded: &Loaded,
 ) -> anyhow::Result<Option<retrieval::Pipeline>> {
+    let spec = &job.spec;
     let assisted = spec.solver == toolsmith_eval::SolverKind::Anytool
         && agents::anytool_settings(ctx, spec.protocol == toolsmith_solve::Protocol::Paper)?
             .search_assisted;
@@ -165,8 +168,10 @@ fn pipeline(
     let mut pipeline = retrieval::PipelineSpec {
         vectors: retrieval::Vectors::EmbedMissing,
         graph: retrieval::GraphSource::for_benchmark(own, &loaded.catalog),
+        cache: job.llm.cache.into(),
         ..retrieval::PipelineSpec::new(ctx, None)?
-    };
+    }
+    .with_intents(ctx, job.intents)?;
     if spec.expansion == Expansion::Off {
         pipeline = pipeline.without_expansion();
     }
@@ -187,7 +192,7 @@ pub(crate) fn execute(
     let spec = &job.spec;
     let book = Arc::new(ApiBook::from_catalog(&loaded.catalog));
     let rt = ctx.runtime()?;
-    let pipeline = pipeline(ctx, &rt, spec, &loaded)?;
+    let pipeline = pipeline(ctx, &rt, &job, &loaded)?;
     let llm = agents::llm(ctx, job.llm)?;
     let runtime = Runtime {
         llm: Arc::clone(&llm),
@@ -226,6 +231,9 @@ pub(crate) fn execute(
     let bar = Bar::new(*ctx.progress());
     rt.block_on(harness.run(bench, id, spec, &loaded.queries, &bar))?;
     bar.finish();
+    if let Some(note) = pipeline.as_ref().and_then(retrieval::Pipeline::usage_note) {
+        printer::note(note);
+    }
     let judged = match job.judging {
         Judging::Runs(runs) => {
             let judge = LlmJudge::new(llm, config.judge.llm()).with_book(book);

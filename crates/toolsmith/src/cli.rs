@@ -174,6 +174,31 @@ pub struct MethodArg {
     pub method: Option<SearchMethod>,
 }
 
+/// `--intents` / `--no-intents`: intent extraction at query time.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct IntentsArg {
+    /// Split the request into its tool-related intents with the configured model (role
+    /// `intents`, cached), search each on its own and fuse the lists so each intent gets its
+    /// share of the K slots; one intent is the plain search. Default: `[retrieve.intents]
+    /// enabled` of toolsmith.toml, else off.
+    #[arg(long, overrides_with = "no_intents")]
+    pub intents: bool,
+    /// Search the request as written, whatever toolsmith.toml says.
+    #[arg(long, overrides_with = "intents")]
+    pub no_intents: bool,
+}
+
+impl IntentsArg {
+    /// `Some(on)` when a flag was given.
+    pub fn choice(&self) -> Option<bool> {
+        match (self.intents, self.no_intents) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
+}
+
 /// `--mode`: where tool calls go.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct ModeArg {
@@ -830,6 +855,9 @@ pub struct SearchArgs {
     /// default once `toolsmith graph build` has run).
     #[arg(long)]
     pub no_expand: bool,
+    /// Intent extraction (with `--explain`: which intent brought each hit).
+    #[command(flatten)]
+    pub intents: IntentsArg,
     /// Say why each API was offered: its BM25 terms and the fields they matched, its dense
     /// cosine and the text embedded, the fusion's parts (raw score, z-score, weight), or the
     /// retrieved API an expansion-added one serves and through which parameter. Indented
@@ -928,6 +956,9 @@ pub struct BenchRunArgs {
     /// offers the plain top K. Default: on.
     #[arg(long, value_parser = parse_expansion)]
     pub expansion: Option<toolsmith_eval::Expansion>,
+    /// Intent extraction of retrieved tools (`retrieve:K`, `search-tool`, AnyTool's seeding).
+    #[command(flatten)]
+    pub intents: IntentsArg,
     /// Seeds the candidate shuffles.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -1069,6 +1100,9 @@ pub struct RetrievalArgs {
     /// `[retrieve.expand] budget` of toolsmith.toml, else 4).
     #[arg(long)]
     pub expand_budget: Option<usize>,
+    /// Intent extraction before ranking (its model calls and tokens per query are reported).
+    #[command(flatten)]
+    pub intents: IntentsArg,
     /// Also report offered-path coverage at these cut-offs (`8,9,10,11,12`): plain top-K,
     /// with dependency expansion, and the tools offered, to draw coverage against tools.
     #[arg(long, value_delimiter = ',', value_name = "K,...")]
@@ -1359,6 +1393,9 @@ pub struct SolveArgs {
     /// Offer a `search_tools` meta-tool the agent calls to find tools itself.
     #[arg(long)]
     pub search_tool: bool,
+    /// Intent extraction of `--retrieve`, `--search-tool` and AnyTool's seeding.
+    #[command(flatten)]
+    pub intents: IntentsArg,
     /// Whose rules the agent follows.
     #[command(flatten)]
     pub protocol: ProtocolArg,

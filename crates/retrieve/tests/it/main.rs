@@ -8,5 +8,6 @@ mod data;
 mod expand;
 mod explain;
 mod incremental;
+mod intents;
 mod resume;
 mod tiny;

@@ -120,6 +120,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
             llm: &args.llm,
             allow_write: &args.writes.allow_write,
             judging,
+            intents: args.intents.choice(),
         },
     )?;
     if args.json.json {

@@ -20,7 +20,8 @@ pub(super) fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<ExitCode> 
             ctx.db().display()
         );
     }
-    let spec = retrieval::PipelineSpec::new(ctx, args.method.method.map(Into::into))?;
+    let spec = retrieval::PipelineSpec::new(ctx, args.method.method.map(Into::into))?
+        .with_intents(ctx, args.intents.choice())?;
     let spec = if args.no_expand {
         spec.without_expansion()
     } else {

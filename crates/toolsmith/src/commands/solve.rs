@@ -45,7 +45,11 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         args.solver == SolverName::Anytool && agents::anytool_settings(ctx, paper)?.search_assisted;
     let pipeline = if args.retrieve.is_some() || args.search_tool || assisted {
         let corpus = retrieval::corpus(&store, &selector)?;
-        let spec = retrieval::PipelineSpec::new(ctx, None)?;
+        let spec = retrieval::PipelineSpec {
+            cache: args.llm.cache.into(),
+            ..retrieval::PipelineSpec::new(ctx, None)?
+        }
+        .with_intents(ctx, args.intents.choice())?;
         Some(rt.block_on(retrieval::Pipeline::build(ctx, corpus, spec))?)
     } else {
         None
@@ -78,6 +82,9 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     let expanding = pipeline.as_ref().and_then(retrieval::Pipeline::expanding);
     let solver = agents::solvers_with(ctx, args.solver, &catalog, overrides, expanding)?(runtime);
     let run = rt.block_on(solver.solve(&args.query, toolset))?;
+    if let Some(note) = pipeline.as_ref().and_then(retrieval::Pipeline::usage_note) {
+        printer::note(note);
+    }
     let id = RunStore::open(ctx.db())?.save(&run)?;
     print_run(&run, id, args.json.json)?;
     Ok(if run.finish == Finish::Answered {

@@ -9,8 +9,10 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolsmith_catalog::Catalog;
 use toolsmith_graph::build_graph;
+use toolsmith_llm::{Budget, CacheMode, Metered, UsageTotals};
 use toolsmith_retrieve::{
-    Added, Corpus, ExpandSettings, ExpandingRetriever, Filter, Hit, Method, Retriever,
+    Added, Corpus, ExpandSettings, ExpandingRetriever, Filter, Hit, IntentRetriever,
+    IntentSettings, LlmIntents, Method, Retriever,
 };
 
 use crate::context::Context;
@@ -50,21 +52,50 @@ impl<'a> GraphSource<'a> {
     }
 }
 
-/// The query rewriting stage, before the ranking: the seam where intent extraction (turning
-/// a request into the search queries of its steps) will go. Today the query is searched as
-/// the user wrote it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// A ranking with its rewriting stage in front, and the budget counting the stage's model
+/// calls when it asks a model.
+type Staged = (Arc<dyn Retriever>, Option<Arc<Budget>>);
+
+/// The query rewriting stage, before the ranking.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) enum Rewrite {
     /// Search the query as written.
     #[default]
     Verbatim,
+    /// Split the request into its intents with the configured model (role `intents`), search
+    /// each, and fuse the lists ([`IntentRetriever`]); one intent is the verbatim search.
+    Intents(IntentSettings),
 }
 
 impl Rewrite {
-    /// The ranking with this stage in front of it (a rewriting stage wraps `ranker`).
-    fn stage(self, ranker: Arc<dyn Retriever>) -> Arc<dyn Retriever> {
+    /// The stage `[retrieve.intents]` configures, or the flag's choice (`Some(on)`).
+    pub(crate) fn from_settings(settings: IntentSettings, flag: Option<bool>) -> Self {
+        if flag.unwrap_or(settings.enabled) {
+            Self::Intents(settings)
+        } else {
+            Self::Verbatim
+        }
+    }
+
+    /// The ranking with this stage in front of it (a rewriting stage wraps `ranker`), and the
+    /// budget that counts the stage's model calls and tokens, when it asks a model.
+    fn stage(
+        self,
+        ctx: &Context,
+        cache: CacheMode,
+        ranker: Arc<dyn Retriever>,
+    ) -> anyhow::Result<Staged> {
         match self {
-            Self::Verbatim => ranker,
+            Self::Verbatim => Ok((ranker, None)),
+            Self::Intents(settings) => {
+                let chat = crate::llm::cached_chat(ctx, None, cache)
+                    .context("the model that extracts intents (--intents, [retrieve.intents])")?;
+                let budget = Arc::new(Budget::unlimited());
+                let model = Metered::new(chat, Arc::clone(&budget));
+                let extractor = Arc::new(LlmIntents::new(model));
+                let wrapped = IntentRetriever::new(ranker, extractor, settings);
+                Ok((Arc::new(wrapped), Some(budget)))
+            }
         }
     }
 }
@@ -79,6 +110,8 @@ pub(crate) struct PipelineSpec<'a> {
     pub(crate) vectors: Vectors,
     /// The query rewriting stage.
     pub(crate) rewrite: Rewrite,
+    /// How the rewriting stage's model answers are cached (`replay` asks no model).
+    pub(crate) cache: CacheMode,
     /// Dependency expansion's settings (`enabled: false` turns it off).
     pub(crate) expand: ExpandSettings,
     /// Where expansion's graph comes from.
@@ -86,16 +119,26 @@ pub(crate) struct PipelineSpec<'a> {
 }
 
 impl PipelineSpec<'_> {
-    /// The configured pipeline (`[retrieve]` and `[retrieve.expand]` of `toolsmith.toml`) with
+    /// The configured pipeline (`[retrieve]`, `[retrieve.intents]` and `[retrieve.expand]` of `toolsmith.toml`) with
     /// `method` (a flag's, else the configured one), the stored graph and indexed vectors.
     pub(crate) fn new(ctx: &Context, method: Option<Method>) -> anyhow::Result<Self> {
         let retrieve = &ctx.config()?.retrieve;
         Ok(Self {
             method: retrieve.method(method),
             vectors: Vectors::Indexed,
-            rewrite: Rewrite::default(),
+            rewrite: Rewrite::from_settings(retrieve.intents, None),
+            cache: CacheMode::ReadWrite,
             expand: retrieve.expand,
             graph: GraphSource::Stored,
+        })
+    }
+
+    /// With intent extraction on or off as a flag says (`None`: as configured).
+    pub(crate) fn with_intents(self, ctx: &Context, flag: Option<bool>) -> anyhow::Result<Self> {
+        let settings = ctx.config()?.retrieve.intents;
+        Ok(Self {
+            rewrite: Rewrite::from_settings(settings, flag),
+            ..self
         })
     }
 
@@ -116,6 +159,8 @@ impl PipelineSpec<'_> {
 pub(crate) struct Pipeline {
     ranker: Arc<dyn Retriever>,
     expanding: Option<Arc<ExpandingRetriever>>,
+    /// The rewriting stage's model calls and tokens, when it asks a model.
+    rewrite_budget: Option<Arc<Budget>>,
 }
 
 impl Pipeline {
@@ -133,7 +178,7 @@ impl Pipeline {
                 super::rankers::indexed_retriever(ctx, spec.method, Arc::clone(&corpus)).await
             }
         }?;
-        let ranker = spec.rewrite.stage(ranking);
+        let (ranker, rewrite_budget) = spec.rewrite.stage(ctx, spec.cache, ranking)?;
         let expanding = if spec.expand.enabled {
             needs(ctx, spec.graph)?.map(|needs| {
                 Arc::new(ExpandingRetriever::new(
@@ -146,7 +191,17 @@ impl Pipeline {
         } else {
             None
         };
-        Ok(Self { ranker, expanding })
+        Ok(Self {
+            ranker,
+            expanding,
+            rewrite_budget,
+        })
+    }
+
+    /// The model calls and tokens the rewriting stage (intent extraction) has used so far,
+    /// cache hits counted apart; `None` when it asks no model.
+    pub(crate) fn rewrite_usage(&self) -> Option<UsageTotals> {
+        self.rewrite_budget.as_ref().map(|b| b.ledger().total)
     }
 
     /// What agents search: the expanding retriever when there is one, else the ranking.
@@ -155,6 +210,18 @@ impl Pipeline {
             Some(expanding) => Arc::clone(expanding) as Arc<dyn Retriever>,
             None => Arc::clone(&self.ranker),
         }
+    }
+
+    /// What intent extraction cost in this process, as a note for commands whose own cost
+    /// (an agent's trace) does not hold it; `None` when it asked no model.
+    pub(crate) fn usage_note(&self) -> Option<String> {
+        self.rewrite_usage().map(|u| {
+            format!(
+                "intent extraction: {} LLM call(s) ({} from the cache), {} prompt + {} \
+                 completion tokens (not in the per-query cost)",
+                u.calls, u.cache_hits, u.prompt_tokens, u.completion_tokens
+            )
+        })
     }
 
     /// The ranking alone, before expansion (what NDCG is measured on).

@@ -304,6 +304,10 @@ pub(crate) struct RefineConfig {
 /// rescore = 4
 /// [retrieve.hybrid]
 /// fusion = { kind = "zscore", bm25 = 0.5 }   # default | { kind = "rrf", k = 60.0, dense_weight = 1.0 }
+/// [retrieve.intents]
+/// enabled = false          # split requests into intents with the model (role `intents`); --intents
+/// fusion = "round_robin"   # round_robin | rrf: how the per-intent rankings are merged
+/// max_intents = 5
 /// ```
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -328,6 +332,8 @@ pub(crate) struct RetrieveConfig {
     pub hybrid: toolsmith_retrieve::HybridSettings,
     /// `[retrieve.expand]`: dependency-aware expansion of result lists.
     pub expand: toolsmith_retrieve::ExpandSettings,
+    /// `[retrieve.intents]`: intent extraction at query time (off by default).
+    pub intents: toolsmith_retrieve::IntentSettings,
 }
 
 impl Default for RetrieveConfig {
@@ -342,6 +348,7 @@ impl Default for RetrieveConfig {
             dense: settings.dense,
             hybrid: settings.hybrid,
             expand: toolsmith_retrieve::ExpandSettings::default(),
+            intents: toolsmith_retrieve::IntentSettings::default(),
         }
     }
 }
@@ -446,6 +453,37 @@ mod tests {
         assert!(
             config("[graph]\nfi = 0.7\n", None).is_err(),
             "typos are errors"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn the_file_sets_intent_extraction_off_by_default() -> anyhow::Result<()> {
+        use toolsmith_retrieve::{IntentFusion, IntentSettings};
+        assert_eq!(config("", None)?.retrieve.intents, IntentSettings::DEFAULT);
+        assert!(
+            !config("", None)?.retrieve.intents.enabled,
+            "off by default"
+        );
+        let c = config(
+            "[retrieve.intents]
+enabled = true
+fusion = \"rrf\"
+max_intents = 3
+",
+            None,
+        )?;
+        assert!(c.retrieve.intents.enabled);
+        assert_eq!(c.retrieve.intents.fusion, IntentFusion::Rrf);
+        assert_eq!(c.retrieve.intents.max_intents, 3);
+        assert!(
+            config(
+                "[retrieve.intents]
+fusion = \"sum\"
+",
+                None
+            )
+            .is_err()
         );
         Ok(())
     }

@@ -14,6 +14,7 @@ mod example_api_command;
 mod funcqa_command;
 mod graph_command;
 mod import_url_command;
+mod intents_command;
 mod lint_export_command;
 mod llm_config_command;
 mod mcp_command;

@@ -13,11 +13,12 @@ use toolsmith_eval::{
     BenchStore, Benchmark, Resolution, ResolvedQuery, RetrievalResult, RetrievalScores, ndcg_curve,
     offered_covers,
 };
-use toolsmith_retrieve::{ExpandSettings, Filter, Method};
+use toolsmith_llm::UsageTotals;
+use toolsmith_retrieve::{ExpandSettings, Filter, IntentFusion, IntentSettings, Method};
 
 use self::report::{
-    COVERAGE_KS, CoveragePoint, CoverageSums, ExpandedCoverage, ExplainedApi, Miss, MissingGold,
-    QueryOffer, RetrievalReport,
+    COVERAGE_KS, CoveragePoint, CoverageSums, ExpandedCoverage, ExplainedApi, IntentCost, Miss,
+    MissingGold, QueryOffer, RetrievalReport,
 };
 use crate::cli::RetrievalArgs;
 use crate::context::Context;
@@ -57,6 +58,8 @@ struct Job {
     resolved: Resolution,
     method: Method,
     expand: ExpandSettings,
+    /// Intent extraction, when on (`--intents`, `[retrieve.intents]`).
+    intents: Option<IntentSettings>,
     /// The standard cut-offs, then `--coverage-k`'s.
     ks: Vec<usize>,
 }
@@ -70,6 +73,10 @@ struct Measured {
     offers: Vec<QueryOffer>,
     /// Whether the pipeline expands (the catalog has dependency edges).
     expands: bool,
+    /// Wall time of the queries' first top-10 searches, s.
+    search_secs: f64,
+    /// With intent extraction: its fusion and its model usage over all queries.
+    intents: Option<(IntentFusion, UsageTotals)>,
 }
 
 impl Job {
@@ -86,12 +93,19 @@ impl Job {
         if let Some(budget) = args.expand_budget {
             expand.budget = budget;
         }
+        let intents = config.retrieve.intents;
+        let intents = args
+            .intents
+            .choice()
+            .unwrap_or(intents.enabled)
+            .then_some(intents);
         Ok(Self {
             benchmark,
             store,
             resolved,
             method,
             expand,
+            intents,
             ks: COVERAGE_KS
                 .into_iter()
                 .chain(args.coverage_k.iter().copied())
@@ -121,7 +135,8 @@ impl Job {
             expand: self.expand,
             graph: retrieval::GraphSource::for_benchmark(own, &catalog),
             ..retrieval::PipelineSpec::new(ctx, Some(self.method))?
-        };
+        }
+        .with_intents(ctx, Some(self.intents.is_some()))?;
         spinner.finish_and_clear();
         retrieval::Pipeline::build(ctx, corpus, spec).await
     }
@@ -136,6 +151,8 @@ impl Job {
             misses: Vec::new(),
             offers: Vec::new(),
             expands: pipeline.expands(),
+            search_secs: 0.0,
+            intents: None,
         };
         let bar = ctx.progress().bar(queries.len(), "queries");
         for q in queries {
@@ -144,6 +161,10 @@ impl Job {
             bar.inc(1);
         }
         bar.finish_and_clear();
+        measured.intents = self
+            .intents
+            .zip(pipeline.rewrite_usage())
+            .map(|(settings, usage)| (settings.fusion, usage));
         Ok(measured)
     }
 
@@ -164,7 +185,9 @@ impl Job {
             .max()
             .unwrap_or(20);
         let depth = max_k.max(self.expand.pool).max(self.expand.depth);
+        let started = std::time::Instant::now();
         let hits = ranker.search(&q.text, 10, &Filter::default()).await;
+        measured.search_secs += started.elapsed().as_secs_f64();
         let pool: Vec<ApiId> = ranker
             .search(&q.text, depth, &Filter::default())
             .await?
@@ -247,6 +270,14 @@ impl Job {
             coverage_curve: self.curve(&m, n),
             misses: args.misses.map(|_| m.misses),
             offers: args.offers.then_some(m.offers),
+            search_ms: 1000.0 * m.search_secs / n,
+            intents: m.intents.map(|(fusion, usage)| IntentCost {
+                fusion,
+                llm_calls: usage.calls as f64 / n,
+                cache_hits: usage.cache_hits as f64 / n,
+                prompt_tokens: usage.prompt_tokens as f64 / n,
+                completion_tokens: usage.completion_tokens as f64 / n,
+            }),
         };
         (report, curve)
     }

@@ -179,6 +179,7 @@ fn doc_levels(
         llm: &args.llm,
         allow_write: &args.writes.allow_write,
         judging: Judging::No,
+        intents: None,
     };
     let present = load(ctx, &mut job)?.store.doc_labels()?;
     let mut levels = vec![DocLabel::original()];
@@ -250,6 +251,7 @@ fn run_cell(
             llm: &args.llm,
             allow_write: &args.writes.allow_write,
             judging,
+            intents: None,
         },
     )?;
     report(bench, ctx, outcome.id, name, cell, resumed)

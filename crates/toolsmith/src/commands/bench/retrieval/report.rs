@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 use toolsmith_catalog::ApiId;
-use toolsmith_retrieve::{ExpandMode, Explanation, Method};
+use toolsmith_retrieve::{ExpandMode, Explanation, IntentFusion, Method};
 
 use crate::table;
 
@@ -51,6 +51,37 @@ pub(super) struct RetrievalReport {
     /// With `--offers`: each query's offer at each `--coverage-k` cut-off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) offers: Option<Vec<QueryOffer>>,
+    /// Mean wall time of a query's first top-10 search, intent extraction included, ms.
+    pub(super) search_ms: f64,
+    /// With intent extraction: its fusion and its model cost per query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) intents: Option<IntentCost>,
+}
+
+/// What intent extraction cost, per query (calls answered from the cache are counted
+/// apart, and their tokens are not in the token columns).
+#[derive(Debug, Serialize)]
+pub(super) struct IntentCost {
+    pub(super) fusion: IntentFusion,
+    pub(super) llm_calls: f64,
+    pub(super) cache_hits: f64,
+    pub(super) prompt_tokens: f64,
+    pub(super) completion_tokens: f64,
+}
+
+impl fmt::Display for IntentCost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "intents ({} fusion) per query: {:.2} LLM calls ({:.2} from the cache), \
+             {:.0} prompt + {:.0} completion tokens",
+            self.fusion.as_str(),
+            self.llm_calls,
+            self.cache_hits,
+            self.prompt_tokens,
+            self.completion_tokens
+        )
+    }
 }
 
 /// The APIs offered to one query at one cut-off, dependency expansion included.
@@ -295,6 +326,10 @@ fn miss_summary(miss: &Miss) -> String {
 impl fmt::Display for RetrievalReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut lines = vec![self.header(), self.scores_table(), self.coverage_table()];
+        lines.push(format!("search: {:.2} ms per query", self.search_ms));
+        if let Some(intents) = &self.intents {
+            lines.push(intents.to_string());
+        }
         if !self.coverage_curve.is_empty() {
             lines.push(self.curve_table());
         }
