@@ -155,7 +155,7 @@
 //!   `toolsmith bench search-speed`, with [`timing`]'s passes and brute-force baseline.
 #![warn(missing_docs)]
 
-pub use crate::bm25::{B, Bm25Index, Bm25Settings, RETURNS_WEIGHT};
+pub use crate::bm25::{B, Bm25Index, Bm25Settings, QUERIES_WEIGHT, RETURNS_WEIGHT};
 pub use crate::corpus::{Corpus, CorpusDoc, Field, FieldWeights};
 pub use crate::dense::{
     DenseIndex, DenseRetriever, DenseSettings, Pooling, VectorFormat, passages,

@@ -106,7 +106,7 @@ fn passages_respect_the_limit_and_cut_at_lines_then_sentences_then_words() {
 }
 
 fn doc(api: &str, description: &str) -> CorpusDoc {
-    let mut fields: [String; 7] = Default::default();
+    let mut fields: [String; 8] = Default::default();
     fields[3] = description.to_owned();
     CorpusDoc {
         api: api.parse().unwrap(),
@@ -126,6 +126,7 @@ fn description_only() -> DenseSettings {
             params: 0.0,
             examples: 0.0,
             returns: 0.0,
+            queries: 0.0,
         },
         ..DenseSettings::default()
     }

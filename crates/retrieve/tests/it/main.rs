@@ -10,3 +10,4 @@ mod explain;
 mod incremental;
 mod resume;
 mod tiny;
+mod views;
