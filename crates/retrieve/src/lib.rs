@@ -3,13 +3,15 @@
 //! # Overview
 //! - A [`Corpus`] holds one [`CorpusDoc`] per API of a catalog view (one doc version per API,
 //!   e.g. the original docs or DRAFT's), cut into fields: tool name, API name and path, tool
-//!   description, API description, parameters, usage examples ([`FieldWeights`]).
+//!   description, API description, parameters, usage examples, response field names and the
+//!   doc version's synthetic user requests ([`FieldWeights`]).
 //! - [`Bm25Index`]: an in-memory inverted index with field weights ([`Bm25Settings`]).
 //! - [`DenseIndex`] + [`DenseRetriever`]: every API's text embedded once by any
 //!   `toolsmith_llm::Embedder` (incrementally: [`DenseIndex::refresh`] re-embeds only changed
 //!   texts), scored by one vectorized matrix-vector product ([`DenseSettings`]), or past
 //!   [`DenseSettings::HNSW_FROM`] APIs by an approximate HNSW graph walk ([`DenseBackend`],
-//!   [`HnswSettings`]).
+//!   [`HnswSettings`]). A doc's synthetic user requests (Re-Invoke's views) are embedded one
+//!   vector each beside the doc's, and an API scores the best of them ([`ViewScore`]).
 //! - [`HybridRetriever`]: the two lists fused ([`Fusion`], [`HybridSettings`]).
 //! - All three implement the object-safe [`Retriever`] trait: `search(query, k, filter)` gives
 //!   [`Hit`]s; `search_tools` aggregates them per tool. [`build_retriever`] builds any
@@ -164,7 +166,7 @@ pub use crate::error::{Error, Result};
 pub use crate::expand::{ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Offer, expand};
 pub use crate::explain::{
     Added, Bm25Explanation, DenseExplanation, DenseView, ExpandedExplanation, Explanation,
-    FieldShare, HybridExplanation, Link, ListPart, Normalization, TermScore,
+    FieldShare, HybridExplanation, Link, ListPart, MatchedView, Normalization, TermScore,
 };
 pub use crate::hnsw::{DenseBackend, HnswSettings, PAPER as HNSW_PAPER};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse, fused_scores};
@@ -172,6 +174,7 @@ pub use crate::kernel::dot;
 pub use crate::method::{DenseInput, Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
 pub use crate::tokenize::stem;
+pub use crate::view_score::{VIEWS_PAPER, ViewScore};
 
 mod bm25;
 mod corpus;
@@ -187,3 +190,4 @@ mod method;
 mod retriever;
 pub mod timing;
 mod tokenize;
+mod view_score;
