@@ -409,3 +409,65 @@ async fn dense_explain_names_the_best_view_and_the_aggregation() {
     assert!(text.contains("max of doc"), "{text}");
     assert!(text.contains(VIEWS[1]), "{text}");
 }
+
+/// The embedding cache keeps view vectors as it keeps doc vectors: a replay build (what
+/// `search` does on a large catalog after `toolsmith index`) reads them all and embeds
+/// nothing; a view not indexed yet is a replay miss (search then falls back to BM25).
+#[tokio::test]
+async fn the_embedding_cache_holds_view_vectors_and_replay_misses_a_new_view() {
+    use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder};
+    let mut store = tmdb_store();
+    add_views(&mut store, &VIEWS);
+    let inner = ScriptedEmbedder::new(64);
+    let db = CacheDb::in_memory().unwrap();
+    let cached = CachedEmbedder::new(inner.clone(), db.clone(), CacheMode::ReadWrite);
+    let built = DenseIndex::build(corpus(&store), &cached, DenseSettings::default())
+        .await
+        .unwrap();
+    assert_eq!(inner.texts_embedded(), 54 + 3);
+    let replay = CachedEmbedder::new(inner.clone(), db, CacheMode::Replay);
+    let read = DenseIndex::build(corpus(&store), &replay, DenseSettings::default())
+        .await
+        .unwrap();
+    assert_eq!(inner.texts_embedded(), 57, "replay embeds nothing");
+    assert_eq!(read.views(), 3);
+    assert_eq!(read.matrix(), built.matrix());
+    add_views(&mut store, &[VIEWS[0], "cast of the film Heat"]);
+    let missed = DenseIndex::build(corpus(&store), &replay, DenseSettings::default()).await;
+    assert!(
+        matches!(
+            missed,
+            Err(toolsmith_retrieve::Error::Embed {
+                source: toolsmith_llm::Error::ReplayMiss { .. },
+                ..
+            })
+        ),
+        "{missed:?}"
+    );
+}
+
+#[tokio::test]
+async fn hybrid_finds_an_api_by_its_view_through_both_lists() {
+    let mut store = tmdb_store();
+    let api = add_views(&mut store, &VIEWS);
+    let corpus = corpus(&store);
+    let embedder = ScriptedEmbedder::new(256);
+    let index = DenseIndex::build(corpus.clone(), &embedder, DenseSettings::default())
+        .await
+        .unwrap();
+    let dense = DenseRetriever::new(Arc::new(index), Arc::new(embedder));
+    let bm25 = Bm25Index::build(corpus, Bm25Settings::default());
+    let hybrid = HybridRetriever::new(bm25, dense, HybridSettings::default());
+    let query = "box office takings Titanic";
+    let hits = hybrid.search(query, 5, &Filter::default()).await.unwrap();
+    assert_eq!(hits[0].api, api, "{hits:?}");
+    let why = hybrid
+        .explain(query, &[api], 5, &Filter::default())
+        .await
+        .unwrap();
+    let Some(Some(Explanation::Hybrid(e))) = why.first() else {
+        panic!("{why:?}")
+    };
+    // Both lists rank it first: BM25 by the queries field, dense by the view.
+    assert_eq!((e.bm25.rank, e.dense.rank), (Some(1), Some(1)), "{e:?}");
+}
