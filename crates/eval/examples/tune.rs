@@ -147,6 +147,7 @@ fn main() {
         params: p,
         examples: e,
         returns: Bm25Settings::DEFAULT_WEIGHTS.returns,
+        queries: Bm25Settings::DEFAULT_WEIGHTS.queries,
     };
     let grid: Vec<(&str, FieldWeights)> = vec![
         ("all 1", FieldWeights::ALL),

@@ -49,6 +49,11 @@ pub struct Bm25Settings {
 /// `external_urls`) drown the telling names.
 pub const RETURNS_WEIGHT: f32 = 0.0;
 
+/// The weight of a doc's synthetic user requests ([`FieldWeights::queries`], Re-Invoke's
+/// views): 1, as the usage examples, which are user requests too (their weight was measured,
+/// see the crate docs). A doc without requests scores exactly as before: the field is empty.
+pub const QUERIES_WEIGHT: f32 = 1.0;
+
 impl Bm25Settings {
     /// The field weights chosen by measurement on restbench-tmdb and toolbench-draft282 (see
     /// the crate docs): names count double, parameters half, and the tool's description not
@@ -62,6 +67,7 @@ impl Bm25Settings {
         params: 0.5,
         examples: 1.0,
         returns: RETURNS_WEIGHT,
+        queries: QUERIES_WEIGHT,
     };
 }
 

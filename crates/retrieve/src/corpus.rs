@@ -33,6 +33,10 @@ pub struct FieldWeights {
     /// genre of a show" finds the details API whose response has `genres` though its
     /// description never says so.
     pub returns: f32,
+    /// The doc version's synthetic user requests (Re-Invoke's views; written by `refine`),
+    /// one a line. BM25 counts them like the usage examples; the dense index embeds each as a
+    /// vector of its own (see `DenseSettings::views`), not in the doc's text.
+    pub queries: f32,
 }
 
 impl FieldWeights {
@@ -45,6 +49,7 @@ impl FieldWeights {
         params: 1.0,
         examples: 1.0,
         returns: 1.0,
+        queries: 1.0,
     };
 
     /// The weights of each field, in [`Field`] order.
@@ -57,6 +62,7 @@ impl FieldWeights {
             Field::Params => self.params,
             Field::Examples => self.examples,
             Field::Returns => self.returns,
+            Field::Queries => self.queries,
         }
     }
 }
@@ -78,7 +84,7 @@ pub struct CorpusDoc {
     /// The tool's category.
     pub category: String,
     /// The text of each field, in [`Field::ALL`] order.
-    pub fields: [String; 7],
+    pub fields: [String; 8],
 }
 
 impl CorpusDoc {
@@ -97,6 +103,15 @@ impl CorpusDoc {
             .map(|(_, text)| text.trim())
             .collect::<Vec<_>>()
             .join(". ")
+    }
+
+    /// The doc's synthetic user requests ([`Field::Queries`], one a line), each a view the
+    /// dense index embeds on its own; none for most docs.
+    pub fn views(&self) -> impl Iterator<Item = &str> {
+        self.field(Field::Queries)
+            .lines()
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
     }
 
     /// A one-line summary for result lists: the API's name (and path) and its description.
@@ -282,8 +297,26 @@ fn document(tool: &ToolEntry, api: &ApiEntry) -> CorpusDoc {
             params,
             examples,
             returns(a),
+            queries(api),
         ],
     }
+}
+
+/// The doc version's synthetic requests, one a line (a line break inside one becomes a space,
+/// so each stays one view).
+fn queries(api: &ApiEntry) -> String {
+    api.doc
+        .as_ref()
+        .map(|d| {
+            d.doc
+                .queries
+                .iter()
+                .map(|q| q.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|q| !q.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
 }
 
 /// Distinct field names of a response read at most (a long schema adds nothing past them).

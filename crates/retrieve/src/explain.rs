@@ -14,6 +14,7 @@ use serde::Serialize;
 use toolsmith_catalog::ApiId;
 
 use crate::field::Field;
+use crate::view_score::ViewScore;
 
 /// Why one API scored what it did for a query.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -183,15 +184,35 @@ pub struct FieldShare {
     pub score: f32,
 }
 
-/// A dense score: the cosine similarity of the query's and the API's vectors.
+/// A dense score: the cosine similarity of the query's and the API's vectors; with views
+/// (synthetic user requests embedded one vector each), their cosines aggregated.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DenseExplanation {
-    /// The cosine similarity (both vectors unit length, so their dot product).
+    /// The score: [`DenseExplanation::doc_similarity`] when the API has no views, else the
+    /// aggregate of it and its views' cosines ([`DenseExplanation::aggregation`]).
     pub similarity: f32,
     /// The embedding model.
     pub model: String,
-    /// Which of the API's text was embedded: its one vector.
+    /// Which of the API's text was embedded into its doc vector.
     pub view: DenseView,
+    /// The cosine of the query's and the doc's vector (both unit length: their dot product).
+    pub doc_similarity: f32,
+    /// Views of the API scored (0: none embedded, or `views = "doc_only"`).
+    pub views: usize,
+    /// How the doc's and the views' cosines make the score.
+    pub aggregation: ViewScore,
+    /// The view most similar to the query, when the API has views.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_view: Option<MatchedView>,
+}
+
+/// The view (a synthetic user request) most similar to the query.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchedView {
+    /// The request's text.
+    pub text: String,
+    /// Its cosine with the query.
+    pub similarity: f32,
 }
 
 impl DenseExplanation {
@@ -206,9 +227,23 @@ impl DenseExplanation {
             fields.join(", ")
         )?;
         match self.view.passages {
-            0 | 1 => write!(f, ")"),
-            n => write!(f, "; {n} passages pooled)"),
+            0 | 1 => write!(f, ")")?,
+            n => write!(f, "; {n} passages pooled)")?,
         }
+        if let Some(best) = &self.best_view {
+            writeln!(f)?;
+            indent(f, depth + 1)?;
+            write!(
+                f,
+                "{} of doc {:.4} and {} view(s); best view {:.4}: {:?}",
+                self.aggregation.as_str(),
+                self.doc_similarity,
+                self.views,
+                best.similarity,
+                best.text
+            )?;
+        }
+        Ok(())
     }
 }
 

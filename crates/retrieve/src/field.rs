@@ -15,6 +15,9 @@ pub enum Field {
     Params,
     Examples,
     Returns,
+    /// Synthetic user requests the API answers (the doc version's `queries`, one a line):
+    /// Re-Invoke's views of the doc.
+    Queries,
 }
 
 impl Field {
@@ -28,11 +31,12 @@ impl Field {
             Self::Params => "params",
             Self::Examples => "examples",
             Self::Returns => "returns",
+            Self::Queries => "queries",
         }
     }
 
     /// Every field, in document order.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::ToolName,
         Self::ApiName,
         Self::ToolDescription,
@@ -40,5 +44,6 @@ impl Field {
         Self::Params,
         Self::Examples,
         Self::Returns,
+        Self::Queries,
     ];
 }

@@ -3,13 +3,15 @@
 //! # Overview
 //! - A [`Corpus`] holds one [`CorpusDoc`] per API of a catalog view (one doc version per API,
 //!   e.g. the original docs or DRAFT's), cut into fields: tool name, API name and path, tool
-//!   description, API description, parameters, usage examples ([`FieldWeights`]).
+//!   description, API description, parameters, usage examples, response field names and the
+//!   doc version's synthetic user requests ([`FieldWeights`]).
 //! - [`Bm25Index`]: an in-memory inverted index with field weights ([`Bm25Settings`]).
 //! - [`DenseIndex`] + [`DenseRetriever`]: every API's text embedded once by any
 //!   `toolsmith_llm::Embedder` (incrementally: [`DenseIndex::refresh`] re-embeds only changed
 //!   texts), scored by one vectorized matrix-vector product ([`DenseSettings`]), or past
 //!   [`DenseSettings::HNSW_FROM`] APIs by an approximate HNSW graph walk ([`DenseBackend`],
-//!   [`HnswSettings`]).
+//!   [`HnswSettings`]). A doc's synthetic user requests (Re-Invoke's views) are embedded one
+//!   vector each beside the doc's, and an API scores the best of them ([`ViewScore`]).
 //! - [`HybridRetriever`]: the two lists fused ([`Fusion`], [`HybridSettings`]).
 //! - All three implement the object-safe [`Retriever`] trait: `search(query, k, filter)` gives
 //!   [`Hit`]s; `search_tools` aggregates them per tool. [`build_retriever`] builds any
@@ -80,6 +82,16 @@
 //! Speed (`toolsmith bench search-speed`, release build, 2 cores, 46,802 APIs, dense kernel on
 //! random unit vectors of 384 dimensions): BM25 0.43 ms, dense 3.9 ms, hybrid 4.3 ms p50 per
 //! query, plus the query's embedding (MiniLM on the CPU: 40 ms p50, the dominant cost).
+//!
+//! Without views nothing changed: the same machine, G1/G2 query texts, int8, load average
+//! about 10, this code's and the code before views run in turn, two runs of two passes each:
+//! hybrid p50 1.32 to 1.46 ms against 1.27 to 1.63 ms before, dense 0.82 to 0.96 against
+//! 0.83 to 0.89, BM25 0.18 to 0.19 against 0.18 to 0.20. With 10 views per API
+//! (`examples/view_speed.rs`, release build, random view vectors, so 514,833 dense rows;
+//! load average 13 on the 2 cores): dense int8 0.93 -> 29 ms p50, f32 2.9 -> 76 ms, hybrid
+//! (int8) 3.2 -> 38 ms in the same run. The exact scan reads every row, so views multiply its
+//! cost by their number: with many views on a large catalog, prefer `backend = "hnsw"` (its
+//! walk over-fetches rows and rescores the APIs found) or fewer views.
 //!
 //! - **BM25 fields** ([`Bm25Settings::DEFAULT_WEIGHTS`]): tool and API names ×2, API
 //!   description ×1, parameters ×0.5, usage examples ×1, tool description left out. Every API
@@ -164,7 +176,7 @@
 //!   `toolsmith bench search-speed`, with [`timing`]'s passes and brute-force baseline.
 #![warn(missing_docs)]
 
-pub use crate::bm25::{B, Bm25Index, Bm25Settings, RETURNS_WEIGHT};
+pub use crate::bm25::{B, Bm25Index, Bm25Settings, QUERIES_WEIGHT, RETURNS_WEIGHT};
 pub use crate::corpus::{Corpus, CorpusDoc, Field, FieldWeights};
 pub use crate::dense::{
     DenseIndex, DenseRetriever, DenseSettings, Pooling, VectorFormat, passages,
@@ -173,7 +185,8 @@ pub use crate::error::{Error, Result};
 pub use crate::expand::{ExpandMode, ExpandSettings, Expander, ExpandingRetriever, Offer, expand};
 pub use crate::explain::{
     Added, Bm25Explanation, DenseExplanation, DenseView, ExpandedExplanation, Explanation,
-    FieldShare, HybridExplanation, IntentExplanation, Link, ListPart, Normalization, TermScore,
+    FieldShare, HybridExplanation, IntentExplanation, Link, ListPart, MatchedView, Normalization,
+    TermScore,
 };
 pub use crate::hnsw::{DenseBackend, HnswSettings, PAPER as HNSW_PAPER};
 pub use crate::hybrid::{Fusion, HybridRetriever, HybridSettings, RRF_K, fuse, fused_scores};
@@ -185,6 +198,7 @@ pub use crate::kernel::dot;
 pub use crate::method::{DenseInput, Method, RetrieveSettings, build_retriever};
 pub use crate::retriever::{Filter, Hit, Retriever, ToolHit};
 pub use crate::tokenize::stem;
+pub use crate::view_score::{VIEWS_PAPER, ViewScore};
 
 mod bm25;
 mod corpus;
@@ -201,3 +215,4 @@ mod method;
 mod retriever;
 pub mod timing;
 mod tokenize;
+mod view_score;

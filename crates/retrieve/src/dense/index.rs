@@ -6,13 +6,11 @@ use std::sync::{Arc, OnceLock};
 use toolsmith_llm::Embedder;
 
 use super::settings::{DenseSettings, VectorFormat};
-use crate::corpus::{Allowed, Corpus, Field};
+use super::views::RowMap;
+use crate::corpus::Corpus;
 use crate::error::{Error, Result};
-use crate::explain::{DenseExplanation, DenseView};
 use crate::hnsw::{DenseBackend, HnswGraph};
-use crate::kernel::normalize;
-use crate::kernel::{Int8Matrix, score_rows_into, top_scores, with_scores};
-use crate::retriever::{Filter, top_k};
+use crate::kernel::{Int8Matrix, normalize};
 
 /// Embedding vectors of every document of a corpus.
 #[derive(Clone, Debug)]
@@ -23,8 +21,11 @@ pub struct DenseIndex {
     pub(super) dims: usize,
     /// Row-major, one L2-normalized row of `dims` floats per document.
     pub(super) vectors: Arc<[f32]>,
-    /// The embedded text of each document, to tell what changed on a refresh.
+    /// The embedded text of each row (the docs', then their views'), to tell what changed
+    /// on a refresh.
     pub(super) texts: Vec<String>,
+    /// Which doc each row belongs to.
+    pub(super) rows: RowMap,
     /// The int8 codes, with `vectors = "int8"`: made on first use (or [`DenseIndex::warm`]).
     pub(super) int8: OnceLock<Arc<Int8Matrix>>,
     /// The HNSW graph, when the backend is HNSW: made when the index is built, or on first
@@ -56,6 +57,7 @@ impl DenseIndex {
             dims: embedder.dimensions(),
             vectors: Arc::from(Vec::new()),
             texts: Vec::new(),
+            rows: RowMap::docs_only(0),
             int8: OnceLock::new(),
             hnsw: OnceLock::new(),
         };
@@ -64,18 +66,27 @@ impl DenseIndex {
             .await
     }
 
-    /// An index of `corpus` with the given vectors (row-major, `dims` per document; they are
-    /// L2-normalized here). For vectors computed elsewhere and for speed measurements. It is
-    /// searched with the default settings (f32; exact below [`DenseSettings::HNSW_FROM`]
-    /// documents, HNSW from there, its graph built on the first search);
-    /// [`DenseIndex::with_search_settings`] changes them.
+    /// An index of `corpus` with the given vectors (row-major, `dims` per row; they are
+    /// L2-normalized here): one row per document, optionally followed by one row per view of
+    /// each document in order ([`CorpusDoc::views`](crate::CorpusDoc::views); without them
+    /// the views are left out). For vectors computed elsewhere and for speed measurements.
+    /// It is searched with the default settings (f32; exact below
+    /// [`DenseSettings::HNSW_FROM`] documents, HNSW from there, its graph built on the first
+    /// search); [`DenseIndex::with_search_settings`] changes them.
     pub fn from_vectors(
         corpus: Arc<Corpus>,
         model: &str,
         dims: usize,
         mut vectors: Vec<f32>,
     ) -> Result<Self> {
-        if dims == 0 || vectors.len() != corpus.len().saturating_mul(dims) {
+        let counts: Vec<usize> = corpus.docs().iter().map(|d| d.views().count()).collect();
+        let with_views = RowMap::with_views(&counts);
+        let rows = if vectors.len() == with_views.rows().saturating_mul(dims) {
+            with_views
+        } else {
+            RowMap::docs_only(corpus.len())
+        };
+        if dims == 0 || vectors.len() != rows.rows().saturating_mul(dims) {
             return Err(Error::VectorShape {
                 dims,
                 rows: corpus.len(),
@@ -84,7 +95,8 @@ impl DenseIndex {
         }
         vectors.chunks_exact_mut(dims).for_each(normalize);
         Ok(Self {
-            texts: vec![String::new(); corpus.len()],
+            texts: vec![String::new(); rows.rows()],
+            rows,
             corpus,
             settings: DenseSettings::default(),
             model: model.to_owned(),
@@ -98,9 +110,11 @@ impl DenseIndex {
     /// This index searched as `settings` say (vector format, rescoring depth, backend and
     /// its settings); the int8 codes and the HNSW graph are made on first use or by
     /// [`DenseIndex::warm`] (a graph built with other M or `ef_construction` is dropped). The
-    /// embedded text settings are kept as they were built.
+    /// embedded text settings are kept as they were built, and so are the views embedded:
+    /// `views` changes only how they are scored (`doc_only` ignores them).
     pub fn with_search_settings(mut self, settings: DenseSettings) -> Self {
         let DenseSettings {
+            views,
             vectors,
             rescore,
             backend,
@@ -123,6 +137,7 @@ impl DenseIndex {
             hnsw_from,
             hnsw,
             query_cache_entries,
+            views,
             ..self.settings
         };
         self
@@ -184,7 +199,7 @@ impl DenseIndex {
         }
         let settings = self.settings.hnsw;
         settings.validate()?;
-        let rows = self.corpus.len();
+        let rows = self.rows.rows();
         tracing::info!(
             rows,
             m = settings.m,
@@ -204,7 +219,7 @@ impl DenseIndex {
         Ok(Some(self.hnsw.get_or_init(|| Arc::new(built))))
     }
 
-    fn int8_codes(&self) -> Option<&Int8Matrix> {
+    pub(super) fn int8_codes(&self) -> Option<&Int8Matrix> {
         (self.settings.vectors == VectorFormat::Int8).then(|| {
             &**self
                 .int8
@@ -217,6 +232,7 @@ impl DenseIndex {
         self.settings.vectors
     }
 
+    /// Row `i`'s vector: document `i`'s below the corpus's length, a view's past it.
     pub(super) fn row(&self, i: usize) -> Option<&[f32]> {
         self.vectors.get(i * self.dims..(i + 1) * self.dims)
     }
@@ -228,9 +244,14 @@ impl DenseIndex {
     }
 
     /// Every vector, row-major, one L2-normalized row of [`DenseIndex::dimensions`] floats per
-    /// document (for baselines and measurements).
+    /// document, then one per view of each document (for baselines and measurements).
     pub fn matrix(&self) -> &[f32] {
         &self.vectors
+    }
+
+    /// Views embedded (vectors past the documents' own).
+    pub fn views(&self) -> usize {
+        self.rows.view_rows()
     }
 
     /// The corpus it indexes.
@@ -259,107 +280,5 @@ impl DenseIndex {
                 .iter()
                 .map(|t| t.capacity() + size_of::<String>())
                 .sum::<usize>()
-    }
-
-    /// Why document `doc` scores what it does for the query vector `query`: the cosine of
-    /// the two (the exact f32 one, as an int8 scan rescores its candidates), and which of the
-    /// document's text its vector was embedded from.
-    pub fn explain_doc(&self, query: &[f32], doc: u32) -> Option<DenseExplanation> {
-        if query.len() != self.dims {
-            return None;
-        }
-        let row = self.row(doc as usize)?;
-        let mut q = query.to_vec();
-        normalize(&mut q);
-        let d = self.corpus.doc(doc as usize)?;
-        let fields = Field::ALL
-            .into_iter()
-            .filter(|&f| self.settings.fields.get(f) > 0.0 && !d.field(f).trim().is_empty())
-            .collect();
-        let passages = self
-            .texts
-            .get(doc as usize)
-            .map_or(1, |t| self.settings.passages(t).len().max(1));
-        Some(DenseExplanation {
-            similarity: crate::kernel::dot_f32(row, &q),
-            model: self.model.clone(),
-            view: DenseView { fields, passages },
-        })
-    }
-
-    /// The `k` documents most similar to a query vector as `(document, cosine)`, best first.
-    pub fn scores(&self, query: &[f32], k: usize, filter: &Filter) -> Result<Vec<(u32, f32)>> {
-        if query.len() != self.dims {
-            return Err(Error::VectorShape {
-                dims: self.dims,
-                rows: 1,
-                got: query.len(),
-            });
-        }
-        let allowed = self.corpus.allowed(filter);
-        if allowed == Allowed::Nothing {
-            return Ok(Vec::new());
-        }
-        let mut q = query.to_vec();
-        normalize(&mut q);
-        let keep = |i: usize| allowed == Allowed::All || self.corpus.passes(i, allowed);
-        if let Some(graph) = self.graph()? {
-            return Ok(self.approximate(graph, &q, k, allowed));
-        }
-        let rows = self.corpus.len();
-        Ok(with_scores(rows, |scores| match self.int8_codes() {
-            Some(int8) => {
-                int8.score_into(&q, scores);
-                let depth = k.saturating_mul(self.settings.rescore.max(1));
-                let candidates = top_scores(scores, depth, keep);
-                self.rescored(candidates.into_iter().map(|(i, _)| i).collect(), &q, k)
-            }
-            None => {
-                score_rows_into(&self.vectors, self.dims, &q, scores);
-                top_scores(scores, k, keep)
-            }
-        }))
-    }
-
-    /// The HNSW search: a graph walk with `ef_search` candidates; with a filter, the kept
-    /// documents scanned exactly when they are few, else a walk with `ef` widened by the
-    /// share the filter drops and the results post-filtered, falling back to the exact scan
-    /// of the kept documents when fewer than `k` pass.
-    fn approximate(
-        &self,
-        graph: &HnswGraph,
-        q: &[f32],
-        k: usize,
-        allowed: Allowed,
-    ) -> Vec<(u32, f32)> {
-        let hnsw = &self.settings.hnsw;
-        let ef = hnsw.ef_search.max(k);
-        if allowed == Allowed::All {
-            return graph.search(q, k, ef, &|_| true);
-        }
-        let rows = self.corpus.len();
-        let kept: Vec<u32> = (0..rows)
-            .filter(|&i| self.corpus.passes(i, allowed))
-            .filter_map(|i| u32::try_from(i).ok())
-            .collect();
-        if kept.len() > hnsw.exact_filtered_max {
-            let widened = ef.saturating_mul(rows.div_ceil(kept.len().max(1)));
-            let ef = widened.min(hnsw.filtered_ef_max.max(ef));
-            let found = graph.search(q, k, ef, &|i| self.corpus.passes(i, allowed));
-            if found.len() >= k.min(kept.len()) {
-                return found;
-            }
-        }
-        self.rescored(kept, q, k)
-    }
-
-    /// The best `k` of `candidates` by their exact f32 cosine with the unit vector `q` (the
-    /// int8 scan's rescoring).
-    fn rescored(&self, candidates: Vec<u32>, q: &[f32], k: usize) -> Vec<(u32, f32)> {
-        let scored = candidates
-            .into_iter()
-            .filter_map(|i| Some((i, crate::kernel::dot_f32(self.row(i as usize)?, q))))
-            .collect();
-        top_k(scored, k)
     }
 }

@@ -13,6 +13,12 @@
 //! from the vectors when the index is built or loaded (or on the first search of an index
 //! made by [`DenseIndex::from_vectors`]), with a log line per 5% of the build.
 //!
+//! A doc's synthetic user requests (`Doc.queries`, Re-Invoke's views) are embedded as rows of
+//! their own after the docs' rows; an API's score aggregates its rows' cosines
+//! ([`DenseSettings::views`]: the best by default), and every backend returns APIs, not rows
+//! (the exact scans aggregate every row, the int8 scan and HNSW rescore their candidate APIs
+//! over all their rows in f32). An API without views scores exactly as before.
+//!
 //! Building is incremental: [`DenseIndex::refresh`] embeds only documents whose text is new
 //! (a changed doc version changes the text); the rest keep their vectors. Across processes,
 //! wrap the embedder in `toolsmith_llm::CachedEmbedder` so vectors persist in SQLite.
@@ -20,9 +26,11 @@
 mod index;
 mod refresh;
 mod retriever;
+mod search;
 mod settings;
 #[cfg(test)]
 mod tests;
+mod views;
 
 pub use self::index::DenseIndex;
 pub use self::retriever::DenseRetriever;

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{CorpusDoc, FieldWeights};
 use crate::hnsw::{DenseBackend, HnswSettings};
+use crate::view_score::ViewScore;
 
 /// How the dense vectors are stored for the scan.
 ///
@@ -65,6 +66,12 @@ pub struct DenseSettings {
     /// (one per distinct query, they would grow without end). By default 1,024 (about 1.5 MB
     /// of 384-dimension vectors).
     pub query_cache_entries: usize,
+    /// How a doc's synthetic user requests (its views, `Doc.queries`) count: each is embedded
+    /// as a vector of its own and an API scores the best of its doc and its views (`max`,
+    /// Re-Invoke's), the mean of the two best (`mean_top2`), or views are not embedded at all
+    /// (`doc_only`). An API without views scores as before under all three. By default max
+    /// (see [`ViewScore`]).
+    pub views: ViewScore,
 }
 
 /// How the vectors of a doc's passages are pooled into the doc's vector (each passage vector
@@ -86,6 +93,17 @@ impl DenseSettings {
         doc.text(&self.fields)
             .chars()
             .take(self.max_chars)
+            .collect()
+    }
+
+    /// The texts the index embeds for `doc`'s views, each cut at [`DenseSettings::max_chars`]
+    /// characters: none with `views = "doc_only"`.
+    pub fn view_texts(&self, doc: &CorpusDoc) -> Vec<String> {
+        if self.views == ViewScore::DocOnly {
+            return Vec::new();
+        }
+        doc.views()
+            .map(|v| v.chars().take(self.max_chars).collect())
             .collect()
     }
 
@@ -116,7 +134,9 @@ impl DenseSettings {
     /// 73.5 -> 72.6 / 73.5.
     pub const CHUNK_CHARS: usize = 0;
 
-    /// Tool name, API name and path, the API's description and its usage examples; the tool's
+    /// Tool name, API name and path, the API's description and its usage examples (the
+    /// synthetic requests are left out of the doc's text: each is a vector of its own, see
+    /// [`DenseSettings::views`]); the tool's
     /// description and the parameters are left out (measured on restbench-tmdb, see the crate
     /// docs: the tool description costs 1.8 NDCG@10 on the original docs, all fields 3.8,
     /// while examples add 0.7 to 3.4 on the refined docs).
@@ -128,6 +148,7 @@ impl DenseSettings {
         params: 0.0,
         examples: 1.0,
         returns: 0.0,
+        queries: 0.0,
     };
 }
 
@@ -145,6 +166,7 @@ impl Default for DenseSettings {
             chunk_chars: Self::CHUNK_CHARS,
             pooling: Pooling::Mean,
             query_cache_entries: 1_024,
+            views: ViewScore::Max,
         }
     }
 }

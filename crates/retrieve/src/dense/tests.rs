@@ -106,7 +106,7 @@ fn passages_respect_the_limit_and_cut_at_lines_then_sentences_then_words() {
 }
 
 fn doc(api: &str, description: &str) -> CorpusDoc {
-    let mut fields: [String; 7] = Default::default();
+    let mut fields: [String; 8] = Default::default();
     fields[3] = description.to_owned();
     CorpusDoc {
         api: api.parse().unwrap(),
@@ -126,6 +126,7 @@ fn description_only() -> DenseSettings {
             params: 0.0,
             examples: 0.0,
             returns: 0.0,
+            queries: 0.0,
         },
         ..DenseSettings::default()
     }
@@ -419,4 +420,109 @@ fn auto_switches_to_hnsw_at_the_threshold_and_bad_settings_are_named() {
         (10, 8, 40)
     );
     assert_eq!(parsed.hnsw.ef_construction, 200);
+}
+
+/// `docs` random documents with `views` views each (rows: the docs', then each doc's views).
+fn synthetic_views(
+    docs: usize,
+    views: usize,
+    dims: usize,
+    seed: &mut u64,
+) -> (Arc<Corpus>, Vec<f32>) {
+    let (plain, vectors) = synthetic(docs * (1 + views), dims, seed);
+    let lines = (0..views)
+        .map(|v| format!("view {v}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let with = plain.docs().iter().take(docs).cloned().map(|mut d| {
+        d.fields[7] = lines.clone();
+        d
+    });
+    (Arc::new(Corpus::from_docs(with)), vectors)
+}
+
+/// Per document, the best cosine of its rows (doc and views), by a plain loop.
+fn best_of_rows(
+    index: &DenseIndex,
+    q: &[f32],
+    k: usize,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<(u32, f32)> {
+    let docs = index.corpus().len();
+    let views = index.views() / docs.max(1);
+    let mut q = q.to_vec();
+    normalize(&mut q);
+    let mut best: Vec<(u32, f32)> = (0..docs)
+        .filter(|&d| keep(d))
+        .map(|d| {
+            let rows = std::iter::once(d).chain((0..views).map(|v| docs + d * views + v));
+            let s = rows
+                .map(|r| dot(index.vector(r).unwrap(), &q))
+                .fold(f32::NEG_INFINITY, f32::max);
+            (d as u32, s)
+        })
+        .collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best.truncate(k);
+    best
+}
+
+/// With views, every backend returns APIs (each once) scored by their best row: the exact
+/// scans equal a plain loop over the rows, HNSW finds nearly all of them and scores each
+/// exactly, with and without a filter.
+#[test]
+fn every_backend_returns_distinct_apis_scored_by_their_best_row() {
+    let (docs, views, dims) = (1_500, 5, 32);
+    let mut seed = 0x7135_u64;
+    let (corpus, vectors) = synthetic_views(docs, views, dims, &mut seed);
+    let exact = DenseIndex::from_vectors(corpus, "random", dims, vectors)
+        .unwrap()
+        .with_search_settings(DenseSettings {
+            vectors: VectorFormat::F32,
+            backend: DenseBackend::Exact,
+            ..DenseSettings::default()
+        });
+    assert_eq!(exact.views(), docs * views);
+    let int8 = exact.clone().with_search_settings(DenseSettings {
+        backend: DenseBackend::Exact,
+        ..DenseSettings::default()
+    });
+    // A filter keeping more than `exact_filtered_max` walks the graph too.
+    let mut settings = hnsw_settings();
+    settings.hnsw.exact_filtered_max = 10;
+    let hnsw = exact.clone().with_search_settings(settings);
+    let t3 = Filter {
+        tool: Some("t3".parse().unwrap()),
+        ..Filter::default()
+    };
+    let (mut found, mut wanted) = (0, 0);
+    for n in 0..30 {
+        let (_, q) = synthetic(1, dims, &mut seed);
+        let (filter, keep): (Filter, fn(usize) -> bool) = if n % 3 == 0 {
+            (t3.clone(), |d| d % 7 == 3)
+        } else {
+            (Filter::default(), |_| true)
+        };
+        let want = best_of_rows(&exact, &q, 10, keep);
+        same_hits(&exact.scores(&q, 10, &filter).unwrap(), &want);
+        same_hits(&int8.scores(&q, 10, &filter).unwrap(), &want);
+        let got = hnsw.scores(&q, 10, &filter).unwrap();
+        let mut ids: Vec<u32> = got.iter().map(|h| h.0).collect();
+        assert!(ids.iter().all(|&d| keep(d as usize)), "{got:?}");
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 10, "ten distinct APIs: {got:?}");
+        let all = best_of_rows(&exact, &q, docs, keep);
+        for (d, s) in &got {
+            let exact_score = all.iter().find(|h| h.0 == *d).unwrap().1;
+            assert!((s - exact_score).abs() < 1e-5, "{d}: {s} vs {exact_score}");
+        }
+        wanted += want.len();
+        found += got
+            .iter()
+            .filter(|h| want.iter().any(|w| w.0 == h.0))
+            .count();
+    }
+    let recall = found as f64 / wanted as f64;
+    assert!(recall >= 0.9, "recall@10 {recall}");
 }

@@ -5,7 +5,13 @@ use std::sync::Arc;
 use toolsmith_catalog::ApiId;
 use toolsmith_retrieve::{Corpus, CorpusDoc};
 
-fn doc(api: &str, category: &str, name: &str, description: &str, params: &str) -> CorpusDoc {
+pub(crate) fn doc(
+    api: &str,
+    category: &str,
+    name: &str,
+    description: &str,
+    params: &str,
+) -> CorpusDoc {
     let id: ApiId = api.parse().unwrap();
     CorpusDoc {
         tool: id.tool().clone(),
@@ -19,8 +25,15 @@ fn doc(api: &str, category: &str, name: &str, description: &str, params: &str) -
             params.into(),
             String::new(),
             String::new(),
+            String::new(),
         ],
     }
+}
+
+/// `doc` with synthetic user requests (one a line in [`toolsmith_retrieve::Field::Queries`]).
+pub(crate) fn with_views(mut doc: CorpusDoc, views: &[&str]) -> CorpusDoc {
+    doc.fields[7] = views.join("\n");
+    doc
 }
 
 /// Five APIs of three tools in two categories.

@@ -11,3 +11,4 @@ mod incremental;
 mod intents;
 mod resume;
 mod tiny;
+mod views;

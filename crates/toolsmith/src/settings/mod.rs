@@ -302,6 +302,7 @@ pub(crate) struct RefineConfig {
 /// [retrieve.dense]
 /// vectors = "int8"         # int8 (default: a quarter of the bytes scanned, top k x rescore rescored in f32) | f32
 /// rescore = 4
+/// views = "max"           # max (Re-Invoke: best of doc and views) | mean_top2 | doc_only
 /// [retrieve.hybrid]
 /// fusion = { kind = "zscore", bm25 = 0.5 }   # default | { kind = "rrf", k = 60.0, dense_weight = 1.0 }
 /// [retrieve.intents]
