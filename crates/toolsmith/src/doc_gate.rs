@@ -81,7 +81,7 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
             request.label
         );
     }
-    let queries = eval_queries(&store, &request.dataset, &request.data_dir)?;
+    let queries = eval_queries(ctx, &store, &request.dataset, &request.data_dir)?;
     let settings = ctx.config()?.refine.gate;
     let rule = settings.rule();
     let pairs = ctx.runtime()?.block_on(paired_ranks(
@@ -127,13 +127,13 @@ fn candidates(store: &Store, label: &DocLabel) -> anyhow::Result<Vec<(ApiId, u32
 
 /// The eval queries resolved in the catalog (queries naming an unknown API are left out).
 fn eval_queries(
+    ctx: &Context,
     store: &Store,
     dataset: &str,
     data_dir: &std::path::Path,
 ) -> anyhow::Result<Vec<ResolvedQuery>> {
     let benchmark = Benchmark::parse(dataset)?;
-    let loaded = benchmark
-        .load(data_dir)
+    let loaded = crate::benchmarks::load_dataset(ctx, &benchmark, data_dir)
         .with_context(|| format!("loading the eval set {}", benchmark.name()))?;
     Ok(loaded.resolve(store)?.queries)
 }

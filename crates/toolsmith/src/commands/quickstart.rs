@@ -43,6 +43,7 @@ pub(crate) fn run(ctx: &Context, args: &QuickstartArgs) -> anyhow::Result<ExitCo
     let mut report = None;
     if crate::llm::is_configured(llm) {
         report = agent_steps(&tour, &files)?;
+        own_tools_steps(&tour)?;
     } else {
         printer::line(NO_LLM)?;
     }
@@ -205,6 +206,80 @@ fn agent_steps(tour: &Tour, files: &Files) -> anyhow::Result<Option<PathBuf>> {
         &["report", first, second, "--out", &dir_arg],
     )?;
     Ok(written.then(|| dir.join("index.html")))
+}
+
+/// The synthesized evaluation set the tour makes of the example API.
+const SYNTH_SET: &str = "quickstart";
+
+/// The path for a user's own tools, which have no benchmark: synthesize an evaluation set
+/// from the catalog, benchmark an agent on its eval split, refine the docs with the gate on
+/// that split (a new doc becomes active only where it ranks no worse), and benchmark again.
+fn own_tools_steps(tour: &Tour) -> anyhow::Result<()> {
+    printer::line(
+        "\nYour own tools have no benchmark: toolsmith writes one from the catalog, then \
+         measures a refinement on it.",
+    )?;
+    let made = tour.extra_step(
+        "Synthesize an evaluation set (requests with gold paths, each checked on the simulator)",
+        &[
+            "synth",
+            "run",
+            SYNTH_SET,
+            "--single",
+            "6",
+            "--chains",
+            "4",
+            "--combos",
+            "0",
+            "--per-path",
+            "2",
+            "--mode",
+            "simulate",
+        ],
+    )?;
+    if !made {
+        return Ok(());
+    }
+    tour.extra_step("Show the set", &["synth", "show", SYNTH_SET])?;
+    let before = bench_on_synth(tour, "before")?;
+    tour.extra_step(
+        "Refine the docs (EasyTool), gated on the set's eval split",
+        &["refine", "--method", "easytool", "--apis", TOOL, "--gate"],
+    )?;
+    let after = bench_on_synth(tour, "after")?;
+    if let (Some(before), Some(after)) = (before, after) {
+        tour.extra_step(
+            "Compare the agent before and after the refinement",
+            &["bench", "compare", &before, &after],
+        )?;
+    }
+    Ok(())
+}
+
+/// ReAct on the synthesized set's eval split, simulated; the run's id when it ran.
+fn bench_on_synth(tour: &Tour, when: &str) -> anyhow::Result<Option<String>> {
+    let dataset = format!("synth:{SYNTH_SET}");
+    let name = format!("quickstart-synth-{when}");
+    let report = tour.extra_json(
+        &format!("Benchmark ReAct on the set's eval split, {when} refinement (simulated calls)"),
+        &[
+            "bench",
+            "run",
+            "--dataset",
+            &dataset,
+            "--solver",
+            "react",
+            "--mode",
+            "simulate",
+            "--name",
+            &name,
+            "--json",
+        ],
+    )?;
+    Ok(report
+        .as_ref()
+        .and_then(|r| r["run"].as_i64())
+        .map(|run| run.to_string()))
 }
 
 /// The tour folder's `.gitignore`: everything in it.

@@ -63,6 +63,8 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         args.llm.cache.into(),
         executor::Writes::Agent(&args.writes.allow_write),
     )?;
+    // The simulator's session serves this query as its task (the user's premises).
+    let executor = toolsmith_exec::task_session(&executor, &args.query);
     let budget = Arc::new(Budget::new(agents::budget(&args.llm)));
     let runtime = Runtime {
         llm: Arc::new(Metered::new(agents::llm(ctx, &args.llm)?, budget)),

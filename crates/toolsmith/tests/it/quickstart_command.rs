@@ -95,6 +95,10 @@ async fn with_an_llm_quickstart_benchmarks_two_agents_on_the_example_queries_and
     assert!(out.contains("run 2: 24 queries"), "{out}");
     assert!(out.contains("$ toolsmith bench compare 1 2"), "{out}");
     assert!(
+        out.contains("$ toolsmith synth run quickstart"),
+        "the tour goes on to synthesize an evaluation set of the user's own tools: {out}"
+    );
+    assert!(
         out.contains("quickstart-conagents"),
         "the comparison table: {out}"
     );
@@ -114,5 +118,21 @@ async fn with_an_llm_quickstart_benchmarks_two_agents_on_the_example_queries_and
     );
     let runs: serde_json::Value =
         serde_json::from_str(&ws.ok(&["bench", "list", "--json"])).unwrap();
-    assert_eq!(runs.as_array().map(Vec::len), Some(2), "{runs}");
+    let names: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(
+        names[..2],
+        ["quickstart-react", "quickstart-conagents"],
+        "{runs}"
+    );
+    assert!(
+        names[2..]
+            .iter()
+            .all(|n| n.starts_with("quickstart-synth-")),
+        "the own-tools steps bench only the synthesized set: {runs}"
+    );
 }

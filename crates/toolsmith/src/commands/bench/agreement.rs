@@ -26,8 +26,8 @@ pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCod
     };
     let store = ctx.store()?;
     let sets = [
-        load(&store, &args.reference, args)?,
-        load(&store, &dataset, args)?,
+        load(ctx, &store, &args.reference, args)?,
+        load(ctx, &store, &dataset, args)?,
     ];
     let configs = ctx
         .runtime()?
@@ -55,11 +55,10 @@ struct EvalSet {
     queries: Vec<ResolvedQuery>,
 }
 
-fn load(store: &Store, name: &str, args: &AgreementArgs) -> anyhow::Result<EvalSet> {
+fn load(ctx: &Context, store: &Store, name: &str, args: &AgreementArgs) -> anyhow::Result<EvalSet> {
     let benchmark = Benchmark::parse(name)?;
     let data = args.data.path();
-    let dataset = benchmark
-        .load(&data)
+    let dataset = crate::benchmarks::load_dataset(ctx, &benchmark, &data)
         .with_context(|| format!("loading {} from {}", benchmark.name(), data.display()))?;
     let queries = dataset.resolve(store)?.queries;
     if queries.is_empty() {
