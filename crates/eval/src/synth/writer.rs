@@ -3,72 +3,13 @@
 //! a scripted one.
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use toolsmith_catalog::{ApiEntry, ApiId};
+use toolsmith_catalog::ApiEntry;
 
 use super::path::GoldPath;
 
-/// How a request is worded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phrasing {
-    /// Short, to the point.
-    Terse,
-    /// As a person would say it in a chat.
-    Conversational,
-    /// The need surrounded by context that does not matter to it.
-    WithContext,
-    /// Several needs in one request.
-    MultiIntent,
-}
-
-impl Phrasing {
-    /// Every phrasing.
-    pub const ALL: [Self; 4] = [
-        Self::Terse,
-        Self::Conversational,
-        Self::WithContext,
-        Self::MultiIntent,
-    ];
-
-    /// The stable name (`terse`, `conversational`, `with_context`, `multi_intent`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Terse => "terse",
-            Self::Conversational => "conversational",
-            Self::WithContext => "with_context",
-            Self::MultiIntent => "multi_intent",
-        }
-    }
-}
-
-impl std::fmt::Display for Phrasing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One call of a request's plan. An argument value may be a reference to an earlier call's
-/// response: `{"$from": <earlier call's index>, "path": "<jq path into its response>"}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlannedCall {
-    /// The API called.
-    pub api: ApiId,
-    /// Its arguments (a JSON object).
-    pub arguments: Value,
-}
-
-/// A written request and the calls that answer it, one per step of the path, in order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WrittenQuery {
-    /// What the user asks.
-    pub text: String,
-    /// How it is worded.
-    pub phrasing: Phrasing,
-    /// The calls.
-    pub calls: Vec<PlannedCall>,
-}
+/// The request's wording, its plan and the written request are refine's query writer's own
+/// types: one definition of each, shared by `refine --method queries` and the sets.
+pub use toolsmith_refine::{Phrasing, PlannedCall, WrittenQuery};
 
 /// What the writer is asked for one path.
 #[derive(Clone, Debug)]

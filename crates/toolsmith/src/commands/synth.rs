@@ -16,8 +16,8 @@ use serde::Serialize;
 use toolsmith_catalog::{ApiId, Catalog, DocSelector};
 use toolsmith_eval::synth::{
     self, AnswerCheck, Estimate, ExportFormat, Fate, GoldPath, LlmAnswerCheck, PathWriter,
-    Phrasing, PlannedCall, SampleSizes, SetSpec, SetSummary, Split, SynthObserver, SynthQuery,
-    SynthSet, SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery,
+    Phrasing, SampleSizes, SetSpec, SetSummary, Split, SynthObserver, SynthQuery, SynthSet,
+    SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery,
 };
 use toolsmith_exec::ApiBook;
 use toolsmith_graph::{GraphStore, build_graph};
@@ -205,50 +205,23 @@ struct Writer(QueryWriter);
 #[async_trait]
 impl PathWriter for Writer {
     async fn write(&self, ask: &WriteAsk) -> Result<Vec<WrittenQuery>, WriteError> {
-        use toolsmith_refine::{PathStep, Phrasing as P, WriteRequest};
+        use toolsmith_refine::{PathStep, WriteRequest};
         let single = ask.steps.len() < 2;
-        let phrasings = ask
-            .phrasings
-            .iter()
-            .filter(|p| !(single && **p == Phrasing::MultiIntent))
-            .map(|p| match p {
-                Phrasing::Terse => P::Terse,
-                Phrasing::Conversational => P::Conversational,
-                Phrasing::WithContext => P::WithContext,
-                Phrasing::MultiIntent => P::MultiIntent,
-            })
-            .collect();
         let request = WriteRequest {
             steps: ask.steps.iter().cloned().map(PathStep::new).collect(),
             count: ask.count,
-            phrasings,
+            phrasings: ask
+                .phrasings
+                .iter()
+                .copied()
+                .filter(|p| !(single && *p == Phrasing::MultiIntent))
+                .collect(),
             avoid: Vec::new(),
         };
-        let written = self
-            .0
+        self.0
             .write(&request)
             .await
-            .map_err(|e| WriteError(format!("{e:#}")))?;
-        Ok(written
-            .into_iter()
-            .map(|q| WrittenQuery {
-                text: q.text,
-                phrasing: match q.phrasing {
-                    P::Terse => Phrasing::Terse,
-                    P::Conversational => Phrasing::Conversational,
-                    P::WithContext => Phrasing::WithContext,
-                    P::MultiIntent => Phrasing::MultiIntent,
-                },
-                calls: q
-                    .calls
-                    .into_iter()
-                    .map(|c| PlannedCall {
-                        api: c.api,
-                        arguments: c.arguments,
-                    })
-                    .collect(),
-            })
-            .collect())
+            .map_err(|e| WriteError(format!("{e:#}")))
     }
 }
 

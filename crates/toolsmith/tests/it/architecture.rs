@@ -76,6 +76,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "toolsmith-catalog",
             "toolsmith-llm",
             "toolsmith-exec",
+            "toolsmith-refine",
             "toolsmith-retrieve",
             "toolsmith-solve",
         ],

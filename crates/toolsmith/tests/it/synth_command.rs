@@ -327,7 +327,14 @@ fn check(ws: &Workspace, state: &Loopback) {
     // (The gate, on by default once an eval split exists, searches with the eval requests:
     // that measures on them and is not a leak, so it is off here.)
     *state.recording.lock().unwrap() = true;
-    ws.ok(&["refine", "--method", "easytool", "--cache", "off", "--no-gate"]);
+    ws.ok(&[
+        "refine",
+        "--method",
+        "easytool",
+        "--cache",
+        "off",
+        "--no-gate",
+    ]);
     ws.ok(&["index"]);
     let seen = state.seen.lock().unwrap().clone();
     assert!(!seen.is_empty(), "refine and index reached the loopback");
