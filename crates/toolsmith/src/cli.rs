@@ -644,6 +644,10 @@ pub enum DocsAction {
         /// The new description.
         #[arg(long)]
         description: String,
+        /// A user request the API answers, indexed by search as a view of the doc (repeat for
+        /// several); agents are not shown it.
+        #[arg(long = "query", value_name = "REQUEST")]
+        queries: Vec<String>,
         /// Its label.
         #[arg(long, default_value = "manual")]
         label: DocLabel,

@@ -92,10 +92,14 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
         &candidates,
         settings.depth,
     ))?;
-    let decisions: Vec<ApiDecision> = candidates
-        .iter()
-        .map(|(api, version)| decide(rule, request.untested, api, *version, pairs.get(api)))
-        .collect();
+    let decisions: Vec<ApiDecision> = if adds_views(&store, &request.label)? {
+        decide_pooled(rule, request.untested, &candidates, &pairs)
+    } else {
+        candidates
+            .iter()
+            .map(|(api, version)| decide(rule, request.untested, api, *version, pairs.get(api)))
+            .collect()
+    };
     let stored: Vec<NewDecision> = decisions
         .iter()
         .map(|d| new_decision(d, &request.label, rule))
@@ -123,6 +127,42 @@ fn candidates(store: &Store, label: &DocLabel) -> anyhow::Result<Vec<(ApiId, u32
             (doc.label == *label && !doc.active).then(|| (entry.api.id.clone(), doc.version))
         })
         .collect())
+}
+
+/// Whether the `label` docs carry synthetic requests (views). A view raises its own API's
+/// scores (BM25's `queries` field; the best of several dense rows), so views pay off only
+/// against other APIs' views: activated API by API, the APIs with views crowd out those
+/// without (on TMDB a per-API margin gate of the `queries` docs fell below both the
+/// original and the all-`queries` docs). Such a label is decided as a whole.
+fn adds_views(store: &Store, label: &DocLabel) -> anyhow::Result<bool> {
+    let view = store.catalog(&DocSelector::Label(label.clone()), &Scope::default())?;
+    Ok(view.apis().any(|(_, entry)| {
+        entry
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.label == *label && !d.doc.queries.is_empty())
+    }))
+}
+
+/// One decision for every candidate, from all their pairs pooled (a label with views).
+fn decide_pooled(
+    rule: GateRule,
+    untested: Untested,
+    candidates: &[(ApiId, u32)],
+    pairs: &BTreeMap<ApiId, Vec<PairedRank>>,
+) -> Vec<ApiDecision> {
+    let pooled: Vec<PairedRank> = pairs.values().flatten().copied().collect();
+    candidates
+        .iter()
+        .map(|(api, version)| {
+            let measured = pairs.get(api).is_some_and(|p| !p.is_empty());
+            let mut decision = decide(rule, untested, api, *version, Some(&pooled));
+            if !measured {
+                decision.evidence = Evidence::Untested;
+            }
+            decision
+        })
+        .collect()
 }
 
 /// The eval queries resolved in the catalog (queries naming an unknown API are left out).

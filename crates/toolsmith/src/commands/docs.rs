@@ -62,13 +62,17 @@ pub(super) fn run(ctx: &Context, args: &DocsArgs) -> anyhow::Result<ExitCode> {
         DocsAction::Add {
             target,
             description,
+            queries,
             label,
             activate,
         } => {
             let doc = NewDoc {
                 label: label.clone(),
                 source: "manual".to_owned(),
-                doc: Doc::text(description.clone()),
+                doc: Doc {
+                    queries: queries.clone(),
+                    ..Doc::text(description.clone())
+                },
             };
             let version =
                 store.add_doc(target, doc, toolsmith_catalog::Activate::from(*activate))?;

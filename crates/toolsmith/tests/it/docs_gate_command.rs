@@ -190,3 +190,63 @@ fn a_gate_without_candidates_or_eval_set_says_what_is_missing() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("name one with --dataset"));
 }
+
+/// Views lift their own API against the others, so a label carrying them is decided as a
+/// whole: the pairs of every candidate pooled, one outcome for all. Per API, the movie
+/// search's candidate (5 of 5 worse) would be kept, as in the test above.
+#[test]
+fn a_label_with_views_is_decided_as_a_whole() {
+    let ws = workspace();
+    ws.ok(&[
+        "docs",
+        "add",
+        "cinema/searchmovie",
+        "--label",
+        "views",
+        "--description",
+        "Returns a structured record",
+    ]);
+    let person_views = [
+        "biography of an actor or actress",
+        "an actress biography",
+        "the actor biography and career",
+    ];
+    let mut add = vec![
+        "docs",
+        "add",
+        "cinema/getperson",
+        "--label",
+        "views",
+        "--description",
+        "Fetch one record",
+    ];
+    for view in person_views {
+        add.extend_from_slice(&["--query", view]);
+    }
+    ws.ok(&add);
+    let report: serde_json::Value = serde_json::from_str(&ws.ok(&[
+        "docs",
+        "gate",
+        "views",
+        "--dataset",
+        "eval.json",
+        "--method",
+        "bm25",
+        "--json",
+    ]))
+    .unwrap();
+    let movie = decision(&report, "cinema/searchmovie");
+    let person = decision(&report, "cinema/getperson");
+    assert_eq!(movie["figures"]["queries"], 10, "{report}");
+    assert_eq!(movie["figures"], person["figures"], "one pooled decision");
+    assert_eq!(
+        (&movie["outcome"], &person["outcome"]),
+        (&"activated".into(), &"activated".into()),
+        "5 better and 5 worse of 10 pooled pairs is no evidence of worse: {report}"
+    );
+    assert_eq!(
+        active(&ws, "cinema/searchmovie"),
+        3,
+        "v2 is the easytool candidate"
+    );
+}
