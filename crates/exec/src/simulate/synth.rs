@@ -372,6 +372,11 @@ impl<'a> Synth<'a> {
             .iter()
             .filter(|a| !is_null_schema(self.resolve(a)))
             .collect();
+        // The alternative the call's arguments name: `GET /me/top/{type}` with
+        // `type = "tracks"` answers tracks, not the first alternative (artists).
+        if let Some(named) = candidates.iter().find(|alt| self.named_by_args(alt)) {
+            return Some(self.node(named, name, seed, depth, item));
+        }
         for round in 0..4u64 {
             for alt in &candidates {
                 let value = self.node(alt, name, seed.wrapping_add(round), depth, item);
@@ -397,6 +402,41 @@ impl<'a> Synth<'a> {
         candidates
             .first()
             .map(|alt| self.node(alt, name, seed, depth, item))
+    }
+
+    /// Whether a string argument of the call names `alt`: equals (ignoring case and a plural
+    /// `s`) its `type` property's const or single enum value, its title, or its `$ref` name.
+    fn named_by_args(&self, alt: &Value) -> bool {
+        let norm = |s: &str| {
+            let s = s.trim().to_ascii_lowercase();
+            s.strip_suffix('s').map(str::to_owned).unwrap_or(s)
+        };
+        let resolved = self.resolve(alt);
+        let kind = resolved.pointer("/properties/type");
+        let mut names: Vec<String> = Vec::new();
+        if let Some(c) = kind.and_then(|t| t.get("const")).and_then(Value::as_str) {
+            names.push(norm(c));
+        }
+        if let Some([only]) = kind
+            .and_then(|t| t.get("enum"))
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            names.extend(only.as_str().map(norm));
+        }
+        names.extend(resolved.get("title").and_then(Value::as_str).map(norm));
+        names.extend(
+            alt.get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.rsplit('/').next())
+                .map(|n| norm(n.trim_end_matches("Object"))),
+        );
+        !names.is_empty()
+            && self
+                .args
+                .values()
+                .filter_map(Value::as_str)
+                .any(|v| names.contains(&norm(v)))
     }
 
     /// Whether `value` fits `schema` by type, and for objects by required

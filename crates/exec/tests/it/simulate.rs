@@ -1073,3 +1073,46 @@ async fn the_llm_is_asked_for_the_count_a_call_requests() {
     assert!(asked.contains("holds exactly 60"), "{asked}");
     assert!(!asked.contains("1 to 5"), "{asked}");
 }
+
+/// `GET /me/top/{type}` answers a page of `oneOf` artist or track: the argument `type` names
+/// the alternative, so `tracks` gets tracks (the first alternative was answered before, so an
+/// agent asking for its top tracks got artists and gave up).
+#[tokio::test]
+async fn an_argument_naming_a_one_of_alternative_picks_it() {
+    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+    let kind = |k: &str| json!({"type": "string", "enum": [k]});
+    let spec = json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+      "components": {"schemas": {
+        "ArtistObject": {"type": "object", "properties": {"id": {"type": "string"},
+            "name": {"type": "string"}, "genres": {"type": "array", "items": {"type": "string"}},
+            "type": kind("artist")}},
+        "TrackObject": {"type": "object", "properties": {"id": {"type": "string"},
+            "name": {"type": "string"}, "duration_ms": {"type": "integer"},
+            "type": kind("track")}}}},
+      "paths": {"/me/top/{type}": {"get": {"operationId": "top",
+        "parameters": [{"name": "type", "in": "path", "required": true,
+            "schema": {"type": "string", "enum": ["artists", "tracks"]}}],
+        "responses": {"200": {"description": "ok", "content": {"application/json": {"schema":
+            {"type": "object", "properties": {"items": {"type": "array", "items": {"oneOf": [
+                {"$ref": "#/components/schemas/ArtistObject"},
+                {"$ref": "#/components/schemas/TrackObject"}]}}}}}}}}}}}});
+    let bytes = serde_json::to_vec(&spec).unwrap();
+    let batch = read_bytes("music.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let book = Arc::new(ApiBook::from_catalog(&catalog));
+    let sim = Simulator::new(Arc::clone(&book));
+    let top = book.ids().next().unwrap().clone();
+    for (asked, kind) in [("tracks", "track"), ("artists", "artist")] {
+        let obs = sim.call(&top, &json!({"type": asked})).await.unwrap();
+        let body = obs.body.json().unwrap();
+        let items = body["items"].as_array().unwrap();
+        assert!(!items.is_empty(), "{body:#}");
+        assert!(items.iter().all(|i| i["type"] == kind), "{asked}: {body:#}");
+    }
+}
