@@ -393,7 +393,11 @@ impl Simulator {
     ) -> Result<Value, Observation> {
         let api = &entry.api.api.id;
         let (earlier, seen) = match self.session.lock() {
-            Ok(session) => (session.filled(api, args), session.relevant(args)),
+            Ok(session) => {
+                let mut shown = session.relevant(args);
+                shown.extend(session.writes().iter().cloned());
+                (session.filled(api, args), shown)
+            }
             Err(_) => (None, Vec::new()),
         };
         if let Some(body) = earlier {
@@ -416,6 +420,20 @@ impl Simulator {
         }
         Ok(body)
     }
+}
+
+/// `METHOD path` of a call that writes (any method but GET, HEAD and OPTIONS).
+fn write_call(entry: &BookEntry) -> Option<String> {
+    use toolsmith_catalog::HttpMethod;
+    let endpoint = &entry.api.api.endpoint;
+    let method = endpoint.method()?;
+    if matches!(
+        method,
+        HttpMethod::Get | HttpMethod::Head | HttpMethod::Options
+    ) {
+        return None;
+    }
+    Some(format!("{method} {}", endpoint.path().unwrap_or_default()))
 }
 
 /// An observation of a successful simulated call, with the status the spec documents: a
@@ -467,6 +485,9 @@ impl Executor for Simulator {
             invariants::restore(value);
             if provenance == Provenance::SimulatedLlm {
                 session.remember(value);
+            }
+            if let Some(call) = write_call(entry) {
+                session.record_write(call, &Value::Object(args.clone()));
             }
         }
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))

@@ -20,6 +20,8 @@ const PER_ID: usize = 4;
 const MAX_SHOWN: usize = 12;
 /// Most filled responses kept.
 const MAX_FILLED: usize = 10_000;
+/// Most earlier writes shown in a prompt (the latest).
+const MAX_WRITES: usize = 8;
 /// Fields that name an entity.
 const LABELS: &[&str] = &[
     "name",
@@ -38,6 +40,9 @@ pub(crate) struct Session {
     filled: HashMap<(ApiId, String), Value>,
     /// Entities shown, by id as text, latest first: `{"id", "name"|"title", "in"}`.
     seen: HashMap<String, Vec<Value>>,
+    /// The session's successful writes (calls other than GET), oldest first, each
+    /// `{"done": "METHOD path", "arguments": ...}`: the next fill is told them.
+    writes: Vec<Value>,
     /// The changes the session's calls made.
     pub(crate) state: State,
 }
@@ -56,6 +61,23 @@ impl Session {
             self.filled
                 .insert((api.clone(), canonical_json(args)), body.clone());
         }
+    }
+
+    /// Records a successful write, so the next fill is told it and no read is answered
+    /// from before it: the responses filled so far are forgotten (a playlist read again
+    /// after its tracks were removed is asked anew, with the removal in the prompt).
+    pub(crate) fn record_write(&mut self, call: String, args: &Value) {
+        self.writes
+            .push(serde_json::json!({"done": call, "arguments": args}));
+        if self.writes.len() > MAX_WRITES {
+            self.writes.remove(0);
+        }
+        self.filled.clear();
+    }
+
+    /// The session's latest writes, oldest first.
+    pub(crate) fn writes(&self) -> &[Value] {
+        &self.writes
     }
 
     /// Remembers the entities a response shows (objects with an id and a

@@ -354,3 +354,43 @@ async fn concurrent_identical_calls_ask_the_model_once() {
         );
     }
 }
+
+/// A read after a write is asked anew, and the model is told the write: a playlist listed
+/// again after one was created (or its tracks removed) must not be the list from before.
+#[tokio::test]
+async fn a_read_after_a_write_is_asked_again_and_told_the_write() {
+    let book = music();
+    let mine = op(&book, "GET", "/me/playlists");
+    let create = op(&book, "POST", "/users/{user_id}/playlists");
+    let llm = Arc::new(ScriptedLlm::new(Vec::<Reply>::new()).with_rule(
+        When::role("simulator"),
+        Reply::text(playlists(&["My R&B"]).to_string()),
+    ));
+    let sim = filling(&book, llm.clone(), SimulatorSettings::default());
+    let session = sim.fork_for(Some(RNB)).unwrap();
+    session.call(&mine, &json!({"limit": 5})).await.unwrap();
+    session.call(&mine, &json!({"limit": 5})).await.unwrap();
+    assert_eq!(
+        llm.requests().len(),
+        1,
+        "a repeated read is the same answer"
+    );
+    let created = session
+        .call(&create, &json!({"user_id": "u1", "name": "Gym mix"}))
+        .await
+        .unwrap();
+    assert!(created.is_ok(), "{created:?}");
+    let asked = llm.requests().len();
+    session.call(&mine, &json!({"limit": 5})).await.unwrap();
+    let prompts = prompts(&llm);
+    assert_eq!(
+        prompts.len(),
+        asked + 1,
+        "the read after the write is asked again"
+    );
+    let last = prompts.last().unwrap();
+    assert!(
+        last.contains("POST /users/{user_id}/playlists") && last.contains("Gym mix"),
+        "the prompt tells the write: {last}"
+    );
+}
