@@ -250,7 +250,9 @@ async fn a_requested_count_reaches_the_prompt_capped_by_the_setting() {
         let sim = filling(&book, llm.clone(), settings);
         sim.call(&mine, &json!({"limit": 20})).await.unwrap();
         let asked = prompts(&llm).join("\n");
-        assert!(asked.contains(&format!("holds exactly {want}.")), "{asked}");
+        assert!(asked.contains(&format!("holds exactly {want};")), "{asked}");
+        // A limit on the user's own things is a cap, not a quota.
+        assert!(asked.contains(&format!("at most {want}.")), "{asked}");
         assert!(!asked.contains("1 to 5"), "{asked}");
     }
     // The schema's maxItems bounds the count too.
@@ -261,7 +263,7 @@ async fn a_requested_count_reaches_the_prompt_capped_by_the_setting() {
     let sim = filling(&book, llm.clone(), SimulatorSettings::default());
     sim.call(&top, &json!({"limit": 20})).await.unwrap();
     let asked = prompts(&llm).join("\n");
-    assert!(asked.contains("holds exactly 10."), "{asked}");
+    assert!(asked.contains("holds exactly 10;"), "{asked}");
 }
 
 #[tokio::test]
