@@ -121,3 +121,11 @@ pub enum Error {
 
 /// `Result` with this crate's [`Error`] as the default.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Wraps a SQLite error of eval's tables with what was being done (for `map_err`).
+    pub(crate) fn store(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Self {
+        let context = context.into();
+        move |source| Self::Store { context, source }
+    }
+}

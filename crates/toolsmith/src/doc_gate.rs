@@ -74,7 +74,10 @@ pub(crate) struct GateReport {
 /// Runs the gate: ranks, decides, stores the round with its activations.
 pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateReport> {
     let mut store = ctx.store()?;
-    let candidates = candidates(&store, &request.label)?;
+    let Candidates {
+        apis: candidates,
+        views,
+    } = candidates(&store, &request.label)?;
     if candidates.is_empty() {
         bail!(
             "no API has a `{}` doc that is not already active (see `toolsmith stats`)",
@@ -92,7 +95,7 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
         &candidates,
         settings.depth,
     ))?;
-    let decisions: Vec<ApiDecision> = if adds_views(&store, &request.label)? {
+    let decisions: Vec<ApiDecision> = if views {
         decide_pooled(rule, request.untested, &candidates, &pairs)
     } else {
         candidates
@@ -117,31 +120,35 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
     })
 }
 
-/// Every API whose latest `label` doc is not the active one, with that version.
-fn candidates(store: &Store, label: &DocLabel) -> anyhow::Result<Vec<(ApiId, u32)>> {
-    let view = store.catalog(&DocSelector::Label(label.clone()), &Scope::default())?;
-    Ok(view
-        .apis()
-        .filter_map(|(_, entry)| {
-            let doc = entry.doc.as_ref()?;
-            (doc.label == *label && !doc.active).then(|| (entry.api.id.clone(), doc.version))
-        })
-        .collect())
+/// The candidates of a label: every API whose latest `label` doc is not the active one, with
+/// that version, and whether the label's docs carry synthetic requests (views). A view raises
+/// its own API's scores (BM25's `queries` field; the best of several dense rows), so views pay
+/// off only against other APIs' views: activated API by API, the APIs with views crowd out
+/// those without (on TMDB a per-API margin gate of the `queries` docs fell below both the
+/// original and the all-`queries` docs). Such a label is decided as a whole.
+struct Candidates {
+    apis: Vec<(ApiId, u32)>,
+    views: bool,
 }
 
-/// Whether the `label` docs carry synthetic requests (views). A view raises its own API's
-/// scores (BM25's `queries` field; the best of several dense rows), so views pay off only
-/// against other APIs' views: activated API by API, the APIs with views crowd out those
-/// without (on TMDB a per-API margin gate of the `queries` docs fell below both the
-/// original and the all-`queries` docs). Such a label is decided as a whole.
-fn adds_views(store: &Store, label: &DocLabel) -> anyhow::Result<bool> {
+fn candidates(store: &Store, label: &DocLabel) -> anyhow::Result<Candidates> {
     let view = store.catalog(&DocSelector::Label(label.clone()), &Scope::default())?;
-    Ok(view.apis().any(|(_, entry)| {
-        entry
-            .doc
-            .as_ref()
-            .is_some_and(|d| d.label == *label && !d.doc.queries.is_empty())
-    }))
+    let labelled = || {
+        view.apis().filter_map(|(_, entry)| {
+            entry
+                .doc
+                .as_ref()
+                .filter(|d| d.label == *label)
+                .map(|d| (entry, d))
+        })
+    };
+    Ok(Candidates {
+        apis: labelled()
+            .filter(|(_, doc)| !doc.active)
+            .map(|(entry, doc)| (entry.api.id.clone(), doc.version))
+            .collect(),
+        views: labelled().any(|(_, doc)| !doc.doc.queries.is_empty()),
+    })
 }
 
 /// One decision for every candidate, from all their pairs pooled (a label with views).

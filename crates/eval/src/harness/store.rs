@@ -181,11 +181,6 @@ pub struct BenchStore {
     conn: SharedConnection,
 }
 
-fn db(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
-    let context = context.into();
-    move |source| Error::Store { context, source }
-}
-
 impl BenchStore {
     /// Opens eval's tables in the database at `path` (the catalog file), creating and
     /// migrating them as needed.
@@ -213,7 +208,7 @@ impl BenchStore {
             "INSERT INTO bench_runs (name, spec, created_ms) VALUES (?1, ?2, ?3)",
             params![spec.name, to_column("run spec", spec)?, now_ms()],
         )
-        .map_err(db("creating a benchmark run"))?;
+        .map_err(Error::store("creating a benchmark run"))?;
         Ok(RunId(conn.last_insert_rowid()))
     }
 
@@ -227,7 +222,7 @@ impl BenchStore {
                 run_row,
             )
             .optional()
-            .map_err(db(format!("reading benchmark run {id}")))?;
+            .map_err(Error::store(format!("reading benchmark run {id}")))?;
         row.ok_or(Error::UnknownRun(id))?.parse()
     }
 
@@ -236,11 +231,11 @@ impl BenchStore {
         let conn = self.conn();
         let mut stmt = conn
             .prepare("SELECT id, name, spec, created_ms, finished_ms FROM bench_runs ORDER BY id")
-            .map_err(db("listing benchmark runs"))?;
+            .map_err(Error::store("listing benchmark runs"))?;
         let rows = stmt
             .query_map([], run_row)
             .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-            .map_err(db("listing benchmark runs"))?;
+            .map_err(Error::store("listing benchmark runs"))?;
         rows.into_iter().map(RawRun::parse).collect()
     }
 
@@ -249,7 +244,7 @@ impl BenchStore {
     pub fn save_result(&self, run: RunId, result: &QueryResult) -> Result<()> {
         let mut conn = self.conn();
         let context = || format!("storing query {} of run {run}", result.query_id);
-        let tx = write_transaction(&mut conn).map_err(db(context()))?;
+        let tx = write_transaction(&mut conn).map_err(Error::store(context()))?;
         tx.execute(
             "INSERT OR REPLACE INTO bench_results (run, query_id, finish, trace, record, offered, scores, stored_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -264,8 +259,8 @@ impl BenchStore {
                 now_ms()
             ],
         )
-        .map_err(db(context()))?;
-        tx.commit().map_err(db(context()))
+        .map_err(Error::store(context()))?;
+        tx.commit().map_err(Error::store(context()))
     }
 
     /// The queries of a run that have a result to keep: every stored one except those that
@@ -274,10 +269,10 @@ impl BenchStore {
         let conn = self.conn();
         let mut stmt = conn
             .prepare("SELECT query_id FROM bench_results WHERE run = ?1 AND finish != ?2")
-            .map_err(db(format!("reading the results of run {run}")))?;
+            .map_err(Error::store(format!("reading the results of run {run}")))?;
         stmt.query_map(params![run.0, Finish::Error.as_str()], |r| r.get(0))
             .and_then(Iterator::collect)
-            .map_err(db(format!("reading the results of run {run}")))
+            .map_err(Error::store(format!("reading the results of run {run}")))
     }
 
     /// Replaces a run's spec and name (a resume that changes the limit).
@@ -288,7 +283,7 @@ impl BenchStore {
                 "UPDATE bench_runs SET name = ?2, spec = ?3 WHERE id = ?1",
                 params![run.0, spec.name, to_column("run spec", spec)?],
             )
-            .map_err(db(format!("updating run {run}")))?;
+            .map_err(Error::store(format!("updating run {run}")))?;
         if changed == 0 {
             return Err(Error::UnknownRun(run));
         }
@@ -302,7 +297,7 @@ impl BenchStore {
                 "UPDATE bench_runs SET finished_ms = ?2 WHERE id = ?1",
                 params![run.0, now_ms()],
             )
-            .map_err(db(format!("finishing run {run}")))?;
+            .map_err(Error::store(format!("finishing run {run}")))?;
         Ok(())
     }
 
@@ -312,11 +307,11 @@ impl BenchStore {
         let conn = self.conn();
         let mut stmt = conn
             .prepare("SELECT query_id, scores FROM bench_results WHERE run = ?1 ORDER BY rowid")
-            .map_err(db(format!("reading the scores of run {run}")))?;
+            .map_err(Error::store(format!("reading the scores of run {run}")))?;
         let rows: Vec<(String, String)> = stmt
             .query_map(params![run.0], |r| Ok((r.get(0)?, r.get(1)?)))
             .and_then(Iterator::collect)
-            .map_err(db(format!("reading the scores of run {run}")))?;
+            .map_err(Error::store(format!("reading the scores of run {run}")))?;
         rows.into_iter()
             .map(|(id, scores)| Ok((id, from_column("scores", &scores)?)))
             .collect()
@@ -348,7 +343,7 @@ impl BenchStore {
                     now_ms()
                 ],
             )
-            .map_err(db(format!("storing the judgement of query {query_id} of run {run}")))?;
+            .map_err(Error::store(format!("storing the judgement of query {query_id} of run {run}")))?;
         Ok(())
     }
 
@@ -360,11 +355,11 @@ impl BenchStore {
                 "SELECT query_id, judge_run, judgement FROM bench_judgements WHERE run = ?1
                  ORDER BY judge_run, rowid",
             )
-            .map_err(db(format!("reading the judgements of run {run}")))?;
+            .map_err(Error::store(format!("reading the judgements of run {run}")))?;
         let rows: Vec<(String, i64, String)> = stmt
             .query_map(params![run.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .and_then(Iterator::collect)
-            .map_err(db(format!("reading the judgements of run {run}")))?;
+            .map_err(Error::store(format!("reading the judgements of run {run}")))?;
         rows.into_iter()
             .map(|(query, judge_run, text)| {
                 Ok((
@@ -398,7 +393,7 @@ impl BenchStore {
                     now_ms()
                 ],
             )
-            .map_err(db(format!(
+            .map_err(Error::store(format!(
                 "storing the preference on query {query_id} of run {run} against run {reference}"
             )))?;
         Ok(())
@@ -417,13 +412,13 @@ impl BenchStore {
                 "SELECT query_id, round, verdict FROM bench_preferences
                  WHERE run = ?1 AND reference = ?2 ORDER BY rowid",
             )
-            .map_err(db(context()))?;
+            .map_err(Error::store(context()))?;
         let rows: Vec<(String, i64, String)> = stmt
             .query_map(params![run.0, reference.0], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
             .and_then(Iterator::collect)
-            .map_err(db(context()))?;
+            .map_err(Error::store(context()))?;
         rows.into_iter()
             .map(|(query, round, text)| {
                 Ok((
@@ -445,12 +440,12 @@ impl BenchStore {
                     "SELECT query_id, trace, record, offered, scores FROM bench_results
                      WHERE run = ?1 ORDER BY rowid",
                 )
-                .map_err(db(format!("reading the results of run {run}")))?;
+                .map_err(Error::store(format!("reading the results of run {run}")))?;
             stmt.query_map(params![run.0], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })
             .and_then(Iterator::collect)
-            .map_err(db(format!("reading the results of run {run}")))?
+            .map_err(Error::store(format!("reading the results of run {run}")))?
         };
         rows.into_iter()
             .map(|(query_id, trace, record, offered, scores)| {
@@ -479,7 +474,7 @@ impl BenchStore {
                 now_ms()
             ],
         )
-        .map_err(db("storing a retrieval result"))?;
+        .map_err(Error::store("storing a retrieval result"))?;
         Ok(conn.last_insert_rowid())
     }
 
@@ -489,10 +484,10 @@ impl BenchStore {
             let conn = self.conn();
             let mut stmt = conn
                 .prepare("SELECT id, result, created_ms FROM retrieval_results ORDER BY id")
-                .map_err(db("listing retrieval results"))?;
+                .map_err(Error::store("listing retrieval results"))?;
             stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                 .and_then(Iterator::collect)
-                .map_err(db("listing retrieval results"))?
+                .map_err(Error::store("listing retrieval results"))?
         };
         rows.into_iter()
             .map(|(id, result, created_ms)| {
@@ -515,7 +510,7 @@ impl BenchStore {
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()
-            .map_err(db(format!("reading query {query_id} of run {run}")))?;
+            .map_err(Error::store(format!("reading query {query_id} of run {run}")))?;
         let Some((trace, record, offered, scores)) = row else {
             return Ok(None);
         };

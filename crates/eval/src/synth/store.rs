@@ -120,11 +120,6 @@ pub struct SynthStore {
     conn: SharedConnection,
 }
 
-fn db(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
-    let context = context.into();
-    move |source| Error::Store { context, source }
-}
-
 fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -158,21 +153,21 @@ impl SynthStore {
         }
         let mut conn = self.conn();
         let context = || format!("creating the synthesized set {name}");
-        let tx = write_transaction(&mut conn).map_err(db(context()))?;
+        let tx = write_transaction(&mut conn).map_err(Error::store(context()))?;
         tx.execute(
             "INSERT INTO synth_sets (name, spec, created_ms) VALUES (?1, ?2, ?3)",
             params![name, to_column("set spec", spec)?, now_ms()],
         )
-        .map_err(db(context()))?;
+        .map_err(Error::store(context()))?;
         let id = tx.last_insert_rowid();
         for (idx, path) in paths.iter().enumerate() {
             tx.execute(
                 "INSERT INTO synth_paths (set_id, idx, path) VALUES (?1, ?2, ?3)",
                 params![id, to_i64(idx), to_column("gold path", path)?],
             )
-            .map_err(db(context()))?;
+            .map_err(Error::store(context()))?;
         }
-        tx.commit().map_err(db(context()))?;
+        tx.commit().map_err(Error::store(context()))?;
         Ok(id)
     }
 
@@ -186,7 +181,7 @@ impl SynthStore {
                 RawSet::read,
             )
             .optional()
-            .map_err(db(format!("reading the synthesized set {name}")))?;
+            .map_err(Error::store(format!("reading the synthesized set {name}")))?;
         raw.map(RawSet::parse).transpose()
     }
 
@@ -195,11 +190,11 @@ impl SynthStore {
         let conn = self.conn();
         let mut stmt = conn
             .prepare("SELECT id, name, spec, created_ms, finished_ms FROM synth_sets ORDER BY id")
-            .map_err(db("listing synthesized sets"))?;
+            .map_err(Error::store("listing synthesized sets"))?;
         let rows = stmt
             .query_map([], RawSet::read)
             .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-            .map_err(db("listing synthesized sets"))?;
+            .map_err(Error::store("listing synthesized sets"))?;
         rows.into_iter().map(RawSet::parse).collect()
     }
 
@@ -209,11 +204,11 @@ impl SynthStore {
         let context = || format!("reading the paths of synthesized set {set}");
         let mut stmt = conn
             .prepare("SELECT idx, path, done_ms FROM synth_paths WHERE set_id = ?1 ORDER BY idx")
-            .map_err(db(context()))?;
+            .map_err(Error::store(context()))?;
         let rows: Vec<(i64, String, Option<i64>)> = stmt
             .query_map(params![set], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .and_then(Iterator::collect)
-            .map_err(db(context()))?;
+            .map_err(Error::store(context()))?;
         rows.into_iter()
             .map(|(idx, path, done)| {
                 Ok(StoredPath {
@@ -229,7 +224,7 @@ impl SynthStore {
     pub fn finish_path(&self, set: i64, idx: usize, queries: &[SynthQuery]) -> Result<()> {
         let mut conn = self.conn();
         let context = || format!("storing path {idx} of synthesized set {set}");
-        let tx = write_transaction(&mut conn).map_err(db(context()))?;
+        let tx = write_transaction(&mut conn).map_err(Error::store(context()))?;
         for q in queries {
             let (split, reference, dropped) = match &q.fate {
                 Fate::Kept { split, reference } => (Some(split.as_str()), reference.clone(), None),
@@ -253,14 +248,14 @@ impl SynthStore {
                     now_ms()
                 ],
             )
-            .map_err(db(context()))?;
+            .map_err(Error::store(context()))?;
         }
         tx.execute(
             "UPDATE synth_paths SET done_ms = ?3 WHERE set_id = ?1 AND idx = ?2",
             params![set, to_i64(idx), now_ms()],
         )
-        .map_err(db(context()))?;
-        tx.commit().map_err(db(context()))
+        .map_err(Error::store(context()))?;
+        tx.commit().map_err(Error::store(context()))
     }
 
     /// Marks a set finished.
@@ -270,7 +265,7 @@ impl SynthStore {
                 "UPDATE synth_sets SET finished_ms = ?2 WHERE id = ?1",
                 params![set, now_ms()],
             )
-            .map_err(db(format!("finishing synthesized set {set}")))?;
+            .map_err(Error::store(format!("finishing synthesized set {set}")))?;
         Ok(())
     }
 
@@ -283,11 +278,11 @@ impl SynthStore {
                 "SELECT query_id, path_idx, text, phrasing, gold, calls, split, reference, dropped
                  FROM synth_queries WHERE set_id = ?1 ORDER BY path_idx, query_id",
             )
-            .map_err(db(context()))?;
+            .map_err(Error::store(context()))?;
         let rows = stmt
             .query_map(params![set], RawQuery::read)
             .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-            .map_err(db(context()))?;
+            .map_err(Error::store(context()))?;
         rows.into_iter().map(RawQuery::parse).collect()
     }
 

@@ -422,18 +422,17 @@ impl Simulator {
     }
 }
 
-/// `METHOD path` of a call that writes (any method but GET, HEAD and OPTIONS).
+/// How the session's write log names a call that may change something (the write gate's
+/// [`crate::gate::is_safe`] decides): `METHOD path`, or the API's id when it has no path.
 fn write_call(entry: &BookEntry) -> Option<String> {
-    use toolsmith_catalog::HttpMethod;
-    let endpoint = &entry.api.api.endpoint;
-    let method = endpoint.method()?;
-    if matches!(
-        method,
-        HttpMethod::Get | HttpMethod::Head | HttpMethod::Options
-    ) {
+    if crate::gate::is_safe(entry) {
         return None;
     }
-    Some(format!("{method} {}", endpoint.path().unwrap_or_default()))
+    let endpoint = &entry.api.api.endpoint;
+    Some(match (endpoint.method(), endpoint.path()) {
+        (Some(method), Some(path)) => format!("{method} {path}"),
+        _ => entry.api.api.id.to_string(),
+    })
 }
 
 /// An observation of a successful simulated call, with the status the spec documents: a
