@@ -14,7 +14,7 @@ use components::Components;
 use crate::error::Result;
 use crate::id::{ApiId, ToolId};
 use crate::lint;
-use crate::model::{Endpoint, ParamLocation, SecurityScheme};
+use crate::model::{Endpoint, ListFormat, ParamLocation, SecurityScheme};
 use crate::names::{self, slug};
 use crate::render;
 use crate::repair;
@@ -433,6 +433,7 @@ fn operation(
         if !p.description.is_empty() {
             param["description"] = Value::String(p.description.clone());
         }
+        write_list_format(&mut param, p.list_format);
         let values: Map<String, Value> = examples
             .iter()
             .enumerate()
@@ -531,4 +532,17 @@ fn security_scheme(scheme: &SecurityScheme) -> Option<(String, Value)> {
             json!({"type": "apiKey", "name": "X-RapidAPI-Key", "in": "header", "x-rapidapi-host": host}),
         )),
     }
+}
+
+/// Writes a query parameter's list format as OpenAPI 3's `style`/`explode` (nothing for the
+/// default, one key per item).
+fn write_list_format(param: &mut Value, format: ListFormat) {
+    let (style, explode) = match format {
+        ListFormat::Repeat => return,
+        ListFormat::Comma => ("form", false),
+        ListFormat::Space => ("spaceDelimited", false),
+        ListFormat::Pipe => ("pipeDelimited", false),
+    };
+    param["style"] = Value::String(style.to_owned());
+    param["explode"] = Value::Bool(explode);
 }

@@ -49,7 +49,7 @@ pub use crate::import::{
     ToolRecord, read_bytes, read_bytes_with, read_source,
 };
 pub use crate::model::{
-    Access, Api, Doc, DocVersion, Effects, Endpoint, HttpMethod, Param, ParamLocation,
+    Access, Api, Doc, DocVersion, Effects, Endpoint, HttpMethod, ListFormat, Param, ParamLocation,
     SecurityRequirement, SecurityScheme, Tool, UsageExample,
 };
 pub use crate::store::{

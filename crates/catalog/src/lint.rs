@@ -543,6 +543,7 @@ mod tests {
             required: false,
             schema,
             description: description.to_owned(),
+            list_format: Default::default(),
         }
     }
 

@@ -213,6 +213,45 @@ pub struct Param {
     pub schema: Value,
     /// The source's description of the parameter.
     pub description: String,
+    /// How a list value is written on the wire (query parameters only).
+    #[serde(default, skip_serializing_if = "ListFormat::is_repeat")]
+    pub list_format: ListFormat,
+}
+
+/// How a list argument of a query parameter is written on the wire: OpenAPI 3's
+/// `style`/`explode`, or Swagger 2's `collectionFormat`. A server that expects `ids=1,2`
+/// reads `ids=1&ids=2` as one id, so the spec's choice must reach the request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ListFormat {
+    /// One key per item, `ids=1&ids=2` (`form` with `explode: true`, OpenAPI 3's default;
+    /// Swagger 2's `multi`).
+    #[default]
+    Repeat,
+    /// One key, items joined by commas, `ids=1,2` (`form` with `explode: false`; Swagger 2's
+    /// `csv`, its default).
+    Comma,
+    /// Items joined by spaces (`spaceDelimited`; Swagger 2's `ssv`).
+    Space,
+    /// Items joined by `|` (`pipeDelimited`; Swagger 2's `pipes`).
+    Pipe,
+}
+
+impl ListFormat {
+    /// Whether this is the default, one key per item (left out of stored JSON).
+    pub fn is_repeat(&self) -> bool {
+        *self == Self::Repeat
+    }
+
+    /// The separator joining the items into one value, `None` for one key per item.
+    pub fn separator(self) -> Option<&'static str> {
+        match self {
+            Self::Repeat => None,
+            Self::Comma => Some(","),
+            Self::Space => Some(" "),
+            Self::Pipe => Some("|"),
+        }
+    }
 }
 
 /// Where a parameter's value goes in the request.

@@ -14,7 +14,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, Url};
 use serde_json::{Map, Value};
-use toolsmith_catalog::{ApiId, Endpoint, HttpMethod, ParamLocation, ToolId};
+use toolsmith_catalog::{ApiId, Endpoint, HttpMethod, Param, ParamLocation, ToolId};
 use toolsmith_plumbing::retry::{RetrySettings, is_retryable_status, parse_retry_after};
 use toolsmith_plumbing::text::char_prefix;
 
@@ -435,6 +435,25 @@ fn text_of(value: &Value) -> String {
     }
 }
 
+/// Adds a query argument: a list as one key per item, or joined into one value when the
+/// spec says so (`explode: false`, a delimited style, Swagger 2's `csv`).
+fn query_pairs(query: &mut Vec<(String, String)>, param: &Param, value: &Value) {
+    match (value, param.list_format.separator()) {
+        (Value::Array(items), None) => {
+            query.extend(items.iter().map(|i| (param.name.clone(), text_of(i))));
+        }
+        (Value::Array(items), Some(separator)) => {
+            let joined = items
+                .iter()
+                .map(text_of)
+                .collect::<Vec<_>>()
+                .join(separator);
+            query.push((param.name.clone(), joined));
+        }
+        (other, _) => query.push((param.name.clone(), text_of(other))),
+    }
+}
+
 /// Everything but RFC 3986's unreserved characters.
 const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
@@ -488,12 +507,7 @@ fn prepare(
                     &encode_segment(&text_of(value)),
                 );
             }
-            ParamLocation::Query => match value {
-                Value::Array(items) => {
-                    query.extend(items.iter().map(|i| (param.name.clone(), text_of(i))));
-                }
-                other => query.push((param.name.clone(), text_of(other))),
-            },
+            ParamLocation::Query => query_pairs(&mut query, param, value),
             ParamLocation::Header => {
                 let name = HeaderName::from_bytes(param.name.as_bytes()).map_err(|_| {
                     (

@@ -402,6 +402,7 @@ fn api_record(op: ArithOp) -> ApiRecord {
             required: true,
             schema: input,
             description: "The numbers to operate on, in order.".to_owned(),
+            list_format: Default::default(),
         }],
         request_body: None,
         response_schema: Some(json!({

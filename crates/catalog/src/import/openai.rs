@@ -12,7 +12,7 @@ use crate::import::ImportOptions;
 use crate::import::rapidapi::UniqueNames;
 use crate::import::records::{ApiRecord, ImportBatch, ToolRecord};
 use crate::import::text::str_at;
-use crate::model::{Doc, Endpoint, Param, ParamLocation};
+use crate::model::{Doc, Endpoint, ListFormat, Param, ParamLocation};
 
 pub(crate) fn read(path: &Path, value: &Value, options: &ImportOptions) -> Result<ImportBatch> {
     let list = value
@@ -114,6 +114,7 @@ pub(crate) fn function_params(parameters: &Value) -> Vec<Param> {
             required: required.contains(&name.as_str()),
             description: str_at(schema, "description").trim().to_owned(),
             schema: schema.clone(),
+            list_format: ListFormat::Repeat,
         })
         .collect()
 }

@@ -15,7 +15,7 @@ use crate::import::records::{ApiRecord, ImportBatch, ToolRecord};
 use crate::import::schema::Resolver;
 use crate::import::security::Requirements;
 use crate::import::text::{pointer_escape, str_at};
-use crate::model::{Doc, Endpoint, HttpMethod, Param, ParamLocation, SecurityScheme};
+use crate::model::{Doc, Endpoint, HttpMethod, ListFormat, Param, ParamLocation, SecurityScheme};
 use crate::names::{draft_endpoint_name, restgpt_endpoint_name};
 
 /// The OpenAPI extension naming the toolsmith tool a spec describes (written by our exporter).
@@ -457,7 +457,33 @@ fn parameter(
         required,
         schema,
         description: str_at(raw, "description").trim().to_owned(),
+        list_format: list_format(raw, dialect, location),
     }))
+}
+
+/// How a query parameter's list value goes on the wire: OpenAPI 3's `style` and `explode`
+/// (`form` explodes by default, the delimited styles do not), or Swagger 2's
+/// `collectionFormat` (whose default is `csv`).
+fn list_format(raw: &Value, dialect: Dialect, location: ParamLocation) -> ListFormat {
+    if location != ParamLocation::Query {
+        return ListFormat::Repeat;
+    }
+    let explode = raw.get("explode").and_then(Value::as_bool);
+    match dialect {
+        Dialect::Swagger2 => match str_at(raw, "collectionFormat") {
+            "multi" => ListFormat::Repeat,
+            "ssv" => ListFormat::Space,
+            "pipes" => ListFormat::Pipe,
+            _ => ListFormat::Comma,
+        },
+        Dialect::OpenApi3 => match (str_at(raw, "style"), explode) {
+            ("spaceDelimited", Some(true)) | ("pipeDelimited", Some(true)) => ListFormat::Repeat,
+            ("spaceDelimited", _) => ListFormat::Space,
+            ("pipeDelimited", _) => ListFormat::Pipe,
+            ("" | "form", Some(false)) => ListFormat::Comma,
+            _ => ListFormat::Repeat,
+        },
+    }
 }
 
 /// The top-level properties of an object body, offered as `body` parameters
@@ -484,6 +510,7 @@ fn body_params(schema: &Value, existing: &[Param]) -> Vec<Param> {
             required: required.contains(&name.as_str()),
             description: str_at(prop, "description").trim().to_owned(),
             schema: prop.clone(),
+            list_format: ListFormat::Repeat,
         })
         .collect()
 }

@@ -13,7 +13,7 @@ use crate::id::{ApiName, ToolId};
 use crate::import::records::{ApiRecord, ImportBatch, ToolRecord, alias};
 use crate::import::text::{self, Document, str_at};
 use crate::import::{ImportOptions, collect_failures, display_path, member_path};
-use crate::model::{Doc, Endpoint, HttpMethod, Param, ParamLocation, SecurityScheme};
+use crate::model::{Doc, Endpoint, HttpMethod, ListFormat, Param, ParamLocation, SecurityScheme};
 use crate::names::{standardize, toolbench_function_name};
 
 /// Reads a tool file, a folder tree or an archive.
@@ -386,6 +386,7 @@ pub(crate) fn rapid_params(
                 required,
                 schema,
                 description: str_at(raw, "description").trim().to_owned(),
+                list_format: ListFormat::Repeat,
             });
         }
     }

@@ -2,8 +2,8 @@
 
 use serde_json::json;
 use toolsmith_catalog::{
-    DocSelector, Endpoint, HttpMethod, ImportOptions, ParamLocation, Scope, SecurityScheme, Store,
-    export, read_source,
+    DocSelector, Endpoint, HttpMethod, ImportOptions, ListFormat, ParamLocation, Scope,
+    SecurityScheme, Store, export, read_source,
 };
 
 use crate::data::write_temp;
@@ -223,4 +223,72 @@ fn tmdb_round_trips_through_openapi_3_1() {
     assert_eq!(tools[0]["type"], "function");
     let mcp = export::mcp_tools(&view);
     assert!(mcp["tools"][0]["inputSchema"]["properties"].is_object());
+}
+
+const LIST_PARAMS_YAML: &str = r#"
+openapi: "3.0.3"
+info: {title: Lists, version: "1"}
+servers: [{url: "https://lists.example"}]
+paths:
+  /items:
+    get:
+      operationId: getItems
+      parameters:
+        - {name: ids, in: query, style: form, explode: false, schema: {type: array, items: {type: string}}}
+        - {name: tags, in: query, schema: {type: array, items: {type: string}}}
+        - {name: codes, in: query, style: pipeDelimited, schema: {type: array, items: {type: integer}}}
+      responses: {"200": {description: ok}}
+"#;
+
+const SWAGGER_LISTS_YAML: &str = r#"
+swagger: "2.0"
+info: {title: Lists, version: "1"}
+host: lists.example
+paths:
+  /items:
+    get:
+      operationId: getItems
+      parameters:
+        - {name: ids, in: query, type: array, items: {type: string}}
+        - {name: tags, in: query, type: array, collectionFormat: multi, items: {type: string}}
+      responses: {"200": {description: ok}}
+"#;
+
+/// Each query parameter's list format, by name.
+fn list_formats(store: &Store) -> Vec<(String, ListFormat)> {
+    let view = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let (_, api) = view.apis().next().unwrap();
+    api.api
+        .params
+        .iter()
+        .map(|p| (p.name.clone(), p.list_format))
+        .collect()
+}
+
+#[test]
+fn list_parameters_keep_the_wire_format_the_spec_gives() {
+    let openapi = import_text("lists.yaml", LIST_PARAMS_YAML);
+    let expected = vec![
+        ("ids".to_owned(), ListFormat::Comma),
+        ("tags".to_owned(), ListFormat::Repeat),
+        ("codes".to_owned(), ListFormat::Pipe),
+    ];
+    assert_eq!(list_formats(&openapi), expected);
+    let swagger = import_text("lists-2.yaml", SWAGGER_LISTS_YAML);
+    assert_eq!(
+        list_formats(&swagger),
+        [
+            ("ids".to_owned(), ListFormat::Comma),
+            ("tags".to_owned(), ListFormat::Repeat)
+        ],
+        "Swagger 2 joins with commas unless `collectionFormat: multi`"
+    );
+    let view = openapi
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let exported = export::openapi(&view.tools[0]).unwrap();
+    let again = import_text("lists-again.json", &exported.to_string());
+    assert_eq!(list_formats(&again), expected, "the export keeps them");
 }

@@ -56,6 +56,7 @@ fn book(base: &str) -> Arc<ApiBook> {
         required: true,
         schema: json!({"type": "string"}),
         description: String::new(),
+        list_format: Default::default(),
     };
     let mut book = ApiBook::new();
     for entry in [

@@ -14,7 +14,8 @@ use axum::response::IntoResponse;
 use axum::routing::{any, get};
 use serde_json::{Value, json};
 use toolsmith_catalog::{
-    Api, ApiEntry, ApiId, Endpoint, HttpMethod, Param, ParamLocation, SecurityScheme, Tool,
+    Api, ApiEntry, ApiId, Endpoint, HttpMethod, ListFormat, Param, ParamLocation, SecurityScheme,
+    Tool,
 };
 use toolsmith_exec::{
     ApiBook, Credential, Credentials, Executor, FailureKind, HttpExecutor, HttpSettings, Mode,
@@ -60,6 +61,7 @@ fn param(name: &str, location: ParamLocation, schema: Value, required: bool) -> 
         required,
         schema,
         description: String::new(),
+        list_format: Default::default(),
     }
 }
 
@@ -111,6 +113,24 @@ fn book(base: &str, security: Vec<SecurityScheme>) -> Arc<ApiBook> {
             json!({"type": "array", "items": {"type": "string"}}),
             false,
         ),
+        Param {
+            list_format: ListFormat::Comma,
+            ..param(
+                "ids",
+                ParamLocation::Query,
+                json!({"type": "array", "items": {"type": "string"}}),
+                false,
+            )
+        },
+        Param {
+            list_format: ListFormat::Pipe,
+            ..param(
+                "codes",
+                ParamLocation::Query,
+                json!({"type": "array", "items": {"type": "integer"}}),
+                false,
+            )
+        },
         param(
             "X-Trace",
             ParamLocation::Header,
@@ -319,6 +339,27 @@ async fn every_parameter_location_reaches_the_server() {
     assert_eq!(got["headers"]["cookie"], "session=s1");
     assert_eq!(got["headers"]["content-type"], "application/json");
     assert_eq!(got["body"], json!({"name": "widget", "count": 3}));
+}
+
+#[tokio::test]
+async fn a_list_goes_on_the_wire_as_the_spec_says() {
+    let (exec, _) = start(vec![], Credentials::new(), fast()).await;
+    let args = json!({"item_id": "1", "tags": ["x", "y"], "ids": ["a", "b"], "codes": [1, 2]});
+    let obs = exec.call(&id("svc/echo"), &args).await.unwrap();
+    let got = obs.body.json().unwrap();
+    let url =
+        reqwest::Url::parse(&format!("http://x/?{}", got["query"].as_str().unwrap())).unwrap();
+    let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+    let values = |key: &str| -> Vec<&str> {
+        pairs
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    };
+    assert_eq!(values("tags"), ["x", "y"], "exploded: one key per item");
+    assert_eq!(values("ids"), ["a,b"], "explode: false joins with commas");
+    assert_eq!(values("codes"), ["1|2"], "pipeDelimited joins with pipes");
 }
 
 #[tokio::test]
