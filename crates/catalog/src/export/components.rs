@@ -4,7 +4,7 @@
 //! schema used in several places is written once there and referred to, so the
 //! export stays near the source's size instead of inlining every use.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
@@ -22,6 +22,24 @@ const COMPONENTS: &str = "#/components/schemas/";
 #[derive(Default)]
 pub(super) struct Components {
     schemas: Map<String, Value>,
+    /// Each definition moved here, by its source name and source text (references still in
+    /// the stored schema's own `#/$defs/` form), so the copy every API's schema carries of
+    /// the same definition is written once.
+    placed: HashMap<(String, String), Placed>,
+}
+
+/// Where a definition went, and where its direct references went then.
+struct Placed {
+    name: String,
+    refs: BTreeMap<String, String>,
+}
+
+/// One definition of a stored schema, before it is placed.
+struct SourceDef {
+    name: String,
+    def: Value,
+    text: String,
+    refs: BTreeSet<String>,
 }
 
 impl Components {
@@ -38,18 +56,76 @@ impl Components {
         let Some(Value::Object(defs)) = schema.as_object_mut().and_then(|m| m.remove(key)) else {
             return;
         };
-        let mut renamed: HashMap<String, String> = HashMap::new();
-        let mut placed = Vec::new();
-        for (name, def) in defs {
-            let final_name = self.free_name(&name, &def);
-            renamed.insert(name, final_name.clone());
-            placed.push((final_name, def));
+        let sources: Vec<SourceDef> = defs
+            .into_iter()
+            .map(|(name, def)| SourceDef {
+                text: def.to_string(),
+                refs: direct_refs(&def, prefix),
+                name,
+                def,
+            })
+            .collect();
+        let mut renamed = self.reusable(&sources);
+        let fresh: Vec<&SourceDef> = sources
+            .iter()
+            .filter(|s| !renamed.contains_key(&s.name))
+            .collect();
+        for source in &fresh {
+            let final_name = self.free_name(&source.name, &source.def);
+            renamed.insert(source.name.clone(), final_name);
         }
         rewrite_refs(schema, prefix, &renamed);
-        for (name, mut def) in placed {
+        for source in fresh {
+            let mut def = source.def.clone();
             rewrite_refs(&mut def, prefix, &renamed);
-            self.schemas.insert(name, def);
+            let name = renamed.get(&source.name).cloned().unwrap_or_default();
+            let refs = source
+                .refs
+                .iter()
+                .filter_map(|r| renamed.get(r).map(|n| (r.clone(), n.clone())))
+                .collect();
+            self.schemas.insert(name.clone(), def);
+            self.placed.insert(
+                (source.name.clone(), source.text.clone()),
+                Placed { name, refs },
+            );
         }
+    }
+
+    /// The definitions of `sources` already placed from an identical copy, by source name:
+    /// those whose text matches a placed one and whose references all lead, in turn, to
+    /// definitions reused the same way (checked to a fixed point, so a changed definition
+    /// anywhere below makes everything that refers to it a new component).
+    fn reusable(&self, sources: &[SourceDef]) -> HashMap<String, String> {
+        let mut reused: HashMap<&str, (&SourceDef, &Placed)> = sources
+            .iter()
+            .filter_map(|s| {
+                let placed = self.placed.get(&(s.name.clone(), s.text.clone()))?;
+                Some((s.name.as_str(), (s, placed)))
+            })
+            .collect();
+        loop {
+            let broken: Vec<&str> = reused
+                .iter()
+                .filter(|(_, (source, placed))| {
+                    source
+                        .refs
+                        .iter()
+                        .any(|r| reused.get(r.as_str()).map(|(_, p)| &p.name) != placed.refs.get(r))
+                })
+                .map(|(name, _)| *name)
+                .collect();
+            if broken.is_empty() {
+                break;
+            }
+            for name in broken {
+                reused.remove(name);
+            }
+        }
+        reused
+            .into_iter()
+            .map(|(name, (_, placed))| (name.to_owned(), placed.name.clone()))
+            .collect()
     }
 
     /// A name for `def` under `components/schemas`: `name` itself when free or already
@@ -238,6 +314,30 @@ fn count_objects(value: &Value, counts: &mut HashMap<String, usize>) {
     }
 }
 
+/// The names of the definitions `value` refers to directly (`{prefix}NAME...`).
+fn direct_refs(value: &Value, prefix: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    collect_refs(value, prefix, &mut names);
+    names
+}
+
+fn collect_refs(value: &Value, prefix: &str, names: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get("$ref")
+                && let Some(rest) = reference.strip_prefix(prefix)
+            {
+                let name = rest.split_once('/').map_or(rest, |(n, _)| n);
+                names.insert(name.replace("~1", "/").replace("~0", "~"));
+            }
+            map.values()
+                .for_each(|child| collect_refs(child, prefix, names));
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_refs(i, prefix, names)),
+        _ => {}
+    }
+}
+
 /// Points `{prefix}NAME...` references at `#/components/schemas/RENAMED...`.
 fn rewrite_refs(value: &mut Value, prefix: &str, renamed: &HashMap<String, String>) {
     match value {
@@ -297,5 +397,54 @@ mod tests {
             "#/components/schemas/Node"
         );
         assert_eq!(value["Node_2"]["type"], "string");
+    }
+
+    /// A recursive `Node` whose `Leaf` is given: the stored schema of one API.
+    fn tree(leaf: Value) -> Value {
+        json!({"$ref": "#/$defs/Node", "$defs": {
+            "Node": {"type": "object", "properties": {
+                "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                "leaf": {"$ref": "#/$defs/Leaf"}}},
+            "Leaf": leaf}})
+    }
+
+    #[test]
+    fn the_same_recursive_defs_in_many_schemas_are_written_once() {
+        let mut components = Components::default();
+        let leaf = json!({"type": "object", "properties": {"id": {"type": "string"}}});
+        let mut refs = Vec::new();
+        for _ in 0..3 {
+            let mut schema = tree(leaf.clone());
+            components.take_defs(&mut schema);
+            refs.push(schema["$ref"].clone());
+        }
+        assert!(
+            refs.iter().all(|r| r == "#/components/schemas/Node"),
+            "{refs:?}"
+        );
+        let value = components.into_value().unwrap();
+        let mut names: Vec<&String> = value.as_object().unwrap().keys().collect();
+        names.sort();
+        assert_eq!(names, ["Leaf", "Node"]);
+    }
+
+    #[test]
+    fn a_changed_def_below_makes_a_new_component_of_what_refers_to_it() {
+        let mut components = Components::default();
+        let mut first = tree(json!({"type": "string"}));
+        components.take_defs(&mut first);
+        let mut second = tree(json!({"type": "integer"}));
+        components.take_defs(&mut second);
+        assert_eq!(second["$ref"], "#/components/schemas/Node_2");
+        let value = components.into_value().unwrap();
+        assert_eq!(
+            value["Node_2"]["properties"]["leaf"]["$ref"],
+            "#/components/schemas/Leaf_2"
+        );
+        assert_eq!(value["Leaf_2"]["type"], "integer");
+        assert_eq!(
+            value["Node"]["properties"]["leaf"]["$ref"],
+            "#/components/schemas/Leaf"
+        );
     }
 }
