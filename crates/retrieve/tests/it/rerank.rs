@@ -144,6 +144,20 @@ async fn an_unusable_reply_keeps_the_first_stage_order_and_is_counted() {
 }
 
 #[tokio::test]
+async fn a_window_of_zero_is_exactly_the_first_stage_and_asks_no_model() {
+    let model = ScriptedLlm::new([Reply::text(r#"{"ranking": [4, 2]}"#)]);
+    let retriever = with_model(model.clone(), 0);
+    for k in [1, 3, 5] {
+        let hits = retriever
+            .search(QUERY, k, &Filter::default())
+            .await
+            .unwrap();
+        assert_eq!(hits, first_stage(k).await);
+    }
+    assert!(model.requests().is_empty());
+}
+
+#[tokio::test]
 async fn a_replay_from_the_cache_asks_no_model() {
     let db = CacheDb::in_memory().unwrap();
     let recorded = ScriptedLlm::new([Reply::text(r#"{"ranking": [5, 1]}"#)]);
