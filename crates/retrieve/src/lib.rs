@@ -177,7 +177,11 @@
 //!   `bench retrieval --intents` reports the calls and tokens per query.
 //! - **Reranking** ([`RerankSettings`]) is off by default: it needs a model and costs one
 //!   call per distinct request and window (cached); `bench retrieval --rerank` reports the
-//!   calls, tokens and unusable replies per query.
+//!   calls, tokens and unusable replies per query. On RestBench TMDB (hybrid, original docs,
+//!   a stand-in chat model, window 20) it lifted NDCG@5 50.1 -> 86.4 and NDCG@10 57.5 ->
+//!   86.7, path coverage at 5 tools 29 -> 67% (54 -> 89% with expansion), for one call of
+//!   about 900 prompt and 9 completion tokens per query (no reply was unusable); the
+//!   window's set is the first stage's, so coverage at 20 stays 70%.
 //! - **BM25 rather than tantivy**: see [`Bm25Index`]; the speed is measured by
 //!   `toolsmith bench search-speed`, with [`timing`]'s passes and brute-force baseline.
 #![warn(missing_docs)]
