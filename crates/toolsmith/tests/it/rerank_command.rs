@@ -259,3 +259,60 @@ async fn the_config_turns_rerank_on_and_the_flag_turns_it_off() {
     .await
     .unwrap();
 }
+
+/// Names only the TV show credits, whatever the request.
+async fn chat_tv_credits(Json(request): Json<Value>) -> Json<Value> {
+    let prompt = request["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    let content = json!({"ranking": numbers_of(prompt, &["/tv/{tv_id}/credits"])}).to_string();
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 300, "completion_tokens": 10, "total_tokens": 310}}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_expands_the_reranked_offer_not_the_first_stage() {
+    let app = Router::new().route("/v1/chat/completions", post(chat_tv_credits));
+    let addr = serve_loopback(app).await;
+    tokio::task::spawn_blocking(move || {
+        let ws = Workspace::new();
+        ws.use_llm(addr);
+        ws.ok(&[
+            "import",
+            &crate::support::shared("restbench-tmdb/restgpt/tmdb_oas.json"),
+        ]);
+        ws.ok(&["graph", "build", "--no-similarity"]);
+        let query = "Get the cast and crew for a movie";
+        let args = ["search", query, "-k", "1", "--method", "bm25", "--json"];
+        let plain = json_of(&ws.ok(&args));
+        assert_eq!(
+            plain[0]["api"], "tmdb/get_movie_movie_id_credits",
+            "{plain:#}"
+        );
+        let hits = json_of(&ws.ok(&[&args[..], &["--rerank"]].concat()));
+        assert_eq!(hits[0]["api"], "tmdb/get_tv_tv_id_credits", "{hits:#}");
+        let added: Vec<&Value> = hits
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|h| h.get("added_for"))
+            .collect();
+        assert!(
+            added
+                .iter()
+                .any(|a| a["api"] == "tmdb/get_tv_tv_id_credits" && a["param"] == "tv_id"),
+            "the producer of the reranked top's id is added: {hits:#}"
+        );
+        assert!(
+            added
+                .iter()
+                .all(|a| a["api"] != "tmdb/get_movie_movie_id_credits"),
+            "nothing is added for the first stage's top: {hits:#}"
+        );
+    })
+    .await
+    .unwrap();
+}
