@@ -94,6 +94,17 @@ async fn chat(
     seen: axum::extract::State<Arc<Mutex<Vec<String>>>>,
     Json(request): Json<Value>,
 ) -> Json<Value> {
+    if request.get("tools").is_some() {
+        // An agent's turn: finish at once (the test reads what was offered).
+        let message = json!({"role": "assistant", "content": null, "tool_calls": [{
+            "id": "call_finish", "type": "function", "function": {"name": "Finish",
+            "arguments": json!({"return_type": "give_answer", "final_answer": "done"}).to_string()}}]});
+        return Json(
+            json!({"id": "x", "object": "chat.completion", "model": request["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+        );
+    }
     let prompt = request["messages"][0]["content"]
         .as_str()
         .unwrap_or_default()
@@ -227,6 +238,66 @@ async fn bench_retrieval_with_rerank_reports_the_gain_and_the_model_cost() {
         assert_eq!(again["rerank"]["prompt_tokens"], 0.0);
         assert_eq!(again["ndcg@5"], 100.0);
         assert_eq!(seen.lock().unwrap().len(), 2, "the replay asked no model");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bench_run_with_rerank_offers_the_reranked_tools_and_notes_their_cost() {
+    let (addr, seen) = loopback().await;
+    tokio::task::spawn_blocking(move || {
+        let (ws, queries) = city_workspace(addr, "");
+        let run = |extra: &[&str]| {
+            let mut args = vec![
+                "bench",
+                "run",
+                "--dataset",
+                &queries,
+                "--tools",
+                "retrieve:2",
+                "--json",
+            ];
+            args.extend_from_slice(extra);
+            let out = ws.run(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(out.status.success(), "{stderr}");
+            let report = json_of(&String::from_utf8(out.stdout).unwrap());
+            (report["run"].as_i64().unwrap(), stderr)
+        };
+        let offered = |run: i64, q: usize| -> Vec<String> {
+            let one =
+                json_of(&ws.ok(&["bench", "show", &run.to_string(), &q.to_string(), "--json"]));
+            let mut apis: Vec<String> = one["offered"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_owned())
+                .collect();
+            apis.sort();
+            apis
+        };
+        let (plain, stderr) = run(&[]);
+        assert!(!stderr.contains("reranking"), "{stderr}");
+        assert!(offered(plain, 0).iter().all(|a| a != "city/service_uptime"));
+        assert!(
+            seen.lock().unwrap().is_empty(),
+            "no reranking without --rerank"
+        );
+        let (reranked, stderr) = run(&["--rerank", "--name", "reranked"]);
+        assert_eq!(
+            offered(reranked, 0),
+            ["city/air_quality", "city/service_uptime"]
+        );
+        assert_eq!(
+            offered(reranked, 1),
+            ["city/air_forecast", "city/service_uptime"]
+        );
+        assert!(
+            stderr.contains("reranking: 2 LLM call(s) (0 from the cache), 600 prompt + 20"),
+            "{stderr}"
+        );
+        assert_eq!(seen.lock().unwrap().len(), 2);
     })
     .await
     .unwrap();
