@@ -27,6 +27,8 @@ impl Role {
     pub const QUERIES: &'static str = "queries";
     /// Intent extraction at query time: a request's tool-related intents as search queries.
     pub const INTENTS: &'static str = "intents";
+    /// Listwise reranking at query time: the first stage's candidates reordered by a model.
+    pub const RERANK: &'static str = "rerank";
 
     /// A role by name.
     pub fn new(name: impl Into<String>) -> Self {

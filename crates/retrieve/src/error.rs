@@ -56,6 +56,13 @@ pub enum Error {
         #[source]
         source: toolsmith_llm::Error,
     },
+    /// Asking the model to rerank a request's candidates failed.
+    #[error("reranking the candidates of a request")]
+    Rerank {
+        /// The model's error.
+        #[source]
+        source: toolsmith_llm::Error,
+    },
     /// Reading the catalog failed.
     #[error("reading the catalog")]
     Catalog(#[from] toolsmith_catalog::Error),

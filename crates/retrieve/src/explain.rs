@@ -30,6 +30,8 @@ pub enum Explanation {
     Expanded(ExpandedExplanation),
     /// An API one intent of the request brought into a fused list.
     Intent(IntentExplanation),
+    /// An API of the window the reranker reordered.
+    Reranked(RerankExplanation),
 }
 
 impl Explanation {
@@ -42,6 +44,7 @@ impl Explanation {
             Self::Hybrid(e) => e.score,
             Self::Expanded(e) => e.ranking.as_ref().map_or(0.0, |r| r.score()),
             Self::Intent(e) => e.score,
+            Self::Reranked(e) => e.score,
         }
     }
 
@@ -53,6 +56,7 @@ impl Explanation {
             Self::Hybrid(e) => e.write(f, depth),
             Self::Expanded(e) => e.write(f, depth),
             Self::Intent(e) => e.write(f, depth),
+            Self::Reranked(e) => e.write(f, depth),
         }
     }
 }
@@ -93,6 +97,50 @@ impl IntentExplanation {
             f,
             "intent {} of {} {:?}, rank {} in its list, fused score {:.4}",
             self.index, self.intents, self.intent, self.rank, self.score
+        )?;
+        if let Some(ranking) = &self.ranking {
+            writeln!(f)?;
+            ranking.write(f, depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where the reranker ([`RerankingRetriever`](crate::RerankingRetriever)) put an API of its
+/// window, and why the first stage ranked it where it was.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RerankExplanation {
+    /// Its rank (from 1) after reranking.
+    pub rank: usize,
+    /// Its rank (from 1) in the first stage's list.
+    pub first_stage_rank: usize,
+    /// Whether the model named it (else it kept its old order after the named ones).
+    pub picked: bool,
+    /// How many candidates the model saw.
+    pub window: usize,
+    /// The score of its new place (the window's scores, handed out again in the new order).
+    pub score: f32,
+    /// The first stage's explanation of the API.
+    pub ranking: Option<Box<Explanation>>,
+}
+
+impl RerankExplanation {
+    fn write(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+        indent(f, depth)?;
+        let how = if self.picked {
+            "named by the reranker"
+        } else {
+            "not named by the reranker"
+        };
+        let moved = match self.rank.cmp(&self.first_stage_rank) {
+            std::cmp::Ordering::Less => "moved up",
+            std::cmp::Ordering::Greater => "moved down",
+            std::cmp::Ordering::Equal => "kept",
+        };
+        write!(
+            f,
+            "reranked: {moved} to rank {} from {} of {} ({how})",
+            self.rank, self.first_stage_rank, self.window
         )?;
         if let Some(ranking) = &self.ranking {
             writeln!(f)?;

@@ -79,6 +79,8 @@ pub(crate) struct Job<'a> {
     pub(crate) judging: Judging,
     /// `--intents`/`--no-intents` (`None`: `[retrieve.intents]`).
     pub(crate) intents: Option<bool>,
+    /// `--rerank`/`--no-rerank` (`None`: `[retrieve.rerank]`).
+    pub(crate) rerank: Option<bool>,
 }
 
 /// A finished (or resumed and finished) run.
@@ -171,7 +173,8 @@ fn pipeline(
         cache: job.llm.cache.into(),
         ..retrieval::PipelineSpec::new(ctx, None)?
     }
-    .with_intents(ctx, job.intents)?;
+    .with_intents(ctx, job.intents)?
+    .with_rerank(ctx, job.rerank)?;
     if spec.expansion == Expansion::Off {
         pipeline = pipeline.without_expansion();
     }

@@ -199,6 +199,31 @@ impl IntentsArg {
     }
 }
 
+/// `--rerank` / `--no-rerank`: listwise LLM reranking of the first stage's top candidates.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct RerankArg {
+    /// Show the configured model (role `rerank`, cached) the request and the top
+    /// `[retrieve.rerank] depth` candidates (default 20), and put the ones it names first in
+    /// its order, the rest after in their old order; dependency expansion then runs on the
+    /// reranked list. Default: `[retrieve.rerank] enabled` of toolsmith.toml, else off.
+    #[arg(long, overrides_with = "no_rerank")]
+    pub rerank: bool,
+    /// Keep the first stage's order, whatever toolsmith.toml says.
+    #[arg(long, overrides_with = "rerank")]
+    pub no_rerank: bool,
+}
+
+impl RerankArg {
+    /// `Some(on)` when a flag was given.
+    pub fn choice(&self) -> Option<bool> {
+        match (self.rerank, self.no_rerank) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
+}
+
 /// `--mode`: where tool calls go.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct ModeArg {
@@ -862,6 +887,9 @@ pub struct SearchArgs {
     /// Intent extraction (with `--explain`: which intent brought each hit).
     #[command(flatten)]
     pub intents: IntentsArg,
+    /// Reranking (with `--explain`: where the reranker moved each hit).
+    #[command(flatten)]
+    pub rerank: RerankArg,
     /// Say why each API was offered: its BM25 terms and the fields they matched, its dense
     /// cosine and the text embedded, the fusion's parts (raw score, z-score, weight), or the
     /// retrieved API an expansion-added one serves and through which parameter. Indented
@@ -963,6 +991,9 @@ pub struct BenchRunArgs {
     /// Intent extraction of retrieved tools (`retrieve:K`, `search-tool`, AnyTool's seeding).
     #[command(flatten)]
     pub intents: IntentsArg,
+    /// Reranking of retrieved tools (`retrieve:K`, `search-tool`, AnyTool's seeding).
+    #[command(flatten)]
+    pub rerank: RerankArg,
     /// Seeds the candidate shuffles.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -1107,6 +1138,9 @@ pub struct RetrievalArgs {
     /// Intent extraction before ranking (its model calls and tokens per query are reported).
     #[command(flatten)]
     pub intents: IntentsArg,
+    /// Reranking after ranking (its model calls and tokens per query are reported).
+    #[command(flatten)]
+    pub rerank: RerankArg,
     /// Also report offered-path coverage at these cut-offs (`8,9,10,11,12`): plain top-K,
     /// with dependency expansion, and the tools offered, to draw coverage against tools.
     #[arg(long, value_delimiter = ',', value_name = "K,...")]
@@ -1400,6 +1434,9 @@ pub struct SolveArgs {
     /// Intent extraction of `--retrieve`, `--search-tool` and AnyTool's seeding.
     #[command(flatten)]
     pub intents: IntentsArg,
+    /// Reranking of `--retrieve`, `--search-tool` and AnyTool's seeding.
+    #[command(flatten)]
+    pub rerank: RerankArg,
     /// Whose rules the agent follows.
     #[command(flatten)]
     pub protocol: ProtocolArg,

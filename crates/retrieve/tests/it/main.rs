@@ -9,6 +9,7 @@ mod expand;
 mod explain;
 mod incremental;
 mod intents;
+mod rerank;
 mod resume;
 mod tiny;
 mod views;

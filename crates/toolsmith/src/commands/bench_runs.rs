@@ -121,6 +121,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
             allow_write: &args.writes.allow_write,
             judging,
             intents: args.intents.choice(),
+            rerank: args.rerank.choice(),
         },
     )?;
     if args.json.json {

@@ -21,7 +21,8 @@ pub(super) fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<ExitCode> 
         );
     }
     let spec = retrieval::PipelineSpec::new(ctx, args.method.method.map(Into::into))?
-        .with_intents(ctx, args.intents.choice())?;
+        .with_intents(ctx, args.intents.choice())?
+        .with_rerank(ctx, args.rerank.choice())?;
     let spec = if args.no_expand {
         spec.without_expansion()
     } else {

@@ -49,7 +49,8 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
             cache: args.llm.cache.into(),
             ..retrieval::PipelineSpec::new(ctx, None)?
         }
-        .with_intents(ctx, args.intents.choice())?;
+        .with_intents(ctx, args.intents.choice())?
+        .with_rerank(ctx, args.rerank.choice())?;
         Some(rt.block_on(retrieval::Pipeline::build(ctx, corpus, spec))?)
     } else {
         None

@@ -1,6 +1,6 @@
 //! The one retrieval pipeline every command offers tools through: a catalog view's corpus,
-//! the query rewriting stage, the ranking of the chosen method, and dependency expansion
-//! from a tool graph. `search`, `solve --retrieve`/`--search-tool`, AnyTool's seeding, `bench
+//! the query rewriting stage, the ranking of the chosen method, the reranking stage, and
+//! dependency expansion from a tool graph (on the reranked list). `search`, `solve --retrieve`/`--search-tool`, AnyTool's seeding, `bench
 //! run --tools retrieve:K|search-tool`, `bench retrieval` and `serve` each build one
 //! [`Pipeline`] from a [`PipelineSpec`], so what a benchmark measures is what a user gets.
 
@@ -12,7 +12,8 @@ use toolsmith_graph::build_graph;
 use toolsmith_llm::{Budget, CacheMode, Metered, UsageTotals};
 use toolsmith_retrieve::{
     Added, Corpus, ExpandSettings, ExpandingRetriever, Filter, Hit, IntentRetriever,
-    IntentSettings, LlmIntents, Method, Retriever,
+    IntentSettings, LlmIntents, LlmReranker, Method, RerankCounts, RerankSettings,
+    RerankingRetriever, Retriever,
 };
 
 use crate::context::Context;
@@ -100,6 +101,26 @@ impl Rewrite {
     }
 }
 
+/// The reranking stage over `ranker` when `settings` turn it on (`None`: off): the stage and
+/// the budget counting its model calls and tokens.
+fn rerank_stage(
+    ctx: &Context,
+    cache: CacheMode,
+    ranker: Arc<dyn Retriever>,
+    settings: Option<RerankSettings>,
+) -> anyhow::Result<Option<(Arc<RerankingRetriever>, Arc<Budget>)>> {
+    let Some(settings) = settings.filter(|s| s.depth > 0) else {
+        return Ok(None);
+    };
+    let chat = crate::llm::cached_chat(ctx, None, cache)
+        .context("the model that reranks (--rerank, [retrieve.rerank])")?;
+    let budget = Arc::new(Budget::unlimited());
+    let model = Metered::new(chat, Arc::clone(&budget));
+    let reranker = Arc::new(LlmReranker::new(model));
+    let stage = RerankingRetriever::new(ranker, reranker, settings);
+    Ok(Some((Arc::new(stage), budget)))
+}
+
 /// What a command's pipeline is made of; [`PipelineSpec::new`] reads the configured defaults,
 /// and a command's flags override them.
 #[derive(Clone, Copy, Debug)]
@@ -110,6 +131,8 @@ pub(crate) struct PipelineSpec<'a> {
     pub(crate) vectors: Vectors,
     /// The query rewriting stage.
     pub(crate) rewrite: Rewrite,
+    /// The reranking stage after the ranking, before expansion (`None`: off).
+    pub(crate) rerank: Option<RerankSettings>,
     /// How the rewriting stage's model answers are cached (`replay` asks no model).
     pub(crate) cache: CacheMode,
     /// Dependency expansion's settings (`enabled: false` turns it off).
@@ -127,6 +150,7 @@ impl PipelineSpec<'_> {
             method: retrieve.method(method),
             vectors: Vectors::Indexed,
             rewrite: Rewrite::from_settings(retrieve.intents, None),
+            rerank: retrieve.rerank.enabled.then_some(retrieve.rerank),
             cache: CacheMode::ReadWrite,
             expand: retrieve.expand,
             graph: GraphSource::Stored,
@@ -138,6 +162,15 @@ impl PipelineSpec<'_> {
         let settings = ctx.config()?.retrieve.intents;
         Ok(Self {
             rewrite: Rewrite::from_settings(settings, flag),
+            ..self
+        })
+    }
+
+    /// With reranking on or off as a flag says (`None`: as configured).
+    pub(crate) fn with_rerank(self, ctx: &Context, flag: Option<bool>) -> anyhow::Result<Self> {
+        let settings = ctx.config()?.retrieve.rerank;
+        Ok(Self {
+            rerank: flag.unwrap_or(settings.enabled).then_some(settings),
             ..self
         })
     }
@@ -161,6 +194,8 @@ pub(crate) struct Pipeline {
     expanding: Option<Arc<ExpandingRetriever>>,
     /// The rewriting stage's model calls and tokens, when it asks a model.
     rewrite_budget: Option<Arc<Budget>>,
+    /// The reranking stage and its model calls and tokens, when it is on.
+    rerank: Option<(Arc<RerankingRetriever>, Arc<Budget>)>,
 }
 
 impl Pipeline {
@@ -179,6 +214,11 @@ impl Pipeline {
             }
         }?;
         let (ranker, rewrite_budget) = spec.rewrite.stage(ctx, spec.cache, ranking)?;
+        let rerank = rerank_stage(ctx, spec.cache, Arc::clone(&ranker), spec.rerank)?;
+        let ranker = match &rerank {
+            Some((stage, _)) => Arc::clone(stage) as Arc<dyn Retriever>,
+            None => ranker,
+        };
         let expanding = if spec.expand.enabled {
             needs(ctx, spec.graph)?.map(|needs| {
                 Arc::new(ExpandingRetriever::new(
@@ -195,6 +235,7 @@ impl Pipeline {
             ranker,
             expanding,
             rewrite_budget,
+            rerank,
         })
     }
 
@@ -202,6 +243,14 @@ impl Pipeline {
     /// cache hits counted apart; `None` when it asks no model.
     pub(crate) fn rewrite_usage(&self) -> Option<UsageTotals> {
         self.rewrite_budget.as_ref().map(|b| b.ledger().total)
+    }
+
+    /// The model calls and tokens the reranking stage has used so far (cache hits counted
+    /// apart), and the windows it reordered or could not; `None` when reranking is off.
+    pub(crate) fn rerank_usage(&self) -> Option<(UsageTotals, RerankCounts)> {
+        self.rerank
+            .as_ref()
+            .map(|(stage, budget)| (budget.ledger().total, stage.counts()))
     }
 
     /// What agents search: the expanding retriever when there is one, else the ranking.
@@ -212,16 +261,25 @@ impl Pipeline {
         }
     }
 
-    /// What intent extraction cost in this process, as a note for commands whose own cost
-    /// (an agent's trace) does not hold it; `None` when it asked no model.
+    /// What intent extraction and reranking cost in this process, as a note for commands
+    /// whose own cost (an agent's trace) does not hold it; `None` when they asked no model.
     pub(crate) fn usage_note(&self) -> Option<String> {
-        self.rewrite_usage().map(|u| {
+        let intents = self.rewrite_usage().map(|u| {
             format!(
                 "intent extraction: {} LLM call(s) ({} from the cache), {} prompt + {} \
                  completion tokens (not in the per-query cost)",
                 u.calls, u.cache_hits, u.prompt_tokens, u.completion_tokens
             )
-        })
+        });
+        let rerank = self.rerank_usage().map(|(u, c)| {
+            format!(
+                "reranking: {} LLM call(s) ({} from the cache), {} prompt + {} completion \
+                 tokens (not in the per-query cost), {} unusable repl(ies) kept the order",
+                u.calls, u.cache_hits, u.prompt_tokens, u.completion_tokens, c.unusable
+            )
+        });
+        let notes: Vec<String> = intents.into_iter().chain(rerank).collect();
+        (!notes.is_empty()).then(|| notes.join("\n"))
     }
 
     /// The ranking alone, before expansion (what NDCG is measured on).

@@ -309,6 +309,10 @@ pub(crate) struct RefineConfig {
 /// enabled = false          # split requests into intents with the model (role `intents`); --intents
 /// fusion = "round_robin"   # round_robin | rrf: how the per-intent rankings are merged
 /// max_intents = 5
+/// [retrieve.rerank]
+/// enabled = false          # reorder the top candidates with the model (role `rerank`); --rerank
+/// depth = 20               # candidates the model sees (RankGPT's window)
+/// doc_chars = 300          # each candidate's one-line doc is cut to this
 /// ```
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -335,6 +339,8 @@ pub(crate) struct RetrieveConfig {
     pub expand: toolsmith_retrieve::ExpandSettings,
     /// `[retrieve.intents]`: intent extraction at query time (off by default).
     pub intents: toolsmith_retrieve::IntentSettings,
+    /// `[retrieve.rerank]`: listwise LLM reranking before expansion (off by default).
+    pub rerank: toolsmith_retrieve::RerankSettings,
 }
 
 impl Default for RetrieveConfig {
@@ -350,6 +356,7 @@ impl Default for RetrieveConfig {
             hybrid: settings.hybrid,
             expand: toolsmith_retrieve::ExpandSettings::default(),
             intents: toolsmith_retrieve::IntentSettings::default(),
+            rerank: toolsmith_retrieve::RerankSettings::default(),
         }
     }
 }
@@ -486,6 +493,19 @@ fusion = \"sum\"
             )
             .is_err()
         );
+        Ok(())
+    }
+
+    #[test]
+    fn the_file_sets_reranking_off_by_default() -> anyhow::Result<()> {
+        use toolsmith_retrieve::RerankSettings;
+        let d = config("", None)?.retrieve.rerank;
+        assert_eq!(d, RerankSettings::DEFAULT);
+        assert!(!d.enabled && d.depth == 20, "off, RankGPT's window");
+        let c = config("[retrieve.rerank]\nenabled = true\ndepth = 10\n", None)?;
+        assert!(c.retrieve.rerank.enabled);
+        assert_eq!(c.retrieve.rerank.depth, 10);
+        assert!(config("[retrieve.rerank]\nwindow = 10\n", None).is_err());
         Ok(())
     }
 

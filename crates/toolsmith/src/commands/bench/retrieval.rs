@@ -14,11 +14,13 @@ use toolsmith_eval::{
     offered_covers,
 };
 use toolsmith_llm::UsageTotals;
-use toolsmith_retrieve::{ExpandSettings, Filter, IntentFusion, IntentSettings, Method};
+use toolsmith_retrieve::{
+    ExpandSettings, Filter, IntentFusion, IntentSettings, Method, RerankCounts, RerankSettings,
+};
 
 use self::report::{
     COVERAGE_KS, CoveragePoint, CoverageSums, ExpandedCoverage, ExplainedApi, IntentCost, Miss,
-    MissingGold, QueryOffer, RetrievalReport,
+    MissingGold, QueryOffer, RerankCost, RetrievalReport,
 };
 use crate::cli::RetrievalArgs;
 use crate::context::Context;
@@ -60,6 +62,8 @@ struct Job {
     expand: ExpandSettings,
     /// Intent extraction, when on (`--intents`, `[retrieve.intents]`).
     intents: Option<IntentSettings>,
+    /// Reranking, when on (`--rerank`, `[retrieve.rerank]`).
+    rerank: Option<RerankSettings>,
     /// The standard cut-offs, then `--coverage-k`'s.
     ks: Vec<usize>,
 }
@@ -77,6 +81,8 @@ struct Measured {
     search_secs: f64,
     /// With intent extraction: its fusion and its model usage over all queries.
     intents: Option<(IntentFusion, UsageTotals)>,
+    /// With reranking: its window, its model usage and what it did over all queries.
+    rerank: Option<(usize, UsageTotals, RerankCounts)>,
 }
 
 impl Job {
@@ -99,6 +105,12 @@ impl Job {
             .choice()
             .unwrap_or(intents.enabled)
             .then_some(intents);
+        let rerank = config.retrieve.rerank;
+        let rerank = args
+            .rerank
+            .choice()
+            .unwrap_or(rerank.enabled)
+            .then_some(rerank);
         Ok(Self {
             benchmark,
             store,
@@ -106,6 +118,7 @@ impl Job {
             method,
             expand,
             intents,
+            rerank,
             ks: COVERAGE_KS
                 .into_iter()
                 .chain(args.coverage_k.iter().copied())
@@ -136,7 +149,8 @@ impl Job {
             graph: retrieval::GraphSource::for_benchmark(own, &catalog),
             ..retrieval::PipelineSpec::new(ctx, Some(self.method))?
         }
-        .with_intents(ctx, Some(self.intents.is_some()))?;
+        .with_intents(ctx, Some(self.intents.is_some()))?
+        .with_rerank(ctx, Some(self.rerank.is_some()))?;
         spinner.finish_and_clear();
         retrieval::Pipeline::build(ctx, corpus, spec).await
     }
@@ -153,6 +167,7 @@ impl Job {
             expands: pipeline.expands(),
             search_secs: 0.0,
             intents: None,
+            rerank: None,
         };
         let bar = ctx.progress().bar(queries.len(), "queries");
         for q in queries {
@@ -165,6 +180,10 @@ impl Job {
             .intents
             .zip(pipeline.rewrite_usage())
             .map(|(settings, usage)| (settings.fusion, usage));
+        measured.rerank = self
+            .rerank
+            .zip(pipeline.rerank_usage())
+            .map(|(settings, (usage, counts))| (settings.depth, usage, counts));
         Ok(measured)
     }
 
@@ -277,6 +296,14 @@ impl Job {
                 cache_hits: usage.cache_hits as f64 / n,
                 prompt_tokens: usage.prompt_tokens as f64 / n,
                 completion_tokens: usage.completion_tokens as f64 / n,
+            }),
+            rerank: m.rerank.map(|(depth, usage, counts)| RerankCost {
+                depth,
+                llm_calls: usage.calls as f64 / n,
+                cache_hits: usage.cache_hits as f64 / n,
+                prompt_tokens: usage.prompt_tokens as f64 / n,
+                completion_tokens: usage.completion_tokens as f64 / n,
+                unusable: counts.unusable,
             }),
         };
         (report, curve)

@@ -180,6 +180,7 @@ fn doc_levels(
         allow_write: &args.writes.allow_write,
         judging: Judging::No,
         intents: None,
+        rerank: None,
     };
     let present = load(ctx, &mut job)?.store.doc_labels()?;
     let mut levels = vec![DocLabel::original()];
@@ -252,6 +253,7 @@ fn run_cell(
             allow_write: &args.writes.allow_write,
             judging,
             intents: None,
+            rerank: None,
         },
     )?;
     report(bench, ctx, outcome.id, name, cell, resumed)

@@ -56,6 +56,9 @@ pub(super) struct RetrievalReport {
     /// With intent extraction: its fusion and its model cost per query.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) intents: Option<IntentCost>,
+    /// With reranking: its window and its model cost per query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) rerank: Option<RerankCost>,
 }
 
 /// What intent extraction cost, per query (calls answered from the cache are counted
@@ -80,6 +83,34 @@ impl fmt::Display for IntentCost {
             self.cache_hits,
             self.prompt_tokens,
             self.completion_tokens
+        )
+    }
+}
+
+/// What reranking cost, per query (calls answered from the cache are counted apart, and their
+/// tokens are not in the token columns), and how many replies it could not use in all.
+#[derive(Debug, Serialize)]
+pub(super) struct RerankCost {
+    pub(super) depth: usize,
+    pub(super) llm_calls: f64,
+    pub(super) cache_hits: f64,
+    pub(super) prompt_tokens: f64,
+    pub(super) completion_tokens: f64,
+    pub(super) unusable: usize,
+}
+
+impl fmt::Display for RerankCost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "rerank (top {}) per query: {:.2} LLM calls ({:.2} from the cache), \
+             {:.0} prompt + {:.0} completion tokens; {} unusable repl(ies) kept the order",
+            self.depth,
+            self.llm_calls,
+            self.cache_hits,
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.unusable
         )
     }
 }
@@ -329,6 +360,9 @@ impl fmt::Display for RetrievalReport {
         lines.push(format!("search: {:.2} ms per query", self.search_ms));
         if let Some(intents) = &self.intents {
             lines.push(intents.to_string());
+        }
+        if let Some(rerank) = &self.rerank {
+            lines.push(rerank.to_string());
         }
         if !self.coverage_curve.is_empty() {
             lines.push(self.curve_table());

@@ -1,0 +1,389 @@
+//! Reranking from the command line: `search --rerank --explain` and `bench retrieval
+//! --rerank` over a small city API, the model a loopback OpenAI-compatible server that names
+//! the candidates fitting the request.
+
+use std::sync::{Arc, Mutex};
+
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+use crate::support::{Workspace, serve_loopback};
+
+/// Air, mail and film APIs: the status API shares few words with requests about it.
+fn city_spec() -> Value {
+    let apis = [
+        (
+            "air_quality",
+            "/air/quality",
+            "The latest air quality report of a city",
+        ),
+        (
+            "air_forecast",
+            "/air/forecast",
+            "Air quality forecast of a city for the next days",
+        ),
+        (
+            "city_report",
+            "/city/report",
+            "The latest report on a city: population and air quality",
+        ),
+        (
+            "mail_send",
+            "/mail/send",
+            "Send a message through a mail provider's API",
+        ),
+        (
+            "mail_inbox",
+            "/mail/inbox",
+            "Read the inbox of an account at a mail provider's API",
+        ),
+        (
+            "service_uptime",
+            "/service/uptime",
+            "Whether a web service is up and running",
+        ),
+        (
+            "search_movie",
+            "/search/movie",
+            "Search movies by their title",
+        ),
+        (
+            "movie_credits",
+            "/movie/credits",
+            "The cast and crew of a movie",
+        ),
+    ];
+    let paths: serde_json::Map<String, Value> = apis
+        .iter()
+        .map(|(op, path, summary)| {
+            let get = json!({"get": {"operationId": op, "summary": summary,
+                "parameters": [{"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok"}}}});
+            ((*path).to_owned(), get)
+        })
+        .collect();
+    json!({"openapi": "3.0.0", "info": {"title": "city", "version": "1"},
+        "servers": [{"url": "https://city.example"}], "paths": paths})
+}
+
+/// Mostly air and mail words; the status API is what the second half asks for.
+const REQUEST: &str = "The latest air quality report of the city of Beijing, and is the \
+                       Mailcheap mail provider's API working";
+
+const QUERIES: &str = r#"[
+  {"query": "The latest air quality report of the city of Beijing, and is the Mailcheap mail provider's API working", "solution": ["GET /air/quality", "GET /service/uptime"]},
+  {"query": "Air quality forecast of the city of Paris for the next days, and is the Fastmail mail provider's API working", "solution": ["GET /air/forecast", "GET /service/uptime"]}
+]"#;
+
+/// The numbers of the prompt's candidates whose line holds each of `wanted`, in that order.
+fn numbers_of(prompt: &str, wanted: &[&str]) -> Vec<usize> {
+    wanted
+        .iter()
+        .filter_map(|w| {
+            prompt.lines().find(|l| l.contains(w)).and_then(|l| {
+                let rest = l.strip_prefix('[')?;
+                rest.split(']').next()?.parse().ok()
+            })
+        })
+        .collect()
+}
+
+/// Names the status API first, then the air API the request is about.
+async fn chat(
+    seen: axum::extract::State<Arc<Mutex<Vec<String>>>>,
+    Json(request): Json<Value>,
+) -> Json<Value> {
+    if request.get("tools").is_some() {
+        // An agent's turn: finish at once (the test reads what was offered).
+        let message = json!({"role": "assistant", "content": null, "tool_calls": [{
+            "id": "call_finish", "type": "function", "function": {"name": "Finish",
+            "arguments": json!({"return_type": "give_answer", "final_answer": "done"}).to_string()}}]});
+        return Json(
+            json!({"id": "x", "object": "chat.completion", "model": request["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+        );
+    }
+    let prompt = request["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let air = if prompt.contains("Paris") {
+        "/air/forecast"
+    } else {
+        "/air/quality"
+    };
+    let content = json!({"ranking": numbers_of(&prompt, &["/service/uptime", air])}).to_string();
+    seen.lock().unwrap().push(prompt);
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 300, "completion_tokens": 10, "total_tokens": 310}}),
+    )
+}
+
+fn json_of(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// A workspace with the city API imported, BM25 configured and the model at `addr`.
+fn city_workspace(addr: std::net::SocketAddr, extra_toml: &str) -> (Workspace, String) {
+    let ws = Workspace::new();
+    ws.use_llm(addr);
+    let config = ws.dir.path().join("toolsmith.toml");
+    let mut toml = std::fs::read_to_string(&config).unwrap();
+    toml.push_str("\n[retrieve]\nmethod = \"bm25\"\n");
+    toml.push_str(extra_toml);
+    std::fs::write(&config, toml).unwrap();
+    std::fs::write(ws.dir.path().join("city.json"), city_spec().to_string()).unwrap();
+    let queries = ws.dir.path().join("queries.json");
+    std::fs::write(&queries, QUERIES).unwrap();
+    ws.ok(&["import", "city.json"]);
+    (ws, queries.to_string_lossy().into_owned())
+}
+
+fn apis(hits: &Value) -> Vec<String> {
+    hits.as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["api"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn loopback() -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(Arc::clone(&seen));
+    (serve_loopback(app).await, seen)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_with_rerank_puts_the_named_apis_first_and_explains_the_move() {
+    let (addr, seen) = loopback().await;
+    tokio::task::spawn_blocking(move || {
+        let (ws, _) = city_workspace(addr, "");
+        let plain = json_of(&ws.ok(&["search", REQUEST, "-k", "3", "--json"]));
+        assert!(
+            !apis(&plain).contains(&"city/service_uptime".to_owned()),
+            "the first stage must miss the status API for this test to mean anything: {plain:#}"
+        );
+        assert!(seen.lock().unwrap().is_empty(), "no model without --rerank");
+        let hits = json_of(&ws.ok(&[
+            "search",
+            REQUEST,
+            "-k",
+            "3",
+            "--rerank",
+            "--explain",
+            "--json",
+        ]));
+        assert_eq!(
+            apis(&hits)[..2],
+            [
+                "city/service_uptime".to_owned(),
+                "city/air_quality".to_owned()
+            ],
+            "{hits:#}"
+        );
+        let top = &hits[0]["explanation"];
+        assert_eq!(top["method"], "reranked", "{top:#}");
+        assert_eq!(top["rank"], 1);
+        assert_eq!(top["picked"], true);
+        assert!(top["first_stage_rank"].as_u64().unwrap() > 3, "{top:#}");
+        assert_eq!(top["ranking"]["method"], "bm25");
+        // The prompt numbers every candidate by its one-line doc.
+        let prompts = seen.lock().unwrap().clone();
+        assert_eq!(prompts.len(), 1, "search and explain share one question");
+        assert!(prompts[0].contains(REQUEST));
+        assert!(prompts[0].contains("[8] "), "{}", prompts[0]);
+        // The text form says the hit moved.
+        let text = ws.ok(&["search", REQUEST, "-k", "3", "--rerank", "--explain"]);
+        assert!(text.contains("reranked: moved up to rank 1 from"), "{text}");
+        assert_eq!(seen.lock().unwrap().len(), 1, "answered from the cache");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bench_retrieval_with_rerank_reports_the_gain_and_the_model_cost() {
+    let (addr, seen) = loopback().await;
+    tokio::task::spawn_blocking(move || {
+        let (ws, queries) = city_workspace(addr, "");
+        let bench = |extra: &[&str]| {
+            let mut args = vec!["bench", "retrieval", "--dataset", &queries, "--json"];
+            args.extend_from_slice(extra);
+            json_of(&ws.ok(&args))
+        };
+        let plain = bench(&[]);
+        assert!(plain.get("rerank").is_none(), "{plain:#}");
+        let reranked = bench(&["--rerank"]);
+        assert_eq!(reranked["ndcg@5"], 100.0, "{reranked:#}");
+        assert!(
+            plain["ndcg@5"].as_f64().unwrap() < 100.0,
+            "the first stage must be imperfect for this test to mean anything: {plain:#}"
+        );
+        let cost = &reranked["rerank"];
+        assert_eq!(cost["depth"], 20);
+        assert_eq!(cost["llm_calls"], 1.0, "one question per query: {cost:#}");
+        assert_eq!(cost["cache_hits"], 0.0);
+        assert_eq!(cost["prompt_tokens"], 300.0);
+        assert_eq!(cost["completion_tokens"], 10.0);
+        assert_eq!(cost["unusable"], 0);
+        assert_eq!(seen.lock().unwrap().len(), 2);
+        let again = bench(&["--rerank"]);
+        assert_eq!(again["rerank"]["cache_hits"], 1.0, "{again:#}");
+        assert_eq!(again["rerank"]["prompt_tokens"], 0.0);
+        assert_eq!(again["ndcg@5"], 100.0);
+        assert_eq!(seen.lock().unwrap().len(), 2, "the replay asked no model");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bench_run_with_rerank_offers_the_reranked_tools_and_notes_their_cost() {
+    let (addr, seen) = loopback().await;
+    tokio::task::spawn_blocking(move || {
+        let (ws, queries) = city_workspace(addr, "");
+        let run = |extra: &[&str]| {
+            let mut args = vec![
+                "bench",
+                "run",
+                "--dataset",
+                &queries,
+                "--tools",
+                "retrieve:2",
+                "--json",
+            ];
+            args.extend_from_slice(extra);
+            let out = ws.run(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(out.status.success(), "{stderr}");
+            let report = json_of(&String::from_utf8(out.stdout).unwrap());
+            (report["run"].as_i64().unwrap(), stderr)
+        };
+        let offered = |run: i64, q: usize| -> Vec<String> {
+            let one =
+                json_of(&ws.ok(&["bench", "show", &run.to_string(), &q.to_string(), "--json"]));
+            let mut apis: Vec<String> = one["offered"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_owned())
+                .collect();
+            apis.sort();
+            apis
+        };
+        let (plain, stderr) = run(&[]);
+        assert!(!stderr.contains("reranking"), "{stderr}");
+        assert!(offered(plain, 0).iter().all(|a| a != "city/service_uptime"));
+        assert!(
+            seen.lock().unwrap().is_empty(),
+            "no reranking without --rerank"
+        );
+        let (reranked, stderr) = run(&["--rerank", "--name", "reranked"]);
+        assert_eq!(
+            offered(reranked, 0),
+            ["city/air_quality", "city/service_uptime"]
+        );
+        assert_eq!(
+            offered(reranked, 1),
+            ["city/air_forecast", "city/service_uptime"]
+        );
+        assert!(
+            stderr.contains("reranking: 2 LLM call(s) (0 from the cache), 600 prompt + 20"),
+            "{stderr}"
+        );
+        assert_eq!(seen.lock().unwrap().len(), 2);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_config_turns_rerank_on_and_the_flag_turns_it_off() {
+    let (addr, seen) = loopback().await;
+    tokio::task::spawn_blocking(move || {
+        let (ws, _) = city_workspace(addr, "\n[retrieve.rerank]\nenabled = true\ndepth = 8\n");
+        let top = |extra: &[&str]| -> Vec<String> {
+            let mut args = vec!["search", REQUEST, "-k", "3", "--json"];
+            args.extend_from_slice(extra);
+            apis(&json_of(&ws.ok(&args)))
+        };
+        let off = ws.ok(&["search", REQUEST, "-k", "5", "--json", "--no-rerank"]);
+        assert!(seen.lock().unwrap().is_empty(), "--no-rerank asks no model");
+        let on = top(&[]);
+        assert_eq!(on[0], "city/service_uptime");
+        assert_ne!(on, apis(&json_of(&off))[..3]);
+        assert_eq!(seen.lock().unwrap().len(), 1);
+        // Off, the pipeline ranks exactly as a workspace that never heard of reranking.
+        let config = ws.dir.path().join("toolsmith.toml");
+        let toml = std::fs::read_to_string(&config).unwrap();
+        let before = toml.split("\n[retrieve.rerank]").next().unwrap().to_owned();
+        std::fs::write(&config, before).unwrap();
+        let plain = ws.ok(&["search", REQUEST, "-k", "5", "--json"]);
+        assert_eq!(off, plain);
+    })
+    .await
+    .unwrap();
+}
+
+/// Names only the TV show credits, whatever the request.
+async fn chat_tv_credits(Json(request): Json<Value>) -> Json<Value> {
+    let prompt = request["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    let content = json!({"ranking": numbers_of(prompt, &["/tv/{tv_id}/credits"])}).to_string();
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 300, "completion_tokens": 10, "total_tokens": 310}}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_expands_the_reranked_offer_not_the_first_stage() {
+    let app = Router::new().route("/v1/chat/completions", post(chat_tv_credits));
+    let addr = serve_loopback(app).await;
+    tokio::task::spawn_blocking(move || {
+        let ws = Workspace::new();
+        ws.use_llm(addr);
+        ws.ok(&[
+            "import",
+            &crate::support::shared("restbench-tmdb/restgpt/tmdb_oas.json"),
+        ]);
+        ws.ok(&["graph", "build", "--no-similarity"]);
+        let query = "Get the cast and crew for a movie";
+        let args = ["search", query, "-k", "1", "--method", "bm25", "--json"];
+        let plain = json_of(&ws.ok(&args));
+        assert_eq!(
+            plain[0]["api"], "tmdb/get_movie_movie_id_credits",
+            "{plain:#}"
+        );
+        let hits = json_of(&ws.ok(&[&args[..], &["--rerank"]].concat()));
+        assert_eq!(hits[0]["api"], "tmdb/get_tv_tv_id_credits", "{hits:#}");
+        let added: Vec<&Value> = hits
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|h| h.get("added_for"))
+            .collect();
+        assert!(
+            added
+                .iter()
+                .any(|a| a["api"] == "tmdb/get_tv_tv_id_credits" && a["param"] == "tv_id"),
+            "the producer of the reranked top's id is added: {hits:#}"
+        );
+        assert!(
+            added
+                .iter()
+                .all(|a| a["api"] != "tmdb/get_movie_movie_id_credits"),
+            "nothing is added for the first stage's top: {hits:#}"
+        );
+    })
+    .await
+    .unwrap();
+}
