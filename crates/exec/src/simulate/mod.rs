@@ -28,7 +28,9 @@
 //!   session has shown and the task it serves (the user's request, given by
 //!   [`Executor::fork_for`]: what it presupposes is in the user's account);
 //!   the answer is checked against the schema and only its invalid parts
-//!   repaired from the draft (`repair`), or refused when it is not JSON
+//!   repaired from the draft (`repair`: a value the schema admits, read as
+//!   APIs are written, is kept), an empty `{}` answer taken as declining (the
+//!   draft answers), or refused when it is not JSON
 //!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
 //!   model request per distinct call in flight);
 //! - the session's state (`state`): an item created, changed or deleted by
