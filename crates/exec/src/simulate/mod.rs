@@ -19,8 +19,10 @@
 //! from one example record, and an entity shown by a search keeps its name
 //! in later responses of the same simulator. An argument fills only the
 //! field of its name at its own level (the root, or the one object the root
-//! wraps), a `limit`-style argument sizes the page, and the invariants of
-//! the `invariants` module are restored.
+//! wraps), a `limit`-style argument sizes the page, an argument that names
+//! parts of the response (`type=track` of a search answering tracks, albums,
+//! ...) keeps only those (`select`), and the invariants of the `invariants`
+//! module are restored.
 //!
 //! Two more things make a session believable:
 //! - with [`Fill::Llm`], the oracle (the configured model) rewrites the
@@ -46,6 +48,7 @@ mod pattern;
 mod repair;
 mod request;
 mod rng;
+mod select;
 mod session;
 mod shrink;
 mod state;
@@ -267,6 +270,7 @@ impl Simulator {
                 synth.value(schema, seed)
             };
             if nesting == 0 {
+                select::keep_chosen(entry, &args_map, schema, &mut value);
                 self.append_sub_resources(entry, &args_map, &mut value);
                 invariants::restore(&mut value);
             }
