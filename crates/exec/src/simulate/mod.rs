@@ -21,8 +21,9 @@
 //! field of its name at its own level (the root, or the one object the root
 //! wraps), a `limit`-style argument sizes the page, an argument that names
 //! parts of the response (`type=track` of a search answering tracks, albums,
-//! ...) keeps only those (`select`), and the invariants of the `invariants`
-//! module are restored.
+//! ...) keeps only those (`select`), ids take the shape the spec's examples
+//! show (22 base62 characters, digits; `idshape`), and the invariants of the
+//! `invariants` module are restored.
 //!
 //! Two more things make a session believable:
 //! - with [`Fill::Llm`], the oracle (the configured model) rewrites the
@@ -40,6 +41,7 @@
 
 mod ask;
 mod fill;
+mod idshape;
 mod invariants;
 mod limits;
 #[cfg(feature = "llm-oracle")]
@@ -185,6 +187,9 @@ impl Simulator {
                 let entity = request::api_entity(entry, &Map::new());
                 for example in &entry.api.api.response_examples {
                     pool.add_example(example, &entity, request::path_of(entry));
+                }
+                if let Some(schema) = &entry.api.api.response_schema {
+                    pool.add_schema_ids(schema);
                 }
                 if let (Some(method), Some(path)) = (
                     entry.api.api.endpoint.method(),
