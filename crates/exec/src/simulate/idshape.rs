@@ -112,13 +112,21 @@ impl IdShape {
     }
 }
 
-/// The letters (and `_`, `-`, `:`) every one of two or more samples starts with.
+/// The letters (and `_`, `-`, `:`) every one of two or more samples starts with; of a
+/// single sample, the letters before its digits (`tt` of `tt0137523`).
 fn common_prefix<'s>(samples: &[&'s str]) -> &'s str {
     let [first, rest @ ..] = samples else {
         return "";
     };
     if rest.is_empty() {
-        return "";
+        let letters = first.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let tail = first.get(letters..).unwrap_or_default();
+        let numbered = letters > 0 && !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit());
+        return if numbered {
+            first.get(..letters).unwrap_or_default()
+        } else {
+            ""
+        };
     }
     let shared = rest.iter().fold(first.len(), |n, s| {
         first
@@ -158,10 +166,14 @@ mod tests {
             assert_eq!(id.len(), 22, "{id}");
             assert!(id.bytes().all(|b| b.is_ascii_alphanumeric()), "{id}");
         }
-        let imdb = IdShape::of(&["tt0137523", "tt1375666"], 1.0).unwrap();
-        let id = imdb.mint(&mut Rng::new(3));
-        assert!(id.starts_with("tt") && id.len() == 9, "{id}");
-        assert!(id[2..].bytes().all(|b| b.is_ascii_digit()), "{id}");
+        for samples in [&["tt0137523", "tt1375666"][..], &["tt0137523"][..]] {
+            let imdb = IdShape::of(samples, 1.0).unwrap();
+            let id = imdb.mint(&mut Rng::new(3));
+            assert!(id.starts_with("tt") && id.len() == 9, "{id}");
+            assert!(id[2..].bytes().all(|b| b.is_ascii_digit()), "{id}");
+        }
+        let word = IdShape::of(&["equal"], 1.0).unwrap();
+        assert_eq!(word.mint(&mut Rng::new(1)).len(), 5);
         let digits = IdShape::of(&["4871203"], 1.0).unwrap();
         let id = digits.mint(&mut Rng::new(9));
         assert!(id.len() == 7 && !id.starts_with('0') && id.parse::<u64>().is_ok());
