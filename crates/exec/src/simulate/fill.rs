@@ -119,6 +119,15 @@ impl Asking<'_> {
             max_prompt_chars: budget,
         };
         let answer = oracle.respond(&ask).await.map_err(refuse)?;
+        // An empty object is the model declining to fill: the draft answers, so that
+        // nothing (not the arguments a write echoes into it) stands in for the response.
+        let answer = match draft {
+            Some(draft) if answer.as_object().is_some_and(Map::is_empty) => {
+                tracing::debug!(%api, "the model filled nothing; the draft answers");
+                draft.clone()
+            }
+            _ => answer,
+        };
         let body = match (draft, entry.api.api.response_schema.as_ref()) {
             (Some(draft), Some(schema)) => {
                 let conformed = repair::conform(schema, answer, draft);

@@ -19,8 +19,11 @@
 //! from one example record, and an entity shown by a search keeps its name
 //! in later responses of the same simulator. An argument fills only the
 //! field of its name at its own level (the root, or the one object the root
-//! wraps), a `limit`-style argument sizes the page, and the invariants of
-//! the `invariants` module are restored.
+//! wraps), a `limit`-style argument sizes the page, an argument that names
+//! parts of the response (`type=track` of a search answering tracks, albums,
+//! ...) keeps only those (`select`), ids take the shape the spec's examples
+//! show (22 base62 characters, digits; `idshape`), and the invariants of the
+//! `invariants` module are restored.
 //!
 //! Two more things make a session believable:
 //! - with [`Fill::Llm`], the oracle (the configured model) rewrites the
@@ -28,7 +31,9 @@
 //!   session has shown and the task it serves (the user's request, given by
 //!   [`Executor::fork_for`]: what it presupposes is in the user's account);
 //!   the answer is checked against the schema and only its invalid parts
-//!   repaired from the draft (`repair`), or refused when it is not JSON
+//!   repaired from the draft (`repair`: a value the schema admits, read as
+//!   APIs are written, is kept), an empty `{}` answer taken as declining (the
+//!   draft answers), or refused when it is not JSON
 //!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
 //!   model request per distinct call in flight);
 //! - the session's state (`state`): an item created, changed or deleted by
@@ -36,6 +41,7 @@
 
 mod ask;
 mod fill;
+mod idshape;
 mod invariants;
 mod limits;
 #[cfg(feature = "llm-oracle")]
@@ -44,6 +50,7 @@ mod pattern;
 mod repair;
 mod request;
 mod rng;
+mod select;
 mod session;
 mod shrink;
 mod state;
@@ -181,6 +188,9 @@ impl Simulator {
                 for example in &entry.api.api.response_examples {
                     pool.add_example(example, &entity, request::path_of(entry));
                 }
+                if let Some(schema) = &entry.api.api.response_schema {
+                    pool.add_schema_ids(schema);
+                }
                 if let (Some(method), Some(path)) = (
                     entry.api.api.endpoint.method(),
                     entry.api.api.endpoint.path(),
@@ -265,6 +275,7 @@ impl Simulator {
                 synth.value(schema, seed)
             };
             if nesting == 0 {
+                select::keep_chosen(entry, &args_map, schema, &mut value);
                 self.append_sub_resources(entry, &args_map, &mut value);
                 invariants::restore(&mut value);
             }

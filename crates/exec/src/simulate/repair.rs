@@ -2,9 +2,12 @@
 //! that breaks it is replaced by the same part of the draft (a missing
 //! required field is added from the draft, an unknown one dropped), so the
 //! model's values survive wherever they are valid. A break reported at a
-//! parent (a `oneOf`) is mended one child at a time before the parent is
-//! replaced, and OpenAPI's `nullable` admits the model's `null`.
+//! union (`oneOf`/`anyOf`) is mended inside the alternative the answer comes
+//! closest to; any other break at a parent is mended one child at a time
+//! before the parent is replaced. The schema is read leniently (see
+//! [`lenient`]): what a real API would send for it is not a break.
 
+use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
 
@@ -23,7 +26,7 @@ pub(crate) struct Conformed {
 /// `answer` made valid against `schema`, from `draft` (itself valid). A
 /// schema the validator cannot compile is taken as no constraint.
 pub(crate) fn conform(schema: &Value, answer: Value, draft: &Value) -> Conformed {
-    let Ok(validator) = jsonschema::validator_for(&with_null_types(schema)) else {
+    let Ok(validator) = jsonschema::validator_for(&lenient(schema)) else {
         return Conformed {
             value: answer,
             repairs: 0,
@@ -34,14 +37,12 @@ pub(crate) fn conform(schema: &Value, answer: Value, draft: &Value) -> Conformed
     for _ in 0..MAX_ROUNDS {
         let mut broken: Vec<(String, Fix)> = validator
             .iter_errors(&value)
-            .map(|e| (e.instance_path().as_str().to_owned(), Fix::of(e.kind())))
+            .map(|e| (e.instance_path().as_str().to_owned(), Fix::of(&e)))
             .collect();
         if broken.is_empty() {
             return Conformed { value, repairs };
         }
-        // Deepest first, so that fixing a child never moves a parent's path.
-        broken.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(b.0.cmp(&a.0)));
-        broken.dedup();
+        deepest_first(&mut broken);
         for (path, fix) in broken {
             if fix == Fix::Graft {
                 // An earlier fix may have mended it; else mend its parts before replacing it.
@@ -53,7 +54,7 @@ pub(crate) fn conform(schema: &Value, answer: Value, draft: &Value) -> Conformed
                     continue;
                 }
             } else {
-                repairs += 1;
+                repairs += fix.count();
             }
             fix.apply(&mut value, &path, draft);
         }
@@ -72,20 +73,35 @@ enum Fix {
     AddMissing(String),
     /// Fields the schema does not allow: drop them.
     DropExtra(Vec<String>),
+    /// A union none of whose alternatives the part meets: the fixes (by path)
+    /// that make it meet the one it comes closest to.
+    Within(Vec<(String, Fix)>),
     /// Anything else: the draft's part replaces the answer's.
     Graft,
 }
 
 impl Fix {
-    fn of(kind: &ValidationErrorKind) -> Self {
-        match kind {
+    fn of(error: &ValidationError<'_>) -> Self {
+        match error.kind() {
             ValidationErrorKind::Required { property } => property
                 .as_str()
                 .map_or(Self::Graft, |p| Self::AddMissing(p.to_owned())),
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 Self::DropExtra(unexpected.clone())
             }
+            ValidationErrorKind::AnyOf { context }
+            | ValidationErrorKind::OneOfNotValid { context } => {
+                closest(error.instance_path().as_str(), context).map_or(Self::Graft, Self::Within)
+            }
             _ => Self::Graft,
+        }
+    }
+
+    /// How many parts this fix replaces, adds or drops.
+    fn count(&self) -> usize {
+        match self {
+            Self::Within(fixes) => fixes.iter().map(|(_, f)| f.count()).sum(),
+            _ => 1,
         }
     }
 
@@ -107,9 +123,42 @@ impl Fix {
                     }
                 }
             }
+            Self::Within(mut fixes) => {
+                deepest_first(&mut fixes);
+                for (at, fix) in fixes {
+                    fix.apply(value, &at, draft);
+                }
+            }
             Self::Graft => graft(value, path, draft),
         }
     }
+}
+
+/// The fixes of the alternative of a union (each alternative's errors in `context`)
+/// that the part at `path` comes closest to: of those it has the type of, the one
+/// with the fewest errors. `None` when it has the type of none.
+fn closest(path: &str, context: &[Vec<ValidationError<'static>>]) -> Option<Vec<(String, Fix)>> {
+    context
+        .iter()
+        .filter(|errors| {
+            !errors.iter().any(|e| {
+                e.instance_path().as_str() == path
+                    && matches!(e.kind(), ValidationErrorKind::Type { .. })
+            })
+        })
+        .min_by_key(|errors| errors.len())
+        .map(|errors| {
+            errors
+                .iter()
+                .map(|e| (e.instance_path().as_str().to_owned(), Fix::of(e)))
+                .collect()
+        })
+}
+
+/// Sorts fixes deepest path first, so that fixing a child never moves a parent's path.
+fn deepest_first(fixes: &mut Vec<(String, Fix)>) {
+    fixes.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(b.0.cmp(&a.0)));
+    fixes.dedup();
 }
 
 /// How many schema errors lie at `path` or below it.
@@ -228,45 +277,89 @@ fn graft(value: &mut Value, path: &str, draft: &Value) {
     }
 }
 
-/// `schema` with OpenAPI 3.0's `nullable: true` said in JSON Schema's words (`null` among
-/// the types), so that a model's `null` where the spec allows one is valid, not a break
-/// to repair with a placeholder.
-fn with_null_types(schema: &Value) -> Value {
+/// `schema` read as an API's responses are written, so that what an answer may
+/// truly hold is not a break to repair with a placeholder:
+/// - OpenAPI 3.0's `nullable` (`true`, or the string `"true"` some specs write) and a
+///   property the object does not require admit `null` (an API sends `null` for
+///   what it does not know);
+/// - `oneOf` is read as `anyOf`: a value that meets two alternatives (`7.0` is an
+///   integer and a number) is not wrong.
+fn lenient(schema: &Value) -> Value {
     match schema {
         Value::Object(map) => {
-            let mut out: Map<String, Value> = map
-                .iter()
-                .filter(|(k, _)| k.as_str() != "nullable")
-                .map(|(k, v)| (k.clone(), with_null_types(v)))
-                .collect();
-            if map.get("nullable") != Some(&Value::Bool(true)) {
-                return Value::Object(out);
-            }
-            if let Some(Value::Array(values)) = out.get_mut("enum")
-                && !values.contains(&Value::Null)
-            {
-                values.push(Value::Null);
-            }
-            match out.get_mut("type") {
-                Some(Value::String(t)) => {
-                    let t = Value::String(std::mem::take(t));
-                    out.insert("type".to_owned(), Value::Array(vec![t, "null".into()]));
-                }
-                Some(Value::Array(types)) => {
-                    if !types.iter().any(|t| t == "null") {
-                        types.push("null".into());
+            let required: Vec<&str> = map
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut out = Map::new();
+            for (key, value) in map {
+                match key.as_str() {
+                    "nullable" => {}
+                    "properties" if value.is_object() => {
+                        let props = value.as_object().into_iter().flatten().map(|(k, v)| {
+                            let sub = lenient(v);
+                            let sub = if required.contains(&k.as_str()) {
+                                sub
+                            } else {
+                                admit_null(sub)
+                            };
+                            (k.clone(), sub)
+                        });
+                        out.insert(key.clone(), Value::Object(props.collect()));
+                    }
+                    "oneOf" if !map.contains_key("anyOf") => {
+                        out.insert("anyOf".to_owned(), lenient(value));
+                    }
+                    _ => {
+                        out.insert(key.clone(), lenient(value));
                     }
                 }
-                _ => {
-                    let only_null = serde_json::json!({"type": "null"});
-                    return serde_json::json!({"anyOf": [Value::Object(out), only_null]});
-                }
             }
-            Value::Object(out)
+            let nullable = matches!(map.get("nullable"), Some(Value::Bool(true)))
+                || map.get("nullable").and_then(Value::as_str) == Some("true");
+            if nullable {
+                admit_null(Value::Object(out))
+            } else {
+                Value::Object(out)
+            }
         }
-        Value::Array(items) => Value::Array(items.iter().map(with_null_types).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(lenient).collect()),
         other => other.clone(),
     }
+}
+
+/// `schema` that also admits `null`: among its types and enum values, else as an
+/// alternative.
+fn admit_null(schema: Value) -> Value {
+    let Value::Object(mut out) = schema else {
+        return schema;
+    };
+    if out.contains_key("const") {
+        return serde_json::json!({"anyOf": [Value::Object(out), {"type": "null"}]});
+    }
+    if let Some(Value::Array(values)) = out.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+    let has_enum = out.contains_key("enum");
+    match out.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = Value::String(std::mem::take(t));
+            out.insert("type".to_owned(), Value::Array(vec![t, "null".into()]));
+        }
+        Some(Value::Array(types)) => {
+            if !types.iter().any(|t| t == "null") {
+                types.push("null".into());
+            }
+        }
+        _ if has_enum => {}
+        _ => {
+            return serde_json::json!({"anyOf": [Value::Object(out), {"type": "null"}]});
+        }
+    }
+    Value::Object(out)
 }
 
 fn escape(key: &str) -> String {
@@ -397,5 +490,96 @@ mod tests {
             let out = conform(schema, answer.clone(), &draft);
             assert_eq!(out.value, want, "{answer}");
         }
+    }
+}
+
+#[cfg(test)]
+mod kept {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use serde_json::json;
+
+    fn valid(schema: &Value, value: &Value) -> bool {
+        jsonschema::validator_for(&lenient(schema))
+            .unwrap()
+            .is_valid(value)
+    }
+
+    /// `7.0` is both an integer and a number, so a `oneOf` of the two (TMDB's
+    /// `vote_average`) matched twice and the draft's value replaced the model's.
+    #[test]
+    fn an_integer_valued_float_survives_a_one_of_integer_or_number() {
+        let schema = json!({"type": "object", "properties": {"results": {"type": "array",
+            "items": {"type": "object", "properties": {"title": {"type": "string"},
+                "vote_average": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}}}}});
+        let draft = json!({"results": [{"title": "ivory", "vote_average": 6.69}]});
+        let answer: Value =
+            serde_json::from_str(r#"{"results": [{"title": "Heat", "vote_average": 7.0}]}"#)
+                .unwrap();
+        let out = conform(&schema, answer.clone(), &draft);
+        assert_eq!(out.value, answer);
+        assert_eq!(out.value["results"][0]["vote_average"].as_f64(), Some(7.0));
+        assert_eq!(out.repairs, 0);
+    }
+
+    /// A `null` for a field the schema does not require is kept (an API leaves
+    /// out what it does not know); a required one comes from the draft, and
+    /// OpenAPI's `nullable` written as the string `"true"` admits null too.
+    #[test]
+    fn a_null_for_an_optional_field_is_kept() {
+        let schema = json!({"type": "object", "required": ["id", "title"], "properties": {
+            "id": {"type": "integer"}, "title": {"type": "string"},
+            "tagline": {"type": "string"}, "device": {"type": "string", "nullable": "true"},
+            "collection": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "genres": {"type": "array", "items": {"type": "object", "required": ["name"],
+                "properties": {"name": {"type": "string"}, "slug": {"type": "string"}}}}}});
+        let draft = json!({"id": 1, "title": "ivory", "tagline": "", "device": "abc",
+            "collection": {"name": "ivory"}, "genres": [{"name": "ivory", "slug": "x"}]});
+        let answer = json!({"id": 1, "title": null, "tagline": null, "device": null,
+            "collection": null, "genres": [{"name": "Drama", "slug": null}]});
+        let out = conform(&schema, answer, &draft);
+        assert_eq!(
+            out.value,
+            json!({"id": 1, "title": "ivory", "tagline": null, "device": null,
+                "collection": null, "genres": [{"name": "Drama", "slug": null}]})
+        );
+        assert!(valid(&schema, &out.value), "{}", out.value);
+    }
+
+    /// A broken field inside one alternative of a `oneOf` (a track missing a
+    /// required field, in a playlist's track-or-episode) is mended in place: the
+    /// model's album name stays, not the draft's placeholder words.
+    #[test]
+    fn a_model_value_inside_a_one_of_survives_a_broken_sibling() {
+        let album = json!({"type": "object", "required": ["id", "name", "album_type"],
+            "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                "album_type": {"type": "string", "enum": ["album", "single"]}}});
+        let track = json!({"type": "object", "required": ["id", "name", "type", "album",
+            "available_markets"], "properties": {"id": {"type": "string"},
+            "name": {"type": "string"}, "type": {"type": "string", "enum": ["track"]},
+            "album": album, "available_markets": {"type": "array",
+                "items": {"type": "string"}}}});
+        let episode = json!({"type": "object", "required": ["id", "name", "type",
+            "duration_ms"], "properties": {"id": {"type": "string"},
+            "name": {"type": "string"}, "type": {"type": "string", "enum": ["episode"]},
+            "duration_ms": {"type": "integer"}}});
+        let schema = json!({"type": "object", "properties": {"items": {"type": "array",
+            "items": {"type": "object", "properties": {"added_at": {"type": "string"},
+                "track": {"oneOf": [track, episode]}}}}}});
+        let draft = json!({"items": [{"added_at": "2020-01-01", "track": {"id": "a1",
+            "name": "Amber Timber", "type": "track", "available_markets": ["US"],
+            "album": {"id": "b2", "name": "Amber Timber", "album_type": "album"}}}]});
+        let answer = json!({"items": [{"added_at": "2021-05-04", "track": {"id": "t9",
+            "name": "Come Together", "type": "track",
+            "album": {"id": "al9", "name": "Abbey Road", "album_type": "ALBUM"}}}]});
+        let out = conform(&schema, answer, &draft);
+        let track = &out.value["items"][0]["track"];
+        assert_eq!(track["name"], "Come Together", "{}", out.value);
+        assert_eq!(track["album"]["name"], "Abbey Road", "{}", out.value);
+        assert_eq!(track["album"]["id"], "al9");
+        assert_eq!(track["album"]["album_type"], "album");
+        assert_eq!(track["available_markets"], json!(["US"]));
+        assert!(valid(&schema, &out.value), "{}", out.value);
     }
 }

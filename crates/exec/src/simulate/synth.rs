@@ -22,6 +22,7 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Number, Value};
 
+use super::idshape::{self, IdShape};
 use super::limits::Limits;
 use super::pattern;
 use super::request::{self, Request};
@@ -130,6 +131,9 @@ pub(crate) struct Pool {
     by_field: HashMap<String, Vec<Value>>,
     by_entity: HashMap<(String, String), Vec<Value>>,
     records: HashMap<String, Vec<Map<String, Value>>>,
+    /// Example ids of the whole tool (from response examples and the schemas'
+    /// `example`s), for the shape of ids no example of their own shows.
+    ids: Vec<String>,
 }
 
 /// Most values or records kept per slot.
@@ -181,6 +185,9 @@ impl Pool {
                 Value::Null => {}
                 Value::Array(items) if items.is_empty() => {}
                 scalar => {
+                    if let Some(id) = scalar.as_str().filter(|_| idshape::names_id(key)) {
+                        self.add_id(id);
+                    }
                     record.insert(key.clone(), scalar.clone());
                     push_unique(self.by_field.entry(key.clone()).or_default(), scalar);
                     push_unique(
@@ -200,6 +207,38 @@ impl Pool {
             if slot.len() < POOL_SLOT && !slot.iter().any(same_id) {
                 slot.push(record);
             }
+        }
+    }
+
+    /// Adds the `example`s of id fields anywhere in a response schema to the
+    /// tool's example ids.
+    pub(crate) fn add_schema_ids(&mut self, schema: &Value) {
+        let mut stack = vec![(schema, 0usize)];
+        while let Some((node, depth)) = stack.pop() {
+            if depth > 64 {
+                continue;
+            }
+            match node {
+                Value::Object(map) => {
+                    if let Some(Value::Object(props)) = map.get("properties") {
+                        for (key, sub) in props {
+                            let example = sub.get("example").and_then(Value::as_str);
+                            if let Some(id) = example.filter(|_| idshape::names_id(key)) {
+                                self.add_id(id);
+                            }
+                        }
+                    }
+                    stack.extend(map.values().map(|v| (v, depth + 1)));
+                }
+                Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+                _ => {}
+            }
+        }
+    }
+
+    fn add_id(&mut self, id: &str) {
+        if self.ids.len() < idshape::MAX_SAMPLES && !self.ids.iter().any(|known| known == id) {
+            self.ids.push(id.to_owned());
         }
     }
 
@@ -695,8 +734,8 @@ impl<'a> Synth<'a> {
     }
 
     /// Whether an example record's value can stand for a field: same type,
-    /// within an enum, no string constraints to meet, and not a field the
-    /// call's arguments or search term decide.
+    /// within an enum, no string constraints to meet, not an id, and not a
+    /// field the call's arguments or search term decide.
     fn record_fits(&self, key: &str, schema: &Value, value: &Value) -> bool {
         let lower = key.to_ascii_lowercase();
         let by_term =
@@ -707,8 +746,11 @@ impl<'a> Synth<'a> {
             || value
                 .as_str()
                 .is_some_and(|text| !string_fits(schema, text));
+        // An id copied from a record would give one id to every entity drawn from it.
+        let other_id = idshape::names_id(key);
         !by_term
             && !constrained
+            && !other_id
             && self.arg(Some(key)).is_none()
             && type_matches(schema, value)
             && schema
@@ -905,6 +947,8 @@ impl<'a> Synth<'a> {
                 Some(i) if i > 0 => format!("{term} {}", capitalized(word(&mut rng))),
                 _ => term.to_owned(),
             }
+        } else if let Some(id) = self.shaped_id(schema, name) {
+            id.mint(&mut rng)
         } else if let Some(Value::String(s)) =
             documented(schema, seed).filter(|_| !is_id_name(&lower))
         {
@@ -921,6 +965,33 @@ impl<'a> Synth<'a> {
             Some(pattern) => fit_pattern(pattern, text, &mut rng),
             None => text,
         }
+    }
+
+    /// The shape of the ids of an id field with no `format` or `pattern` of its own: the
+    /// one its examples show (the schema's, else the tool's examples of that field),
+    /// else the one most of the tool's example ids share.
+    fn shaped_id(&self, schema: &Value, name: Option<&str>) -> Option<IdShape> {
+        let name = name.filter(|n| idshape::names_id(n))?;
+        if schema.get("format").is_some() || schema.get("pattern").is_some() {
+            return None;
+        }
+        let mut own: Vec<&str> = schema
+            .get("examples")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .chain(schema.get("example"))
+            .filter_map(Value::as_str)
+            .collect();
+        if own.is_empty() {
+            let pooled = self.pool.values(&self.entity(), name);
+            own.extend(pooled.into_iter().flatten().filter_map(Value::as_str));
+        }
+        if !own.is_empty() {
+            return IdShape::of(&own, 0.5);
+        }
+        let tool: Vec<&str> = self.pool.ids.iter().map(String::as_str).collect();
+        IdShape::of(&tool, 0.5)
     }
 
     fn integer(&self, schema: &Value, name: Option<&str>, seed: u64) -> Value {

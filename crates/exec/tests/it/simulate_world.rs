@@ -396,3 +396,33 @@ async fn a_read_after_a_write_is_asked_again_and_told_the_write() {
         "the prompt tells the write: {last}"
     );
 }
+
+/// An empty `{}` reply is the model declining to fill: the call answers with the
+/// draft (as the schema simulator alone would), never with an echo of its arguments.
+#[tokio::test]
+async fn an_empty_reply_is_a_refusal_and_the_draft_answers() {
+    let book = music();
+    let mine = op(&book, "GET", "/me/playlists");
+    let create = op(&book, "POST", "/users/{user_id}/playlists");
+    let calls = [
+        (mine, json!({"limit": 3})),
+        (create, json!({"user_id": "u1", "name": "Gym mix"})),
+    ];
+    for (api, args) in calls {
+        let llm = Arc::new(
+            ScriptedLlm::new(Vec::<Reply>::new())
+                .with_rule(When::role("simulator"), Reply::text("{}".to_owned())),
+        );
+        let sim = filling(&book, llm.clone(), SimulatorSettings::default());
+        let filled = sim.call(&api, &args).await.unwrap();
+        assert_eq!(llm.requests().len(), 1, "the model was asked");
+        let plain = Simulator::new(Arc::clone(&book))
+            .call(&api, &args)
+            .await
+            .unwrap();
+        let body = filled.body.json().unwrap();
+        assert_eq!(Some(body), plain.body.json(), "{api}");
+        assert_ne!(body, &args, "{api}: an echo of the arguments");
+        assert!(body.as_object().is_some_and(|o| !o.is_empty()), "{body}");
+    }
+}
