@@ -79,8 +79,8 @@ pub use crate::dataset::tooleval::{
     OfferedFunction, ReferenceFinish, ReferenceRun, ToolEvalQuery, ToolEvalSet,
 };
 pub use crate::dataset::{
-    Dataset, DatasetFormat, GoldApi, Query, Resolution, ResolvedQuery, Unresolved, load,
-    load_anytoolbench, load_as, load_funcqa, load_merged, load_tooleval,
+    Dataset, DatasetFormat, GoldApi, Query, Resolution, ResolvedQuery, SkipCauses, Unresolved,
+    load, load_anytoolbench, load_as, load_funcqa, load_merged, load_tooleval,
 };
 pub use crate::error::{Error, Result};
 pub use crate::harness::Expansion;

@@ -44,11 +44,12 @@ pub struct CategorizedApi {
 }
 
 impl CategorizedApi {
-    /// The same API as the other loaders name a ToolBench gold API (tool and API names).
+    /// The same API as the other loaders name a ToolBench gold API (tool, API and category).
     pub fn gold(&self) -> GoldApi {
         GoldApi::ToolBench {
             tool: self.tool.clone(),
             api: self.api.clone(),
+            category: Some(self.category.clone()),
         }
     }
 }

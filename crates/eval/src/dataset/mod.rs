@@ -14,7 +14,8 @@
 //!
 //! Gold answers stay names ([`GoldApi`]) until [`Dataset::resolve`] looks them up in a catalog
 //! [`Store`], which knows every naming scheme (`GET /movie/{movie_id}`, `GET_movie_movie_id`,
-//! ToolBench's tool and API names).
+//! ToolBench's tool and API names). A ToolBench gold API carries the category its query's
+//! `api_list` gives it, which picks one of same-named tools filed in several categories.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -76,6 +77,24 @@ pub struct Unresolved {
     pub matches: Vec<ApiId>,
 }
 
+impl Unresolved {
+    /// Whether the name matched no API (the catalog lacks it), as opposed to several.
+    pub fn is_missing(&self) -> bool {
+        self.matches.is_empty()
+    }
+}
+
+/// Why the skipped queries of a [`Resolution`] were left out, counted per query.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SkipCauses {
+    /// Queries with at least one gold API the catalog lacks.
+    pub missing: usize,
+    /// Queries whose every unresolved gold API matched several APIs.
+    pub ambiguous: usize,
+    /// Queries that name no gold API at all.
+    pub no_gold: usize,
+}
+
 /// A dataset checked against a catalog.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Resolution {
@@ -88,6 +107,23 @@ pub struct Resolution {
     /// Gold names that resolved only once their path parameters were ignored, with the API
     /// they matched (RestGPT's query 98 names `GET /person/{movie_id}/movie_credits`).
     pub repaired: Vec<(String, GoldApi, ApiId)>,
+}
+
+impl Resolution {
+    /// The skipped queries by cause: missing beats ambiguous when a query has both.
+    pub fn skip_causes(&self) -> SkipCauses {
+        let mut by_query: HashMap<&str, bool> = HashMap::new();
+        for u in &self.unresolved {
+            *by_query.entry(u.query.as_str()).or_default() |= u.is_missing();
+        }
+        let missing = by_query.values().filter(|m| **m).count();
+        let ambiguous = by_query.len() - missing;
+        SkipCauses {
+            missing,
+            ambiguous,
+            no_gold: self.skipped.saturating_sub(by_query.len()),
+        }
+    }
 }
 
 impl Dataset {
@@ -333,7 +369,9 @@ fn parse_query(path: &Path, i: usize, item: &Value, format: DatasetFormat) -> Re
     let gold = list
         .iter()
         .map(|g| {
-            parse_gold(g, format).ok_or_else(|| bad(path, format!("query {id}: bad gold API {g}")))
+            parse_gold(g, format)
+                .map(|gold| with_category(gold, item))
+                .ok_or_else(|| bad(path, format!("query {id}: bad gold API {g}")))
         })
         .collect::<Result<Vec<_>>>()?;
     let candidates = candidates(item, format);
@@ -360,10 +398,48 @@ fn candidates(item: &Value, format: DatasetFormat) -> Vec<GoldApi> {
             DatasetFormat::ToolBench => Some(GoldApi::ToolBench {
                 tool: text(entry, "tool_name")?,
                 api: text(entry, "api_name")?,
+                category: text(entry, CATEGORY),
             }),
             DatasetFormat::RestGpt | DatasetFormat::AnyToolBench | DatasetFormat::FuncQa => None,
         })
         .collect()
+}
+
+/// The text of an `api_list` entry's field.
+fn field<'a>(entry: &'a Value, name: &str) -> Option<&'a str> {
+    entry.get(name).and_then(Value::as_str)
+}
+
+/// The field of an `api_list` entry naming the tool's RapidAPI category.
+const CATEGORY: &str = "category_name";
+
+/// A ToolBench gold API with the category its query's `api_list` gives the same tool and API
+/// (`relevant APIs` names only the tool and the API); other names unchanged.
+fn with_category(gold: GoldApi, item: &Value) -> GoldApi {
+    let GoldApi::ToolBench {
+        tool,
+        api,
+        category: None,
+    } = gold
+    else {
+        return gold;
+    };
+    let category = item
+        .get("api_list")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|e| {
+            field(e, "tool_name") == Some(tool.as_str())
+                && field(e, "api_name") == Some(api.as_str())
+        })
+        .and_then(|e| field(e, CATEGORY))
+        .map(str::to_owned);
+    GoldApi::ToolBench {
+        tool,
+        api,
+        category,
+    }
 }
 
 fn parse_gold(g: &Value, format: DatasetFormat) -> Option<GoldApi> {
@@ -378,6 +454,7 @@ fn parse_gold(g: &Value, format: DatasetFormat) -> Option<GoldApi> {
             [tool, api] => Some(GoldApi::ToolBench {
                 tool: tool.as_str()?.to_owned(),
                 api: api.as_str()?.to_owned(),
+                category: None,
             }),
             _ => None,
         },

@@ -2,6 +2,7 @@
 //! dataset that build them.
 
 use serde::Serialize;
+use toolsmith_catalog::names::standardize;
 use toolsmith_catalog::{ApiId, Store};
 
 use crate::error::Result;
@@ -38,6 +39,10 @@ pub enum GoldApi {
         tool: String,
         /// The API name (`Transfermarkt search`).
         api: String,
+        /// The tool's RapidAPI category (`Sports`), when the file gives it: it tells apart
+        /// same-named tools of several categories (ToolEnv2404 has `👋 Demo Project` in 36).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        category: Option<String>,
     },
 }
 
@@ -45,17 +50,52 @@ impl std::fmt::Display for GoldApi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Named(name) => f.write_str(name),
-            Self::ToolBench { tool, api } => write!(f, "{tool} / {api}"),
+            Self::ToolBench {
+                tool,
+                api,
+                category: None,
+            } => write!(f, "{tool} / {api}"),
+            Self::ToolBench {
+                tool,
+                api,
+                category: Some(category),
+            } => write!(f, "{tool} / {api} ({category})"),
         }
     }
 }
 
 impl GoldApi {
-    /// The catalog APIs this name refers to (empty when none).
+    /// The catalog APIs this name refers to (empty when none). A ToolBench name that
+    /// matches several APIs keeps those whose tool is in its category: the same tool name
+    /// exists in several categories. A single match is kept whatever its category (a few
+    /// tools moved category between the query files and the catalog).
     pub fn resolve(&self, store: &Store) -> Result<Vec<ApiId>> {
         Ok(match self {
             Self::Named(name) => store.resolve_api(name)?,
-            Self::ToolBench { tool, api } => store.resolve_toolbench_api(tool, api)?,
+            Self::ToolBench {
+                tool,
+                api,
+                category,
+            } => {
+                let found = store.resolve_toolbench_api(tool, api)?;
+                match category {
+                    Some(category) if found.len() > 1 => in_category(store, found, category)?,
+                    _ => found,
+                }
+            }
         })
     }
+}
+
+/// The APIs among `found` whose tool's category is `category` (compared as ToolBench
+/// standardizes names, so `Video_Images` and `Video & Images` agree).
+fn in_category(store: &Store, found: Vec<ApiId>, category: &str) -> Result<Vec<ApiId>> {
+    let wanted = standardize(category);
+    let mut kept = Vec::with_capacity(1);
+    for id in found {
+        if standardize(&store.tool(id.tool())?.category) == wanted {
+            kept.push(id);
+        }
+    }
+    Ok(kept)
 }

@@ -64,7 +64,8 @@ fn toolbench_files_have_the_stated_counts() {
         g2.queries[0].gold[0],
         GoldApi::ToolBench {
             tool: "Turkey Postal Codes".into(),
-            api: "il".into()
+            api: "il".into(),
+            category: Some("Logistics".into()),
         }
     );
     for (name, n) in [
@@ -357,11 +358,13 @@ fn anytoolbench_is_read_from_any_path() {
         [
             GoldApi::ToolBench {
                 tool: "Currency Exchange".into(),
-                api: "exchange".into()
+                api: "exchange".into(),
+                category: Some("Finance".into()),
             },
             GoldApi::ToolBench {
                 tool: "Jokes by API-Ninjas".into(),
-                api: "v1/jokes".into()
+                api: "v1/jokes".into(),
+                category: Some("Entertainment".into()),
             },
         ]
     );

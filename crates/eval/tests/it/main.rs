@@ -8,6 +8,7 @@
 mod data;
 mod datasets;
 mod example_queries;
+mod gold_categories;
 mod harness;
 mod judging;
 mod metrics;

@@ -346,19 +346,7 @@ fn resolve(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<(Benchmark, St
         .with_context(|| format!("loading {} from {}", benchmark.name(), data.display()))?;
     let resolved = dataset.resolve(&store)?;
     if resolved.skipped > 0 {
-        printer::note(format!(
-            "{} of {} queries skipped: a gold API is not in the catalog or ambiguous ({} names, e.g. {})",
-            resolved.skipped,
-            dataset.len(),
-            resolved.unresolved.len(),
-            resolved
-                .unresolved
-                .iter()
-                .take(3)
-                .map(|u| u.gold.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
+        printer::note(skip_note(&resolved, dataset.len()));
     }
     for (query, name, api) in &resolved.repaired {
         printer::note(format!(
@@ -366,6 +354,50 @@ fn resolve(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<(Benchmark, St
         ));
     }
     Ok((benchmark, store, resolved))
+}
+
+/// Why queries were skipped: how many name a gold API the catalog lacks, how many only an
+/// ambiguous one (matching several APIs), with a few names of each.
+fn skip_note(resolved: &Resolution, total: usize) -> String {
+    let causes = resolved.skip_causes();
+    let names = |missing: bool| {
+        let of_kind: Vec<String> = resolved
+            .unresolved
+            .iter()
+            .filter(|u| u.is_missing() == missing)
+            .map(|u| u.gold.to_string())
+            .collect();
+        let some = of_kind
+            .iter()
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; ");
+        format!("{} names, e.g. {some}", of_kind.len())
+    };
+    let mut parts = Vec::new();
+    if causes.missing > 0 {
+        parts.push(format!(
+            "{} name a gold API the catalog lacks ({})",
+            causes.missing,
+            names(true)
+        ));
+    }
+    if causes.ambiguous > 0 {
+        parts.push(format!(
+            "{} only an ambiguous one ({})",
+            causes.ambiguous,
+            names(false)
+        ));
+    }
+    if causes.no_gold > 0 {
+        parts.push(format!("{} have no gold API", causes.no_gold));
+    }
+    format!(
+        "{} of {total} queries skipped: {}",
+        resolved.skipped,
+        parts.join(", ")
+    )
 }
 
 /// The miss of a query whose expanded offer does not cover its gold path.
