@@ -98,6 +98,7 @@ pub use crate::metrics::errors::{Diagnosis, ErrorKind, TaxonomyContext, classify
 pub use crate::metrics::funcqa::{
     FUNCQA_TOLERANCE, extract_number, funcqa_answer_correct, funcqa_correct,
 };
+pub use crate::metrics::pass_rate::VoteDraws;
 pub use crate::metrics::pass_rate::{
     ANYTOOL_REFUSAL_WORDS, Draws, PassRateSettings, SampleVerdict, Screening, anytool_passes,
     anytool_passes_judged, anytool_query_judged, anytool_refusal, tooleval_decision,

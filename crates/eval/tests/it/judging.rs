@@ -7,8 +7,8 @@ use toolsmith_eval::testing::{JudgeRequest, ScriptedJudge};
 use toolsmith_eval::{
     AnswerStatus, BenchSpec, BenchStore, Benchmark, CallRecord, CallStatus, CalledApi, Judge,
     JudgeCase, JudgeSettings, LlmJudge, LlmJudgeSettings, PassRateSettings, Preference,
-    QueryResult, QueryScores, RunId, RunRecord, SolverKind, TaskSolvability, judge_pass_rates,
-    judge_win_rate,
+    QueryResult, QueryScores, RunId, RunRecord, SolverKind, TaskSolvability, VoteDraws,
+    judge_pass_rates, judge_win_rate,
 };
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 use toolsmith_solve::{Finish, Run};
@@ -48,6 +48,7 @@ fn settings(runs: usize) -> JudgeSettings {
         pass: PassRateSettings {
             tooleval_samples: 1,
             anytool_votes: 3,
+            draws: VoteDraws::Independent,
         },
         win_rounds: 1,
         seed: 0,
@@ -326,4 +327,69 @@ fn solvability_scope_holds_the_gold_path_beside_what_was_offered() {
         toolsmith_eval::solvability_scope(&stored),
         vec![api("search"), api("other"), api("details")]
     );
+}
+
+/// The LLM judge under the default settings (ToolEval's 4 samples and AnyTool's 3 votes, one
+/// verdict per question and judge run) asks each distinct question once: a clear answer takes
+/// 1 call, an unsure one 3 (answer, trajectory, solvability), a give-up 1, a run that never
+/// finished none; no request is sent twice, and each query's calls are stored with it.
+#[tokio::test]
+async fn the_llm_judge_sends_each_question_once_per_query_under_both_rules() {
+    let store = BenchStore::in_memory().unwrap();
+    let mut unsure = result("q1", Finish::Answered, Some("Dune came out in 1999."));
+    unsure.record = RunRecord {
+        answer: unsure.record.answer.clone(),
+        ..record_with_calls()
+    };
+    let run = stored_run(
+        &store,
+        &[
+            result("q0", Finish::Answered, Some("42")),
+            unsure,
+            result("q2", Finish::GaveUp, None),
+            result("q3", Finish::StepLimit, None),
+        ],
+    );
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(r#"{"reason": "complete", "status": "solved"}"#),
+        Reply::text(r#"{"reason": "plausible", "status": "unsure"}"#),
+        Reply::text(r#"{"reason": "the result says 2021", "status": "unsolved"}"#),
+        Reply::text(r#"{"reason": "a search finds it", "status": "solvable"}"#),
+        Reply::text(r#"{"reason": "a search finds it", "status": "solvable"}"#),
+    ]));
+    let judge = LlmJudge::new(llm.clone(), LlmJudgeSettings::PAPER);
+    let rates = judge_pass_rates(&judge, &store, run, &JudgeSettings::default())
+        .await
+        .unwrap();
+    let per_query: Vec<(String, u64)> = store
+        .judgements(run)
+        .unwrap()
+        .into_iter()
+        .map(|(q, _, j)| (q, j.usage.calls))
+        .collect();
+    assert_eq!(
+        per_query,
+        [
+            ("q0".to_owned(), 1),
+            ("q1".to_owned(), 3),
+            ("q2".to_owned(), 1),
+            ("q3".to_owned(), 0)
+        ]
+    );
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 5);
+    let mut sent: Vec<(String, Option<u64>)> = requests
+        .iter()
+        .map(|r| {
+            let text: Vec<&str> = r.messages.iter().map(|m| m.text()).collect();
+            (text.concat(), r.sampling.seed)
+        })
+        .collect();
+    sent.sort();
+    sent.dedup();
+    assert_eq!(sent.len(), 5, "a request was sent twice");
+    assert_eq!(rates.usage.calls, 5);
+    // Only q0 passes, by both rules.
+    assert!((rates.tooleval.mean - 25.0).abs() < 1e-9);
+    assert!((rates.anytool.mean - 25.0).abs() < 1e-9);
 }
