@@ -114,7 +114,7 @@ pub use crate::metrics::retrieval::{
 };
 pub use crate::metrics::variance::{MeanStd, mean_std};
 pub use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
-pub use crate::run::{CallRecord, CallStatus, CalledApi, RunRecord};
+pub use crate::run::{CallRecord, CallStatus, CalledApi, HelperTool, RunRecord};
 
 mod benchmark;
 mod dataset;
@@ -122,6 +122,8 @@ mod error;
 pub mod gate;
 mod harness;
 mod judge;
+mod judge_excerpt;
+mod judge_record;
 mod llm_judge;
 pub mod metrics;
 pub mod report;

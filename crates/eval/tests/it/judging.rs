@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use toolsmith_eval::testing::{JudgeRequest, ScriptedJudge};
 use toolsmith_eval::{
-    AnswerStatus, BenchSpec, BenchStore, Benchmark, CallRecord, CallStatus, CalledApi, Judge,
-    JudgeCase, JudgeSettings, LlmJudge, LlmJudgeSettings, PassRateSettings, Preference,
+    AnswerStatus, BenchSpec, BenchStore, Benchmark, CallRecord, CallStatus, CalledApi, HelperTool,
+    Judge, JudgeCase, JudgeSettings, LlmJudge, LlmJudgeSettings, PassRateSettings, Preference,
     QueryResult, QueryScores, RunId, RunRecord, SolverKind, TaskSolvability, VoteDraws,
     judge_pass_rates, judge_win_rate,
 };
@@ -392,4 +392,94 @@ async fn the_llm_judge_sends_each_question_once_per_query_under_both_rules() {
     // Only q0 passes, by both rules.
     assert!((rates.tooleval.mean - 25.0).abs() < 1e-9);
     assert!((rates.anytool.mean - 25.0).abs() < 1e-9);
+}
+
+/// The trajectory prompt of an answer the first look left unsure.
+async fn trajectory_prompt(record: &RunRecord) -> String {
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(r#"{"reason": "plausible", "status": "unsure"}"#),
+        Reply::text(r#"{"reason": "backed", "status": "solved"}"#),
+    ]));
+    let judge = LlmJudge::new(llm.clone(), LlmJudgeSettings::PAPER);
+    let case = JudgeCase {
+        query: "When was The Shawshank Redemption released?",
+        offered: &[],
+        run: record,
+    };
+    judge.answer_status(&case).await.unwrap();
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    requests[1].messages.iter().map(|m| m.text()).collect()
+}
+
+/// `read_result`, the solver's helper for a cut observation, is shown to the judge as that
+/// helper, not as a tool that does not exist; so is one in a run stored before helpers had a
+/// kind of their own. A name the solver made up still reads "no such tool".
+#[tokio::test]
+async fn the_judge_is_told_read_result_is_the_solvers_helper() {
+    let read = |api: CalledApi| CallRecord {
+        api,
+        arguments: serde_json::json!({"handle": "r1", "jq_filter": ".release_date"}),
+        outcome: CallStatus::Ok,
+        observation: r#""1994-09-23""#.into(),
+    };
+    let mut record = record_with_calls();
+    record.calls.extend([
+        read(CalledApi::Helper(HelperTool::ReadResult)),
+        read(CalledApi::Unknown("read_result".into())),
+        CallRecord {
+            outcome: CallStatus::Failed,
+            ..read(CalledApi::Unknown("get_release".into()))
+        },
+    ]);
+    let prompt = trajectory_prompt(&record).await;
+    assert_eq!(
+        prompt
+            .matches("read_result (not an API: the solver's helper")
+            .count(),
+        2,
+        "{prompt}"
+    );
+    assert!(!prompt.contains("read_result (no such tool)"), "{prompt}");
+    assert!(prompt.contains("get_release (no such tool)"), "{prompt}");
+}
+
+/// An observation longer than the judge's cut keeps the value the final answer cites, even
+/// far past the cut; the query and the final answer are shown whole.
+#[tokio::test]
+async fn the_judge_sees_the_cited_value_past_the_observation_cut() {
+    let overview = "A banker is sentenced to life in Shawshank. ".repeat(40);
+    let observation = format!(
+        r#"{{"id": 278, "overview": "{overview}", "release_date": "1994-09-23", "runtime": 142}}"#
+    );
+    let answer = format!(
+        "The Shawshank Redemption (id 278) was released on 1994-09-23. {}",
+        "It is a drama. ".repeat(60)
+    );
+    let record = RunRecord {
+        calls: vec![CallRecord {
+            api: CalledApi::Known("tmdb/movie_details".parse().unwrap()),
+            arguments: serde_json::json!({"movie_id": 278}),
+            outcome: CallStatus::Ok,
+            observation: observation.clone(),
+        }],
+        finish: Finish::Answered,
+        answer: Some(answer.clone()),
+    };
+    let limit = LlmJudgeSettings::PAPER.observation_chars;
+    assert!(observation.find("1994-09-23").unwrap() > limit);
+    let prompt = trajectory_prompt(&record).await;
+    assert!(
+        prompt.contains(r#""release_date": "1994-09-23""#),
+        "{prompt}"
+    );
+    assert!(prompt.contains(&answer), "the answer is whole");
+    assert!(prompt.contains("When was The Shawshank Redemption released?"));
+    assert!(prompt.contains("[...]"), "{prompt}");
+    // The observation stays near the cut: the prompt is far shorter than the observation.
+    let shown_line = prompt
+        .lines()
+        .find(|l| l.contains("tmdb/movie_details"))
+        .unwrap();
+    assert!(shown_line.chars().count() < limit + 200, "{shown_line}");
 }
