@@ -200,6 +200,10 @@ async fn funcqa_runs_scores_accuracy_and_is_judged() {
         assert!(shown.contains("accuracy%"), "{shown}");
         assert!(shown.contains("pass% ToolEval"), "{shown}");
         assert!(shown.contains("protocol toolsmith"), "{shown}");
+        assert!(
+            shown.contains("judging took 4 LLM calls (0 from the cache), 440 tokens, cost 0.0005 (in the cost column)"),
+            "{shown}"
+        );
         assert!(shown.contains("pass AnyTool"), "{shown}");
         assert!(
             shown.contains(
