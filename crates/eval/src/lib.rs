@@ -35,7 +35,8 @@
 //!   active doc from the gold API's paired ranks (a one-sided sign test or a mean-rank margin).
 //! - **Judges.** [`Judge`] gives typed verdicts ([`AnswerStatus`], [`TaskSolvability`],
 //!   [`Preference`]); [`LlmJudge`] asks a chat model under the role `judge`; with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
-//!   ones.
+//!   ones. By default a judge run asks each question once and every sample and vote reads
+//!   its verdict ([`VoteDraws`]); long observations are cut around what the answer cites.
 //!
 //! ```
 //! use toolsmith_eval::{Rate, RetrievalScores, SolutionLength, correct_path, delta_solution_length,
