@@ -35,7 +35,8 @@
 //!   active doc from the gold API's paired ranks (a one-sided sign test or a mean-rank margin).
 //! - **Judges.** [`Judge`] gives typed verdicts ([`AnswerStatus`], [`TaskSolvability`],
 //!   [`Preference`]); [`LlmJudge`] asks a chat model under the role `judge`; with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
-//!   ones.
+//!   ones. By default a judge run asks each question once and every sample and vote reads
+//!   its verdict ([`VoteDraws`]); long observations are cut around what the answer cites.
 //!
 //! ```
 //! use toolsmith_eval::{Rate, RetrievalScores, SolutionLength, correct_path, delta_solution_length,
@@ -98,6 +99,7 @@ pub use crate::metrics::errors::{Diagnosis, ErrorKind, TaxonomyContext, classify
 pub use crate::metrics::funcqa::{
     FUNCQA_TOLERANCE, extract_number, funcqa_answer_correct, funcqa_correct,
 };
+pub use crate::metrics::pass_rate::VoteDraws;
 pub use crate::metrics::pass_rate::{
     ANYTOOL_REFUSAL_WORDS, Draws, PassRateSettings, SampleVerdict, Screening, anytool_passes,
     anytool_passes_judged, anytool_query_judged, anytool_refusal, tooleval_decision,
@@ -113,7 +115,7 @@ pub use crate::metrics::retrieval::{
 };
 pub use crate::metrics::variance::{MeanStd, mean_std};
 pub use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
-pub use crate::run::{CallRecord, CallStatus, CalledApi, RunRecord};
+pub use crate::run::{CallRecord, CallStatus, CalledApi, HelperTool, RunRecord};
 
 mod benchmark;
 mod dataset;
@@ -121,6 +123,8 @@ mod error;
 pub mod gate;
 mod harness;
 mod judge;
+mod judge_excerpt;
+mod judge_record;
 mod llm_judge;
 pub mod metrics;
 pub mod report;

@@ -21,7 +21,8 @@ use toolsmith_plumbing::json::sha256_hex;
 
 use crate::error::{Error, Result};
 use crate::judge::{AnswerStatus, Judge, JudgeCase, JudgeUsage, Preference, TaskSolvability};
-use crate::run::{CallStatus, CalledApi, RunRecord};
+use crate::judge_record::{ShownRun, final_answer, shown};
+use crate::run::RunRecord;
 
 const ANSWER: Prompt = Prompt::new(
     "eval/judge_answer",
@@ -48,7 +49,8 @@ pub struct LlmJudgeSettings {
     pub temperature: Option<f32>,
     /// Largest reply (ToolEval: 1,000 tokens).
     pub max_tokens: Option<u32>,
-    /// Each observation shown to the trajectory judge is cut to this many characters.
+    /// Each observation shown to the trajectory judge is cut to about this many characters,
+    /// keeping the values the final answer cites (`judge_excerpt`).
     pub observation_chars: usize,
     /// Re-asks after a reply that is not the JSON asked for.
     pub max_repairs: u32,
@@ -100,23 +102,6 @@ struct PreferReply {
     #[allow(dead_code)] // asked for so the model reasons before it decides
     reason: String,
     better: String,
-}
-
-/// A call as the prompts show it.
-#[derive(Serialize)]
-struct ShownCall {
-    api: String,
-    arguments: String,
-    outcome: &'static str,
-    observation: String,
-}
-
-/// A run as the preference prompt shows it.
-#[derive(Serialize)]
-struct ShownRun {
-    calls: Vec<ShownCall>,
-    failed: usize,
-    answer: String,
 }
 
 impl LlmJudge {
@@ -173,51 +158,13 @@ impl LlmJudge {
     }
 
     fn shown(&self, run: &RunRecord) -> ShownRun {
-        let calls: Vec<ShownCall> = run
-            .calls
-            .iter()
-            .map(|c| ShownCall {
-                api: match &c.api {
-                    CalledApi::Known(id) => id.to_string(),
-                    CalledApi::Unknown(name) => format!("{name} (no such tool)"),
-                },
-                arguments: toolsmith_plumbing::text::truncate_with(
-                    &c.arguments.to_string(),
-                    300,
-                    "...",
-                ),
-                outcome: match c.outcome {
-                    CallStatus::Ok => "ok",
-                    CallStatus::InvalidParameters => "invalid parameters",
-                    CallStatus::Failed => "failed",
-                    CallStatus::NotAllowed => "not allowed (a write the user did not allow)",
-                },
-                observation: toolsmith_plumbing::text::truncate_with(
-                    &c.observation,
-                    self.settings.observation_chars,
-                    "...",
-                ),
-            })
-            .collect();
-        ShownRun {
-            failed: calls.iter().filter(|c| c.outcome != "ok").count(),
-            calls,
-            answer: final_answer(run),
-        }
+        shown(run, self.settings.observation_chars)
     }
 }
 
 fn judge_err(e: impl std::fmt::Display) -> Error {
     Error::Judge {
         message: e.to_string(),
-    }
-}
-
-/// The run's answer as the judge sees it; a run without one says how it ended.
-fn final_answer(run: &RunRecord) -> String {
-    match run.answer.as_deref().filter(|a| !a.trim().is_empty()) {
-        Some(answer) => answer.to_owned(),
-        None => format!("(no answer: the run ended {})", run.finish.as_str()),
     }
 }
 

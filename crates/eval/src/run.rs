@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::FailureKind;
-use toolsmith_solve::{Finish, Run, SEARCH_TOOLS, TraceEvent};
+use toolsmith_solve::{CallOutcome, Finish, READ_RESULT, Run, SEARCH_TOOLS, TraceEvent};
 
 /// The API a call named.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,6 +16,40 @@ pub enum CalledApi {
     Known(ApiId),
     /// A name that matches no API offered: the model made it up (a tool-name error).
     Unknown(String),
+    /// A helper the solver offers besides the APIs (not an API call, not a tool-name error).
+    Helper(HelperTool),
+}
+
+/// A tool a solver offers besides the catalog's APIs that appears in a run's record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HelperTool {
+    /// `read_result`: reads more of an observation the solver was shown cut.
+    ReadResult,
+}
+
+impl HelperTool {
+    /// The helper a function name names.
+    pub fn named(name: &str) -> Option<Self> {
+        (name == READ_RESULT).then_some(Self::ReadResult)
+    }
+
+    /// Its function name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ReadResult => READ_RESULT,
+        }
+    }
+
+    /// What it is, for a reader of the run (the judge).
+    pub fn about(self) -> &'static str {
+        match self {
+            Self::ReadResult => {
+                "not an API: the solver's helper that reads more of an earlier observation it \
+                 was shown cut, from the result kept whole"
+            }
+        }
+    }
 }
 
 /// How one call went, as far as the error taxonomy cares: the coarse status read from the
@@ -60,7 +94,8 @@ pub struct RunRecord {
 
 impl RunRecord {
     /// The record of a solver's run, from its typed trace: every tool call in order except
-    /// `search_tools` (a tool search, not an API call), an unknown function kept by name.
+    /// `search_tools` (a tool search, not an API call), an unknown function kept by name, a
+    /// `read_result` the toolset answered as a [`HelperTool`].
     /// Refused arguments (a schema check, an API's `bad_parameters`, arguments that are not a
     /// JSON object) count as [`CallStatus::InvalidParameters`].
     pub fn from_run(run: &Run) -> Self {
@@ -76,10 +111,7 @@ impl RunRecord {
                     observation,
                     ..
                 } if api.is_some() || function != SEARCH_TOOLS => Some(CallRecord {
-                    api: api.as_ref().map_or_else(
-                        || CalledApi::Unknown(function.clone()),
-                        |id| CalledApi::Known(id.clone()),
-                    ),
+                    api: called(function, api.as_ref(), *outcome),
                     arguments: arguments.clone(),
                     outcome: call_outcome(*outcome),
                     observation: observation.clone(),
@@ -101,7 +133,7 @@ impl RunRecord {
             .iter()
             .filter_map(|c| match &c.api {
                 CalledApi::Known(id) => Some(id.clone()),
-                CalledApi::Unknown(_) => None,
+                CalledApi::Unknown(_) | CalledApi::Helper(_) => None,
             })
             .collect()
     }
@@ -109,6 +141,16 @@ impl RunRecord {
     /// Whether it ended with a non-empty answer.
     pub fn answered(&self) -> bool {
         self.finish == Finish::Answered && self.answer.as_deref().is_some_and(non_blank)
+    }
+}
+
+/// What a traced call named: an API, a helper the toolset offered (one it did not offer is
+/// answered as an unknown tool), or an unknown name.
+fn called(function: &str, api: Option<&ApiId>, outcome: CallOutcome) -> CalledApi {
+    match (api, HelperTool::named(function)) {
+        (Some(id), _) => CalledApi::Known(id.clone()),
+        (None, Some(helper)) if outcome != CallOutcome::UnknownTool => CalledApi::Helper(helper),
+        (None, _) => CalledApi::Unknown(function.to_owned()),
     }
 }
 
@@ -213,6 +255,30 @@ mod tests {
         assert_eq!(record.finish, Finish::Answered);
         assert!(record.answered());
         Ok(())
+    }
+
+    #[test]
+    fn a_read_result_the_toolset_answered_is_a_helper_not_an_unknown_tool() {
+        use toolsmith_solve::CallOutcome as Traced;
+        let run = Run {
+            solver: "react".into(),
+            query: "q".into(),
+            finish: Finish::Answered,
+            answer: Some("a".into()),
+            detail: None,
+            trace: vec![
+                tool_call(READ_RESULT, None, Traced::Ok),
+                tool_call(READ_RESULT, None, Traced::UnknownTool),
+            ],
+        };
+        let record = RunRecord::from_run(&run);
+        assert_eq!(
+            record.calls[0].api,
+            CalledApi::Helper(HelperTool::ReadResult)
+        );
+        // Called when nothing was cut, it was not offered: an unknown name.
+        assert_eq!(record.calls[1].api, CalledApi::Unknown(READ_RESULT.into()));
+        assert!(record.api_path().is_empty());
     }
 
     #[test]

@@ -253,7 +253,8 @@ pub(crate) fn execute(
     let summary = RunSummary::priced(
         bench.scores(id)?.iter().map(|(_, s)| s),
         config.prices.as_ref(),
-    );
+    )
+    .with_judging(judged.as_ref(), config.prices.as_ref());
     Ok(Outcome {
         id,
         spec: job.spec,

@@ -14,9 +14,11 @@ use toolsmith_solve::TraceEvent;
 
 use crate::error::Result;
 use crate::harness::query::QueryJudgement;
+use crate::harness::score::RunSummary;
 use crate::harness::store::{BenchStore, RunId, StoredResult};
 use crate::judge::{Judge, JudgeCase, JudgeUsage};
 use crate::metrics::Rate;
+use crate::metrics::cost::Prices;
 use crate::metrics::pass_rate::{
     Draws, PassRateSettings, anytool_query_judged, tooleval_query_judged,
 };
@@ -39,7 +41,7 @@ pub struct JudgeSettings {
 }
 
 impl JudgeSettings {
-    /// The papers' protocols, judged once.
+    /// The papers' protocols (independent samples and votes), judged once.
     pub const PAPER: Self = Self {
         runs: 1,
         pass: PassRateSettings::PAPER,
@@ -48,9 +50,13 @@ impl JudgeSettings {
     };
 }
 
+/// The papers' counts, each question asked once per judge run ([`PassRateSettings::default`]).
 impl Default for JudgeSettings {
     fn default() -> Self {
-        Self::PAPER
+        Self {
+            pass: PassRateSettings::default(),
+            ..Self::PAPER
+        }
     }
 }
 
@@ -117,7 +123,7 @@ async fn judge_query<J: Judge + ?Sized>(
         offered: &scope,
         run: &result.record,
     };
-    let mut draws = Draws::new(judge, case);
+    let mut draws = Draws::new(judge, case, settings.pass.draws);
     let run_seed = u64::try_from(judge_run).unwrap_or(0);
     let mut rng = StdRng::seed_from_u64(settings.seed ^ fnv1a(&result.query_id) ^ run_seed);
     let mut coin = || rng.random_bool(0.5);
@@ -262,6 +268,20 @@ pub async fn judge_win_rate<J: Judge + ?Sized>(
         outcomes.push(pair_outcome(&rounds));
     }
     Ok(WinRateReport::of(reference, WinRate::of(outcomes)))
+}
+
+impl RunSummary {
+    /// Counts judging in the run's cost: the judge's tokens at `prices` become
+    /// `judging_cost` and are added to `cost` (unchanged without prices or judgements).
+    #[must_use]
+    pub fn with_judging(mut self, judged: Option<&PassRates>, prices: Option<&Prices>) -> Self {
+        if let (Some(judged), Some(prices)) = (judged, prices) {
+            let judging = judged.usage.cost(prices);
+            self.judging_cost = Some(judging);
+            self.cost = Some(self.cost.unwrap_or(0.0) + judging);
+        }
+        self
+    }
 }
 
 impl BenchStore {

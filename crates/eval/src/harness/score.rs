@@ -206,6 +206,10 @@ pub struct RunSummary {
     /// [`RunSummary::with_prices`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
+    /// What judging the run cost, already counted in `cost` (`None` without prices or
+    /// judgements; see `RunSummary::with_judging`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judging_cost: Option<f64>,
     /// How many failed queries show each error kind.
     pub errors: BTreeMap<ErrorKind, usize>,
 }
@@ -262,6 +266,7 @@ impl RunSummary {
                 (!graded.is_empty()).then(|| Rate::of(graded).percent())
             },
             cost: None,
+            judging_cost: None,
             errors,
         }
     }

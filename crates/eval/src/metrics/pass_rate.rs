@@ -24,19 +24,44 @@ pub struct PassRateSettings {
     /// AnyTool asks the judge this many times and needs a majority of Solved
     /// (`check_solved_toolbench`, 3 votes).
     pub anytool_votes: usize,
+    /// Whether the samples and votes of one judge run read one verdict per question or each
+    /// draw their own.
+    pub draws: VoteDraws,
+}
+
+/// How ToolEval's samples and AnyTool's votes within one judge run get their verdicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VoteDraws {
+    /// Each question (the answer's status, the task's solvability) is asked once per judge
+    /// run and every sample and vote reads that verdict: at most 3 judge calls per query
+    /// (answer, trajectory, solvability). A deterministic judge (temperature 0, a person)
+    /// answers a repeated question the same, so repeating it only costs. Judge runs still
+    /// differ: each asks anew with its own seed.
+    #[default]
+    Shared,
+    /// Sample or vote `i` is its own draw, sent with its own sampling seed, as ToolEval's and
+    /// AnyTool's code sample their judge at temperature 0.2 (up to 4 answer and 4 solvability
+    /// questions per query, each with its trajectory look).
+    Independent,
 }
 
 impl PassRateSettings {
-    /// The protocols as their reference code runs them.
+    /// The protocols as their reference code runs them: independent samples and votes.
     pub const PAPER: Self = Self {
         tooleval_samples: 4,
         anytool_votes: 3,
+        draws: VoteDraws::Independent,
     };
 }
 
+/// The papers' counts, with one verdict per question and judge run ([`VoteDraws::Shared`]).
 impl Default for PassRateSettings {
     fn default() -> Self {
-        Self::PAPER
+        Self {
+            draws: VoteDraws::Shared,
+            ..Self::PAPER
+        }
     }
 }
 
@@ -204,29 +229,43 @@ pub async fn anytool_passes_judged<J: Judge + ?Sized>(
 }
 
 /// The judge's verdicts on one case, each asked once and shared by both protocols: ToolEval's
-/// sample `i` and AnyTool's vote `i` read the same answer-status draw `i` (they are the same
-/// question), and ToolEval's solvability questions are drawn in order. A draw is asked only
-/// when a protocol reaches it, so stopping early saves the rest.
+/// sample `i` and AnyTool's vote `i` read the same answer-status draw (they are the same
+/// question), and ToolEval's solvability questions are drawn in order. Under
+/// [`VoteDraws::Shared`] every sample and vote reads draw 0; under
+/// [`VoteDraws::Independent`] sample or vote `i` reads draw `i`. A draw is asked only when a
+/// protocol reaches it, so stopping early saves the rest.
 pub struct Draws<'a, J: ?Sized> {
     judge: &'a J,
     case: JudgeCase<'a>,
+    mode: VoteDraws,
     answers: Vec<AnswerStatus>,
     solvability: Vec<TaskSolvability>,
 }
 
 impl<'a, J: Judge + ?Sized> Draws<'a, J> {
     /// No draws yet on `case`.
-    pub fn new(judge: &'a J, case: JudgeCase<'a>) -> Self {
+    pub fn new(judge: &'a J, case: JudgeCase<'a>, mode: VoteDraws) -> Self {
         Self {
             judge,
             case,
+            mode,
             answers: Vec::new(),
             solvability: Vec::new(),
         }
     }
 
-    /// Answer-status draw `i`, asking the judge for it (and any before it) if not yet drawn.
+    /// The draw that sample or vote `i` reads.
+    fn draw(&self, i: usize) -> usize {
+        match self.mode {
+            VoteDraws::Shared => 0,
+            VoteDraws::Independent => i,
+        }
+    }
+
+    /// Answer-status draw for sample or vote `i`, asking the judge for it (and any before it)
+    /// if not yet drawn.
     pub async fn answer(&mut self, i: usize) -> Result<AnswerStatus> {
+        let i = self.draw(i);
         while self.answers.len() <= i {
             let verdict = self.judge.answer_status(&self.case).await?;
             self.answers.push(verdict);
@@ -234,8 +273,10 @@ impl<'a, J: Judge + ?Sized> Draws<'a, J> {
         Ok(self.answers[i])
     }
 
-    /// Solvability draw `i`, asking the judge for it (and any before it) if not yet drawn.
+    /// Solvability draw for the `i`-th solvability question, asking the judge for it (and any
+    /// before it) if not yet drawn.
     pub async fn solvability(&mut self, i: usize) -> Result<TaskSolvability> {
+        let i = self.draw(i);
         while self.solvability.len() <= i {
             let verdict = self
                 .judge
@@ -495,9 +536,49 @@ mod tests {
     }
 
     #[test]
-    fn paper_settings_are_the_default() {
-        assert_eq!(PassRateSettings::default(), PassRateSettings::PAPER);
-        assert_eq!(PassRateSettings::PAPER.tooleval_samples, 4);
+    fn the_default_has_the_papers_counts_and_shares_draws() {
+        let default = PassRateSettings::default();
+        assert_eq!(
+            (default.tooleval_samples, default.anytool_votes),
+            (4, 3),
+            "the papers' counts"
+        );
+        assert_eq!(default.draws, VoteDraws::Shared);
+        assert_eq!(PassRateSettings::PAPER.draws, VoteDraws::Independent);
+    }
+
+    #[tokio::test]
+    async fn shared_draws_ask_each_question_once_per_judge_run() -> Result<()> {
+        let settings = PassRateSettings::default();
+        let mut heads = || true;
+        // Unsure then unsolvable: every ToolEval sample is the same pass; AnyTool fails on the
+        // one Unsure verdict; 1 answer and 1 solvability question in all (were 4 + 4).
+        let judge = ScriptedJudge::new()
+            .answers([AUnsure])
+            .solvability([Unsolvable]);
+        let answered = run(Finish::Answered, Some("42"));
+        let mut draws = Draws::new(&judge, case(&answered), settings.draws);
+        let (samples, vote) =
+            tooleval_query_judged(&mut draws, settings.tooleval_samples, &mut heads).await?;
+        assert_eq!((samples, vote), (vec![Passed, Passed], Some(true)));
+        assert!(!anytool_query_judged(&mut draws, settings.anytool_votes).await?);
+        assert_eq!(judge.requests().len(), 2);
+        // Undecided samples still get a coin each, from one pair of verdicts.
+        let judge = ScriptedJudge::new()
+            .answers([Unsolved])
+            .solvability([TUnsure]);
+        let mut flips = 0;
+        let mut coin = || {
+            flips += 1;
+            false
+        };
+        let mut draws = Draws::new(&judge, case(&answered), settings.draws);
+        let (samples, vote) =
+            tooleval_query_judged(&mut draws, settings.tooleval_samples, &mut coin).await?;
+        assert_eq!((samples.len(), vote), (3, Some(false)));
+        assert_eq!(flips, 3);
+        assert_eq!(judge.requests().len(), 2);
+        Ok(())
     }
 
     #[tokio::test]
@@ -508,7 +589,7 @@ mod tests {
         // votes (not 4 + 3), and no solvability question.
         let judge = ScriptedJudge::new().answers([Solved, Solved]);
         let answered = run(Finish::Answered, Some("42"));
-        let mut draws = Draws::new(&judge, case(&answered));
+        let mut draws = Draws::new(&judge, case(&answered), settings.draws);
         let (samples, vote) =
             tooleval_query_judged(&mut draws, settings.tooleval_samples, &mut heads).await?;
         assert_eq!((samples, vote), (vec![Passed, Passed], Some(true)));
@@ -517,7 +598,7 @@ mod tests {
         // A give-up on a solvable task: 3 failed samples settle it; 3 solvability questions.
         let judge = ScriptedJudge::new().solvability([Solvable, Solvable, Solvable]);
         let gave_up = run(Finish::GaveUp, None);
-        let mut draws = Draws::new(&judge, case(&gave_up));
+        let mut draws = Draws::new(&judge, case(&gave_up), settings.draws);
         let (samples, vote) =
             tooleval_query_judged(&mut draws, settings.tooleval_samples, &mut heads).await?;
         assert_eq!((samples.len(), vote), (3, Some(false)));
@@ -527,7 +608,7 @@ mod tests {
         let judge = ScriptedJudge::new()
             .answers([Solved, Unsolved, Unsolved, Solved])
             .solvability([Solvable, Solvable]);
-        let mut draws = Draws::new(&judge, case(&answered));
+        let mut draws = Draws::new(&judge, case(&answered), settings.draws);
         let (samples, vote) =
             tooleval_query_judged(&mut draws, settings.tooleval_samples, &mut heads).await?;
         assert_eq!(samples, [Passed, Failed, Failed, Passed]);

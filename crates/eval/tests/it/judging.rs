@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use toolsmith_eval::testing::{JudgeRequest, ScriptedJudge};
 use toolsmith_eval::{
-    AnswerStatus, BenchSpec, BenchStore, Benchmark, CallRecord, CallStatus, CalledApi, Judge,
-    JudgeCase, JudgeSettings, LlmJudge, LlmJudgeSettings, PassRateSettings, Preference,
-    QueryResult, QueryScores, RunId, RunRecord, SolverKind, TaskSolvability, judge_pass_rates,
-    judge_win_rate,
+    AnswerStatus, BenchSpec, BenchStore, Benchmark, CallRecord, CallStatus, CalledApi, HelperTool,
+    Judge, JudgeCase, JudgeSettings, LlmJudge, LlmJudgeSettings, PassRateSettings, Preference,
+    QueryResult, QueryScores, RunId, RunRecord, SolverKind, TaskSolvability, VoteDraws,
+    judge_pass_rates, judge_win_rate,
 };
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 use toolsmith_solve::{Finish, Run};
@@ -48,6 +48,7 @@ fn settings(runs: usize) -> JudgeSettings {
         pass: PassRateSettings {
             tooleval_samples: 1,
             anytool_votes: 3,
+            draws: VoteDraws::Independent,
         },
         win_rounds: 1,
         seed: 0,
@@ -326,4 +327,159 @@ fn solvability_scope_holds_the_gold_path_beside_what_was_offered() {
         toolsmith_eval::solvability_scope(&stored),
         vec![api("search"), api("other"), api("details")]
     );
+}
+
+/// The LLM judge under the default settings (ToolEval's 4 samples and AnyTool's 3 votes, one
+/// verdict per question and judge run) asks each distinct question once: a clear answer takes
+/// 1 call, an unsure one 3 (answer, trajectory, solvability), a give-up 1, a run that never
+/// finished none; no request is sent twice, and each query's calls are stored with it.
+#[tokio::test]
+async fn the_llm_judge_sends_each_question_once_per_query_under_both_rules() {
+    let store = BenchStore::in_memory().unwrap();
+    let mut unsure = result("q1", Finish::Answered, Some("Dune came out in 1999."));
+    unsure.record = RunRecord {
+        answer: unsure.record.answer.clone(),
+        ..record_with_calls()
+    };
+    let run = stored_run(
+        &store,
+        &[
+            result("q0", Finish::Answered, Some("42")),
+            unsure,
+            result("q2", Finish::GaveUp, None),
+            result("q3", Finish::StepLimit, None),
+        ],
+    );
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(r#"{"reason": "complete", "status": "solved"}"#),
+        Reply::text(r#"{"reason": "plausible", "status": "unsure"}"#),
+        Reply::text(r#"{"reason": "the result says 2021", "status": "unsolved"}"#),
+        Reply::text(r#"{"reason": "a search finds it", "status": "solvable"}"#),
+        Reply::text(r#"{"reason": "a search finds it", "status": "solvable"}"#),
+    ]));
+    let judge = LlmJudge::new(llm.clone(), LlmJudgeSettings::PAPER);
+    let rates = judge_pass_rates(&judge, &store, run, &JudgeSettings::default())
+        .await
+        .unwrap();
+    let per_query: Vec<(String, u64)> = store
+        .judgements(run)
+        .unwrap()
+        .into_iter()
+        .map(|(q, _, j)| (q, j.usage.calls))
+        .collect();
+    assert_eq!(
+        per_query,
+        [
+            ("q0".to_owned(), 1),
+            ("q1".to_owned(), 3),
+            ("q2".to_owned(), 1),
+            ("q3".to_owned(), 0)
+        ]
+    );
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 5);
+    let mut sent: Vec<(String, Option<u64>)> = requests
+        .iter()
+        .map(|r| {
+            let text: Vec<&str> = r.messages.iter().map(|m| m.text()).collect();
+            (text.concat(), r.sampling.seed)
+        })
+        .collect();
+    sent.sort();
+    sent.dedup();
+    assert_eq!(sent.len(), 5, "a request was sent twice");
+    assert_eq!(rates.usage.calls, 5);
+    // Only q0 passes, by both rules.
+    assert!((rates.tooleval.mean - 25.0).abs() < 1e-9);
+    assert!((rates.anytool.mean - 25.0).abs() < 1e-9);
+}
+
+/// The trajectory prompt of an answer the first look left unsure.
+async fn trajectory_prompt(record: &RunRecord) -> String {
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(r#"{"reason": "plausible", "status": "unsure"}"#),
+        Reply::text(r#"{"reason": "backed", "status": "solved"}"#),
+    ]));
+    let judge = LlmJudge::new(llm.clone(), LlmJudgeSettings::PAPER);
+    let case = JudgeCase {
+        query: "When was The Shawshank Redemption released?",
+        offered: &[],
+        run: record,
+    };
+    judge.answer_status(&case).await.unwrap();
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    requests[1].messages.iter().map(|m| m.text()).collect()
+}
+
+/// `read_result`, the solver's helper for a cut observation, is shown to the judge as that
+/// helper, not as a tool that does not exist; so is one in a run stored before helpers had a
+/// kind of their own. A name the solver made up still reads "no such tool".
+#[tokio::test]
+async fn the_judge_is_told_read_result_is_the_solvers_helper() {
+    let read = |api: CalledApi| CallRecord {
+        api,
+        arguments: serde_json::json!({"handle": "r1", "jq_filter": ".release_date"}),
+        outcome: CallStatus::Ok,
+        observation: r#""1994-09-23""#.into(),
+    };
+    let mut record = record_with_calls();
+    record.calls.extend([
+        read(CalledApi::Helper(HelperTool::ReadResult)),
+        read(CalledApi::Unknown("read_result".into())),
+        CallRecord {
+            outcome: CallStatus::Failed,
+            ..read(CalledApi::Unknown("get_release".into()))
+        },
+    ]);
+    let prompt = trajectory_prompt(&record).await;
+    assert_eq!(
+        prompt
+            .matches("read_result (not an API: the solver's helper")
+            .count(),
+        2,
+        "{prompt}"
+    );
+    assert!(!prompt.contains("read_result (no such tool)"), "{prompt}");
+    assert!(prompt.contains("get_release (no such tool)"), "{prompt}");
+}
+
+/// An observation longer than the judge's cut keeps the value the final answer cites, even
+/// far past the cut; the query and the final answer are shown whole.
+#[tokio::test]
+async fn the_judge_sees_the_cited_value_past_the_observation_cut() {
+    let overview = "A banker is sentenced to life in Shawshank. ".repeat(40);
+    let observation = format!(
+        r#"{{"id": 278, "overview": "{overview}", "release_date": "1994-09-23", "runtime": 142}}"#
+    );
+    let answer = format!(
+        "The Shawshank Redemption (id 278) was released on 1994-09-23. {}",
+        "It is a drama. ".repeat(60)
+    );
+    let record = RunRecord {
+        calls: vec![CallRecord {
+            api: CalledApi::Known("tmdb/movie_details".parse().unwrap()),
+            arguments: serde_json::json!({"movie_id": 278}),
+            outcome: CallStatus::Ok,
+            observation: observation.clone(),
+        }],
+        finish: Finish::Answered,
+        answer: Some(answer.clone()),
+    };
+    let limit = LlmJudgeSettings::PAPER.observation_chars;
+    assert!(observation.find("1994-09-23").unwrap() > limit);
+    let prompt = trajectory_prompt(&record).await;
+    assert!(
+        prompt.contains(r#""release_date": "1994-09-23""#),
+        "{prompt}"
+    );
+    assert!(prompt.contains(&answer), "the answer is whole");
+    assert!(prompt.contains("When was The Shawshank Redemption released?"));
+    assert!(prompt.contains("[...]"), "{prompt}");
+    // The observation stays near the cut: the prompt is far shorter than the observation.
+    let shown_line = prompt
+        .lines()
+        .find(|l| l.contains("tmdb/movie_details"))
+        .unwrap();
+    assert!(shown_line.chars().count() < limit + 200, "{shown_line}");
 }

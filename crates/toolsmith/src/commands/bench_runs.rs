@@ -271,9 +271,13 @@ fn print_single_run_notes(rows: &[SummaryRow]) -> anyhow::Result<()> {
             kinds.join(", ")
         ))?;
     }
-    if let [(_, _, _, Some(j))] = rows {
+    if let [(_, _, s, Some(j))] = rows {
+        let cost = s
+            .judging_cost
+            .map(|c| format!(", cost {c:.4} (in the cost column)"))
+            .unwrap_or_default();
         printer::line(format!(
-            "judged {} queries {} time{}: pass rate {:.1}% (ToolEval), {:.1}% (AnyTool); judging took {} LLM calls ({} from the cache), {} tokens",
+            "judged {} queries {} time{}: pass rate {:.1}% (ToolEval), {:.1}% (AnyTool); judging took {} LLM calls ({} from the cache), {} tokens{cost}",
             j.queries,
             j.judge_runs,
             if j.judge_runs == 1 { "" } else { "s" },
@@ -295,11 +299,12 @@ pub(super) fn list(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
         .runs()?
         .into_iter()
         .map(|run| {
+            let judged = bench.pass_rates(run.id)?;
             let summary = RunSummary::priced(
                 bench.scores(run.id)?.iter().map(|(_, s)| s),
                 prices.as_ref(),
-            );
-            let judged = bench.pass_rates(run.id)?;
+            )
+            .with_judging(judged.as_ref(), prices.as_ref());
             Ok(RunWithSummary {
                 run,
                 summary,
@@ -360,8 +365,10 @@ pub(super) fn show(ctx: &Context, args: &BenchShowArgs) -> anyhow::Result<ExitCo
         return Ok(ExitCode::SUCCESS);
     }
     let scores = bench.scores(id)?;
-    let summary = RunSummary::priced(scores.iter().map(|(_, s)| s), ctx.config()?.prices.as_ref());
+    let prices = ctx.config()?.prices;
     let judged = bench.pass_rates(id)?;
+    let summary = RunSummary::priced(scores.iter().map(|(_, s)| s), prices.as_ref())
+        .with_judging(judged.as_ref(), prices.as_ref());
     if args.json.json {
         printer::json(&RunDetail {
             run: RunWithSummary {
@@ -500,10 +507,12 @@ fn judged_rows(
         .iter()
         .map(|id| {
             let id = RunId(*id);
+            let pass_rates = bench.pass_rates(id)?;
             let summary = RunSummary::priced(
                 bench.scores(id)?.iter().map(|(_, s)| s),
                 config.prices.as_ref(),
-            );
+            )
+            .with_judging(pass_rates.as_ref(), config.prices.as_ref());
             let win_rate = match &judge {
                 Some((reference, judge, rt)) if *reference != id => {
                     Some(rt.block_on(judge_win_rate(judge, bench, id, *reference, &settings))?)
@@ -513,7 +522,7 @@ fn judged_rows(
             Ok(JudgedRow {
                 id,
                 name: bench.run(id)?.name,
-                pass_rates: bench.pass_rates(id)?,
+                pass_rates,
                 accuracy: summary.accuracy,
                 cost: summary.cost,
                 win_rate,

@@ -105,6 +105,7 @@ impl ExecConfig {
 /// [judge]
 /// runs = 3                 # judge each run 3 times: pass rates as mean ± std
 /// win_rounds = 2           # rounds (each in both orders) per query of a win rate
+/// draws = "shared"         # one verdict per question and judge run ("independent": per vote)
 /// temperature = 0.2
 /// ```
 ///
@@ -118,6 +119,9 @@ pub(crate) struct JudgeConfig {
     pub tooleval_samples: usize,
     /// AnyTool votes per judgement: 3.
     pub anytool_votes: usize,
+    /// `shared` (default): each question asked once per judge run, read by every sample
+    /// and vote; `independent`: each sample and vote its own seeded draw, as the papers' code.
+    pub draws: toolsmith_eval::VoteDraws,
     /// Rounds per query of a win rate: 2.
     pub win_rounds: usize,
     /// Sampling temperature of the judge (ToolEval: 0.2).
@@ -134,6 +138,7 @@ impl Default for JudgeConfig {
             runs: paper.runs,
             tooleval_samples: paper.pass.tooleval_samples,
             anytool_votes: paper.pass.anytool_votes,
+            draws: toolsmith_eval::VoteDraws::default(),
             win_rounds: paper.win_rounds,
             temperature: llm.temperature,
             max_tokens: llm.max_tokens,
@@ -149,6 +154,7 @@ impl JudgeConfig {
             pass: toolsmith_eval::PassRateSettings {
                 tooleval_samples: self.tooleval_samples,
                 anytool_votes: self.anytool_votes,
+                draws: self.draws,
             },
             win_rounds: self.win_rounds.max(1),
             seed: 0,

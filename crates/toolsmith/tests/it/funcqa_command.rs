@@ -176,9 +176,10 @@ async fn funcqa_runs_scores_accuracy_and_is_judged() {
         );
         assert_eq!(summary["calls"]["executed"], 3);
         assert_eq!(summary["calls"]["rejected"], 0);
-        // 6 agent calls of 110 tokens: 600 prompt and 60 completion tokens at 1 and 2 per million.
+        // 6 agent calls of 110 tokens: 600 prompt and 60 completion tokens at 1 and 2 per million
+        // (0.00072), and the judge's 4 calls (0.00048).
         let cost = summary["cost"].as_f64().unwrap();
-        assert!((cost - 0.00072).abs() < 1e-12, "cost {cost}");
+        assert!((cost - 0.0012).abs() < 1e-12, "cost {cost}");
         // The judge: Solved twice, Unsolved on a solvable task once, by both rules.
         let judged = &first["judged"];
         assert_eq!(judged["judge_runs"], 1);
@@ -186,16 +187,23 @@ async fn funcqa_runs_scores_accuracy_and_is_judged() {
             let mean = judged[rule]["mean"].as_f64().unwrap();
             assert!((mean - 200.0 / 3.0).abs() < 1e-9, "{rule} {mean}");
         }
-        // Judging asked each question only as often as a protocol needed: 2 answer questions
-        // for each solved query (ToolEval's 4 samples and AnyTool's 3 votes share them and
-        // stop once settled), 3 answer and 3 solvability questions for the wrong one.
-        assert_eq!(judged["usage"]["calls"], 10, "{judged}");
+        // Judging asked each question once: 1 answer question for each solved query (ToolEval's
+        // 4 samples and AnyTool's 3 votes read its verdict), 1 answer and 1 solvability
+        // question for the wrong one.
+        assert_eq!(judged["usage"]["calls"], 4, "{judged}");
+        // The run's cost counts judging: 4 judge calls of 110 tokens add 0.00048.
+        let judging = summary["judging_cost"].as_f64().unwrap();
+        assert!((judging - 0.00048).abs() < 1e-12, "judging cost {judging}");
         // The human table shows the same, with CP and the verdicts side by side: the wrong
         // answer followed the gold path, so CP and the judges disagree on it.
         let shown = ws.ok(&["bench", "show", "1"]);
         assert!(shown.contains("accuracy%"), "{shown}");
         assert!(shown.contains("pass% ToolEval"), "{shown}");
         assert!(shown.contains("protocol toolsmith"), "{shown}");
+        assert!(
+            shown.contains("judging took 4 LLM calls (0 from the cache), 440 tokens, cost 0.0005 (in the cost column)"),
+            "{shown}"
+        );
         assert!(shown.contains("pass AnyTool"), "{shown}");
         assert!(
             shown.contains(
