@@ -5,7 +5,7 @@
 //!    edges (a producer's output feeds the next API's required parameter), and ToolBench's
 //!    within-tool, within-category and cross-category combinations; deterministic by seed.
 //! 2. **Writing** ([`PathWriter`]): requests for each path in several [`Phrasing`]s, each with
-//!    its [`PlannedCall`]s; an argument may refer to an earlier response
+//!    its [`PlannedCall`]s, written from the imported docs only ([`blind_to_refinement`]); an argument may refer to an earlier response
 //!    (`{"$from": i, "path": ".results[0].id"}`, [`resolve_arguments`]).
 //! 3. **Filtering** ([`run_planned`]): a request is kept only when its calls run along the
 //!    gold path through an executor (simulated by default), every reference resolves and the
@@ -21,6 +21,7 @@
 //! The run ([`Synthesizer`]) works a bounded number of paths at once and stores each path's
 //! requests in one transaction, so a killed run resumes without asking the writer again.
 
+mod blind;
 mod check;
 mod dedup;
 mod estimate;
@@ -35,6 +36,7 @@ mod spec;
 mod store;
 mod writer;
 
+pub use blind::blind_to_refinement;
 pub use check::{AnswerCheck, Answered};
 pub use estimate::{Estimate, estimate};
 pub use export::{ExportFormat, eval_dataset, export};

@@ -13,7 +13,7 @@ use anyhow::{Context as _, bail};
 use async_trait::async_trait;
 use indicatif::ProgressBar;
 use serde::Serialize;
-use toolsmith_catalog::{ApiId, Catalog, DocSelector};
+use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector};
 use toolsmith_eval::synth::{
     self, AnswerCheck, Estimate, ExportFormat, Fate, GoldPath, LlmAnswerCheck, PathWriter,
     Phrasing, SampleSizes, SetSpec, SetSummary, Split, SynthObserver, SynthQuery, SynthSet,
@@ -43,8 +43,13 @@ fn named(store: &SynthStore, name: &str) -> anyhow::Result<SynthSet> {
 /// Runs `synth run`: makes the set, or resumes it when a run of it stopped.
 pub(super) fn run(ctx: &Context, args: &SynthRunArgs) -> anyhow::Result<ExitCode> {
     let store = ctx.store()?;
+    // The writer reads the imported docs, never a refined one: the set later judges those.
     let catalog = store
-        .catalog(&DocSelector::Active, &args.scope.scope())
+        .catalog(
+            &DocSelector::Label(DocLabel::original()),
+            &args.scope.scope(),
+        )
+        .map(synth::blind_to_refinement)
         .context("reading the catalog")?;
     if catalog.api_count() == 0 {
         bail!(
