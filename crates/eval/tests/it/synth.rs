@@ -9,9 +9,9 @@ use async_trait::async_trait;
 use serde_json::json;
 use toolsmith_catalog::{ApiId, Catalog, DocSelector, ImportOptions, Scope, Store, read_bytes};
 use toolsmith_eval::synth::{
-    DropReason, ExportFormat, Fate, GoldPath, PathKind, PathWriter, Phrasing, PlannedCall,
-    SampleSizes, SetSpec, Split, SynthObserver, SynthStore, Synthesizer, WriteAsk, WriteError,
-    WrittenQuery, eval_dataset, export, sample_paths,
+    DEFAULT_DOC_ECHO_MAX, DropReason, ExportFormat, Fate, GoldPath, PathKind, PathWriter, Phrasing,
+    PlannedCall, SampleSizes, SetSpec, Split, SynthObserver, SynthStore, Synthesizer, WriteAsk,
+    WriteError, WrittenQuery, doc_echo, eval_dataset, export, sample_paths,
 };
 use toolsmith_exec::{ApiBook, Mode, Provenance, Simulator, Validated};
 
@@ -71,6 +71,8 @@ fn spec(seed: u64) -> SetSpec {
         dedup_threshold: 0.9,
         mode: Mode::Simulate,
         answer_check: false,
+        // The scripted requests spell their APIs' ids; the echo filter has its own tests.
+        doc_echo_max: 1.0,
     }
 }
 
@@ -436,4 +438,109 @@ fn toolbench_combinations_export_in_toolbench_format_and_load_back() {
     let round: Vec<Vec<ApiId>> = resolved.queries.iter().map(|q| q.gold.clone()).collect();
     let gold: Vec<Vec<ApiId>> = paths.iter().map(|p| p.apis.clone()).collect();
     assert_eq!(round, gold);
+}
+
+/// Writes two requests for the title search: one in the doc's words, one in a user's.
+struct Echoing;
+
+#[async_trait]
+impl PathWriter for Echoing {
+    async fn write(&self, ask: &WriteAsk) -> Result<Vec<WrittenQuery>, WriteError> {
+        let calls = vec![PlannedCall {
+            api: ask.path.apis[0].clone(),
+            arguments: json!({"query": "Alien"}),
+        }];
+        Ok(vec![
+            WrittenQuery {
+                text: "Find films by title: Alien".into(),
+                phrasing: Phrasing::Terse,
+                calls: calls.clone(),
+            },
+            WrittenQuery {
+                text: "that space horror Alien, which year did it come out?".into(),
+                phrasing: Phrasing::Conversational,
+                calls,
+            },
+        ])
+    }
+}
+
+#[tokio::test]
+async fn a_request_in_its_docs_words_is_dropped_as_doc_echo_and_a_users_kept() {
+    let (_, catalog) = films();
+    let store = SynthStore::in_memory().unwrap();
+    let mut spec = spec(1);
+    spec.doc_echo_max = DEFAULT_DOC_ECHO_MAX;
+    let search = api(&catalog, "search_film");
+    let paths = vec![GoldPath {
+        kind: PathKind::Single,
+        apis: vec![search],
+    }];
+    store.create_set("films", &spec, &paths).unwrap();
+    let set = store.set("films").unwrap().unwrap();
+    let mut synth = synthesizer(&catalog, Arc::new(Scripted::new()));
+    synth.writer = Arc::new(Echoing);
+    let summary = synth.run(&store, &set, &catalog, &Quiet).await.unwrap();
+    let fates: Vec<(String, Fate)> = store
+        .queries(set.id)
+        .unwrap()
+        .into_iter()
+        .map(|q| (q.text, q.fate))
+        .collect();
+    assert_eq!(
+        fates[0].1,
+        Fate::Dropped {
+            reason: DropReason::DocEcho
+        },
+        "{fates:?}"
+    );
+    assert!(matches!(fates[1].1, Fate::Kept { .. }), "{fates:?}");
+    assert_eq!(summary.dropped["doc_echo"], 1);
+}
+
+/// The default ceiling is calibrated on real users: RestBench TMDB's human queries against
+/// the imported docs of their gold APIs (no entity values known, so none are taken out).
+#[test]
+fn human_tmdb_queries_pass_the_default_echo_ceiling() {
+    use toolsmith_eval::Benchmark;
+    let store = crate::data::benchmark_store(&Benchmark::RestbenchTmdb);
+    let catalog = store
+        .catalog(
+            &DocSelector::Label(toolsmith_catalog::DocLabel::original()),
+            &Scope::default(),
+        )
+        .unwrap();
+    let entries: BTreeMap<ApiId, toolsmith_catalog::ApiEntry> = catalog
+        .apis()
+        .map(|(_, a)| (a.api.id.clone(), a.clone()))
+        .collect();
+    let queries = Benchmark::RestbenchTmdb
+        .load(&crate::data::data_dir())
+        .unwrap()
+        .resolve(&store)
+        .unwrap()
+        .queries;
+    let mut echoes: Vec<f64> = queries
+        .iter()
+        .map(|q| {
+            let gold: Vec<_> = q.gold.iter().map(|g| entries[g].clone()).collect();
+            doc_echo(&q.text, &gold, &[])
+        })
+        .collect();
+    echoes.sort_by(f64::total_cmp);
+    let passing = echoes
+        .iter()
+        .filter(|e| **e <= DEFAULT_DOC_ECHO_MAX)
+        .count();
+    eprintln!(
+        "echo of {} human queries: median {:.2}, 90th percentile {:.2}; {passing} pass",
+        echoes.len(),
+        echoes[echoes.len() / 2],
+        echoes[echoes.len() * 9 / 10 - 1]
+    );
+    assert_eq!(echoes.len(), 100);
+    assert!((88..=95).contains(&passing), "{passing} of 100 pass");
+    let below = echoes.iter().filter(|e| **e <= 0.5).count();
+    eprintln!("at 0.5: {below} pass");
+    assert!(below < 88, "0.5 would do: {below} pass");
 }

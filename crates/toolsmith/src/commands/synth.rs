@@ -15,9 +15,9 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector};
 use toolsmith_eval::synth::{
-    self, AnswerCheck, Estimate, ExportFormat, Fate, GoldPath, LlmAnswerCheck, PathWriter,
-    Phrasing, SampleSizes, SetSpec, SetSummary, Split, SynthObserver, SynthQuery, SynthSet,
-    SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery,
+    self, AnswerCheck, Estimate, ExportFormat, Fate, GoldPath, LlmAnswerCheck, PathKind,
+    PathWriter, Phrasing, SampleSizes, SetSpec, SetSummary, Split, SynthObserver, SynthQuery,
+    SynthSet, SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery,
 };
 use toolsmith_exec::ApiBook;
 use toolsmith_graph::{GraphStore, build_graph};
@@ -104,6 +104,7 @@ fn spec(ctx: &Context, args: &SynthRunArgs) -> anyhow::Result<SetSpec> {
         dedup_threshold: cfg.dedup_threshold,
         mode: args.mode.mode.into(),
         answer_check: cfg.answer_check && !args.no_answer_check,
+        doc_echo_max: args.doc_echo_max.unwrap_or(cfg.doc_echo_max),
     };
     spec.validate()
         .map_err(|e| anyhow::anyhow!("[synth] or its flags: {e}"))?;
@@ -210,10 +211,18 @@ struct Writer(QueryWriter);
 #[async_trait]
 impl PathWriter for Writer {
     async fn write(&self, ask: &WriteAsk) -> Result<Vec<WrittenQuery>, WriteError> {
-        use toolsmith_refine::{PathStep, WriteRequest};
+        use toolsmith_refine::{PathStep, Voice, WriteRequest};
         let single = ask.steps.len() < 2;
+        let chained = ask.path.kind == PathKind::Chain;
+        // A chain's producer feeds the next step (a dependency edge of the tool graph); the
+        // source's recorded example responses give the writer real entities to name.
+        let steps = ask.steps.iter().enumerate().map(|(i, api)| PathStep {
+            observed: api.api.response_examples.first().cloned(),
+            fed_by: (chained && i > 0).then(|| i - 1),
+            api: api.clone(),
+        });
         let request = WriteRequest {
-            steps: ask.steps.iter().cloned().map(PathStep::new).collect(),
+            steps: steps.collect(),
             count: ask.count,
             phrasings: ask
                 .phrasings
@@ -222,6 +231,7 @@ impl PathWriter for Writer {
                 .filter(|p| !(single && *p == Phrasing::MultiIntent))
                 .collect(),
             avoid: Vec::new(),
+            voice: Voice::User,
         };
         self.0
             .write(&request)

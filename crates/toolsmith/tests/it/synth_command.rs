@@ -185,6 +185,9 @@ const MAKE: &[&str] = &[
     "2",
     "--cache",
     "off",
+    // The scripted requests spell out their endpoints; the echo filter is eval's to test.
+    "--doc-echo-max",
+    "1",
     "--json",
 ];
 
@@ -403,6 +406,13 @@ async fn the_writer_sees_the_imported_doc_never_an_active_refined_one() {
         assert!(
             prompts.iter().all(|p| !p.contains(marker)),
             "the active refined doc reached the writer"
+        );
+        // The yardstick's requests are asked in a user's voice.
+        assert!(
+            prompts
+                .iter()
+                .all(|p| p.contains("never seen the documentation")),
+            "{prompts:?}"
         );
     })
     .await
