@@ -48,7 +48,7 @@ pub use llm_check::LlmAnswerCheck;
 pub use path::{GoldPath, PathKind};
 pub use reference::{RefError, has_reference, resolve_arguments};
 pub use run::{SetSummary, SynthObserver, Synthesizer};
-pub use sample::{SampleSizes, sample_paths};
+pub use sample::{ChainStart, DEFAULT_TWO_STEP_SHARE, SampleSizes, sample_paths};
 pub use spec::SetSpec;
 pub use store::{Fate, Split, StoredPath, SynthQuery, SynthSet, SynthStore};
 pub use writer::{PathWriter, Phrasing, PlannedCall, WriteAsk, WriteError, WrittenQuery};

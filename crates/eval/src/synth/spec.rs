@@ -57,6 +57,12 @@ impl SetSpec {
                 self.doc_echo_max
             ));
         }
+        if !(0.0..=1.0).contains(&self.sizes.two_step_share) {
+            return Err(format!(
+                "two_step_share must be within 0 and 1, not {}",
+                self.sizes.two_step_share
+            ));
+        }
         if self.per_path == 0 {
             return Err("per_path must be at least 1".into());
         }

@@ -9,9 +9,10 @@ use async_trait::async_trait;
 use serde_json::json;
 use toolsmith_catalog::{ApiId, Catalog, DocSelector, ImportOptions, Scope, Store, read_bytes};
 use toolsmith_eval::synth::{
-    DEFAULT_DOC_ECHO_MAX, DropReason, ExportFormat, Fate, GoldPath, PathKind, PathWriter, Phrasing,
-    PlannedCall, SampleSizes, SetSpec, Split, SynthObserver, SynthStore, Synthesizer, WriteAsk,
-    WriteError, WrittenQuery, doc_echo, eval_dataset, export, sample_paths,
+    ChainStart, DEFAULT_DOC_ECHO_MAX, DEFAULT_TWO_STEP_SHARE, DropReason, ExportFormat, Fate,
+    GoldPath, PathKind, PathWriter, Phrasing, PlannedCall, SampleSizes, SetSpec, Split,
+    SynthObserver, SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery, doc_echo,
+    eval_dataset, export, sample_paths,
 };
 use toolsmith_exec::{ApiBook, Mode, Provenance, Simulator, Validated};
 
@@ -64,6 +65,8 @@ fn spec(seed: u64) -> SetSpec {
             chains: 2,
             combos: 0,
             seed,
+            two_step_share: DEFAULT_TWO_STEP_SHARE,
+            chain_start: ChainStart::EntityFirst,
         },
         per_path: 2,
         phrasings: Phrasing::ALL.to_vec(),
@@ -212,6 +215,55 @@ fn sampling_is_deterministic_and_chains_follow_dependencies() {
         with_combos
             .iter()
             .all(|p| !matches!(p.kind, PathKind::WithinCategory | PathKind::CrossCategory))
+    );
+}
+
+#[test]
+fn chains_start_at_the_entity_search_and_follow_the_length_mix() {
+    let (_, catalog) = films();
+    let producers = producers(&catalog);
+    let search = api(&catalog, "search_film");
+    let chains_of = |seed, start, share, n| {
+        let sizes = SampleSizes {
+            single: 0,
+            chains: n,
+            combos: 0,
+            seed,
+            two_step_share: share,
+            chain_start: start,
+        };
+        sample_paths(&catalog, &producers, &sizes)
+    };
+    let mut any_elsewhere = false;
+    for seed in 0..20 {
+        // Three two-step chains exist, two of them from the search: those are picked.
+        let picked = chains_of(seed, ChainStart::EntityFirst, 1.0, 2);
+        assert_eq!(picked.len(), 2);
+        assert!(picked.iter().all(|p| p.apis[0] == search), "{picked:?}");
+        let random = chains_of(seed, ChainStart::Any, 1.0, 2);
+        any_elsewhere |= random.iter().any(|p| p.apis[0] != search);
+    }
+    assert!(
+        any_elsewhere,
+        "without the preference another start comes up"
+    );
+    let lengths = |paths: Vec<GoldPath>| -> Vec<usize> {
+        let mut l: Vec<usize> = paths.iter().map(|p| p.apis.len()).collect();
+        l.sort_unstable();
+        l
+    };
+    // 0.7 of 3: two of two APIs, one of three; all three-step when asked, the graph has one.
+    assert_eq!(
+        lengths(chains_of(1, ChainStart::EntityFirst, 0.7, 3)),
+        vec![2, 2, 3]
+    );
+    assert_eq!(
+        lengths(chains_of(1, ChainStart::EntityFirst, 0.0, 3)),
+        vec![2, 2, 3]
+    );
+    assert_eq!(
+        lengths(chains_of(1, ChainStart::EntityFirst, 1.0, 3)),
+        vec![2, 2, 2]
     );
 }
 
@@ -373,6 +425,8 @@ fn toolbench_combinations_export_in_toolbench_format_and_load_back() {
         chains: 0,
         combos: 3,
         seed: 11,
+        two_step_share: DEFAULT_TWO_STEP_SHARE,
+        chain_start: ChainStart::Any,
     };
     let paths = sample_paths(&catalog, &BTreeMap::new(), &sizes);
     let tool_of = |a: &ApiId| a.tool().clone();

@@ -97,6 +97,8 @@ fn spec(ctx: &Context, args: &SynthRunArgs) -> anyhow::Result<SetSpec> {
             chains: args.chains.unwrap_or(cfg.chains),
             combos: args.combos.unwrap_or(cfg.combos),
             seed: args.seed.unwrap_or(cfg.seed),
+            two_step_share: cfg.two_step_share,
+            chain_start: cfg.chain_start,
         },
         per_path: args.per_path.unwrap_or(cfg.per_path),
         phrasings: Phrasing::ALL.to_vec(),
