@@ -54,7 +54,7 @@ pub use crate::invented::{InventedQuote, InventedValues};
 pub use crate::observer::{NoObserver, RefineObserver};
 pub use crate::queries::{
     Discarded, PathStep, Phrasing, PlannedCall, QueryExpansion, QueryWriter, QueryWriterSettings,
-    WriteReport, WriteRequest, WrittenQuery,
+    Voice, WriteReport, WriteRequest, WrittenQuery,
 };
 pub use crate::record::{Dropped, Method, Rejected, Round, RunEnd, RunId, Stop, Trial};
 pub use crate::run::{ApiJob, Estimate, Refiner, RoundSink, RunReport, Runner, jobs, plan};

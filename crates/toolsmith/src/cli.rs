@@ -1700,6 +1700,11 @@ pub struct SynthRunArgs {
     /// Do not ask the model whether the responses answer each request.
     #[arg(long)]
     pub no_answer_check: bool,
+    /// Drop a request when more than this share of its content words occur in its gold APIs'
+    /// docs (names, descriptions, parameter names): users do not speak the doc's words
+    /// (default: `[synth] doc_echo_max`, 0.6).
+    #[arg(long)]
+    pub doc_echo_max: Option<f64>,
     /// Paths worked on at once (default: `[synth] concurrency`).
     #[arg(long)]
     pub concurrency: Option<usize>,

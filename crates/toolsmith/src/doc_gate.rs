@@ -1,7 +1,8 @@
 //! Gated activation of refined docs (`docs gate LABEL`, `refine --gate`): per API, the
 //! candidate doc `LABEL` becomes active only where it ranks the API no worse than the active
 //! doc on the eval queries whose gold path touches it (eval's `gate::judge`, under the
-//! `[refine.gate]` rule). Every decision lands in the catalog with its figures, in one round
+//! `[refine.gate]` rule); a label with views is judged without the eval requests that repeat
+//! one of its views. Every decision lands in the catalog with its figures, in one round
 //! that `docs rollback` undoes.
 
 use std::collections::BTreeMap;
@@ -13,8 +14,11 @@ use serde::Serialize;
 use toolsmith_catalog::{
     ApiId, DecisionOutcome, DocDecision, DocLabel, DocSelector, Evidence, NewDecision, Scope, Store,
 };
-use toolsmith_eval::gate::{GateFigures, GateRule, PairedRank, Verdict, judge};
+use toolsmith_eval::gate::{
+    GateFigures, GateRule, PairedRank, Verdict, judge, near_views, word_cosine,
+};
 use toolsmith_eval::{Benchmark, ResolvedQuery};
+use toolsmith_llm::{CacheMode, cosine};
 use toolsmith_retrieve::{Filter, Method};
 
 use crate::context::Context;
@@ -66,8 +70,10 @@ pub(crate) struct GateReport {
     label: DocLabel,
     dataset: String,
     rule: String,
-    /// Eval queries that resolved in the catalog.
+    /// Eval queries that resolved in the catalog, less those left out.
     queries: usize,
+    /// Eval queries left out as near-duplicates of the label's views.
+    near_views: usize,
     decisions: Vec<ApiDecision>,
 }
 
@@ -78,6 +84,7 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
         apis: candidates,
         views,
     } = candidates(&store, &request.label)?;
+    let with_views = !views.is_empty();
     if candidates.is_empty() {
         bail!(
             "no API has a `{}` doc that is not already active (see `toolsmith stats`)",
@@ -86,6 +93,9 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
     }
     let queries = eval_queries(ctx, &store, &request.dataset, &request.data_dir)?;
     let settings = ctx.config()?.refine.gate;
+    let (queries, near_views) =
+        ctx.runtime()?
+            .block_on(decontaminated(ctx, queries, &views, settings.view_cosine))?;
     let rule = settings.rule();
     let pairs = ctx.runtime()?.block_on(paired_ranks(
         ctx,
@@ -95,7 +105,7 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
         &candidates,
         settings.depth,
     ))?;
-    let decisions: Vec<ApiDecision> = if views {
+    let mut decisions: Vec<ApiDecision> = if with_views {
         decide_pooled(rule, request.untested, &candidates, &pairs)
     } else {
         candidates
@@ -103,6 +113,9 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
             .map(|(api, version)| decide(rule, request.untested, api, *version, pairs.get(api)))
             .collect()
     };
+    for figures in decisions.iter_mut().filter_map(|d| d.figures.as_mut()) {
+        figures.near_views = near_views;
+    }
     let stored: Vec<NewDecision> = decisions
         .iter()
         .map(|d| new_decision(d, &request.label, rule))
@@ -116,19 +129,54 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
         dataset: request.dataset.clone(),
         rule: rule.to_string(),
         queries: queries.len(),
+        near_views,
         decisions,
     })
 }
 
+/// The eval queries that repeat no view of the label (cosine below `threshold`, with the
+/// configured embedder, else over word sets), and how many were left out. Views and
+/// synthetic eval requests share one writer: a view that sits on an eval request would win
+/// the gate by that request (shared-writer bias, docs/gate.md).
+async fn decontaminated(
+    ctx: &Context,
+    queries: Vec<ResolvedQuery>,
+    views: &[String],
+    threshold: f32,
+) -> anyhow::Result<(Vec<ResolvedQuery>, usize)> {
+    if views.is_empty() || queries.is_empty() {
+        return Ok((queries, 0));
+    }
+    let texts: Vec<String> = queries.iter().map(|q| q.text.clone()).collect();
+    let near = match retrieval::embedder(ctx, CacheMode::ReadWrite) {
+        Ok(embedder) => {
+            let q = embedder.embed(&texts).await?;
+            let v = embedder.embed(views).await?;
+            near_views(q.len(), v.len(), threshold, |i, j| cosine(&q[i], &v[j]))
+        }
+        Err(_) => near_views(texts.len(), views.len(), threshold, |i, j| {
+            word_cosine(&texts[i], &views[j])
+        }),
+    };
+    let left_out = near.iter().filter(|n| **n).count();
+    let kept = queries
+        .into_iter()
+        .zip(near)
+        .filter_map(|(q, near)| (!near).then_some(q))
+        .collect();
+    Ok((kept, left_out))
+}
+
 /// The candidates of a label: every API whose latest `label` doc is not the active one, with
-/// that version, and whether the label's docs carry synthetic requests (views). A view raises
+/// that version, and the synthetic requests (views) the label's docs carry. A view raises
 /// its own API's scores (BM25's `queries` field; the best of several dense rows), so views pay
 /// off only against other APIs' views: activated API by API, the APIs with views crowd out
 /// those without (on TMDB a per-API margin gate of the `queries` docs fell below both the
 /// original and the all-`queries` docs). Such a label is decided as a whole.
 struct Candidates {
     apis: Vec<(ApiId, u32)>,
-    views: bool,
+    /// Every view of the label's docs (empty: the label carries none).
+    views: Vec<String>,
 }
 
 fn candidates(store: &Store, label: &DocLabel) -> anyhow::Result<Candidates> {
@@ -147,7 +195,9 @@ fn candidates(store: &Store, label: &DocLabel) -> anyhow::Result<Candidates> {
             .filter(|(_, doc)| !doc.active)
             .map(|(entry, doc)| (entry.api.id.clone(), doc.version))
             .collect(),
-        views: labelled().any(|(_, doc)| !doc.doc.queries.is_empty()),
+        views: labelled()
+            .flat_map(|(_, doc)| doc.doc.queries.iter().cloned())
+            .collect(),
     })
 }
 
@@ -321,14 +371,22 @@ pub(crate) fn decision_line(
     let head = format!("{} v{candidate} ({label})", outcome.as_str());
     match figures {
         Some(f) => format!(
-            "{head}: {} queries, {} better, {} worse, {} tied; mean rank {:.2} -> {:.2}; p(worse) {:.3}; {rule}",
+            "{head}: {} queries, {} better, {} worse, {} tied; mean rank {:.2} -> {:.2}; p(worse) {:.3}; {rule}{}",
             f.queries,
             f.better,
             f.worse,
             f.ties,
             f.mean_active_rank,
             f.mean_candidate_rank,
-            f.p_worse
+            f.p_worse,
+            if f.near_views > 0 {
+                format!(
+                    "; {} eval queries left out as near-duplicates of views",
+                    f.near_views
+                )
+            } else {
+                String::new()
+            }
         ),
         None => format!("{head}: no eval query touches it (untested)"),
     }
@@ -352,11 +410,16 @@ impl fmt::Display for GateReport {
         let count = |o: DecisionOutcome| self.decisions.iter().filter(|d| d.outcome == o).count();
         write!(
             f,
-            "gate round {}: `{}` on {} ({} eval queries), rule {}: {} activated, {} kept",
+            "gate round {}: `{}` on {} ({} eval queries{}), rule {}: {} activated, {} kept",
             self.round,
             self.label,
             self.dataset,
             self.queries,
+            if self.near_views > 0 {
+                format!(", {} left out as near-duplicates of views", self.near_views)
+            } else {
+                String::new()
+            },
             self.rule,
             count(DecisionOutcome::Activated),
             count(DecisionOutcome::Kept)

@@ -15,13 +15,18 @@
 //!   one query, and is stricter than the test on small sets.
 //!
 //! A gold API missing from a ranking's top `depth` ranks `depth + 1`.
+//!
+//! For a label whose docs carry views, eval requests within `view_cosine` of any of its views
+//! are left out of the decision first ([`near_views`]), and how many is stored with it.
 
+mod decontaminate;
 mod sign_test;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use decontaminate::{near_views, word_cosine};
 pub use sign_test::p_worse;
 
 /// The gate's settings (`[refine.gate]` of `toolsmith.toml`).
@@ -32,6 +37,7 @@ pub use sign_test::p_worse;
 /// alpha = 0.05         # the sign test's significance level
 /// margin = 0.0         # the margin rule's allowance, in mean rank
 /// depth = 100          # how deep each ranking is read
+/// view_cosine = 0.9    # an eval request this close to a view of the label is left out
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -44,6 +50,10 @@ pub struct GateSettings {
     pub margin: f64,
     /// How deep each ranking is read (a gold API below ranks `depth + 1`).
     pub depth: usize,
+    /// Cosine (with the configured embedder; word sets without one) at or above which an eval
+    /// request repeats a view of the label under test and is left out of its decision
+    /// (DRAFT's near-duplicate threshold, 0.9, as the query writer's).
+    pub view_cosine: f32,
 }
 
 impl GateSettings {
@@ -53,6 +63,7 @@ impl GateSettings {
         alpha: 0.05,
         margin: 0.0,
         depth: 100,
+        view_cosine: 0.9,
     };
 
     /// The rule these settings name, with its parameter.
@@ -144,6 +155,10 @@ pub struct GateFigures {
     pub p_worse: f64,
     /// What the rule found.
     pub verdict: Verdict,
+    /// Eval requests left out as near-duplicates of the label's views (decisions stored
+    /// before decontamination read 0).
+    #[serde(default)]
+    pub near_views: usize,
 }
 
 /// Applies `rule` to an API's paired ranks. No pair at all is "no worse" (nothing measured
@@ -173,6 +188,7 @@ pub fn judge(rule: GateRule, pairs: &[PairedRank]) -> GateFigures {
         } else {
             Verdict::NoWorse
         },
+        near_views: 0,
     }
 }
 

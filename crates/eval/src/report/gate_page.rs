@@ -89,6 +89,7 @@ mod tests {
             mean_candidate_rank: 101.0,
             p_worse: 0.03125,
             verdict: crate::gate::Verdict::Worse,
+            near_views: 0,
         };
         let page = gate_page(&[
             decision(

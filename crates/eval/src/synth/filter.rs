@@ -25,17 +25,20 @@ pub enum DropReason {
     Duplicate,
     /// The model judged that the responses do not answer the request.
     NotAnswered,
+    /// It repeats its gold APIs' docs more than the set allows ([`doc_echo`](super::doc_echo)).
+    DocEcho,
 }
 
 impl DropReason {
     /// Every reason.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::WrongPath,
         Self::CallFailed,
         Self::UnresolvedReference,
         Self::EmptyAnswer,
         Self::Duplicate,
         Self::NotAnswered,
+        Self::DocEcho,
     ];
 
     /// The stable name.
@@ -47,6 +50,7 @@ impl DropReason {
             Self::EmptyAnswer => "empty_answer",
             Self::Duplicate => "duplicate",
             Self::NotAnswered => "not_answered",
+            Self::DocEcho => "doc_echo",
         }
     }
 }

@@ -15,6 +15,7 @@ use toolsmith_llm::Embedder;
 
 use super::check::{AnswerCheck, Answered};
 use super::dedup::Dedup;
+use super::echo::doc_echo;
 use super::filter::{DropReason, run_planned};
 use super::store::{Fate, Split, StoredPath, SynthQuery, SynthSet, SynthStore};
 use super::writer::{PathWriter, WriteAsk, WrittenQuery};
@@ -162,7 +163,7 @@ impl Synthesizer {
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let ask = WriteAsk {
             path: stored.path.clone(),
-            steps,
+            steps: steps.clone(),
             count: set.spec.per_path,
             phrasings: set.spec.phrasings.clone(),
         };
@@ -170,7 +171,7 @@ impl Synthesizer {
         let mut out = Vec::with_capacity(written.len());
         for (n, query) in written.into_iter().enumerate() {
             let id = format!("{}-{n}", stored.idx);
-            let fate = self.fate(set, &id, stored, &query, dedup).await?;
+            let fate = self.fate(set, &id, stored, &steps, &query, dedup).await?;
             out.push(SynthQuery {
                 id,
                 path_idx: stored.idx,
@@ -189,6 +190,7 @@ impl Synthesizer {
         set: &SynthSet,
         id: &str,
         stored: &StoredPath,
+        steps: &[ApiEntry],
         query: &WrittenQuery,
         dedup: &Dedup,
     ) -> std::result::Result<Fate, String> {
@@ -198,6 +200,14 @@ impl Synthesizer {
             Ok(r) => r,
             Err(reason) => return dropped(reason),
         };
+        // Checked before the answer check, whose model call it saves.
+        let values: Vec<&serde_json::Value> = responses
+            .iter()
+            .chain(query.calls.iter().map(|c| &c.arguments))
+            .collect();
+        if doc_echo(&query.text, steps, &values) > set.spec.doc_echo_max {
+            return dropped(DropReason::DocEcho);
+        }
         let reference = match &self.checker {
             Some(checker) => match checker
                 .check(&query.text, &responses)

@@ -1,7 +1,11 @@
 //! Path sampling: which APIs each synthesized request needs. Deterministic for a seed.
 //!
 //! - single-API paths;
-//! - chains of two or three APIs along the tool graph's dependency edges (the producer first);
+//! - chains of two or three APIs along the tool graph's dependency edges (the producer first),
+//!   two-step ones at [`SampleSizes::two_step_share`], and by default those that start from an
+//!   API finding an entity by name (search, then what the user asks about it) first: real
+//!   users name an entity (RestBench TMDB's human queries: path lengths 1: 6, 2: 65, 3: 27, 4:
+//!   2, mostly search-then-detail);
 //! - ToolBench's combinations where the catalog has several tools or categories: APIs of one
 //!   tool (I1), of different tools in one category (I2), of tools in different categories (I3).
 
@@ -16,7 +20,7 @@ use toolsmith_catalog::{ApiId, Catalog};
 use super::path::{GoldPath, PathKind};
 
 /// How many paths of each kind to sample; fewer come back when the catalog has fewer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SampleSizes {
     /// Single-API paths.
     pub single: usize,
@@ -26,6 +30,32 @@ pub struct SampleSizes {
     pub combos: usize,
     /// The seed every draw derives from.
     pub seed: u64,
+    /// The share of chains with two APIs (the rest: three) where the graph has enough of
+    /// both (0.7: RestBench TMDB's human queries, 65 of the 92 with two or three APIs).
+    #[serde(default = "default_two_step_share")]
+    pub two_step_share: f64,
+    /// Which chains come first.
+    #[serde(default)]
+    pub chain_start: ChainStart,
+}
+
+/// The share of two-API chains in RestBench TMDB's human queries (65 of 92).
+pub const DEFAULT_TWO_STEP_SHARE: f64 = 0.7;
+
+fn default_two_step_share() -> f64 {
+    DEFAULT_TWO_STEP_SHARE
+}
+
+/// Which chains sampling prefers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChainStart {
+    /// Chains whose first API finds an entity by name (it needs no other API's output and
+    /// takes a required text parameter that is not an id), then any others.
+    #[default]
+    EntityFirst,
+    /// Any chain, at random.
+    Any,
 }
 
 /// Producers looked at per consumer when enumerating chains: keeps a large catalog's
@@ -51,12 +81,15 @@ pub fn sample_paths(
             apis: vec![api],
         })
         .collect();
-    let mut chains = chains(producers);
-    chains.shuffle(&mut rng);
-    out.extend(chains.into_iter().take(sizes.chains).map(|apis| GoldPath {
-        kind: PathKind::Chain,
-        apis,
-    }));
+    let finders = finders(catalog, producers);
+    out.extend(
+        pick_chains(chains(producers), &finders, sizes, &mut rng)
+            .into_iter()
+            .map(|apis| GoldPath {
+                kind: PathKind::Chain,
+                apis,
+            }),
+    );
     let groups = Groups::of(catalog);
     for kind in [
         PathKind::WithinTool,
@@ -66,6 +99,51 @@ pub fn sample_paths(
         out.extend(combos(&groups, kind, sizes.combos, &mut rng));
     }
     out
+}
+
+/// The APIs that find an entity by name: no other API feeds them, and one of their required
+/// parameters is text other than an id (a query, a name).
+fn finders(catalog: &Catalog, producers: &BTreeMap<ApiId, Vec<ApiId>>) -> BTreeSet<ApiId> {
+    catalog
+        .apis()
+        .map(|(_, a)| a)
+        .filter(|a| producers.get(&a.api.id).is_none_or(Vec::is_empty))
+        .filter(|a| {
+            a.api.params.iter().any(|p| {
+                let name = p.name.to_lowercase();
+                p.required
+                    && p.schema.get("type").and_then(serde_json::Value::as_str) == Some("string")
+                    && !(name == "id" || name.ends_with("_id") || name.ends_with("ids"))
+            })
+        })
+        .map(|a| a.api.id.clone())
+        .collect()
+}
+
+/// `sizes.chains` of `all`: two-step ones at `sizes.two_step_share` (filled from the other
+/// length where one runs short), each length shuffled and, with
+/// [`ChainStart::EntityFirst`], those starting at a finder first.
+fn pick_chains(
+    mut all: Vec<Vec<ApiId>>,
+    finders: &BTreeSet<ApiId>,
+    sizes: &SampleSizes,
+    rng: &mut StdRng,
+) -> Vec<Vec<ApiId>> {
+    all.shuffle(rng);
+    if sizes.chain_start == ChainStart::EntityFirst {
+        // Stable: the shuffle still orders each group.
+        all.sort_by_key(|c| c.first().is_none_or(|a| !finders.contains(a)));
+    }
+    let (two, three): (Vec<_>, Vec<_>) = all.into_iter().partition(|c| c.len() == 2);
+    let share = sizes.two_step_share.clamp(0.0, 1.0);
+    let want_two = ((sizes.chains as f64) * share).round() as usize;
+    let n_two = want_two.min(two.len());
+    let n_three = (sizes.chains - n_two.min(sizes.chains)).min(three.len());
+    let n_two = (sizes.chains - n_three).min(two.len());
+    two.into_iter()
+        .take(n_two)
+        .chain(three.into_iter().take(n_three))
+        .collect()
 }
 
 /// Every chain of two or three distinct APIs, producer first, in a stable order.

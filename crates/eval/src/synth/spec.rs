@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use toolsmith_exec::Mode;
 
+use super::echo::DEFAULT_DOC_ECHO_MAX;
 use super::sample::SampleSizes;
 use super::writer::Phrasing;
 
@@ -25,6 +26,14 @@ pub struct SetSpec {
     /// Whether the model checks that the responses answer each request (and writes a short
     /// reference answer).
     pub answer_check: bool,
+    /// A request whose doc echo exceeds this is dropped as `doc_echo` ([`doc_echo`](super::doc_echo); sets
+    /// stored before the filter read the default).
+    #[serde(default = "default_doc_echo_max")]
+    pub doc_echo_max: f64,
+}
+
+fn default_doc_echo_max() -> f64 {
+    DEFAULT_DOC_ECHO_MAX
 }
 
 impl SetSpec {
@@ -40,6 +49,18 @@ impl SetSpec {
             return Err(format!(
                 "dedup_threshold must be within 0 and 1, not {}",
                 self.dedup_threshold
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.doc_echo_max) {
+            return Err(format!(
+                "doc_echo_max must be within 0 and 1, not {}",
+                self.doc_echo_max
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.sizes.two_step_share) {
+            return Err(format!(
+                "two_step_share must be within 0 and 1, not {}",
+                self.sizes.two_step_share
             ));
         }
         if self.per_path == 0 {

@@ -9,9 +9,10 @@ use async_trait::async_trait;
 use serde_json::json;
 use toolsmith_catalog::{ApiId, Catalog, DocSelector, ImportOptions, Scope, Store, read_bytes};
 use toolsmith_eval::synth::{
-    DropReason, ExportFormat, Fate, GoldPath, PathKind, PathWriter, Phrasing, PlannedCall,
-    SampleSizes, SetSpec, Split, SynthObserver, SynthStore, Synthesizer, WriteAsk, WriteError,
-    WrittenQuery, eval_dataset, export, sample_paths,
+    ChainStart, DEFAULT_DOC_ECHO_MAX, DEFAULT_TWO_STEP_SHARE, DropReason, ExportFormat, Fate,
+    GoldPath, PathKind, PathWriter, Phrasing, PlannedCall, SampleSizes, SetSpec, Split,
+    SynthObserver, SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery, doc_echo,
+    eval_dataset, export, sample_paths,
 };
 use toolsmith_exec::{ApiBook, Mode, Provenance, Simulator, Validated};
 
@@ -64,6 +65,8 @@ fn spec(seed: u64) -> SetSpec {
             chains: 2,
             combos: 0,
             seed,
+            two_step_share: DEFAULT_TWO_STEP_SHARE,
+            chain_start: ChainStart::EntityFirst,
         },
         per_path: 2,
         phrasings: Phrasing::ALL.to_vec(),
@@ -71,6 +74,8 @@ fn spec(seed: u64) -> SetSpec {
         dedup_threshold: 0.9,
         mode: Mode::Simulate,
         answer_check: false,
+        // The scripted requests spell their APIs' ids; the echo filter has its own tests.
+        doc_echo_max: 1.0,
     }
 }
 
@@ -210,6 +215,55 @@ fn sampling_is_deterministic_and_chains_follow_dependencies() {
         with_combos
             .iter()
             .all(|p| !matches!(p.kind, PathKind::WithinCategory | PathKind::CrossCategory))
+    );
+}
+
+#[test]
+fn chains_start_at_the_entity_search_and_follow_the_length_mix() {
+    let (_, catalog) = films();
+    let producers = producers(&catalog);
+    let search = api(&catalog, "search_film");
+    let chains_of = |seed, start, share, n| {
+        let sizes = SampleSizes {
+            single: 0,
+            chains: n,
+            combos: 0,
+            seed,
+            two_step_share: share,
+            chain_start: start,
+        };
+        sample_paths(&catalog, &producers, &sizes)
+    };
+    let mut any_elsewhere = false;
+    for seed in 0..20 {
+        // Three two-step chains exist, two of them from the search: those are picked.
+        let picked = chains_of(seed, ChainStart::EntityFirst, 1.0, 2);
+        assert_eq!(picked.len(), 2);
+        assert!(picked.iter().all(|p| p.apis[0] == search), "{picked:?}");
+        let random = chains_of(seed, ChainStart::Any, 1.0, 2);
+        any_elsewhere |= random.iter().any(|p| p.apis[0] != search);
+    }
+    assert!(
+        any_elsewhere,
+        "without the preference another start comes up"
+    );
+    let lengths = |paths: Vec<GoldPath>| -> Vec<usize> {
+        let mut l: Vec<usize> = paths.iter().map(|p| p.apis.len()).collect();
+        l.sort_unstable();
+        l
+    };
+    // 0.7 of 3: two of two APIs, one of three; all three-step when asked, the graph has one.
+    assert_eq!(
+        lengths(chains_of(1, ChainStart::EntityFirst, 0.7, 3)),
+        vec![2, 2, 3]
+    );
+    assert_eq!(
+        lengths(chains_of(1, ChainStart::EntityFirst, 0.0, 3)),
+        vec![2, 2, 3]
+    );
+    assert_eq!(
+        lengths(chains_of(1, ChainStart::EntityFirst, 1.0, 3)),
+        vec![2, 2, 2]
     );
 }
 
@@ -371,6 +425,8 @@ fn toolbench_combinations_export_in_toolbench_format_and_load_back() {
         chains: 0,
         combos: 3,
         seed: 11,
+        two_step_share: DEFAULT_TWO_STEP_SHARE,
+        chain_start: ChainStart::Any,
     };
     let paths = sample_paths(&catalog, &BTreeMap::new(), &sizes);
     let tool_of = |a: &ApiId| a.tool().clone();
@@ -436,4 +492,109 @@ fn toolbench_combinations_export_in_toolbench_format_and_load_back() {
     let round: Vec<Vec<ApiId>> = resolved.queries.iter().map(|q| q.gold.clone()).collect();
     let gold: Vec<Vec<ApiId>> = paths.iter().map(|p| p.apis.clone()).collect();
     assert_eq!(round, gold);
+}
+
+/// Writes two requests for the title search: one in the doc's words, one in a user's.
+struct Echoing;
+
+#[async_trait]
+impl PathWriter for Echoing {
+    async fn write(&self, ask: &WriteAsk) -> Result<Vec<WrittenQuery>, WriteError> {
+        let calls = vec![PlannedCall {
+            api: ask.path.apis[0].clone(),
+            arguments: json!({"query": "Alien"}),
+        }];
+        Ok(vec![
+            WrittenQuery {
+                text: "Find films by title: Alien".into(),
+                phrasing: Phrasing::Terse,
+                calls: calls.clone(),
+            },
+            WrittenQuery {
+                text: "that space horror Alien, which year did it come out?".into(),
+                phrasing: Phrasing::Conversational,
+                calls,
+            },
+        ])
+    }
+}
+
+#[tokio::test]
+async fn a_request_in_its_docs_words_is_dropped_as_doc_echo_and_a_users_kept() {
+    let (_, catalog) = films();
+    let store = SynthStore::in_memory().unwrap();
+    let mut spec = spec(1);
+    spec.doc_echo_max = DEFAULT_DOC_ECHO_MAX;
+    let search = api(&catalog, "search_film");
+    let paths = vec![GoldPath {
+        kind: PathKind::Single,
+        apis: vec![search],
+    }];
+    store.create_set("films", &spec, &paths).unwrap();
+    let set = store.set("films").unwrap().unwrap();
+    let mut synth = synthesizer(&catalog, Arc::new(Scripted::new()));
+    synth.writer = Arc::new(Echoing);
+    let summary = synth.run(&store, &set, &catalog, &Quiet).await.unwrap();
+    let fates: Vec<(String, Fate)> = store
+        .queries(set.id)
+        .unwrap()
+        .into_iter()
+        .map(|q| (q.text, q.fate))
+        .collect();
+    assert_eq!(
+        fates[0].1,
+        Fate::Dropped {
+            reason: DropReason::DocEcho
+        },
+        "{fates:?}"
+    );
+    assert!(matches!(fates[1].1, Fate::Kept { .. }), "{fates:?}");
+    assert_eq!(summary.dropped["doc_echo"], 1);
+}
+
+/// The default ceiling is calibrated on real users: RestBench TMDB's human queries against
+/// the imported docs of their gold APIs (no entity values known, so none are taken out).
+#[test]
+fn human_tmdb_queries_pass_the_default_echo_ceiling() {
+    use toolsmith_eval::Benchmark;
+    let store = crate::data::benchmark_store(&Benchmark::RestbenchTmdb);
+    let catalog = store
+        .catalog(
+            &DocSelector::Label(toolsmith_catalog::DocLabel::original()),
+            &Scope::default(),
+        )
+        .unwrap();
+    let entries: BTreeMap<ApiId, toolsmith_catalog::ApiEntry> = catalog
+        .apis()
+        .map(|(_, a)| (a.api.id.clone(), a.clone()))
+        .collect();
+    let queries = Benchmark::RestbenchTmdb
+        .load(&crate::data::data_dir())
+        .unwrap()
+        .resolve(&store)
+        .unwrap()
+        .queries;
+    let mut echoes: Vec<f64> = queries
+        .iter()
+        .map(|q| {
+            let gold: Vec<_> = q.gold.iter().map(|g| entries[g].clone()).collect();
+            doc_echo(&q.text, &gold, &[])
+        })
+        .collect();
+    echoes.sort_by(f64::total_cmp);
+    let passing = echoes
+        .iter()
+        .filter(|e| **e <= DEFAULT_DOC_ECHO_MAX)
+        .count();
+    eprintln!(
+        "echo of {} human queries: median {:.2}, 90th percentile {:.2}; {passing} pass",
+        echoes.len(),
+        echoes[echoes.len() / 2],
+        echoes[echoes.len() * 9 / 10 - 1]
+    );
+    assert_eq!(echoes.len(), 100);
+    assert!((88..=95).contains(&passing), "{passing} of 100 pass");
+    let below = echoes.iter().filter(|e| **e <= 0.5).count();
+    eprintln!("at 0.5: {below} pass");
+    assert!(below < 88, "0.5 would do: {below} pass");
 }

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use toolsmith_catalog::{ToolEntry, UsageExample};
 
 use super::settings::QueryWriterSettings;
-use super::types::{Discarded, PathStep, Phrasing, WriteRequest};
+use super::types::{Discarded, PathStep, Phrasing, Voice, WriteRequest};
 use super::writer::QueryWriter;
 use crate::error::Result;
 use crate::record::{Dropped, Method, Rejected, Round, Stop};
@@ -55,6 +55,7 @@ impl Refiner for QueryExpansion {
             count: self.settings().count,
             phrasings: Phrasing::for_steps(1),
             avoid: Vec::new(),
+            voice: Voice::View,
         };
         let report = self.writer.write_report(&request).await?;
         let mut round = Round::new(1, job.original());

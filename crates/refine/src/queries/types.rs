@@ -69,6 +69,30 @@ impl fmt::Display for Phrasing {
     }
 }
 
+/// Whom written requests are for. The writer is one component; only its instructions differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Voice {
+    /// Views indexed with a doc (`refine --method queries`): requests close to what the API
+    /// does, so a search for such a need finds it.
+    #[default]
+    View,
+    /// A yardstick's requests (`synth`): a user who has never seen the API, naming concrete
+    /// entities and the goal, none of the doc's names or phrases, so that measuring on them
+    /// does not reward docs for sharing the writer's words.
+    User,
+}
+
+impl Voice {
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::View => "view",
+            Self::User => "user",
+        }
+    }
+}
+
 /// One call of a path: the API (with the doc the model reads) and, when one was seen, a
 /// response of it, so the requests name entities that exist.
 #[derive(Clone, Debug)]
@@ -77,14 +101,18 @@ pub struct PathStep {
     pub api: ApiEntry,
     /// A response of this API seen before (executed or replayed), to take values from.
     pub observed: Option<Value>,
+    /// The earlier step (0-based) whose response supplies one of this call's arguments (a
+    /// dependency edge of the tool graph); the prompt claims a dependency only here.
+    pub fed_by: Option<usize>,
 }
 
 impl PathStep {
-    /// A step with no observed response.
+    /// A step with no observed response, fed by no earlier step.
     pub fn new(api: ApiEntry) -> Self {
         Self {
             api,
             observed: None,
+            fed_by: None,
         }
     }
 }
@@ -100,6 +128,8 @@ pub struct WriteRequest {
     pub phrasings: Vec<Phrasing>,
     /// Requests already written for this path elsewhere: neither repeated nor paraphrased.
     pub avoid: Vec<String>,
+    /// Whom the requests are for.
+    pub voice: Voice,
 }
 
 /// One call a written request needs.

@@ -4,14 +4,14 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use toolsmith_catalog::render;
 use toolsmith_llm::{ChatModel, Embedder, Prompt, Role};
 use toolsmith_plumbing::text::truncate_chars;
 
 use super::check;
 use super::dedup::Seen;
+use super::doc::step_markdown;
 use super::settings::QueryWriterSettings;
-use super::types::{Discarded, Phrasing, WriteReport, WriteRequest, WrittenQuery};
+use super::types::{Discarded, Phrasing, Voice, WriteReport, WriteRequest, WrittenQuery};
 use crate::ask::{At, ask, first_message};
 use crate::error::{Error, Result};
 
@@ -43,6 +43,8 @@ struct StepCtx {
     index: usize,
     doc: String,
     observed: String,
+    /// 1-based, as the prompt numbers calls.
+    fed_by: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -132,6 +134,7 @@ impl QueryWriter {
             "steps": self.steps_ctx(req),
             "slots": slots.iter().map(|p| SlotCtx { phrasing: p.as_str(), guide: p.guide() }).collect::<Vec<_>>(),
             "avoid": avoid,
+            "user_voice": req.voice == Voice::User,
         });
         let reply = ask::<Reply>(
             self.llm.as_ref(),
@@ -151,7 +154,8 @@ impl QueryWriter {
             .enumerate()
             .map(|(i, step)| StepCtx {
                 index: i + 1,
-                doc: render::api_markdown(&step.api).trim().to_owned(),
+                doc: step_markdown(&step.api).trim().to_owned(),
+                fed_by: step.fed_by.filter(|f| *f < i).map(|f| f + 1),
                 observed: step
                     .observed
                     .as_ref()
@@ -242,7 +246,7 @@ mod tests {
     fn the_prompt_renders_one_and_several_steps_strictly() {
         let slot = json!({"phrasing": "terse", "guide": "g"});
         let one = WRITE
-            .render(&json!({"steps": [{"index": 1, "doc": "D", "observed": ""}], "slots": [slot], "avoid": []}))
+            .render(&json!({"steps": [{"index": 1, "doc": "D", "observed": "", "fed_by": null}], "slots": [slot], "avoid": [], "user_voice": false}))
             .unwrap();
         assert!(
             one.contains("JSON") && one.contains("this one call"),
@@ -250,13 +254,41 @@ mod tests {
         );
         assert!(!one.contains("$from"), "{one}");
         let two = WRITE
-            .render(&json!({"steps": [{"index": 1, "doc": "D", "observed": "{}"}, {"index": 2, "doc": "E", "observed": ""}],
-                "slots": [slot], "avoid": ["old"]}))
+            .render(&json!({"steps": [{"index": 1, "doc": "D", "observed": "{}", "fed_by": null}, {"index": 2, "doc": "E", "observed": "", "fed_by": 1}],
+                "slots": [slot], "avoid": ["old"], "user_voice": false}))
             .unwrap();
         assert!(two.contains("$from") && two.contains("- old"), "{two}");
         assert!(
             WRITE.render(&json!({"steps": []})).is_err(),
             "slots are strict"
         );
+    }
+
+    #[test]
+    fn the_prompt_claims_a_dependency_only_where_a_step_is_fed_and_speaks_as_its_voice() {
+        let slot = json!({"phrasing": "terse", "guide": "g"});
+        let steps = |fed: serde_json::Value| {
+            json!([{"index": 1, "doc": "D", "observed": "", "fed_by": null},
+                   {"index": 2, "doc": "E", "observed": "", "fed_by": fed}])
+        };
+        let render = |fed, user: bool| {
+            WRITE
+                .render(
+                    &json!({"steps": steps(fed), "slots": [slot], "avoid": [], "user_voice": user}),
+                )
+                .unwrap()
+        };
+        let independent = render(json!(null), false);
+        assert!(!independent.contains("takes a value"), "{independent}");
+        assert!(
+            independent.contains("no call needs another's result"),
+            "{independent}"
+        );
+        let fed = render(json!(1), false);
+        assert!(fed.contains("Call 2 (takes a value from call 1):"), "{fed}");
+        assert!(!fed.contains("never seen"), "{fed}");
+        let user = render(json!(1), true);
+        assert!(user.contains("never seen the documentation"), "{user}");
+        assert!(user.contains("never the steps"), "{user}");
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use toolsmith_catalog::ApiEntry;
 use toolsmith_llm::testing::{Reply, ScriptedEmbedder, ScriptedLlm};
 use toolsmith_refine::{
-    Discarded, PathStep, Phrasing, QueryWriter, QueryWriterSettings, WriteRequest,
+    Discarded, PathStep, Phrasing, QueryWriter, QueryWriterSettings, Voice, WriteRequest,
 };
 
 use crate::support::{catalog, details, search, store};
@@ -35,6 +35,7 @@ fn one_step(count: usize) -> WriteRequest {
         count,
         phrasings: Vec::new(),
         avoid: Vec::new(),
+        voice: Voice::View,
     }
 }
 
@@ -127,12 +128,14 @@ async fn a_multi_step_request_plans_calls_with_from_references() {
             PathStep {
                 api: entry(&search()),
                 observed: Some(observed),
+                fed_by: None,
             },
             PathStep::new(entry(&details())),
         ],
         count: 3,
         phrasings: vec![Phrasing::MultiIntent],
         avoid: Vec::new(),
+        voice: Voice::View,
     };
     let report = writer.write_report(&req).await.unwrap();
 

@@ -13,11 +13,11 @@ use anyhow::{Context as _, bail};
 use async_trait::async_trait;
 use indicatif::ProgressBar;
 use serde::Serialize;
-use toolsmith_catalog::{ApiId, Catalog, DocSelector};
+use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector};
 use toolsmith_eval::synth::{
-    self, AnswerCheck, Estimate, ExportFormat, Fate, GoldPath, LlmAnswerCheck, PathWriter,
-    Phrasing, SampleSizes, SetSpec, SetSummary, Split, SynthObserver, SynthQuery, SynthSet,
-    SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery,
+    self, AnswerCheck, Estimate, ExportFormat, Fate, GoldPath, LlmAnswerCheck, PathKind,
+    PathWriter, Phrasing, SampleSizes, SetSpec, SetSummary, Split, SynthObserver, SynthQuery,
+    SynthSet, SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery,
 };
 use toolsmith_exec::ApiBook;
 use toolsmith_graph::{GraphStore, build_graph};
@@ -43,8 +43,13 @@ fn named(store: &SynthStore, name: &str) -> anyhow::Result<SynthSet> {
 /// Runs `synth run`: makes the set, or resumes it when a run of it stopped.
 pub(super) fn run(ctx: &Context, args: &SynthRunArgs) -> anyhow::Result<ExitCode> {
     let store = ctx.store()?;
+    // The writer reads the imported docs, never a refined one: the set later judges those.
     let catalog = store
-        .catalog(&DocSelector::Active, &args.scope.scope())
+        .catalog(
+            &DocSelector::Label(DocLabel::original()),
+            &args.scope.scope(),
+        )
+        .map(synth::blind_to_refinement)
         .context("reading the catalog")?;
     if catalog.api_count() == 0 {
         bail!(
@@ -92,6 +97,8 @@ fn spec(ctx: &Context, args: &SynthRunArgs) -> anyhow::Result<SetSpec> {
             chains: args.chains.unwrap_or(cfg.chains),
             combos: args.combos.unwrap_or(cfg.combos),
             seed: args.seed.unwrap_or(cfg.seed),
+            two_step_share: cfg.two_step_share,
+            chain_start: cfg.chain_start,
         },
         per_path: args.per_path.unwrap_or(cfg.per_path),
         phrasings: Phrasing::ALL.to_vec(),
@@ -99,6 +106,7 @@ fn spec(ctx: &Context, args: &SynthRunArgs) -> anyhow::Result<SetSpec> {
         dedup_threshold: cfg.dedup_threshold,
         mode: args.mode.mode.into(),
         answer_check: cfg.answer_check && !args.no_answer_check,
+        doc_echo_max: args.doc_echo_max.unwrap_or(cfg.doc_echo_max),
     };
     spec.validate()
         .map_err(|e| anyhow::anyhow!("[synth] or its flags: {e}"))?;
@@ -205,10 +213,18 @@ struct Writer(QueryWriter);
 #[async_trait]
 impl PathWriter for Writer {
     async fn write(&self, ask: &WriteAsk) -> Result<Vec<WrittenQuery>, WriteError> {
-        use toolsmith_refine::{PathStep, WriteRequest};
+        use toolsmith_refine::{PathStep, Voice, WriteRequest};
         let single = ask.steps.len() < 2;
+        let chained = ask.path.kind == PathKind::Chain;
+        // A chain's producer feeds the next step (a dependency edge of the tool graph); the
+        // source's recorded example responses give the writer real entities to name.
+        let steps = ask.steps.iter().enumerate().map(|(i, api)| PathStep {
+            observed: api.api.response_examples.first().cloned(),
+            fed_by: (chained && i > 0).then(|| i - 1),
+            api: api.clone(),
+        });
         let request = WriteRequest {
-            steps: ask.steps.iter().cloned().map(PathStep::new).collect(),
+            steps: steps.collect(),
             count: ask.count,
             phrasings: ask
                 .phrasings
@@ -217,6 +233,7 @@ impl PathWriter for Writer {
                 .filter(|p| !(single && *p == Phrasing::MultiIntent))
                 .collect(),
             avoid: Vec::new(),
+            voice: Voice::User,
         };
         self.0
             .write(&request)

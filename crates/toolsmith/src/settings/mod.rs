@@ -274,6 +274,7 @@ struct ConfigFile {
 /// alpha = 0.05
 /// margin = 0.0
 /// depth = 100
+/// view_cosine = 0.9        # eval requests this close to a view are left out (docs/gate.md)
 /// ```
 ///
 /// `invented_values` (`shape_only` | `exclude` | `trust`, default `shape_only`) says what

@@ -2,29 +2,39 @@
 //!
 //! ```toml
 //! [synth]
-//! single = 20          # single-API paths
-//! chains = 20          # dependency chains of 2-3 APIs (tool graph)
-//! combos = 10          # each of ToolBench's I1 / I2 / I3 combinations, where the catalog has them
+//! single = 6           # single-API paths
+//! chains = 40          # dependency chains of 2-3 APIs (tool graph)
+//! combos = 4           # each of ToolBench's I1 / I2 / I3 combinations, where the catalog has them
+//! two_step_share = 0.7 # chains of two APIs (the rest: three), where the graph has both
+//! chain_start = "entity_first"  # chains starting at an API that finds an entity by name first; or "any"
 //! per_path = 3         # requests written per path
 //! eval_share = 0.5     # kept requests that go to the held-out `eval` split (the rest: `index`)
 //! dedup_threshold = 0.9  # cosine of a near-duplicate (DRAFT's phi)
 //! answer_check = true  # the model confirms the responses answer each request
+//! doc_echo_max = 0.6   # drop a request whose content words repeat its gold APIs' docs more
 //! concurrency = 4
 //! seed = 0
 //! ```
 
 use serde::Deserialize;
+use toolsmith_eval::synth::{ChainStart, DEFAULT_TWO_STEP_SHARE};
 
 /// `[synth]` of `toolsmith.toml`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct SynthConfig {
-    /// Single-API paths (20).
+    /// Single-API paths (6; with 40 chains and 4 combinations, RestBench TMDB's human mix of
+    /// path lengths, 1: 6, 2: 65, 3: 27 in 100, is roughly what a one-tool catalog gets).
     pub single: usize,
-    /// Dependency chains (20).
+    /// Dependency chains (40).
     pub chains: usize,
-    /// Paths per ToolBench combination, I1, I2 and I3 each (10).
+    /// Paths per ToolBench combination, I1, I2 and I3 each (4).
     pub combos: usize,
+    /// The share of two-API chains (0.7: RestBench TMDB's human queries, 65 of 92).
+    pub two_step_share: f64,
+    /// Which chains come first (`entity_first`: those starting with an API that finds an
+    /// entity by name, as users name the entity they ask about).
+    pub chain_start: ChainStart,
     /// Requests per path (3: a few phrasings of each path, so no path dominates the set).
     pub per_path: usize,
     /// The share of kept requests held out as `eval` (0.5).
@@ -34,6 +44,9 @@ pub(crate) struct SynthConfig {
     /// Whether the model checks each request is answered by its responses (on: StableToolBench
     /// keeps only solvable queries).
     pub answer_check: bool,
+    /// A request whose share of content words found in its gold APIs' docs exceeds this is
+    /// dropped as `doc_echo` (0.6: 93 of RestBench TMDB's 100 human queries pass).
+    pub doc_echo_max: f64,
     /// Paths worked on at once (4, as `bench run`).
     pub concurrency: usize,
     /// The seed of sampling and splitting (0).
@@ -43,13 +56,16 @@ pub(crate) struct SynthConfig {
 impl Default for SynthConfig {
     fn default() -> Self {
         Self {
-            single: 20,
-            chains: 20,
-            combos: 10,
+            single: 6,
+            chains: 40,
+            combos: 4,
+            two_step_share: DEFAULT_TWO_STEP_SHARE,
+            chain_start: ChainStart::EntityFirst,
             per_path: 3,
             eval_share: 0.5,
             dedup_threshold: 0.9,
             answer_check: true,
+            doc_echo_max: toolsmith_eval::synth::DEFAULT_DOC_ECHO_MAX,
             concurrency: 4,
             seed: 0,
         }

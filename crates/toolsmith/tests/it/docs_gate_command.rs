@@ -197,6 +197,13 @@ fn a_gate_without_candidates_or_eval_set_says_what_is_missing() {
 #[test]
 fn a_label_with_views_is_decided_as_a_whole() {
     let ws = workspace();
+    // These views paraphrase eval requests closely (MiniLM puts some at 0.9 or more): the
+    // pooling is under test here, so only identical texts would be left out.
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        "[refine.gate]\nview_cosine = 1.0\n",
+    )
+    .unwrap();
     ws.ok(&[
         "docs",
         "add",
@@ -248,5 +255,69 @@ fn a_label_with_views_is_decided_as_a_whole() {
         active(&ws, "cinema/searchmovie"),
         3,
         "v2 is the easytool candidate"
+    );
+}
+
+/// Views and synthetic eval requests share a writer: a view that copies eval requests would
+/// win the gate by them. Here the person's views copy its five eval requests, and the movie
+/// search's candidate is worse on all five of its own: pooled, 5 better and 5 worse would
+/// activate both; with the copied requests left out, 5 of 5 worse keeps the active docs.
+#[test]
+fn a_view_that_copies_eval_requests_does_not_win_the_gate_by_them() {
+    let ws = workspace();
+    ws.ok(&[
+        "docs",
+        "add",
+        "cinema/searchmovie",
+        "--label",
+        "copies",
+        "--description",
+        "Returns a structured record",
+    ]);
+    let mut add = vec![
+        "docs",
+        "add",
+        "cinema/getperson",
+        "--label",
+        "copies",
+        "--description",
+        "Fetch one record",
+    ];
+    let copied = [
+        "biography of the actor Tom Hanks",
+        "an actor biography",
+        "read an actress biography",
+        "the biography of an actor",
+        "actress biography and career",
+    ];
+    for view in copied {
+        add.extend_from_slice(&["--query", view]);
+    }
+    ws.ok(&add);
+    let report: serde_json::Value = serde_json::from_str(&ws.ok(&[
+        "docs",
+        "gate",
+        "copies",
+        "--dataset",
+        "eval.json",
+        "--method",
+        "bm25",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(report["near_views"], 5, "{report}");
+    let movie = decision(&report, "cinema/searchmovie");
+    assert_eq!(movie["figures"]["queries"], 5, "{report}");
+    assert_eq!(
+        movie["figures"]["near_views"], 5,
+        "stored with the decision"
+    );
+    assert_eq!(movie["outcome"], "kept", "{report}");
+    assert_eq!(decision(&report, "cinema/getperson")["outcome"], "kept");
+    assert_eq!(active(&ws, "cinema/getperson"), 1);
+    let history = ws.ok(&["docs", "history", "cinema/searchmovie", "--rounds"]);
+    assert!(
+        history.contains("5 eval queries left out as near-duplicates of views"),
+        "{history}"
     );
 }

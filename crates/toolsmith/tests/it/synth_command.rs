@@ -185,6 +185,9 @@ const MAKE: &[&str] = &[
     "2",
     "--cache",
     "off",
+    // The scripted requests spell out their endpoints; the echo filter is eval's to test.
+    "--doc-echo-max",
+    "1",
     "--json",
 ];
 
@@ -347,4 +350,71 @@ fn check(ws: &Workspace, state: &Loopback) {
     // With no dataset named, the gate reads the newest synthesized set's eval split.
     let gate = ws.ok(&["docs", "gate", "easytool", "--json"]);
     assert!(gate.contains("synth:lib"), "{gate}");
+}
+
+/// The writer reads the imported docs: an active doc written later (a refined or candidate
+/// version) never reaches its prompt, so its wording cannot leak into the yardstick.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_writer_sees_the_imported_doc_never_an_active_refined_one() {
+    let state = Loopback::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .route("/v1/embeddings", post(embeddings))
+        .with_state(state.clone());
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    library(&ws, addr);
+    tokio::task::spawn_blocking(move || {
+        let marker = "Zanzibar candidate wording";
+        ws.ok(&[
+            "docs",
+            "add",
+            "library/search_books",
+            "--description",
+            marker,
+            "--label",
+            "easytool",
+            "--activate",
+        ]);
+        let shown = ws.ok(&["show", "library/search_books"]);
+        assert!(shown.contains(marker), "the candidate is active: {shown}");
+        *state.recording.lock().unwrap() = true;
+        ws.ok(&[
+            "synth",
+            "run",
+            "blind",
+            "--single",
+            "10",
+            "--chains",
+            "0",
+            "--combos",
+            "0",
+            "--per-path",
+            "1",
+            "--cache",
+            "off",
+        ]);
+        let seen = state.seen.lock().unwrap().clone();
+        let prompts: Vec<&String> = seen
+            .iter()
+            .filter(|s| s.contains("Imagine people talking to an assistant"))
+            .collect();
+        assert!(
+            prompts.iter().any(|p| p.contains("GET /books`")),
+            "search_books was written for: {prompts:?}"
+        );
+        assert!(
+            prompts.iter().all(|p| !p.contains(marker)),
+            "the active refined doc reached the writer"
+        );
+        // The yardstick's requests are asked in a user's voice.
+        assert!(
+            prompts
+                .iter()
+                .all(|p| p.contains("never seen the documentation")),
+            "{prompts:?}"
+        );
+    })
+    .await
+    .unwrap();
 }
