@@ -65,6 +65,7 @@ mod tests {
             required: false,
             schema,
             description: d.into(),
+            list_format: Default::default(),
         }
     }
 
