@@ -460,3 +460,36 @@ fn added_line(a: &toolsmith_retrieve::Added) -> String {
         toolsmith_retrieve::Link::Rank => format!("{} (rank)", a.api),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use toolsmith_eval::{GoldApi, Unresolved};
+
+    use super::*;
+
+    fn unresolved(query: &str, name: &str, matches: &[&str]) -> Unresolved {
+        Unresolved {
+            query: query.to_owned(),
+            gold: GoldApi::Named(name.to_owned()),
+            matches: matches.iter().map(|m| m.parse().unwrap()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_skip_note_counts_missing_apart_from_ambiguous() {
+        let resolved = Resolution {
+            skipped: 3,
+            unresolved: vec![
+                unresolved("1", "GET /gone", &[]),
+                unresolved("1", "GET /twice", &["a/x", "b/x"]),
+                unresolved("2", "GET /twice", &["a/x", "b/x"]),
+            ],
+            ..Resolution::default()
+        };
+        assert_eq!(
+            skip_note(&resolved, 10),
+            "3 of 10 queries skipped: 1 name a gold API the catalog lacks (1 names, e.g. GET /gone), \
+             1 only an ambiguous one (2 names, e.g. GET /twice; GET /twice), 1 have no gold API"
+        );
+    }
+}
