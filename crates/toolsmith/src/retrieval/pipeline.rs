@@ -245,6 +245,11 @@ impl Pipeline {
         self.rewrite_budget.as_ref().map(|b| b.ledger().total)
     }
 
+    /// Whether a stage asks a model at search time (intent extraction or reranking).
+    pub(crate) fn asks_model(&self) -> bool {
+        self.rewrite_budget.is_some() || self.rerank.is_some()
+    }
+
     /// The model calls and tokens the reranking stage has used so far (cache hits counted
     /// apart), and the windows it reordered or could not; `None` when reranking is off.
     pub(crate) fn rerank_usage(&self) -> Option<(UsageTotals, RerankCounts)> {

@@ -387,3 +387,69 @@ async fn search_expands_the_reranked_offer_not_the_first_stage() {
     .await
     .unwrap();
 }
+
+/// Requests in flight at the model, and the most seen at once.
+#[derive(Default)]
+struct InFlight {
+    now: std::sync::atomic::AtomicUsize,
+    most: std::sync::atomic::AtomicUsize,
+    changed: tokio::sync::Notify,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+/// [`chat`], holding each request until a second one is in flight (or a hang guard passes),
+/// so a client that asks one query after another shows 1 at once and a concurrent one 2.
+async fn paired_chat(
+    axum::extract::State(gate): axum::extract::State<Arc<InFlight>>,
+    request: Json<Value>,
+) -> Json<Value> {
+    use std::sync::atomic::Ordering::SeqCst;
+    let now = gate.now.fetch_add(1, SeqCst) + 1;
+    gate.most.fetch_max(now, SeqCst);
+    gate.changed.notify_waiters();
+    let paired = async {
+        loop {
+            let changed = gate.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if gate.most.load(SeqCst) >= 2 {
+                break;
+            }
+            changed.await;
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), paired).await;
+    let reply = chat(axum::extract::State(Arc::clone(&gate.seen)), request).await;
+    gate.now.fetch_sub(1, SeqCst);
+    reply
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bench_retrieval_asks_the_model_about_several_queries_at_once() {
+    let gate = Arc::new(InFlight::default());
+    let app = Router::new()
+        .route("/v1/chat/completions", post(paired_chat))
+        .with_state(Arc::clone(&gate));
+    let addr = serve_loopback(app).await;
+    let report = tokio::task::spawn_blocking(move || {
+        let (ws, queries) = city_workspace(addr, "");
+        let args = [
+            "bench",
+            "retrieval",
+            "--dataset",
+            &queries,
+            "--rerank",
+            "--json",
+        ];
+        json_of(&ws.ok(&args))
+    })
+    .await
+    .unwrap();
+    assert_eq!(report["ndcg@5"], 100.0, "{report:#}");
+    assert_eq!(report["rerank"]["llm_calls"], 1.0, "one question per query");
+    assert_eq!(
+        gate.most.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "both queries' reranking was asked before either answer came back"
+    );
+}

@@ -169,6 +169,10 @@ impl Job {
             intents: None,
             rerank: None,
         };
+        if pipeline.asks_model() {
+            let in_flight = ctx.config()?.llm.max_in_flight.max(1);
+            warm_model_stages(&pipeline, queries, self.depth(args), in_flight).await;
+        }
         let bar = ctx.progress().bar(queries.len(), "queries");
         for q in queries {
             self.measure_query(&pipeline, args, q, &mut measured)
@@ -187,6 +191,18 @@ impl Job {
         Ok(measured)
     }
 
+    /// How deep each query's ranking is read: the largest cut-off, and expansion's pool.
+    fn depth(&self, args: &RetrievalArgs) -> usize {
+        let max_k = self
+            .ks
+            .iter()
+            .copied()
+            .chain(args.misses)
+            .max()
+            .unwrap_or(20);
+        max_k.max(self.expand.pool).max(self.expand.depth)
+    }
+
     /// One query: its top 10, its coverage at each cut-off, its miss at `--misses K`.
     async fn measure_query(
         &self,
@@ -196,14 +212,7 @@ impl Job {
         measured: &mut Measured,
     ) -> anyhow::Result<()> {
         let ranker = pipeline.ranker();
-        let max_k = self
-            .ks
-            .iter()
-            .copied()
-            .chain(args.misses)
-            .max()
-            .unwrap_or(20);
-        let depth = max_k.max(self.expand.pool).max(self.expand.depth);
+        let depth = self.depth(args);
         let started = std::time::Instant::now();
         let hits = ranker.search(&q.text, 10, &Filter::default()).await;
         measured.search_secs += started.elapsed().as_secs_f64();
@@ -427,6 +436,27 @@ fn miss(
 
 /// Adds the parts of the ranking's scores to a miss: the top API's, and each missing gold
 /// API's, as the ranking read `depth` deep scored them.
+/// Asks the pipeline's model stages (intents, rerank) about every query first, `in_flight`
+/// at a time, so the measuring pass that follows reads their answers from the cache instead
+/// of waiting on the model one query after another. A failure here is left for that pass to
+/// report.
+async fn warm_model_stages(
+    pipeline: &retrieval::Pipeline,
+    queries: &[ResolvedQuery],
+    depth: usize,
+    in_flight: usize,
+) {
+    use futures::StreamExt;
+    let ranker = pipeline.ranker();
+    futures::stream::iter(queries)
+        .for_each_concurrent(in_flight, |q| async move {
+            if let Err(e) = ranker.search(&q.text, depth, &Filter::default()).await {
+                tracing::debug!(query = %q.text, error = %e, "warming the model stages");
+            }
+        })
+        .await;
+}
+
 async fn explain_miss(
     pipeline: &retrieval::Pipeline,
     query: &str,
