@@ -19,6 +19,10 @@ pub(crate) fn gate_page(decisions: &[DocDecision]) -> String {
             @let these: Vec<&DocDecision> = decisions.iter().filter(|d| d.round == *round).collect();
             h2 { "Round " (round) }
             p.muted { "Rule: " (these.first().map_or("", |d| d.rule.as_str())) }
+            @let near = near_views(&these);
+            @if near > 0 {
+                p.muted { (near) " eval requests left out as near-duplicates of the label's views (one writer wrote both: docs/gate.md)" }
+            }
             table {
                 tr { th { "API" } th { "candidate" } th { "was active" } th { "decision" } th { "queries" }
                      th { "better" } th { "worse" } th { "tied" } th { "mean rank before" } th { "mean rank with candidate" } th { "p(worse)" } }
@@ -47,6 +51,17 @@ pub(crate) fn gate_page(decisions: &[DocDecision]) -> String {
         }
     };
     page("Gated activation", "", body)
+}
+
+/// The eval requests a round left out as near-duplicates of its label's views (the same for
+/// every decision of the round; 0 for labels without views).
+fn near_views(decisions: &[&DocDecision]) -> usize {
+    decisions
+        .iter()
+        .filter_map(|d| serde_json::from_value::<GateFigures>(d.figures.clone()).ok())
+        .map(|f| f.near_views)
+        .max()
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -112,5 +127,35 @@ mod tests {
         assert!(two < one);
         assert!(page.contains("101.00") && page.contains("0.031"), "{page}");
         assert!(page.contains("activated (untested)"));
+        assert!(
+            !page.contains("near-duplicates"),
+            "no views, nothing left out"
+        );
+    }
+
+    #[test]
+    fn a_round_that_left_requests_out_says_how_many() {
+        let figures = GateFigures {
+            queries: 4,
+            better: 3,
+            worse: 1,
+            ties: 0,
+            mean_active_rank: 3.0,
+            mean_candidate_rank: 2.0,
+            p_worse: 0.9375,
+            verdict: crate::gate::Verdict::NoWorse,
+            near_views: 7,
+        };
+        let value = serde_json::to_value(&figures).expect("json");
+        let page = gate_page(&[decision(
+            1,
+            "tmdb/search",
+            DecisionOutcome::Activated,
+            value,
+        )]);
+        assert!(
+            page.contains("7 eval requests left out as near-duplicates"),
+            "{page}"
+        );
     }
 }
