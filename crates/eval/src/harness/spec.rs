@@ -141,6 +141,15 @@ pub struct BenchSpec {
     /// was recorded read as [`Expansion::On`], what they ran with).
     #[serde(default)]
     pub expansion: Expansion,
+    /// Whether requests were split into intents before retrieval, as the run was started
+    /// (the flag, else `[retrieve.intents]`), so a resumed run searches as it began. `None`:
+    /// stored before it was recorded, or not chosen (the configuration decides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intents: Option<bool>,
+    /// Whether the model reranked the retrieved tools, as the run was started; `None` as
+    /// for [`BenchSpec::intents`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerank: Option<bool>,
 }
 
 impl BenchSpec {
@@ -171,6 +180,8 @@ impl BenchSpec {
             seed: 0,
             protocol: Protocol::default(),
             expansion: Expansion::default(),
+            intents: None,
+            rerank: None,
         }
     }
 

@@ -103,12 +103,54 @@ fn spec(
     Ok((None, spec))
 }
 
+/// The model stages a run searches with: a new run's flags, else the configuration (recorded
+/// in its spec), and a resumed run's recorded choice. A flag that contradicts a resumed run's
+/// choice is refused, so no run mixes two pipelines.
+fn model_stages(
+    spec: &mut BenchSpec,
+    resumed: Option<RunId>,
+    args: &BenchRunArgs,
+    config: &crate::settings::Config,
+) -> anyhow::Result<()> {
+    let stages = [
+        (
+            "intent extraction",
+            &mut spec.intents,
+            args.intents.choice(),
+            config.retrieve.intents.enabled,
+        ),
+        (
+            "reranking",
+            &mut spec.rerank,
+            args.rerank.choice(),
+            config.retrieve.rerank.enabled,
+        ),
+    ];
+    for (stage, recorded, flag, configured) in stages {
+        match (resumed, *recorded, flag) {
+            (Some(id), Some(was), Some(now)) if was != now => bail!(
+                "run {} was started with {stage} {}; resume it without the flag, or start a new run",
+                id.0,
+                if was { "on" } else { "off" }
+            ),
+            (Some(_), Some(_), _) => {}
+            _ => *recorded = Some(flag.unwrap_or(configured)),
+        }
+    }
+    Ok(())
+}
+
 /// Runs `bench run`: exit 0 when the run is complete.
 pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode> {
     let bench = open(ctx)?;
     let config = ctx.config()?;
-    let (resumed, spec) = spec(&bench, args, config.solve.protocol)?;
+    let (resumed, mut spec) = spec(&bench, args, config.solve.protocol)?;
+    model_stages(&mut spec, resumed, args, config)?;
+    if let Some(id) = resumed {
+        bench.update_spec(id, &spec)?;
+    }
     let judging = Judging::from(args.judge);
+    let (intents, rerank) = (spec.intents, spec.rerank);
     let outcome = execute(
         ctx,
         &bench,
@@ -120,8 +162,8 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
             llm: &args.llm,
             allow_write: &args.writes.allow_write,
             judging,
-            intents: args.intents.choice(),
-            rerank: args.rerank.choice(),
+            intents,
+            rerank,
         },
     )?;
     if args.json.json {

@@ -453,3 +453,55 @@ async fn bench_retrieval_asks_the_model_about_several_queries_at_once() {
         "both queries' reranking was asked before either answer came back"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_run_reranks_as_it_began_and_refuses_a_contrary_flag() {
+    let (addr, seen) = loopback().await;
+    tokio::task::spawn_blocking(move || {
+        let (ws, queries) = city_workspace(addr, "");
+        let first = json_of(&ws.ok(&[
+            "bench",
+            "run",
+            "--dataset",
+            &queries,
+            "--tools",
+            "retrieve:2",
+            "--rerank",
+            "--limit",
+            "1",
+            "--json",
+        ]));
+        let run = first["run"].as_i64().unwrap().to_string();
+        assert_eq!(first["spec"]["rerank"], true, "{first:#}");
+        assert_eq!(seen.lock().unwrap().len(), 1);
+        let refused = ws.run(&[
+            "bench",
+            "run",
+            "--resume",
+            &run,
+            "--no-rerank",
+            "--limit",
+            "2",
+        ]);
+        assert!(!refused.status.success());
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("started with reranking on"), "{stderr}");
+        // No flag: the second query is reranked as the first was.
+        ws.ok(&["bench", "run", "--resume", &run, "--limit", "2"]);
+        assert_eq!(
+            seen.lock().unwrap().len(),
+            2,
+            "the resumed query was reranked"
+        );
+        let second = json_of(&ws.ok(&["bench", "show", &run, "1", "--json"]));
+        let offered: Vec<&str> = second["offered"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert!(offered.contains(&"city/service_uptime"), "{second:#}");
+    })
+    .await
+    .unwrap();
+}
