@@ -5,11 +5,13 @@
 //! and once in a corpus of the candidates ([`PairedRank`]). The rule ([`GateRule`], the
 //! `[refine.gate]` setting) reads those pairs:
 //!
-//! - **sign test** (default): the candidate is worse when a one-sided paired sign test rejects
-//!   "no worse" at `alpha` (0.05): among the untied pairs, the share where the candidate ranks
-//!   the gold API lower is improbably high for a fair coin. Robust to a few large rank swings,
-//!   it needs no assumption on how ranks are distributed, but on few queries it cannot show
-//!   "worse" (5 of 5 worse is the fewest that can at 0.05).
+//! - **sign test** (default): the candidate is worse when it ranks the gold API lower in more
+//!   pairs than it ranks it higher, or when a one-sided paired sign test rejects "no worse" at
+//!   `alpha` (0.05): among the untied pairs, the share where the candidate ranks the gold API
+//!   lower is improbably high for a fair coin. Robust to a few large rank swings, it needs no
+//!   assumption on how ranks are distributed. The test alone cannot show "worse" on few
+//!   queries (5 of 5 worse is the fewest that can at 0.05), so a candidate that lost its only
+//!   query would pass; the balance of the pairs keeps it out.
 //! - **margin**: the candidate is worse when its mean rank exceeds the active doc's by more
 //!   than `margin` ranks (0 by default: any loss in the mean keeps the active doc). Decides on
 //!   one query, and is stricter than the test on small sets.
@@ -96,7 +98,8 @@ pub enum RuleKind {
 /// A decision rule with its parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum GateRule {
-    /// Worse when the one-sided paired sign test rejects "no worse" at `alpha`.
+    /// Worse when more pairs are worse than better, or the one-sided paired sign test
+    /// rejects "no worse" at `alpha`.
     SignTest {
         /// Significance level.
         alpha: f64,
@@ -172,7 +175,7 @@ pub fn judge(rule: GateRule, pairs: &[PairedRank]) -> GateFigures {
     let mean_candidate_rank = mean(|p| p.candidate);
     let p = p_worse(worse, better);
     let is_worse = match rule {
-        GateRule::SignTest { alpha } => p < alpha,
+        GateRule::SignTest { alpha } => worse > better || p < alpha,
         GateRule::Margin { margin } => mean_candidate_rank - mean_active_rank > margin + 1e-12,
     };
     GateFigures {
@@ -214,14 +217,22 @@ mod tests {
     }
 
     #[test]
-    fn the_sign_test_passes_a_better_or_mixed_candidate() {
+    fn the_sign_test_passes_a_better_or_balanced_candidate() {
         let better = pairs(&[(3, 1), (5, 2), (2, 1), (9, 4), (101, 1)]);
         assert_eq!(judge(SIGN, &better).verdict, Verdict::NoWorse);
-        // 4 worse, 1 better: p = 6/32, not below 0.05.
+        let balanced = pairs(&[(1, 2), (1, 2), (3, 1), (4, 1), (2, 2)]);
+        assert_eq!(judge(SIGN, &balanced).verdict, Verdict::NoWorse);
+    }
+
+    #[test]
+    fn the_sign_test_keeps_a_candidate_worse_on_balance_even_where_the_test_cannot_tell() {
+        // 4 worse, 1 better: p = 6/32, not below 0.05, yet worse in most pairs.
         let mixed = pairs(&[(1, 2), (1, 2), (1, 2), (1, 2), (3, 1)]);
         let figures = judge(SIGN, &mixed);
         assert!((figures.p_worse - 6.0 / 32.0).abs() < 1e-12);
-        assert_eq!(figures.verdict, Verdict::NoWorse);
+        assert_eq!(figures.verdict, Verdict::Worse);
+        // Its only query lost: no test can show it at 0.05, the balance does.
+        assert_eq!(judge(SIGN, &pairs(&[(2, 4)])).verdict, Verdict::Worse);
     }
 
     #[test]
