@@ -166,6 +166,11 @@ async fn the_fill_is_told_the_users_request_and_each_task_keys_its_own_answers()
         asked[0]
     );
     assert!(
+        asked[0].contains("What the request asks about is on record"),
+        "a field the user asks about is not left empty: {}",
+        asked[0]
+    );
+    assert!(
         asked[1].contains("Road trip") && !asked[1].contains("My R&B"),
         "{}",
         asked[1]
