@@ -6,10 +6,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use toolsmith_exec::compact::compact;
 use toolsmith_llm::{
     ChatModel, ChatRequest, Message, Prompt, Role, Sampling, StructuredSettings, ask_json,
 };
-use toolsmith_plumbing::text::truncate_chars;
 
 use super::check::{AnswerCheck, Answered};
 use super::writer::WriteError;
@@ -19,8 +19,10 @@ const ANSWER: Prompt = Prompt::new(
     include_str!("../../prompts/synth_answer.j2"),
 );
 
-/// Characters of each response shown to the model (DRAFT's observation cut, 2,048).
-const RESPONSE_CHARS: usize = 2048;
+/// Characters of each response shown to the model (twice DRAFT's observation cut, 2,048):
+/// compacted as the solver's observations are, so every list item keeps its identity and a
+/// long list is not cut before the field the request asks about.
+const RESPONSE_CHARS: usize = 4096;
 
 /// Asks a chat model whether the responses answer the request.
 pub struct LlmAnswerCheck {
@@ -46,7 +48,7 @@ impl AnswerCheck for LlmAnswerCheck {
     async fn check(&self, request: &str, responses: &[Value]) -> Result<Answered, WriteError> {
         let shown: Vec<String> = responses
             .iter()
-            .map(|r| truncate_chars(&r.to_string(), RESPONSE_CHARS))
+            .map(|r| compact(r, None, RESPONSE_CHARS))
             .collect();
         let text = ANSWER
             .render(&json!({"request": request, "responses": shown}))
@@ -65,5 +67,35 @@ impl AnswerCheck for LlmAnswerCheck {
             (true, answer) if !answer.is_empty() => Answered::Yes(answer.to_owned()),
             _ => Answered::No,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolsmith_llm::testing::{Reply as Scripted, ScriptedLlm};
+
+    #[tokio::test]
+    async fn a_long_list_reaches_the_check_with_every_items_identity() {
+        let items: Vec<Value> = (0..60)
+            .map(|i| {
+                json!({"id": format!("t{i}"), "name": format!("Track {i}"),
+                "album": {"name": "An Album", "images": ["x".repeat(300)]}, "popularity": i})
+            })
+            .collect();
+        let llm = Arc::new(ScriptedLlm::new(vec![Scripted::text(
+            json!({"answered": true, "answer": "Track 59"}).to_string(),
+        )]));
+        let check = LlmAnswerCheck::new(Arc::clone(&llm) as Arc<dyn ChatModel>);
+        let answered = check
+            .check("the last track of the list", &[json!({"items": items})])
+            .await
+            .expect("check");
+        assert_eq!(answered, Answered::Yes("Track 59".to_owned()));
+        let prompt = llm.requests()[0].messages[0].text().to_owned();
+        assert!(
+            prompt.contains("Track 59"),
+            "the last item is shown: {prompt}"
+        );
     }
 }
