@@ -65,9 +65,8 @@ fn cut_lists(value: &Value, keep: usize, at: &str, notes: &mut Vec<String>) -> V
         Value::Array(items) => {
             if items.len() > keep {
                 notes.push(format!(
-                    "`{}` holds {} items; the first {keep} are shown, write all {}",
+                    "`{}` holds {} items; the first {keep} are shown; size the list by the rules below",
                     pointer(at),
-                    items.len(),
                     items.len()
                 ));
             }

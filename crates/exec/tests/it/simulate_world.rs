@@ -166,6 +166,11 @@ async fn the_fill_is_told_the_users_request_and_each_task_keys_its_own_answers()
         asked[0]
     );
     assert!(
+        asked[0].contains("what it creates starts empty"),
+        "a created thing holds only what the call gave it: {}",
+        asked[0]
+    );
+    assert!(
         asked[0].contains("What the request asks about is on record"),
         "a field the user asks about is not left empty: {}",
         asked[0]
@@ -309,6 +314,10 @@ async fn an_oversize_fill_prompt_is_shortened_or_refused_never_sent() {
     let text = sent[0].messages[0].text();
     assert!(text.len() <= 8_000, "{}", text.len());
     assert!(text.contains("`/tracks/items` holds 50 items"), "{text}");
+    assert!(
+        !text.contains("write all"),
+        "the cut note leaves the size to the list rules (a new playlist, a short album): {text}"
+    );
     // A budget nothing fits: refused with the API's name, and nothing sent.
     let llm = Arc::new(ScriptedLlm::new([Reply::text(reply.to_string())]));
     let tiny = SimulatorSettings {
