@@ -7,8 +7,9 @@
 //! before the parent is replaced. The schema is read leniently (see
 //! [`lenient`]): what a real API would send for it is not a break.
 
+use jsonschema::JsonType;
 use jsonschema::ValidationError;
-use jsonschema::error::ValidationErrorKind;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 
 /// Rounds of repair before the draft is taken whole.
@@ -76,6 +77,9 @@ enum Fix {
     /// A union none of whose alternatives the part meets: the fixes (by path)
     /// that make it meet the one it comes closest to.
     Within(Vec<(String, Fix)>),
+    /// A fractional number where the schema wants an integer (TMDB types some averages as
+    /// integers): the nearest integer, closer to what the model said than the draft's value.
+    Round,
     /// Anything else: the draft's part replaces the answer's.
     Graft,
 }
@@ -92,6 +96,11 @@ impl Fix {
             ValidationErrorKind::AnyOf { context }
             | ValidationErrorKind::OneOfNotValid { context } => {
                 closest(error.instance_path().as_str(), context).map_or(Self::Graft, Self::Within)
+            }
+            ValidationErrorKind::Type { kind }
+                if wants_integer(kind) && error.instance().is_f64() =>
+            {
+                Self::Round
             }
             _ => Self::Graft,
         }
@@ -129,8 +138,27 @@ impl Fix {
                     fix.apply(value, &at, draft);
                 }
             }
+            Self::Round => {
+                let rounded = value
+                    .pointer(path)
+                    .and_then(Value::as_f64)
+                    .filter(|f| f.is_finite() && f.abs() < 9.0e15)
+                    .map(f64::round);
+                match (rounded, value.pointer_mut(path)) {
+                    (Some(r), Some(part)) => *part = Value::from(r as i64),
+                    _ => graft(value, path, draft),
+                }
+            }
             Self::Graft => graft(value, path, draft),
         }
+    }
+}
+
+/// Whether a type error's expected types include `integer`.
+fn wants_integer(kind: &TypeKind) -> bool {
+    match kind {
+        TypeKind::Single(single) => *single == JsonType::Integer,
+        TypeKind::Multiple(set) => set.contains(JsonType::Integer),
     }
 }
 
@@ -526,6 +554,18 @@ mod kept {
     /// A `null` for a field the schema does not require is kept (an API leaves
     /// out what it does not know); a required one comes from the draft, and
     /// OpenAPI's `nullable` written as the string `"true"` admits null too.
+    /// TMDB types some averages as integers; a model's `5.312` there becomes 5, not the
+    /// draft's placeholder.
+    #[test]
+    fn a_fraction_where_the_schema_wants_an_integer_is_rounded_not_replaced() {
+        let schema = json!({"type": "object", "properties": {"vote_average": {"type": "integer"},
+            "id": {"type": "integer"}}});
+        let draft = json!({"vote_average": 0, "id": 7});
+        let fixed = conform(&schema, json!({"vote_average": 5.612, "id": 7}), &draft);
+        assert_eq!(fixed.value, json!({"vote_average": 6, "id": 7}));
+        assert_eq!(fixed.repairs, 1);
+    }
+
     #[test]
     fn a_null_for_an_optional_field_is_kept() {
         let schema = json!({"type": "object", "required": ["id", "title"], "properties": {
