@@ -694,6 +694,9 @@ pub struct DocsGateArgs {
     /// What becomes of a candidate no eval query touches.
     #[arg(long, value_enum, default_value_t = UntestedDocs::Keep)]
     pub untested: UntestedDocs,
+    /// What one decision covers (default: `[refine.gate] scope`, itself `label`).
+    #[arg(long, value_enum)]
+    pub scope: Option<GateScopeArg>,
     /// How to rank.
     #[command(flatten)]
     pub method: MethodArg,
@@ -703,6 +706,15 @@ pub struct DocsGateArgs {
     /// Where the benchmark data is.
     #[command(flatten)]
     pub data: DataDirArg,
+}
+
+/// What one `docs gate` decision covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateScopeArg {
+    /// One decision for the whole label, from every eval query's pairs pooled.
+    Label,
+    /// One decision per API, from the eval queries that touch it.
+    Api,
 }
 
 /// What `docs gate` does with a candidate no eval query touches.

@@ -1,11 +1,12 @@
-//! Gated activation of refined docs (`docs gate LABEL`, `refine --gate`): per API, the
-//! candidate doc `LABEL` becomes active only where it ranks the API no worse than the active
-//! doc on the eval queries whose gold path touches it (eval's `gate::judge`, under the
-//! `[refine.gate]` rule); a label with views is judged without the eval requests that repeat
-//! one of its views. Every decision lands in the catalog with its figures, in one round
-//! that `docs rollback` undoes.
+//! Gated activation of refined docs (`docs gate LABEL`, `refine --gate`): the candidate docs
+//! `LABEL` become active only where they rank the gold APIs no worse than the active docs on
+//! the eval queries (eval's `gate::judge`, under the `[refine.gate]` rule): as a whole label
+//! by default, or API by API on the queries whose gold path touches each (`scope = "api"`).
+//! A label with views is judged without the eval requests that repeat one of its views.
+//! Every decision lands in the catalog with its figures, in one round that `docs rollback`
+//! undoes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -15,7 +16,7 @@ use toolsmith_catalog::{
     ApiId, DecisionOutcome, DocDecision, DocLabel, DocSelector, Evidence, NewDecision, Scope, Store,
 };
 use toolsmith_eval::gate::{
-    GateFigures, GateRule, PairedRank, Verdict, judge, near_views, word_cosine,
+    GateFigures, GateRule, GateScope, PairedRank, Verdict, judge, near_views, word_cosine,
 };
 use toolsmith_eval::{Benchmark, ResolvedQuery};
 use toolsmith_llm::{CacheMode, cosine};
@@ -46,6 +47,8 @@ pub(crate) struct GateRequest {
     pub(crate) untested: Untested,
     /// The ranking (the configured one when `None`).
     pub(crate) method: Option<Method>,
+    /// What one decision covers (`[refine.gate] scope` when `None`).
+    pub(crate) scope: Option<GateScope>,
 }
 
 /// The eval set the gate reads when none is named: the newest synthesized set's eval split.
@@ -97,15 +100,20 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
         ctx.runtime()?
             .block_on(decontaminated(ctx, queries, &views, settings.view_cosine))?;
     let rule = settings.rule();
+    let scope = request.scope.unwrap_or(settings.scope);
+    let measured = match scope {
+        GateScope::Label => Measured::EveryGoldApi,
+        GateScope::Api => Measured::Candidates(&candidates),
+    };
     let pairs = ctx.runtime()?.block_on(paired_ranks(
         ctx,
         &store,
         request,
         &queries,
-        &candidates,
+        measured,
         settings.depth,
     ))?;
-    let mut decisions: Vec<ApiDecision> = if with_views {
+    let mut decisions: Vec<ApiDecision> = if with_views || scope == GateScope::Label {
         decide_pooled(rule, request.untested, &candidates, &pairs)
     } else {
         candidates
@@ -118,7 +126,7 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
     }
     let stored: Vec<NewDecision> = decisions
         .iter()
-        .map(|d| new_decision(d, &request.label, rule))
+        .map(|d| new_decision(d, &request.label, rule, scope))
         .collect::<anyhow::Result<_>>()?;
     let round = store
         .record_gate_round(&stored)
@@ -127,7 +135,7 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
         round,
         label: request.label.clone(),
         dataset: request.dataset.clone(),
-        rule: rule.to_string(),
+        rule: rule_text(rule, scope),
         queries: queries.len(),
         near_views,
         decisions,
@@ -235,19 +243,37 @@ fn eval_queries(
     Ok(loaded.resolve(store)?.queries)
 }
 
-/// Per candidate API, the gold API's rank in each eval query touching it: once over the
-/// active docs, once over the candidates.
+/// Which gold APIs the gate pairs ranks for.
+#[derive(Clone, Copy)]
+enum Measured<'a> {
+    /// Every gold API of every eval query (a label's decision: it can push others down).
+    EveryGoldApi,
+    /// The candidates, in the eval queries whose gold path touches them.
+    Candidates(&'a [(ApiId, u32)]),
+}
+
+impl Measured<'_> {
+    fn includes(&self, api: &ApiId) -> bool {
+        match self {
+            Self::EveryGoldApi => true,
+            Self::Candidates(candidates) => candidates.iter().any(|(c, _)| c == api),
+        }
+    }
+}
+
+/// Per measured gold API, its rank in each eval query holding it: once over the active docs,
+/// once over the candidates.
 async fn paired_ranks(
     ctx: &Context,
     store: &Store,
     request: &GateRequest,
     queries: &[ResolvedQuery],
-    candidates: &[(ApiId, u32)],
+    measured: Measured<'_>,
     depth: usize,
 ) -> anyhow::Result<BTreeMap<ApiId, Vec<PairedRank>>> {
     let touching: Vec<&ResolvedQuery> = queries
         .iter()
-        .filter(|q| candidates.iter().any(|(api, _)| q.gold.contains(api)))
+        .filter(|q| q.gold.iter().any(|api| measured.includes(api)))
         .collect();
     let mut pairs: BTreeMap<ApiId, Vec<PairedRank>> = BTreeMap::new();
     if touching.is_empty() {
@@ -265,7 +291,8 @@ async fn paired_ranks(
     for q in touching {
         let before = ranking(&active, &q.text, depth).await?;
         let after = ranking(&candidate, &q.text, depth).await?;
-        for (api, _) in candidates.iter().filter(|(api, _)| q.gold.contains(api)) {
+        let gold: BTreeSet<&ApiId> = q.gold.iter().filter(|a| measured.includes(a)).collect();
+        for api in gold {
             pairs.entry(api.clone()).or_default().push(PairedRank {
                 active: rank_of(&before, api, depth),
                 candidate: rank_of(&after, api, depth),
@@ -347,16 +374,30 @@ fn decide(
     }
 }
 
-fn new_decision(d: &ApiDecision, label: &DocLabel, rule: GateRule) -> anyhow::Result<NewDecision> {
+fn new_decision(
+    d: &ApiDecision,
+    label: &DocLabel,
+    rule: GateRule,
+    scope: GateScope,
+) -> anyhow::Result<NewDecision> {
     Ok(NewDecision {
         api: d.api.clone(),
         label: label.clone(),
         candidate: d.candidate,
         outcome: d.outcome,
         evidence: d.evidence,
-        rule: rule.to_string(),
+        rule: rule_text(rule, scope),
         figures: serde_json::to_value(&d.figures)?,
     })
+}
+
+/// The rule as stored and shown: `sign_test alpha=0.05` for one decision per API, with
+/// `, per label` when one decision covers the label.
+fn rule_text(rule: GateRule, scope: GateScope) -> String {
+    match scope {
+        GateScope::Api => rule.to_string(),
+        GateScope::Label => format!("{rule}, per label"),
+    }
 }
 
 /// A decision in a line: `activated v3 (easytool): 5 queries, 3 better, 1 worse, 1 tied;

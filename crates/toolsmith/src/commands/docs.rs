@@ -11,9 +11,10 @@ use serde::Serialize;
 use toolsmith_catalog::{
     Doc, DocDecision, DocLabel, DocSelector, DocTarget, DocVersion, NewDoc, Scope, Store,
 };
+use toolsmith_eval::gate::GateScope;
 use toolsmith_refine::{RefineStore, StoredRound};
 
-use crate::cli::{DocsAction, DocsArgs, DocsGateArgs, UntestedDocs};
+use crate::cli::{DocsAction, DocsArgs, DocsGateArgs, GateScopeArg, UntestedDocs};
 use crate::context::Context;
 use crate::{doc_gate, printer};
 
@@ -321,6 +322,10 @@ fn gate(ctx: &Context, args: &DocsGateArgs) -> anyhow::Result<()> {
             UntestedDocs::Keep => doc_gate::Untested::Keep,
         },
         method: args.method.method.map(Into::into),
+        scope: args.scope.map(|scope| match scope {
+            GateScopeArg::Label => GateScope::Label,
+            GateScopeArg::Api => GateScope::Api,
+        }),
     };
     let report = doc_gate::run(ctx, &request)?;
     printer::report(&report, args.json.json)

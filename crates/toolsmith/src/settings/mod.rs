@@ -275,6 +275,7 @@ struct ConfigFile {
 /// margin = 0.0
 /// depth = 100
 /// view_cosine = 0.9        # eval requests this close to a view are left out (docs/gate.md)
+/// scope = "label"          # label | api: what one decision covers (docs/gate.md)
 /// ```
 ///
 /// `invented_values` (`shape_only` | `exclude` | `trust`, default `shape_only`) says what

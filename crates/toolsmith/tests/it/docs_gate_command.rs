@@ -102,7 +102,7 @@ fn decision<'a>(report: &'a serde_json::Value, api: &str) -> &'a serde_json::Val
 #[test]
 fn the_gate_keeps_a_worse_candidate_and_activates_a_better_one() {
     let ws = workspace();
-    let report = gate(&ws, &[]);
+    let report = gate(&ws, &["--scope", "api"]);
     assert_eq!(report["round"], 1);
     assert_eq!(report["rule"], "sign_test alpha=0.05");
 
@@ -145,12 +145,60 @@ fn the_gate_keeps_a_worse_candidate_and_activates_a_better_one() {
 }
 
 #[test]
+fn by_default_one_decision_covers_the_whole_label() {
+    // Five pairs better (the person), five worse (the movie search): no worse on balance, so
+    // every candidate is activated, the worse one and the untested one included.
+    let ws = workspace();
+    let report = gate(&ws, &[]);
+    assert_eq!(report["rule"], "sign_test alpha=0.05, per label");
+    for api in [
+        "cinema/searchmovie",
+        "cinema/getperson",
+        "cinema/getcompany",
+    ] {
+        let d = decision(&report, api);
+        assert_eq!(d["outcome"], "activated", "{api}: {d}");
+        assert_eq!(active(&ws, api), 2, "{api}");
+    }
+    let movie = decision(&report, "cinema/searchmovie");
+    assert_eq!(
+        (&movie["figures"]["better"], &movie["figures"]["worse"]),
+        (&5.into(), &5.into())
+    );
+    assert_eq!(
+        decision(&report, "cinema/getcompany")["evidence"],
+        "untested"
+    );
+
+    // One more query the label loses tips the balance: the whole label stays out, the person's
+    // better doc too.
+    let ws = workspace();
+    let mut eval: Vec<serde_json::Value> = serde_json::from_str(EVAL).unwrap();
+    eval.push(serde_json::json!({"query": "films named Alien", "solution": ["GET /search/movie"]}));
+    std::fs::write(
+        ws.dir.path().join("eval.json"),
+        serde_json::to_string(&eval).unwrap(),
+    )
+    .unwrap();
+    let report = gate(&ws, &[]);
+    for api in [
+        "cinema/searchmovie",
+        "cinema/getperson",
+        "cinema/getcompany",
+    ] {
+        assert_eq!(decision(&report, api)["outcome"], "kept", "{api}");
+        assert_eq!(active(&ws, api), 1, "{api}");
+    }
+    assert_eq!(decision(&report, "cinema/getperson")["figures"]["worse"], 6);
+}
+
+#[test]
 fn untested_candidates_follow_the_flag_and_the_margin_rule_follows_the_settings() {
     let ws = workspace();
     // A margin of 200 ranks lets even the worse movie-search doc through.
     std::fs::write(
         ws.dir.path().join("toolsmith.toml"),
-        "[refine.gate]\nrule = \"margin\"\nmargin = 200.0\n",
+        "[refine.gate]\nrule = \"margin\"\nmargin = 200.0\nscope = \"api\"\n",
     )
     .unwrap();
     let report = gate(&ws, &["--untested", "activate"]);
@@ -170,7 +218,7 @@ fn untested_candidates_follow_the_flag_and_the_margin_rule_follows_the_settings(
 #[test]
 fn rollback_restores_the_previous_docs_of_a_round() {
     let ws = workspace();
-    gate(&ws, &[]);
+    gate(&ws, &["--scope", "api"]);
     assert_eq!(active(&ws, "cinema/getperson"), 2);
     let out = ws.ok(&["docs", "rollback"]);
     assert!(out.contains("gate round 1 undone: 1 APIs"), "{out}");

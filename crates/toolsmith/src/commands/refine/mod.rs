@@ -80,6 +80,7 @@ fn gate_after(ctx: &Context, args: &RefineArgs, label: DocLabel) -> anyhow::Resu
             .unwrap_or_else(|_| std::path::PathBuf::from("../shared/data")),
         untested: doc_gate::Untested::Keep,
         method: None,
+        scope: None,
     };
     let report = doc_gate::run(ctx, &request)?;
     printer::report(&report, args.json.json)
