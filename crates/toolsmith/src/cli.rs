@@ -1195,6 +1195,13 @@ pub struct AgreementArgs {
     /// The cut-off K of offered-path coverage.
     #[arg(short = 'k', long, default_value_t = 10)]
     pub k: usize,
+    /// Bootstrap resamples of each set's queries for the noise figures: how stable a set's
+    /// own ranking is, and which configuration pairs the reference separates beyond noise.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub bootstrap: usize,
+    /// The seed of the bootstrap draws.
+    #[arg(long, default_value_t = 0)]
+    pub bootstrap_seed: u64,
     /// JSON output (one object).
     #[command(flatten)]
     pub json: JsonArg,

@@ -3,6 +3,13 @@
 //! grid (method x doc version x expansion) is scored on both sets through the retrieval
 //! pipeline, with `bench retrieval`'s measures (NDCG@10 of the ranking, offered-path coverage
 //! at K), and Kendall's tau-b compares the two orders per measure.
+//!
+//! The per-query values are kept, so each set's own noise is measured without retrieving
+//! again: bootstrap resamples of its queries give the spread of tau-b between the set's
+//! ranking and its resamples' ([`noise`]), and a secondary tau-b counts only the pairs of
+//! configurations the reference separates beyond its noise.
+
+mod noise;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -11,7 +18,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use serde::Serialize;
 use toolsmith_catalog::{ApiId, DocLabel, DocSelector, Scope, Store};
-use toolsmith_eval::{Benchmark, Expansion, ResolvedQuery, RetrievalScores, kendall_tau_b};
+use toolsmith_eval::{Benchmark, Expansion, ResolvedQuery, kendall_tau_b, ndcg_at_k};
 use toolsmith_retrieve::{ExpandSettings, Method};
 
 use crate::cli::AgreementArgs;
@@ -41,6 +48,7 @@ pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCod
         k: args.k,
         tau_ndcg_10: kendall_tau_b(&column(0, |s| s.ndcg_10), &column(1, |s| s.ndcg_10)),
         tau_coverage: kendall_tau_b(&column(0, |s| s.coverage), &column(1, |s| s.coverage)),
+        noise: noise::Noise::of(&configs, args.bootstrap, args.bootstrap_seed),
         sets: sets.iter().map(SetProfile::of).collect(),
         shared_apis: shared_apis(&sets),
         configs,
@@ -78,6 +86,27 @@ struct Config {
     expansion: &'static str,
     /// On the reference set, then on the set under test.
     scores: [Scores; 2],
+    /// Per query, on each set, in the same order (for the bootstrap).
+    #[serde(skip)]
+    per_query: [PerQuery; 2],
+}
+
+/// A configuration's value of each measure on every query of one set (%).
+#[derive(Clone, Default)]
+struct PerQuery {
+    ndcg_10: Vec<f64>,
+    coverage: Vec<f64>,
+}
+
+impl PerQuery {
+    /// The means (0 on an empty set).
+    fn means(&self) -> Scores {
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        Scores {
+            ndcg_10: mean(&self.ndcg_10),
+            coverage: mean(&self.coverage),
+        }
+    }
 }
 
 /// A configuration's measures on one set (%).
@@ -101,21 +130,22 @@ async fn score_grid(
         for docs in &args.doc_versions {
             let method: Method = method.into();
             let pipeline = pipeline(ctx, store, method, docs).await?;
-            let mut off = [Scores::default(); 2];
-            let mut on = [Scores::default(); 2];
+            let mut off: [PerQuery; 2] = Default::default();
+            let mut on: [PerQuery; 2] = Default::default();
             for (i, set) in sets.iter().enumerate() {
                 (off[i], on[i]) = score_set(&pipeline, set, args.k).await?;
             }
             for &expansion in &args.expansion {
-                let scores = match expansion {
-                    Expansion::Off => off,
-                    Expansion::On => on,
+                let per_query = match expansion {
+                    Expansion::Off => off.clone(),
+                    Expansion::On => on.clone(),
                 };
                 configs.push(Config {
                     method,
                     docs: docs.clone(),
                     expansion: expansion.as_str(),
-                    scores,
+                    scores: [per_query[0].means(), per_query[1].means()],
+                    per_query,
                 });
             }
         }
@@ -152,34 +182,23 @@ async fn pipeline(
     retrieval::Pipeline::build(ctx, corpus, spec).await
 }
 
-/// A set's scores without and with expansion (NDCG@10 is the ranking's in both).
+/// A set's per-query values without and with expansion (NDCG@10 is the ranking's in both).
 async fn score_set(
     pipeline: &retrieval::Pipeline,
     set: &EvalSet,
     k: usize,
-) -> anyhow::Result<(Scores, Scores)> {
-    let mut runs = Vec::with_capacity(set.queries.len());
-    let (mut covered, mut covered_expanded) = (0usize, 0usize);
+) -> anyhow::Result<(PerQuery, PerQuery)> {
+    let (mut off, mut on) = (PerQuery::default(), PerQuery::default());
+    let pct = |hit: bool| if hit { 100.0 } else { 0.0 };
     for q in &set.queries {
         let quality = retrieval::query_quality(pipeline, &q.text, &q.gold, k).await?;
-        covered += usize::from(quality.covered);
-        covered_expanded += usize::from(quality.covered_expanded);
-        runs.push((quality.top, q.gold.clone()));
+        let ndcg = 100.0 * ndcg_at_k(&quality.top, &q.gold, 10);
+        off.ndcg_10.push(ndcg);
+        on.ndcg_10.push(ndcg);
+        off.coverage.push(pct(quality.covered));
+        on.coverage.push(pct(quality.covered_expanded));
     }
-    let ndcg_10 = RetrievalScores::mean(runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice())))
-        .percent()
-        .ndcg_10;
-    let pct = |n: usize| 100.0 * n as f64 / set.queries.len().max(1) as f64;
-    Ok((
-        Scores {
-            ndcg_10,
-            coverage: pct(covered),
-        },
-        Scores {
-            ndcg_10,
-            coverage: pct(covered_expanded),
-        },
-    ))
+    Ok((off, on))
 }
 
 /// What a set asks for: how long its gold paths are and which APIs they use.
@@ -230,6 +249,8 @@ struct Agreement {
     tau_ndcg_10: Option<f64>,
     /// Kendall's tau-b between the two sets' orders by offered-path coverage at K.
     tau_coverage: Option<f64>,
+    /// How much of the taus is noise (secondary figures).
+    noise: noise::Noise,
     sets: Vec<SetProfile>,
     shared_apis: usize,
     configs: Vec<Config>,
@@ -254,6 +275,8 @@ impl fmt::Display for Agreement {
             self.k,
             tau(self.tau_coverage)
         )?;
+        let names = [self.reference.as_str(), self.dataset.as_str()];
+        self.noise.write(f, &names, self.k)?;
         writeln!(
             f,
             "{:<8} {:<14} {:<9} {:>12} {:>12} {:>12} {:>12}",
