@@ -936,7 +936,9 @@ pub enum BenchCommand {
     /// Is an eval set a valid yardstick? Ranks a grid of retrieval configurations (methods x
     /// doc versions x dependency expansion) on a reference set (human queries) and on the set
     /// under test (a synthetic one), and reports Kendall's tau-b between the two rankings for
-    /// NDCG@10 and for offered-path coverage at K, with each set's gold path lengths and APIs.
+    /// NDCG@10, for offered-path coverage at K and for Recall@10, with each set's gold path
+    /// lengths and APIs; and, secondary, each set's own bootstrap noise and the tau-b over the
+    /// configuration pairs the reference separates beyond it.
     Agreement(AgreementArgs),
     /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
     /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.

@@ -54,6 +54,9 @@ fn sets_preferring_opposite_docs_disagree_and_a_set_agrees_with_itself() {
     assert_eq!(easytool_off["scores"][1]["ndcg_10"], 0.0);
     assert_eq!(report["tau_ndcg_10"], -1.0);
     assert_eq!(report["tau_coverage"], -1.0);
+    assert_eq!(easytool_off["scores"][0]["recall_10"], 100.0);
+    assert_eq!(easytool_off["scores"][1]["recall_10"], 0.0);
+    assert_eq!(report["tau_recall_10"], -1.0);
     assert_eq!(report["sets"][0]["path_lengths"]["1"], 5);
     assert_eq!(report["sets"][1]["apis"], 1);
     assert_eq!(report["shared_apis"], 0);
@@ -74,6 +77,7 @@ fn sets_preferring_opposite_docs_disagree_and_a_set_agrees_with_itself() {
     assert_eq!(same["tau_ndcg_10"], 1.0);
     assert_eq!(same["shared_apis"], 1);
     assert_eq!(same["noise"]["ndcg_10"]["tau_separated"], 1.0);
+    assert_eq!(same["tau_recall_10"], 1.0);
 
     let text = ws.ok(&[
         "bench",

@@ -1,7 +1,7 @@
 //! `toolsmith bench agreement`: whether an eval set (a synthetic one) ranks retrieval
 //! configurations as a reference set (real users' queries) does. Every configuration of the
 //! grid (method x doc version x expansion) is scored on both sets through the retrieval
-//! pipeline, with `bench retrieval`'s measures (NDCG@10 of the ranking, offered-path coverage
+//! pipeline, with `bench retrieval`'s measures (NDCG@10 and Recall@10 of the ranking, offered-path coverage
 //! at K), and Kendall's tau-b compares the two orders per measure.
 //!
 //! The per-query values are kept, so each set's own noise is measured without retrieving
@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use serde::Serialize;
 use toolsmith_catalog::{ApiId, DocLabel, DocSelector, Scope, Store};
-use toolsmith_eval::{Benchmark, Expansion, ResolvedQuery, kendall_tau_b, ndcg_at_k};
+use toolsmith_eval::{Benchmark, Expansion, ResolvedQuery, kendall_tau_b, ndcg_at_k, recall_at_k};
 use toolsmith_retrieve::{ExpandSettings, Method};
 
 use crate::cli::AgreementArgs;
@@ -48,6 +48,7 @@ pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCod
         k: args.k,
         tau_ndcg_10: kendall_tau_b(&column(0, |s| s.ndcg_10), &column(1, |s| s.ndcg_10)),
         tau_coverage: kendall_tau_b(&column(0, |s| s.coverage), &column(1, |s| s.coverage)),
+        tau_recall_10: kendall_tau_b(&column(0, |s| s.recall_10), &column(1, |s| s.recall_10)),
         noise: noise::Noise::of(&configs, args.bootstrap, args.bootstrap_seed),
         sets: sets.iter().map(SetProfile::of).collect(),
         shared_apis: shared_apis(&sets),
@@ -96,6 +97,7 @@ struct Config {
 struct PerQuery {
     ndcg_10: Vec<f64>,
     coverage: Vec<f64>,
+    recall_10: Vec<f64>,
 }
 
 impl PerQuery {
@@ -105,6 +107,7 @@ impl PerQuery {
         Scores {
             ndcg_10: mean(&self.ndcg_10),
             coverage: mean(&self.coverage),
+            recall_10: mean(&self.recall_10),
         }
     }
 }
@@ -114,6 +117,7 @@ impl PerQuery {
 struct Scores {
     ndcg_10: f64,
     coverage: f64,
+    recall_10: f64,
 }
 
 /// Scores every configuration on both sets: one pipeline per method and doc version, whose
@@ -195,6 +199,9 @@ async fn score_set(
         let ndcg = 100.0 * ndcg_at_k(&quality.top, &q.gold, 10);
         off.ndcg_10.push(ndcg);
         on.ndcg_10.push(ndcg);
+        let recall = 100.0 * recall_at_k(&quality.top, &q.gold, 10);
+        off.recall_10.push(recall);
+        on.recall_10.push(recall);
         off.coverage.push(pct(quality.covered));
         on.coverage.push(pct(quality.covered_expanded));
     }
@@ -249,6 +256,9 @@ struct Agreement {
     tau_ndcg_10: Option<f64>,
     /// Kendall's tau-b between the two sets' orders by offered-path coverage at K.
     tau_coverage: Option<f64>,
+    /// Kendall's tau-b between the two sets' orders by Recall@10 (a third, cheap measure:
+    /// the share of gold APIs in the top ten).
+    tau_recall_10: Option<f64>,
     /// How much of the taus is noise (secondary figures).
     noise: noise::Noise,
     sets: Vec<SetProfile>,
@@ -275,26 +285,10 @@ impl fmt::Display for Agreement {
             self.k,
             tau(self.tau_coverage)
         )?;
+        writeln!(f, "Kendall's tau-b, Recall@10: {}", tau(self.tau_recall_10))?;
         let names = [self.reference.as_str(), self.dataset.as_str()];
         self.noise.write(f, &names, self.k)?;
-        writeln!(
-            f,
-            "{:<8} {:<14} {:<9} {:>12} {:>12} {:>12} {:>12}",
-            "method", "docs", "expansion", "ref NDCG@10", "NDCG@10", "ref cov", "cov"
-        )?;
-        for c in &self.configs {
-            writeln!(
-                f,
-                "{:<8} {:<14} {:<9} {:>12.1} {:>12.1} {:>12.1} {:>12.1}",
-                c.method.to_string(),
-                c.docs.as_str(),
-                c.expansion,
-                c.scores[0].ndcg_10,
-                c.scores[1].ndcg_10,
-                c.scores[0].coverage,
-                c.scores[1].coverage
-            )?;
-        }
+        write_table(f, &self.configs)?;
         for s in &self.sets {
             let lengths: Vec<String> = s
                 .path_lengths
@@ -312,4 +306,38 @@ impl fmt::Display for Agreement {
         }
         write!(f, "APIs in both sets' gold paths: {}", self.shared_apis)
     }
+}
+
+/// The grid's scores, one configuration a line.
+fn write_table(f: &mut fmt::Formatter<'_>, configs: &[Config]) -> fmt::Result {
+    writeln!(
+        f,
+        "{:<8} {:<14} {:<9} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "method",
+        "docs",
+        "expansion",
+        "ref NDCG@10",
+        "NDCG@10",
+        "ref cov",
+        "cov",
+        "ref R@10",
+        "R@10"
+    )?;
+    for c in configs {
+        let [r, t] = &c.scores;
+        writeln!(
+            f,
+            "{:<8} {:<14} {:<9} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1}",
+            c.method.to_string(),
+            c.docs.as_str(),
+            c.expansion,
+            r.ndcg_10,
+            t.ndcg_10,
+            r.coverage,
+            t.coverage,
+            r.recall_10,
+            t.recall_10
+        )?;
+    }
+    Ok(())
 }

@@ -19,6 +19,7 @@ pub(super) struct Noise {
     seed: u64,
     ndcg_10: MeasureNoise,
     coverage: MeasureNoise,
+    recall_10: MeasureNoise,
 }
 
 /// One measure's noise figures.
@@ -43,6 +44,7 @@ impl Noise {
             seed,
             ndcg_10: MeasureNoise::of(configs, |p| &p.ndcg_10, resamples, seed),
             coverage: MeasureNoise::of(configs, |p| &p.coverage, resamples, seed),
+            recall_10: MeasureNoise::of(configs, |p| &p.recall_10, resamples, seed),
         }
     }
 
@@ -56,6 +58,7 @@ impl Noise {
         let measures = [
             ("NDCG@10".to_owned(), &self.ndcg_10),
             (format!("offered-path coverage@{k}"), &self.coverage),
+            ("Recall@10".to_owned(), &self.recall_10),
         ];
         writeln!(
             f,
