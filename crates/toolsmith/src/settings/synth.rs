@@ -84,8 +84,9 @@ mod tests {
 
     #[test]
     fn the_table_overrides_what_it_names_and_refuses_unknown_keys() -> anyhow::Result<()> {
-        let c: SynthConfig = toml::from_str("per_path = 5\neval_share = 0.8\n")?;
-        assert_eq!((c.per_path, c.eval_share), (5, 0.8));
+        let c: SynthConfig =
+            toml::from_str("per_path = 5\neval_share = 0.8\ndoc_echo_min = 0.2\n")?;
+        assert_eq!((c.per_path, c.eval_share, c.doc_echo_min), (5, 0.8, 0.2));
         assert_eq!(
             c.chains,
             SynthConfig::default().chains,
