@@ -11,6 +11,8 @@
 
 mod noise;
 
+use noise::PerQuery;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::process::ExitCode;
@@ -49,7 +51,11 @@ pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCod
         tau_ndcg_10: kendall_tau_b(&column(0, |s| s.ndcg_10), &column(1, |s| s.ndcg_10)),
         tau_coverage: kendall_tau_b(&column(0, |s| s.coverage), &column(1, |s| s.coverage)),
         tau_recall_10: kendall_tau_b(&column(0, |s| s.recall_10), &column(1, |s| s.recall_10)),
-        noise: noise::Noise::of(&configs, args.bootstrap, args.bootstrap_seed),
+        noise: noise::Noise::of(
+            &configs.iter().map(|c| &c.per_query).collect::<Vec<_>>(),
+            args.bootstrap,
+            args.bootstrap_seed,
+        ),
         sets: sets.iter().map(SetProfile::of).collect(),
         shared_apis: shared_apis(&sets),
         configs,
@@ -92,23 +98,13 @@ struct Config {
     per_query: [PerQuery; 2],
 }
 
-/// A configuration's value of each measure on every query of one set (%).
-#[derive(Clone, Default)]
-struct PerQuery {
-    ndcg_10: Vec<f64>,
-    coverage: Vec<f64>,
-    recall_10: Vec<f64>,
-}
-
-impl PerQuery {
-    /// The means (0 on an empty set).
-    fn means(&self) -> Scores {
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-        Scores {
-            ndcg_10: mean(&self.ndcg_10),
-            coverage: mean(&self.coverage),
-            recall_10: mean(&self.recall_10),
-        }
+/// A configuration's means over one set's per-query values (0 on an empty set).
+fn means(p: &PerQuery) -> Scores {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    Scores {
+        ndcg_10: mean(&p.ndcg_10),
+        coverage: mean(&p.coverage),
+        recall_10: mean(&p.recall_10),
     }
 }
 
@@ -148,7 +144,7 @@ async fn score_grid(
                     method,
                     docs: docs.clone(),
                     expansion: expansion.as_str(),
-                    scores: [per_query[0].means(), per_query[1].means()],
+                    scores: [means(&per_query[0]), means(&per_query[1])],
                     per_query,
                 });
             }

@@ -8,7 +8,13 @@ use std::fmt;
 use serde::Serialize;
 use toolsmith_eval::{Band, Bootstrap, tau_b_over_pairs};
 
-use super::{Config, PerQuery};
+/// A configuration's value of each measure on every query of one set (%), in the set's order.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PerQuery {
+    pub(super) ndcg_10: Vec<f64>,
+    pub(super) coverage: Vec<f64>,
+    pub(super) recall_10: Vec<f64>,
+}
 
 /// The noise figures per measure.
 #[derive(Debug, Serialize)]
@@ -37,8 +43,9 @@ struct MeasureNoise {
 }
 
 impl Noise {
-    /// The figures of `configs` from `resamples` draws seeded by `seed`.
-    pub(super) fn of(configs: &[Config], resamples: usize, seed: u64) -> Self {
+    /// The figures of the configurations whose per-query values on the reference and on the
+    /// tested set are `configs`, from `resamples` draws seeded by `seed`.
+    pub(super) fn of(configs: &[&[PerQuery; 2]], resamples: usize, seed: u64) -> Self {
         Self {
             resamples,
             seed,
@@ -100,16 +107,13 @@ impl Noise {
 
 impl MeasureNoise {
     fn of(
-        configs: &[Config],
+        configs: &[&[PerQuery; 2]],
         values: fn(&PerQuery) -> &Vec<f64>,
         resamples: usize,
         seed: u64,
     ) -> Self {
         let draw = |set: usize| {
-            let grid: Vec<Vec<f64>> = configs
-                .iter()
-                .map(|c| values(&c.per_query[set]).clone())
-                .collect();
+            let grid: Vec<Vec<f64>> = configs.iter().map(|c| values(&c[set]).clone()).collect();
             Bootstrap::draw(&grid, resamples, seed)
         };
         let boots = [draw(0), draw(1)];
