@@ -110,6 +110,7 @@ pub use crate::metrics::path::{
     lcs_len, lcs_path_rate, offered_covers, path_f1, path_set, path_success,
 };
 pub use crate::metrics::rank_agreement::kendall_tau_b;
+pub use crate::metrics::rank_noise::{Band, Bootstrap, tau_b_over_pairs};
 pub use crate::metrics::retrieval::{
     RetrievalScores, dcg_at_k, ndcg_at_k, ndcg_curve, recall_at_k,
 };

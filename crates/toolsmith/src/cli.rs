@@ -948,7 +948,9 @@ pub enum BenchCommand {
     /// Is an eval set a valid yardstick? Ranks a grid of retrieval configurations (methods x
     /// doc versions x dependency expansion) on a reference set (human queries) and on the set
     /// under test (a synthetic one), and reports Kendall's tau-b between the two rankings for
-    /// NDCG@10 and for offered-path coverage at K, with each set's gold path lengths and APIs.
+    /// NDCG@10, for offered-path coverage at K and for Recall@10, with each set's gold path
+    /// lengths and APIs; and, secondary, each set's own bootstrap noise and the tau-b over the
+    /// configuration pairs the reference separates beyond it.
     Agreement(AgreementArgs),
     /// Index build time and query latency (p50/p99) per method on 1k, 10k and 46,802 APIs of
     /// ToolEnv2404. The dense kernel is timed on random unit vectors of 384 dimensions.
@@ -1207,6 +1209,13 @@ pub struct AgreementArgs {
     /// The cut-off K of offered-path coverage.
     #[arg(short = 'k', long, default_value_t = 10)]
     pub k: usize,
+    /// Bootstrap resamples of each set's queries for the noise figures: how stable a set's
+    /// own ranking is, and which configuration pairs the reference separates beyond noise.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub bootstrap: usize,
+    /// The seed of the bootstrap draws.
+    #[arg(long, default_value_t = 0)]
+    pub bootstrap_seed: u64,
     /// JSON output (one object).
     #[command(flatten)]
     pub json: JsonArg,
@@ -1717,6 +1726,11 @@ pub struct SynthRunArgs {
     /// (default: `[synth] doc_echo_max`, 0.6).
     #[arg(long)]
     pub doc_echo_max: Option<f64>,
+    /// Drop a request when less than this share of its content words occur in its gold APIs'
+    /// docs: users say the service's plain words for its things (default: `[synth]
+    /// doc_echo_min`, 0.09, the tenth percentile of RestBench TMDB's human queries).
+    #[arg(long)]
+    pub doc_echo_min: Option<f64>,
     /// Paths worked on at once (default: `[synth] concurrency`).
     #[arg(long)]
     pub concurrency: Option<usize>,

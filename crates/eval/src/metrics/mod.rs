@@ -13,6 +13,7 @@
 //! | failures | `errors` | the error taxonomy of ToolExpNet and EasyTool |
 //! | judge spread | `variance` | mean ± sample standard deviation of repeated scores |
 //! | yardsticks | `rank_agreement` | Kendall's tau-b between two rankings of configurations |
+//! | yardstick noise | `rank_noise` | bootstrap band of a set's own ranking, pairs it separates |
 
 pub mod cost;
 pub mod errors;
@@ -20,6 +21,7 @@ pub mod funcqa;
 pub mod pass_rate;
 pub mod path;
 pub mod rank_agreement;
+pub mod rank_noise;
 mod rate;
 pub mod retrieval;
 pub mod variance;

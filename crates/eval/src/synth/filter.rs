@@ -27,11 +27,14 @@ pub enum DropReason {
     NotAnswered,
     /// It repeats its gold APIs' docs more than the set allows ([`doc_echo`](super::doc_echo)).
     DocEcho,
+    /// It shares fewer of its gold APIs' words than real users' requests do: a paraphrase no
+    /// user would type ([`doc_echo`](super::doc_echo), under the set's floor).
+    DocEchoLow,
 }
 
 impl DropReason {
     /// Every reason.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::WrongPath,
         Self::CallFailed,
         Self::UnresolvedReference,
@@ -39,6 +42,7 @@ impl DropReason {
         Self::Duplicate,
         Self::NotAnswered,
         Self::DocEcho,
+        Self::DocEchoLow,
     ];
 
     /// The stable name.
@@ -51,6 +55,7 @@ impl DropReason {
             Self::Duplicate => "duplicate",
             Self::NotAnswered => "not_answered",
             Self::DocEcho => "doc_echo",
+            Self::DocEchoLow => "doc_echo_low",
         }
     }
 }

@@ -9,8 +9,8 @@
 //!    (`{"$from": i, "path": ".results[0].id"}`, [`resolve_arguments`]).
 //! 3. **Filtering** ([`run_planned`]): a request is kept only when its calls run along the
 //!    gold path through an executor (simulated by default), every reference resolves and the
-//!    last response is not empty, and its words do not echo its gold APIs' docs
-//!    ([`doc_echo`]); optionally a model confirms the responses answer it
+//!    last response is not empty, and its words echo its gold APIs' docs as much as real
+//!    users' do, no more and no less ([`doc_echo`]); optionally a model confirms the responses answer it
 //!    ([`AnswerCheck`]) and writes a reference answer. Requests close to one already kept
 //!    are dropped too. Every drop has a [`DropReason`].
 //! 4. **Storage** ([`SynthStore`], eval's tables in the catalog file): kept requests go to the
@@ -40,7 +40,7 @@ mod writer;
 
 pub use blind::blind_to_refinement;
 pub use check::{AnswerCheck, Answered};
-pub use echo::{DEFAULT_DOC_ECHO_MAX, doc_echo};
+pub use echo::{DEFAULT_DOC_ECHO_MAX, DEFAULT_DOC_ECHO_MIN, doc_echo};
 pub use estimate::{Estimate, estimate};
 pub use export::{ExportFormat, eval_dataset, export};
 pub use filter::{DropReason, run_planned};

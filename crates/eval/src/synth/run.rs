@@ -205,8 +205,12 @@ impl Synthesizer {
             .iter()
             .chain(query.calls.iter().map(|c| &c.arguments))
             .collect();
-        if doc_echo(&query.text, steps, &values) > set.spec.doc_echo_max {
+        let echo = doc_echo(&query.text, steps, &values);
+        if echo > set.spec.doc_echo_max {
             return dropped(DropReason::DocEcho);
+        }
+        if echo < set.spec.doc_echo_min {
+            return dropped(DropReason::DocEchoLow);
         }
         let reference = match &self.checker {
             Some(checker) => match checker

@@ -30,6 +30,10 @@ pub struct SetSpec {
     /// stored before the filter read the default).
     #[serde(default = "default_doc_echo_max")]
     pub doc_echo_max: f64,
+    /// A request whose doc echo is below this is dropped as `doc_echo_low`: users say the
+    /// service's plain words for its things. Sets stored before the floor existed had none (0).
+    #[serde(default)]
+    pub doc_echo_min: f64,
 }
 
 fn default_doc_echo_max() -> f64 {
@@ -55,6 +59,12 @@ impl SetSpec {
             return Err(format!(
                 "doc_echo_max must be within 0 and 1, not {}",
                 self.doc_echo_max
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.doc_echo_min) || self.doc_echo_min > self.doc_echo_max {
+            return Err(format!(
+                "doc_echo_min must be within 0 and doc_echo_max ({}), not {}",
+                self.doc_echo_max, self.doc_echo_min
             ));
         }
         if !(0.0..=1.0).contains(&self.sizes.two_step_share) {

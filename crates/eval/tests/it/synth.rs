@@ -9,10 +9,10 @@ use async_trait::async_trait;
 use serde_json::json;
 use toolsmith_catalog::{ApiId, Catalog, DocSelector, ImportOptions, Scope, Store, read_bytes};
 use toolsmith_eval::synth::{
-    ChainStart, DEFAULT_DOC_ECHO_MAX, DEFAULT_TWO_STEP_SHARE, DropReason, ExportFormat, Fate,
-    GoldPath, PathKind, PathWriter, Phrasing, PlannedCall, SampleSizes, SetSpec, Split,
-    SynthObserver, SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery, doc_echo,
-    eval_dataset, export, sample_paths,
+    ChainStart, DEFAULT_DOC_ECHO_MAX, DEFAULT_DOC_ECHO_MIN, DEFAULT_TWO_STEP_SHARE, DropReason,
+    ExportFormat, Fate, GoldPath, PathKind, PathWriter, Phrasing, PlannedCall, SampleSizes,
+    SetSpec, Split, SynthObserver, SynthStore, Synthesizer, WriteAsk, WriteError, WrittenQuery,
+    doc_echo, eval_dataset, export, sample_paths,
 };
 use toolsmith_exec::{ApiBook, Mode, Provenance, Simulator, Validated};
 
@@ -76,6 +76,7 @@ fn spec(seed: u64) -> SetSpec {
         answer_check: false,
         // The scripted requests spell their APIs' ids; the echo filter has its own tests.
         doc_echo_max: 1.0,
+        doc_echo_min: 0.0,
     }
 }
 
@@ -494,8 +495,8 @@ fn toolbench_combinations_export_in_toolbench_format_and_load_back() {
     assert_eq!(round, gold);
 }
 
-/// Writes two requests for the title search: one in the doc's words, one in a user's.
-struct Echoing;
+/// Writes the given requests for the title search, each with the same call.
+struct Echoing(Vec<(&'static str, Phrasing)>);
 
 #[async_trait]
 impl PathWriter for Echoing {
@@ -504,27 +505,22 @@ impl PathWriter for Echoing {
             api: ask.path.apis[0].clone(),
             arguments: json!({"query": "Alien"}),
         }];
-        Ok(vec![
-            WrittenQuery {
-                text: "Find films by title: Alien".into(),
-                phrasing: Phrasing::Terse,
+        Ok(self
+            .0
+            .iter()
+            .map(|(text, phrasing)| WrittenQuery {
+                text: (*text).into(),
+                phrasing: *phrasing,
                 calls: calls.clone(),
-            },
-            WrittenQuery {
-                text: "that space horror Alien, which year did it come out?".into(),
-                phrasing: Phrasing::Conversational,
-                calls,
-            },
-        ])
+            })
+            .collect())
     }
 }
 
-#[tokio::test]
-async fn a_request_in_its_docs_words_is_dropped_as_doc_echo_and_a_users_kept() {
+/// Runs a one-path set of `spec` whose writer writes `writer`'s requests; each request's fate.
+async fn fates_of(spec: SetSpec, writer: Echoing) -> (Vec<Fate>, BTreeMap<String, usize>) {
     let (_, catalog) = films();
     let store = SynthStore::in_memory().unwrap();
-    let mut spec = spec(1);
-    spec.doc_echo_max = DEFAULT_DOC_ECHO_MAX;
     let search = api(&catalog, "search_film");
     let paths = vec![GoldPath {
         kind: PathKind::Single,
@@ -533,29 +529,70 @@ async fn a_request_in_its_docs_words_is_dropped_as_doc_echo_and_a_users_kept() {
     store.create_set("films", &spec, &paths).unwrap();
     let set = store.set("films").unwrap().unwrap();
     let mut synth = synthesizer(&catalog, Arc::new(Scripted::new()));
-    synth.writer = Arc::new(Echoing);
+    synth.writer = Arc::new(writer);
     let summary = synth.run(&store, &set, &catalog, &Quiet).await.unwrap();
-    let fates: Vec<(String, Fate)> = store
+    let fates = store
         .queries(set.id)
         .unwrap()
         .into_iter()
-        .map(|q| (q.text, q.fate))
+        .map(|q| q.fate)
         .collect();
+    (fates, summary.dropped)
+}
+
+#[tokio::test]
+async fn a_request_in_its_docs_words_is_dropped_as_doc_echo_and_a_users_kept() {
+    let mut spec = spec(1);
+    spec.doc_echo_max = DEFAULT_DOC_ECHO_MAX;
+    let writer = Echoing(vec![
+        ("Find films by title: Alien", Phrasing::Terse),
+        (
+            "that space horror Alien, which year did it come out?",
+            Phrasing::Conversational,
+        ),
+    ]);
+    let (fates, dropped) = fates_of(spec, writer).await;
     assert_eq!(
-        fates[0].1,
+        fates[0],
         Fate::Dropped {
             reason: DropReason::DocEcho
         },
         "{fates:?}"
     );
-    assert!(matches!(fates[1].1, Fate::Kept { .. }), "{fates:?}");
-    assert_eq!(summary.dropped["doc_echo"], 1);
+    assert!(matches!(fates[1], Fate::Kept { .. }), "{fates:?}");
+    assert_eq!(dropped["doc_echo"], 1);
 }
 
-/// The default ceiling is calibrated on real users: RestBench TMDB's human queries against
-/// the imported docs of their gold APIs (no entity values known, so none are taken out).
-#[test]
-fn human_tmdb_queries_pass_the_default_echo_ceiling() {
+/// The floor drops a request that paraphrases away every word users share with the docs
+/// ("film" here), and keeps one that says it plainly.
+#[tokio::test]
+async fn a_request_sharing_no_word_with_its_docs_is_dropped_under_the_echo_floor() {
+    let mut spec = spec(1);
+    spec.doc_echo_max = DEFAULT_DOC_ECHO_MAX;
+    spec.doc_echo_min = DEFAULT_DOC_ECHO_MIN;
+    let writer = Echoing(vec![
+        (
+            "that space horror Alien, which year did it come out?",
+            Phrasing::Conversational,
+        ),
+        ("when did the film Alien come out?", Phrasing::Terse),
+    ]);
+    let (fates, dropped) = fates_of(spec, writer).await;
+    assert_eq!(
+        fates[0],
+        Fate::Dropped {
+            reason: DropReason::DocEchoLow
+        },
+        "{fates:?}"
+    );
+    assert!(matches!(fates[1], Fate::Kept { .. }), "{fates:?}");
+    assert_eq!(dropped["doc_echo_low"], 1);
+    assert!(!dropped.contains_key("doc_echo"), "{dropped:?}");
+}
+
+/// The echo of RestBench TMDB's human queries against the imported docs of their gold APIs
+/// (no entity values known, so none are taken out), sorted ascending.
+fn human_tmdb_echoes() -> Vec<f64> {
     use toolsmith_eval::Benchmark;
     let store = crate::data::benchmark_store(&Benchmark::RestbenchTmdb);
     let catalog = store
@@ -582,19 +619,62 @@ fn human_tmdb_queries_pass_the_default_echo_ceiling() {
         })
         .collect();
     echoes.sort_by(f64::total_cmp);
+    let pct = |p: usize| echoes[(echoes.len() * p / 100).saturating_sub(1)];
+    eprintln!(
+        "echo of {} human queries: p5 {:.3}, p10 {:.3}, p25 {:.3}, median {:.3}, p75 {:.3}, p90 {:.3}",
+        echoes.len(),
+        pct(5),
+        pct(10),
+        pct(25),
+        echoes[echoes.len() / 2],
+        pct(75),
+        pct(90)
+    );
+    echoes
+}
+
+/// The default ceiling is calibrated on real users.
+#[test]
+fn human_tmdb_queries_pass_the_default_echo_ceiling() {
+    let echoes = human_tmdb_echoes();
     let passing = echoes
         .iter()
         .filter(|e| **e <= DEFAULT_DOC_ECHO_MAX)
         .count();
-    eprintln!(
-        "echo of {} human queries: median {:.2}, 90th percentile {:.2}; {passing} pass",
-        echoes.len(),
-        echoes[echoes.len() / 2],
-        echoes[echoes.len() * 9 / 10 - 1]
-    );
+    eprintln!("{passing} pass the ceiling");
     assert_eq!(echoes.len(), 100);
     assert!((88..=95).contains(&passing), "{passing} of 100 pass");
     let below = echoes.iter().filter(|e| **e <= 0.5).count();
     eprintln!("at 0.5: {below} pass");
     assert!(below < 88, "0.5 would do: {below} pass");
+}
+
+/// The default floor is calibrated on real users too: about the tenth percentile of their
+/// echo, so roughly 90 of the 100 human queries clear it, and it is not zero (it drops
+/// something: the paraphrases no user writes).
+#[test]
+fn human_tmdb_queries_clear_the_default_echo_floor() {
+    let echoes = human_tmdb_echoes();
+    let clearing = echoes
+        .iter()
+        .filter(|e| **e >= DEFAULT_DOC_ECHO_MIN)
+        .count();
+    let zero = echoes.iter().filter(|e| **e == 0.0).count();
+    eprintln!("{clearing} clear the floor {DEFAULT_DOC_ECHO_MIN}; {zero} echo nothing");
+    assert!(
+        zero > 0 && clearing <= echoes.len() - zero,
+        "the floor drops what echoes nothing"
+    );
+    assert!((88..=95).contains(&clearing), "{clearing} of 100 clear it");
+}
+
+#[test]
+fn an_echo_floor_above_the_ceiling_is_refused_by_name() {
+    let mut s = spec(0);
+    s.doc_echo_max = 0.5;
+    s.doc_echo_min = 0.6;
+    let e = s.validate().unwrap_err();
+    assert!(e.contains("doc_echo_min") && e.contains("0.6"), "{e}");
+    s.doc_echo_min = DEFAULT_DOC_ECHO_MIN;
+    assert_eq!(s.validate(), Ok(()));
 }

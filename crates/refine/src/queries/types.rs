@@ -79,7 +79,9 @@ pub enum Voice {
     View,
     /// A yardstick's requests (`synth`): a user who has never seen the API, naming concrete
     /// entities and the goal, none of the doc's names or phrases, so that measuring on them
-    /// does not reward docs for sharing the writer's words.
+    /// does not reward docs for sharing the writer's words; but in the plain words users have
+    /// for the service's things, which docs share too (paraphrasing them away rewards docs
+    /// rewritten by the same writer).
     User,
 }
 

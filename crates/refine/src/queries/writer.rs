@@ -264,6 +264,22 @@ mod tests {
         );
     }
 
+    /// The views' prompt is pinned byte for byte: revising the user voice (for `synth`) must
+    /// not change what `refine --method queries` asks.
+    #[test]
+    fn the_view_voice_renders_byte_identical_to_its_pinned_text() {
+        let rendered = WRITE
+            .render(&json!({
+                "steps": [{"index": 1, "doc": "GET /search/movie: find movies by title", "observed": "{\"results\": [{\"id\": 1}]}", "fed_by": null},
+                          {"index": 2, "doc": "GET /movie/{id}/credits: the cast", "observed": "", "fed_by": 1}],
+                "slots": [{"phrasing": "terse", "guide": "a few words"},
+                          {"phrasing": "conversational", "guide": "a sentence"}],
+                "avoid": ["who starred in Alien"],
+                "user_voice": false}))
+            .unwrap();
+        assert_eq!(rendered, include_str!("testdata/write_view.txt"));
+    }
+
     #[test]
     fn the_prompt_claims_a_dependency_only_where_a_step_is_fed_and_speaks_as_its_voice() {
         let slot = json!({"phrasing": "terse", "guide": "g"});
@@ -290,5 +306,7 @@ mod tests {
         let user = render(json!(1), true);
         assert!(user.contains("never seen the documentation"), "{user}");
         assert!(user.contains("never the steps"), "{user}");
+        assert!(user.contains("plain, common words"), "{user}");
+        assert!(!fed.contains("plain, common words"), "{fed}");
     }
 }

@@ -107,6 +107,7 @@ fn spec(ctx: &Context, args: &SynthRunArgs) -> anyhow::Result<SetSpec> {
         mode: args.mode.mode.into(),
         answer_check: cfg.answer_check && !args.no_answer_check,
         doc_echo_max: args.doc_echo_max.unwrap_or(cfg.doc_echo_max),
+        doc_echo_min: args.doc_echo_min.unwrap_or(cfg.doc_echo_min),
     };
     spec.validate()
         .map_err(|e| anyhow::anyhow!("[synth] or its flags: {e}"))?;

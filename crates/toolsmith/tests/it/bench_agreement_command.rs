@@ -54,13 +54,30 @@ fn sets_preferring_opposite_docs_disagree_and_a_set_agrees_with_itself() {
     assert_eq!(easytool_off["scores"][1]["ndcg_10"], 0.0);
     assert_eq!(report["tau_ndcg_10"], -1.0);
     assert_eq!(report["tau_coverage"], -1.0);
+    assert_eq!(easytool_off["scores"][0]["recall_10"], 100.0);
+    assert_eq!(easytool_off["scores"][1]["recall_10"], 0.0);
+    assert_eq!(report["tau_recall_10"], -1.0);
     assert_eq!(report["sets"][0]["path_lengths"]["1"], 5);
     assert_eq!(report["sets"][1]["apis"], 1);
     assert_eq!(report["shared_apis"], 0);
 
+    // Every person query prefers easytool's docs, so no resample of them reorders the
+    // configurations: the reference is stable, and the four pairs across doc versions (of six)
+    // are separated beyond its noise, all ordered the other way by the movie set.
+    let noise = &report["noise"]["ndcg_10"];
+    eprintln!("{noise}");
+    assert_eq!(report["noise"]["resamples"], 200);
+    assert_eq!(noise["self_tau"][0]["p5"], 1.0, "{noise}");
+    assert_eq!(noise["self_tau"][0]["resamples"], 200, "{noise}");
+    assert_eq!(noise["pairs"], 6);
+    assert_eq!(noise["separated_pairs"], 4, "{noise}");
+    assert_eq!(noise["tau_separated"], -1.0, "{noise}");
+
     let same = agreement(&ws, "movie.json", "movie.json");
     assert_eq!(same["tau_ndcg_10"], 1.0);
     assert_eq!(same["shared_apis"], 1);
+    assert_eq!(same["noise"]["ndcg_10"]["tau_separated"], 1.0);
+    assert_eq!(same["tau_recall_10"], 1.0);
 
     let text = ws.ok(&[
         "bench",
@@ -75,4 +92,12 @@ fn sets_preferring_opposite_docs_disagree_and_a_set_agrees_with_itself() {
         "original,easytool",
     ]);
     assert!(text.contains("Kendall's tau-b, NDCG@10: -1.000"), "{text}");
+    assert!(
+        text.contains("NDCG@10: -1.000 over 4 of 6 pairs"),
+        "the secondary figure is labelled: {text}"
+    );
+    assert!(
+        text.contains("Noise, secondary (200 bootstrap resamples"),
+        "{text}"
+    );
 }

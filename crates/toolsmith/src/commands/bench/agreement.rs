@@ -1,8 +1,17 @@
 //! `toolsmith bench agreement`: whether an eval set (a synthetic one) ranks retrieval
 //! configurations as a reference set (real users' queries) does. Every configuration of the
 //! grid (method x doc version x expansion) is scored on both sets through the retrieval
-//! pipeline, with `bench retrieval`'s measures (NDCG@10 of the ranking, offered-path coverage
+//! pipeline, with `bench retrieval`'s measures (NDCG@10 and Recall@10 of the ranking, offered-path coverage
 //! at K), and Kendall's tau-b compares the two orders per measure.
+//!
+//! The per-query values are kept, so each set's own noise is measured without retrieving
+//! again: bootstrap resamples of its queries give the spread of tau-b between the set's
+//! ranking and its resamples' ([`noise`]), and a secondary tau-b counts only the pairs of
+//! configurations the reference separates beyond its noise.
+
+mod noise;
+
+use noise::PerQuery;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -11,7 +20,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use serde::Serialize;
 use toolsmith_catalog::{ApiId, DocLabel, DocSelector, Scope, Store};
-use toolsmith_eval::{Benchmark, Expansion, ResolvedQuery, RetrievalScores, kendall_tau_b};
+use toolsmith_eval::{Benchmark, Expansion, ResolvedQuery, kendall_tau_b, ndcg_at_k, recall_at_k};
 use toolsmith_retrieve::{ExpandSettings, Method};
 
 use crate::cli::AgreementArgs;
@@ -41,6 +50,12 @@ pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCod
         k: args.k,
         tau_ndcg_10: kendall_tau_b(&column(0, |s| s.ndcg_10), &column(1, |s| s.ndcg_10)),
         tau_coverage: kendall_tau_b(&column(0, |s| s.coverage), &column(1, |s| s.coverage)),
+        tau_recall_10: kendall_tau_b(&column(0, |s| s.recall_10), &column(1, |s| s.recall_10)),
+        noise: noise::Noise::of(
+            &configs.iter().map(|c| &c.per_query).collect::<Vec<_>>(),
+            args.bootstrap,
+            args.bootstrap_seed,
+        ),
         sets: sets.iter().map(SetProfile::of).collect(),
         shared_apis: shared_apis(&sets),
         configs,
@@ -78,6 +93,19 @@ struct Config {
     expansion: &'static str,
     /// On the reference set, then on the set under test.
     scores: [Scores; 2],
+    /// Per query, on each set, in the same order (for the bootstrap).
+    #[serde(skip)]
+    per_query: [PerQuery; 2],
+}
+
+/// A configuration's means over one set's per-query values (0 on an empty set).
+fn means(p: &PerQuery) -> Scores {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    Scores {
+        ndcg_10: mean(&p.ndcg_10),
+        coverage: mean(&p.coverage),
+        recall_10: mean(&p.recall_10),
+    }
 }
 
 /// A configuration's measures on one set (%).
@@ -85,6 +113,7 @@ struct Config {
 struct Scores {
     ndcg_10: f64,
     coverage: f64,
+    recall_10: f64,
 }
 
 /// Scores every configuration on both sets: one pipeline per method and doc version, whose
@@ -101,21 +130,22 @@ async fn score_grid(
         for docs in &args.doc_versions {
             let method: Method = method.into();
             let pipeline = pipeline(ctx, store, method, docs).await?;
-            let mut off = [Scores::default(); 2];
-            let mut on = [Scores::default(); 2];
+            let mut off: [PerQuery; 2] = Default::default();
+            let mut on: [PerQuery; 2] = Default::default();
             for (i, set) in sets.iter().enumerate() {
                 (off[i], on[i]) = score_set(&pipeline, set, args.k).await?;
             }
             for &expansion in &args.expansion {
-                let scores = match expansion {
-                    Expansion::Off => off,
-                    Expansion::On => on,
+                let per_query = match expansion {
+                    Expansion::Off => off.clone(),
+                    Expansion::On => on.clone(),
                 };
                 configs.push(Config {
                     method,
                     docs: docs.clone(),
                     expansion: expansion.as_str(),
-                    scores,
+                    scores: [means(&per_query[0]), means(&per_query[1])],
+                    per_query,
                 });
             }
         }
@@ -152,34 +182,26 @@ async fn pipeline(
     retrieval::Pipeline::build(ctx, corpus, spec).await
 }
 
-/// A set's scores without and with expansion (NDCG@10 is the ranking's in both).
+/// A set's per-query values without and with expansion (NDCG@10 is the ranking's in both).
 async fn score_set(
     pipeline: &retrieval::Pipeline,
     set: &EvalSet,
     k: usize,
-) -> anyhow::Result<(Scores, Scores)> {
-    let mut runs = Vec::with_capacity(set.queries.len());
-    let (mut covered, mut covered_expanded) = (0usize, 0usize);
+) -> anyhow::Result<(PerQuery, PerQuery)> {
+    let (mut off, mut on) = (PerQuery::default(), PerQuery::default());
+    let pct = |hit: bool| if hit { 100.0 } else { 0.0 };
     for q in &set.queries {
         let quality = retrieval::query_quality(pipeline, &q.text, &q.gold, k).await?;
-        covered += usize::from(quality.covered);
-        covered_expanded += usize::from(quality.covered_expanded);
-        runs.push((quality.top, q.gold.clone()));
+        let ndcg = 100.0 * ndcg_at_k(&quality.top, &q.gold, 10);
+        off.ndcg_10.push(ndcg);
+        on.ndcg_10.push(ndcg);
+        let recall = 100.0 * recall_at_k(&quality.top, &q.gold, 10);
+        off.recall_10.push(recall);
+        on.recall_10.push(recall);
+        off.coverage.push(pct(quality.covered));
+        on.coverage.push(pct(quality.covered_expanded));
     }
-    let ndcg_10 = RetrievalScores::mean(runs.iter().map(|(r, g)| (r.as_slice(), g.as_slice())))
-        .percent()
-        .ndcg_10;
-    let pct = |n: usize| 100.0 * n as f64 / set.queries.len().max(1) as f64;
-    Ok((
-        Scores {
-            ndcg_10,
-            coverage: pct(covered),
-        },
-        Scores {
-            ndcg_10,
-            coverage: pct(covered_expanded),
-        },
-    ))
+    Ok((off, on))
 }
 
 /// What a set asks for: how long its gold paths are and which APIs they use.
@@ -230,6 +252,11 @@ struct Agreement {
     tau_ndcg_10: Option<f64>,
     /// Kendall's tau-b between the two sets' orders by offered-path coverage at K.
     tau_coverage: Option<f64>,
+    /// Kendall's tau-b between the two sets' orders by Recall@10 (a third, cheap measure:
+    /// the share of gold APIs in the top ten).
+    tau_recall_10: Option<f64>,
+    /// How much of the taus is noise (secondary figures).
+    noise: noise::Noise,
     sets: Vec<SetProfile>,
     shared_apis: usize,
     configs: Vec<Config>,
@@ -254,24 +281,10 @@ impl fmt::Display for Agreement {
             self.k,
             tau(self.tau_coverage)
         )?;
-        writeln!(
-            f,
-            "{:<8} {:<14} {:<9} {:>12} {:>12} {:>12} {:>12}",
-            "method", "docs", "expansion", "ref NDCG@10", "NDCG@10", "ref cov", "cov"
-        )?;
-        for c in &self.configs {
-            writeln!(
-                f,
-                "{:<8} {:<14} {:<9} {:>12.1} {:>12.1} {:>12.1} {:>12.1}",
-                c.method.to_string(),
-                c.docs.as_str(),
-                c.expansion,
-                c.scores[0].ndcg_10,
-                c.scores[1].ndcg_10,
-                c.scores[0].coverage,
-                c.scores[1].coverage
-            )?;
-        }
+        writeln!(f, "Kendall's tau-b, Recall@10: {}", tau(self.tau_recall_10))?;
+        let names = [self.reference.as_str(), self.dataset.as_str()];
+        self.noise.write(f, &names, self.k)?;
+        write_table(f, &self.configs)?;
         for s in &self.sets {
             let lengths: Vec<String> = s
                 .path_lengths
@@ -289,4 +302,38 @@ impl fmt::Display for Agreement {
         }
         write!(f, "APIs in both sets' gold paths: {}", self.shared_apis)
     }
+}
+
+/// The grid's scores, one configuration a line.
+fn write_table(f: &mut fmt::Formatter<'_>, configs: &[Config]) -> fmt::Result {
+    writeln!(
+        f,
+        "{:<8} {:<14} {:<9} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "method",
+        "docs",
+        "expansion",
+        "ref NDCG@10",
+        "NDCG@10",
+        "ref cov",
+        "cov",
+        "ref R@10",
+        "R@10"
+    )?;
+    for c in configs {
+        let [r, t] = &c.scores;
+        writeln!(
+            f,
+            "{:<8} {:<14} {:<9} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1}",
+            c.method.to_string(),
+            c.docs.as_str(),
+            c.expansion,
+            r.ndcg_10,
+            t.ndcg_10,
+            r.coverage,
+            t.coverage,
+            r.recall_10,
+            t.recall_10
+        )?;
+    }
+    Ok(())
 }
