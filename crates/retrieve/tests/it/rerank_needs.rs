@@ -360,3 +360,34 @@ async fn explain_names_the_need_each_pick_served() {
     );
     assert!(fourth.need.is_none());
 }
+
+/// The same eight hits for any query.
+struct Same;
+
+#[async_trait]
+impl Retriever for Same {
+    async fn search(&self, _query: &str, k: usize, _filter: &Filter) -> Result<Vec<Hit>> {
+        Ok(list("air", "a").into_iter().take(k).collect())
+    }
+}
+
+#[tokio::test]
+async fn a_benchmark_set_warmed_then_measured_asks_once_per_request() {
+    let none = Filter::default();
+    let reranker = ScriptedLlm::new([])
+        .with_rule(When::role(Role::RERANK), Reply::text(r#"{"ranking": [2]}"#));
+    let stage = RerankingRetriever::new(
+        Arc::new(Same),
+        Arc::new(LlmReranker::new(reranker.clone())),
+        settings(RerankWindow::Fused, 4, 6),
+    );
+    // ToolBench G1's 353 resolved queries: warmed at one depth, then read at another.
+    let queries: Vec<String> = (0..353).map(|i| format!("request {i}")).collect();
+    for k in [20, 5] {
+        for q in &queries {
+            let hits = stage.search(q, k, &none).await.unwrap();
+            assert_eq!(hits[0].api.to_string(), "air/a2");
+        }
+    }
+    assert_eq!(reranker.requests().len(), 353);
+}
