@@ -112,7 +112,8 @@ impl IntentExplanation {
 pub struct RerankExplanation {
     /// Its rank (from 1) after reranking.
     pub rank: usize,
-    /// Its rank (from 1) in the first stage's list.
+    /// Its rank (from 1) in the first stage's list (0 when the list, read as deep as the
+    /// window needs, does not hold it).
     pub first_stage_rank: usize,
     /// Whether the model named it (else it kept its old order after the named ones).
     pub picked: bool,
@@ -120,17 +121,34 @@ pub struct RerankExplanation {
     pub window: usize,
     /// The score of its new place (the window's scores, handed out again in the new order).
     pub score: f32,
+    /// With a per-intent window: the need the model picked it for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub need: Option<ServedNeed>,
     /// The first stage's explanation of the API.
     pub ranking: Option<Box<Explanation>>,
+}
+
+/// The need (an intent of the request) a reranker's pick was chosen for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ServedNeed {
+    /// Its place (from 1) among the request's needs.
+    pub index: usize,
+    /// How many needs the request had.
+    pub needs: usize,
+    /// The intent, as extraction wrote it.
+    pub intent: String,
 }
 
 impl RerankExplanation {
     fn write(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
         indent(f, depth)?;
-        let how = if self.picked {
-            "named by the reranker"
-        } else {
-            "not named by the reranker"
+        let how = match (&self.need, self.picked) {
+            (Some(need), _) => format!(
+                "named by the reranker for need {} of {} {:?}",
+                need.index, need.needs, need.intent
+            ),
+            (None, true) => "named by the reranker".to_owned(),
+            (None, false) => "not named by the reranker".to_owned(),
         };
         let moved = match self.rank.cmp(&self.first_stage_rank) {
             std::cmp::Ordering::Less => "moved up",

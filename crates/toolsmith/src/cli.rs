@@ -206,6 +206,9 @@ pub struct RerankArg {
     /// `[retrieve.rerank] depth` candidates (default 20), and put the ones it names first in
     /// its order, the rest after in their old order; dependency expansion then runs on the
     /// reranked list. Default: `[retrieve.rerank] enabled` of toolsmith.toml, else off.
+    /// With `--intents` and `[retrieve.rerank] window = "per_intent"`, a request with several
+    /// intents shows the model each intent's own top `per_intent` (default 30) by need, and
+    /// every need's picks share the first slots.
     #[arg(long, overrides_with = "no_rerank")]
     pub rerank: bool,
     /// Keep the first stage's order, whatever toolsmith.toml says.

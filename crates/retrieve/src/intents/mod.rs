@@ -6,6 +6,8 @@
 //! own with the inner ranking and fuses the lists ([`IntentFusion`]: round-robin by rank by
 //! default, or reciprocal rank fusion) so every intent gets its share of the `k` slots.
 //! Dependency expansion then runs on the fused list (wrap it in an `ExpandingRetriever`).
+//! [`IntentRetriever::lists`] hands out each intent's own list unfused ([`IntentLists`]), for
+//! the reranking stage's per-intent window.
 //!
 //! One intent, or an extraction that fails or replies with no usable JSON (a warning is
 //! logged), searches the request as written: the inner ranking, unchanged.
@@ -16,5 +18,5 @@ mod retriever;
 mod settings;
 
 pub use self::extract::{INTENTS_PROMPT, IntentExtractor, LlmIntents};
-pub use self::retriever::IntentRetriever;
+pub use self::retriever::{IntentLists, IntentRetriever};
 pub use self::settings::{IntentFusion, IntentSettings, RRF_INTENT_K};

@@ -13,8 +13,33 @@ use crate::error::Result;
 use crate::explain::{Explanation, IntentExplanation};
 use crate::retriever::{Filter, Hit, Retriever};
 
-/// Requests whose intents are kept in memory (an expanding search asks twice per request).
-const REMEMBERED: usize = 256;
+/// Requests whose intents are kept in memory (an expanding search asks twice per request,
+/// and a benchmark warms every query before it measures them: ToolBench G1 has 474).
+const REMEMBERED: usize = 1024;
+
+/// A request's intents and each one's own ranking, before fusion (what an intent-aware
+/// reranking window is built from).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntentLists {
+    /// The intents, in the request's order (at least two).
+    pub intents: Arc<Vec<String>>,
+    /// Each intent's ranking by the inner retriever, best first, in the intents' order.
+    pub lists: Vec<Vec<Hit>>,
+}
+
+impl IntentLists {
+    /// Every API of the lists once: the first intent's list, then what each next one adds,
+    /// each API where it first appears.
+    pub fn union(&self) -> Vec<&Hit> {
+        let mut out: Vec<&Hit> = Vec::new();
+        for hit in self.lists.iter().flatten() {
+            if !out.iter().any(|h| h.api == hit.api) {
+                out.push(hit);
+            }
+        }
+        out
+    }
+}
 
 /// Wraps a ranking: each request is split into intents by an [`IntentExtractor`], each intent
 /// is searched on its own (`k` deep), and the lists are fused ([`IntentSettings::fusion`]) into
@@ -70,6 +95,25 @@ impl IntentRetriever {
         intents
     }
 
+    /// Each intent's own top `m` by the inner ranking, unfused; `None` when the request has
+    /// one intent (it is searched as written).
+    pub async fn lists(
+        &self,
+        query: &str,
+        m: usize,
+        filter: &Filter,
+    ) -> Result<Option<IntentLists>> {
+        let intents = self.intents(query).await;
+        if intents.len() < 2 {
+            return Ok(None);
+        }
+        let mut lists = Vec::with_capacity(intents.len());
+        for intent in intents.iter() {
+            lists.push(self.inner.search(intent, m, filter).await?);
+        }
+        Ok(Some(IntentLists { intents, lists }))
+    }
+
     /// The fused hits with the intent and rank each came from; `None` when the request has
     /// one intent (the inner ranking of the request as written).
     async fn sourced(
@@ -78,14 +122,9 @@ impl IntentRetriever {
         k: usize,
         filter: &Filter,
     ) -> Result<Option<(Arc<Vec<String>>, Vec<Sourced>)>> {
-        let intents = self.intents(query).await;
-        if intents.len() < 2 {
+        let Some(IntentLists { intents, lists }) = self.lists(query, k, filter).await? else {
             return Ok(None);
-        }
-        let mut lists = Vec::with_capacity(intents.len());
-        for intent in intents.iter() {
-            lists.push(self.inner.search(intent, k, filter).await?);
-        }
+        };
         let fused = fuse(&lists, k, self.settings.fusion);
         Ok(Some((intents, fused)))
     }

@@ -14,6 +14,12 @@ use crate::error::{Error, Result};
 pub const RERANK_PROMPT: Prompt =
     Prompt::new("retrieve/rerank", include_str!("../../prompts/rerank.j2"));
 
+/// The prompt asking, for each need of a request, for the candidates that serve it.
+pub const RERANK_NEEDS_PROMPT: Prompt = Prompt::new(
+    "retrieve/rerank_needs",
+    include_str!("../../prompts/rerank_needs.j2"),
+);
+
 /// One candidate shown to the model: its number (from 1) and its short doc.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Candidate {
@@ -23,6 +29,18 @@ pub struct Candidate {
     pub doc: String,
 }
 
+/// One need of a request (an intent) and the candidates its own search found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Need {
+    /// Its number in the prompt (from 1, in the request's order).
+    pub number: usize,
+    /// The intent, as extraction wrote it.
+    pub intent: String,
+    /// Its candidates in its own list's order; a candidate several needs found keeps one
+    /// number under each.
+    pub candidates: Vec<Candidate>,
+}
+
 /// Reorders a request's candidates.
 #[async_trait]
 pub trait Reranker: Send + Sync {
@@ -30,6 +48,20 @@ pub trait Reranker: Send + Sync {
     /// them (unknown and repeated numbers are the caller's to drop). An error, or no usable
     /// number, keeps the first stage's order.
     async fn rerank(&self, request: &str, candidates: &[Candidate]) -> Result<Vec<usize>>;
+
+    /// For each of `needs`, in their order, the numbers of the candidates that serve it, most
+    /// useful first (unknown and repeated numbers are the caller's to drop). By default every
+    /// candidate once, as one list for [`Reranker::rerank`], its order given as the first
+    /// need's.
+    async fn rerank_needs(&self, request: &str, needs: &[Need]) -> Result<Vec<Vec<usize>>> {
+        let mut all: Vec<Candidate> = Vec::new();
+        for c in needs.iter().flat_map(|n| &n.candidates) {
+            if !all.iter().any(|a| a.number == c.number) {
+                all.push(c.clone());
+            }
+        }
+        Ok(vec![self.rerank(request, &all).await?])
+    }
 }
 
 /// What the model replies: `{"ranking": [...]}`, or a bare list; entries that are not
@@ -41,7 +73,18 @@ enum Reply {
     List(Vec<Value>),
 }
 
-/// Asks a chat model (role [`Role::RERANK`], greedy, [`RERANK_PROMPT`]) for the order; wrap
+/// What the model replies for needs: `{"needs": [[...], ...]}` or a bare list of lists; a
+/// flat list of numbers (the needs not told apart) counts as one list.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NeedsReply {
+    Object { needs: Vec<Value> },
+    Flat { ranking: Vec<Value> },
+    List(Vec<Value>),
+}
+
+/// Asks a chat model (role [`Role::RERANK`], greedy, [`RERANK_PROMPT`], or
+/// [`RERANK_NEEDS_PROMPT`] for a request's needs) for the order; wrap
 /// the model in `toolsmith_llm::CachedChat` so an identical window costs nothing the second
 /// time, and in `Metered` to count its calls and tokens.
 pub struct LlmReranker<M> {
@@ -79,6 +122,46 @@ impl<M: ChatModel> Reranker for LlmReranker<M> {
         let (Reply::Object { ranking } | Reply::List(ranking)) = reply.value;
         Ok(ranking.iter().filter_map(number).collect())
     }
+
+    async fn rerank_needs(&self, request: &str, needs: &[Need]) -> Result<Vec<Vec<usize>>> {
+        let llm = |source| Error::Rerank { source };
+        let text = RERANK_NEEDS_PROMPT
+            .render(&json!({"request": request, "needs": needs}))
+            .map_err(llm)?;
+        let req = ChatRequest::new(Role::RERANK, vec![Message::user(text)])
+            .with_prompt(&RERANK_NEEDS_PROMPT)
+            .with_query(request)
+            .with_sampling(Sampling::greedy());
+        let reply = ask_json::<NeedsReply, _>(&self.model, req, &self.structured)
+            .await
+            .map_err(llm)?;
+        Ok(match reply.value {
+            NeedsReply::Object { needs: lists } | NeedsReply::List(lists) => per_need(&lists),
+            NeedsReply::Flat { ranking } => vec![ranking.iter().filter_map(number).collect()],
+        })
+    }
+}
+
+/// The lists of a needs reply: each entry a list of numbers (or an object holding one, such
+/// as `{"need": 1, "ranking": [...]}`); when no entry is a list, the numbers are one list.
+fn per_need(entries: &[Value]) -> Vec<Vec<usize>> {
+    let list_of = |entry: &Value| -> Option<Vec<usize>> {
+        match entry {
+            Value::Array(items) => Some(items.iter().filter_map(number).collect()),
+            Value::Object(fields) => fields.values().find_map(|v| match v {
+                Value::Array(items) => Some(items.iter().filter_map(number).collect()),
+                _ => None,
+            }),
+            _ => None,
+        }
+    };
+    if entries.iter().all(|e| list_of(e).is_none()) {
+        return vec![entries.iter().filter_map(number).collect()];
+    }
+    entries
+        .iter()
+        .map(|e| list_of(e).unwrap_or_default())
+        .collect()
 }
 
 /// A list entry as a candidate number: a non-negative integer, or a string holding one
@@ -111,5 +194,17 @@ mod tests {
             .filter_map(number)
             .collect();
         assert_eq!(got, [3, 1, 7]);
+    }
+
+    #[test]
+    fn a_needs_reply_gives_one_list_per_need() {
+        let lists = json!([[3, "1"], {"need": 2, "ranking": [7]}, "junk", []]);
+        assert_eq!(
+            per_need(lists.as_array().unwrap()),
+            [vec![3, 1], vec![7], vec![], vec![]]
+        );
+        // The needs not told apart: one list.
+        let flat = json!([4, 2, "x"]);
+        assert_eq!(per_need(flat.as_array().unwrap()), [vec![4, 2]]);
     }
 }

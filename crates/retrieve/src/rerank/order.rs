@@ -7,6 +7,9 @@ pub(crate) struct Order {
     pub(crate) positions: Vec<usize>,
     /// How many of the first positions the model chose (the rest kept their old order).
     pub(crate) picked: usize,
+    /// With a per-intent window: the need (from 0) each of the `picked` positions was chosen
+    /// for; empty for a fused window.
+    pub(crate) served: Vec<usize>,
 }
 
 impl Order {
@@ -15,6 +18,7 @@ impl Order {
         Self {
             positions: (0..len).collect(),
             picked: 0,
+            served: Vec::new(),
         }
     }
 
@@ -38,7 +42,59 @@ impl Order {
             return None;
         }
         positions.extend((0..len).filter(|&p| !taken.get(p).copied().unwrap_or(true)));
-        Some(Self { positions, picked })
+        Some(Self {
+            positions,
+            picked,
+            served: Vec::new(),
+        })
+    }
+
+    /// Each need's `numbers` (from 1, one list per need, most useful first) as an order of a
+    /// window of `len` that shares the first slots: need 1's best, need 2's best, ..., then
+    /// each need's second, and so on (a need with fewer picks drops out of later rounds).
+    /// Numbers outside `1..=len` are dropped, and a candidate picked already (for this need
+    /// or an earlier one) is skipped; the unpicked candidates follow in their old order.
+    /// `None` when no number is usable.
+    pub(crate) fn interleave(numbers: &[Vec<usize>], len: usize) -> Option<Self> {
+        let valid: Vec<Vec<usize>> = numbers
+            .iter()
+            .map(|list| {
+                list.iter()
+                    .filter_map(|n| n.checked_sub(1).filter(|&p| p < len))
+                    .collect()
+            })
+            .collect();
+        let rounds = valid.iter().map(Vec::len).max().unwrap_or(0);
+        let mut taken = vec![false; len];
+        let mut positions = Vec::with_capacity(len);
+        let mut served = Vec::new();
+        let mut next = vec![0usize; valid.len()];
+        for _ in 0..rounds {
+            for (need, list) in valid.iter().enumerate() {
+                // The need's next candidate not taken yet: a repeat does not cost it its turn.
+                while let Some(&pos) = next.get(need).and_then(|&i| list.get(i)) {
+                    if let Some(n) = next.get_mut(need) {
+                        *n += 1;
+                    }
+                    if let Some(seen) = taken.get_mut(pos).filter(|seen| !**seen) {
+                        *seen = true;
+                        positions.push(pos);
+                        served.push(need);
+                        break;
+                    }
+                }
+            }
+        }
+        let picked = positions.len();
+        if picked == 0 {
+            return None;
+        }
+        positions.extend((0..len).filter(|&p| !taken.get(p).copied().unwrap_or(true)));
+        Some(Self {
+            positions,
+            picked,
+            served,
+        })
     }
 
     /// Where (from 0) window position `pos` went, and whether the model chose it.
@@ -68,6 +124,16 @@ mod tests {
         let order = Order::from_numbers(&[0, 9, 3, 3, 1, 3], 3).unwrap();
         assert_eq!(order.positions, [2, 0, 1]);
         assert_eq!(order.picked, 2);
+    }
+
+    #[test]
+    fn needs_share_the_first_slots_in_turn() {
+        // Need 1 picks 2, 5, 1; need 2 picks 4, then 2 (taken by need 1), then 3.
+        let order = Order::interleave(&[vec![2, 5, 1], vec![4, 2, 9, 3], vec![]], 6).unwrap();
+        assert_eq!(order.positions, [1, 3, 4, 2, 0, 5]);
+        assert_eq!(order.picked, 5);
+        assert_eq!(order.served, [0, 1, 0, 1, 0]);
+        assert_eq!(Order::interleave(&[vec![0, 7], vec![]], 6), None);
     }
 
     #[test]

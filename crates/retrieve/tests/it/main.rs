@@ -10,6 +10,7 @@ mod explain;
 mod incremental;
 mod intents;
 mod rerank;
+mod rerank_needs;
 mod resume;
 mod tiny;
 mod views;

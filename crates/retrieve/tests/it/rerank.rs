@@ -80,7 +80,8 @@ async fn the_models_picks_go_first_in_its_order_and_the_rest_keep_theirs() {
         retriever.counts(),
         RerankCounts {
             reranked: 1,
-            unusable: 0
+            unusable: 0,
+            shown: 5
         }
     );
 }
@@ -137,7 +138,8 @@ async fn an_unusable_reply_keeps_the_first_stage_order_and_is_counted() {
             retriever.counts(),
             RerankCounts {
                 reranked: 0,
-                unusable: 1
+                unusable: 1,
+                shown: 5
             }
         );
     }

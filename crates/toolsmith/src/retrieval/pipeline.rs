@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use toolsmith_catalog::Catalog;
+use toolsmith_catalog::{ApiId, Catalog};
 use toolsmith_graph::build_graph;
 use toolsmith_llm::{Budget, CacheMode, Metered, UsageTotals};
 use toolsmith_retrieve::{
@@ -53,9 +53,14 @@ impl<'a> GraphSource<'a> {
     }
 }
 
-/// A ranking with its rewriting stage in front, and the budget counting the stage's model
-/// calls when it asks a model.
-type Staged = (Arc<dyn Retriever>, Option<Arc<Budget>>);
+/// A ranking with its rewriting stage in front, the budget counting the stage's model calls
+/// when it asks a model, and the intent stage itself when it is one (its per-intent lists feed
+/// the reranking window and `bench retrieval`'s window coverage).
+type Staged = (
+    Arc<dyn Retriever>,
+    Option<Arc<Budget>>,
+    Option<Arc<IntentRetriever>>,
+);
 
 /// The query rewriting stage, before the ranking.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -87,15 +92,16 @@ impl Rewrite {
         ranker: Arc<dyn Retriever>,
     ) -> anyhow::Result<Staged> {
         match self {
-            Self::Verbatim => Ok((ranker, None)),
+            Self::Verbatim => Ok((ranker, None, None)),
             Self::Intents(settings) => {
                 let chat = crate::llm::cached_chat(ctx, None, cache)
                     .context("the model that extracts intents (--intents, [retrieve.intents])")?;
                 let budget = Arc::new(Budget::unlimited());
                 let model = Metered::new(chat, Arc::clone(&budget));
                 let extractor = Arc::new(LlmIntents::new(model));
-                let wrapped = IntentRetriever::new(ranker, extractor, settings);
-                Ok((Arc::new(wrapped), Some(budget)))
+                let wrapped = Arc::new(IntentRetriever::new(ranker, extractor, settings));
+                let ranker = Arc::clone(&wrapped) as Arc<dyn Retriever>;
+                Ok((ranker, Some(budget), Some(wrapped)))
             }
         }
     }
@@ -103,11 +109,14 @@ impl Rewrite {
 
 /// The reranking stage over `ranker` when `settings` turn it on (`None`: off): the stage and
 /// the budget counting its model calls and tokens.
+/// A per-intent window (`[retrieve.rerank] window = "per_intent"`) reads `intents`' own lists;
+/// without intent extraction every request gets the fused window.
 fn rerank_stage(
     ctx: &Context,
     cache: CacheMode,
     ranker: Arc<dyn Retriever>,
     settings: Option<RerankSettings>,
+    intents: Option<&Arc<IntentRetriever>>,
 ) -> anyhow::Result<Option<(Arc<RerankingRetriever>, Arc<Budget>)>> {
     let Some(settings) = settings.filter(|s| s.depth > 0) else {
         return Ok(None);
@@ -117,7 +126,16 @@ fn rerank_stage(
     let budget = Arc::new(Budget::unlimited());
     let model = Metered::new(chat, Arc::clone(&budget));
     let reranker = Arc::new(LlmReranker::new(model));
-    let stage = RerankingRetriever::new(ranker, reranker, settings);
+    let mut stage = RerankingRetriever::new(ranker, reranker, settings);
+    if settings.per_intent_window() {
+        match intents {
+            Some(intents) => stage = stage.with_intents(Arc::clone(intents)),
+            None => tracing::warn!(
+                "[retrieve.rerank] window = \"per_intent\" needs intent extraction \
+                 (--intents); reranking the fused window"
+            ),
+        }
+    }
     Ok(Some((Arc::new(stage), budget)))
 }
 
@@ -196,6 +214,8 @@ pub(crate) struct Pipeline {
     rewrite_budget: Option<Arc<Budget>>,
     /// The reranking stage and its model calls and tokens, when it is on.
     rerank: Option<(Arc<RerankingRetriever>, Arc<Budget>)>,
+    /// The intent stage, when intents are extracted.
+    intents: Option<Arc<IntentRetriever>>,
 }
 
 impl Pipeline {
@@ -213,8 +233,14 @@ impl Pipeline {
                 super::rankers::indexed_retriever(ctx, spec.method, Arc::clone(&corpus)).await
             }
         }?;
-        let (ranker, rewrite_budget) = spec.rewrite.stage(ctx, spec.cache, ranking)?;
-        let rerank = rerank_stage(ctx, spec.cache, Arc::clone(&ranker), spec.rerank)?;
+        let (ranker, rewrite_budget, intents) = spec.rewrite.stage(ctx, spec.cache, ranking)?;
+        let rerank = rerank_stage(
+            ctx,
+            spec.cache,
+            Arc::clone(&ranker),
+            spec.rerank,
+            intents.as_ref(),
+        )?;
         let ranker = match &rerank {
             Some((stage, _)) => Arc::clone(stage) as Arc<dyn Retriever>,
             None => ranker,
@@ -236,7 +262,32 @@ impl Pipeline {
             expanding,
             rewrite_budget,
             rerank,
+            intents,
         })
+    }
+
+    /// With intent extraction on: the APIs of the union of the request's per-intent top `m`
+    /// (a one-intent request: its own top `m`), each once; what a per-intent reranking window
+    /// of `m` would show. `None` without intents.
+    pub(crate) async fn intent_window(
+        &self,
+        query: &str,
+        m: usize,
+        filter: &Filter,
+    ) -> anyhow::Result<Option<Vec<ApiId>>> {
+        let Some(intents) = &self.intents else {
+            return Ok(None);
+        };
+        let apis = match intents.lists(query, m, filter).await? {
+            Some(lists) => lists.union().into_iter().map(|h| h.api.clone()).collect(),
+            None => intents
+                .search(query, m, filter)
+                .await?
+                .into_iter()
+                .map(|h| h.api)
+                .collect(),
+        };
+        Ok(Some(apis))
     }
 
     /// The model calls and tokens the rewriting stage (intent extraction) has used so far,

@@ -321,6 +321,8 @@ pub(crate) struct RefineConfig {
 /// enabled = false          # reorder the top candidates with the model (role `rerank`); --rerank
 /// depth = 20               # candidates the model sees (RankGPT's window)
 /// doc_chars = 300          # each candidate's one-line doc is cut to this
+/// window = "fused"         # fused | per_intent: with --intents, show each intent's own top list by need
+/// per_intent = 30          # per_intent: how deep each intent's list is shown
 /// ```
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -514,6 +516,18 @@ fusion = \"sum\"
         assert!(c.retrieve.rerank.enabled);
         assert_eq!(c.retrieve.rerank.depth, 10);
         assert!(config("[retrieve.rerank]\nwindow = 10\n", None).is_err());
+        assert_eq!(
+            d.window,
+            toolsmith_retrieve::RerankWindow::Fused,
+            "today's window"
+        );
+        let c = config(
+            "[retrieve.rerank]\nwindow = \"per_intent\"\nper_intent = 12\n",
+            None,
+        )?;
+        assert!(c.retrieve.rerank.per_intent_window());
+        assert_eq!(c.retrieve.rerank.per_intent, 12);
+        assert!(config("[retrieve.rerank]\nwindow = \"needs\"\n", None).is_err());
         Ok(())
     }
 

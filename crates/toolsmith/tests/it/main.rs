@@ -27,6 +27,7 @@ mod refine_invented_command;
 mod refine_queries_command;
 mod report_command;
 mod rerank_command;
+mod rerank_needs_command;
 mod search_command;
 mod search_speed_command;
 mod serve_command;

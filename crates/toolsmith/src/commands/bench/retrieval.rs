@@ -20,7 +20,7 @@ use toolsmith_retrieve::{
 
 use self::report::{
     COVERAGE_KS, CoveragePoint, CoverageSums, ExpandedCoverage, ExplainedApi, IntentCost, Miss,
-    MissingGold, QueryOffer, RerankCost, RetrievalReport,
+    MissingGold, QueryOffer, RerankCost, RetrievalReport, WindowCoverage,
 };
 use crate::cli::RetrievalArgs;
 use crate::context::Context;
@@ -81,8 +81,8 @@ struct Measured {
     search_secs: f64,
     /// With intent extraction: its fusion and its model usage over all queries.
     intents: Option<(IntentFusion, UsageTotals)>,
-    /// With reranking: its window, its model usage and what it did over all queries.
-    rerank: Option<(usize, UsageTotals, RerankCounts)>,
+    /// With reranking: its settings, its model usage and what it did over all queries.
+    rerank: Option<(RerankSettings, UsageTotals, RerankCounts)>,
 }
 
 impl Job {
@@ -187,7 +187,7 @@ impl Job {
         measured.rerank = self
             .rerank
             .zip(pipeline.rerank_usage())
-            .map(|(settings, (usage, counts))| (settings.depth, usage, counts));
+            .map(|(settings, (usage, counts))| (settings, usage, counts));
         Ok(measured)
     }
 
@@ -230,6 +230,14 @@ impl Job {
             let offered: Vec<ApiId> = hits.into_iter().map(|h| h.api).collect();
             measured.sums.expanded[i] += offered_covers(&offered, &q.gold) as u8 as f64;
             measured.sums.offered[i] += offered.len() as f64;
+            if i >= COVERAGE_KS.len()
+                && let Some(window) = pipeline
+                    .intent_window(&q.text, k, &Filter::default())
+                    .await?
+            {
+                measured.sums.window[i] += offered_covers(&window, &q.gold) as u8 as f64;
+                measured.sums.window_size[i] += window.len() as f64;
+            }
             if args.offers && i >= COVERAGE_KS.len() {
                 measured.offers.push(QueryOffer {
                     query: q.text.clone(),
@@ -306,8 +314,11 @@ impl Job {
                 prompt_tokens: usage.prompt_tokens as f64 / n,
                 completion_tokens: usage.completion_tokens as f64 / n,
             }),
-            rerank: m.rerank.map(|(depth, usage, counts)| RerankCost {
-                depth,
+            rerank: m.rerank.map(|(settings, usage, counts)| RerankCost {
+                depth: settings.depth,
+                window: settings.window,
+                per_intent: settings.per_intent_window().then_some(settings.per_intent),
+                candidates: counts.shown as f64 / (counts.reranked + counts.unusable).max(1) as f64,
                 llm_calls: usage.calls as f64 / n,
                 cache_hits: usage.cache_hits as f64 / n,
                 prompt_tokens: usage.prompt_tokens as f64 / n,
@@ -330,6 +341,10 @@ impl Job {
                 plain: pct(m.sums.plain[i]),
                 expanded: m.expands.then(|| pct(m.sums.expanded[i])),
                 offered: m.sums.offered[i] / n,
+                intent_window: self.intents.is_some().then(|| WindowCoverage {
+                    coverage: pct(m.sums.window[i]),
+                    candidates: m.sums.window_size[i] / n,
+                }),
             })
             .collect()
     }

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 use toolsmith_catalog::ApiId;
-use toolsmith_retrieve::{ExpandMode, Explanation, IntentFusion, Method};
+use toolsmith_retrieve::{ExpandMode, Explanation, IntentFusion, Method, RerankWindow};
 
 use crate::table;
 
@@ -92,6 +92,13 @@ impl fmt::Display for IntentCost {
 #[derive(Debug, Serialize)]
 pub(super) struct RerankCost {
     pub(super) depth: usize,
+    /// Which window a request with several intents gets.
+    pub(super) window: RerankWindow,
+    /// With a per-intent window: how deep each intent's list is shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) per_intent: Option<usize>,
+    /// Mean candidates shown per window asked about.
+    pub(super) candidates: f64,
     pub(super) llm_calls: f64,
     pub(super) cache_hits: f64,
     pub(super) prompt_tokens: f64,
@@ -101,11 +108,16 @@ pub(super) struct RerankCost {
 
 impl fmt::Display for RerankCost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let window = match self.per_intent {
+            Some(m) => format!("top {} fused, or top {m} per intent", self.depth),
+            None => format!("top {}", self.depth),
+        };
         write!(
             f,
-            "rerank (top {}) per query: {:.2} LLM calls ({:.2} from the cache), \
-             {:.0} prompt + {:.0} completion tokens; {} unusable repl(ies) kept the order",
-            self.depth,
+            "rerank ({window}; {:.1} candidates a window) per query: {:.2} LLM calls ({:.2} \
+             from the cache), {:.0} prompt + {:.0} completion tokens; {} unusable repl(ies) \
+             kept the order",
+            self.candidates,
             self.llm_calls,
             self.cache_hits,
             self.prompt_tokens,
@@ -133,6 +145,19 @@ pub(super) struct CoveragePoint {
     pub(super) expanded: Option<f64>,
     /// Mean tools offered with expansion.
     pub(super) offered: f64,
+    /// With intents: the union of the per-intent top K, as a per-intent reranking window of K
+    /// would show it (the ceiling of reranking that window).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) intent_window: Option<WindowCoverage>,
+}
+
+/// The union of a request's per-intent top K (a one-intent request: its own top K).
+#[derive(Debug, Serialize)]
+pub(super) struct WindowCoverage {
+    /// Share of queries whose whole gold path is in the union, %.
+    pub(super) coverage: f64,
+    /// Mean APIs in the union.
+    pub(super) candidates: f64,
 }
 
 /// A query whose gold path the expanded offer does not cover.
@@ -191,6 +216,10 @@ pub(super) struct CoverageSums {
     pub(super) plain: Vec<f64>,
     pub(super) expanded: Vec<f64>,
     pub(super) offered: Vec<f64>,
+    /// With intents: queries whose gold path the per-intent window of K holds, per K.
+    pub(super) window: Vec<f64>,
+    /// With intents: the per-intent window's APIs, per K.
+    pub(super) window_size: Vec<f64>,
 }
 
 impl CoverageSums {
@@ -200,6 +229,8 @@ impl CoverageSums {
             plain: vec![0.0; ks],
             expanded: vec![0.0; ks],
             offered: vec![0.0; ks],
+            window: vec![0.0; ks],
+            window_size: vec![0.0; ks],
         }
     }
 }
@@ -284,17 +315,33 @@ impl RetrievalReport {
     }
 
     fn curve_table(&self) -> String {
-        let mut out = table::new(["K", "top-K coverage", "expanded coverage", "tools offered"]);
+        let windows = self
+            .coverage_curve
+            .iter()
+            .any(|p| p.intent_window.is_some());
+        let mut header = vec!["K", "top-K coverage", "expanded coverage", "tools offered"];
+        if windows {
+            header.extend(["per-intent top-K window coverage", "window APIs"]);
+        }
+        let mut out = table::new(header.clone());
         for p in &self.coverage_curve {
-            out.add_row(vec![
+            let mut row = vec![
                 p.k.to_string(),
                 format!("{:.1}", p.plain),
                 p.expanded
                     .map_or_else(|| "-".to_owned(), |e| format!("{e:.1}")),
                 format!("{:.1}", p.offered),
-            ]);
+            ];
+            if windows {
+                let (cov, size) = p.intent_window.as_ref().map_or_else(
+                    || ("-".to_owned(), "-".to_owned()),
+                    |w| (format!("{:.1}", w.coverage), format!("{:.1}", w.candidates)),
+                );
+                row.extend([cov, size]);
+            }
+            out.add_row(row);
         }
-        table::align_right(&mut out, 0..4);
+        table::align_right(&mut out, 0..header.len());
         out.trim_fmt()
     }
 }
