@@ -51,7 +51,9 @@ fn default_two_step_share() -> f64 {
 #[serde(rename_all = "snake_case")]
 pub enum ChainStart {
     /// Chains whose first API finds an entity by name (it needs no other API's output and
-    /// takes a required text parameter that is not an id), then any others.
+    /// takes a required text parameter that is not an id), then any others; and single-API
+    /// paths on APIs no other API feeds first (RestBench's human single-API requests ask for
+    /// lists such as the top rated films, never for a detail by a database id).
     #[default]
     EntityFirst,
     /// Any chain, at random.
@@ -73,6 +75,11 @@ pub fn sample_paths(
     let mut rng = StdRng::seed_from_u64(sizes.seed);
     let mut all: Vec<ApiId> = catalog.apis().map(|(_, a)| a.api.id.clone()).collect();
     all.shuffle(&mut rng);
+    if sizes.chain_start == ChainStart::EntityFirst {
+        // A request about one API names what the user knows; an API another one feeds needs an
+        // id the user would first have to look up, so those come last.
+        all.sort_by_key(|api| producers.get(api).is_some_and(|p| !p.is_empty()));
+    }
     let mut out: Vec<GoldPath> = all
         .into_iter()
         .take(sizes.single)

@@ -220,6 +220,37 @@ fn sampling_is_deterministic_and_chains_follow_dependencies() {
 }
 
 #[test]
+fn single_api_requests_go_first_to_apis_that_need_no_looked_up_id() {
+    let (_, catalog) = films();
+    let producers = producers(&catalog);
+    let search = api(&catalog, "search_film");
+    let singles_of = |seed, start| {
+        let sizes = SampleSizes {
+            single: 1,
+            chains: 0,
+            combos: 0,
+            seed,
+            two_step_share: DEFAULT_TWO_STEP_SHARE,
+            chain_start: start,
+        };
+        sample_paths(&catalog, &producers, &sizes)
+    };
+    let mut any_elsewhere = false;
+    for seed in 0..20 {
+        // Only the search takes what a user knows (a title); the others need its film id.
+        assert_eq!(
+            singles_of(seed, ChainStart::EntityFirst)[0].apis,
+            vec![search.clone()]
+        );
+        any_elsewhere |= singles_of(seed, ChainStart::Any)[0].apis != vec![search.clone()];
+    }
+    assert!(
+        any_elsewhere,
+        "without the preference an id-fed API comes up"
+    );
+}
+
+#[test]
 fn chains_start_at_the_entity_search_and_follow_the_length_mix() {
     let (_, catalog) = films();
     let producers = producers(&catalog);
