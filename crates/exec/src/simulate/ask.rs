@@ -22,6 +22,10 @@ pub struct OracleAsk<'a> {
     /// What was cut from the draft for space (`/items holds 50 items; the
     /// first 3 are shown`): the answer writes it in full.
     pub cuts: &'a [String],
+    /// The draft's keys the schema does not require (`restrictions` of a
+    /// track), whose values are placeholders: the answer may leave them out,
+    /// or null, where the real API would not send them.
+    pub optional: &'a [String],
     /// Entities the session has shown already (`{"id", "name"/"title",
     /// "in"}`), the ones the arguments name first, so the answer agrees with
     /// them.

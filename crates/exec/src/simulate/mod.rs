@@ -44,6 +44,7 @@ mod fill;
 mod idshape;
 mod invariants;
 mod limits;
+mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
 mod pattern;

@@ -89,6 +89,7 @@ impl ResponseOracle for LlmOracle {
             "max_items": ask.max_items,
             "draft": ask.draft.map(canonical_json),
             "cuts": ask.cuts,
+            "optional": ask.optional.join(", "),
         });
         let prompt = if ask.draft.is_some() {
             &FILL

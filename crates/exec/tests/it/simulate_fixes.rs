@@ -1,0 +1,129 @@
+//! What stand-ins filling the simulator's drafts reported, fixed: keys an API
+//! sends only sometimes may be left out, a parameter's prose default is no
+//! value, details agree with the facts a session showed, a write answers
+//! with a fresh version token, and the prompt has the session's date.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolsmith_catalog::ApiId;
+use toolsmith_exec::{ApiBook, Executor, Fill, LlmOracle, Simulator, SimulatorSettings};
+use toolsmith_llm::testing::{Reply, ScriptedLlm};
+
+/// A small music API in Spotify's shapes, written for these tests.
+fn spec() -> Value {
+    let artist = json!({"type": "object", "required": ["id", "name"], "properties": {
+        "id": {"type": "string"}, "name": {"type": "string"},
+        "followers": {"type": "object", "properties": {"total": {"type": "integer"}}},
+        "popularity": {"type": "integer"}, "genres": {"type": "array",
+            "items": {"type": "string"}}}});
+    let track = json!({"type": "object", "required": ["id", "name", "is_playable"],
+        "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+        "is_playable": {"type": "boolean"},
+        "restrictions": {"type": "object", "properties": {"reason": {"type": "string"}}},
+        "linked_from": {"type": "object", "properties": {"id": {"type": "string"}}}}});
+    let ok = |schema: Value| json!({"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}});
+    let path_id = |name: &str| {
+        json!({"name": name, "in": "path", "required": true,
+        "schema": {"type": "string"}})
+    };
+    json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"}, "paths": {
+        "/tracks/{id}": {"get": {"parameters": [path_id("id")], "responses": ok(track)}},
+        "/search": {"get": {"parameters": [
+                {"name": "q", "in": "query", "schema": {"type": "string"}},
+                {"name": "per_page", "in": "query", "schema": {"type": "integer",
+                    "default": "Number of items to return in one page of results"}},
+                {"name": "sort", "in": "query", "schema": {"type": "string",
+                    "default": "The order of the results, by relevance or by date."}},
+                {"name": "market", "in": "query", "schema": {"type": "string",
+                    "default": "US"}}],
+            "responses": ok(json!({"type": "object", "properties": {
+                "per_page": {"type": "integer"}, "sort": {"type": "string"},
+                "market": {"type": "string"},
+                "artists": {"type": "array", "items": artist.clone()}}}))}},
+        "/artists/{id}": {"get": {"parameters": [path_id("id")], "responses": ok(artist)}},
+        "/playlists/{playlist_id}": {"get": {"parameters": [path_id("playlist_id")],
+            "responses": ok(json!({"type": "object", "properties": {
+                "id": {"type": "string"}, "name": {"type": "string"},
+                "snapshot_id": {"type": "string"}}}))}},
+        "/playlists/{playlist_id}/tracks": {"post": {"parameters": [path_id("playlist_id")],
+            "responses": {"201": {"description": "added", "content": {"application/json": {
+                "schema": {"type": "object", "properties": {
+                    "snapshot_id": {"type": "string"}}}}}}}}}
+    }})
+}
+
+fn book() -> Arc<ApiBook> {
+    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+    let spec = serde_json::to_vec(&spec()).unwrap();
+    let batch = read_bytes("music.json".as_ref(), &spec, &ImportOptions::default()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    Arc::new(ApiBook::from_catalog(&catalog))
+}
+
+/// The operation at `METHOD path`.
+fn op(book: &ApiBook, method: &str, path: &str) -> ApiId {
+    book.ids()
+        .find(|id| {
+            let api = &book.get(id).unwrap().api.api;
+            api.endpoint.method().map(|m| m.to_string()) == Some(method.to_owned())
+                && api.endpoint.path() == Some(path)
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("no {method} {path}"))
+}
+
+/// A simulator whose values `llm` fills.
+fn filling(book: &Arc<ApiBook>, llm: &Arc<ScriptedLlm>) -> Simulator {
+    let settings = SimulatorSettings {
+        fill: Fill::Llm,
+        ..SimulatorSettings::default()
+    };
+    Simulator::with_settings(Arc::clone(book), &settings)
+        .with_oracle(Arc::new(LlmOracle::new(llm.clone())))
+}
+
+/// The text of every request the model received.
+fn prompts(llm: &ScriptedLlm) -> Vec<String> {
+    llm.requests().iter().map(|r| format!("{r:?}")).collect()
+}
+
+/// Spotify sends `restrictions` and `linked_from` only for some tracks: the prompt
+/// says those keys may go, and an answer without them keeps them out; a required
+/// key left out still comes back from the draft.
+#[tokio::test]
+async fn a_key_the_schema_does_not_require_may_be_left_out() {
+    let book = book();
+    let track = op(&book, "GET", "/tracks/{id}");
+    let reply = json!({"id": "t1", "name": "Hey Jude"});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(reply.to_string())]));
+    let sim = filling(&book, &llm);
+    let got = sim.call(&track, &json!({"id": "t1"})).await.unwrap();
+    let body = got.body.json().unwrap();
+    assert_eq!(body["name"], "Hey Jude", "{body}");
+    assert!(body.get("restrictions").is_none(), "{body}");
+    assert!(body.get("linked_from").is_none(), "{body}");
+    assert!(
+        body["is_playable"].is_boolean(),
+        "required, so kept: {body}"
+    );
+    let asked = prompts(&llm);
+    let line = asked[0]
+        .split("\\n")
+        .find(|l| l.starts_with("Keys the API sends only for some things"))
+        .unwrap_or_else(|| panic!("no optional keys line: {}", asked[0]));
+    assert!(
+        line.contains("linked_from, ") && line.contains("restrictions."),
+        "{line}"
+    );
+    assert!(
+        !line.contains("is_playable") && !line.contains("name,"),
+        "{line}"
+    );
+}
