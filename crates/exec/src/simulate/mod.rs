@@ -48,6 +48,7 @@ mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
 mod pattern;
+mod prose;
 mod repair;
 mod request;
 mod rng;

@@ -39,7 +39,9 @@ fn spec() -> Value {
                     "default": "US"}}],
             "responses": ok(json!({"type": "object", "properties": {
                 "per_page": {"type": "integer"}, "sort": {"type": "string"},
-                "market": {"type": "string"},
+                "market": {"type": "string"}, "language": {"type": "string",
+                    "example": "The language code of the country the artist is from."},
+                "country": {"type": "string", "example": "GB"},
                 "artists": {"type": "array", "items": artist.clone()}}}))}},
         "/artists/{id}": {"get": {"parameters": [path_id("id")], "responses": ok(artist)}},
         "/playlists/{playlist_id}": {"get": {"parameters": [path_id("playlist_id")],
@@ -126,4 +128,41 @@ async fn a_key_the_schema_does_not_require_may_be_left_out() {
         !line.contains("is_playable") && !line.contains("name,"),
         "{line}"
     );
+}
+
+/// A spec that puts a parameter's description in its `default` (or a sentence in a
+/// field's `example`) gets no prose for a value: not as an argument the draft echoes,
+/// not in the model's prompt; a real default and a real example still apply.
+#[tokio::test]
+async fn a_default_or_example_that_is_prose_is_no_value() {
+    let book = book();
+    let search = op(&book, "GET", "/search");
+    let sim = Simulator::new(Arc::clone(&book));
+    let got = sim.call(&search, &json!({"q": "beatles"})).await.unwrap();
+    let body = got.body.json().unwrap();
+    assert_eq!(body["market"], "US", "a real default applies: {body}");
+    assert_eq!(body["country"], "GB", "a real example applies: {body}");
+    assert!(body["per_page"].is_i64(), "{body}");
+    for field in ["sort", "language"] {
+        let text = body[field].as_str().unwrap_or_default();
+        assert!(
+            text.split_whitespace().count() < 4,
+            "`{field}` holds prose: {body}"
+        );
+    }
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(body.to_string())]));
+    filling(&book, &llm)
+        .call(&search, &json!({"q": "beatles"}))
+        .await
+        .unwrap();
+    let asked = prompts(&llm);
+    let args = asked[0]
+        .split("\\n")
+        .find(|l| l.starts_with("Call arguments"))
+        .unwrap_or_else(|| panic!("no arguments line: {}", asked[0]));
+    assert!(
+        args.contains("US") && !args.contains("Number of items"),
+        "{args}"
+    );
+    assert!(!args.contains("order of the results"), "{args}");
 }
