@@ -27,8 +27,8 @@ pub struct OracleAsk<'a> {
     /// or null, where the real API would not send them.
     pub optional: &'a [String],
     /// Entities the session has shown already (`{"id", "name"/"title",
-    /// "in"}`), the ones the arguments name first, so the answer agrees with
-    /// them.
+    /// "in"}` and a few short facts such as `"followers.total"`), the ones the
+    /// arguments name first, so the answer agrees with them.
     pub seen: &'a [Value],
     /// The user's request the session serves, if known: the answer treats
     /// what it presupposes (a playlist it names) as held by the user's account.

@@ -166,3 +166,37 @@ async fn a_default_or_example_that_is_prose_is_no_value() {
     );
     assert!(!args.contains("order of the results"), "{args}");
 }
+
+/// A detail after a search is told what the search showed of the same artist
+/// (its follower count, its popularity), not only its id and name.
+#[tokio::test]
+async fn a_detail_is_told_the_facts_a_search_showed() {
+    let book = book();
+    let search = op(&book, "GET", "/search");
+    let artist = op(&book, "GET", "/artists/{id}");
+    let found = json!({"per_page": 20, "market": "US", "artists": [{"id": "3WrFJ7",
+        "name": "The Beatles", "followers": {"total": 31208461}, "popularity": 83,
+        "genres": ["rock"]}]});
+    let detail = json!({"id": "3WrFJ7", "name": "The Beatles"});
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(found.to_string()),
+        Reply::text(detail.to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    sim.call(&search, &json!({"q": "beatles"})).await.unwrap();
+    sim.call(&artist, &json!({"id": "3WrFJ7"})).await.unwrap();
+    let asked = prompts(&llm);
+    let later = &asked[1];
+    let shown = later
+        .split("\\n")
+        .find(|l| l.contains("3WrFJ7") && l.starts_with("- "))
+        .unwrap_or_else(|| panic!("the artist is not among the things shown: {later}"));
+    assert!(
+        shown.contains("followers.total") && shown.contains("31208461"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("popularity") && shown.contains("83"),
+        "{shown}"
+    );
+}
