@@ -57,6 +57,7 @@ mod session;
 mod shrink;
 mod state;
 mod synth;
+mod version;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -499,7 +500,12 @@ impl Executor for Simulator {
                 session.remember(value);
             }
             if let Some(call) = write_call(entry) {
-                session.record_write(call, &Value::Object(args.clone()));
+                let args = Value::Object(args.clone());
+                // A write makes a new version of what it changed (`snapshot_id`, `etag`).
+                let seed =
+                    stable_hash(&[api.to_string().as_bytes(), canonical_json(&args).as_bytes()]);
+                version::refresh(value, seed);
+                session.record_write(call, &args);
             }
         }
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))

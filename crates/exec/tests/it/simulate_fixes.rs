@@ -200,3 +200,42 @@ async fn a_detail_is_told_the_facts_a_search_showed() {
         "{shown}"
     );
 }
+
+/// A model that answers an add-tracks with the `snapshot_id` the playlist was read
+/// with is overruled: the write's response carries a new one.
+#[tokio::test]
+async fn a_write_answers_a_new_snapshot_not_the_one_read_before() {
+    let book = book();
+    let read = op(&book, "GET", "/playlists/{playlist_id}");
+    let add = op(&book, "POST", "/playlists/{playlist_id}/tracks");
+    let snapshot = "MTAsZDVmZDQ2OWE5ZTA5";
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(json!({"id": "p1", "name": "Road trip", "snapshot_id": snapshot}).to_string()),
+        Reply::text(json!({"snapshot_id": snapshot}).to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    let before = sim
+        .call(&read, &json!({"playlist_id": "p1"}))
+        .await
+        .unwrap();
+    assert_eq!(before.body.json().unwrap()["snapshot_id"], snapshot);
+    let added = sim.call(&add, &json!({"playlist_id": "p1"})).await.unwrap();
+    let token = added.body.json().unwrap()["snapshot_id"].clone();
+    assert_ne!(token, snapshot, "{added:?}");
+    assert_eq!(
+        token.as_str().map(str::len),
+        Some(snapshot.len()),
+        "{token}"
+    );
+    // The same write answers the same token (replays stay exact).
+    let again = Simulator::new(Arc::clone(&book));
+    let a = again
+        .call(&add, &json!({"playlist_id": "p1"}))
+        .await
+        .unwrap();
+    let b = again
+        .call(&add, &json!({"playlist_id": "p1"}))
+        .await
+        .unwrap();
+    assert_eq!(a.body, b.body);
+}
