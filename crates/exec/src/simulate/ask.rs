@@ -33,6 +33,9 @@ pub struct OracleAsk<'a> {
     /// The user's request the session serves, if known: the answer treats
     /// what it presupposes (a playlist it names) as held by the user's account.
     pub task: Option<&'a str>,
+    /// The date of the session's world ([`crate::SimulatorSettings::today`]):
+    /// what the answer shows as current is current on it.
+    pub today: jiff::civil::Date,
     /// The number of items the call asks for (`limit=20`), capped at
     /// `max_items`.
     pub requested: Option<usize>,

@@ -21,7 +21,7 @@ use crate::observation::{FailureKind, Observation, Provenance};
 /// Characters a fill prompt holds besides its draft and the parts measured
 /// apart (the doc, the arguments, the task, the entities shown): the template,
 /// with room for the parameters.
-const PROMPT_FRAME: usize = 3_400;
+const PROMPT_FRAME: usize = 3_600;
 
 /// Oracle requests in flight, by what makes their prompt (task, API, arguments,
 /// entities shown): a call that arrives while the same one is being answered
@@ -57,6 +57,8 @@ impl Flights {
 pub(crate) struct Asking<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) task: Option<&'a str>,
+    /// The date of the session's world.
+    pub(crate) today: jiff::civil::Date,
 }
 
 impl Asking<'_> {
@@ -118,6 +120,7 @@ impl Asking<'_> {
             optional: &optional,
             seen,
             task: self.task,
+            today: self.today,
             requested: request
                 .requested
                 .map(|n| n.min(list_cap(entry).unwrap_or(usize::MAX))),

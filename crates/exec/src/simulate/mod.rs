@@ -57,6 +57,7 @@ mod session;
 mod shrink;
 mod state;
 mod synth;
+mod today;
 mod version;
 
 use std::collections::HashMap;
@@ -105,6 +106,13 @@ pub struct SimulatorSettings {
     /// examples (`schema`, the default), or then rewritten by the configured
     /// model to be true to the world (`llm`).
     pub fill: Fill,
+    /// The date the simulated world is at (`YYYY-MM-DD`), told to the model filling
+    /// a response so that what is current (on the air, trending, upcoming, playing
+    /// now) is true to it. Unset, each session takes the real UTC date when it starts,
+    /// and its prompts (so the LLM cache keys) change with the day: pin it for a
+    /// benchmark rerun that must replay every answer exactly.
+    #[serde(deserialize_with = "today::deserialize")]
+    pub today: Option<jiff::civil::Date>,
 }
 
 /// How a simulated response's values are chosen (`[exec.simulate] fill`).
@@ -135,6 +143,7 @@ impl Default for SimulatorSettings {
             max_requested_items: 100,
             max_prompt_chars: 24_000,
             fill: Fill::Schema,
+            today: None,
         }
     }
 }
@@ -159,6 +168,10 @@ pub struct Simulator {
     task: Option<Arc<str>>,
     /// The oracle's requests in flight, shared by every session.
     flights: Arc<fill::Flights>,
+    /// The date setting (`None`: the real date when a session starts).
+    pinned: Option<jiff::civil::Date>,
+    /// The date of this session's world, told to the oracle.
+    today: jiff::civil::Date,
 }
 
 impl std::fmt::Debug for Simulator {
@@ -220,6 +233,8 @@ impl Simulator {
             session: Arc::new(Mutex::new(Session::default())),
             task: None,
             flights: Arc::default(),
+            pinned: settings.today,
+            today: settings.today.unwrap_or_else(today::utc_today),
         }
     }
 
@@ -418,6 +433,7 @@ impl Simulator {
             return Ok(body);
         }
         let key = stable_hash(&[
+            self.today.to_string().as_bytes(),
             self.task.as_deref().unwrap_or_default().as_bytes(),
             api.to_string().as_bytes(),
             canonical_json(args).as_bytes(),
@@ -426,6 +442,7 @@ impl Simulator {
         let asking = fill::Asking {
             limits: &self.limits,
             task: self.task.as_deref(),
+            today: self.today,
         };
         let fill = || asking.fill(oracle, entry, args, draft.as_ref(), &seen);
         let body = self.flights.once(key, fill).await?;
@@ -519,6 +536,7 @@ impl Executor for Simulator {
             labels: Arc::new(Mutex::new(Labels::default())),
             session: Arc::new(Mutex::new(Session::default())),
             task: task.map(Arc::from),
+            today: self.pinned.unwrap_or_else(today::utc_today),
             ..self.clone()
         }))
     }

@@ -83,6 +83,7 @@ impl ResponseOracle for LlmOracle {
             "args": canonical_json(ask.args),
             "seen": seen,
             "task": ask.task,
+            "today": ask.today.to_string(),
             "requested": ask.requested,
             "min_list": ask.list_items.0,
             "max_list": ask.list_items.1,

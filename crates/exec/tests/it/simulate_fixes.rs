@@ -239,3 +239,70 @@ async fn a_write_answers_a_new_snapshot_not_the_one_read_before() {
         .unwrap();
     assert_eq!(a.body, b.body);
 }
+
+/// The fill prompt states the session's date: the pinned one when the setting
+/// gives it (so a rerun behind the LLM cache replays exactly), else today's.
+#[tokio::test]
+async fn the_fill_prompt_states_the_sessions_date() {
+    use toolsmith_llm::{CacheDb, CacheMode, CachedChat, ChatModel};
+    let book = book();
+    let track = op(&book, "GET", "/tracks/{id}");
+    let reply = json!({"id": "t1", "name": "Hey Jude", "is_playable": true});
+    let db = CacheDb::in_memory().unwrap();
+    let dated = |llm: &Arc<ScriptedLlm>, today: Option<&str>| {
+        let model: Arc<dyn ChatModel> = Arc::new(CachedChat::new(
+            llm.clone(),
+            db.clone(),
+            CacheMode::ReadWrite,
+        ));
+        let settings = SimulatorSettings {
+            fill: Fill::Llm,
+            today: today.map(|t| t.parse().unwrap()),
+            ..SimulatorSettings::default()
+        };
+        Simulator::with_settings(Arc::clone(&book), &settings)
+            .with_oracle(Arc::new(LlmOracle::new(model)))
+    };
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(reply.to_string())]));
+    let first = dated(&llm, Some("2026-01-15"))
+        .call(&track, &json!({"id": "t1"}))
+        .await
+        .unwrap();
+    let asked = prompts(&llm);
+    assert!(
+        asked[0].contains("Today's date: 2026-01-15."),
+        "{}",
+        asked[0]
+    );
+    // Pinned, a rerun asks no model: the same prompt, the cached answer.
+    let silent = Arc::new(ScriptedLlm::new(Vec::<Reply>::new()));
+    let rerun = dated(&silent, Some("2026-01-15"))
+        .call(&track, &json!({"id": "t1"}))
+        .await
+        .unwrap();
+    assert_eq!(rerun.body, first.body);
+    assert!(silent.requests().is_empty());
+    // Unset, the date is the real one (UTC), the one before or after the call.
+    let utc = || {
+        jiff::Timestamp::now()
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .date()
+    };
+    let before = utc();
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(reply.to_string())]));
+    dated(&llm, None)
+        .fork_for(None)
+        .unwrap()
+        .call(&track, &json!({"id": "t1"}))
+        .await
+        .unwrap();
+    let after = utc();
+    let asked = prompts(&llm);
+    assert!(
+        [before, after]
+            .iter()
+            .any(|d| asked[0].contains(&format!("Today's date: {d}."))),
+        "{}",
+        asked[0]
+    );
+}
