@@ -26,6 +26,9 @@ pub struct OracleAsk<'a> {
     /// track), whose values are placeholders: the answer may leave them out,
     /// or null, where the real API would not send them.
     pub optional: &'a [String],
+    /// Whether the draft holds empty objects its schema leaves open, which the
+    /// answer fills with the keys the real API returns there.
+    pub open: bool,
     /// Entities the session has shown already (`{"id", "name"/"title",
     /// "in"}` and a few short facts such as `"followers.total"`), the ones the
     /// arguments name first, so the answer agrees with them.

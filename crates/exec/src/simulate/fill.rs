@@ -21,7 +21,7 @@ use crate::observation::{FailureKind, Observation, Provenance};
 /// Characters a fill prompt holds besides its draft and the parts measured
 /// apart (the doc, the arguments, the task, the entities shown): the template,
 /// with room for the parameters.
-const PROMPT_FRAME: usize = 3_600;
+const PROMPT_FRAME: usize = 3_800;
 
 /// Oracle requests in flight, by what makes their prompt (task, API, arguments,
 /// entities shown): a call that arrives while the same one is being answered
@@ -118,6 +118,9 @@ impl Asking<'_> {
             draft: shown.as_ref().map(|s| &s.draft),
             cuts: shown.as_ref().map_or(&[], |s| s.notes.as_slice()),
             optional: &optional,
+            open: shown
+                .as_ref()
+                .is_some_and(|s| optional::has_open_object(&s.draft)),
             seen,
             task: self.task,
             today: self.today,

@@ -2,7 +2,9 @@
 //! and `linked_from` of a track): a real API sends them only for some things, so
 //! the model filling the draft is told it may leave them out rather than invent a
 //! value for the draft's placeholder. Repair accepts the absence: only a missing
-//! required key is added back from the draft.
+//! required key is added back from the draft. The other way round, an empty object
+//! in a draft is one its schema leaves open (RapidAPI's envelope `{"get", "errors",
+//! "response": [{}]}` of many ToolBench tools): the model may fill it with keys.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,6 +47,20 @@ pub(crate) fn optional_keys(
         })
         .take(MAX_KEYS)
         .collect()
+}
+
+/// Whether the draft holds an empty object (down to [`MAX_DEPTH`]): one its schema
+/// leaves open, whose keys the model writes.
+pub(crate) fn has_open_object(draft: &Value) -> bool {
+    fn open(value: &Value, depth: usize) -> bool {
+        depth <= MAX_DEPTH
+            && match value {
+                Value::Object(map) => map.is_empty() || map.values().any(|v| open(v, depth + 1)),
+                Value::Array(items) => items.iter().any(|v| open(v, depth + 1)),
+                _ => false,
+            }
+    }
+    open(draft, 0)
 }
 
 /// The walk of a draft beside its schema.

@@ -91,6 +91,7 @@ impl ResponseOracle for LlmOracle {
             "draft": ask.draft.map(canonical_json),
             "cuts": ask.cuts,
             "optional": ask.optional.join(", "),
+            "open": ask.open,
         });
         let prompt = if ask.draft.is_some() {
             &FILL

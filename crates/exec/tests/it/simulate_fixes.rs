@@ -306,3 +306,50 @@ async fn the_fill_prompt_states_the_sessions_date() {
         asked[0]
     );
 }
+
+/// Many ToolBench tools document RapidAPI's envelope `{"get", "parameters", "errors",
+/// "results", "response": [{}]}` as their success: the draft's results are empty
+/// objects, which the "add no keys" rule left empty, so the answer read like an
+/// error. The prompt now says an empty object is open, and the keys the model
+/// writes into it stay.
+#[tokio::test]
+async fn an_open_object_of_an_envelope_is_filled_not_left_empty() {
+    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
+    let envelope = json!({"type": "object", "properties": {"get": {"type": "string"},
+        "parameters": {"type": "array"}, "errors": {"type": "array"},
+        "results": {"type": "integer"},
+        "response": {"type": "array", "items": {"type": "object"}}}});
+    let spec = json!({"openapi": "3.0.0", "info": {"title": "Films", "version": "1"},
+        "paths": {"/titles/search/title/{title}": {"get": {"parameters": [{"name": "title",
+            "in": "path", "required": true, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "ok", "content": {"application/json": {
+                "schema": envelope}}}}}}}});
+    let bytes = serde_json::to_vec(&spec).unwrap();
+    let batch = read_bytes("films.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
+    let mut store = Store::in_memory().unwrap();
+    store
+        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+        .unwrap();
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let book = Arc::new(ApiBook::from_catalog(&catalog));
+    let search = op(&book, "GET", "/titles/search/title/{title}");
+    let reply = json!({"get": "titles/search/title", "parameters": [], "errors": [],
+        "results": 1, "response": [{"id": "tt0113277", "titleText": "Heat",
+            "releaseYear": 1995}]});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(reply.to_string())]));
+    let got = filling(&book, &llm)
+        .call(&search, &json!({"title": "Heat"}))
+        .await
+        .unwrap();
+    let body = got.body.json().unwrap();
+    assert_eq!(body["response"][0]["titleText"], "Heat", "{body}");
+    assert_eq!(body["errors"], json!([]), "{body}");
+    let asked = prompts(&llm);
+    assert!(
+        asked[0].contains("An empty object `{}` in the draft is one the schema leaves open"),
+        "{}",
+        asked[0]
+    );
+}
