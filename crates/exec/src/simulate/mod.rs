@@ -38,6 +38,13 @@
 //!   model request per distinct call in flight);
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection.
+//!
+//! What a fill prompt also tells the model: the keys the schema does not
+//! require, which it may leave out, and the empty objects a schema leaves
+//! open, which it fills (`optional`); a few short facts of each entity shown
+//! (`session`); the session's date ([`SimulatorSettings::today`]). A default
+//! or example that is really prose is no value (`prose`), and a write's
+//! response carries a fresh version token (`version`).
 
 mod ask;
 mod fill;

@@ -3,11 +3,12 @@
 //! filling the response copies the token a read showed before the write; here
 //! every version field of a write's response gets a fresh value instead.
 //!
-//! The heuristic, by field name: a field is a version token when its name
-//! (lowercase) contains `snapshot` or `etag`, or is `version`, `revision`,
-//! `rev`, or ends in `_version` or `_revision`. A text token is redrawn in its
-//! own shape (a digit for a digit, a letter of the same case for a letter, the
-//! rest kept); an integer one counts up by one.
+//! The heuristic, by field name (lowercase): a version token is named `etag`,
+//! `snapshot`, `version`, `revision` or `rev`, or ends in `snapshot_id`, `_etag`,
+//! `version_id` or `revision_id` (not `api_version` nor `snapshot_date`, which
+//! name no version of the thing changed). A text token is redrawn in its own
+//! shape (a digit for a digit, a letter of the same case for a letter, the rest
+//! kept); an integer one counts up by one.
 
 use serde_json::Value;
 
@@ -21,11 +22,12 @@ const FRESH_LEN: usize = 24;
 /// Whether a field names a version of what the response shows.
 pub(crate) fn is_version_field(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower.contains("snapshot")
-        || lower.contains("etag")
-        || matches!(lower.as_str(), "version" | "revision" | "rev")
-        || lower.ends_with("_version")
-        || lower.ends_with("_revision")
+    matches!(
+        lower.as_str(),
+        "etag" | "snapshot" | "version" | "revision" | "rev"
+    ) || ["snapshot_id", "_etag", "version_id", "revision_id"]
+        .iter()
+        .any(|end| lower.ends_with(end))
 }
 
 /// Gives every version field of `body` (down to [`MAX_DEPTH`]) a fresh value drawn
@@ -97,10 +99,11 @@ mod tests {
     #[test]
     fn version_fields_get_fresh_values_of_their_shape() {
         let old = json!({"snapshot_id": "MTAsZDVmZDQ2", "version": 7, "etag": "\"\"",
-            "name": "Road trip", "meta": {"revision": "r12"}});
+            "name": "Road trip", "meta": {"revision": "r12"}, "api_version": "2024-01-01"});
         let mut body = old.clone();
         refresh(&mut body, 42);
         assert_eq!(body["name"], "Road trip");
+        assert_eq!(body["api_version"], "2024-01-01");
         assert_eq!(body["version"], 8);
         let (a, b) = (body["snapshot_id"].as_str(), old["snapshot_id"].as_str());
         assert_ne!(a, b);
@@ -108,6 +111,7 @@ mod tests {
         assert_ne!(body["etag"], old["etag"]);
         assert_ne!(body["meta"]["revision"], old["meta"]["revision"]);
         assert_eq!(body["meta"]["revision"].as_str().map(str::len), Some(3));
-        assert!(!is_version_field("previous") && is_version_field("api_version"));
+        assert!(is_version_field("snapshot_id") && is_version_field("version_id"));
+        assert!(!is_version_field("api_version") && !is_version_field("snapshot_date"));
     }
 }
