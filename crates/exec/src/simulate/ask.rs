@@ -22,13 +22,23 @@ pub struct OracleAsk<'a> {
     /// What was cut from the draft for space (`/items holds 50 items; the
     /// first 3 are shown`): the answer writes it in full.
     pub cuts: &'a [String],
+    /// The draft's keys the schema does not require (`restrictions` of a
+    /// track), whose values are placeholders: the answer may leave them out,
+    /// or null, where the real API would not send them.
+    pub optional: &'a [String],
+    /// Whether the draft holds empty objects its schema leaves open, which the
+    /// answer fills with the keys the real API returns there.
+    pub open: bool,
     /// Entities the session has shown already (`{"id", "name"/"title",
-    /// "in"}`), the ones the arguments name first, so the answer agrees with
-    /// them.
+    /// "in"}` and a few short facts such as `"followers.total"`), the ones the
+    /// arguments name first, so the answer agrees with them.
     pub seen: &'a [Value],
     /// The user's request the session serves, if known: the answer treats
     /// what it presupposes (a playlist it names) as held by the user's account.
     pub task: Option<&'a str>,
+    /// The date of the session's world ([`crate::SimulatorSettings::today`]):
+    /// what the answer shows as current is current on it.
+    pub today: jiff::civil::Date,
     /// The number of items the call asks for (`limit=20`), capped at
     /// `max_items`.
     pub requested: Option<usize>,

@@ -13,7 +13,7 @@ use tokio::sync::OnceCell;
 use super::ask::{OracleAsk, ResponseOracle};
 use super::limits::Limits;
 use super::request::{self, Request, path_id};
-use super::{repair, shrink, state};
+use super::{optional, repair, shrink, state};
 use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 use crate::observation::{FailureKind, Observation, Provenance};
@@ -21,7 +21,7 @@ use crate::observation::{FailureKind, Observation, Provenance};
 /// Characters a fill prompt holds besides its draft and the parts measured
 /// apart (the doc, the arguments, the task, the entities shown): the template,
 /// with room for the parameters.
-const PROMPT_FRAME: usize = 3_000;
+const PROMPT_FRAME: usize = 3_800;
 
 /// Oracle requests in flight, by what makes their prompt (task, API, arguments,
 /// entities shown): a call that arrives while the same one is being answered
@@ -57,6 +57,8 @@ impl Flights {
 pub(crate) struct Asking<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) task: Option<&'a str>,
+    /// The date of the session's world.
+    pub(crate) today: jiff::civil::Date,
 }
 
 impl Asking<'_> {
@@ -82,8 +84,15 @@ impl Asking<'_> {
                 Provenance::SimulatedLlm,
             )
         };
+        let empty = Map::new();
+        let args_map = args.as_object().unwrap_or(&empty);
+        let optional = match (draft, entry.api.api.response_schema.as_ref()) {
+            (Some(draft), Some(schema)) => optional::optional_keys(schema, draft, args_map),
+            _ => Vec::new(),
+        };
         let budget = self.limits.max_prompt_chars;
         let frame = PROMPT_FRAME
+            + optional.iter().map(|k| k.len() + 2).sum::<usize>()
             + entry.api.description().len()
             + canonical_json(args).len()
             + self.task.map_or(0, str::len)
@@ -102,15 +111,19 @@ impl Asking<'_> {
             ),
             None => None,
         };
-        let empty = Map::new();
-        let request = Request::new(entry, args.as_object().unwrap_or(&empty), self.limits);
+        let request = Request::new(entry, args_map, self.limits);
         let ask = OracleAsk {
             entry,
             args,
             draft: shown.as_ref().map(|s| &s.draft),
             cuts: shown.as_ref().map_or(&[], |s| s.notes.as_slice()),
+            optional: &optional,
+            open: shown
+                .as_ref()
+                .is_some_and(|s| optional::has_open_object(&s.draft)),
             seen,
             task: self.task,
+            today: self.today,
             requested: request
                 .requested
                 .map(|n| n.min(list_cap(entry).unwrap_or(usize::MAX))),

@@ -38,15 +38,24 @@
 //!   model request per distinct call in flight);
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection.
+//!
+//! What a fill prompt also tells the model: the keys the schema does not
+//! require, which it may leave out, and the empty objects a schema leaves
+//! open, which it fills (`optional`); a few short facts of each entity shown
+//! (`session`); the session's date ([`SimulatorSettings::today`]). A default
+//! or example that is really prose is no value (`prose`), and a write's
+//! response carries a fresh version token (`version`).
 
 mod ask;
 mod fill;
 mod idshape;
 mod invariants;
 mod limits;
+mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
 mod pattern;
+mod prose;
 mod repair;
 mod request;
 mod rng;
@@ -55,6 +64,8 @@ mod session;
 mod shrink;
 mod state;
 mod synth;
+mod today;
+mod version;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -102,6 +113,13 @@ pub struct SimulatorSettings {
     /// examples (`schema`, the default), or then rewritten by the configured
     /// model to be true to the world (`llm`).
     pub fill: Fill,
+    /// The date the simulated world is at (`YYYY-MM-DD`), told to the model filling
+    /// a response so that what is current (on the air, trending, upcoming, playing
+    /// now) is true to it. Unset, each session takes the real UTC date when it starts,
+    /// and its prompts (so the LLM cache keys) change with the day: pin it for a
+    /// benchmark rerun that must replay every answer exactly.
+    #[serde(deserialize_with = "today::deserialize")]
+    pub today: Option<jiff::civil::Date>,
 }
 
 /// How a simulated response's values are chosen (`[exec.simulate] fill`).
@@ -132,6 +150,7 @@ impl Default for SimulatorSettings {
             max_requested_items: 100,
             max_prompt_chars: 24_000,
             fill: Fill::Schema,
+            today: None,
         }
     }
 }
@@ -156,6 +175,10 @@ pub struct Simulator {
     task: Option<Arc<str>>,
     /// The oracle's requests in flight, shared by every session.
     flights: Arc<fill::Flights>,
+    /// The date setting (`None`: the real date when a session starts).
+    pinned: Option<jiff::civil::Date>,
+    /// The date of this session's world, told to the oracle.
+    today: jiff::civil::Date,
 }
 
 impl std::fmt::Debug for Simulator {
@@ -217,6 +240,8 @@ impl Simulator {
             session: Arc::new(Mutex::new(Session::default())),
             task: None,
             flights: Arc::default(),
+            pinned: settings.today,
+            today: settings.today.unwrap_or_else(today::utc_today),
         }
     }
 
@@ -415,6 +440,7 @@ impl Simulator {
             return Ok(body);
         }
         let key = stable_hash(&[
+            self.today.to_string().as_bytes(),
             self.task.as_deref().unwrap_or_default().as_bytes(),
             api.to_string().as_bytes(),
             canonical_json(args).as_bytes(),
@@ -423,6 +449,7 @@ impl Simulator {
         let asking = fill::Asking {
             limits: &self.limits,
             task: self.task.as_deref(),
+            today: self.today,
         };
         let fill = || asking.fill(oracle, entry, args, draft.as_ref(), &seen);
         let body = self.flights.once(key, fill).await?;
@@ -497,7 +524,12 @@ impl Executor for Simulator {
                 session.remember(value);
             }
             if let Some(call) = write_call(entry) {
-                session.record_write(call, &Value::Object(args.clone()));
+                let args = Value::Object(args.clone());
+                // A write makes a new version of what it changed (`snapshot_id`, `etag`).
+                let seed =
+                    stable_hash(&[api.to_string().as_bytes(), canonical_json(&args).as_bytes()]);
+                version::refresh(value, seed);
+                session.record_write(call, &args);
             }
         }
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))
@@ -511,6 +543,7 @@ impl Executor for Simulator {
             labels: Arc::new(Mutex::new(Labels::default())),
             session: Arc::new(Mutex::new(Session::default())),
             task: task.map(Arc::from),
+            today: self.pinned.unwrap_or_else(today::utc_today),
             ..self.clone()
         }))
     }

@@ -83,12 +83,15 @@ impl ResponseOracle for LlmOracle {
             "args": canonical_json(ask.args),
             "seen": seen,
             "task": ask.task,
+            "today": ask.today.to_string(),
             "requested": ask.requested,
             "min_list": ask.list_items.0,
             "max_list": ask.list_items.1,
             "max_items": ask.max_items,
             "draft": ask.draft.map(canonical_json),
             "cuts": ask.cuts,
+            "optional": ask.optional.join(", "),
+            "open": ask.open,
         });
         let prompt = if ask.draft.is_some() {
             &FILL

@@ -32,13 +32,20 @@ const LABELS: &[&str] = &[
 ];
 /// How deep in a response entities are looked for.
 const MAX_DEPTH: usize = 4;
+/// Most facts kept per sighting of an entity, besides its id and labels.
+const MAX_FACTS: usize = 6;
+/// Most characters of a text fact (longer texts are not facts but prose).
+const MAX_FACT_CHARS: usize = 40;
+/// Fields that are no fact worth repeating (addresses of the entity, its kind).
+const NOT_FACTS: &[&str] = &["id", "in", "type", "uri", "href", "url"];
 
 /// The session memory of a simulator.
 #[derive(Debug, Default)]
 pub(crate) struct Session {
     /// Responses written by the oracle, by API and canonical arguments.
     filled: HashMap<(ApiId, String), Value>,
-    /// Entities shown, by id as text, latest first: `{"id", "name"|"title", "in"}`.
+    /// Entities shown, by id as text, latest first: `{"id", "name"|"title", "in"}` and
+    /// a few short facts (`"followers.total"`, `"release_date"`; see [`facts`]).
     seen: HashMap<String, Vec<Value>>,
     /// The session's successful writes (calls other than GET), oldest first, each
     /// `{"done": "METHOD path", "arguments": ...}`: the next fill is told them.
@@ -151,10 +158,68 @@ fn entity(map: &Map<String, Value>, key: Option<&str>) -> Option<Value> {
     if out.len() == 1 {
         return None;
     }
+    for (name, fact) in facts(map) {
+        out.insert(name, fact);
+    }
     if let Some(key) = key {
         out.insert("in".to_owned(), Value::String(key.to_owned()));
     }
     Some(Value::Object(out))
+}
+
+/// The short scalar facts of an entity (a count, a date, a short text), so that a
+/// later response about it agrees: its own fields and those of a small object it holds
+/// without an id (`followers.total`); numbers and dates first, in the order the response
+/// has them, then other texts and flags, at most [`MAX_FACTS`].
+fn facts(map: &Map<String, Value>) -> Vec<(String, Value)> {
+    let mut found: Vec<(u8, String, Value)> = Vec::new();
+    for (key, value) in map {
+        if LABELS.contains(&key.as_str()) || !is_fact_name(key) {
+            continue;
+        }
+        match value {
+            Value::Object(inner) if !inner.contains_key("id") && inner.len() <= 3 => {
+                for (sub, v) in inner {
+                    if let Some(rank) = fact_rank(v).filter(|_| is_fact_name(sub)) {
+                        found.push((rank, format!("{key}.{sub}"), v.clone()));
+                    }
+                }
+            }
+            _ => {
+                if let Some(rank) = fact_rank(value) {
+                    found.push((rank, key.clone(), value.clone()));
+                }
+            }
+        }
+    }
+    found.sort_by_key(|(rank, _, _)| *rank);
+    found
+        .into_iter()
+        .take(MAX_FACTS)
+        .map(|(_, name, value)| (name, value))
+        .collect()
+}
+
+/// Whether a field may hold a fact: not an address or the entity's kind.
+fn is_fact_name(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    !NOT_FACTS.contains(&lower.as_str()) && !lower.ends_with("_url") && !lower.ends_with("_path")
+}
+
+/// How early a value is kept as a fact (numbers and dates, then texts, then flags), `None`
+/// for what is no short scalar (a long text, a link, a list).
+fn fact_rank(value: &Value) -> Option<u8> {
+    match value {
+        Value::Number(_) => Some(0),
+        Value::String(text) if text.chars().count() <= MAX_FACT_CHARS && !text.contains("://") => {
+            let dated = text.len() >= 7
+                && text.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+                && text.as_bytes()[4] == b'-';
+            Some(if dated { 0 } else { 1 })
+        }
+        Value::Bool(_) => Some(2),
+        _ => None,
+    }
 }
 
 fn scalar(value: &Value) -> Option<String> {
@@ -162,5 +227,42 @@ fn scalar(value: &Value) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A sighting keeps a few short facts of its entity, numbers and dates first, never a long
+    /// text or a link, and never more than [`MAX_FACTS`].
+    #[test]
+    fn a_sighting_keeps_a_bounded_few_short_facts() {
+        let mut session = Session::default();
+        let mut artist = json!({"id": "a1", "name": "The Beatles", "type": "artist",
+            "href": "https://api.example/artists/a1", "followers": {"total": 123},
+            "bio": "A band from Liverpool that changed popular music for good, and more.",
+            "formed": "1960-08-01", "country": "GB", "active": false});
+        for i in 0..10 {
+            artist[format!("count_{i}")] = json!(i);
+        }
+        session.remember(&json!({"artists": [artist]}));
+        let shown = session.relevant(&json!({"id": "a1"}));
+        let [one] = shown.as_slice() else {
+            panic!("{shown:?}")
+        };
+        let fields = one.as_object().map(Map::len).unwrap_or_default();
+        assert_eq!(fields, 2 + MAX_FACTS + 1, "{one}");
+        assert_eq!(one["followers.total"], 123, "{one}");
+        assert!(
+            one.get("bio").is_none() && one.get("href").is_none(),
+            "{one}"
+        );
+        assert_eq!(one["formed"], "1960-08-01", "{one}");
+        assert!(
+            one.get("country").is_none(),
+            "numbers and dates come first: {one}"
+        );
     }
 }

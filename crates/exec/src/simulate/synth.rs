@@ -25,6 +25,7 @@ use serde_json::{Map, Number, Value};
 use super::idshape::{self, IdShape};
 use super::limits::Limits;
 use super::pattern;
+use super::prose;
 use super::request::{self, Request};
 use super::rng::{Rng, child_seed};
 use crate::canonical::{canonical_json, stable_hash};
@@ -949,9 +950,9 @@ impl<'a> Synth<'a> {
             }
         } else if let Some(id) = self.shaped_id(schema, name) {
             id.mint(&mut rng)
-        } else if let Some(Value::String(s)) =
-            documented(schema, seed).filter(|_| !is_id_name(&lower))
-        {
+        } else if let Some(Value::String(s)) = documented(schema, seed).filter(|v| {
+            !is_id_name(&lower) && v.as_str().is_some_and(|t| prose::usable_example(&lower, t))
+        }) {
             s
         } else if let Some(Value::String(s)) = self.pooled(name, seed, |v| {
             v.as_str().is_some_and(|t| string_fits(schema, t))

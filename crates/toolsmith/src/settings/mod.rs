@@ -59,6 +59,7 @@ pub(crate) struct Config {
 /// max_requested_items = 100  # most items a call may ask for (`limit`, `cnt`), also in the LLM's prompt
 /// max_prompt_chars = 24000   # most characters of a fill prompt: a larger draft is shortened, else refused
 /// fill = "schema"  # or "llm": the configured model rewrites the values, cached and checked
+/// today = "2026-11-29"  # the simulated world's date (unset: the real UTC date); pin it for exact replays
 /// ```
 ///
 /// `allow_writes = ["library", "tmdb/delete_list"]` (top of `[exec]`) lets agents make unsafe
@@ -444,6 +445,10 @@ mod tests {
         let prompt = config("[exec.simulate]\nmax_prompt_chars = 8000\n", None)?;
         assert_eq!(prompt.exec.simulate.max_prompt_chars, 8000);
         assert!(config("[exec.simulate]\nmax_prompt_chars = 10\n", None).is_err());
+        let dated = config("[exec.simulate]\ntoday = \"2026-01-15\"\n", None)?;
+        let today = dated.exec.simulate.today.map(|d| d.to_string());
+        assert_eq!(today.as_deref(), Some("2026-01-15"));
+        assert!(config("[exec.simulate]\ntoday = \"next week\"\n", None).is_err());
         Ok(())
     }
 

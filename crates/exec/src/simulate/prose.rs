@@ -1,0 +1,112 @@
+//! Documented values that are really prose: specs put a parameter's description
+//! in its `default` (`per_page` defaulting to "Number of items to return ..."), or
+//! a sentence in a field's `example`. Such a value is not an argument nor a draft
+//! value. The rule: a documented value is ignored when its JSON type is not one
+//! the schema's `type` allows, or when it is a string that reads like a sentence
+//! ([`reads_like_sentence`]) where the field is not itself prose ([`PROSE_FIELDS`]).
+
+use serde_json::Value;
+
+/// Words from which a string ending in a full stop (or `...`) is a sentence.
+const SENTENCE_WORDS: usize = 4;
+/// Words from which any string is a sentence, whatever it ends with.
+const MANY_WORDS: usize = 8;
+/// Fields whose values are prose, where a sentence is a fine example.
+const PROSE_FIELDS: &[&str] = &[
+    "about",
+    "answer",
+    "bio",
+    "biography",
+    "body",
+    "caption",
+    "comment",
+    "content",
+    "description",
+    "instructions",
+    "message",
+    "note",
+    "notes",
+    "overview",
+    "plot",
+    "question",
+    "review",
+    "snippet",
+    "summary",
+    "tagline",
+    "text",
+];
+
+/// Whether `text` reads like a sentence rather than a value: at least
+/// [`SENTENCE_WORDS`] words ending in a full stop, or at least [`MANY_WORDS`] words.
+pub(crate) fn reads_like_sentence(text: &str) -> bool {
+    let words = text.split_whitespace().count();
+    words >= MANY_WORDS || (words >= SENTENCE_WORDS && text.trim_end().ends_with('.'))
+}
+
+/// Whether a parameter's documented `default` may stand for the argument: its type
+/// is one the schema allows, and it is not a sentence.
+pub(crate) fn usable_default(schema: &Value, value: &Value) -> bool {
+    allowed_type(schema, value) && value.as_str().is_none_or(|t| !reads_like_sentence(t))
+}
+
+/// Whether a string `example` of the field `name` may stand as its value: a sentence
+/// only in a prose field (`overview`, `description`).
+pub(crate) fn usable_example(name: &str, text: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let prose = PROSE_FIELDS
+        .iter()
+        .any(|p| lower == *p || lower.ends_with(&format!("_{p}")));
+    prose || !reads_like_sentence(text)
+}
+
+/// Whether the JSON type of `value` is one the schema's `type` names (any, when it
+/// names none).
+fn allowed_type(schema: &Value, value: &Value) -> bool {
+    let named: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return true,
+    };
+    named.iter().any(|t| match *t {
+        "integer" => value.as_f64().is_some_and(|f| f.fract() == 0.0),
+        "number" => value.is_number(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        _ => true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_description_is_no_default_and_a_value_is() {
+        let int = json!({"type": "integer"});
+        let text = json!({"type": "string"});
+        assert!(!usable_default(
+            &int,
+            &json!("Number of items to return ...")
+        ));
+        assert!(!usable_default(&int, &json!("20")));
+        assert!(usable_default(&int, &json!(20)));
+        assert!(usable_default(&text, &json!("popularity.desc")));
+        assert!(usable_default(&text, &json!("The Dark Knight")));
+        assert!(!usable_default(
+            &text,
+            &json!("The order of the results, by date.")
+        ));
+        assert!(usable_example(
+            "overview",
+            "A thief who steals secrets through dreams."
+        ));
+        assert!(!usable_example(
+            "language",
+            "The language the film was made in."
+        ));
+    }
+}
