@@ -25,6 +25,10 @@ impl Role {
     pub const JUDGE: &'static str = "judge";
     /// The query writer, which invents user requests for an API or a path of APIs.
     pub const QUERIES: &'static str = "queries";
+    /// The yardstick's request writer (`synth`'s eval and index requests, in a user's voice).
+    /// Its own role so that it can run on a model other than the refiners': a synthetic set
+    /// written by the model that also rewrote the docs rates those docs too well.
+    pub const SYNTH: &'static str = "synth";
     /// Intent extraction at query time: a request's tool-related intents as search queries.
     pub const INTENTS: &'static str = "intents";
     /// Listwise reranking at query time: the first stage's candidates reordered by a model.

@@ -21,8 +21,14 @@ pub(crate) const WRITE: Prompt = Prompt::new(
     include_str!("../../prompts/queries/write.j2"),
 );
 
-/// The model role of the writer's calls ([`Role::QUERIES`]).
-const ROLE: &str = Role::QUERIES;
+/// The model role of a voice's calls: [`Role::QUERIES`] for views, [`Role::SYNTH`] for the
+/// yardstick's requests (so `[llm] role_models` can put them on different models).
+fn role_of(voice: Voice) -> &'static str {
+    match voice {
+        Voice::View => Role::QUERIES,
+        Voice::User => Role::SYNTH,
+    }
+}
 
 /// Writes requests with a chat model, de-duplicating them with an embedder when given one.
 #[derive(Clone)]
@@ -138,7 +144,7 @@ impl QueryWriter {
         });
         let reply = ask::<Reply>(
             self.llm.as_ref(),
-            ROLE,
+            role_of(req.voice),
             &WRITE,
             vec![first_message(&WRITE, &ctx)?],
             self.settings.temperature,

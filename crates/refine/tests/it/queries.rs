@@ -207,3 +207,27 @@ async fn an_unusable_reply_and_exact_repeats_lose_nothing_else() {
     assert_eq!(repeats, ["Movies named Heat", "search dune"]);
     llm.assert_finished();
 }
+
+#[tokio::test]
+async fn views_and_yardstick_requests_are_asked_under_their_own_roles() {
+    let one = || reply(json!([{"text": "Find the film Dune", "calls": search_call("Dune")}]));
+    let llm = ScriptedLlm::new([one(), one()]);
+    let writer = QueryWriter::new(
+        Arc::new(llm.clone()),
+        Some(Arc::new(ScriptedEmbedder::default())),
+        QueryWriterSettings::PAPER,
+    )
+    .unwrap();
+    writer.write(&one_step(1)).await.unwrap();
+    let user = WriteRequest {
+        voice: Voice::User,
+        ..one_step(1)
+    };
+    writer.write(&user).await.unwrap();
+    let roles: Vec<String> = llm
+        .requests()
+        .iter()
+        .map(|r| r.role.as_str().to_owned())
+        .collect();
+    assert_eq!(roles, ["queries", "synth"]);
+}
