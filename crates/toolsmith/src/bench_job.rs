@@ -81,6 +81,8 @@ pub(crate) struct Job<'a> {
     pub(crate) intents: Option<bool>,
     /// `--rerank`/`--no-rerank` (`None`: `[retrieve.rerank]`).
     pub(crate) rerank: Option<bool>,
+    /// The reranking settings the run began with (`None`: `[retrieve.rerank]`).
+    pub(crate) rerank_settings: Option<toolsmith_retrieve::RerankSettings>,
 }
 
 /// A finished (or resumed and finished) run.
@@ -174,7 +176,8 @@ fn pipeline(
         ..retrieval::PipelineSpec::new(ctx, None)?
     }
     .with_intents(ctx, job.intents)?
-    .with_rerank(ctx, job.rerank)?;
+    .with_rerank(ctx, job.rerank)?
+    .with_rerank_settings(job.rerank_settings);
     if spec.expansion == Expansion::Off {
         pipeline = pipeline.without_expansion();
     }

@@ -150,6 +150,10 @@ pub struct BenchSpec {
     /// for [`BenchSpec::intents`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rerank: Option<bool>,
+    /// The reranking stage's settings (window, depth, ...) as the run was started, when it
+    /// reranked, so a resumed run reranks as it began whatever `[retrieve.rerank]` says now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerank_settings: Option<toolsmith_retrieve::RerankSettings>,
 }
 
 impl BenchSpec {
@@ -182,6 +186,7 @@ impl BenchSpec {
             expansion: Expansion::default(),
             intents: None,
             rerank: None,
+            rerank_settings: None,
         }
     }
 

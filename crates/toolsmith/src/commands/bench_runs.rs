@@ -137,7 +137,23 @@ fn model_stages(
             _ => *recorded = Some(flag.unwrap_or(configured)),
         }
     }
+    record_rerank_settings(spec, config.retrieve.rerank);
     Ok(())
+}
+
+/// A run that reranks keeps the stage's settings it began with (a run stored before they
+/// were recorded takes today's); one that does not keeps none.
+fn record_rerank_settings(spec: &mut BenchSpec, configured: toolsmith_retrieve::RerankSettings) {
+    match (spec.rerank, spec.rerank_settings) {
+        (Some(true), None) => {
+            spec.rerank_settings = Some(toolsmith_retrieve::RerankSettings {
+                enabled: true,
+                ..configured
+            });
+        }
+        (Some(true), Some(_)) => {}
+        _ => spec.rerank_settings = None,
+    }
 }
 
 /// Runs `bench run`: exit 0 when the run is complete.
@@ -150,7 +166,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
         bench.update_spec(id, &spec)?;
     }
     let judging = Judging::from(args.judge);
-    let (intents, rerank) = (spec.intents, spec.rerank);
+    let (intents, rerank, rerank_settings) = (spec.intents, spec.rerank, spec.rerank_settings);
     let outcome = execute(
         ctx,
         &bench,
@@ -164,6 +180,7 @@ pub(super) fn run(ctx: &Context, args: &BenchRunArgs) -> anyhow::Result<ExitCode
             judging,
             intents,
             rerank,
+            rerank_settings,
         },
     )?;
     if args.json.json {
@@ -620,4 +637,49 @@ fn print_judged(rows: &[JudgedRow]) -> anyhow::Result<()> {
     }
     table::align_right(&mut t, [0, 2, 3, 4, 5, 6, 7, 8]);
     table::print(&t)
+}
+
+#[cfg(test)]
+mod tests {
+    use toolsmith_eval::{BenchSpec, Benchmark, SolverKind};
+    use toolsmith_retrieve::{RerankSettings, RerankWindow};
+
+    use super::record_rerank_settings;
+
+    fn spec(rerank: Option<bool>, recorded: Option<RerankSettings>) -> BenchSpec {
+        BenchSpec {
+            rerank,
+            rerank_settings: recorded,
+            ..BenchSpec::new(&Benchmark::RestbenchTmdb, SolverKind::React)
+        }
+    }
+
+    #[test]
+    fn a_run_keeps_the_reranking_settings_it_began_with() {
+        let configured = RerankSettings::DEFAULT;
+        // A new run that reranks records today's settings, switched on.
+        let mut new = spec(Some(true), None);
+        record_rerank_settings(&mut new, configured);
+        assert_eq!(
+            new.rerank_settings,
+            Some(RerankSettings {
+                enabled: true,
+                ..configured
+            })
+        );
+        // A resumed run keeps its own, whatever the configuration says now.
+        let began = RerankSettings {
+            enabled: true,
+            depth: 40,
+            window: RerankWindow::PerIntent,
+            ..configured
+        };
+        let mut resumed = spec(Some(true), Some(began));
+        record_rerank_settings(&mut resumed, configured);
+        assert_eq!(resumed.rerank_settings, Some(began));
+        // A run that does not rerank keeps none.
+        let mut off = spec(Some(false), Some(began));
+        record_rerank_settings(&mut off, configured);
+        assert_eq!(off.rerank_settings, None);
+    }
 }

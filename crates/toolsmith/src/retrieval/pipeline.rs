@@ -175,6 +175,18 @@ impl PipelineSpec<'_> {
         })
     }
 
+    /// Reranking, where it is on, with `settings` rather than `[retrieve.rerank]`'s (a
+    /// resumed run's recorded ones; `None` keeps them).
+    pub(crate) fn with_rerank_settings(self, settings: Option<RerankSettings>) -> Self {
+        match (self.rerank, settings) {
+            (Some(_), Some(recorded)) => Self {
+                rerank: Some(recorded),
+                ..self
+            },
+            _ => self,
+        }
+    }
+
     /// With intent extraction on or off as a flag says (`None`: as configured).
     pub(crate) fn with_intents(self, ctx: &Context, flag: Option<bool>) -> anyhow::Result<Self> {
         let settings = ctx.config()?.retrieve.intents;

@@ -181,6 +181,7 @@ fn doc_levels(
         judging: Judging::No,
         intents: None,
         rerank: None,
+        rerank_settings: None,
     };
     let present = load(ctx, &mut job)?.store.doc_labels()?;
     let mut levels = vec![DocLabel::original()];
@@ -254,6 +255,7 @@ fn run_cell(
             judging,
             intents: None,
             rerank: None,
+            rerank_settings: None,
         },
     )?;
     report(bench, ctx, outcome.id, name, cell, resumed)
