@@ -37,16 +37,7 @@ impl Order {
                 positions.push(pos);
             }
         }
-        let picked = positions.len();
-        if picked == 0 {
-            return None;
-        }
-        positions.extend((0..len).filter(|&p| !taken.get(p).copied().unwrap_or(true)));
-        Some(Self {
-            positions,
-            picked,
-            served: Vec::new(),
-        })
+        Self::picks_then_rest(positions, &taken, Vec::new())
     }
 
     /// Each need's `numbers` (from 1, one list per need, most useful first) as an order of a
@@ -85,11 +76,21 @@ impl Order {
                 }
             }
         }
+        Self::picks_then_rest(positions, &taken, served)
+    }
+
+    /// The picked `positions` first, then every position not `taken` in its old order;
+    /// `None` when nothing was picked.
+    fn picks_then_rest(
+        mut positions: Vec<usize>,
+        taken: &[bool],
+        served: Vec<usize>,
+    ) -> Option<Self> {
         let picked = positions.len();
         if picked == 0 {
             return None;
         }
-        positions.extend((0..len).filter(|&p| !taken.get(p).copied().unwrap_or(true)));
+        positions.extend((0..taken.len()).filter(|&p| !taken.get(p).copied().unwrap_or(true)));
         Some(Self {
             positions,
             picked,
