@@ -1730,8 +1730,8 @@ pub struct SynthRunArgs {
     #[arg(long)]
     pub doc_echo_max: Option<f64>,
     /// Drop a request when less than this share of its content words occur in its gold APIs'
-    /// docs: users say the service's plain words for its things (default: `[synth]
-    /// doc_echo_min`, 0.09, the tenth percentile of RestBench TMDB's human queries).
+    /// docs (default: `[synth] doc_echo_min`, 0: off; 0.09 is the tenth percentile of
+    /// RestBench TMDB's human queries).
     #[arg(long)]
     pub doc_echo_min: Option<f64>,
     /// Paths worked on at once (default: `[synth] concurrency`).

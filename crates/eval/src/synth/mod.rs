@@ -40,7 +40,7 @@ mod writer;
 
 pub use blind::blind_to_refinement;
 pub use check::{AnswerCheck, Answered};
-pub use echo::{DEFAULT_DOC_ECHO_MAX, DEFAULT_DOC_ECHO_MIN, doc_echo};
+pub use echo::{DEFAULT_DOC_ECHO_MAX, DEFAULT_DOC_ECHO_MIN, HUMAN_TMDB_ECHO_P10, doc_echo};
 pub use estimate::{Estimate, estimate};
 pub use export::{ExportFormat, eval_dataset, export};
 pub use filter::{DropReason, run_planned};
