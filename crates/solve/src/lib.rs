@@ -88,6 +88,7 @@ pub use crate::trace::{
 
 mod agent_role;
 mod anytool;
+mod call_ids;
 mod conagents;
 mod dfsdt;
 mod error;

@@ -17,6 +17,7 @@ use toolsmith_llm::{
 };
 use toolsmith_retrieve::{Filter, Retriever};
 
+use crate::call_ids::with_fresh_call_ids;
 use crate::finish::Finish;
 use crate::names::{FINISH, READ_RESULT, SEARCH_TOOLS};
 use crate::results::{Shelf, present, read};
@@ -124,7 +125,7 @@ impl Runtime {
             .with_sampling(sampling)
             .with_query(query);
         match self.traced().chat(&request).await {
-            Ok(response) => Ok(response),
+            Ok(response) => Ok(with_fresh_call_ids(response, &request.messages)),
             Err(toolsmith_llm::Error::Budget(exhausted)) => Err(Stop::limit(
                 Finish::BudgetExhausted,
                 RunLimit::LlmBudget,

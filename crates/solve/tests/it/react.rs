@@ -265,3 +265,38 @@ async fn long_observations_are_compacted_by_default_and_cut_in_paper_mode() {
     );
     assert!(serde_json::from_str::<serde_json::Value>(&paper).is_err());
 }
+
+#[tokio::test]
+async fn turns_that_reuse_a_call_id_reach_the_model_with_distinct_ids() {
+    // Every scripted turn names its call `call_0`, as a reply replayed from the cache can.
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::tool_call(SEARCH, args(json!({"query": "Dune"}))),
+        Reply::tool_call(DETAILS, args(json!({"movie_id": 438631}))),
+        Reply::tool_call("Finish", answer("Denis Villeneuve")),
+    ]));
+    let tools = Arc::new(
+        ScriptedExecutor::new()
+            .respond(search_id(), json!({"results": [{"id": 438631}]}))
+            .respond(details_id(), json!({"id": 438631})),
+    );
+    let solver = React::new(runtime(llm.clone(), tools, fx.book), ReactSettings::PAPER);
+    let run = solver
+        .solve("Who directed Dune?", fx.toolset)
+        .await
+        .unwrap();
+    assert_eq!(run.finish, Finish::Answered);
+    let last = llm.requests().pop().unwrap();
+    let (mut asked, mut answered) = (Vec::new(), Vec::new());
+    for m in &last.messages {
+        match m {
+            Message::Assistant { tool_calls, .. } => {
+                asked.extend(tool_calls.iter().map(|c| c.id.clone()))
+            }
+            Message::Tool { call_id, .. } => answered.push(call_id.clone()),
+            _ => {}
+        }
+    }
+    assert_eq!(asked, ["call_0", "call_0_2"]);
+    assert_eq!(answered, asked, "each result answers its own call");
+}
