@@ -88,6 +88,9 @@ use session::Session;
 use state::Gone;
 use synth::{Labels, Pool, Synth};
 
+/// Most version tokens a session remembers (a bound on what a long session keeps).
+const MAX_VERSIONS: usize = 10_000;
+
 /// The simulator's knobs (`[exec.simulate]` of `toolsmith.toml`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -528,8 +531,11 @@ impl Executor for Simulator {
                 // A write makes a new version of what it changed (`snapshot_id`, `etag`).
                 let seed =
                     stable_hash(&[api.to_string().as_bytes(), canonical_json(&args).as_bytes()]);
-                version::refresh(value, seed);
+                version::refresh(value, seed, &session.versions);
                 session.record_write(call, &args);
+            }
+            if session.versions.len() < MAX_VERSIONS {
+                version::tokens(value, &mut session.versions);
             }
         }
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))

@@ -4,7 +4,7 @@
 //! shown so far (the context of the next fill), and the changes calls made
 //! ([`State`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 use toolsmith_catalog::ApiId;
@@ -50,6 +50,9 @@ pub(crate) struct Session {
     /// The session's successful writes (calls other than GET), oldest first, each
     /// `{"done": "METHOD path", "arguments": ...}`: the next fill is told them.
     writes: Vec<Value>,
+    /// The version tokens (`snapshot_id`, `etag`, ...) the session's responses showed, as
+    /// text: a write's response that repeats one gets a fresh one.
+    pub(crate) versions: HashSet<String>,
     /// The changes the session's calls made.
     pub(crate) state: State,
 }

@@ -1,7 +1,8 @@
 //! A write's response names a new version of what it changed: Spotify's
 //! add-tracks answers a new `snapshot_id`, an HTTP API a new `etag`. A model
-//! filling the response copies the token a read showed before the write; here
-//! every version field of a write's response gets a fresh value instead.
+//! filling the response copies the token a response showed before the write;
+//! here such a stale token gets a fresh value, and a token the session has not
+//! shown (a model's own new one) is kept.
 //!
 //! The heuristic, by field name (lowercase): a version token is named `etag`,
 //! `snapshot`, `version`, `revision` or `rev`, or ends in `snapshot_id`, `_etag`,
@@ -9,6 +10,8 @@
 //! name no version of the thing changed). A text token is redrawn in its own
 //! shape (a digit for a digit, a letter of the same case for a letter, the rest
 //! kept); an integer one counts up by one.
+
+use std::collections::HashSet;
 
 use serde_json::Value;
 
@@ -30,13 +33,50 @@ pub(crate) fn is_version_field(name: &str) -> bool {
         .any(|end| lower.ends_with(end))
 }
 
-/// Gives every version field of `body` (down to [`MAX_DEPTH`]) a fresh value drawn
-/// from `seed`, never the one it had.
-pub(crate) fn refresh(body: &mut Value, seed: u64) {
-    walk(body, seed, 0);
+/// Gives every version field of `body` (down to [`MAX_DEPTH`]) whose value is one of
+/// `stale` a fresh value drawn from `seed`, never the one it had.
+pub(crate) fn refresh(body: &mut Value, seed: u64, stale: &HashSet<String>) {
+    walk(body, seed, 0, stale);
 }
 
-fn walk(value: &mut Value, seed: u64, depth: usize) {
+/// The values of `body`'s version fields (down to [`MAX_DEPTH`]), as text.
+pub(crate) fn tokens(body: &Value, out: &mut HashSet<String>) {
+    match body {
+        Value::Object(map) => {
+            for (key, field) in map {
+                if is_version_field(key) {
+                    out.extend(token_text(field));
+                } else {
+                    tokens_below(field, out, 1);
+                }
+            }
+        }
+        Value::Array(_) => tokens_below(body, out, 0),
+        _ => {}
+    }
+}
+
+fn tokens_below(value: &Value, out: &mut HashSet<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(_) => tokens(value, out),
+        Value::Array(items) => items.iter().for_each(|v| tokens_below(v, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// A token's text: a string as it is, a number written out.
+fn token_text(token: &Value) -> Option<String> {
+    match token {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn walk(value: &mut Value, seed: u64, depth: usize, stale: &HashSet<String>) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -45,13 +85,17 @@ fn walk(value: &mut Value, seed: u64, depth: usize) {
             for (key, field) in map.iter_mut() {
                 let own = super::rng::child_seed(seed, key);
                 if is_version_field(key) {
-                    renew(field, own);
+                    if token_text(field).is_some_and(|t| stale.contains(&t)) {
+                        renew(field, own);
+                    }
                 } else {
-                    walk(field, own, depth + 1);
+                    walk(field, own, depth + 1, stale);
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| walk(v, seed, depth + 1)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| walk(v, seed, depth + 1, stale)),
         _ => {}
     }
 }
@@ -101,7 +145,9 @@ mod tests {
         let old = json!({"snapshot_id": "MTAsZDVmZDQ2", "version": 7, "etag": "\"\"",
             "name": "Road trip", "meta": {"revision": "r12"}, "api_version": "2024-01-01"});
         let mut body = old.clone();
-        refresh(&mut body, 42);
+        let mut stale = HashSet::new();
+        tokens(&old, &mut stale);
+        refresh(&mut body, 42, &stale);
         assert_eq!(body["name"], "Road trip");
         assert_eq!(body["api_version"], "2024-01-01");
         assert_eq!(body["version"], 8);
@@ -113,5 +159,10 @@ mod tests {
         assert_eq!(body["meta"]["revision"].as_str().map(str::len), Some(3));
         assert!(is_version_field("snapshot_id") && is_version_field("version_id"));
         assert!(!is_version_field("api_version") && !is_version_field("snapshot_date"));
+        // A token no response showed before is the model's own new one: it stays.
+        let mut fresh = old.clone();
+        refresh(&mut fresh, 42, &HashSet::from(["7".to_owned()]));
+        assert_eq!(fresh["snapshot_id"], old["snapshot_id"]);
+        assert_eq!(fresh["version"], 8);
     }
 }

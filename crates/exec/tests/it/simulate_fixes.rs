@@ -227,17 +227,40 @@ async fn a_write_answers_a_new_snapshot_not_the_one_read_before() {
         Some(snapshot.len()),
         "{token}"
     );
-    // The same write answers the same token (replays stay exact).
-    let again = Simulator::new(Arc::clone(&book));
-    let a = again
-        .call(&add, &json!({"playlist_id": "p1"}))
+    // The same write in a new session answers the same token (replays stay exact), and a
+    // second write in one session answers a newer one again.
+    let (mut a, mut a2, mut b) = (None, None, None);
+    for (first, second) in [(&mut a, Some(&mut a2)), (&mut b, None)] {
+        let sim = Simulator::new(Arc::clone(&book));
+        let args = json!({"playlist_id": "p1"});
+        *first = Some(sim.call(&add, &args).await.unwrap().body);
+        if let Some(second) = second {
+            *second = Some(sim.call(&add, &args).await.unwrap().body);
+        }
+    }
+    assert_eq!(a, b);
+    assert_ne!(a, a2);
+}
+
+/// A write whose model reply already holds a new version token keeps it: only a token the
+/// session has shown before is stale.
+#[tokio::test]
+async fn a_write_keeps_a_new_snapshot_the_model_wrote() {
+    let book = book();
+    let read = op(&book, "GET", "/playlists/{playlist_id}");
+    let add = op(&book, "POST", "/playlists/{playlist_id}/tracks");
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(
+            json!({"id": "p1", "name": "Road trip", "snapshot_id": "MTAsZDVm"}).to_string(),
+        ),
+        Reply::text(json!({"snapshot_id": "MTEsYWJj"}).to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    sim.call(&read, &json!({"playlist_id": "p1"}))
         .await
         .unwrap();
-    let b = again
-        .call(&add, &json!({"playlist_id": "p1"}))
-        .await
-        .unwrap();
-    assert_eq!(a.body, b.body);
+    let added = sim.call(&add, &json!({"playlist_id": "p1"})).await.unwrap();
+    assert_eq!(added.body.json().unwrap()["snapshot_id"], "MTEsYWJj");
 }
 
 /// The fill prompt states the session's date: the pinned one when the setting
