@@ -143,6 +143,8 @@ impl Asking<'_> {
         };
         let body = match (draft, entry.api.api.response_schema.as_ref()) {
             (Some(draft), Some(schema)) => {
+                let mut answer = answer;
+                optional::drop_hollow(&mut answer, &optional);
                 let conformed = repair::conform(schema, answer, draft);
                 if conformed.repairs > 0 {
                     tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");

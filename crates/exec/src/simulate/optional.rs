@@ -49,6 +49,44 @@ pub(crate) fn optional_keys(
         .collect()
 }
 
+/// `answer` without the keys of `optional` whose value is a hollow object (every value in
+/// it empty: `""`, null, `[]`, `{}`, or hollow itself). A model that keeps such a key says
+/// it has nothing there, as on Spotify's playable tracks' `restrictions: {"reason": ""}`;
+/// left in, repair fills the gap from the draft (an enum's value), and a playable track
+/// reads as restricted.
+pub(crate) fn drop_hollow(answer: &mut Value, optional: &[String]) {
+    drop_hollow_at(answer, optional, 0);
+}
+
+fn drop_hollow_at(value: &mut Value, optional: &[String], depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            map.retain(|k, v| !(optional.contains(k) && v.is_object() && hollow(v)));
+            map.values_mut()
+                .for_each(|v| drop_hollow_at(v, optional, depth + 1));
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| drop_hollow_at(v, optional, depth + 1)),
+        _ => {}
+    }
+}
+
+/// Whether a value holds nothing: an empty string, null, an empty list, or an object all
+/// of whose values hold nothing.
+fn hollow(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(map) => map.values().all(hollow),
+        Value::Bool(_) | Value::Number(_) => false,
+    }
+}
+
 /// Whether the draft holds an empty object (down to [`MAX_DEPTH`]): one its schema
 /// leaves open, whose keys the model writes.
 pub(crate) fn has_open_object(draft: &Value) -> bool {

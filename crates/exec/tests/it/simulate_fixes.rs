@@ -130,6 +130,22 @@ async fn a_key_the_schema_does_not_require_may_be_left_out() {
     );
 }
 
+/// A model that keeps an optional key but leaves it empty (`restrictions: {"reason": ""}` on
+/// a playable track) gets it left out, not filled with a placeholder.
+#[tokio::test]
+async fn an_optional_key_left_empty_is_left_out() {
+    let book = book();
+    let track = op(&book, "GET", "/tracks/{id}");
+    let reply = json!({"id": "t1", "name": "Hey Jude", "is_playable": true,
+        "restrictions": {"reason": ""}});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(reply.to_string())]));
+    let sim = filling(&book, &llm);
+    let got = sim.call(&track, &json!({"id": "t1"})).await.unwrap();
+    let body = got.body.json().unwrap();
+    assert_eq!(body["name"], "Hey Jude", "{body}");
+    assert!(body.get("restrictions").is_none(), "{body}");
+}
+
 /// A spec that puts a parameter's description in its `default` (or a sentence in a
 /// field's `example`) gets no prose for a value: not as an argument the draft echoes,
 /// not in the model's prompt; a real default and a real example still apply.
