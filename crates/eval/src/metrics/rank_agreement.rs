@@ -15,28 +15,30 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
     if x.len() != y.len() || x.len() < 2 {
         return None;
     }
-    let (mut concordant, mut discordant) = (0i64, 0i64);
-    let (mut tied_x, mut tied_y) = (0i64, 0i64);
-    for i in 0..x.len() {
-        for j in i + 1..x.len() {
-            let dx = sign(x[i] - x[j]);
-            let dy = sign(y[i] - y[j]);
-            if dx == 0 {
-                tied_x += 1;
-            }
-            if dy == 0 {
-                tied_y += 1;
-            }
-            match dx * dy {
-                1 => concordant += 1,
-                -1 => discordant += 1,
-                _ => {}
-            }
+    let pairs: Vec<(usize, usize)> = (0..x.len())
+        .flat_map(|i| (i + 1..x.len()).map(move |j| (i, j)))
+        .collect();
+    tau_b_over_pairs(x, y, &pairs)
+}
+
+/// Kendall's tau-b of two score lists counted over `pairs` only (each `(i, j)` indexes both
+/// lists): `(C - D) / sqrt((n - tied_x) * (n - tied_y))` over the `n` pairs. `None` when no
+/// pair is given, an index is out of range, or one list ties every pair.
+pub fn tau_b_over_pairs(x: &[f64], y: &[f64], pairs: &[(usize, usize)]) -> Option<f64> {
+    let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0i64, 0i64, 0i64, 0i64);
+    for &(i, j) in pairs {
+        let dx = sign(*x.get(i)? - *x.get(j)?);
+        let dy = sign(*y.get(i)? - *y.get(j)?);
+        tied_x += i64::from(dx == 0);
+        tied_y += i64::from(dy == 0);
+        match dx * dy {
+            1 => concordant += 1,
+            -1 => discordant += 1,
+            _ => {}
         }
     }
-    let n = x.len() as i64;
-    let pairs = n * (n - 1) / 2;
-    let denominator = (((pairs - tied_x) * (pairs - tied_y)) as f64).sqrt();
+    let n = pairs.len() as i64;
+    let denominator = (((n - tied_x) * (n - tied_y)) as f64).sqrt();
     (denominator > 0.0).then(|| (concordant - discordant) as f64 / denominator)
 }
 

@@ -17,6 +17,7 @@ use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
 use super::rank_agreement::kendall_tau_b;
+pub use super::rank_agreement::tau_b_over_pairs;
 
 /// The bootstrap resamples of one set: per configuration, the mean over all its queries and
 /// over each resample's draw.
@@ -104,38 +105,6 @@ impl Bootstrap {
             }
         }
         pairs
-    }
-}
-
-/// Kendall's tau-b of two score lists counted over `pairs` only (each `(i, j)` indexes both
-/// lists): `(C - D) / sqrt((n - tied_x) * (n - tied_y))` over the `n` pairs. `None` when no
-/// pair is given, an index is out of range, or one list ties every pair.
-pub fn tau_b_over_pairs(x: &[f64], y: &[f64], pairs: &[(usize, usize)]) -> Option<f64> {
-    let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0i64, 0i64, 0i64, 0i64);
-    for &(i, j) in pairs {
-        let dx = sign(*x.get(i)? - *x.get(j)?);
-        let dy = sign(*y.get(i)? - *y.get(j)?);
-        tied_x += i64::from(dx == 0);
-        tied_y += i64::from(dy == 0);
-        match dx * dy {
-            1 => concordant += 1,
-            -1 => discordant += 1,
-            _ => {}
-        }
-    }
-    let n = pairs.len() as i64;
-    let denominator = (((n - tied_x) * (n - tied_y)) as f64).sqrt();
-    (denominator > 0.0).then(|| (concordant - discordant) as f64 / denominator)
-}
-
-/// -1, 0 or 1, with the tie tolerance of [`kendall_tau_b`].
-fn sign(d: f64) -> i64 {
-    if d.abs() <= 1e-12 {
-        0
-    } else if d > 0.0 {
-        1
-    } else {
-        -1
     }
 }
 

@@ -39,30 +39,27 @@ pub(crate) fn refresh(body: &mut Value, seed: u64, stale: &HashSet<String>) {
     walk(body, seed, 0, stale);
 }
 
-/// The values of `body`'s version fields (down to [`MAX_DEPTH`]), as text.
+/// The values of `body`'s version fields (down to [`MAX_DEPTH`], as [`refresh`] reads
+/// them), as text.
 pub(crate) fn tokens(body: &Value, out: &mut HashSet<String>) {
-    match body {
+    collect(body, out, 0);
+}
+
+fn collect(value: &Value, out: &mut HashSet<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
         Value::Object(map) => {
             for (key, field) in map {
                 if is_version_field(key) {
                     out.extend(token_text(field));
                 } else {
-                    tokens_below(field, out, 1);
+                    collect(field, out, depth + 1);
                 }
             }
         }
-        Value::Array(_) => tokens_below(body, out, 0),
-        _ => {}
-    }
-}
-
-fn tokens_below(value: &Value, out: &mut HashSet<String>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match value {
-        Value::Object(_) => tokens(value, out),
-        Value::Array(items) => items.iter().for_each(|v| tokens_below(v, out, depth + 1)),
+        Value::Array(items) => items.iter().for_each(|v| collect(v, out, depth + 1)),
         _ => {}
     }
 }
