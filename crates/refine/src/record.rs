@@ -58,6 +58,15 @@ impl Method {
         }
     }
 
+    /// The model role whose replies become the doc text: the model whose wording a yardstick
+    /// written by the same model would favour (see `RunSpec::writer`).
+    pub fn writer_role(self) -> &'static str {
+        match self {
+            Self::Queries => toolsmith_llm::Role::QUERIES,
+            Self::EasyTool | Self::Draft | Self::ExpNet => toolsmith_llm::Role::REWRITER,
+        }
+    }
+
     /// The label of the doc versions it writes.
     pub fn label(self) -> DocLabel {
         DocLabel::try_from(self.as_str().to_owned()).unwrap_or_else(|_| DocLabel::original())

@@ -59,6 +59,10 @@ pub struct RunSpec {
     pub mode: Mode,
     /// The doc label refinement starts from.
     pub from_label: DocLabel,
+    /// The model that wrote the docs (the model of [`Method::writer_role`]), so a gate can
+    /// tell when its yardstick was written by the same model. `None` for runs stored before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<String>,
 }
 
 /// A stored run's header.
@@ -360,6 +364,7 @@ mod tests {
             settings: serde_json::json!({}),
             mode: Mode::Simulate,
             from_label: "original".parse().unwrap(),
+            writer: Some("m".into()),
         };
         let run = store.create_run(&spec).unwrap();
         assert_eq!(store.run(run).unwrap().spec, spec);
@@ -384,6 +389,7 @@ mod tests {
             settings: serde_json::json!({}),
             mode: Mode::Replay,
             from_label: "draft.r2".parse().unwrap(),
+            writer: None,
         };
         let run = store.create_run(&spec).unwrap();
         assert_eq!(store.run(run).unwrap().ended, None);

@@ -77,6 +77,8 @@ pub(crate) struct GateReport {
     queries: usize,
     /// Eval queries left out as near-duplicates of the label's views.
     near_views: usize,
+    /// The model that wrote both the eval set and the candidate docs, when recorded.
+    shared_writer: Option<String>,
     decisions: Vec<ApiDecision>,
 }
 
@@ -138,6 +140,7 @@ pub(crate) fn run(ctx: &Context, request: &GateRequest) -> anyhow::Result<GateRe
         rule: rule_text(rule, scope),
         queries: queries.len(),
         near_views,
+        shared_writer: crate::shared_writer::shared_writer(ctx, &request.dataset, &request.label)?,
         decisions,
     })
 }
@@ -465,6 +468,10 @@ impl fmt::Display for GateReport {
             count(DecisionOutcome::Activated),
             count(DecisionOutcome::Kept)
         )?;
+        if let Some(model) = &self.shared_writer {
+            let caution = crate::shared_writer::caution(model, &self.label, &self.dataset);
+            write!(f, "\n{caution}")?;
+        }
         for d in &self.decisions {
             let line = decision_line(
                 d.outcome,

@@ -29,6 +29,7 @@ mod progress;
 mod retrieval;
 mod serving;
 mod settings;
+mod shared_writer;
 mod suggest;
 mod table;
 

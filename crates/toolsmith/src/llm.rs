@@ -10,6 +10,17 @@ use crate::context::Context;
 /// The configured model (`model` overrides the configured name), behind the cache. With no
 /// endpoint configured it fails at once with how to configure one (unless `cache` is `replay`,
 /// which needs no endpoint), instead of retrying OpenAI's public address without a key.
+/// The model `role`'s calls go to under the config and a `--model` flag: stored as the writer
+/// of what those calls write (refined docs, synthetic requests), for the shared-writer check.
+pub(crate) fn model_for_role(
+    ctx: &Context,
+    model: Option<&str>,
+    role: &str,
+) -> anyhow::Result<String> {
+    let settings = ctx.config()?.llm_settings(model);
+    Ok(settings.model_for(&role.into()).to_owned())
+}
+
 pub(crate) fn cached_chat(
     ctx: &Context,
     model: Option<&str>,

@@ -34,6 +34,10 @@ pub struct SetSpec {
     /// service's plain words for its things. Sets stored before the floor existed had none (0).
     #[serde(default)]
     pub doc_echo_min: f64,
+    /// The model that wrote the requests (role `synth`'s), so a gate or an agreement check can
+    /// tell when the docs it judges were written by the same model. `None` for sets stored before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<String>,
 }
 
 fn default_doc_echo_max() -> f64 {

@@ -77,6 +77,7 @@ fn spec(seed: u64) -> SetSpec {
         // The scripted requests spell their APIs' ids; the echo filter has its own tests.
         doc_echo_max: 1.0,
         doc_echo_min: 0.0,
+        writer: None,
     }
 }
 

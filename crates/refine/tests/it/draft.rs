@@ -34,6 +34,7 @@ pub(crate) fn spec() -> RunSpec {
         settings: json!({}),
         mode: toolsmith_exec::Mode::Simulate,
         from_label: "original".parse().unwrap(),
+        writer: None,
     }
 }
 

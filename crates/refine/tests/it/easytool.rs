@@ -53,6 +53,7 @@ async fn keeps_the_example_that_runs_and_drops_the_one_that_fails_after_one_rege
             settings: json!({}),
             mode: toolsmith_exec::Mode::Simulate,
             from_label: "original".parse().unwrap(),
+            writer: None,
         })
         .unwrap();
     let catalog = Mutex::new(store);
@@ -145,6 +146,7 @@ async fn an_unusable_instruction_keeps_the_cleaned_doc_and_never_panics() {
             settings: json!({}),
             mode: toolsmith_exec::Mode::Simulate,
             from_label: "original".parse().unwrap(),
+            writer: None,
         })
         .unwrap();
     let catalog = Mutex::new(store);

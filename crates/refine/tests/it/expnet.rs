@@ -120,6 +120,7 @@ fn new_run(refine: &RefineStore) -> RunId {
             settings: json!({}),
             mode: toolsmith_exec::Mode::Simulate,
             from_label: "original".parse().unwrap(),
+            writer: None,
         })
         .unwrap()
 }
@@ -507,6 +508,7 @@ async fn a_run_over_some_apis_tries_only_their_edges_and_writes_only_their_insig
             settings: json!({}),
             mode: toolsmith_exec::Mode::Simulate,
             from_label: "original".parse().unwrap(),
+            writer: None,
         })
         .unwrap();
     let expnet = ExpNet::new(Arc::new(llm), one_iteration()).unwrap();

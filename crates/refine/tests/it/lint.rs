@@ -60,6 +60,7 @@ fn spec(method: Method) -> RunSpec {
         settings: json!({}),
         mode: toolsmith_exec::Mode::Simulate,
         from_label: "original".parse().unwrap(),
+        writer: None,
     }
 }
 

@@ -55,6 +55,7 @@ fn new_run(refine: &RefineStore) -> RunId {
             settings: json!({"count": 3}),
             mode: toolsmith_exec::Mode::Simulate,
             from_label: "original".parse().unwrap(),
+            writer: None,
         })
         .unwrap()
 }

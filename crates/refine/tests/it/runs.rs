@@ -41,6 +41,7 @@ async fn a_budget_stops_the_run_cleanly_and_resume_does_not_redo_finished_apis()
             settings: json!({}),
             mode: toolsmith_exec::Mode::Simulate,
             from_label: "original".parse().unwrap(),
+            writer: None,
         })
         .unwrap();
     // One LLM call allowed: the first API finishes, the second hits the budget.

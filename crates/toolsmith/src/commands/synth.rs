@@ -108,6 +108,11 @@ fn spec(ctx: &Context, args: &SynthRunArgs) -> anyhow::Result<SetSpec> {
         answer_check: cfg.answer_check && !args.no_answer_check,
         doc_echo_max: args.doc_echo_max.unwrap_or(cfg.doc_echo_max),
         doc_echo_min: args.doc_echo_min.unwrap_or(cfg.doc_echo_min),
+        writer: Some(crate::llm::model_for_role(
+            ctx,
+            args.model.as_deref(),
+            toolsmith_llm::Role::SYNTH,
+        )?),
     };
     spec.validate()
         .map_err(|e| anyhow::anyhow!("[synth] or its flags: {e}"))?;

@@ -350,6 +350,31 @@ fn check(ws: &Workspace, state: &Loopback) {
     // With no dataset named, the gate reads the newest synthesized set's eval split.
     let gate = ws.ok(&["docs", "gate", "easytool", "--json"]);
     assert!(gate.contains("synth:lib"), "{gate}");
+    // One model wrote the set and the candidate docs: the gate says so.
+    let report: Value = serde_json::from_str(&gate).unwrap();
+    assert_eq!(report["shared_writer"], "loopback-model", "{report}");
+    // Docs from a run on another model share no writer with the set.
+    ws.ok(&[
+        "refine",
+        "--method",
+        "easytool",
+        "--model",
+        "another-model",
+        "--cache",
+        "off",
+        "--no-gate",
+    ]);
+    ws.ok(&["docs", "rollback"]);
+    let text = ws.ok(&["docs", "gate", "easytool", "--dataset", "synth:lib"]);
+    assert!(!text.contains("written by the same model"), "{text}");
+    // And back on the set's own model, the text report cautions.
+    ws.ok(&["docs", "rollback"]);
+    ws.ok(&["refine", "--method", "easytool", "--cache", "off", "--no-gate"]);
+    let text = ws.ok(&["docs", "gate", "easytool", "--dataset", "synth:lib"]);
+    assert!(
+        text.contains("written by the same model (loopback-model)"),
+        "{text}"
+    );
 }
 
 /// The writer reads the imported docs: an active doc written later (a refined or candidate

@@ -46,7 +46,6 @@ pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCod
     };
     let report = Agreement {
         reference: args.reference.clone(),
-        dataset,
         k: args.k,
         tau_ndcg_10: kendall_tau_b(&column(0, |s| s.ndcg_10), &column(1, |s| s.ndcg_10)),
         tau_coverage: kendall_tau_b(&column(0, |s| s.coverage), &column(1, |s| s.coverage)),
@@ -58,10 +57,27 @@ pub(crate) fn run(ctx: &Context, args: &AgreementArgs) -> anyhow::Result<ExitCod
         ),
         sets: sets.iter().map(SetProfile::of).collect(),
         shared_apis: shared_apis(&sets),
+        shared_writers: shared_writers(ctx, &dataset, &args.doc_versions)?,
+        dataset,
         configs,
     };
     printer::report(&report, args.json.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The grid's doc versions whose docs the set under test's writer also wrote.
+fn shared_writers(
+    ctx: &Context,
+    dataset: &str,
+    labels: &[DocLabel],
+) -> anyhow::Result<Vec<(DocLabel, String)>> {
+    let mut shared = Vec::new();
+    for label in labels {
+        if let Some(model) = crate::shared_writer::shared_writer(ctx, dataset, label)? {
+            shared.push((label.clone(), model));
+        }
+    }
+    Ok(shared)
 }
 
 /// A set's name and queries, resolved in the catalog.
@@ -259,6 +275,8 @@ struct Agreement {
     noise: noise::Noise,
     sets: Vec<SetProfile>,
     shared_apis: usize,
+    /// The doc versions written by the model that wrote the set under test, with that model.
+    shared_writers: Vec<(DocLabel, String)>,
     configs: Vec<Config>,
 }
 
@@ -300,7 +318,12 @@ impl fmt::Display for Agreement {
                 s.apis
             )?;
         }
-        write!(f, "APIs in both sets' gold paths: {}", self.shared_apis)
+        write!(f, "APIs in both sets' gold paths: {}", self.shared_apis)?;
+        for (label, model) in &self.shared_writers {
+            let caution = crate::shared_writer::caution(model, label, &self.dataset);
+            write!(f, "\n{caution}")?;
+        }
+        Ok(())
     }
 }
 

@@ -104,7 +104,14 @@ pub(super) fn run(job: Job<'_>) -> anyhow::Result<ExitCode> {
     }
     let run = match job.run {
         Some(id) => id,
-        None => job.refine.create_run(job.spec)?,
+        None => job.refine.create_run(&RunSpec {
+            writer: Some(crate::llm::model_for_role(
+                ctx,
+                args.model.as_deref(),
+                job.spec.method.writer_role(),
+            )?),
+            ..job.spec.clone()
+        })?,
     };
     let catalog = Mutex::new(job.store);
     let outcome = ctx

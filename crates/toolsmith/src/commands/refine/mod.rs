@@ -155,11 +155,16 @@ impl Job {
             executor::Writes::Agent(&args.writes.allow_write),
         )?;
         let chat = crate::llm::cached_chat(ctx, args.model.as_deref(), args.cache.into())?;
+        let writer =
+            crate::llm::model_for_role(ctx, args.model.as_deref(), self.spec.method.writer_role())?;
         let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(chat, Arc::clone(&budget)));
         let refiner = refiner(ctx, &self.spec, llm, executor)?;
         let run = match self.run {
             Some(id) => id,
-            None => self.refine.create_run(&self.spec)?,
+            None => self.refine.create_run(&RunSpec {
+                writer: Some(writer),
+                ..self.spec.clone()
+            })?,
         };
         let bar = Bar::new(ctx, &self.tools, Arc::clone(&budget), self.spec.method);
         let catalog = Mutex::new(self.store);
@@ -355,6 +360,7 @@ fn new_spec(ctx: &Context, args: &RefineArgs, store: &Store) -> anyhow::Result<R
         settings,
         mode: args.mode.into(),
         from_label: args.from.clone(),
+        writer: None,
     })
 }
 
