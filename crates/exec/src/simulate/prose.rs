@@ -59,6 +59,29 @@ pub(crate) fn usable_example(name: &str, text: &str) -> bool {
     prose || !reads_like_sentence(text)
 }
 
+/// The integer range a field's description states when its schema has none ("The value will
+/// be between 0 and 100", "from 1 to 5"): Spotify's `popularity` has no `maximum`, and a draw
+/// of 751 reads as nonsense to the model that gets it.
+pub(crate) fn described_range(schema: &Value) -> Option<(i64, i64)> {
+    let bounded = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
+    if bounded.iter().any(|k| schema.get(*k).is_some()) {
+        return None;
+    }
+    let text = schema.get("description")?.as_str()?.to_ascii_lowercase();
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(4).find_map(|w| {
+        let pair = matches!((w[0], w[2]), ("between", "and") | ("from", "to"));
+        let number = |t: &str| t.trim_end_matches(['.', ';', ':']).parse::<i64>().ok();
+        match (pair, number(w[1]), number(w[3])) {
+            (true, Some(lo), Some(hi)) if lo < hi => Some((lo, hi)),
+            _ => None,
+        }
+    })
+}
+
 /// Whether the JSON type of `value` is one the schema's `type` names (any, when it
 /// names none).
 fn allowed_type(schema: &Value, value: &Value) -> bool {
@@ -82,6 +105,19 @@ fn allowed_type(schema: &Value, value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_described_range_bounds_a_field_without_one() {
+        let popularity = serde_json::json!({"type": "integer",
+            "description": "The popularity of the album. The value will be between 0 and 100, with 100 being the most popular."});
+        assert_eq!(described_range(&popularity), Some((0, 100)));
+        let stars = serde_json::json!({"description": "A rating from 1 to 5."});
+        assert_eq!(described_range(&stars), Some((1, 5)));
+        let bounded = serde_json::json!({"maximum": 10, "description": "between 0 and 100"});
+        assert_eq!(described_range(&bounded), None);
+        let prose = serde_json::json!({"description": "Between the lines and more."});
+        assert_eq!(described_range(&prose), None);
+    }
     use serde_json::json;
 
     #[test]

@@ -694,6 +694,9 @@ impl<'a> Synth<'a> {
             };
             out.insert(key, value);
         }
+        if let Some(id_schema) = props.get("id") {
+            carry_own_id(&mut out, self.resolve(id_schema), entity);
+        }
         if paged {
             self.page_numbers(&mut out, filtered);
         }
@@ -1011,7 +1014,9 @@ impl<'a> Synth<'a> {
             return v;
         }
         let mut rng = Rng::new(seed);
-        let value = if is_id {
+        let value = if let Some((lo, hi)) = prose::described_range(schema) {
+            rng.range(lo, hi)
+        } else if is_id {
             rng.range(1, 999_999)
         } else if lower.contains("year") {
             rng.range(1950, 2024)
@@ -1085,6 +1090,13 @@ fn documented(schema: &Value, seed: u64) -> Option<Value> {
         Some(list) if !list.is_empty() => list.get(Rng::new(seed).index(list.len())),
         _ => schema.get("example"),
     }?;
+    // A YAML block scalar leaves a line break at the end of an example (Spotify's image
+    // URLs): no value ends in one.
+    let trimmed = example
+        .as_str()
+        .filter(|t| t.trim_end() != *t)
+        .map(|t| Value::String(t.trim_end().to_owned()));
+    let example = trimmed.as_ref().unwrap_or(example);
     let fits = match example {
         Value::String(text) => string_fits(schema, text),
         Value::Number(_) => {
@@ -1225,6 +1237,37 @@ fn coerce(value: &Value, schema: &Value) -> Option<Value> {
             .map(Value::Number),
         Some("string") => scalar_text(value).map(Value::String),
         _ => Some(value.clone()),
+    }
+}
+
+/// Makes an entity's other fields name its own id where the spec's examples show they do:
+/// a field whose example holds the id's example (Spotify's album `uri`
+/// `spotify:album:2up3OPMp9Tb4dAKM2erWXQ` beside the id `2up3OPMp9Tb4dAKM2erWXQ`) gets the
+/// drawn id in its place, so every album does not share one uri; and a `uri` drawn as plain
+/// words becomes `urn:<type>:<id>`.
+fn carry_own_id(out: &mut Map<String, Value>, id_schema: &Value, entity: &str) {
+    let id = match out.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return,
+    };
+    let example = id_schema
+        .get("example")
+        .and_then(Value::as_str)
+        .filter(|e| e.chars().count() >= 4 && *e != id);
+    let kind = out
+        .get("type")
+        .and_then(Value::as_str)
+        .filter(|t| !t.contains(' '))
+        .unwrap_or(entity)
+        .to_owned();
+    for (key, value) in out.iter_mut().filter(|(k, _)| k.as_str() != "id") {
+        let Value::String(text) = value else { continue };
+        if let Some(example) = example.filter(|e| text.contains(e)) {
+            *text = text.replace(example, &id);
+        } else if key == "uri" && !text.contains(':') {
+            *text = format!("urn:{kind}:{id}");
+        }
     }
 }
 
@@ -1369,7 +1412,11 @@ fn by_format_or_name(schema: &Value, lower: &str, rng: &mut Rng) -> String {
         date(rng)
     } else if lower.ends_with("_path") {
         format!("/{}.jpg", hex(rng, 12))
-    } else if lower.contains("url") || lower == "homepage" || lower.contains("link") {
+    } else if lower.contains("url")
+        || lower == "homepage"
+        || lower == "href"
+        || lower.contains("link")
+    {
         format!("https://example.com/{}", hex(rng, 10))
     } else if lower.contains("email") {
         format!("{}@example.com", word(rng))

@@ -15,6 +15,7 @@ mod mcp;
 mod replay;
 mod sandbox;
 mod simulate;
+mod simulate_drafts;
 mod simulate_fixes;
 mod simulate_shapes;
 mod simulate_world;

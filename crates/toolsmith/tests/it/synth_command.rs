@@ -369,7 +369,14 @@ fn check(ws: &Workspace, state: &Loopback) {
     assert!(!text.contains("written by the same model"), "{text}");
     // And back on the set's own model, the text report cautions.
     ws.ok(&["docs", "rollback"]);
-    ws.ok(&["refine", "--method", "easytool", "--cache", "off", "--no-gate"]);
+    ws.ok(&[
+        "refine",
+        "--method",
+        "easytool",
+        "--cache",
+        "off",
+        "--no-gate",
+    ]);
     let text = ws.ok(&["docs", "gate", "easytool", "--dataset", "synth:lib"]);
     assert!(
         text.contains("written by the same model (loopback-model)"),
