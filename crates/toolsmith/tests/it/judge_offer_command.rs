@@ -281,6 +281,58 @@ async fn a_second_run_replays_the_judge_from_the_cache() {
     .unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_off_given_twice_is_judged_once() {
+    let (addr, seen) = loopback().await;
+    tokio::task::spawn_blocking(move || {
+        let (ws, queries) = kit_workspace(addr);
+        let args = [
+            "bench",
+            "retrieval",
+            "--dataset",
+            &queries,
+            "--coverage-k",
+            "1,2,1",
+            "--judge-offer",
+            "--json",
+        ];
+        let report = json_of(&ws.ok(&args));
+        let points = report["judged_offer"]["points"].as_array().unwrap();
+        let ks: Vec<&Value> = points.iter().map(|p| &p["k"]).collect();
+        assert_eq!(ks, [1, 2], "{points:#?}");
+        let counted = ["both", "strict_only", "judged_only", "neither", "unjudged"]
+            .iter()
+            .map(|c| points[0][c].as_u64().unwrap())
+            .sum::<u64>();
+        assert_eq!(counted, 4, "each query once at K=1: {points:#?}");
+        // Four questions at K=1 and four at K=2, the unreadable ones asked again twice.
+        assert_eq!(seen.lock().unwrap().len(), 12);
+    })
+    .await
+    .unwrap();
+}
+
+#[test]
+fn without_a_model_the_judge_fails_with_how_to_configure_one() {
+    let ws = Workspace::new();
+    std::fs::write(ws.dir.path().join("kit.json"), kit_spec().to_string()).unwrap();
+    std::fs::write(ws.dir.path().join("queries.json"), query_file()).unwrap();
+    ws.ok(&["import", "kit.json"]);
+    let out = ws.run(&[
+        "bench",
+        "retrieval",
+        "--dataset",
+        "queries.json",
+        "--coverage-k",
+        "1",
+        "--judge-offer",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the model that judges offers"), "{err}");
+    assert!(err.contains("no LLM is configured"), "{err}");
+}
+
 #[test]
 fn judged_misses_need_the_judge() {
     let ws = Workspace::new();

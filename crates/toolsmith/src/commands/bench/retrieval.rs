@@ -12,8 +12,8 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolsmith_catalog::{ApiId, Scope, Store};
 use toolsmith_eval::{
-    BenchStore, Benchmark, Resolution, ResolvedQuery, RetrievalResult, RetrievalScores, ndcg_curve,
-    offered_covers,
+    BenchStore, Benchmark, OfferJudge, Resolution, ResolvedQuery, RetrievalResult, RetrievalScores,
+    ndcg_curve, offered_covers,
 };
 use toolsmith_llm::UsageTotals;
 use toolsmith_retrieve::{
@@ -191,6 +191,12 @@ impl Job {
     /// Ranks every query, and counts what the pipeline offers it at each cut-off.
     async fn measure(&self, ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<Measured> {
         let (pipeline, corpus) = self.pipeline(ctx, args).await?;
+        // Built first, so that a judge that cannot be configured fails before the long pass.
+        let judge = if args.judge_offer {
+            Some(judged::judge(ctx, corpus)?)
+        } else {
+            None
+        };
         let queries = &self.resolved.queries;
         let mut measured = Measured {
             runs: Vec::with_capacity(queries.len()),
@@ -223,8 +229,11 @@ impl Job {
             .rerank
             .zip(pipeline.rerank_usage())
             .map(|(settings, (usage, counts))| (settings, usage, counts));
-        if args.judge_offer {
-            measured.judged = Some(self.judge_offers(ctx, args, corpus, &measured).await?);
+        if let Some((judge, model)) = judge {
+            measured.judged = Some(
+                self.judge_offers(ctx, args, &judge, model, &measured)
+                    .await?,
+            );
         }
         Ok(measured)
     }
@@ -234,20 +243,25 @@ impl Job {
         &self,
         ctx: &Context,
         args: &RetrievalArgs,
-        corpus: Arc<Corpus>,
+        judge: &OfferJudge,
+        model: String,
         measured: &Measured,
     ) -> anyhow::Result<judged::JudgedOffers> {
-        let (judge, model) = judged::judge(ctx, corpus)?;
         let cases = &measured.judge_cases;
         let bar = ctx.progress().bar(cases.len(), "offers judged");
         let in_flight = ctx.config()?.llm.max_in_flight;
-        let verdicts = judged::judge_all(&judge, cases, in_flight, &bar).await?;
+        let verdicts = judged::judge_all(judge, cases, in_flight, &bar).await?;
         bar.finish_and_clear();
-        let ks = &self.ks[COVERAGE_KS.len()..];
+        let mut ks: Vec<usize> = Vec::new();
+        for &k in &self.ks[COVERAGE_KS.len()..] {
+            if !ks.contains(&k) {
+                ks.push(k);
+            }
+        }
         Ok(judged::tally(
             cases,
             &verdicts,
-            ks,
+            &ks,
             model,
             judge.usage(),
             args.judged_misses,
@@ -301,7 +315,11 @@ impl Job {
                 measured.sums.window[i] += offered_covers(&window, &q.gold) as u8 as f64;
                 measured.sums.window_size[i] += window.len() as f64;
             }
-            if args.judge_offer && i >= COVERAGE_KS.len() {
+            // Each distinct cut-off once (`--coverage-k 10,10` asks the judge once).
+            if args.judge_offer
+                && i >= COVERAGE_KS.len()
+                && !self.ks[COVERAGE_KS.len()..i].contains(&k)
+            {
                 measured.judge_cases.push(judged::Case {
                     query: q.text.clone(),
                     k,
