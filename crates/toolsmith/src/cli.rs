@@ -1174,8 +1174,9 @@ pub struct RetrievalArgs {
     /// Also ask the judge model (role `judge`: `[llm] role_models.judge`, else `[llm] model`;
     /// cached) about each query's offer at each `--coverage-k` cut-off: which offered API
     /// serves each need of the request, or none. Reports judged coverage beside the strict
-    /// one, how the two agree, and the judge's calls and tokens. The strict figure is the
-    /// benchmark's metric; the judged one depends on the judge model.
+    /// one, how the two agree, the offers it gave no usable reply for (counted as not
+    /// covered), and the judge's calls and tokens. The strict figure is the benchmark's
+    /// metric; the judged one depends on the judge model.
     #[arg(long, requires = "coverage_k")]
     pub judge_offer: bool,
     /// With `--judge-offer`: list the offers the strict count misses and the judge finds
