@@ -1176,7 +1176,8 @@ pub struct RetrievalArgs {
     /// serves each need of the request, or none. Reports judged coverage beside the strict
     /// one, how the two agree, the offers it gave no usable reply for (counted as not
     /// covered), and the judge's calls and tokens. The strict figure is the benchmark's
-    /// metric; the judged one depends on the judge model.
+    /// metric; the judged one depends on the judge model. With `--offers`, the JSON lists
+    /// each offer's needs as the judge read them.
     #[arg(long, requires = "coverage_k")]
     pub judge_offer: bool,
     /// With `--judge-offer`: list the offers the strict count misses and the judge finds

@@ -219,6 +219,15 @@ async fn the_judged_offer_sets_the_judge_beside_the_strict_count() {
         assert_eq!(prompts.len(), 6, "{prompts:#?}");
         assert_eq!(judged["usage"]["calls"], 6, "{judged:#}");
         assert_eq!(judged["usage"]["prompt_tokens"], 1800, "{judged:#}");
+        // With --offers, every offer's verdict is listed beside it.
+        let verdicts = judged["verdicts"].as_array().unwrap();
+        assert_eq!(verdicts.len(), 4, "{judged:#}");
+        assert_eq!(verdicts[0]["query"], QR);
+        assert_eq!(verdicts[0]["strict"], false);
+        assert_eq!(verdicts[0]["verdict"]["verdict"], "judged", "{judged:#}");
+        assert_eq!(verdicts[0]["verdict"]["needs"][0]["api"], "kit/qr_link");
+        assert_eq!(verdicts[2]["verdict"]["needs"][0]["served"], "not_offered");
+        assert_eq!(verdicts[3]["verdict"]["verdict"], "unjudged");
         // Each prompt lists exactly the APIs `--offers` lists for its query.
         for offer in report["offers"].as_array().unwrap() {
             let query = offer["query"].as_str().unwrap();

@@ -258,14 +258,19 @@ impl Job {
                 ks.push(k);
             }
         }
-        Ok(judged::tally(
+        let report = judged::tally(
             cases,
             &verdicts,
             &ks,
             model,
             judge.usage(),
             args.judged_misses,
-        ))
+        );
+        Ok(if args.offers {
+            report.with_verdicts(cases, verdicts)
+        } else {
+            report
+        })
     }
 
     /// How deep each query's ranking is read: the largest cut-off, and expansion's pool.

@@ -91,6 +91,19 @@ pub(super) struct JudgedOffers {
     /// The offers the judge gave no usable reply for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(super) unjudged: Vec<Unjudged>,
+    /// With `--offers`: every offer's verdict, to read the judge beside the offer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) verdicts: Option<Vec<CaseVerdict>>,
+}
+
+/// The judge's verdict on one query's offer at one cut-off.
+#[derive(Debug, Serialize)]
+pub(super) struct CaseVerdict {
+    pub(super) query: String,
+    pub(super) k: usize,
+    /// Whether the offer holds every gold API.
+    pub(super) strict: bool,
+    pub(super) verdict: OfferVerdict,
 }
 
 /// Strict and judged coverage at one cut-off, and how the two agree.
@@ -154,6 +167,7 @@ pub(super) fn tally(
         usage,
         misses: list_misses.then(Vec::new),
         unjudged: Vec::new(),
+        verdicts: None,
     };
     let mut strict_hits = vec![0usize; ks.len()];
     for (case, verdict) in cases.iter().zip(verdicts) {
@@ -172,6 +186,24 @@ pub(super) fn tally(
 }
 
 impl JudgedOffers {
+    /// With every case's verdict listed (`--offers`).
+    pub(super) fn with_verdicts(self, cases: &[Case], verdicts: Vec<OfferVerdict>) -> Self {
+        let listed = cases
+            .iter()
+            .zip(verdicts)
+            .map(|(case, verdict)| CaseVerdict {
+                query: case.query.clone(),
+                k: case.k,
+                strict: case.missing().is_empty(),
+                verdict,
+            })
+            .collect();
+        Self {
+            verdicts: Some(listed),
+            ..self
+        }
+    }
+
     /// Counts one case at the cut-off `i`; says whether the strict count covers it.
     fn add(&mut self, i: usize, case: &Case, verdict: &OfferVerdict) -> bool {
         let missing = case.missing();
