@@ -37,6 +37,9 @@
 //!   [`Preference`]); [`LlmJudge`] asks a chat model under the role `judge`; with the `test-utils` feature, `testing::ScriptedJudge` replays scripted
 //!   ones. By default a judge run asks each question once and every sample and vote reads
 //!   its verdict ([`VoteDraws`]); long observations are cut around what the answer cites.
+//!   [`OfferJudge`] (role `judge`) reads an offer of tools instead of a run: for each need
+//!   of a request, which offered API serves it, or none ([`OfferVerdict`]); `bench retrieval
+//!   --judge-offer` sets it beside strict offered-path coverage.
 //!
 //! ```
 //! use toolsmith_eval::{Rate, RetrievalScores, SolutionLength, correct_path, delta_solution_length,
@@ -116,6 +119,9 @@ pub use crate::metrics::retrieval::{
 };
 pub use crate::metrics::variance::{MeanStd, mean_std};
 pub use crate::metrics::win_rate::{PairOutcome, PairedVerdict, WinRate, judge_pair, pair_outcome};
+pub use crate::offer_judge::{
+    JUDGE_OFFER_PROMPT, JudgedNeed, OfferJudge, OfferVerdict, Served, ShownApi,
+};
 pub use crate::run::{CallRecord, CallStatus, CalledApi, HelperTool, RunRecord};
 
 mod benchmark;
@@ -128,6 +134,7 @@ mod judge_excerpt;
 mod judge_record;
 mod llm_judge;
 pub mod metrics;
+mod offer_judge;
 pub mod report;
 mod run;
 pub mod synth;

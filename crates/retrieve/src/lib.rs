@@ -189,6 +189,11 @@
 //!   ToolBench G2 (the share of queries whose whole gold path the window holds) is 75.2% at
 //!   30 per intent (66 candidates), against 66.7% for the fused window of 40
 //!   (`bench retrieval --intents --coverage-k 20,30,40` reports both).
+//! - **Judged coverage**: offered-path coverage wants the gold APIs themselves, but a
+//!   benchmark's gold path names one of many interchangeable APIs (ToolEnv2404 holds dozens
+//!   of QR generators), so an offer with another one counts as a miss. `bench retrieval
+//!   --judge-offer` also asks the judge model (eval's `OfferJudge`) whether each offer serves
+//!   every need of its request, and reports both figures; the strict one stays the metric.
 //! - **BM25 rather than tantivy**: see [`Bm25Index`]; the speed is measured by
 //!   `toolsmith bench search-speed`, with [`timing`]'s passes and brute-force baseline.
 #![warn(missing_docs)]

@@ -1171,6 +1171,19 @@ pub struct RetrievalArgs {
     /// expansion: what `bench run --tools retrieve:K` offers the agent for that query.
     #[arg(long, requires = "coverage_k")]
     pub offers: bool,
+    /// Also ask the judge model (role `judge`: `[llm] role_models.judge`, else `[llm] model`;
+    /// cached) about each query's offer at each `--coverage-k` cut-off: which offered API
+    /// serves each need of the request, or none. Reports judged coverage beside the strict
+    /// one, how the two agree, the offers it gave no usable reply for (counted as not
+    /// covered), and the judge's calls and tokens. The strict figure is the benchmark's
+    /// metric; the judged one depends on the judge model. With `--offers`, the JSON lists
+    /// each offer's needs as the judge read them.
+    #[arg(long, requires = "coverage_k")]
+    pub judge_offer: bool,
+    /// With `--judge-offer`: list the offers the strict count misses and the judge finds
+    /// covered, each with its missing gold APIs and the offered APIs the judge named instead.
+    #[arg(long, requires = "judge_offer")]
+    pub judged_misses: bool,
     /// JSON output (one object).
     #[command(flatten)]
     pub json: JsonArg,

@@ -15,6 +15,7 @@ mod funcqa_command;
 mod graph_command;
 mod import_url_command;
 mod intents_command;
+mod judge_offer_command;
 mod lint_export_command;
 mod llm_config_command;
 mod mcp_command;

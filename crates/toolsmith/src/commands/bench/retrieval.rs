@@ -3,19 +3,22 @@
 //! `bench run --tools retrieve:K` offers from. Build the job, run it, report once (and keep
 //! the NDCG curve for `toolsmith report`).
 
+mod judged;
 mod report;
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use toolsmith_catalog::{ApiId, Scope, Store};
 use toolsmith_eval::{
-    BenchStore, Benchmark, Resolution, ResolvedQuery, RetrievalResult, RetrievalScores, ndcg_curve,
-    offered_covers,
+    BenchStore, Benchmark, OfferJudge, Resolution, ResolvedQuery, RetrievalResult, RetrievalScores,
+    ndcg_curve, offered_covers,
 };
 use toolsmith_llm::UsageTotals;
 use toolsmith_retrieve::{
-    ExpandSettings, Filter, IntentFusion, IntentSettings, Method, RerankCounts, RerankSettings,
+    Corpus, ExpandSettings, Filter, IntentFusion, IntentSettings, Method, RerankCounts,
+    RerankSettings,
 };
 
 use self::report::{
@@ -32,7 +35,8 @@ const CURVE_K: usize = 10;
 /// Runs `bench retrieval`.
 pub(crate) fn run(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<ExitCode> {
     let job = Job::build(ctx, args)?;
-    let measured = ctx.runtime()?.block_on(job.measure(ctx, args))?;
+    let mut measured = ctx.runtime()?.block_on(job.measure(ctx, args))?;
+    let judged_offer = measured.judged.take();
     let (report, curve) = job.report(args, measured);
     // Kept for the report's NDCG@k curves.
     BenchStore::open(ctx.db())
@@ -48,8 +52,32 @@ pub(crate) fn run(ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<ExitCod
             })
         })
         .with_context(|| format!("storing the retrieval result in {}", ctx.db().display()))?;
-    printer::report(&report, args.json.json)?;
+    let printed = Printed {
+        report: &report,
+        judged_offer: judged_offer.as_ref(),
+    };
+    printer::report(&printed, args.json.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `bench retrieval` prints: the report, then `--judge-offer`'s part.
+#[derive(serde::Serialize)]
+struct Printed<'a> {
+    #[serde(flatten)]
+    report: &'a RetrievalReport,
+    /// With `--judge-offer`: strict against judged coverage at each `--coverage-k` cut-off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_offer: Option<&'a judged::JudgedOffers>,
+}
+
+impl std::fmt::Display for Printed<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.report)?;
+        match self.judged_offer {
+            Some(judged) => write!(f, "\n{judged}"),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The benchmark's queries resolved against its catalog, and the pipeline to measure.
@@ -83,6 +111,10 @@ struct Measured {
     intents: Option<(IntentFusion, UsageTotals)>,
     /// With reranking: its settings, its model usage and what it did over all queries.
     rerank: Option<(RerankSettings, UsageTotals, RerankCounts)>,
+    /// With `--judge-offer`: each query's offer at each `--coverage-k` cut-off.
+    judge_cases: Vec<judged::Case>,
+    /// With `--judge-offer`: what the judge made of them.
+    judged: Option<judged::JudgedOffers>,
 }
 
 impl Job {
@@ -131,7 +163,7 @@ impl Job {
         &self,
         ctx: &Context,
         args: &RetrievalArgs,
-    ) -> anyhow::Result<retrieval::Pipeline> {
+    ) -> anyhow::Result<(retrieval::Pipeline, Arc<Corpus>)> {
         // Reading a large catalog and deriving its dependency edges takes seconds: say so.
         let spinner = ctx.progress().spinner(format!(
             "reading the {} catalog and deriving its dependency edges",
@@ -152,12 +184,19 @@ impl Job {
         .with_intents(ctx, Some(self.intents.is_some()))?
         .with_rerank(ctx, Some(self.rerank.is_some()))?;
         spinner.finish_and_clear();
-        retrieval::Pipeline::build(ctx, corpus, spec).await
+        let pipeline = retrieval::Pipeline::build(ctx, Arc::clone(&corpus), spec).await?;
+        Ok((pipeline, corpus))
     }
 
     /// Ranks every query, and counts what the pipeline offers it at each cut-off.
     async fn measure(&self, ctx: &Context, args: &RetrievalArgs) -> anyhow::Result<Measured> {
-        let pipeline = self.pipeline(ctx, args).await?;
+        let (pipeline, corpus) = self.pipeline(ctx, args).await?;
+        // Built first, so that a judge that cannot be configured fails before the long pass.
+        let judge = if args.judge_offer {
+            Some(judged::judge(ctx, corpus)?)
+        } else {
+            None
+        };
         let queries = &self.resolved.queries;
         let mut measured = Measured {
             runs: Vec::with_capacity(queries.len()),
@@ -168,6 +207,8 @@ impl Job {
             search_secs: 0.0,
             intents: None,
             rerank: None,
+            judge_cases: Vec::new(),
+            judged: None,
         };
         if pipeline.asks_model() {
             let in_flight = ctx.config()?.llm.max_in_flight.max(1);
@@ -188,7 +229,48 @@ impl Job {
             .rerank
             .zip(pipeline.rerank_usage())
             .map(|(settings, (usage, counts))| (settings, usage, counts));
+        if let Some((judge, model)) = judge {
+            measured.judged = Some(
+                self.judge_offers(ctx, args, &judge, model, &measured)
+                    .await?,
+            );
+        }
         Ok(measured)
+    }
+
+    /// `--judge-offer`: the judge's verdict on every offer the pass collected, tallied.
+    async fn judge_offers(
+        &self,
+        ctx: &Context,
+        args: &RetrievalArgs,
+        judge: &OfferJudge,
+        model: String,
+        measured: &Measured,
+    ) -> anyhow::Result<judged::JudgedOffers> {
+        let cases = &measured.judge_cases;
+        let bar = ctx.progress().bar(cases.len(), "offers judged");
+        let in_flight = ctx.config()?.llm.max_in_flight;
+        let verdicts = judged::judge_all(judge, cases, in_flight, &bar).await?;
+        bar.finish_and_clear();
+        let mut ks: Vec<usize> = Vec::new();
+        for &k in &self.ks[COVERAGE_KS.len()..] {
+            if !ks.contains(&k) {
+                ks.push(k);
+            }
+        }
+        let report = judged::tally(
+            cases,
+            &verdicts,
+            &ks,
+            model,
+            judge.usage(),
+            args.judged_misses,
+        );
+        Ok(if args.offers {
+            report.with_verdicts(cases, verdicts)
+        } else {
+            report
+        })
     }
 
     /// How deep each query's ranking is read: the largest cut-off, and expansion's pool.
@@ -237,6 +319,18 @@ impl Job {
             {
                 measured.sums.window[i] += offered_covers(&window, &q.gold) as u8 as f64;
                 measured.sums.window_size[i] += window.len() as f64;
+            }
+            // Each distinct cut-off once (`--coverage-k 10,10` asks the judge once).
+            if args.judge_offer
+                && i >= COVERAGE_KS.len()
+                && !self.ks[COVERAGE_KS.len()..i].contains(&k)
+            {
+                measured.judge_cases.push(judged::Case {
+                    query: q.text.clone(),
+                    k,
+                    offered: offered.clone(),
+                    gold: q.gold.clone(),
+                });
             }
             if args.offers && i >= COVERAGE_KS.len() {
                 measured.offers.push(QueryOffer {
