@@ -1,16 +1,27 @@
 //! Rendering a value within a budget of characters: first the least form of every part
 //! (identities, one item per list), then the identity skeletons of the parts that hold
-//! identities, then the first parts grown back toward whole, content first and maps of
-//! flags and links last.
+//! identities, then the short scalars of the objects held, then the parts grown back toward
+//! whole, content first and maps of flags and links last. A list of objects grows its shown
+//! items alike, column by column (see [`super::columns`]).
 
 use serde_json::{Map, Value};
 
+use super::columns::{Column, Lists, Rank, columns};
 use super::fields::{Class, Context};
+use super::grow::{Grower, list_size};
 use super::least::{least, omitted_note, ordered, shorten, size};
 use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
 
-/// Share of a list's budget its least-form items may take before its first items grow.
+/// Share of a list's budget its least-form items may take before its first items grow (a
+/// list that is not of objects).
 const BREADTH_SHARE: (usize, usize) = (4, 5);
+
+/// Share of a list's room the core forms of its items (skeletons and own short scalars) may
+/// take, so that other columns have room to grow across them.
+const CORE_SHARE: (usize, usize) = (9, 10);
+
+/// Items of a list whose fields are read to find its columns.
+const PROBE_ITEMS: usize = 20;
 
 /// `value` in at most `budget` characters where its least form allows, else its least form.
 pub(crate) fn render(value: &Value, budget: usize, ctx: &Context) -> Value {
@@ -94,6 +105,7 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
             shown.offer(name, least(value, ctx));
         }
     }
+    grow_small_fields(map, &mut shown, ctx);
     if shown.out.is_empty()
         && let Some(first) = order.iter().find_map(|(name, _)| map.get_key_value(*name))
     {
@@ -117,6 +129,28 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
         grow_fields(map, &names, &mut shown.out, &mut shown.used, budget, ctx);
     }
     Value::Object(shown.out)
+}
+
+/// Grows, column by column, the identities and short scalars of the objects `map` holds (a
+/// device's volume beside a whole track), before any of its fields grows toward whole. Its
+/// payload lists are grown as lists afterwards.
+fn grow_small_fields(map: &Map<String, Value>, shown: &mut Shown, ctx: &Context) {
+    if shown.out.is_empty() {
+        return;
+    }
+    let whole = [Value::Object(map.clone())];
+    let small: Vec<Column> = columns(&[&whole[0]], Lists::HoldersOnly, ctx)
+        .into_iter()
+        .filter(|c| c.rank() <= Rank::NestedScalar)
+        .collect();
+    let grower = Grower { ctx, render };
+    let mut one = vec![Value::Object(std::mem::take(&mut shown.out))];
+    // The brackets of a one-item list are the object's room too.
+    grower.grow(&small, &whole, &mut one, shown.budget + 2);
+    if let Some(Value::Object(out)) = one.pop() {
+        shown.used = size(&Value::Object(out.clone()));
+        shown.out = out;
+    }
 }
 
 /// Grows the shown fields of `names` toward their whole value, each rendered once: the ones
@@ -154,7 +188,70 @@ fn grow_fields(
     }
 }
 
+/// A list of objects grows by columns (see [`render_table`]); any other list keeps its first
+/// items and grows them in order.
 fn render_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
+    if !items.is_empty() && items.iter().all(Value::is_object) {
+        render_table(items, budget, ctx)
+    } else {
+        render_plain_list(items, budget, ctx)
+    }
+}
+
+/// A list of objects, its shown items grown alike: as many items as their skeletons and own
+/// short scalars (their core columns) fit in a share of the room, then every column that fits
+/// across all of them, most important first, then more items in that same form while they
+/// fit, and a note of the items left out.
+fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
+    let room = budget.saturating_sub(size(&omitted_note(items.len())) + 1);
+    let grower = Grower { ctx, render };
+    let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
+    let all = columns(&probe, Lists::All, ctx);
+    let core: Vec<&Column> = all.iter().filter(|c| c.is_core()).collect();
+    let share = room * CORE_SHARE.0 / CORE_SHARE.1;
+    let mut count = 0;
+    let mut used = 2;
+    for item in items {
+        let cost = size(&grower.form_with(item, core.iter().copied())) + usize::from(count > 0);
+        if used + cost > if count == 0 { room } else { share } {
+            break;
+        }
+        used += cost;
+        count += 1;
+    }
+    let mut out: Vec<Value> = items
+        .iter()
+        .take(count.max(1))
+        .map(|item| least(item, ctx))
+        .collect();
+    if list_size(&out) > room {
+        out.clear();
+    }
+    let added = grower.grow(&all, items, &mut out, room);
+    let mut used = list_size(&out);
+    let more = if out.is_empty() {
+        &[][..]
+    } else {
+        &items[out.len()..]
+    };
+    for item in more {
+        let form = grower.form_with(item, added.iter().copied());
+        let cost = size(&form) + 1;
+        if used + cost > room {
+            break;
+        }
+        used += cost;
+        out.push(form);
+    }
+    if out.len() < items.len() {
+        out.push(omitted_note(items.len() - out.len()));
+    }
+    Value::Array(out)
+}
+
+/// A list of scalars or of mixed values: the least forms of its first items, then the first
+/// ones grown toward whole, in order.
+fn render_plain_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let reserve = size(&omitted_note(items.len())) + 1;
     let room = budget.saturating_sub(reserve);
     let breadth = room * BREADTH_SHARE.0 / BREADTH_SHARE.1;

@@ -1,0 +1,292 @@
+//! Columns: the fields of a list's items (or of one object's sub-objects) named by their path,
+//! ranked so that the items of a list grow alike. A column is added to every shown item before
+//! a column of lower rank is added to any, and one that does not fit across all of them is
+//! left out rather than given to some.
+
+use serde_json::{Map, Value};
+
+use super::fields::{Class, Context};
+use super::least::ordered;
+
+/// Object levels whose identities count as an item's skeleton (a recently played item's
+/// track, and that track's album and artists).
+pub(crate) const CORE_DEPTH: usize = 2;
+
+/// Deepest object level columns are taken from; deeper values are one rendered column.
+const MAX_DEPTH: usize = 6;
+
+/// Items of a nested list (a track's artists) that a column shows.
+pub(super) const NESTED_ITEMS: usize = 3;
+
+/// Longest string that counts as a short scalar (a date, a code, a short label).
+const SHORT_TEXT: usize = 40;
+
+/// Characters a long text is first shown in, before it is shown whole.
+const LONG_TEXT_CAP: usize = 120;
+
+/// Characters a value without identities (a list of codes, a map) is rendered in.
+const OTHER_CAP: usize = 120;
+
+/// Characters a link value (a map of URLs, a list of images) is rendered in.
+const LINK_CAP: usize = 240;
+
+/// One step of a column's path from an item to the object holding the column's field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// The field of this name.
+    Key(String),
+    /// Each shown item of the list.
+    Each,
+}
+
+/// How much a column matters, most first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rank {
+    /// The identities of an object within [`CORE_DEPTH`] levels: the item's skeleton.
+    Skeleton,
+    /// A short scalar of the item itself (a date, a count, a timestamp), or of a sub-object
+    /// with no identities of its own (a forecast's `main.temp`): it says something of the item.
+    OwnScalar,
+    /// The identities of a deeper object.
+    DeepIdentity,
+    /// A short scalar of a nested entity (a device's volume, a track's album's release date).
+    NestedScalar,
+    /// A long text, shortened, then whole.
+    LongText,
+    /// A value without identities (a list of codes, an empty value).
+    Other,
+    /// A map of booleans.
+    Flags,
+    /// A URL or an image of another API.
+    Link,
+}
+
+/// What a column adds to the object at its path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    /// The object's least form: its identities.
+    Least,
+    /// The field whole.
+    Whole(String),
+    /// The field's string shortened to a cap.
+    Shortened(String, usize),
+    /// The field rendered within a cap.
+    Rendered(String, usize),
+}
+
+/// A field of the items of a list, at a path, in the form it is added.
+#[derive(Clone, Debug)]
+pub(crate) struct Column {
+    pub(super) path: Vec<Step>,
+    pub(super) form: Form,
+    rank: Rank,
+    depth: usize,
+    /// The field's place among its object's fields: each nested object shows its first
+    /// field before any shows its second.
+    index: usize,
+}
+
+impl Column {
+    /// How much this column matters.
+    pub(crate) fn rank(&self) -> Rank {
+        self.rank
+    }
+
+    /// Whether the column is part of what every shown item must show: its skeleton and its
+    /// own short scalars.
+    pub(crate) fn is_core(&self) -> bool {
+        self.rank <= Rank::OwnScalar
+    }
+}
+
+/// Which nested lists the columns go into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lists {
+    /// Every list of objects that holds identities or is content.
+    All,
+    /// Lists that hold identities, not content: the payload lists of an object are grown as
+    /// lists, by [`super::render`].
+    HoldersOnly,
+}
+
+/// The columns of `items` (the union over them), most important first, as found.
+pub(crate) fn columns(items: &[&Value], lists: Lists, ctx: &Context) -> Vec<Column> {
+    let mut out: Vec<Column> = Vec::new();
+    for item in items {
+        if let Value::Object(map) = item {
+            let top = Level {
+                depth: 0,
+                own: true,
+            };
+            walk(map, &mut Vec::new(), top, lists, ctx, &mut out);
+        }
+    }
+    out.sort_by_key(|c| (c.rank, c.depth, c.index));
+    out
+}
+
+/// Adds the columns of the object `map` at `path` (at `level`) to `out`.
+fn walk(
+    map: &Map<String, Value>,
+    path: &mut Vec<Step>,
+    level: Level,
+    lists: Lists,
+    ctx: &Context,
+    out: &mut Vec<Column>,
+) {
+    let fields = ordered(map, ctx).into_iter().filter(|(name, class)| {
+        let scalar = map.get(*name).is_some_and(is_scalar);
+        // Identities and scalar content are in every shown object's least form already.
+        let in_least = matches!(class, Class::Identity(_)) || (*class == Class::Purpose && scalar);
+        !in_least
+    });
+    for (index, (name, class)) in fields.enumerate() {
+        let Some(value) = map.get(name) else {
+            continue;
+        };
+        let at = Place { level, index };
+        path.push(Step::Key(name.to_owned()));
+        match value {
+            Value::Object(sub) if nests(class, level.depth) => {
+                let entity = has_identity(sub, ctx);
+                if entity {
+                    push(
+                        out,
+                        path,
+                        Form::Least,
+                        identity_rank(level.depth + 1),
+                        at.down(),
+                    );
+                }
+                walk(sub, path, level.below(entity), lists, ctx, out);
+            }
+            Value::Array(subs) if walks_list(class, level.depth, lists) && holds_objects(subs) => {
+                path.push(Step::Each);
+                push(
+                    out,
+                    path,
+                    Form::Least,
+                    identity_rank(level.depth + 1),
+                    at.down(),
+                );
+                for sub in subs.iter().take(NESTED_ITEMS).filter_map(Value::as_object) {
+                    walk(sub, path, level.below(true), lists, ctx, out);
+                }
+                path.pop();
+            }
+            Value::Array(_) if class == Class::Purpose && lists == Lists::HoldersOnly => {}
+            _ => {
+                path.pop();
+                leaf(name, value, class, path, at, out);
+                continue;
+            }
+        }
+        path.pop();
+    }
+}
+
+/// Adds the column of a field that is shown as a value, not walked into.
+fn leaf(name: &str, value: &Value, class: Class, path: &[Step], at: Place, out: &mut Vec<Column>) {
+    let whole = Form::Whole(name.to_owned());
+    let capped = |cap| Form::Rendered(name.to_owned(), cap);
+    match (class, value) {
+        (Class::Link, Value::Object(_) | Value::Array(_)) => {
+            push(out, path, capped(LINK_CAP), Rank::Link, at);
+        }
+        (Class::Link, _) => push(out, path, whole, Rank::Link, at),
+        (Class::Flags, _) => push(out, path, whole, Rank::Flags, at),
+        (_, Value::Object(_) | Value::Array(_) | Value::Null) => {
+            push(out, path, capped(OTHER_CAP), Rank::Other, at);
+        }
+        (_, Value::String(s)) if s.chars().count() > SHORT_TEXT => {
+            let short = Form::Shortened(name.to_owned(), LONG_TEXT_CAP);
+            push(out, path, short, Rank::LongText, at);
+            push(out, path, whole, Rank::LongText, at);
+        }
+        _ if at.level.own => push(out, path, whole, Rank::OwnScalar, at),
+        _ => push(out, path, whole, Rank::NestedScalar, at),
+    }
+}
+
+/// Whether a field of this class at this depth is walked into rather than shown as a value.
+fn nests(class: Class, depth: usize) -> bool {
+    depth < MAX_DEPTH && matches!(class, Class::Purpose | Class::Holder | Class::Other)
+}
+
+/// Whether a list field of this class at this depth is walked into, item by item.
+fn walks_list(class: Class, depth: usize, lists: Lists) -> bool {
+    depth < MAX_DEPTH
+        && (class == Class::Holder || (class == Class::Purpose && lists == Lists::All))
+}
+
+fn holds_objects(items: &[Value]) -> bool {
+    items.first().is_some_and(Value::is_object)
+}
+
+fn is_scalar(value: &Value) -> bool {
+    !value.is_object() && !value.is_array()
+}
+
+/// Whether an object has identity fields of its own (its least form is its identities).
+fn has_identity(map: &Map<String, Value>, ctx: &Context) -> bool {
+    ordered(map, ctx)
+        .iter()
+        .any(|(name, class)| matches!(class, Class::Identity(_)) && map.contains_key(*name))
+}
+
+fn identity_rank(depth: usize) -> Rank {
+    if depth <= CORE_DEPTH {
+        Rank::Skeleton
+    } else {
+        Rank::DeepIdentity
+    }
+}
+
+/// Adds a column unless one of the same path and form is there already.
+fn push(out: &mut Vec<Column>, path: &[Step], form: Form, rank: Rank, at: Place) {
+    if out.iter().any(|c| c.path == path && c.form == form) {
+        return;
+    }
+    out.push(Column {
+        path: path.to_vec(),
+        form,
+        rank,
+        depth: at.level.depth,
+        index: at.index,
+    });
+}
+
+/// How deep an object is: its level of objects, and whether it is still the item itself (no
+/// object with identities of its own lies on the way to it).
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    depth: usize,
+    own: bool,
+}
+
+impl Level {
+    /// The level of a sub-object, an entity of its own or not.
+    fn below(self, entity: bool) -> Self {
+        Self {
+            depth: self.depth + 1,
+            own: self.own && !entity,
+        }
+    }
+}
+
+/// Where a field is: its object's level and its place among that object's fields.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    level: Level,
+    index: usize,
+}
+
+impl Place {
+    /// The place of the identities of the object this field holds.
+    fn down(self) -> Self {
+        Self {
+            level: self.level.below(true),
+            index: 0,
+        }
+    }
+}
