@@ -84,6 +84,47 @@ pub(crate) struct Column {
     /// The field's place among its object's fields: each nested object shows its first
     /// field before any shows its second.
     index: usize,
+    kind: Kind,
+}
+
+/// What a scalar column holds, in the order the columns of one rank and level are added: a
+/// date says most of an item, a switch least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Kind {
+    /// A date or a time (`release_date`, `played_at`, `2024-05-01`).
+    Date,
+    /// Any other string, or a value that is not a scalar.
+    Text,
+    /// A number (a count, a measure).
+    Number,
+    /// A boolean.
+    Switch,
+}
+
+impl Kind {
+    fn of(name: &str, value: &Value) -> Self {
+        let lower = name.to_ascii_lowercase();
+        let dated = ["_at", "date", "time", "_on"]
+            .iter()
+            .any(|e| lower.ends_with(e));
+        match value {
+            Value::Bool(_) => Self::Switch,
+            Value::Number(_) if !dated => Self::Number,
+            Value::String(s) if !dated && !looks_like_date(s) => Self::Text,
+            Value::Number(_) | Value::String(_) => Self::Date,
+            _ => Self::Text,
+        }
+    }
+}
+
+/// Whether `s` starts as an ISO date does (`2024-05-01...`).
+fn looks_like_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-'
 }
 
 impl Column {
@@ -92,25 +133,25 @@ impl Column {
         self.rank
     }
 
-    /// Whether the column is part of what every shown item must show: its skeleton and its
-    /// own short scalars.
-    pub(crate) fn is_core(&self) -> bool {
-        self.rank <= Rank::OwnScalar
+    /// Whether this column may take shown items away to fit across the rest: the items'
+    /// skeletons and their own short scalars, but switches.
+    pub(crate) fn takes_items(&self) -> bool {
+        self.rank <= Rank::OwnScalar && self.kind != Kind::Switch
     }
 }
 
-/// Which nested lists the columns go into.
+/// Which fields the columns reach into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Lists {
-    /// Every list of objects that holds identities or is content.
+pub(crate) enum Reach {
+    /// Every object and list of objects an item holds, its content too.
     All,
-    /// Lists that hold identities, not content: the payload lists of an object are grown as
-    /// lists, by [`super::render`].
-    HoldersOnly,
+    /// Only what holds identities and is not content: an object's payload is rendered on its
+    /// own (its own columns then reach into it).
+    Held,
 }
 
 /// The columns of `items` (the union over them), most important first, as found.
-pub(crate) fn columns(items: &[&Value], lists: Lists, ctx: &Context) -> Vec<Column> {
+pub(crate) fn columns(items: &[&Value], reach: Reach, ctx: &Context) -> Vec<Column> {
     let mut out: Vec<Column> = Vec::new();
     for item in items {
         if let Value::Object(map) = item {
@@ -118,10 +159,10 @@ pub(crate) fn columns(items: &[&Value], lists: Lists, ctx: &Context) -> Vec<Colu
                 depth: 0,
                 own: true,
             };
-            walk(map, &mut Vec::new(), top, lists, ctx, &mut out);
+            walk(map, &mut Vec::new(), top, reach, ctx, &mut out);
         }
     }
-    out.sort_by_key(|c| (c.rank, c.depth, c.index));
+    out.sort_by_key(|c| (c.rank, c.depth, c.kind, c.index));
     out
 }
 
@@ -130,7 +171,7 @@ fn walk(
     map: &Map<String, Value>,
     path: &mut Vec<Step>,
     level: Level,
-    lists: Lists,
+    reach: Reach,
     ctx: &Context,
     out: &mut Vec<Column>,
 ) {
@@ -144,9 +185,14 @@ fn walk(
         let Some(value) = map.get(name) else {
             continue;
         };
-        let at = Place { level, index };
+        let at = Place {
+            level,
+            index,
+            kind: Kind::Text,
+        };
         path.push(Step::Key(name.to_owned()));
         match value {
+            _ if class == Class::Purpose && reach == Reach::Held => {}
             Value::Object(sub) if nests(class, level.depth) => {
                 let entity = has_identity(sub, ctx);
                 if entity {
@@ -158,9 +204,9 @@ fn walk(
                         at.down(),
                     );
                 }
-                walk(sub, path, level.below(entity), lists, ctx, out);
+                walk(sub, path, level.below(entity), reach, ctx, out);
             }
-            Value::Array(subs) if walks_list(class, level.depth, lists) && holds_objects(subs) => {
+            Value::Array(subs) if walks_list(class, level.depth, reach) && holds_objects(subs) => {
                 path.push(Step::Each);
                 push(
                     out,
@@ -170,11 +216,10 @@ fn walk(
                     at.down(),
                 );
                 for sub in subs.iter().take(NESTED_ITEMS).filter_map(Value::as_object) {
-                    walk(sub, path, level.below(true), lists, ctx, out);
+                    walk(sub, path, level.below(true), reach, ctx, out);
                 }
                 path.pop();
             }
-            Value::Array(_) if class == Class::Purpose && lists == Lists::HoldersOnly => {}
             _ => {
                 path.pop();
                 leaf(name, value, class, path, at, out);
@@ -187,6 +232,10 @@ fn walk(
 
 /// Adds the column of a field that is shown as a value, not walked into.
 fn leaf(name: &str, value: &Value, class: Class, path: &[Step], at: Place, out: &mut Vec<Column>) {
+    let at = Place {
+        kind: Kind::of(name, value),
+        ..at
+    };
     let whole = Form::Whole(name.to_owned());
     let capped = |cap| Form::Rendered(name.to_owned(), cap);
     match (class, value) {
@@ -214,9 +263,9 @@ fn nests(class: Class, depth: usize) -> bool {
 }
 
 /// Whether a list field of this class at this depth is walked into, item by item.
-fn walks_list(class: Class, depth: usize, lists: Lists) -> bool {
+fn walks_list(class: Class, depth: usize, reach: Reach) -> bool {
     depth < MAX_DEPTH
-        && (class == Class::Holder || (class == Class::Purpose && lists == Lists::All))
+        && (class == Class::Holder || (class == Class::Purpose && reach == Reach::All))
 }
 
 fn holds_objects(items: &[Value]) -> bool {
@@ -253,6 +302,7 @@ fn push(out: &mut Vec<Column>, path: &[Step], form: Form, rank: Rank, at: Place)
         rank,
         depth: at.level.depth,
         index: at.index,
+        kind: at.kind,
     });
 }
 
@@ -279,6 +329,7 @@ impl Level {
 struct Place {
     level: Level,
     index: usize,
+    kind: Kind,
 }
 
 impl Place {
@@ -287,6 +338,7 @@ impl Place {
         Self {
             level: self.level.below(true),
             index: 0,
+            kind: Kind::Text,
         }
     }
 }

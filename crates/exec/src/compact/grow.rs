@@ -96,13 +96,16 @@ impl Grower<'_> {
 
     /// Adds to `shown` (the shown forms of the first items of `whole`) every column of
     /// `columns`, in order, that fits across all of them within `room` characters of list
-    /// text; a column that does not is left out for all. Returns the columns added.
+    /// text; a column that does not is left out for all, but a column that takes items (see
+    /// [`Column::takes_items`]) may take shown items away from the end, down to `floor` items.
+    /// Returns the columns added.
     pub(crate) fn grow<'c>(
         &self,
         columns: &'c [Column],
         whole: &[Value],
         shown: &mut Vec<Value>,
         room: usize,
+        floor: usize,
     ) -> Vec<&'c Column> {
         let mut added = Vec::new();
         for column in columns {
@@ -110,6 +113,11 @@ impl Grower<'_> {
             let mut changed = false;
             for (item, slot) in whole.iter().zip(trial.iter_mut()) {
                 changed |= self.apply(column, item, slot);
+            }
+            if column.takes_items() {
+                while trial.len() > floor.max(1) && list_size(&trial) > room {
+                    trial.pop();
+                }
             }
             if changed && list_size(&trial) <= room {
                 *shown = trial;

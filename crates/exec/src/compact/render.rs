@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::columns::{Column, Lists, Rank, columns};
+use super::columns::{Column, Rank, Reach, columns};
 use super::fields::{Class, Context};
 use super::grow::{Grower, list_size};
 use super::least::{least, omitted_note, ordered, shorten, size};
@@ -16,9 +16,13 @@ use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
 /// list that is not of objects).
 const BREADTH_SHARE: (usize, usize) = (4, 5);
 
-/// Share of a list's room the core forms of its items (skeletons and own short scalars) may
-/// take, so that other columns have room to grow across them.
-const CORE_SHARE: (usize, usize) = (9, 10);
+/// Share of a list's room the skeletons of its items may take, so that their columns have room
+/// to grow across them.
+const SKELETON_SHARE: (usize, usize) = (4, 5);
+
+/// Share of the items shown by their skeletons that the items' own short scalars (a date, a
+/// count) may not take away: those columns take items from the end down to this share.
+const FLOOR_SHARE: (usize, usize) = (2, 3);
 
 /// Items of a list whose fields are read to find its columns.
 const PROBE_ITEMS: usize = 20;
@@ -133,20 +137,20 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
 
 /// Grows, column by column, the identities and short scalars of the objects `map` holds (a
 /// device's volume beside a whole track), before any of its fields grows toward whole. Its
-/// payload lists are grown as lists afterwards.
+/// payload is grown afterwards, rendered on its own.
 fn grow_small_fields(map: &Map<String, Value>, shown: &mut Shown, ctx: &Context) {
     if shown.out.is_empty() {
         return;
     }
     let whole = [Value::Object(map.clone())];
-    let small: Vec<Column> = columns(&[&whole[0]], Lists::HoldersOnly, ctx)
+    let small: Vec<Column> = columns(&[&whole[0]], Reach::Held, ctx)
         .into_iter()
         .filter(|c| c.rank() <= Rank::NestedScalar)
         .collect();
     let grower = Grower { ctx, render };
     let mut one = vec![Value::Object(std::mem::take(&mut shown.out))];
     // The brackets of a one-item list are the object's room too.
-    grower.grow(&small, &whole, &mut one, shown.budget + 2);
+    grower.grow(&small, &whole, &mut one, shown.budget + 2, 1);
     if let Some(Value::Object(out)) = one.pop() {
         shown.used = size(&Value::Object(out.clone()));
         shown.out = out;
@@ -198,21 +202,22 @@ fn render_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
     }
 }
 
-/// A list of objects, its shown items grown alike: as many items as their skeletons and own
-/// short scalars (their core columns) fit in a share of the room, then every column that fits
-/// across all of them, most important first, then more items in that same form while they
-/// fit, and a note of the items left out.
+/// A list of objects, its shown items grown alike: as many items as their skeletons fit in a
+/// share of the room (the first one in all of it), then every column that fits across all of
+/// them, most important first (a skeleton column or an own short scalar may take items away,
+/// down to a share of them), then more items in that same form while they fit, and a note of
+/// the items left out.
 fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let room = budget.saturating_sub(size(&omitted_note(items.len())) + 1);
     let grower = Grower { ctx, render };
     let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
-    let all = columns(&probe, Lists::All, ctx);
-    let core: Vec<&Column> = all.iter().filter(|c| c.is_core()).collect();
-    let share = room * CORE_SHARE.0 / CORE_SHARE.1;
+    let all = columns(&probe, Reach::All, ctx);
+    let skeleton: Vec<&Column> = all.iter().filter(|c| c.rank() == Rank::Skeleton).collect();
+    let share = room * SKELETON_SHARE.0 / SKELETON_SHARE.1;
     let mut count = 0;
     let mut used = 2;
     for item in items {
-        let cost = size(&grower.form_with(item, core.iter().copied())) + usize::from(count > 0);
+        let cost = size(&grower.form_with(item, skeleton.iter().copied())) + usize::from(count > 0);
         if used + cost > if count == 0 { room } else { share } {
             break;
         }
@@ -227,7 +232,8 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     if list_size(&out) > room {
         out.clear();
     }
-    let added = grower.grow(&all, items, &mut out, room);
+    let floor = (out.len() * FLOOR_SHARE.0).div_ceil(FLOOR_SHARE.1);
+    let added = grower.grow(&all, items, &mut out, room, floor);
     let mut used = list_size(&out);
     let more = if out.is_empty() {
         &[][..]

@@ -154,14 +154,25 @@ fn a_forecast_keeps_its_days_with_their_main_and_weather_blocks() {
         .collect();
     let value = observation(json!({"cod": "200", "cnt": 40, "list": days,
         "city": {"id": 2643743, "name": "London", "country": "GB"}}));
-    let text = compact_with(&value, hints("/data/2.5/forecast"), 1024);
-    let back: Value = serde_json::from_str(&text).unwrap();
-    let shown = back["response"]["list"].as_array().unwrap();
-    let first = &shown[0];
-    assert!(first["main"]["temp"].is_number(), "{text}");
-    assert_eq!(first["weather"][0]["id"], 500, "{text}");
-    assert_eq!(back["response"]["city"]["name"], "London");
-    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    // Days are shown alike: each with its weather block and its time; where the budget
+    // allows, each with its `main` block too (not the first day alone).
+    for budget in [1024, 2048, 4096] {
+        let text = compact_with(&value, hints("/data/2.5/forecast"), budget);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let shown = shown_items(&back["response"]["list"]);
+        assert!(shown.len() >= 10, "{budget}: {text}");
+        let fields: Vec<&String> = shown[0].as_object().unwrap().keys().collect();
+        for (i, day) in shown.iter().enumerate() {
+            assert_eq!(day["weather"][0]["id"], 500, "{text}");
+            assert!(day["dt"] == 1_700_000_000 + i * 10_800 || day["dt_txt"].is_string());
+            assert_eq!(day.as_object().unwrap().keys().collect::<Vec<_>>(), fields);
+            if budget == 4096 {
+                assert_eq!(day["main"]["temp"], 281.5, "{text}");
+            }
+        }
+        assert_eq!(back["response"]["city"]["name"], "London");
+        assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    }
 }
 
 /// Nested JSON of the shapes APIs answer: objects with ids and names among other fields,
