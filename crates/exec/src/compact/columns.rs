@@ -342,3 +342,85 @@ impl Place {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The rank and path of each column, in order, with the field it adds.
+    fn ranked(items: &[&Value]) -> Vec<(Rank, String)> {
+        let ctx = Context::new(Some("/me/player/recently-played"), None);
+        columns(items, Reach::All, &ctx)
+            .iter()
+            .map(|c| {
+                let mut path: Vec<String> = c
+                    .path
+                    .iter()
+                    .map(|s| match s {
+                        Step::Key(k) => k.clone(),
+                        Step::Each => "[]".to_owned(),
+                    })
+                    .collect();
+                match &c.form {
+                    Form::Least => path.push("*".to_owned()),
+                    Form::Whole(f) | Form::Shortened(f, _) | Form::Rendered(f, _) => {
+                        path.push(f.clone());
+                    }
+                }
+                (c.rank, path.join("."))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_items_skeleton_and_own_dates_rank_before_nested_details_and_links() {
+        let item = json!({
+            "track": {"id": "t", "name": "Song", "popularity": 70, "explicit": false,
+                      "album": {"id": "a", "name": "Album", "release_date": "2020-01-02",
+                                "artists": [{"id": "x", "name": "X", "bio": "b".repeat(60)}]},
+                      "artists": [{"id": "x", "name": "X"}],
+                      "href": "https://api.example/t"},
+            "played_at": "2025-11-01T10:04:05Z",
+            "plays": 3,
+            "context": {"uri": "spotify:playlist:p", "href": "https://api.example/p"},
+            "stats": {"skips": 1}
+        });
+        let order = ranked(&[&item]);
+        let at = |path: &str| {
+            order
+                .iter()
+                .position(|(_, p)| p == path)
+                .unwrap_or(usize::MAX)
+        };
+        assert_eq!(order[0].0, Rank::Skeleton, "{order:?}");
+        // The track's album and artists are part of the skeleton: within two levels.
+        assert!(at("track.album.*") < at("played_at"), "{order:?}");
+        assert!(at("track.artists.[].*") < at("played_at"), "{order:?}");
+        // A date of the item itself before its counts; a sub-object without identities
+        // (`stats`) says something of the item itself.
+        assert!(at("played_at") < at("plays"), "{order:?}");
+        assert_eq!(order[at("stats.skips")].0, Rank::OwnScalar, "{order:?}");
+        // The album's artists are a level deeper; the track's own details are a nested
+        // entity's; long texts and links come after them.
+        assert_eq!(order[at("track.album.artists.[].*")].0, Rank::DeepIdentity);
+        assert_eq!(order[at("track.popularity")].0, Rank::NestedScalar);
+        assert!(at("track.popularity") < at("track.explicit"), "{order:?}");
+        assert!(at("track.album.release_date") < at("track.album.artists.[].bio"));
+        assert_eq!(order.last().map(|(r, _)| *r), Some(Rank::Link), "{order:?}");
+    }
+
+    #[test]
+    fn kinds_put_dates_first_and_switches_last() {
+        assert_eq!(
+            Kind::of("played_at", &json!("2025-11-01T10:04:05Z")),
+            Kind::Date
+        );
+        assert_eq!(Kind::of("first_air", &json!("2019-03-04")), Kind::Date);
+        assert_eq!(Kind::of("timestamp", &json!(1_700_000_000)), Kind::Number);
+        assert_eq!(Kind::of("updated_on", &json!(1_700_000_000)), Kind::Date);
+        assert_eq!(Kind::of("job", &json!("Producer")), Kind::Text);
+        assert_eq!(Kind::of("adult", &json!(false)), Kind::Switch);
+    }
+}

@@ -160,3 +160,62 @@ fn add_least(whole: &Value, out: &mut Map<String, Value>, ctx: &Context) -> bool
 pub(crate) fn list_size(items: &[Value]) -> usize {
     2 + items.iter().map(size).sum::<usize>() + items.len().saturating_sub(1)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::super::columns::{Reach, columns};
+    use super::*;
+
+    fn render(value: &Value, _budget: usize, _ctx: &Context) -> Value {
+        value.clone()
+    }
+
+    #[test]
+    fn a_column_that_does_not_fit_every_item_is_left_out_for_all() {
+        let ctx = Context::default();
+        let grower = Grower { ctx: &ctx, render };
+        // The second item's note is long: its column would fit the first item alone.
+        let whole = vec![
+            json!({"id": 1, "note": "short"}),
+            json!({"id": 2, "note": "a much longer note"}),
+        ];
+        let refs: Vec<&Value> = whole.iter().collect();
+        let all = columns(&refs, Reach::All, &ctx);
+        let mut shown: Vec<Value> = whole.iter().map(|w| least(w, &ctx)).collect();
+        let room = list_size(&shown) + 20;
+        let added = grower.grow(&all, &whole, &mut shown, room, 2);
+        assert!(added.is_empty());
+        assert_eq!(shown, vec![json!({"id": 1}), json!({"id": 2})]);
+        // With room for both, both get it.
+        let added = grower.grow(&all, &whole, &mut shown, room + 40, 2);
+        assert_eq!(added.len(), 1);
+        assert_eq!(shown[1]["note"], "a much longer note");
+    }
+
+    #[test]
+    fn an_own_date_takes_items_away_down_to_the_floor() {
+        let ctx = Context::default();
+        let grower = Grower { ctx: &ctx, render };
+        let whole: Vec<Value> = (0..6)
+            .map(|i| json!({"id": i, "added_at": "2025-11-01T10:04:05Z"}))
+            .collect();
+        let refs: Vec<&Value> = whole.iter().collect();
+        let all = columns(&refs, Reach::All, &ctx);
+        let mut shown: Vec<Value> = whole.iter().map(|w| least(w, &ctx)).collect();
+        // Six ids fit; two of them with their dates fit too, three do not.
+        let room = list_size(&shown) + 60;
+        grower.grow(&all, &whole, &mut shown, room, 2);
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(shown.iter().all(|s| s["added_at"].is_string()), "{shown:?}");
+        assert!(list_size(&shown) <= room);
+        // Not below the floor: with three items kept at least, it is left out instead.
+        let mut shown: Vec<Value> = whole.iter().map(|w| least(w, &ctx)).collect();
+        grower.grow(&all, &whole, &mut shown, room, 3);
+        assert_eq!(shown.len(), 6);
+        assert!(shown.iter().all(|s| s.get("added_at").is_none()));
+    }
+}
