@@ -202,37 +202,25 @@ fn render_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
     }
 }
 
-/// A list of objects, its shown items grown alike: as many items as their skeletons fit in a
-/// share of the room (the first one in all of it), then every column that fits across all of
-/// them, most important first (a skeleton column or an own short scalar may take items away,
-/// down to a share of them), then more items in that same form while they fit, and a note of
-/// the items left out.
+/// A list of objects, its shown items grown alike: its first items by their skeletons (see
+/// [`skeleton_count`]), then every column that fits across all of them, most important first
+/// (a skeleton column or an own short scalar may take items away, down to a floor), then more
+/// items in that same form while they fit, and a note of the items left out.
 fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let room = budget.saturating_sub(size(&omitted_note(items.len())) + 1);
     let grower = Grower { ctx, render };
     let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
     let all = columns(&probe, Reach::All, ctx);
     let skeleton: Vec<&Column> = all.iter().filter(|c| c.rank() == Rank::Skeleton).collect();
-    let share = room * SKELETON_SHARE.0 / SKELETON_SHARE.1;
-    let mut count = 0;
-    let mut used = 2;
-    for item in items {
-        let cost = size(&grower.form_with(item, skeleton.iter().copied())) + usize::from(count > 0);
-        if used + cost > if count == 0 { room } else { share } {
-            break;
-        }
-        used += cost;
-        count += 1;
-    }
+    let (count, floor) = skeleton_count(items, &skeleton, &grower, room);
     let mut out: Vec<Value> = items
         .iter()
-        .take(count.max(1))
+        .take(count)
         .map(|item| least(item, ctx))
         .collect();
     if list_size(&out) > room {
         out.clear();
     }
-    let floor = (out.len() * FLOOR_SHARE.0).div_ceil(FLOOR_SHARE.1);
     let added = grower.grow(&all, items, &mut out, room, floor);
     let mut used = list_size(&out);
     let more = if out.is_empty() {
@@ -253,6 +241,34 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
         out.push(omitted_note(items.len() - out.len()));
     }
     Value::Array(out)
+}
+
+/// How many of a list's first items are shown by their skeletons, and the floor its items' own
+/// short scalars may not take them below: every item, and all of them, when all their
+/// skeletons fit the room (a list that fits whole by its identities stays whole); else as many
+/// as fit in a share of the room (one at least), and a share of those.
+fn skeleton_count(
+    items: &[Value],
+    skeleton: &[&Column],
+    grower: &Grower<'_>,
+    room: usize,
+) -> (usize, usize) {
+    let mut ends = Vec::new();
+    let mut used = 2;
+    for item in items {
+        used +=
+            size(&grower.form_with(item, skeleton.iter().copied())) + usize::from(!ends.is_empty());
+        if used > room {
+            break;
+        }
+        ends.push(used);
+    }
+    if ends.len() == items.len() {
+        return (items.len(), items.len());
+    }
+    let share = room * SKELETON_SHARE.0 / SKELETON_SHARE.1;
+    let count = ends.iter().take_while(|end| **end <= share).count().max(1);
+    (count, (count * FLOOR_SHARE.0).div_ceil(FLOOR_SHARE.1))
 }
 
 /// A list of scalars or of mixed values: the least forms of its first items, then the first
