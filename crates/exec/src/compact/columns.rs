@@ -10,7 +10,7 @@ use super::least::ordered;
 
 /// Object levels whose identities count as an item's skeleton (a recently played item's
 /// track, and that track's album and artists).
-pub(crate) const CORE_DEPTH: usize = 2;
+const CORE_DEPTH: usize = 2;
 
 /// Deepest object level columns are taken from; deeper values are one rendered column.
 const MAX_DEPTH: usize = 6;
