@@ -12,7 +12,14 @@
 //! Besides the identity fields of the whole response (items a list left out count as lost),
 //! it reports those of the objects the compacted text still shows: each must keep its own.
 //! A plain cut is no longer JSON, so it shows no object whole.
+//!
+//! Two figures say whether the items of a list are shown alike: the column uniformity (over
+//! every list the compacted text shows two objects or more of, the share of the fields the
+//! first shown item shows, at any depth, that each other shown item shows too, where its
+//! whole item has them) and the image objects (a `url` beside a `height` or `width`) shown
+//! without their url (it must be none).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -64,6 +71,86 @@ struct Tally {
     shown_kept_compact: usize,
     valid_json_plain: usize,
     valid_json_compact: usize,
+    uniform: Uniformity,
+}
+
+/// Counts of the fields the first shown item of a list shows that the other shown items show.
+#[derive(Default)]
+struct Uniformity {
+    /// Fields of the first shown item that another shown item's whole item has.
+    expected: usize,
+    /// Of those, the fields that other shown item shows.
+    shown: usize,
+    /// Image objects shown without their url.
+    images_without_url: usize,
+}
+
+impl Uniformity {
+    /// Walks a whole value and its compacted form side by side.
+    fn walk(&mut self, whole: &Value, shown: &Value) {
+        match (whole, shown) {
+            (Value::Object(w), Value::Object(s)) => {
+                let sized = w.contains_key("height") || w.contains_key("width");
+                if sized && w.get("url").is_some_and(Value::is_string) && !s.contains_key("url") {
+                    self.images_without_url += 1;
+                }
+                for (key, sub) in s {
+                    if let Some(full) = w.get(key) {
+                        self.walk(full, sub);
+                    }
+                }
+            }
+            (Value::Array(w), Value::Array(s)) => {
+                let pairs: Vec<(&Value, &Value)> =
+                    w.iter().zip(s.iter().filter(|v| !v.is_string())).collect();
+                self.list(&pairs);
+                for (full, sub) in pairs {
+                    self.walk(full, sub);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Tallies one list's shown items against its first shown item.
+    fn list(&mut self, pairs: &[(&Value, &Value)]) {
+        let objects = pairs.iter().filter(|(_, s)| s.is_object()).count();
+        let Some(((_, first), rest)) = pairs.split_first() else {
+            return;
+        };
+        if objects < 2 || !first.is_object() {
+            return;
+        }
+        let mut columns = BTreeSet::new();
+        field_paths(first, &mut Vec::new(), &mut columns);
+        for (full, shown) in rest {
+            for path in &columns {
+                if at_path(full, path).is_some() {
+                    self.expected += 1;
+                    self.shown += usize::from(at_path(shown, path).is_some());
+                }
+            }
+        }
+    }
+}
+
+/// The paths of the fields `value` shows, through objects (a list or a scalar ends a path).
+fn field_paths(value: &Value, prefix: &mut Vec<String>, out: &mut BTreeSet<Vec<String>>) {
+    if let Value::Object(map) = value {
+        for (key, sub) in map {
+            prefix.push(key.clone());
+            if sub.as_object().is_some_and(|m| !m.is_empty()) {
+                field_paths(sub, prefix, out);
+            } else {
+                out.insert(prefix.clone());
+            }
+            prefix.pop();
+        }
+    }
+}
+
+fn at_path<'v>(value: &'v Value, path: &[String]) -> Option<&'v Value> {
+    path.iter().try_fold(value, |v, key| v.get(key))
 }
 
 impl Tally {
@@ -88,6 +175,9 @@ impl Tally {
             self.shown_identities += total;
             self.shown_kept_compact += kept;
             self.shown_kept_plain += shown_identities_kept(&envelope, &plain).0;
+            if let Ok(shown) = serde_json::from_str::<Value>(&compacted) {
+                self.uniform.walk(&envelope, &shown);
+            }
         }
         self.valid_json_plain += usize::from(serde_json::from_str::<Value>(&plain).is_ok());
         self.valid_json_compact += usize::from(serde_json::from_str::<Value>(&compacted).is_ok());
@@ -111,6 +201,9 @@ impl Tally {
             "shown_objects_identity_kept_plain_cut": self.shown_kept_plain,
             "valid_json_plain_cut": self.valid_json_plain,
             "valid_json_compaction": self.valid_json_compact,
+            "column_uniformity_compaction": share(self.uniform.shown, self.uniform.expected),
+            "column_uniformity_fields": self.uniform.expected,
+            "image_objects_without_url_compaction": self.uniform.images_without_url,
         })
     }
 }

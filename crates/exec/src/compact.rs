@@ -12,9 +12,31 @@
 //!   dropped, and before any field grows, every object holding identities
 //!   shows its skeleton: the identities of the objects it holds, level by
 //!   level (a track's album and artists keep their ids and names before a
-//!   sibling device keeps its settings); a list keeps its first items (their least forms first, then the
-//!   first ones grown back toward whole) and ends with a note saying how many
-//!   items it left out;
+//!   sibling device keeps its settings); then, before any field grows toward
+//!   whole, the short scalars of the objects it holds (a device's
+//!   `volume_percent` beside a whole track);
+//! - a list keeps its first items and ends with a note saying how many items
+//!   it left out; the items of a list of objects are grown alike, by columns
+//!   (a field at a path, such as `played_at` or `track.album.release_date`):
+//!   a column is added to every shown item before a column of lower rank is
+//!   added to any, and a column that does not fit across all of them is left
+//!   out for all. Columns rank: the item's skeleton (identities of the
+//!   objects within two levels, such as a track's `artists[].name`), the
+//!   item's own short scalars (those of its sub-objects without identities
+//!   too, such as a forecast's `main.temp`; dates first, then texts, numbers,
+//!   booleans), the identities of deeper objects, short scalars of nested
+//!   entities (an album's `release_date` within a track), long texts, other
+//!   values, maps of flags, and links last. The budget is split so: a list
+//!   whose items all fit by their skeletons is shown whole, each column
+//!   added where it fits across all of them; else as many items are shown as
+//!   their skeletons fit in four fifths of the list's room, the columns grow
+//!   across them, and a skeleton column or an own short scalar (not a
+//!   boolean) that does not fit takes items away from the end, down to two
+//!   thirds of them (fewer items, each showing its date, rather than more
+//!   without); then more items are shown in that same form while they fit;
+//! - an image-like object (a url beside sizes, such as Spotify's
+//!   `{height, url, width}`) has its url as its identity: an image that is
+//!   shown is shown with its url;
 //! - the fields an API exists to return are kept first and never dropped as a
 //!   category: its payload (`results`, `items`, `data`, ...), the fields named
 //!   by its path or function name (`albums` of `/me/albums`), and the images of
@@ -38,7 +60,9 @@
 //! assert_eq!(back["results"][1]["title"], "Film 1");
 //! ```
 
+mod columns;
 mod fields;
+mod grow;
 mod least;
 mod render;
 mod skeleton;
@@ -284,8 +308,32 @@ mod tests {
     }
 
     #[test]
-    fn a_twenty_item_result_keeps_ids_first_items_whole_and_notes_the_rest() {
+    fn a_result_page_keeps_every_shown_items_ids_grows_items_alike_and_notes_the_rest() {
+        // Twenty movies fit by their ids and titles: all are shown, each with what fits for
+        // all of them, and where there is room, each with its date.
         let value = movies(20);
+        for budget in [1024, 2048] {
+            let text = compact(&value, None, budget);
+            assert!(chars(&text) <= budget, "{} chars", chars(&text));
+            let back: Value = serde_json::from_str(&text).unwrap();
+            let results = back["results"].as_array().unwrap();
+            assert_eq!(results.len(), 20, "{text}");
+            let fields: Vec<&String> = results[0].as_object().unwrap().keys().collect();
+            for (i, movie) in results.iter().enumerate() {
+                assert_eq!(movie["id"], json!(100_000 + i));
+                assert_eq!(movie["title"], json!(format!("Film number {i}")));
+                assert_eq!(
+                    movie.as_object().unwrap().keys().collect::<Vec<_>>(),
+                    fields
+                );
+                if budget == 2048 {
+                    assert_eq!(movie["release_date"], "2018-04-25", "{text}");
+                }
+            }
+        }
+        // Forty do not: the first ones are shown, each with its date (not the first alone),
+        // and a note says how many were left out.
+        let value = movies(40);
         let text = compact(&value, None, 1024);
         assert!(chars(&text) <= 1024, "{} chars", chars(&text));
         let back: Value = serde_json::from_str(&text).unwrap();
@@ -295,14 +343,13 @@ mod tests {
         for (i, movie) in shown.iter().enumerate() {
             assert_eq!(movie["id"], json!(100_000 + i));
             assert_eq!(movie["title"], json!(format!("Film number {i}")));
+            assert_eq!(movie["release_date"], "2018-04-25", "{text}");
         }
-        // The first item grows back toward whole: its plain fields are there.
-        assert_eq!(shown[0]["release_date"], "2018-04-25", "{text}");
         let note = results.last().unwrap().as_str().unwrap();
-        assert_eq!(note, format!("… {} more items left out", 20 - shown.len()));
-        assert_eq!(back["total_results"], 20);
+        assert_eq!(note, format!("… {} more items left out", 40 - shown.len()));
+        assert_eq!(back["total_results"], 40);
         let (kept, total) = keys_kept(&value, &text);
-        assert_eq!(total, 40);
+        assert_eq!(total, 80);
         // A plain cut loses most of them.
         let plain = toolsmith_plumbing::text::truncate_with(&value.to_string(), 1024, "...");
         assert!(keys_kept(&value, &plain).0 < kept, "{kept} of {total}");

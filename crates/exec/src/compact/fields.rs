@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Field names that identify an entity by a key.
 const ID_NAMES: &[&str] = &["id", "uuid", "guid", "uri", "urn", "sha", "slug"];
@@ -79,6 +79,27 @@ const PAYLOAD_NAMES: &[&str] = &[
 const STOP_WORDS: &[&str] = &[
     "get", "list", "me", "my", "v1", "v2", "v3", "api", "by", "for", "of", "the", "all",
 ];
+
+/// Fields that only size or describe an image beside its url: its dimensions, its kind, its
+/// format, its language.
+const IMAGE_DETAIL_FIELDS: &[&str] = &[
+    "height",
+    "width",
+    "size",
+    "type",
+    "kind",
+    "format",
+    "mime_type",
+    "content_type",
+    "aspect_ratio",
+    "iso_639_1",
+];
+
+/// Fields that give an image's size: one of them marks an object as an image.
+const IMAGE_SIZES: &[&str] = &["height", "width", "aspect_ratio"];
+
+/// Extensions of image files.
+const IMAGE_EXTENSIONS: &[&str] = &[".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg"];
 
 /// Schema formats of URL-valued strings.
 const URL_FORMATS: &[&str] = &["uri", "url", "uri-reference", "iri", "iri-reference"];
@@ -171,6 +192,35 @@ impl Context {
         }
     }
 
+    /// The field holding an image-like object's url: the object's one link-valued string,
+    /// beside only numbers, nulls and fields that size or describe an image. That url is
+    /// what the object is for, so it is the object's identity.
+    pub(crate) fn image_url_field<'m>(&self, map: &'m Map<String, Value>) -> Option<&'m str> {
+        // A link beside a count (`{href, total}`) is a page of something, not an image.
+        let sized = map.keys().any(|k| IMAGE_SIZES.contains(&k.as_str()));
+        let mut url = None;
+        for (name, value) in map {
+            let detail = IMAGE_DETAIL_FIELDS.contains(&name.to_ascii_lowercase().as_str());
+            match value {
+                Value::String(_) if !detail && self.is_link(name, value) => {
+                    if url.replace(name.as_str()).is_some() {
+                        return None;
+                    }
+                }
+                Value::Number(_) | Value::Null => {}
+                Value::String(_) if detail => {}
+                _ => return None,
+            }
+        }
+        url.filter(|name| {
+            sized
+                || map
+                    .get(*name)
+                    .and_then(Value::as_str)
+                    .is_some_and(is_image_path)
+        })
+    }
+
     fn is_purpose(&self, name: &str, link: bool) -> bool {
         let lower = name.to_ascii_lowercase();
         if PAYLOAD_NAMES.contains(&lower.as_str()) || (self.images && link) {
@@ -189,13 +239,15 @@ impl Context {
         }
         value.as_str().is_some_and(|s| {
             let s = s.to_ascii_lowercase();
-            s.starts_with("http://")
-                || s.starts_with("https://")
-                || [".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg"]
-                    .iter()
-                    .any(|ext| s.ends_with(ext))
+            s.starts_with("http://") || s.starts_with("https://") || is_image_path(&s)
         })
     }
+}
+
+/// Whether `path` names an image file by its extension.
+fn is_image_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    IMAGE_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))
 }
 
 /// The words of an endpoint's last two literal path segments (or of a function name),
@@ -298,6 +350,8 @@ fn collect_url_fields(schema: &Value, out: &mut BTreeSet<String>, depth: usize) 
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use serde_json::json;
 
     use super::*;
@@ -330,6 +384,18 @@ mod tests {
         );
         assert_eq!(albums.class("empty", &json!({})), Class::Other);
         assert_eq!(singular("categories"), "category");
+        let image = json!({"height": 64, "url": "https://i.example/a", "width": 64});
+        let image = image.as_object().unwrap();
+        assert_eq!(albums.image_url_field(image), Some("url"));
+        let tmdb = json!({"file_path": "/a.jpg", "iso_639_1": null, "vote_average": 5.3});
+        assert_eq!(
+            albums.image_url_field(tmdb.as_object().unwrap()),
+            Some("file_path")
+        );
+        let page = json!({"href": "https://x.example/t", "total": 12});
+        assert_eq!(albums.image_url_field(page.as_object().unwrap()), None);
+        let track = json!({"href": "https://x.example/t", "name": "Song", "duration_ms": 1});
+        assert_eq!(albums.image_url_field(track.as_object().unwrap()), None);
         assert_eq!(singular("address"), "address");
     }
 }

@@ -114,11 +114,16 @@ pub(crate) fn shorten(s: &str, cap: usize) -> String {
     }
 }
 
-/// The fields of `map` in the order they are kept and grown: by class, then as given.
+/// The fields of `map` in the order they are kept and grown: by class, then as given. An
+/// image-like object's url is its identity.
 pub(crate) fn ordered<'m>(map: &'m Map<String, Value>, ctx: &Context) -> Vec<(&'m str, Class)> {
+    let image_url = ctx.image_url_field(map);
     let mut order: Vec<(&str, Class)> = map
         .iter()
-        .map(|(name, value)| (name.as_str(), ctx.class(name, value)))
+        .map(|(name, value)| match image_url {
+            Some(url) if url == name => (name.as_str(), Class::Identity(1)),
+            _ => (name.as_str(), ctx.class(name, value)),
+        })
         .collect();
     order.sort_by_key(|(_, class)| *class);
     order

@@ -1,16 +1,31 @@
 //! Rendering a value within a budget of characters: first the least form of every part
 //! (identities, one item per list), then the identity skeletons of the parts that hold
-//! identities, then the first parts grown back toward whole, content first and maps of
-//! flags and links last.
+//! identities, then the short scalars of the objects held, then the parts grown back toward
+//! whole, content first and maps of flags and links last. A list of objects grows its shown
+//! items alike, column by column (see [`super::columns`]).
 
 use serde_json::{Map, Value};
 
+use super::columns::{Column, Rank, Reach, columns};
 use super::fields::{Class, Context};
+use super::grow::{Grower, list_size};
 use super::least::{least, omitted_note, ordered, shorten, size};
 use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
 
-/// Share of a list's budget its least-form items may take before its first items grow.
+/// Share of a list's budget its least-form items may take before its first items grow (a
+/// list that is not of objects).
 const BREADTH_SHARE: (usize, usize) = (4, 5);
+
+/// Share of a list's room the skeletons of its items may take, so that their columns have room
+/// to grow across them.
+const SKELETON_SHARE: (usize, usize) = (4, 5);
+
+/// Share of the items shown by their skeletons that the items' own short scalars (a date, a
+/// count) may not take away: those columns take items from the end down to this share.
+const FLOOR_SHARE: (usize, usize) = (2, 3);
+
+/// Items of a list whose fields are read to find its columns.
+const PROBE_ITEMS: usize = 20;
 
 /// `value` in at most `budget` characters where its least form allows, else its least form.
 pub(crate) fn render(value: &Value, budget: usize, ctx: &Context) -> Value {
@@ -94,6 +109,7 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
             shown.offer(name, least(value, ctx));
         }
     }
+    grow_small_fields(map, &mut shown, ctx);
     if shown.out.is_empty()
         && let Some(first) = order.iter().find_map(|(name, _)| map.get_key_value(*name))
     {
@@ -117,6 +133,28 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
         grow_fields(map, &names, &mut shown.out, &mut shown.used, budget, ctx);
     }
     Value::Object(shown.out)
+}
+
+/// Grows, column by column, the identities and short scalars of the objects `map` holds (a
+/// device's volume beside a whole track), before any of its fields grows toward whole. Its
+/// payload is grown afterwards, rendered on its own.
+fn grow_small_fields(map: &Map<String, Value>, shown: &mut Shown, ctx: &Context) {
+    if shown.out.is_empty() {
+        return;
+    }
+    let whole = [Value::Object(map.clone())];
+    let small: Vec<Column> = columns(&[&whole[0]], Reach::Held, ctx)
+        .into_iter()
+        .filter(|c| c.rank() <= Rank::NestedScalar)
+        .collect();
+    let grower = Grower { ctx, render };
+    let mut one = vec![Value::Object(std::mem::take(&mut shown.out))];
+    // The brackets of a one-item list are the object's room too.
+    grower.grow(&small, &whole, &mut one, shown.budget + 2, 1);
+    if let Some(Value::Object(out)) = one.pop() {
+        shown.used = size(&Value::Object(out.clone()));
+        shown.out = out;
+    }
 }
 
 /// Grows the shown fields of `names` toward their whole value, each rendered once: the ones
@@ -154,7 +192,88 @@ fn grow_fields(
     }
 }
 
+/// A list of objects grows by columns (see [`render_table`]); any other list keeps its first
+/// items and grows them in order.
 fn render_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
+    if !items.is_empty() && items.iter().all(Value::is_object) {
+        render_table(items, budget, ctx)
+    } else {
+        render_plain_list(items, budget, ctx)
+    }
+}
+
+/// A list of objects, its shown items grown alike: its first items by their skeletons (see
+/// [`skeleton_count`]), then every column that fits across all of them, most important first
+/// (a skeleton column or an own short scalar may take items away, down to a floor), then more
+/// items in that same form while they fit, and a note of the items left out.
+fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
+    let room = budget.saturating_sub(size(&omitted_note(items.len())) + 1);
+    let grower = Grower { ctx, render };
+    let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
+    let all = columns(&probe, Reach::All, ctx);
+    let skeleton: Vec<&Column> = all.iter().filter(|c| c.rank() == Rank::Skeleton).collect();
+    let (count, floor) = skeleton_count(items, &skeleton, &grower, room);
+    let mut out: Vec<Value> = items
+        .iter()
+        .take(count)
+        .map(|item| least(item, ctx))
+        .collect();
+    if list_size(&out) > room {
+        out.clear();
+    }
+    let added = grower.grow(&all, items, &mut out, room, floor);
+    let mut used = list_size(&out);
+    let more = if out.is_empty() {
+        &[][..]
+    } else {
+        &items[out.len()..]
+    };
+    for item in more {
+        let form = grower.form_with(item, added.iter().copied());
+        let cost = size(&form) + 1;
+        if used + cost > room {
+            break;
+        }
+        used += cost;
+        out.push(form);
+    }
+    if out.len() < items.len() {
+        out.push(omitted_note(items.len() - out.len()));
+    }
+    Value::Array(out)
+}
+
+/// How many of a list's first items are shown by their skeletons, and the floor its items' own
+/// short scalars may not take them below: every item, and all of them, when all their
+/// skeletons fit the room (a list that fits whole by its identities stays whole); else as many
+/// as fit in a share of the room (one at least), and a share of those.
+fn skeleton_count(
+    items: &[Value],
+    skeleton: &[&Column],
+    grower: &Grower<'_>,
+    room: usize,
+) -> (usize, usize) {
+    let mut ends = Vec::new();
+    let mut used = 2;
+    for item in items {
+        used +=
+            size(&grower.form_with(item, skeleton.iter().copied())) + usize::from(!ends.is_empty());
+        if used > room {
+            break;
+        }
+        ends.push(used);
+    }
+    if ends.len() == items.len() {
+        return (items.len(), items.len());
+    }
+    let share = room * SKELETON_SHARE.0 / SKELETON_SHARE.1;
+    let count = ends.iter().take_while(|end| **end <= share).count().max(1);
+    (count, (count * FLOOR_SHARE.0).div_ceil(FLOOR_SHARE.1))
+}
+
+/// A list of scalars or of mixed values: the least forms of its first items, then the first
+/// ones grown toward whole, in order.
+fn render_plain_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let reserve = size(&omitted_note(items.len())) + 1;
     let room = budget.saturating_sub(reserve);
     let breadth = room * BREADTH_SHARE.0 / BREADTH_SHARE.1;

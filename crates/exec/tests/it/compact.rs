@@ -154,14 +154,25 @@ fn a_forecast_keeps_its_days_with_their_main_and_weather_blocks() {
         .collect();
     let value = observation(json!({"cod": "200", "cnt": 40, "list": days,
         "city": {"id": 2643743, "name": "London", "country": "GB"}}));
-    let text = compact_with(&value, hints("/data/2.5/forecast"), 1024);
-    let back: Value = serde_json::from_str(&text).unwrap();
-    let shown = back["response"]["list"].as_array().unwrap();
-    let first = &shown[0];
-    assert!(first["main"]["temp"].is_number(), "{text}");
-    assert_eq!(first["weather"][0]["id"], 500, "{text}");
-    assert_eq!(back["response"]["city"]["name"], "London");
-    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    // Days are shown alike: each with its weather block and its time; where the budget
+    // allows, each with its `main` block too (not the first day alone).
+    for budget in [1024, 2048, 4096] {
+        let text = compact_with(&value, hints("/data/2.5/forecast"), budget);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let shown = shown_items(&back["response"]["list"]);
+        assert!(shown.len() >= 10, "{budget}: {text}");
+        let fields: Vec<&String> = shown[0].as_object().unwrap().keys().collect();
+        for (i, day) in shown.iter().enumerate() {
+            assert_eq!(day["weather"][0]["id"], 500, "{text}");
+            assert!(day["dt"] == 1_700_000_000 + i * 10_800 || day["dt_txt"].is_string());
+            assert_eq!(day.as_object().unwrap().keys().collect::<Vec<_>>(), fields);
+            if budget == 4096 {
+                assert_eq!(day["main"]["temp"], 281.5, "{text}");
+            }
+        }
+        assert_eq!(back["response"]["city"]["name"], "London");
+        assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    }
 }
 
 /// Nested JSON of the shapes APIs answer: objects with ids and names among other fields,
@@ -201,6 +212,30 @@ proptest! {
         let back: Value = serde_json::from_str(&text).unwrap();
         prop_assert!(back.is_object(), "{text}");
         prop_assert_eq!(emptied_objects(&value, &text), 0, "{}", text);
+    }
+
+    #[test]
+    fn spotify_pages_fit_stay_json_keep_image_urls_and_never_empty_an_object(
+        kind in 0usize..4,
+        n in 1usize..25,
+        budget in 200usize..3000,
+    ) {
+        let (whole, endpoint) = match kind {
+            0 => (recently_played(n), "/me/player/recently-played"),
+            1 => (artist_albums(n), "/artists/{id}/albums"),
+            2 => (saved_albums(n), "/me/albums"),
+            _ => (playback_state(), "/me/player"),
+        };
+        let value = observation(whole);
+        let text = compact_with(&value, hints(endpoint), budget);
+        prop_assert!(text.chars().count() <= budget, "{} > {budget}", text.chars().count());
+        let back: Value = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(emptied_objects(&value, &text), 0, "{}", text);
+        if back.is_object() {
+            let mut lost = Vec::new();
+            images_without_url(&value, &back, "", &mut lost);
+            prop_assert!(lost.is_empty(), "{lost:?} in {text}");
+        }
     }
 }
 
@@ -409,4 +444,232 @@ fn currently_playing_keeps_the_identities_of_the_track_album_and_artists_first()
         .as_object()
         .unwrap();
     assert_eq!(disallows.len(), 1, "{text}");
+}
+
+/// A 22-character Spotify id, distinct per `kind` and `i`.
+fn spotify_id(kind: char, i: usize) -> String {
+    format!("{kind}{i:02}xQ7pLmN3vR8sT1wY5zA9b")
+        .chars()
+        .take(22)
+        .collect()
+}
+
+/// Spotify's three sizes of an image: each object is its url and two sizes.
+fn images(id: &str) -> Value {
+    json!([640, 300, 64]
+        .iter()
+        .map(|s| json!({"height": s, "url": format!("https://i.scdn.co/image/ab67616d0000{s}{id}"), "width": s}))
+        .collect::<Vec<_>>())
+}
+
+/// A simplified album, as Spotify's album lists and tracks show it.
+fn simple_album(i: usize) -> Value {
+    let id = spotify_id('A', i);
+    json!({
+        "album_type": "album", "total_tracks": 10 + i,
+        "available_markets": ["AD", "AE", "AR", "AT"],
+        "external_urls": {"spotify": format!("https://open.spotify.com/album/{id}")},
+        "href": format!("https://api.spotify.com/v1/albums/{id}"), "id": id,
+        "images": images(&id), "name": format!("Album title number {i}"),
+        "release_date": format!("20{:02}-0{}-1{}", 10 + i, 1 + i % 9, i % 10),
+        "release_date_precision": "day", "type": "album", "uri": format!("spotify:album:{id}"),
+        "artists": [artist(&spotify_id('R', i), &format!("Singer {i}"))], "album_group": "album",
+    })
+}
+
+/// `GET /me/player/recently-played`: items of `{track, played_at, context}`.
+fn recently_played(n: usize) -> Value {
+    let items: Vec<Value> = (0..n)
+        .map(|i| {
+            let id = spotify_id('T', i);
+            let playlist = spotify_id('P', i % 3);
+            json!({
+                "track": {
+                    "album": simple_album(i),
+                    "artists": [artist(&spotify_id('R', i), &format!("Singer {i}"))],
+                    "available_markets": ["AD", "AE", "AR", "AT"], "disc_number": 1,
+                    "duration_ms": 200_000 + i, "explicit": i % 2 == 0,
+                    "external_ids": {"isrc": format!("USUM7{i:07}")},
+                    "external_urls": {"spotify": format!("https://open.spotify.com/track/{id}")},
+                    "href": format!("https://api.spotify.com/v1/tracks/{id}"), "id": id,
+                    "is_local": false, "name": format!("Song {i}"), "popularity": 40 + i,
+                    "preview_url": null, "track_number": 1 + i % 7, "type": "track",
+                    "uri": format!("spotify:track:{id}"),
+                },
+                "played_at": format!("2025-11-{:02}T1{}:04:05.123Z", 1 + i, i % 10),
+                "context": {"type": "playlist",
+                    "href": format!("https://api.spotify.com/v1/playlists/{playlist}"),
+                    "external_urls": {"spotify": format!("https://open.spotify.com/playlist/{playlist}")},
+                    "uri": format!("spotify:playlist:{playlist}")},
+            })
+        })
+        .collect();
+    json!({"items": items, "next": "https://api.spotify.com/v1/me/player/recently-played?before=1",
+           "cursors": {"after": "1762000000000", "before": "1761000000000"},
+           "limit": n, "href": "https://api.spotify.com/v1/me/player/recently-played?limit=20"})
+}
+
+/// `GET /artists/{id}/albums`: a page of simplified albums.
+fn artist_albums(n: usize) -> Value {
+    json!({"href": "https://api.spotify.com/v1/artists/R00/albums?offset=0&limit=20",
+           "items": (0..n).map(simple_album).collect::<Vec<_>>(), "limit": 20,
+           "next": "https://api.spotify.com/v1/artists/R00/albums?offset=20&limit=20",
+           "offset": 0, "previous": null, "total": n})
+}
+
+/// `GET /me/player`: the playback state, about 2.7 kB, with a device whose small settings
+/// (its volume) sit beside a whole track.
+fn playback_state() -> Value {
+    let album = simple_album(3);
+    let disallows: serde_json::Map<String, Value> = ["pausing", "skipping_prev", "seeking"]
+        .iter()
+        .map(|k| ((*k).to_owned(), json!(true)))
+        .collect();
+    let id = spotify_id('T', 3);
+    json!({
+        "device": {"id": "5fbb3ba6aa454b5534c4ba43a8c7e8e45a63ad0e", "is_active": true,
+                   "is_private_session": false, "is_restricted": false,
+                   "name": "Kitchen speaker", "type": "Speaker", "volume_percent": 59},
+        "repeat_state": "off", "shuffle_state": false, "smart_shuffle": false,
+        "context": {"type": "playlist",
+                    "href": "https://api.spotify.com/v1/playlists/37i9dQZF1DXcBWIGoYBM5M",
+                    "external_urls": {"spotify": "https://open.spotify.com/playlist/37i9dQZF1DXcBWIGoYBM5M"},
+                    "uri": "spotify:playlist:37i9dQZF1DXcBWIGoYBM5M"},
+        "timestamp": 1_762_000_000_000_u64, "progress_ms": 42_000, "is_playing": true,
+        "item": {"album": album, "artists": [artist(&spotify_id('R', 3), "Singer 3")],
+                 "available_markets": ["AD", "AE", "AR", "AT", "AU", "BE", "BG", "BH", "BO",
+                     "BR", "CA", "CH", "CL", "CO", "CR", "CY", "CZ", "DE", "DK", "DO"],
+                 "disc_number": 1,
+                 "duration_ms": 237_120, "explicit": false,
+                 "external_ids": {"isrc": "USUM71200117"},
+                 "external_urls": {"spotify": format!("https://open.spotify.com/track/{id}")},
+                 "href": format!("https://api.spotify.com/v1/tracks/{id}"), "id": id,
+                 "is_local": false, "name": "Song 3", "popularity": 74,
+                 "preview_url": "https://p.scdn.co/mp3-preview/0123456789abcdef",
+                 "track_number": 4, "type": "track", "uri": format!("spotify:track:{id}")},
+        "currently_playing_type": "track",
+        "actions": {"disallows": disallows},
+    })
+}
+
+/// The objects of a compacted list that stand for items (not its note of items left out).
+fn shown_items(list: &Value) -> Vec<&Value> {
+    list.as_array()
+        .map(|items| items.iter().filter(|v| v.is_object()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_shown_recently_played_item_shows_when_it_played_and_what() {
+    let whole = recently_played(20);
+    let value = observation(whole.clone());
+    for budget in [1024, 2048] {
+        let text = compact_with(&value, hints("/me/player/recently-played"), budget);
+        assert!(text.chars().count() <= budget, "{budget}: {text}");
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let shown = shown_items(&back["response"]["items"]);
+        // Each item's skeleton (a track, its album and artists, a context) takes some 470
+        // characters of Spotify's ids and uris: one item fits 1,024, three fit 2,048.
+        assert!(shown.len() >= budget / 700, "{budget}: {text}");
+        for (item, full) in shown.iter().zip(whole["items"].as_array().unwrap()) {
+            assert_eq!(item["played_at"], full["played_at"], "{budget}: {text}");
+            assert_eq!(item["track"]["id"], full["track"]["id"], "{budget}: {text}");
+            assert_eq!(
+                item["track"]["name"], full["track"]["name"],
+                "{budget}: {text}"
+            );
+            let artists = shown_items(&item["track"]["artists"]);
+            assert!(!artists.is_empty(), "{budget}: {text}");
+            for (a, f) in artists
+                .iter()
+                .zip(full["track"]["artists"].as_array().unwrap())
+            {
+                assert_eq!(a["name"], f["name"], "{budget}: {text}");
+            }
+        }
+        assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    }
+}
+
+#[test]
+fn every_shown_album_of_a_page_shows_its_release_date() {
+    let whole = artist_albums(20);
+    let value = observation(whole.clone());
+    let text = compact_with(&value, hints("/artists/{id}/albums"), 2048);
+    assert!(text.chars().count() <= 2048, "{text}");
+    let back: Value = serde_json::from_str(&text).unwrap();
+    let shown = shown_items(&back["response"]["items"]);
+    assert!(shown.len() >= 3, "{text}");
+    for (album, full) in shown.iter().zip(whole["items"].as_array().unwrap()) {
+        assert_eq!(album["id"], full["id"], "{text}");
+        assert_eq!(album["release_date"], full["release_date"], "{text}");
+    }
+    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+}
+
+/// Paths of the image objects (a `url` beside sizes) that `shown` shows without their url.
+fn images_without_url(whole: &Value, shown: &Value, path: &str, out: &mut Vec<String>) {
+    match (whole, shown) {
+        (Value::Object(w), Value::Object(s)) => {
+            if w.contains_key("url") && w.contains_key("height") && !s.contains_key("url") {
+                out.push(path.to_owned());
+            }
+            for (key, sub) in s {
+                if let Some(full) = w.get(key) {
+                    images_without_url(full, sub, &format!("{path}.{key}"), out);
+                }
+            }
+        }
+        (Value::Array(w), Value::Array(s)) => {
+            let kept = s.iter().filter(|v| !v.is_string());
+            for (i, (a, b)) in w.iter().zip(kept).enumerate() {
+                images_without_url(a, b, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn image_objects_that_are_shown_keep_their_url() {
+    let cases = [
+        (observation(artist_albums(20)), "/artists/{id}/albums"),
+        (
+            observation(recently_played(20)),
+            "/me/player/recently-played",
+        ),
+        (observation(playback_state()), "/me/player"),
+        (observation(simple_album(1)), "/albums/{id}"),
+    ];
+    let mut images_shown = 0;
+    for (value, endpoint) in &cases {
+        for budget in [600, 1024, 2048] {
+            let text = compact_with(value, hints(endpoint), budget);
+            let back: Value = serde_json::from_str(&text).unwrap();
+            let mut lost = Vec::new();
+            images_without_url(value, &back, "", &mut lost);
+            assert!(
+                lost.is_empty(),
+                "{endpoint} at {budget}: {lost:?} in {text}"
+            );
+            images_shown += text.matches("i.scdn.co/image").count();
+        }
+    }
+    // Not vacuous: some images are shown.
+    assert!(images_shown > 0);
+}
+
+#[test]
+fn a_playback_state_keeps_the_device_volume() {
+    let value = observation(playback_state());
+    let size = value.to_string().chars().count();
+    assert!((2_500..3_000).contains(&size), "{size}");
+    let text = compact_with(&value, hints("/me/player"), 2048);
+    assert!(text.chars().count() <= 2048, "{text}");
+    let back: Value = serde_json::from_str(&text).unwrap();
+    let device = &back["response"]["device"];
+    assert_eq!(device["volume_percent"], 59, "{text}");
+    assert_eq!(device["is_active"], true, "{text}");
+    assert_eq!(back["response"]["item"]["id"], spotify_id('T', 3), "{text}");
+    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
 }

@@ -1,0 +1,426 @@
+//! Columns: the fields of a list's items (or of one object's sub-objects) named by their path,
+//! ranked so that the items of a list grow alike. A column is added to every shown item before
+//! a column of lower rank is added to any, and one that does not fit across all of them is
+//! left out rather than given to some.
+
+use serde_json::{Map, Value};
+
+use super::fields::{Class, Context};
+use super::least::ordered;
+
+/// Object levels whose identities count as an item's skeleton (a recently played item's
+/// track, and that track's album and artists).
+const CORE_DEPTH: usize = 2;
+
+/// Deepest object level columns are taken from; deeper values are one rendered column.
+const MAX_DEPTH: usize = 6;
+
+/// Items of a nested list (a track's artists) that a column shows.
+pub(super) const NESTED_ITEMS: usize = 3;
+
+/// Longest string that counts as a short scalar (a date, a code, a short label).
+const SHORT_TEXT: usize = 40;
+
+/// Characters a long text is first shown in, before it is shown whole.
+const LONG_TEXT_CAP: usize = 120;
+
+/// Characters a value without identities (a list of codes, a map) is rendered in.
+const OTHER_CAP: usize = 120;
+
+/// Characters a link value (a map of URLs, a list of images) is rendered in.
+const LINK_CAP: usize = 240;
+
+/// One step of a column's path from an item to the object holding the column's field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// The field of this name.
+    Key(String),
+    /// Each shown item of the list.
+    Each,
+}
+
+/// How much a column matters, most first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rank {
+    /// The identities of an object within [`CORE_DEPTH`] levels: the item's skeleton.
+    Skeleton,
+    /// A short scalar of the item itself (a date, a count, a timestamp), or of a sub-object
+    /// with no identities of its own (a forecast's `main.temp`): it says something of the item.
+    OwnScalar,
+    /// The identities of a deeper object.
+    DeepIdentity,
+    /// A short scalar of a nested entity (a device's volume, a track's album's release date).
+    NestedScalar,
+    /// A long text, shortened, then whole.
+    LongText,
+    /// A value without identities (a list of codes, an empty value).
+    Other,
+    /// A map of booleans.
+    Flags,
+    /// A URL or an image of another API.
+    Link,
+}
+
+/// What a column adds to the object at its path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    /// The object's least form: its identities.
+    Least,
+    /// The field whole.
+    Whole(String),
+    /// The field's string shortened to a cap.
+    Shortened(String, usize),
+    /// The field rendered within a cap.
+    Rendered(String, usize),
+}
+
+/// A field of the items of a list, at a path, in the form it is added.
+#[derive(Clone, Debug)]
+pub(crate) struct Column {
+    pub(super) path: Vec<Step>,
+    pub(super) form: Form,
+    rank: Rank,
+    depth: usize,
+    /// The field's place among its object's fields: each nested object shows its first
+    /// field before any shows its second.
+    index: usize,
+    kind: Kind,
+}
+
+/// What a scalar column holds, in the order the columns of one rank and level are added: a
+/// date says most of an item, a switch least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Kind {
+    /// A date or a time (`release_date`, `played_at`, `2024-05-01`).
+    Date,
+    /// Any other string, or a value that is not a scalar.
+    Text,
+    /// A number (a count, a measure).
+    Number,
+    /// A boolean.
+    Switch,
+}
+
+impl Kind {
+    fn of(name: &str, value: &Value) -> Self {
+        let lower = name.to_ascii_lowercase();
+        let dated = ["_at", "date", "time", "_on"]
+            .iter()
+            .any(|e| lower.ends_with(e));
+        match value {
+            Value::Bool(_) => Self::Switch,
+            Value::Number(_) if !dated => Self::Number,
+            Value::String(s) if !dated && !looks_like_date(s) => Self::Text,
+            Value::Number(_) | Value::String(_) => Self::Date,
+            _ => Self::Text,
+        }
+    }
+}
+
+/// Whether `s` starts as an ISO date does (`2024-05-01...`).
+fn looks_like_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-'
+}
+
+impl Column {
+    /// How much this column matters.
+    pub(crate) fn rank(&self) -> Rank {
+        self.rank
+    }
+
+    /// Whether this column may take shown items away to fit across the rest: the items'
+    /// skeletons and their own short scalars, but switches.
+    pub(crate) fn takes_items(&self) -> bool {
+        self.rank <= Rank::OwnScalar && self.kind != Kind::Switch
+    }
+}
+
+/// Which fields the columns reach into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Every object and list of objects an item holds, its content too.
+    All,
+    /// Only what holds identities and is not content: an object's payload is rendered on its
+    /// own (its own columns then reach into it).
+    Held,
+}
+
+/// The columns of `items` (the union over them), most important first, as found.
+pub(crate) fn columns(items: &[&Value], reach: Reach, ctx: &Context) -> Vec<Column> {
+    let mut out: Vec<Column> = Vec::new();
+    for item in items {
+        if let Value::Object(map) = item {
+            let top = Level {
+                depth: 0,
+                own: true,
+            };
+            walk(map, &mut Vec::new(), top, reach, ctx, &mut out);
+        }
+    }
+    out.sort_by_key(|c| (c.rank, c.depth, c.kind, c.index));
+    out
+}
+
+/// Adds the columns of the object `map` at `path` (at `level`) to `out`.
+fn walk(
+    map: &Map<String, Value>,
+    path: &mut Vec<Step>,
+    level: Level,
+    reach: Reach,
+    ctx: &Context,
+    out: &mut Vec<Column>,
+) {
+    let fields = ordered(map, ctx).into_iter().filter(|(name, class)| {
+        let scalar = map.get(*name).is_some_and(is_scalar);
+        // Identities and scalar content are in every shown object's least form already.
+        let in_least = matches!(class, Class::Identity(_)) || (*class == Class::Purpose && scalar);
+        !in_least
+    });
+    for (index, (name, class)) in fields.enumerate() {
+        let Some(value) = map.get(name) else {
+            continue;
+        };
+        let at = Place {
+            level,
+            index,
+            kind: Kind::Text,
+        };
+        path.push(Step::Key(name.to_owned()));
+        match value {
+            _ if class == Class::Purpose && reach == Reach::Held => {}
+            Value::Object(sub) if nests(class, level.depth) => {
+                let entity = has_identity(sub, ctx);
+                if entity {
+                    push(
+                        out,
+                        path,
+                        Form::Least,
+                        identity_rank(level.depth + 1),
+                        at.down(),
+                    );
+                }
+                walk(sub, path, level.below(entity), reach, ctx, out);
+            }
+            Value::Array(subs) if walks_list(class, level.depth, reach) && holds_objects(subs) => {
+                path.push(Step::Each);
+                push(
+                    out,
+                    path,
+                    Form::Least,
+                    identity_rank(level.depth + 1),
+                    at.down(),
+                );
+                for sub in subs.iter().take(NESTED_ITEMS).filter_map(Value::as_object) {
+                    walk(sub, path, level.below(true), reach, ctx, out);
+                }
+                path.pop();
+            }
+            _ => {
+                path.pop();
+                leaf(name, value, class, path, at, out);
+                continue;
+            }
+        }
+        path.pop();
+    }
+}
+
+/// Adds the column of a field that is shown as a value, not walked into.
+fn leaf(name: &str, value: &Value, class: Class, path: &[Step], at: Place, out: &mut Vec<Column>) {
+    let at = Place {
+        kind: Kind::of(name, value),
+        ..at
+    };
+    let whole = Form::Whole(name.to_owned());
+    let capped = |cap| Form::Rendered(name.to_owned(), cap);
+    match (class, value) {
+        (Class::Link, Value::Object(_) | Value::Array(_)) => {
+            push(out, path, capped(LINK_CAP), Rank::Link, at);
+        }
+        (Class::Link, _) => push(out, path, whole, Rank::Link, at),
+        (Class::Flags, _) => push(out, path, whole, Rank::Flags, at),
+        (_, Value::Object(_) | Value::Array(_) | Value::Null) => {
+            push(out, path, capped(OTHER_CAP), Rank::Other, at);
+        }
+        (_, Value::String(s)) if s.chars().count() > SHORT_TEXT => {
+            let short = Form::Shortened(name.to_owned(), LONG_TEXT_CAP);
+            push(out, path, short, Rank::LongText, at);
+            push(out, path, whole, Rank::LongText, at);
+        }
+        _ if at.level.own => push(out, path, whole, Rank::OwnScalar, at),
+        _ => push(out, path, whole, Rank::NestedScalar, at),
+    }
+}
+
+/// Whether a field of this class at this depth is walked into rather than shown as a value.
+fn nests(class: Class, depth: usize) -> bool {
+    depth < MAX_DEPTH && matches!(class, Class::Purpose | Class::Holder | Class::Other)
+}
+
+/// Whether a list field of this class at this depth is walked into, item by item.
+fn walks_list(class: Class, depth: usize, reach: Reach) -> bool {
+    depth < MAX_DEPTH
+        && (class == Class::Holder || (class == Class::Purpose && reach == Reach::All))
+}
+
+fn holds_objects(items: &[Value]) -> bool {
+    items.first().is_some_and(Value::is_object)
+}
+
+fn is_scalar(value: &Value) -> bool {
+    !value.is_object() && !value.is_array()
+}
+
+/// Whether an object has identity fields of its own (its least form is its identities).
+fn has_identity(map: &Map<String, Value>, ctx: &Context) -> bool {
+    ordered(map, ctx)
+        .iter()
+        .any(|(name, class)| matches!(class, Class::Identity(_)) && map.contains_key(*name))
+}
+
+fn identity_rank(depth: usize) -> Rank {
+    if depth <= CORE_DEPTH {
+        Rank::Skeleton
+    } else {
+        Rank::DeepIdentity
+    }
+}
+
+/// Adds a column unless one of the same path and form is there already.
+fn push(out: &mut Vec<Column>, path: &[Step], form: Form, rank: Rank, at: Place) {
+    if out.iter().any(|c| c.path == path && c.form == form) {
+        return;
+    }
+    out.push(Column {
+        path: path.to_vec(),
+        form,
+        rank,
+        depth: at.level.depth,
+        index: at.index,
+        kind: at.kind,
+    });
+}
+
+/// How deep an object is: its level of objects, and whether it is still the item itself (no
+/// object with identities of its own lies on the way to it).
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    depth: usize,
+    own: bool,
+}
+
+impl Level {
+    /// The level of a sub-object, an entity of its own or not.
+    fn below(self, entity: bool) -> Self {
+        Self {
+            depth: self.depth + 1,
+            own: self.own && !entity,
+        }
+    }
+}
+
+/// Where a field is: its object's level and its place among that object's fields.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    level: Level,
+    index: usize,
+    kind: Kind,
+}
+
+impl Place {
+    /// The place of the identities of the object this field holds.
+    fn down(self) -> Self {
+        Self {
+            level: self.level.below(true),
+            index: 0,
+            kind: Kind::Text,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The rank and path of each column, in order, with the field it adds.
+    fn ranked(items: &[&Value]) -> Vec<(Rank, String)> {
+        let ctx = Context::new(Some("/me/player/recently-played"), None);
+        columns(items, Reach::All, &ctx)
+            .iter()
+            .map(|c| {
+                let mut path: Vec<String> = c
+                    .path
+                    .iter()
+                    .map(|s| match s {
+                        Step::Key(k) => k.clone(),
+                        Step::Each => "[]".to_owned(),
+                    })
+                    .collect();
+                match &c.form {
+                    Form::Least => path.push("*".to_owned()),
+                    Form::Whole(f) | Form::Shortened(f, _) | Form::Rendered(f, _) => {
+                        path.push(f.clone());
+                    }
+                }
+                (c.rank, path.join("."))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_items_skeleton_and_own_dates_rank_before_nested_details_and_links() {
+        let item = json!({
+            "track": {"id": "t", "name": "Song", "popularity": 70, "explicit": false,
+                      "album": {"id": "a", "name": "Album", "release_date": "2020-01-02",
+                                "artists": [{"id": "x", "name": "X", "bio": "b".repeat(60)}]},
+                      "artists": [{"id": "x", "name": "X"}],
+                      "href": "https://api.example/t"},
+            "played_at": "2025-11-01T10:04:05Z",
+            "plays": 3,
+            "context": {"uri": "spotify:playlist:p", "href": "https://api.example/p"},
+            "stats": {"skips": 1}
+        });
+        let order = ranked(&[&item]);
+        let at = |path: &str| {
+            order
+                .iter()
+                .position(|(_, p)| p == path)
+                .unwrap_or(usize::MAX)
+        };
+        assert_eq!(order[0].0, Rank::Skeleton, "{order:?}");
+        // The track's album and artists are part of the skeleton: within two levels.
+        assert!(at("track.album.*") < at("played_at"), "{order:?}");
+        assert!(at("track.artists.[].*") < at("played_at"), "{order:?}");
+        // A date of the item itself before its counts; a sub-object without identities
+        // (`stats`) says something of the item itself.
+        assert!(at("played_at") < at("plays"), "{order:?}");
+        assert_eq!(order[at("stats.skips")].0, Rank::OwnScalar, "{order:?}");
+        // The album's artists are a level deeper; the track's own details are a nested
+        // entity's; long texts and links come after them.
+        assert_eq!(order[at("track.album.artists.[].*")].0, Rank::DeepIdentity);
+        assert_eq!(order[at("track.popularity")].0, Rank::NestedScalar);
+        assert!(at("track.popularity") < at("track.explicit"), "{order:?}");
+        assert!(at("track.album.release_date") < at("track.album.artists.[].bio"));
+        assert_eq!(order.last().map(|(r, _)| *r), Some(Rank::Link), "{order:?}");
+    }
+
+    #[test]
+    fn kinds_put_dates_first_and_switches_last() {
+        assert_eq!(
+            Kind::of("played_at", &json!("2025-11-01T10:04:05Z")),
+            Kind::Date
+        );
+        assert_eq!(Kind::of("first_air", &json!("2019-03-04")), Kind::Date);
+        assert_eq!(Kind::of("timestamp", &json!(1_700_000_000)), Kind::Number);
+        assert_eq!(Kind::of("updated_on", &json!(1_700_000_000)), Kind::Date);
+        assert_eq!(Kind::of("job", &json!("Producer")), Kind::Text);
+        assert_eq!(Kind::of("adult", &json!(false)), Kind::Switch);
+    }
+}
