@@ -5,9 +5,10 @@
 //!
 //! Within the budget:
 //! - every object keeps its identity fields (`id`, `*_id`, `name`, `title`,
-//!   `uri`, `type`, and the like, at any depth) before any other field, and an
-//!   object that had content is never emptied: one without identities keeps
-//!   its most telling field;
+//!   `uri`, `type`, and the like, at any depth) before any other field (the
+//!   items of a list, their core identities first, as below), and an object
+//!   that had content is never emptied: one without identities keeps its most
+//!   telling field;
 //! - a sub-object too large to keep whole is shrunk to its identities, not
 //!   dropped, and before any field grows, every object holding identities
 //!   shows its skeleton: the identities of the objects it holds, level by
@@ -20,20 +21,30 @@
 //!   (a field at a path, such as `played_at` or `track.album.release_date`):
 //!   a column is added to every shown item before a column of lower rank is
 //!   added to any, and a column that does not fit across all of them is left
-//!   out for all. Columns rank: the item's skeleton (identities of the
-//!   objects within two levels, such as a track's `artists[].name`), the
-//!   item's own short scalars (those of its sub-objects without identities
-//!   too, such as a forecast's `main.temp`; dates first, then texts, numbers,
-//!   booleans), the identities of deeper objects, short scalars of nested
-//!   entities (an album's `release_date` within a track), long texts, other
-//!   values, maps of flags, and links last. The budget is split so: a list
-//!   whose items all fit by their skeletons is shown whole, each column
-//!   added where it fits across all of them; else as many items are shown as
-//!   their skeletons fit in four fifths of the list's room, the columns grow
-//!   across them, and a skeleton column or an own short scalar (not a
-//!   boolean) that does not fit takes items away from the end, down to two
-//!   thirds of them (fewer items, each showing its date, rather than more
-//!   without); then more items are shown in that same form while they fit;
+//!   out for all. An item starts from its core form, two-tier so that many
+//!   items fit: the first entity on the way in (the item, or a recently
+//!   played item's track) shows its keys (`id`, `*_id`) and names; an entity
+//!   it holds (the track's album and artists) its best name and only short
+//!   keys (a long code, such as a 22-character Spotify id, waits for a later
+//!   column); an object with neither its kind (`type`), else its `uri`.
+//!   Columns rank: the item's skeleton (the core identities of the objects
+//!   within two levels, such as a track's `artists[].name`), the item's own
+//!   short scalars (those of its sub-objects without identities too, such as
+//!   a forecast's `main.temp`; dates first, then texts, numbers, booleans),
+//!   the other identities of those objects (`type`, `*_type`, a `uri`, a
+//!   nested entity's long id), the identities of deeper objects, short
+//!   scalars of nested entities (an album's `release_date` within a track),
+//!   long texts, other values, maps of flags, and links last, with the locators
+//!   that only restate their object's key (a `uri` holding its `id`). The
+//!   budget is split so: a list whose items all fit by their skeletons is
+//!   shown whole, and its own dates may take a quarter of its items away at
+//!   most; else as many items are shown as their units (skeleton and own
+//!   dates) fit in four fifths of the list's room, and a unit column that
+//!   does not fit takes items away from the end, down to two thirds of them
+//!   (fewer items, each showing its date, rather than more without); then
+//!   more items are shown in that form while they fit, and only then the
+//!   other columns grow across all shown items where they fit (an item's
+//!   `uri` or `type` is not worth an item);
 //! - an image-like object (a url beside sizes, such as Spotify's
 //!   `{height, url, width}`) has its url as its identity: an image that is
 //!   shown is shown with its url;
@@ -61,6 +72,7 @@
 //! ```
 
 mod columns;
+mod core;
 mod fields;
 mod grow;
 mod least;
@@ -356,6 +368,21 @@ mod tests {
         assert_eq!(emptied_objects(&value, &text), 0);
     }
 
+    /// `value` without its kind fields (`type`): the identities a shown object may leave to a
+    /// later column.
+    fn without_kinds(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(k, _)| k.as_str() != "type")
+                    .map(|(k, v)| (k.clone(), without_kinds(v)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(without_kinds).collect()),
+            other => other.clone(),
+        }
+    }
+
     #[test]
     fn every_object_shown_keeps_its_identities_at_every_depth() {
         // A deep, GitHub-like page: items hold an owner and a repository that holds an
@@ -376,13 +403,21 @@ mod tests {
             })
             .collect();
         let value = json!({"total_count": 12, "items": items});
-        for budget in [1024, 2048] {
+        // Every shown object keeps its keys and names; its kind (an owner's `type`) is a
+        // later column, shown across the items where the list has room for it.
+        for budget in [1024, 2048, 4096] {
             let text = compact(&value, None, budget);
             assert!(chars(&text) <= budget, "{budget}");
             assert_eq!(emptied_objects(&value, &text), 0, "{text}");
-            let (kept, total) = shown_identities_kept(&value, &text);
+            let (kept, total) = shown_identities_kept(&without_kinds(&value), &text);
             assert!(total > 0, "{text}");
             assert_eq!(kept, total, "{budget}: {text}");
+            if budget == 4096 {
+                assert_eq!(
+                    shown_identities_kept(&value, &text),
+                    (total + 24, total + 24)
+                );
+            }
             let back: Value = serde_json::from_str(&text).unwrap();
             assert_eq!(back["items"][0]["owner"]["login"], "user0", "{text}");
             assert_eq!(back["items"][0]["parent"]["owner"]["id"], 550, "{text}");

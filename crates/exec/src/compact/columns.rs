@@ -5,10 +5,11 @@
 
 use serde_json::{Map, Value};
 
+use super::core::{core_fields, has_identity, restates};
 use super::fields::{Class, Context};
-use super::least::ordered;
+use super::least::{IDENTITY_CAP, ordered};
 
-/// Object levels whose identities count as an item's skeleton (a recently played item's
+/// Object levels whose core identities count as an item's skeleton (a recently played item's
 /// track, and that track's album and artists).
 const CORE_DEPTH: usize = 2;
 
@@ -42,12 +43,16 @@ pub(super) enum Step {
 /// How much a column matters, most first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Rank {
-    /// The identities of an object within [`CORE_DEPTH`] levels: the item's skeleton.
+    /// The core identities (see [`super::core`]) of an object within [`CORE_DEPTH`] levels:
+    /// the item's skeleton.
     Skeleton,
     /// A short scalar of the item itself (a date, a count, a timestamp), or of a sub-object
     /// with no identities of its own (a forecast's `main.temp`): it says something of the item.
     OwnScalar,
-    /// The identities of a deeper object.
+    /// The other identities of an object within [`CORE_DEPTH`] levels (a `type`, a nested
+    /// entity's id, an `album_type`).
+    Identity,
+    /// The identities of a deeper object, its core first.
     DeepIdentity,
     /// A short scalar of a nested entity (a device's volume, a track's album's release date).
     NestedScalar,
@@ -57,15 +62,15 @@ pub(crate) enum Rank {
     Other,
     /// A map of booleans.
     Flags,
-    /// A URL or an image of another API.
+    /// A URL or an image of another API, or a locator that restates the object's key.
     Link,
 }
 
 /// What a column adds to the object at its path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Form {
-    /// The object's least form: its identities.
-    Least,
+    /// The object's core identities (see [`super::core`]).
+    Core,
     /// The field whole.
     Whole(String),
     /// The field's string shortened to a cap.
@@ -134,9 +139,10 @@ impl Column {
     }
 
     /// Whether this column may take shown items away to fit across the rest: the items'
-    /// skeletons and their own short scalars, but switches.
+    /// skeletons and their own dates (fewer items, each saying when, rather than more
+    /// without); an item's other own scalars are not worth an item.
     pub(crate) fn takes_items(&self) -> bool {
-        self.rank <= Rank::OwnScalar && self.kind != Kind::Switch
+        self.rank == Rank::Skeleton || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
     }
 }
 
@@ -158,6 +164,7 @@ pub(crate) fn columns(items: &[&Value], reach: Reach, ctx: &Context) -> Vec<Colu
             let top = Level {
                 depth: 0,
                 own: true,
+                under: false,
             };
             walk(map, &mut Vec::new(), top, reach, ctx, &mut out);
         }
@@ -175,12 +182,12 @@ fn walk(
     ctx: &Context,
     out: &mut Vec<Column>,
 ) {
-    let fields = ordered(map, ctx).into_iter().filter(|(name, class)| {
-        let scalar = map.get(*name).is_some_and(is_scalar);
-        // Identities and scalar content are in every shown object's least form already.
-        let in_least = matches!(class, Class::Identity(_)) || (*class == Class::Purpose && scalar);
-        !in_least
-    });
+    let here = has_identity(map, ctx);
+    // The core identities and scalar content are in every shown object's core form already.
+    let core = core_fields(map, level.under, ctx);
+    let fields = ordered(map, ctx)
+        .into_iter()
+        .filter(|(name, _)| !core.contains(name));
     for (index, (name, class)) in fields.enumerate() {
         let Some(value) = map.get(name) else {
             continue;
@@ -193,30 +200,41 @@ fn walk(
         path.push(Step::Key(name.to_owned()));
         match value {
             _ if class == Class::Purpose && reach == Reach::Held => {}
+            _ if matches!(class, Class::Identity(_)) => {
+                let rank = if restates(map, name, ctx) {
+                    Rank::Link
+                } else {
+                    rest_rank(level.depth)
+                };
+                let form = Form::Shortened(name.to_owned(), IDENTITY_CAP);
+                path.pop();
+                push(out, path, form, rank, at);
+                continue;
+            }
             Value::Object(sub) if nests(class, level.depth) => {
                 let entity = has_identity(sub, ctx);
                 if entity {
                     push(
                         out,
                         path,
-                        Form::Least,
+                        Form::Core,
                         identity_rank(level.depth + 1),
-                        at.down(),
+                        at.down(here),
                     );
                 }
-                walk(sub, path, level.below(entity), reach, ctx, out);
+                walk(sub, path, level.below(entity, here), reach, ctx, out);
             }
             Value::Array(subs) if walks_list(class, level.depth, reach) && holds_objects(subs) => {
                 path.push(Step::Each);
                 push(
                     out,
                     path,
-                    Form::Least,
+                    Form::Core,
                     identity_rank(level.depth + 1),
-                    at.down(),
+                    at.down(here),
                 );
                 for sub in subs.iter().take(NESTED_ITEMS).filter_map(Value::as_object) {
-                    walk(sub, path, level.below(true), reach, ctx, out);
+                    walk(sub, path, level.below(true, here), reach, ctx, out);
                 }
                 path.pop();
             }
@@ -252,6 +270,10 @@ fn leaf(name: &str, value: &Value, class: Class, path: &[Step], at: Place, out: 
             push(out, path, short, Rank::LongText, at);
             push(out, path, whole, Rank::LongText, at);
         }
+        // A kind (`album_type`) says what the object is, as its `type` does.
+        _ if name.to_ascii_lowercase().ends_with("_type") => {
+            push(out, path, whole, rest_rank(at.level.depth), at);
+        }
         _ if at.level.own => push(out, path, whole, Rank::OwnScalar, at),
         _ => push(out, path, whole, Rank::NestedScalar, at),
     }
@@ -272,20 +294,19 @@ fn holds_objects(items: &[Value]) -> bool {
     items.first().is_some_and(Value::is_object)
 }
 
-fn is_scalar(value: &Value) -> bool {
-    !value.is_object() && !value.is_array()
-}
-
-/// Whether an object has identity fields of its own (its least form is its identities).
-fn has_identity(map: &Map<String, Value>, ctx: &Context) -> bool {
-    ordered(map, ctx)
-        .iter()
-        .any(|(name, class)| matches!(class, Class::Identity(_)) && map.contains_key(*name))
-}
-
+/// The rank of the core identities of an object at `depth`.
 fn identity_rank(depth: usize) -> Rank {
     if depth <= CORE_DEPTH {
         Rank::Skeleton
+    } else {
+        Rank::DeepIdentity
+    }
+}
+
+/// The rank of the identities beyond its core of an object at `depth`.
+fn rest_rank(depth: usize) -> Rank {
+    if depth <= CORE_DEPTH {
+        Rank::Identity
     } else {
         Rank::DeepIdentity
     }
@@ -306,20 +327,24 @@ fn push(out: &mut Vec<Column>, path: &[Step], form: Form, rank: Rank, at: Place)
     });
 }
 
-/// How deep an object is: its level of objects, and whether it is still the item itself (no
-/// object with identities of its own lies on the way to it).
+/// How deep an object is: its level of objects, whether it is still the item itself (no
+/// object with identities of its own lies on the way to it), and whether an object with
+/// identities lies above it (its core form is then a nested entity's, see [`super::core`]).
 #[derive(Clone, Copy, Debug)]
 struct Level {
     depth: usize,
     own: bool,
+    under: bool,
 }
 
 impl Level {
-    /// The level of a sub-object, an entity of its own or not.
-    fn below(self, entity: bool) -> Self {
+    /// The level of a sub-object, an entity of its own or not, of an object that is one
+    /// (`here`) or not.
+    fn below(self, entity: bool, here: bool) -> Self {
         Self {
             depth: self.depth + 1,
             own: self.own && !entity,
+            under: self.under || here,
         }
     }
 }
@@ -333,10 +358,11 @@ struct Place {
 }
 
 impl Place {
-    /// The place of the identities of the object this field holds.
-    fn down(self) -> Self {
+    /// The place of the identities of the object this field holds, in an object that is an
+    /// entity (`here`) or not.
+    fn down(self, here: bool) -> Self {
         Self {
-            level: self.level.below(true),
+            level: self.level.below(true, here),
             index: 0,
             kind: Kind::Text,
         }
@@ -364,7 +390,7 @@ mod tests {
                     })
                     .collect();
                 match &c.form {
-                    Form::Least => path.push("*".to_owned()),
+                    Form::Core => path.push("*".to_owned()),
                     Form::Whole(f) | Form::Shortened(f, _) | Form::Rendered(f, _) => {
                         path.push(f.clone());
                     }
@@ -409,6 +435,44 @@ mod tests {
         assert!(at("track.popularity") < at("track.explicit"), "{order:?}");
         assert!(at("track.album.release_date") < at("track.album.artists.[].bio"));
         assert_eq!(order.last().map(|(r, _)| *r), Some(Rank::Link), "{order:?}");
+    }
+
+    #[test]
+    fn other_identities_follow_the_items_own_dates_and_restated_keys_go_last() {
+        let long = "4aawyAB9vmqN3uQ7FjRGTy";
+        let item = json!({
+            "track": {"id": "t", "name": "Song", "type": "track", "uri": "spotify:track:t0000",
+                      "album": {"id": long, "name": "Album", "type": "album",
+                                "uri": format!("spotify:album:{long}"), "album_type": "single"}},
+            "played_at": "2025-11-01T10:04:05Z",
+            "context": {"type": "playlist", "uri": "spotify:playlist:p"},
+        });
+        let order = ranked(&[&item]);
+        let rank = |path: &str| {
+            order
+                .iter()
+                .find(|(_, p)| p == path)
+                .map(|(r, _)| *r)
+                .unwrap_or(Rank::Link)
+        };
+        let at = |path: &str| order.iter().position(|(_, p)| p == path);
+        // The album's core is its name; its long id, its kinds and the context's uri (its
+        // core is its kind) come after the item's date.
+        assert_eq!(rank("track.album.*"), Rank::Skeleton, "{order:?}");
+        for path in [
+            "track.album.id",
+            "track.album.type",
+            "track.album.album_type",
+            "track.type",
+            "context.uri",
+        ] {
+            assert_eq!(rank(path), Rank::Identity, "{path}: {order:?}");
+            assert!(at(path) > at("played_at"), "{path}: {order:?}");
+        }
+        // A uri holding its object's key only restates it: with the links. A key too short to
+        // mean anything (the track's `t`) does not make its uri a restatement.
+        assert_eq!(rank("track.album.uri"), Rank::Link, "{order:?}");
+        assert_eq!(rank("track.uri"), Rank::Identity, "{order:?}");
     }
 
     #[test]

@@ -8,7 +8,10 @@ use serde_json::{Map, Value};
 /// Field names that identify an entity by a key.
 const ID_NAMES: &[&str] = &["id", "uuid", "guid", "uri", "urn", "sha", "slug"];
 
-/// Field names that label an entity.
+/// Key names that locate an entity in a longer text (`spotify:track:<id>`).
+const LOCATOR_NAMES: &[&str] = &["uri", "urn"];
+
+/// Field names that label an entity, the one that names it best first.
 const NAME_FIELDS: &[&str] = &[
     "name",
     "title",
@@ -138,6 +141,22 @@ pub(crate) fn identity_rank(name: &str) -> Option<u8> {
     } else {
         None
     }
+}
+
+/// Whether an identity field is a locator (`uri`, `urn`): a key that mostly restates the
+/// object's id inside a longer text, shown after the object's core identities.
+pub(crate) fn is_locator(name: &str) -> bool {
+    LOCATOR_NAMES.contains(&name.to_ascii_lowercase().as_str())
+}
+
+/// How good a name field is at naming its entity, best (lowest) first: the order of
+/// [`NAME_FIELDS`], any other name-ranked field (an image's url) after them.
+pub(crate) fn name_preference(name: &str) -> usize {
+    let lower = name.to_ascii_lowercase();
+    NAME_FIELDS
+        .iter()
+        .position(|n| *n == lower)
+        .unwrap_or(NAME_FIELDS.len())
 }
 
 /// A value an identity field can hold: a string, number or boolean.

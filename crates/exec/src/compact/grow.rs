@@ -4,8 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::columns::{Column, Form, NESTED_ITEMS, Step};
+use super::core::{core, has_identity};
 use super::fields::Context;
-use super::least::{least, omitted_note, shorten, size};
+use super::least::{omitted_note, shorten, size};
 
 /// Renders a value within a budget: the caller's renderer, passed in so that growing columns
 /// does not depend on rendering.
@@ -21,22 +22,32 @@ pub(crate) struct Grower<'a> {
 impl Grower<'_> {
     /// Adds `column` to `shown`, the shown form of `whole`: whether it changed.
     pub(crate) fn apply(&self, column: &Column, whole: &Value, shown: &mut Value) -> bool {
-        self.apply_at(&column.path, &column.form, whole, shown)
+        self.apply_at(&column.path, &column.form, whole, shown, false)
     }
 
-    fn apply_at(&self, path: &[Step], form: &Form, whole: &Value, shown: &mut Value) -> bool {
+    /// Adds the column of `path` and `form` to `shown`, the shown form of `whole`; `under`
+    /// says an object with identities lies above `whole` in the item.
+    fn apply_at(
+        &self,
+        path: &[Step],
+        form: &Form,
+        whole: &Value,
+        shown: &mut Value,
+        under: bool,
+    ) -> bool {
         match path.split_first() {
-            None => self.set(form, whole, shown),
+            None => self.set(form, whole, shown, under),
             Some((Step::Key(key), rest)) => {
                 let (Some(sub), Value::Object(out)) = (whole.get(key), shown) else {
                     return false;
                 };
+                let under = under || whole.as_object().is_some_and(|m| has_identity(m, self.ctx));
                 let fresh = !out.contains_key(key);
                 let slot = out.entry(key.clone()).or_insert_with(|| match sub {
                     Value::Array(_) => Value::Array(Vec::new()),
                     _ => Value::Object(Map::new()),
                 });
-                let changed = self.apply_at(rest, form, sub, slot);
+                let changed = self.apply_at(rest, form, sub, slot, under);
                 if fresh && !changed {
                     out.remove(key);
                 }
@@ -48,7 +59,8 @@ impl Grower<'_> {
                 };
                 let mut changed = false;
                 if out.is_empty() {
-                    out.extend(subs.iter().take(NESTED_ITEMS).map(|s| least(s, self.ctx)));
+                    let firsts = subs.iter().take(NESTED_ITEMS);
+                    out.extend(firsts.map(|s| core(s, under, self.ctx)));
                     if subs.len() > out.len() {
                         out.push(omitted_note(subs.len() - out.len()));
                     }
@@ -56,7 +68,7 @@ impl Grower<'_> {
                 }
                 let kept = out.iter_mut().filter(|v| v.is_object());
                 for (sub, slot) in subs.iter().zip(kept) {
-                    changed |= self.apply_at(rest, form, sub, slot);
+                    changed |= self.apply_at(rest, form, sub, slot, under);
                 }
                 changed
             }
@@ -64,13 +76,13 @@ impl Grower<'_> {
     }
 
     /// Sets the column's field of the object `shown` to its form from `whole`, where that is
-    /// more than it shows.
-    fn set(&self, form: &Form, whole: &Value, shown: &mut Value) -> bool {
+    /// more than it shows (`under` as for [`Self::apply_at`]).
+    fn set(&self, form: &Form, whole: &Value, shown: &mut Value, under: bool) -> bool {
         let Value::Object(out) = shown else {
             return false;
         };
         let (name, value) = match form {
-            Form::Least => return add_least(whole, out, self.ctx),
+            Form::Core => return add_core(whole, out, under, self.ctx),
             Form::Whole(name) => (name, whole.get(name).cloned()),
             Form::Shortened(name, cap) => (
                 name,
@@ -127,13 +139,13 @@ impl Grower<'_> {
         added
     }
 
-    /// `whole` in its least form with `columns` added, whatever they cost.
+    /// `whole` in its core form with `columns` added, whatever they cost.
     pub(crate) fn form_with<'c>(
         &self,
         whole: &Value,
         columns: impl IntoIterator<Item = &'c Column>,
     ) -> Value {
-        let mut shown = least(whole, self.ctx);
+        let mut shown = core(whole, false, self.ctx);
         for column in columns {
             self.apply(column, whole, &mut shown);
         }
@@ -141,9 +153,9 @@ impl Grower<'_> {
     }
 }
 
-/// Adds the fields of `whole`'s least form that `out` lacks: whether any was added.
-fn add_least(whole: &Value, out: &mut Map<String, Value>, ctx: &Context) -> bool {
-    let Value::Object(fields) = least(whole, ctx) else {
+/// Adds the fields of `whole`'s core form that `out` lacks: whether any was added.
+fn add_core(whole: &Value, out: &mut Map<String, Value>, under: bool, ctx: &Context) -> bool {
+    let Value::Object(fields) = core(whole, under, ctx) else {
         return false;
     };
     let mut changed = false;
@@ -185,7 +197,7 @@ mod tests {
         ];
         let refs: Vec<&Value> = whole.iter().collect();
         let all = columns(&refs, Reach::All, &ctx);
-        let mut shown: Vec<Value> = whole.iter().map(|w| least(w, &ctx)).collect();
+        let mut shown: Vec<Value> = whole.iter().map(|w| core(w, false, &ctx)).collect();
         let room = list_size(&shown) + 20;
         let added = grower.grow(&all, &whole, &mut shown, room, 2);
         assert!(added.is_empty());
@@ -205,7 +217,7 @@ mod tests {
             .collect();
         let refs: Vec<&Value> = whole.iter().collect();
         let all = columns(&refs, Reach::All, &ctx);
-        let mut shown: Vec<Value> = whole.iter().map(|w| least(w, &ctx)).collect();
+        let mut shown: Vec<Value> = whole.iter().map(|w| core(w, false, &ctx)).collect();
         // Six ids fit; two of them with their dates fit too, three do not.
         let room = list_size(&shown) + 60;
         grower.grow(&all, &whole, &mut shown, room, 2);
@@ -213,7 +225,7 @@ mod tests {
         assert!(shown.iter().all(|s| s["added_at"].is_string()), "{shown:?}");
         assert!(list_size(&shown) <= room);
         // Not below the floor: with three items kept at least, it is left out instead.
-        let mut shown: Vec<Value> = whole.iter().map(|w| least(w, &ctx)).collect();
+        let mut shown: Vec<Value> = whole.iter().map(|w| core(w, false, &ctx)).collect();
         grower.grow(&all, &whole, &mut shown, room, 3);
         assert_eq!(shown.len(), 6);
         assert!(shown.iter().all(|s| s.get("added_at").is_none()));

@@ -10,7 +10,7 @@ use super::fields::{Class, Context};
 pub(crate) const ELLIPSIS: &str = "…";
 
 /// Longest identity string in an object's least form.
-const IDENTITY_CAP: usize = 80;
+pub(crate) const IDENTITY_CAP: usize = 80;
 
 /// Longest other string in an object's least form.
 const PLAIN_CAP: usize = 40;
@@ -85,7 +85,7 @@ fn least_object(map: &Map<String, Value>, ctx: &Context) -> Value {
     Value::Object(out)
 }
 
-fn has_content(value: &Value) -> bool {
+pub(crate) fn has_content(value: &Value) -> bool {
     match value {
         Value::Object(map) => !map.is_empty(),
         Value::Array(items) => !items.is_empty(),
@@ -95,7 +95,7 @@ fn has_content(value: &Value) -> bool {
     }
 }
 
-fn capped(value: &Value, cap: usize) -> Value {
+pub(crate) fn capped(value: &Value, cap: usize) -> Value {
     match value {
         Value::String(s) => Value::String(shorten(s, cap)),
         other => other.clone(),

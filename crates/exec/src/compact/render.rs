@@ -2,11 +2,13 @@
 //! (identities, one item per list), then the identity skeletons of the parts that hold
 //! identities, then the short scalars of the objects held, then the parts grown back toward
 //! whole, content first and maps of flags and links last. A list of objects grows its shown
-//! items alike, column by column (see [`super::columns`]).
+//! items alike from their core forms (see [`super::core`]), column by column (see
+//! [`super::columns`]).
 
 use serde_json::{Map, Value};
 
 use super::columns::{Column, Rank, Reach, columns};
+use super::core::core;
 use super::fields::{Class, Context};
 use super::grow::{Grower, list_size};
 use super::least::{least, omitted_note, ordered, shorten, size};
@@ -16,13 +18,17 @@ use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
 /// list that is not of objects).
 const BREADTH_SHARE: (usize, usize) = (4, 5);
 
-/// Share of a list's room the skeletons of its items may take, so that their columns have room
-/// to grow across them.
+/// Share of a list's room the units of its items (see [`unit_count`]) may take, so that their
+/// columns have room to grow across them.
 const SKELETON_SHARE: (usize, usize) = (4, 5);
 
-/// Share of the items shown by their skeletons that the items' own short scalars (a date, a
-/// count) may not take away: those columns take items from the end down to this share.
+/// Share of the items shown by their units that the items' own dates may not take away: those
+/// columns take items from the end down to this share (fewer items, each saying when).
 const FLOOR_SHARE: (usize, usize) = (2, 3);
+
+/// Share of a list that fits whole by its skeletons that its items' own dates may not take
+/// away: a whole list is worth more than a cut one, so it gives up fewer items.
+const WHOLE_FLOOR_SHARE: (usize, usize) = (3, 4);
 
 /// Items of a list whose fields are read to find its columns.
 const PROBE_ITEMS: usize = 20;
@@ -202,33 +208,53 @@ fn render_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
     }
 }
 
-/// A list of objects, its shown items grown alike: its first items by their skeletons (see
-/// [`skeleton_count`]), then every column that fits across all of them, most important first
-/// (a skeleton column or an own short scalar may take items away, down to a floor), then more
-/// items in that same form while they fit, and a note of the items left out.
+/// A list of objects, its shown items grown alike: its first items by their units (see
+/// [`unit_count`]), then the columns of their skeletons and own short scalars that fit across
+/// all of them (a unit column may take items away, down to a floor), then more items in that
+/// same form while they fit, then the columns of lower rank (the items' other identities,
+/// nested details, links) that fit across all of them, and a note of the items left out.
 fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let room = budget.saturating_sub(size(&omitted_note(items.len())) + 1);
     let grower = Grower { ctx, render };
     let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
     let all = columns(&probe, Reach::All, ctx);
     let skeleton: Vec<&Column> = all.iter().filter(|c| c.rank() == Rank::Skeleton).collect();
-    let (count, floor) = skeleton_count(items, &skeleton, &grower, room);
+    let unit: Vec<&Column> = all.iter().filter(|c| c.takes_items()).collect();
+    let (count, floor) = unit_count(items, &skeleton, &unit, &grower, room);
     let mut out: Vec<Value> = items
         .iter()
         .take(count)
-        .map(|item| least(item, ctx))
+        .map(|item| core(item, false, ctx))
         .collect();
     if list_size(&out) > room {
         out.clear();
     }
-    let added = grower.grow(&all, items, &mut out, room, floor);
-    let mut used = list_size(&out);
-    let more = if out.is_empty() {
-        &[][..]
-    } else {
-        &items[out.len()..]
-    };
-    for item in more {
+    let (unit, rest): (Vec<Column>, Vec<Column>) = all.into_iter().partition(Column::takes_items);
+    let mut added = grower.grow(&unit, items, &mut out, room, floor);
+    fill(items, &mut out, &added, &grower, room);
+    let kept = out.len();
+    added.extend(grower.grow(&rest, items, &mut out, room, kept));
+    fill(items, &mut out, &added, &grower, room);
+    if out.len() < items.len() {
+        out.push(omitted_note(items.len() - out.len()));
+    }
+    Value::Array(out)
+}
+
+/// Shows more of `items` after the shown ones (`out`), each in the same form (its core form
+/// with the columns `added`), while they fit `room`.
+fn fill(
+    items: &[Value],
+    out: &mut Vec<Value>,
+    added: &[&Column],
+    grower: &Grower<'_>,
+    room: usize,
+) {
+    if out.is_empty() {
+        return;
+    }
+    let mut used = list_size(out);
+    for item in items.iter().skip(out.len()) {
         let form = grower.form_with(item, added.iter().copied());
         let cost = size(&form) + 1;
         if used + cost > room {
@@ -237,38 +263,49 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
         used += cost;
         out.push(form);
     }
-    if out.len() < items.len() {
-        out.push(omitted_note(items.len() - out.len()));
-    }
-    Value::Array(out)
 }
 
-/// How many of a list's first items are shown by their skeletons, and the floor its items' own
-/// short scalars may not take them below: every item, and all of them, when all their
-/// skeletons fit the room (a list that fits whole by its identities stays whole); else as many
-/// as fit in a share of the room (one at least), and a share of those.
-fn skeleton_count(
+/// How many of a list's first items are shown, and the floor the columns that take items (its
+/// skeleton and its own dates, see [`Column::takes_items`]) may not take them below: every
+/// item when all their skeletons fit the room, and a share of them (a list that fits whole by
+/// its identities gives few items up for their dates); else as many as fit in a share of the
+/// room by their units (an item's core form with those columns; one at least), and a share of
+/// those.
+fn unit_count(
     items: &[Value],
     skeleton: &[&Column],
+    unit: &[&Column],
     grower: &Grower<'_>,
     room: usize,
 ) -> (usize, usize) {
-    let mut ends = Vec::new();
-    let mut used = 2;
-    for item in items {
-        used +=
-            size(&grower.form_with(item, skeleton.iter().copied())) + usize::from(!ends.is_empty());
-        if used > room {
-            break;
-        }
-        ends.push(used);
-    }
-    if ends.len() == items.len() {
-        return (items.len(), items.len());
+    if fits_all(items, skeleton, grower, room) {
+        let floor = (items.len() * WHOLE_FLOOR_SHARE.0).div_ceil(WHOLE_FLOOR_SHARE.1);
+        return (items.len(), floor);
     }
     let share = room * SKELETON_SHARE.0 / SKELETON_SHARE.1;
-    let count = ends.iter().take_while(|end| **end <= share).count().max(1);
+    let mut used = 2;
+    let mut count = 0;
+    for item in items {
+        used += size(&grower.form_with(item, unit.iter().copied())) + usize::from(count > 0);
+        if used > share {
+            break;
+        }
+        count += 1;
+    }
+    let count = count.max(1);
     (count, (count * FLOOR_SHARE.0).div_ceil(FLOOR_SHARE.1))
+}
+
+/// Whether every item, in its core form with `columns`, fits `room`.
+fn fits_all(items: &[Value], columns: &[&Column], grower: &Grower<'_>, room: usize) -> bool {
+    let mut used = 2;
+    for item in items {
+        used += size(&grower.form_with(item, columns.iter().copied())) + 1;
+        if used > room + 1 {
+            return false;
+        }
+    }
+    true
 }
 
 /// A list of scalars or of mixed values: the least forms of its first items, then the first

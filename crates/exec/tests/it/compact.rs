@@ -568,9 +568,10 @@ fn every_shown_recently_played_item_shows_when_it_played_and_what() {
         assert!(text.chars().count() <= budget, "{budget}: {text}");
         let back: Value = serde_json::from_str(&text).unwrap();
         let shown = shown_items(&back["response"]["items"]);
-        // Each item's skeleton (a track, its album and artists, a context) takes some 470
-        // characters of Spotify's ids and uris: one item fits 1,024, three fit 2,048.
-        assert!(shown.len() >= budget / 700, "{budget}: {text}");
+        // Each item's core (its track's id and name, its album's and artists' names, its
+        // context's kind) and its date take some 200 characters: four items fit 1,024, eight
+        // fit 2,048.
+        assert!(shown.len() >= budget / 256, "{budget}: {text}");
         for (item, full) in shown.iter().zip(whole["items"].as_array().unwrap()) {
             assert_eq!(item["played_at"], full["played_at"], "{budget}: {text}");
             assert_eq!(item["track"]["id"], full["track"]["id"], "{budget}: {text}");
@@ -671,5 +672,57 @@ fn a_playback_state_keeps_the_device_volume() {
     assert_eq!(device["volume_percent"], 59, "{text}");
     assert_eq!(device["is_active"], true, "{text}");
     assert_eq!(back["response"]["item"]["id"], spotify_id('T', 3), "{text}");
+    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+}
+
+#[test]
+fn a_recently_played_page_shows_four_items_or_more_at_the_default_budget() {
+    // Each item's core (its track's id and name, its album's and artists' names, its context)
+    // is small enough that several items show when and what was played at 1,024.
+    let whole = recently_played(20);
+    let value = observation(whole.clone());
+    let text = compact_with(&value, hints("/me/player/recently-played"), 1024);
+    assert!(text.chars().count() <= 1024, "{text}");
+    let back: Value = serde_json::from_str(&text).unwrap();
+    let shown = shown_items(&back["response"]["items"]);
+    assert!(shown.len() >= 4, "{} items: {text}", shown.len());
+    for (item, full) in shown.iter().zip(whole["items"].as_array().unwrap()) {
+        assert_eq!(item["played_at"], full["played_at"], "{text}");
+        assert_eq!(item["track"]["name"], full["track"]["name"], "{text}");
+        let artists = shown_items(&item["track"]["artists"]);
+        let names: Vec<&Value> = artists.iter().map(|a| &a["name"]).collect();
+        let full_names: Vec<&Value> = full["track"]["artists"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| &a["name"])
+            .collect();
+        assert_eq!(names, full_names, "{text}");
+    }
+    let note = back["response"]["items"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
+    assert_eq!(
+        note.as_str().unwrap(),
+        format!("… {} more items left out", 20 - shown.len())
+    );
+    assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+}
+
+#[test]
+fn an_artists_albums_page_shows_five_albums_or_more_at_the_default_budget() {
+    let whole = artist_albums(20);
+    let value = observation(whole.clone());
+    let text = compact_with(&value, hints("/artists/{id}/albums"), 1024);
+    assert!(text.chars().count() <= 1024, "{text}");
+    let back: Value = serde_json::from_str(&text).unwrap();
+    let shown = shown_items(&back["response"]["items"]);
+    assert!(shown.len() >= 5, "{} albums: {text}", shown.len());
+    for (album, full) in shown.iter().zip(whole["items"].as_array().unwrap()) {
+        assert_eq!(album["name"], full["name"], "{text}");
+        assert_eq!(album["release_date"], full["release_date"], "{text}");
+    }
     assert_eq!(emptied_objects(&value, &text), 0, "{text}");
 }
