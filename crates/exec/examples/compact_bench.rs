@@ -17,7 +17,12 @@
 //! every list the compacted text shows two objects or more of, the share of the fields the
 //! first shown item shows, at any depth, that each other shown item shows too, where its
 //! whole item has them) and the image objects (a `url` beside a `height` or `width`) shown
-//! without their url (it must be none).
+//! without their url (it must be none). One more says how many items a list shows: over the
+//! lists of objects the compacted text shows, the share of their items it shows.
+//!
+//! The share of identity fields kept counts a field as kept where its exact `"name":value`
+//! appears anywhere in the text: a value many items share (Spotify's `"type":"album"`) counts
+//! for all of them once one item shows it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -83,6 +88,10 @@ struct Uniformity {
     shown: usize,
     /// Image objects shown without their url.
     images_without_url: usize,
+    /// Items of the lists of objects the compacted text shows, in the whole responses.
+    list_items: usize,
+    /// Of those, the items shown.
+    list_items_shown: usize,
 }
 
 impl Uniformity {
@@ -103,6 +112,10 @@ impl Uniformity {
             (Value::Array(w), Value::Array(s)) => {
                 let pairs: Vec<(&Value, &Value)> =
                     w.iter().zip(s.iter().filter(|v| !v.is_string())).collect();
+                if w.first().is_some_and(Value::is_object) {
+                    self.list_items += w.len();
+                    self.list_items_shown += pairs.len();
+                }
                 self.list(&pairs);
                 for (full, sub) in pairs {
                     self.walk(full, sub);
@@ -204,6 +217,8 @@ impl Tally {
             "column_uniformity_compaction": share(self.uniform.shown, self.uniform.expected),
             "column_uniformity_fields": self.uniform.expected,
             "image_objects_without_url_compaction": self.uniform.images_without_url,
+            "list_items_shown_share_compaction": share(self.uniform.list_items_shown, self.uniform.list_items),
+            "list_items_compaction": self.uniform.list_items,
         })
     }
 }
