@@ -356,3 +356,38 @@ fn render_plain_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
     }
     Value::Array(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Eight items, each an id and a date, and the room (list text without its note) the
+    /// first `n` of them take with their dates.
+    fn dated(n: usize) -> (Vec<Value>, usize) {
+        let items: Vec<Value> = (0..8)
+            .map(|i| json!({"id": i, "added_at": "2025-11-01T10:04:05Z"}))
+            .collect();
+        let room = list_size(&items[..n]);
+        (items, room)
+    }
+
+    #[test]
+    fn a_list_that_fits_whole_gives_up_a_quarter_of_its_items_for_their_dates_at_most() {
+        let ctx = Context::default();
+        // The ids of all eight fit; six of them fit with their dates: six are shown so.
+        let (items, room) = dated(6);
+        let budget = room + size(&omitted_note(items.len())) + 1;
+        let shown = render_table(&items, budget, &ctx);
+        let mut expected: Vec<Value> = items[..6].to_vec();
+        expected.push(omitted_note(2));
+        assert_eq!(shown, Value::Array(expected));
+        // Five would: the list stays whole, without its dates.
+        let (items, room) = dated(5);
+        let budget = room + size(&omitted_note(items.len())) + 1;
+        let shown = render_table(&items, budget, &ctx);
+        let ids: Vec<Value> = (0..8).map(|i| json!({"id": i})).collect();
+        assert_eq!(shown, Value::Array(ids));
+    }
+}
