@@ -1,14 +1,18 @@
 //! The core form of a list item's objects: the few identities that say which entity each is,
 //! so that many items fit before any grows. An object's other identities (its `uri`, its
-//! `type`, a nested entity's id) are columns of their own that come after the item's own dates
-//! (see [`super::columns`]).
+//! `type`, a nested entity's long id) are columns of their own that come after the item's own
+//! dates (see [`super::columns`]).
 //!
 //! The rule: the first entity on the way into an item (the item itself when it has
-//! identities, else the track of a recently played item) shows its keys (`id`, `*_id`) and its
-//! best name; an entity held by another one (a track's album and artists) shows its best name
-//! only, its keys being long codes an agent can fetch later, or its keys where it has no name.
-//! An object with neither shows its first identity (a playlist context's `uri`); one without
-//! identities shows its most telling field, as its least form does.
+//! identities, else the track of a recently played item) shows its keys (`id`, `*_id`) and
+//! its names (`name`, `title`, `original_title`, ...). An entity held by another one (a
+//! track's album and artists) shows its best name (`name` before `title` before the others,
+//! see [`name_preference`]) and only those of its keys that are short (a number, a short
+//! code): a long code such as a 22-character Spotify id waits for a later column, the name
+//! being enough to say which entity it is; without a name it shows its keys. An object with
+//! neither keys nor names shows its kind (a playlist context's `type`), else its locator (a
+//! `uri`, a long code); one without identities shows its most telling field, as its least
+//! form does. The content the API exists to return is always in it.
 
 use serde_json::{Map, Value};
 
