@@ -104,12 +104,17 @@ struct PreferReply {
     better: String,
 }
 
+/// `llm` behind a meter of its own, and the meter: what a judge spends, counted apart.
+pub(crate) fn metered(llm: Arc<dyn ChatModel>) -> (Arc<dyn ChatModel>, Arc<Budget>) {
+    let meter = Arc::new(Budget::unlimited());
+    (Arc::new(Metered::new(llm, Arc::clone(&meter))), meter)
+}
+
 impl LlmJudge {
     /// A judge asking `llm` (requests carry the role `judge`). Its own meter counts what it
     /// spends ([`Judge::usage`]).
     pub fn new(llm: Arc<dyn ChatModel>, settings: LlmJudgeSettings) -> Self {
-        let meter = Arc::new(Budget::unlimited());
-        let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(llm, Arc::clone(&meter)));
+        let (llm, meter) = metered(llm);
         Self {
             llm,
             meter,

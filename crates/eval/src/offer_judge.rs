@@ -16,8 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolsmith_catalog::ApiId;
 use toolsmith_llm::{
-    Budget, ChatModel, ChatRequest, Message, Metered, Prompt, Role, Sampling, StructuredSettings,
-    ask_json,
+    Budget, ChatModel, ChatRequest, Message, Prompt, Role, Sampling, StructuredSettings, ask_json,
 };
 use toolsmith_retrieve::Corpus;
 
@@ -125,8 +124,7 @@ impl OfferJudge {
     /// A judge asking `llm` (requests carry the role `judge`, sampled as `settings` say),
     /// describing offered APIs from `corpus`. Its own meter counts what it spends.
     pub fn new(llm: Arc<dyn ChatModel>, settings: LlmJudgeSettings, corpus: Arc<Corpus>) -> Self {
-        let meter = Arc::new(Budget::unlimited());
-        let llm: Arc<dyn ChatModel> = Arc::new(Metered::new(llm, Arc::clone(&meter)));
+        let (llm, meter) = crate::llm_judge::metered(llm);
         Self {
             llm,
             meter,

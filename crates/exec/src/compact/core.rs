@@ -17,7 +17,7 @@
 use serde_json::{Map, Value};
 
 use super::fields::{Class, Context, is_locator, name_preference};
-use super::least::{IDENTITY_CAP, capped, has_content, least, omitted_note, ordered};
+use super::least::{IDENTITY_CAP, capped, least, most_telling, omitted_note, ordered};
 
 /// The fields of `map` its core form shows, in its order: see the module doc. `nested` says
 /// an object with identities lies above it in the item.
@@ -103,15 +103,8 @@ fn core_object(map: &Map<String, Value>, nested: bool, ctx: &Context) -> Value {
     if out.is_empty() {
         // No identities: the first field with content, in the order fields matter (as the
         // least form has it), itself in its core form.
-        let order = ordered(map, ctx);
-        let telling = order
-            .iter()
-            .find(|(name, _)| map.get(*name).is_some_and(has_content))
-            .or_else(|| order.first());
-        if let Some((name, _)) = telling
-            && let Some(value) = map.get(*name)
-        {
-            out.insert((*name).to_owned(), core(value, nested, ctx));
+        if let Some((name, value)) = most_telling(map, &ordered(map, ctx)) {
+            out.insert(name.to_owned(), core(value, nested, ctx));
         }
     }
     Value::Object(out)

@@ -72,17 +72,24 @@ fn least_object(map: &Map<String, Value>, ctx: &Context) -> Value {
     if out.is_empty() {
         // Never empty: the first field with content, in the order fields matter (the
         // payload and the holders of identities before plain values).
-        let telling = order
-            .iter()
-            .find(|(name, _)| map.get(*name).is_some_and(has_content))
-            .or_else(|| order.first());
-        if let Some((name, _)) = telling
-            && let Some(value) = map.get(*name)
-        {
-            out.insert((*name).to_owned(), least(value, ctx));
+        if let Some((name, value)) = most_telling(map, &order) {
+            out.insert(name.to_owned(), least(value, ctx));
         }
     }
     Value::Object(out)
+}
+
+/// The field an object without identities shows so that it is never empty: the first with
+/// content in `order` (how its fields matter, from [`ordered`]), else the first.
+pub(crate) fn most_telling<'m>(
+    map: &'m Map<String, Value>,
+    order: &[(&'m str, Class)],
+) -> Option<(&'m str, &'m Value)> {
+    let (name, _) = order
+        .iter()
+        .find(|(name, _)| map.get(*name).is_some_and(has_content))
+        .or_else(|| order.first())?;
+    Some((name, map.get(*name)?))
 }
 
 pub(crate) fn has_content(value: &Value) -> bool {
