@@ -53,14 +53,31 @@ pub(super) fn judge(ctx: &Context, corpus: Arc<Corpus>) -> anyhow::Result<(Offer
     Ok((judge, model))
 }
 
-/// Every case's verdict, in order, `in_flight` asked at a time.
+/// Every case's verdict, in order, `in_flight` asked at a time. Cases that show the judge the
+/// same request and the same offer (a query whose offer stops growing before the larger
+/// cut-off) are asked once, so the count of calls does not hang on which of them the cache
+/// saw first.
 pub(super) async fn judge_all(
     judge: &OfferJudge,
     cases: &[Case],
     in_flight: usize,
     bar: &ProgressBar,
 ) -> anyhow::Result<Vec<OfferVerdict>> {
-    futures::stream::iter(cases)
+    let mut distinct: Vec<&Case> = Vec::new();
+    let slots: Vec<usize> = cases
+        .iter()
+        .map(|case| {
+            distinct
+                .iter()
+                .position(|d| d.query == case.query && d.offered == case.offered)
+                .unwrap_or_else(|| {
+                    distinct.push(case);
+                    distinct.len() - 1
+                })
+        })
+        .collect();
+    bar.set_length(distinct.len() as u64);
+    let verdicts: Vec<OfferVerdict> = futures::stream::iter(distinct)
         .map(|case| async move {
             let verdict = judge
                 .judge(&case.query, &case.offered)
@@ -73,7 +90,8 @@ pub(super) async fn judge_all(
         .collect::<Vec<_>>()
         .await
         .into_iter()
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    Ok(slots.into_iter().map(|i| verdicts[i].clone()).collect())
 }
 
 /// What `--judge-offer` reports.
