@@ -13,16 +13,26 @@ pub(crate) fn check_description(
     original_chars: usize,
     max_growth: f32,
 ) -> Result<String, String> {
+    let limit = max_description_chars(original_chars, max_growth);
+    check_description_within(new, limit).map_err(|e| {
+        format!(
+            "{e} ({max_growth}x the original's {original_chars}, counted as at least \
+             {MIN_GROWTH_BASE_CHARS})"
+        )
+    })
+}
+
+/// A new description, repaired, or the reason it was refused: empty, or over `limit`
+/// characters.
+pub(crate) fn check_description_within(new: &str, limit: usize) -> Result<String, String> {
     let repaired = repair(new);
     if repaired.is_empty() {
         return Err("the rewritten doc is empty".into());
     }
-    let limit = max_description_chars(original_chars, max_growth);
     let len = repaired.chars().count();
     if len > limit {
         return Err(format!(
-            "the rewritten doc has {len} characters, over its limit of {limit} ({max_growth}x the \
-             original's {original_chars}, counted as at least {MIN_GROWTH_BASE_CHARS})"
+            "the rewritten doc has {len} characters, over its limit of {limit}"
         ));
     }
     Ok(repaired)

@@ -73,6 +73,9 @@ pub(crate) struct Shown {
     pub invented: &'static str,
     /// Whether the values were replaced by their types.
     pub skeleton: bool,
+    /// Whether the invented body is only an error or a bare status message (an example
+    /// captured with the catalog): no evidence of what the API returns.
+    pub status_only: bool,
 }
 
 /// What the prompt shows of `obs` under `rule`.
@@ -93,6 +96,7 @@ pub(crate) fn show(obs: &Observation, rule: InventedValues) -> Shown {
         text,
         invented,
         skeleton,
+        status_only: marked && crate::status_body::is_status_only(&obs.body),
     }
 }
 
@@ -318,5 +322,18 @@ mod tests {
         assert_eq!(trusted.text, obs.body.to_text());
         let live = Observation::ok_json(json!({"id": 1}), Provenance::Replayed);
         assert_eq!(show(&live, InventedValues::Exclude).invented, "");
+    }
+
+    #[test]
+    fn an_invented_error_body_is_marked_status_only_and_a_real_one_is_evidence() {
+        let scraped = json!({"message": "You are not subscribed to this API."});
+        let obs = Observation::ok_json(scraped.clone(), Provenance::Simulated);
+        let shown = show(&obs, InventedValues::ShapeOnly);
+        assert_eq!((shown.invented, shown.status_only), ("spec", true));
+        assert!(!show(&obs, InventedValues::Trust).status_only);
+        let live = Observation::ok_json(scraped, Provenance::Live);
+        assert!(!show(&live, InventedValues::ShapeOnly).status_only);
+        let payload = Observation::ok_json(json!({"results": []}), Provenance::Simulated);
+        assert!(!show(&payload, InventedValues::ShapeOnly).status_only);
     }
 }

@@ -75,5 +75,6 @@ mod queries;
 mod record;
 mod run;
 mod settings;
+mod status_body;
 mod store;
 mod tool_doc;

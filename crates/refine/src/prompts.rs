@@ -61,7 +61,7 @@ mod tests {
 
     #[test]
     fn every_prompt_renders_with_its_documented_inputs() {
-        let trial = json!({"query": "q", "arguments": "{}", "ok": true, "observation": "o", "invented": "llm", "skeleton": true});
+        let trial = json!({"query": "q", "arguments": "{}", "ok": true, "observation": "o", "invented": "llm", "skeleton": true, "status_only": true});
         let cases = [
             (
                 EXPLORER,
@@ -118,5 +118,22 @@ mod tests {
             EXPLORER.render(&json!({"doc": "d"})).is_err(),
             "slots are strict"
         );
+    }
+
+    #[test]
+    fn a_made_up_error_body_is_named_no_evidence_only_when_it_is_one() {
+        let ctx = |status_only: bool| {
+            let trial = json!({"query": "q", "arguments": "{}", "ok": true, "observation": "o",
+                "invented": "spec", "skeleton": false, "status_only": status_only});
+            json!({"doc": "d", "trial": trial, "history": [], "findings": [], "suggestions": "s", "max_chars": 300})
+        };
+        for prompt in [ANALYZER, REWRITER] {
+            let marked = prompt.render(&ctx(true)).unwrap();
+            assert!(marked.contains("only an error or a"), "{marked}");
+            let plain = prompt.render(&ctx(false)).unwrap();
+            assert!(!plain.contains("only an error or a"), "{plain}");
+        }
+        let analyzer = ANALYZER.render(&ctx(false)).unwrap();
+        assert!(analyzer.contains("as if it\nsucceeded"), "{analyzer}");
     }
 }

@@ -27,6 +27,11 @@ pub struct DraftSettings {
     pub temperature: f32,
     /// A rewritten doc longer than this many times the original is rejected.
     pub max_growth: f32,
+    /// A rewritten doc longer than this many characters is rejected, whatever `max_growth`
+    /// allows: a retrieval index reads an API by its description, and a long one dilutes BM25
+    /// and overflows a small embedder's window. Not the paper's (it sets no length); DRAFT's
+    /// published ToolBench docs average about 200 characters.
+    pub max_chars: usize,
     /// What may be learnt from a simulated or model-written response; a new run takes it
     /// from `[refine] invented_values` (default `shape_only`).
     pub invented_values: InventedValues,
@@ -45,6 +50,7 @@ impl DraftSettings {
         max_observation_chars: 2048,
         temperature: 0.2,
         max_growth: 10.0,
+        max_chars: 300,
         invented_values: InventedValues::ShapeOnly,
     };
 
@@ -65,9 +71,24 @@ impl DraftSettings {
         if self.max_growth <= 1.0 {
             return Err(setting("max_growth", "must be above 1"));
         }
+        if self.max_chars < MIN_MAX_CHARS {
+            return Err(setting(
+                "max_chars",
+                &format!("must be at least {MIN_MAX_CHARS}"),
+            ));
+        }
         Ok(())
     }
+
+    /// The longest rewritten description accepted for an API whose original doc has
+    /// `original_chars`: the growth limit, capped at `max_chars`.
+    pub fn description_limit(&self, original_chars: usize) -> usize {
+        crate::guard::max_description_chars(original_chars, self.max_growth).min(self.max_chars)
+    }
 }
+
+/// The shortest `max_chars` accepted: room for a sentence on purpose and one on parameters.
+const MIN_MAX_CHARS: usize = 80;
 
 impl Default for DraftSettings {
     fn default() -> Self {

@@ -26,7 +26,7 @@ use toolsmith_plumbing::text::truncate_chars;
 
 use crate::ask::{At, ask, first_message};
 use crate::error::{Error, Result};
-use crate::guard::{check_description, max_description_chars};
+use crate::guard::check_description_within;
 use crate::invented;
 use crate::prompts::{ANALYZER, EXPLORER, REWRITER, TOO_SIMILAR};
 use crate::record::{Method, Rejected, Round, Stop, Trial};
@@ -74,6 +74,8 @@ struct TrialView<'a> {
     /// `""` (evidence), `spec` or `llm`: see [`invented::Shown`].
     invented: &'static str,
     skeleton: bool,
+    /// The invented body is only an error or a status message: see [`invented::Shown`].
+    status_only: bool,
 }
 
 /// One executed exploration: the trial stored, how the prompts mark it, and the literals of
@@ -82,6 +84,7 @@ struct Observed {
     trial: Trial,
     invented: &'static str,
     skeleton: bool,
+    status_only: bool,
     literals: Vec<String>,
 }
 
@@ -94,6 +97,7 @@ impl Observed {
             observation: &self.trial.observation,
             invented: self.invented,
             skeleton: self.skeleton,
+            status_only: self.status_only,
         }
     }
 }
@@ -279,7 +283,7 @@ impl Draft {
         let ctx = serde_json::json!({
             "doc": doc, "trial": observed.view(), "suggestions": suggestions,
             "history": earlier,
-            "max_chars": max_description_chars(original_chars, self.settings.max_growth),
+            "max_chars": self.settings.description_limit(original_chars),
         });
         let rewrite = ask::<RewriterReply>(
             self.llm.as_ref(),
@@ -346,6 +350,7 @@ impl Draft {
             },
             invented: shown.invented,
             skeleton: shown.skeleton,
+            status_only: shown.status_only,
             literals: invented::literals(&observation),
         })
     }
@@ -453,10 +458,9 @@ impl Refiner for Draft {
                 }];
                 round.examples.clone_from(&examples);
             }
-            let checked = check_description(
+            let checked = check_description_within(
                 &rewrite.description,
-                original_chars,
-                self.settings.max_growth,
+                self.settings.description_limit(original_chars),
             )
             .and_then(|new| self.post_check(job, &current, &observed, new, &mut round));
             match checked {

@@ -132,7 +132,7 @@ async fn the_explorer_is_asked_again_when_its_query_is_too_similar_and_the_loop_
             .contains("trust its shape, not its values")
     );
     assert!(
-        requests[2].last_message().contains("under 1200 characters"),
+        requests[2].last_message().contains("under 300 characters"),
         "the rewriter is told the length limit its doc must keep"
     );
     assert!(
@@ -205,7 +205,8 @@ async fn without_adaptive_stop_or_diversity_every_round_runs_and_repeats_are_kep
 
 #[tokio::test]
 async fn empty_and_overlong_rewrites_and_bad_json_leave_the_doc_at_its_previous_version() {
-    let long = "A very long description. ".repeat(200);
+    // Within ten times the original, over the 300 characters of `max_chars`.
+    let long = "A very long description. ".repeat(20);
     let llm = ScriptedLlm::new([
         // Round 1: the call fails (no arguments) and the rewrite is empty.
         explorer("Search something", json!({})),
@@ -253,7 +254,7 @@ async fn empty_and_overlong_rewrites_and_bad_json_leave_the_doc_at_its_previous_
             .refused
             .as_deref()
             .unwrap()
-            .contains("over its limit of 1200 (10x"),
+            .contains("over its limit of 300"),
         "{:?}",
         rounds[1]
     );
