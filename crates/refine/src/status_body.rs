@@ -8,8 +8,9 @@
 use serde_json::Value;
 use toolsmith_exec::Body;
 
-/// Keys an error or status body is made of; any other key makes it a payload.
-const STATUS_KEYS: &[&str] = &[
+/// Keys that carry an error or a message: a status body has at least one (a `{"status": "ok"}`
+/// alone is a payload).
+const TELLING_KEYS: &[&str] = &[
     "error",
     "errors",
     "error_code",
@@ -18,12 +19,16 @@ const STATUS_KEYS: &[&str] = &[
     "message",
     "messages",
     "msg",
+    "detail",
+    "details",
+];
+
+/// Keys that may stand beside them in a status body; any key in neither list makes it a payload.
+const BESIDE_KEYS: &[&str] = &[
     "status",
     "status_code",
     "statuscode",
     "code",
-    "detail",
-    "details",
     "title",
     "type",
     "success",
@@ -36,20 +41,6 @@ const STATUS_KEYS: &[&str] = &[
     "requestid",
     "documentation_url",
     "hint",
-];
-
-/// Keys of which a status body has at least one (a `{"status": "ok"}` alone is a payload).
-const TELLING_KEYS: &[&str] = &[
-    "error",
-    "errors",
-    "error_code",
-    "errorcode",
-    "error_message",
-    "message",
-    "messages",
-    "msg",
-    "detail",
-    "details",
 ];
 
 /// Words of a short text body that make it an error.
@@ -86,11 +77,12 @@ fn status_value(v: &Value) -> bool {
     match v {
         Value::Object(map) => {
             let key = |k: &String| k.to_ascii_lowercase().replace('-', "_");
-            let telling = map.keys().any(|k| TELLING_KEYS.contains(&key(k).as_str()));
+            let telling = |k: &String| TELLING_KEYS.contains(&key(k).as_str());
+            let beside = |k: &String| BESIDE_KEYS.contains(&key(k).as_str());
             let problem = map.contains_key("title") && map.contains_key("status");
             !map.is_empty()
-                && map.keys().all(|k| STATUS_KEYS.contains(&key(k).as_str()))
-                && (telling || problem)
+                && map.keys().all(|k| telling(k) || beside(k))
+                && (map.keys().any(telling) || problem)
         }
         Value::String(s) => error_text(s),
         _ => false,
