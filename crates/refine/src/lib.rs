@@ -63,6 +63,7 @@ pub use crate::store::{RefineStore, RunInfo, RunSpec, StoredRound};
 
 mod ask;
 mod bleu;
+mod defaults;
 mod draft;
 mod easytool;
 mod error;

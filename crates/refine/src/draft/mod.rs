@@ -10,7 +10,9 @@
 //! A response the simulator or a model made up is shown as `invented_values` says (marked,
 //! or as its skeleton), and a rewrite is checked against it: a sentence quoting one of its
 //! literals that neither the original doc, the spec nor the request held is flagged in the
-//! round and removed (kept under `trust`); a rewrite left empty is refused.
+//! round and removed (kept under `trust`); a rewrite left empty is refused. The schema
+//! defaults a simulated call carried for parameters the explorer left out are shown beside
+//! its arguments, so a response reflecting them is read right.
 
 mod stop;
 
@@ -69,6 +71,9 @@ struct RewriterReply {
 struct TrialView<'a> {
     query: &'a str,
     arguments: String,
+    /// The schema defaults the simulator added for parameters left out, as JSON text
+    /// (`""` when none): see [`crate::defaults::added_defaults`].
+    defaults: String,
     ok: bool,
     observation: &'a str,
     /// `""` (evidence), `spec` or `llm`: see [`invented::Shown`].
@@ -86,6 +91,8 @@ struct Observed {
     skeleton: bool,
     status_only: bool,
     literals: Vec<String>,
+    /// Defaults a simulated call carried beyond the arguments (empty for a live call).
+    defaults: Map<String, Value>,
 }
 
 impl Observed {
@@ -93,6 +100,11 @@ impl Observed {
         TrialView {
             query: &self.trial.query,
             arguments: self.trial.arguments.to_string(),
+            defaults: if self.defaults.is_empty() {
+                String::new()
+            } else {
+                Value::Object(self.defaults.clone()).to_string()
+            },
             ok: self.trial.ok,
             observation: &self.trial.observation,
             invented: self.invented,
@@ -352,6 +364,12 @@ impl Draft {
             skeleton: shown.skeleton,
             status_only: shown.status_only,
             literals: invented::literals(&observation),
+            // Only the simulator fills defaults in; a live or replayed call sent what it got.
+            defaults: if invented::is_invented(observation.provenance) {
+                crate::defaults::added_defaults(&job.entry.api, &explored.arguments)
+            } else {
+                Map::new()
+            },
         })
     }
 
