@@ -2,7 +2,8 @@
 //! round, the explorer proposes a request and its arguments (asked again, at most
 //! `diversity_tries` times, while the request's embedding has cosine >= phi with an earlier
 //! one), the call is executed, the analyzer compares doc and observation (told the doc's
-//! lint findings as facts to correct), and the rewriter
+//! lint findings as facts to correct: the schema's in the first round only, see
+//! [`round_findings`]), and the rewriter
 //! writes the next description and exploration direction; the loop stops when the doc
 //! settles (Delta > tau, [`stop`]) or after I rounds. A tool's description is rewritten from
 //! its refined APIs at the end.
@@ -272,7 +273,7 @@ impl Draft {
         };
         let ctx = serde_json::json!({
             "doc": doc, "trial": observed.view(), "history": earlier,
-            "findings": job.findings(current),
+            "findings": round_findings(job, current, round.round),
         });
         let analysis = ask::<AnalyzerReply>(
             self.llm.as_ref(),
@@ -403,6 +404,21 @@ impl Draft {
             return Err("every sentence quoted values only an invented response held".into());
         }
         Ok(kept)
+    }
+}
+
+/// The lint findings the analyzer is told in round `n`. Those a rewrite of the description
+/// can remove come every round, as long as the doc has them. The schema's (a required
+/// parameter's default, a parameter without a description) come in the first round only:
+/// the doc can explain them once, but no rewrite makes them go, and repeated every round
+/// they had the model re-address what its doc already said. Showing them once beats showing
+/// them "until the doc addresses them", which would need a guess at whether prose covers a
+/// schema fact; it is also how the tool-wide findings are shown (while the doc is original).
+fn round_findings(job: &ApiJob, current: &str, n: u32) -> Vec<String> {
+    if n == 1 {
+        job.findings(current)
+    } else {
+        job.description_findings(current)
     }
 }
 

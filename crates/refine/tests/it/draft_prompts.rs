@@ -132,3 +132,42 @@ async fn the_analyzer_and_rewriter_see_the_schema_defaults_a_simulated_call_carr
         "the explorer is not told: it chose the arguments"
     );
 }
+
+#[tokio::test]
+async fn schema_findings_are_told_in_the_first_round_only_and_the_descriptions_own_every_round() {
+    let call = || {
+        explorer(
+            "Prices of Apple",
+            json!({"symbol": "AAPL", "interval": "1d"}),
+        )
+    };
+    let requests = run(
+        2,
+        vec![
+            call(),
+            analyzer(),
+            rewriter("Daily closing prices of a stock; name it with the `ticker` parameter."),
+            call(),
+            analyzer(),
+            rewriter("Daily closing prices of one stock, named by its ticker symbol."),
+            tool_reply(),
+        ],
+    )
+    .await;
+    let required_default = "parameter `interval`: required, yet it declares a default";
+    let undescribed = "parameter `adjusted`: no description";
+    let unknown = "names a parameter `ticker` the API does not have";
+    let first = requests[1].last_message();
+    assert!(first.contains(required_default), "{first}");
+    assert!(first.contains(undescribed), "{first}");
+    assert!(!first.contains(unknown), "{first}");
+    let second = requests[4].last_message();
+    assert!(
+        !second.contains(required_default) && !second.contains(undescribed),
+        "a schema finding is not repeated: {second}"
+    );
+    assert!(
+        second.contains(unknown),
+        "what the description itself gets wrong is told every round: {second}"
+    );
+}
