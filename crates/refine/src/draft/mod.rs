@@ -364,7 +364,7 @@ impl Draft {
             invented: shown.invented,
             skeleton: shown.skeleton,
             status_only: shown.status_only,
-            literals: invented::literals(&observation),
+            literals: invented::literals(&observation, &job.entry.api),
             // Only the simulator fills defaults in; a live or replayed call sent what it got.
             defaults: if invented::is_invented(observation.provenance) {
                 crate::defaults::added_defaults(&job.entry.api, &explored.arguments)
