@@ -61,7 +61,8 @@ impl ApiJob {
     }
 
     /// The findings of [`findings`](Self::findings) that rewriting `description` can remove
-    /// (see [`fixed_by_description`]): what a loop that rewrites the doc every round is told
+    /// (it is empty, names a parameter the API lacks, or repeats another API's; the schema's
+    /// own findings are left out): what a loop that rewrites the doc every round is told
     /// after its first round.
     pub fn description_findings(&self, description: &str) -> Vec<String> {
         self.findings_where(description, |f| {
