@@ -92,8 +92,6 @@ struct Observed {
     skeleton: bool,
     status_only: bool,
     literals: Vec<String>,
-    /// Defaults a simulated call carried beyond the arguments (empty for a live call).
-    defaults: Map<String, Value>,
 }
 
 impl Observed {
@@ -101,10 +99,10 @@ impl Observed {
         TrialView {
             query: &self.trial.query,
             arguments: self.trial.arguments.to_string(),
-            defaults: if self.defaults.is_empty() {
+            defaults: if self.trial.defaults.is_empty() {
                 String::new()
             } else {
-                Value::Object(self.defaults.clone()).to_string()
+                Value::Object(self.trial.defaults.clone()).to_string()
             },
             ok: self.trial.ok,
             observation: &self.trial.observation,
@@ -356,6 +354,12 @@ impl Draft {
             trial: Trial {
                 query: explored.query.clone(),
                 arguments: explored.arguments.clone(),
+                // Only the simulator fills defaults in; a live or replayed call sent what it got.
+                defaults: if invented::is_invented(observation.provenance) {
+                    crate::defaults::added_defaults(&job.entry.api, &explored.arguments)
+                } else {
+                    Map::new()
+                },
                 ok: observation.is_ok(),
                 failure: observation.failure(),
                 observation: truncate_chars(&text, self.settings.max_observation_chars),
@@ -365,12 +369,6 @@ impl Draft {
             skeleton: shown.skeleton,
             status_only: shown.status_only,
             literals: invented::literals(&observation, &job.entry.api),
-            // Only the simulator fills defaults in; a live or replayed call sent what it got.
-            defaults: if invented::is_invented(observation.provenance) {
-                crate::defaults::added_defaults(&job.entry.api, &explored.arguments)
-            } else {
-                Map::new()
-            },
         })
     }
 

@@ -10,7 +10,7 @@ use toolsmith_catalog::{
 use toolsmith_exec::{ApiBook, Executor, Provenance, Simulator, Validated};
 use toolsmith_llm::ChatRequest;
 use toolsmith_llm::testing::{Reply, ScriptedEmbedder, ScriptedLlm};
-use toolsmith_refine::{Draft, DraftSettings, Method, RefineStore, RunSpec, Runner};
+use toolsmith_refine::{Draft, DraftSettings, Method, RefineStore, Round, RunSpec, Runner};
 
 use crate::draft::{analyzer, explorer, rewriter};
 use crate::support::Recorder;
@@ -64,8 +64,8 @@ fn simulator(store: &Store) -> Arc<dyn Executor> {
 }
 
 /// Runs DRAFT over `prices` for `rounds` rounds (no early stop) with `script`, and returns
-/// every request the model got.
-async fn run(rounds: u32, script: Vec<Reply>) -> Vec<ChatRequest> {
+/// every request the model got and the rounds stored.
+async fn run(rounds: u32, script: Vec<Reply>) -> (Vec<ChatRequest>, Vec<Round>) {
     let llm = ScriptedLlm::new(script);
     let store = store();
     let (tools, exec) = (planned(&store), simulator(&store));
@@ -99,8 +99,9 @@ async fn run(rounds: u32, script: Vec<Reply>) -> Vec<ChatRequest> {
         .await
         .unwrap();
     llm.assert_finished();
-    assert_eq!(refine.rounds(run, &prices()).unwrap().len() as u32, rounds);
-    llm.requests()
+    let stored = refine.rounds(run, &prices()).unwrap();
+    assert_eq!(stored.len() as u32, rounds);
+    (llm.requests(), stored)
 }
 
 fn tool_reply() -> Reply {
@@ -109,7 +110,7 @@ fn tool_reply() -> Reply {
 
 #[tokio::test]
 async fn the_analyzer_and_rewriter_see_the_schema_defaults_a_simulated_call_carried() {
-    let requests = run(
+    let (requests, rounds) = run(
         1,
         vec![
             explorer(
@@ -131,6 +132,12 @@ async fn the_analyzer_and_rewriter_see_the_schema_defaults_a_simulated_call_carr
         !requests[0].last_message().contains("left out"),
         "the explorer is not told: it chose the arguments"
     );
+    let trial = rounds[0].exploration.as_ref().unwrap();
+    assert_eq!(
+        serde_json::Value::Object(trial.defaults.clone()),
+        json!({"end_date": "2019-12-31"}),
+        "the round records what was sent"
+    );
 }
 
 #[tokio::test]
@@ -141,7 +148,7 @@ async fn schema_findings_are_told_in_the_first_round_only_and_the_descriptions_o
             json!({"symbol": "AAPL", "interval": "1d"}),
         )
     };
-    let requests = run(
+    let (requests, _) = run(
         2,
         vec![
             call(),
