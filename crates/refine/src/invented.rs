@@ -197,13 +197,15 @@ fn collect_words(v: &Value, enums: bool, words: &mut HashSet<String>) {
 
 /// Whether a string value is a distinctive fact a doc must not quote rather than an ordinary
 /// word: at least 4 characters (never a unit letter), not one of the `ordinary` words, and a
-/// URL or address, a number of 3+ digits, an id mixing letters and digits, or a name or
+/// URL, host or address, a number of 3+ digits, an id mixing letters and digits, or a name or
 /// title with a capital. Lowercase words and phrases (`text`, `email`, `plain text`) are none.
 fn distinctive(s: &str, ordinary: &HashSet<String>) -> bool {
     if s.chars().count() < MIN_STRING_CHARS || ordinary.contains(&s.to_lowercase()) {
         return false;
     }
-    let url = s.contains("://") || s.contains('@') || s.starts_with("www.");
+    let host = !s.contains(char::is_whitespace)
+        && s.split('.').filter(|part| !part.is_empty()).count() >= 2;
+    let url = s.contains("://") || s.contains('@') || host;
     let digits = s.chars().filter(char::is_ascii_digit).count();
     let id = s.split_whitespace().any(|token| {
         token.chars().any(char::is_alphabetic) && token.chars().any(|c| c.is_ascii_digit())
@@ -368,6 +370,7 @@ mod tests {
         let body = json!({"messages": [{"format": "Text", "channel": "Channel", "kind": "text",
             "via": "email", "Email": "Email", "unit": "m", "style": "plain text",
             "to": "ann@example.com", "link": "https://example.com/m/1", "id": "tt1375666",
+            "host": "mail.example.org", "end": "done.",
             "title": "Inception Redux", "code": "20451", "views": 27205, "rank": 7}]});
         assert_eq!(
             literals(&simulated(body), &api()),
@@ -377,6 +380,7 @@ mod tests {
                 "Inception Redux",
                 "ann@example.com",
                 "https://example.com/m/1",
+                "mail.example.org",
                 "tt1375666"
             ]
         );
