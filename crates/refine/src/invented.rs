@@ -2,10 +2,16 @@
 //! observations are invented, what a prompt is shown of one under [`InventedValues`], and a
 //! deterministic post-check: the literals of an invented response that a rewritten doc quotes
 //! although neither the original doc nor the spec has them are flagged in the round, and
-//! (except under `trust`) the sentences holding them are removed.
+//! (except under `trust`) the sentences holding them are removed. Only distinctive values
+//! are literals (names and titles with capitals, ids, URLs, numbers of 3+ digits): an
+//! ordinary word (`text`, `email`, a unit letter, a field, parameter or enum name) is no
+//! invented fact, and a sentence using one is kept.
+
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use toolsmith_catalog::Api;
 use toolsmith_exec::{Body, Observation, Provenance};
 
 /// Shortest string value taken for a literal, in characters.
@@ -125,37 +131,93 @@ fn skeleton_of(body: &Body) -> String {
     }
 }
 
-/// The literal values of an invented response: every string value of at least 4 characters
-/// (a single lowercase word excepted: status words such as `success` are also prose) and every
-/// number with at least 3 digits; of a text body, only its numbers. Empty for evidence.
-pub(crate) fn literals(obs: &Observation) -> Vec<String> {
+/// The distinctive values of an invented response (see [`distinctive`]) and every number with
+/// at least 3 digits; of a text body, only its numbers. Empty for evidence. An ordinary word
+/// is no invented fact: the words `api`'s schema and the response use as field names,
+/// parameter names and enum values are never literals.
+pub(crate) fn literals(obs: &Observation, api: &Api) -> Vec<String> {
     if !is_invented(obs.provenance) {
         return Vec::new();
     }
     let mut out = Vec::new();
-    match &obs.body {
-        Body::Empty => {}
-        Body::Json(v) => json_literals(v, &mut out),
+    let body = match &obs.body {
+        Body::Empty => None,
+        Body::Json(v) => Some(v.clone()),
         Body::Text(t) => match serde_json::from_str::<Value>(t) {
-            Ok(v) => json_literals(&v, &mut out),
-            Err(_) => out.extend(
-                t.split(|c: char| !c.is_ascii_digit())
-                    .filter(|d| d.len() >= MIN_NUMBER_DIGITS)
-                    .map(str::to_owned),
-            ),
+            Ok(v) => Some(v),
+            Err(_) => {
+                out.extend(
+                    t.split(|c: char| !c.is_ascii_digit())
+                        .filter(|d| d.len() >= MIN_NUMBER_DIGITS)
+                        .map(str::to_owned),
+                );
+                None
+            }
         },
+    };
+    if let Some(v) = body {
+        let mut ordinary = schema_words(api);
+        collect_words(&v, false, &mut ordinary);
+        json_literals(&v, &ordinary, &mut out);
     }
     out.sort();
     out.dedup();
     out
 }
 
-fn json_literals(v: &Value, out: &mut Vec<String>) {
+/// The words `api` names in its schemas, lowercased: parameter names, property names and
+/// enum values.
+fn schema_words(api: &Api) -> HashSet<String> {
+    let mut words: HashSet<String> = api.params.iter().map(|p| p.name.to_lowercase()).collect();
+    let schemas = api.params.iter().map(|p| &p.schema);
+    for schema in schemas.chain(&api.request_body).chain(&api.response_schema) {
+        collect_words(schema, true, &mut words);
+    }
+    words
+}
+
+/// Adds the object keys of `v` (lowercased) to `words`, and, when `enums`, the string values
+/// listed under an `enum` keyword.
+fn collect_words(v: &Value, enums: bool, words: &mut HashSet<String>) {
+    match v {
+        Value::Object(map) => {
+            for (key, value) in map {
+                words.insert(key.to_lowercase());
+                if enums && key == "enum" {
+                    let listed = value.as_array().into_iter().flatten();
+                    words.extend(listed.filter_map(Value::as_str).map(str::to_lowercase));
+                }
+                collect_words(value, enums, words);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_words(i, enums, words)),
+        _ => {}
+    }
+}
+
+/// Whether a string value is a distinctive fact a doc must not quote rather than an ordinary
+/// word: at least 4 characters (never a unit letter), not one of the `ordinary` words, and a
+/// URL, host or address, a number of 3+ digits, an id mixing letters and digits, or a name or
+/// title with a capital. Lowercase words and phrases (`text`, `email`, `plain text`) are none.
+fn distinctive(s: &str, ordinary: &HashSet<String>) -> bool {
+    if s.chars().count() < MIN_STRING_CHARS || ordinary.contains(&s.to_lowercase()) {
+        return false;
+    }
+    let host = !s.contains(char::is_whitespace)
+        && s.split('.').filter(|part| !part.is_empty()).count() >= 2;
+    let url = s.contains("://") || s.contains('@') || host;
+    let digits = s.chars().filter(char::is_ascii_digit).count();
+    let id = s.split_whitespace().any(|token| {
+        token.chars().any(char::is_alphabetic) && token.chars().any(|c| c.is_ascii_digit())
+    });
+    url || digits >= MIN_NUMBER_DIGITS || id || s.chars().any(char::is_uppercase)
+}
+
+fn json_literals(v: &Value, ordinary: &HashSet<String>, out: &mut Vec<String>) {
     match v {
         Value::String(s) => {
             let s = s.trim();
-            let plain_word = s.chars().all(|c| c.is_ascii_lowercase());
-            if s.chars().count() >= MIN_STRING_CHARS && !plain_word {
+            if distinctive(s, ordinary) {
                 out.push(s.to_owned());
             }
         }
@@ -165,8 +227,8 @@ fn json_literals(v: &Value, out: &mut Vec<String>) {
                 out.push(text);
             }
         }
-        Value::Array(items) => items.iter().for_each(|i| json_literals(i, out)),
-        Value::Object(map) => map.values().for_each(|i| json_literals(i, out)),
+        Value::Array(items) => items.iter().for_each(|i| json_literals(i, ordinary, out)),
+        Value::Object(map) => map.values().for_each(|i| json_literals(i, ordinary, out)),
         Value::Bool(_) | Value::Null => {}
     }
 }
@@ -192,11 +254,7 @@ pub(crate) fn check(
     for line in doc.lines() {
         let mut kept = Vec::new();
         for sentence in sentences(line) {
-            let lower = sentence.to_lowercase();
-            let hits: Vec<&&String> = foreign
-                .iter()
-                .filter(|l| contains_literal(&lower, &l.to_lowercase()))
-                .collect();
+            let hits: Vec<&&String> = foreign.iter().filter(|l| quoted_in(sentence, l)).collect();
             quotes.extend(hits.iter().map(|l| InventedQuote {
                 value: (**l).clone(),
                 sentence: sentence.to_owned(),
@@ -216,7 +274,23 @@ pub(crate) fn check(
     (lines.join("\n").trim().to_owned(), quotes)
 }
 
-/// Whether `needle` occurs in `haystack` (both lowercased) as a whole token: no letter or
+/// Whether `sentence` quotes `literal`: with its capitals when it has any (a lowercase
+/// `text` in prose quotes no value `Text`), else in any case. A capitalized single word
+/// (`Sent`, `Dune`) opening the sentence is no quote: there every word has its capital.
+fn quoted_in(sentence: &str, literal: &str) -> bool {
+    if !literal.chars().any(char::is_uppercase) {
+        return contains_literal(&sentence.to_lowercase(), literal);
+    }
+    let mut chars = literal.chars();
+    let capitalized = chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase);
+    let opening = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
+    match opening.strip_prefix(literal) {
+        Some(rest) if capitalized => contains_literal(rest, literal),
+        _ => contains_literal(sentence, literal),
+    }
+}
+
+/// Whether `needle` occurs in `haystack` as a whole token: no letter or
 /// digit right before or after it.
 fn contains_literal(haystack: &str, needle: &str) -> bool {
     if needle.is_empty() {
@@ -262,20 +336,86 @@ mod tests {
         Observation::ok_json(body, Provenance::SimulatedLlm)
     }
 
+    /// An API with one `format` parameter (enum `Text`, `Html`) and a response schema with
+    /// a `channel` field.
+    fn api() -> Api {
+        let format = toolsmith_catalog::Param {
+            name: "format".into(),
+            location: toolsmith_catalog::ParamLocation::Query,
+            required: false,
+            schema: json!({"type": "string", "enum": ["Text", "Html"]}),
+            description: String::new(),
+            list_format: Default::default(),
+        };
+        Api {
+            id: "t/send".parse().unwrap(),
+            name: "send".into(),
+            source_name: "send".into(),
+            endpoint: toolsmith_catalog::Endpoint::Function {
+                name: "send".into(),
+            },
+            params: vec![format],
+            request_body: None,
+            response_schema: Some(
+                json!({"type": "object", "properties": {"channel": {"type": "string"}}}),
+            ),
+            response_examples: Vec::new(),
+            access: Default::default(),
+        }
+    }
+
+    #[test]
+    fn ordinary_words_are_no_literals_and_distinctive_values_are() {
+        // The words stand-ins reported blocked: `text`, `email`, `m`, and their kin.
+        let body = json!({"messages": [{"format": "Text", "channel": "Channel", "kind": "text",
+            "via": "email", "Email": "Email", "unit": "m", "style": "plain text",
+            "to": "ann@example.com", "link": "https://example.com/m/1", "id": "tt1375666",
+            "host": "mail.example.org", "end": "done.",
+            "title": "Inception Redux", "code": "20451", "views": 27205, "rank": 7}]});
+        assert_eq!(
+            literals(&simulated(body), &api()),
+            vec![
+                "20451",
+                "27205",
+                "Inception Redux",
+                "ann@example.com",
+                "https://example.com/m/1",
+                "mail.example.org",
+                "tt1375666"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sentence_with_ordinary_words_is_kept_and_one_quoting_a_name_is_not() {
+        let body = json!({"format": "Text", "type": "Email", "unit": "m",
+            "title": "Inception Redux", "note": "Sent"});
+        let lits = literals(&simulated(body), &api());
+        let doc = "Sends a message as text or email; sizes are in m. Sent items list their title. \
+            The first is Inception Redux. Its state reads Sent.";
+        let (kept, quotes) = check(doc, &lits, "", InventedValues::ShapeOnly);
+        assert_eq!(
+            kept,
+            "Sends a message as text or email; sizes are in m. Sent items list their title."
+        );
+        let values: Vec<&str> = quotes.iter().map(|q| q.value.as_str()).collect();
+        assert_eq!(values, vec!["Inception Redux", "Sent"]);
+    }
+
     #[test]
     fn literals_are_long_strings_and_numbers_of_invented_responses_only() {
         let body = json!({"results": [{"id": 27205, "title": "Inception", "rank": 7,
             "status": "released", "overview": "A thief"}], "page": 1.25});
         assert_eq!(
-            literals(&simulated(body.clone())),
+            literals(&simulated(body.clone()), &api()),
             vec!["1.25", "27205", "A thief", "Inception"]
         );
-        assert!(literals(&Observation::ok_json(body, Provenance::Live)).is_empty());
+        assert!(literals(&Observation::ok_json(body, Provenance::Live), &api()).is_empty());
         let text = Observation {
             body: Body::Text("no movie 7 or 1234".into()),
             ..simulated(Value::Null)
         };
-        assert_eq!(literals(&text), vec!["1234"]);
+        assert_eq!(literals(&text, &api()), vec!["1234"]);
     }
 
     #[test]

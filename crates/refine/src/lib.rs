@@ -12,8 +12,9 @@
 //!   the run cleanly ([`RunEnd::Budget`]) with everything done kept.
 //! - [`InventedValues`] (`[refine] invented_values`) says what DRAFT and EasyTool may learn
 //!   from a response the simulator or a model made up: its shape (the default; a rewritten
-//!   sentence quoting one of its values is removed and flagged as an [`InventedQuote`]), its
-//!   skeleton only, or everything (`trust`, the behaviour before).
+//!   sentence quoting one of its distinctive values, a name, id, URL or number, never an
+//!   ordinary word, is removed and flagged as an [`InventedQuote`]), its skeleton only, or
+//!   everything (`trust`, the behaviour before).
 //! - [`QueryWriter`] writes diverse user requests, each with the calls that answer it, for
 //!   one API or a path of several (model role `queries`), de-duplicated by cosine;
 //!   [`QueryExpansion`] is the refiner that stores them as an API doc's views (label `queries`).
@@ -63,6 +64,7 @@ pub use crate::store::{RefineStore, RunInfo, RunSpec, StoredRound};
 
 mod ask;
 mod bleu;
+mod defaults;
 mod draft;
 mod easytool;
 mod error;

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use toolsmith_catalog::{DocLabel, UsageExample};
 use toolsmith_exec::{FailureKind, Provenance};
 
@@ -93,6 +93,10 @@ pub struct Trial {
     pub query: String,
     /// The arguments sent.
     pub arguments: Value,
+    /// The schema defaults the simulator added for parameters the arguments left out (a
+    /// simulated call only): the prompts show them beside the arguments.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub defaults: Map<String, Value>,
     /// Whether the call succeeded.
     pub ok: bool,
     /// Why it failed, when it did.
@@ -117,6 +121,8 @@ impl Trial {
 struct StoredTrial {
     query: String,
     arguments: Value,
+    #[serde(default)]
+    defaults: Map<String, Value>,
     ok: bool,
     #[serde(default)]
     failure: Option<FailureKind>,
@@ -137,6 +143,7 @@ impl From<StoredTrial> for Trial {
         Self {
             query: t.query,
             arguments: t.arguments,
+            defaults: t.defaults,
             ok: t.ok,
             failure: t.failure,
             observation: t.observation,

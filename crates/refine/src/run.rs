@@ -57,6 +57,20 @@ impl ApiJob {
     /// (a missing response schema is the spec's, not the doc's), each as one line for a
     /// prompt: the facts refinement is told to fix.
     pub fn findings(&self, description: &str) -> Vec<String> {
+        self.findings_where(description, |_| true)
+    }
+
+    /// The findings of [`findings`](Self::findings) that rewriting `description` can remove
+    /// (it is empty, names a parameter the API lacks, or repeats another API's; the schema's
+    /// own findings are left out): what a loop that rewrites the doc every round is told
+    /// after its first round.
+    pub fn description_findings(&self, description: &str) -> Vec<String> {
+        self.findings_where(description, |f| {
+            fixed_by_description(&self.entry.api, f, description)
+        })
+    }
+
+    fn findings_where(&self, description: &str, keep: impl Fn(&Finding) -> bool) -> Vec<String> {
         let own = lint::lint_api(&self.entry_with(description));
         let shared = self
             .tool_findings
@@ -64,7 +78,7 @@ impl ApiJob {
             .filter(|_| description.trim() == self.original().trim());
         own.iter()
             .chain(shared)
-            .filter(|f| f.kind != LintKind::NoResponseSchema)
+            .filter(|f| f.kind != LintKind::NoResponseSchema && keep(f))
             .map(|f| match &f.param {
                 Some(p) => format!("parameter `{p}`: {} ({})", f.message, f.kind),
                 None => format!("{} ({})", f.message, f.kind),
@@ -86,6 +100,24 @@ impl ApiJob {
             doc,
         });
         entry
+    }
+}
+
+/// Whether rewriting the API's description can remove `finding`: the description is empty,
+/// names a parameter `api` lacks, or repeats another API's. Every other finding is the
+/// schema's (a parameter's type, default or description, shown from the schema on the
+/// `Parameters:` lines), which no rewrite of the description changes.
+fn fixed_by_description(
+    api: &toolsmith_catalog::Api,
+    finding: &Finding,
+    description: &str,
+) -> bool {
+    match finding.kind {
+        LintKind::EmptyDescription | LintKind::DuplicateDescription => finding.param.is_none(),
+        LintKind::UnknownParamInDescription => lint::unknown_params_named(api, description)
+            .iter()
+            .any(|name| finding.message.contains(&format!("`{name}`"))),
+        _ => false,
     }
 }
 

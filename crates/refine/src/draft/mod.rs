@@ -2,7 +2,8 @@
 //! round, the explorer proposes a request and its arguments (asked again, at most
 //! `diversity_tries` times, while the request's embedding has cosine >= phi with an earlier
 //! one), the call is executed, the analyzer compares doc and observation (told the doc's
-//! lint findings as facts to correct), and the rewriter
+//! lint findings as facts to correct: the schema's in the first round only, see
+//! [`round_findings`]), and the rewriter
 //! writes the next description and exploration direction; the loop stops when the doc
 //! settles (Delta > tau, [`stop`]) or after I rounds. A tool's description is rewritten from
 //! its refined APIs at the end.
@@ -10,7 +11,9 @@
 //! A response the simulator or a model made up is shown as `invented_values` says (marked,
 //! or as its skeleton), and a rewrite is checked against it: a sentence quoting one of its
 //! literals that neither the original doc, the spec nor the request held is flagged in the
-//! round and removed (kept under `trust`); a rewrite left empty is refused.
+//! round and removed (kept under `trust`); a rewrite left empty is refused. The schema
+//! defaults a simulated call carried for parameters the explorer left out are shown beside
+//! its arguments, so a response reflecting them is read right.
 
 mod stop;
 
@@ -69,6 +72,9 @@ struct RewriterReply {
 struct TrialView<'a> {
     query: &'a str,
     arguments: String,
+    /// The schema defaults the simulator added for parameters left out, as JSON text
+    /// (`""` when none): see [`crate::defaults::added_defaults`].
+    defaults: String,
     ok: bool,
     observation: &'a str,
     /// `""` (evidence), `spec` or `llm`: see [`invented::Shown`].
@@ -93,6 +99,11 @@ impl Observed {
         TrialView {
             query: &self.trial.query,
             arguments: self.trial.arguments.to_string(),
+            defaults: if self.trial.defaults.is_empty() {
+                String::new()
+            } else {
+                Value::Object(self.trial.defaults.clone()).to_string()
+            },
             ok: self.trial.ok,
             observation: &self.trial.observation,
             invented: self.invented,
@@ -260,7 +271,7 @@ impl Draft {
         };
         let ctx = serde_json::json!({
             "doc": doc, "trial": observed.view(), "history": earlier,
-            "findings": job.findings(current),
+            "findings": round_findings(job, current, round.round),
         });
         let analysis = ask::<AnalyzerReply>(
             self.llm.as_ref(),
@@ -343,6 +354,12 @@ impl Draft {
             trial: Trial {
                 query: explored.query.clone(),
                 arguments: explored.arguments.clone(),
+                // Only the simulator fills defaults in; a live or replayed call sent what it got.
+                defaults: if invented::is_invented(observation.provenance) {
+                    crate::defaults::added_defaults(&job.entry.api, &explored.arguments)
+                } else {
+                    Map::new()
+                },
                 ok: observation.is_ok(),
                 failure: observation.failure(),
                 observation: truncate_chars(&text, self.settings.max_observation_chars),
@@ -351,7 +368,7 @@ impl Draft {
             invented: shown.invented,
             skeleton: shown.skeleton,
             status_only: shown.status_only,
-            literals: invented::literals(&observation),
+            literals: invented::literals(&observation, &job.entry.api),
         })
     }
 
@@ -385,6 +402,21 @@ impl Draft {
             return Err("every sentence quoted values only an invented response held".into());
         }
         Ok(kept)
+    }
+}
+
+/// The lint findings the analyzer is told in round `n`. Those a rewrite of the description
+/// can remove come every round, as long as the doc has them. The schema's (a required
+/// parameter's default, a parameter without a description) come in the first round only:
+/// the doc can explain them once, but no rewrite makes them go, and repeated every round
+/// they had the model re-address what its doc already said. Showing them once beats showing
+/// them "until the doc addresses them", which would need a guess at whether prose covers a
+/// schema fact; it is also how the tool-wide findings are shown (while the doc is original).
+fn round_findings(job: &ApiJob, current: &str, n: u32) -> Vec<String> {
+    if n == 1 {
+        job.findings(current)
+    } else {
+        job.description_findings(current)
     }
 }
 

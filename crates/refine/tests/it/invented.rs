@@ -42,10 +42,21 @@ async fn draft_once(
     provenance: Provenance,
     rule: InventedValues,
 ) -> (Round, String, String, String) {
+    draft_with(body(), QUOTING, provenance, rule).await
+}
+
+/// One DRAFT round over `search` against a service answering `answer`, the rewriter writing
+/// `rewrite`: as [`draft_once`].
+async fn draft_with(
+    answer: Value,
+    rewrite: &str,
+    provenance: Provenance,
+    rule: InventedValues,
+) -> (Round, String, String, String) {
     let llm = ScriptedLlm::new([
         explorer("Find the movie Dune", json!({"query": "Dune"})),
         analyzer(),
-        rewriter(QUOTING),
+        rewriter(rewrite),
         Reply::text(json!({"description": "Movies: search films by title."}).to_string()),
     ]);
     let catalog = Mutex::new(store());
@@ -57,7 +68,7 @@ async fn draft_once(
         invented_values: rule,
         ..DraftSettings::PAPER
     };
-    let service = Fixed(Observation::ok_json(body(), provenance));
+    let service = Fixed(Observation::ok_json(answer, provenance));
     let draft = Draft::new(
         Arc::new(llm.clone()),
         Arc::new(ScriptedEmbedder::default()),
@@ -113,6 +124,29 @@ async fn the_analyzer_is_told_a_model_invented_the_response_and_a_rewrite_quotin
     assert!(round.invented_quotes.iter().all(|q| q.removed));
     assert_eq!(round.description, CLEANED);
     assert_eq!(stored, CLEANED, "the stored doc lost the sentence");
+}
+
+#[tokio::test]
+async fn a_rewrite_using_ordinary_words_an_invented_response_held_keeps_its_sentence() {
+    // The words stand-ins reported the filter blocking: `text`, `email`, `m`.
+    let answer = json!({"results": [{"id": 27205, "title": "Inception Redux",
+        "format": "Text", "contact": "Email", "delivery": "email", "unit": "m"}]});
+    let ordinary = "Searches films by title; each result streams as text or by email, sizes in m.";
+    let rewrite = format!("{ordinary} The top hit is Inception Redux.");
+    let (round, stored, _, _) = draft_with(
+        answer,
+        &rewrite,
+        Provenance::SimulatedLlm,
+        InventedValues::ShapeOnly,
+    )
+    .await;
+    let flagged: Vec<&str> = round
+        .invented_quotes
+        .iter()
+        .map(|q| q.value.as_str())
+        .collect();
+    assert_eq!(flagged, ["Inception Redux"]);
+    assert_eq!(stored, ordinary, "only the sentence quoting a title went");
 }
 
 #[tokio::test]
