@@ -131,6 +131,12 @@ fn round_lines(r: &StoredRound) -> Vec<String> {
     }
     if let Some(t) = &round.exploration {
         lines.push(format!("      explored: {} {}", t.query, t.arguments));
+        if !t.defaults.is_empty() {
+            lines.push(format!(
+                "      with schema defaults: {}",
+                serde_json::Value::Object(t.defaults.clone())
+            ));
+        }
         lines.push(format!(
             "      observed ({}, {}): {}",
             if t.ok { "ok" } else { "failed" },

@@ -137,6 +137,11 @@ async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
             text.contains("round 1:") && text.contains("explored: Find the movie Dune"),
             "{text}"
         );
+        // The simulator filled the spec's defaults of what the explorer left out.
+        assert!(
+            text.contains(r#"with schema defaults: {"page":1,"include_adult":false}"#),
+            "{text}"
+        );
         let diff = ws.ok(&["docs", "diff", api, "original", "draft"]);
         assert!(diff.contains("{+") && diff.contains("[-"), "{diff}");
 
