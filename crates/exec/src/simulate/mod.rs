@@ -44,7 +44,7 @@
 //! open, which it fills (`optional`); a few short facts of each entity shown
 //! (`session`); the session's date ([`SimulatorSettings::today`]). A default
 //! or example that is really prose is no value (`prose`), and a write's
-//! response carries a fresh version token (`version`).
+//! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
 
 mod ask;
 mod fill;
@@ -527,11 +527,12 @@ impl Executor for Simulator {
                 session.remember(value);
             }
             if let Some(call) = write_call(entry) {
+                let kept = version::Documented::of(entry, &args);
                 let args = Value::Object(args.clone());
                 // A write makes a new version of what it changed (`snapshot_id`, `etag`).
                 let seed =
                     stable_hash(&[api.to_string().as_bytes(), canonical_json(&args).as_bytes()]);
-                version::refresh(value, seed, &session.versions);
+                version::refresh(value, seed, &session.versions, &kept);
                 session.record_write(call, &args);
             }
             if session.versions.len() < MAX_VERSIONS {
