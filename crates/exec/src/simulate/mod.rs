@@ -19,7 +19,8 @@
 //! from one example record, and an entity shown by a search keeps its name
 //! in later responses of the same simulator. An argument fills only the
 //! field of its name at its own level (the root, or the one object the root
-//! wraps), a `limit`-style argument sizes the page, an argument that names
+//! wraps), a `limit`-style argument sizes the page (one that counts list items,
+//! never a measure such as a `size` in pixels; a cap bounds it: `count`), an argument that names
 //! parts of the response (`type=track` of a search answering tracks, albums,
 //! ...) keeps only those (`select`), ids take the shape the spec's examples
 //! show (22 base62 characters, digits; `idshape`), and the invariants of the
@@ -47,6 +48,7 @@
 //! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
 
 mod ask;
+mod count;
 mod fill;
 mod idshape;
 mod invariants;

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 use toolsmith_catalog::{HttpMethod, ParamLocation};
 
+use super::count;
 use super::limits::Limits;
 use super::rng::Rng;
 use crate::canonical::{canonical_json, stable_hash};
@@ -12,24 +13,6 @@ use crate::executor::BookEntry;
 
 /// Parameters that name sub-resources to add to a response.
 pub(crate) const EXPANSION_PARAMS: &[&str] = &["append_to_response"];
-
-/// Arguments that say how many list items a call wants.
-pub(crate) const SIZE_ARGS: &[&str] = &[
-    "limit",
-    "page_size",
-    "per_page",
-    "pageSize",
-    "perPage",
-    "cnt",
-    "count",
-    "max_results",
-    "maxResults",
-    "num_results",
-    "top",
-    "size",
-    "num",
-    "rows",
-];
 
 /// Arguments that say where a page starts, in items.
 const OFFSET_ARGS: &[&str] = &["offset", "skip", "start", "from"];
@@ -233,8 +216,11 @@ pub(crate) struct Request {
     /// The index of the page's first item among all results.
     pub(crate) start: u64,
     /// The number of items the call asked for, capped at
-    /// [`Limits::max_requested`], when it asked.
+    /// [`Limits::max_requested`], when it asked (see [`count::asked`]).
     pub(crate) requested: Option<usize>,
+    /// The number of items a list answering the call holds, when it asked for a
+    /// number: the one asked, or fewer under a cap the examples show fewer under.
+    pub(crate) shown: Option<usize>,
     /// Filter arguments by name, resolved against item fields when a list
     /// is generated (the item schema tells which fields exist).
     filter_args: Vec<(String, String, Value)>,
@@ -271,13 +257,8 @@ impl Request {
             .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
             .unwrap_or(1)
             .max(1);
-        let requested = SIZE_ARGS
-            .iter()
-            .find_map(|k| args.get(*k))
-            .and_then(whole_number)
-            .and_then(|n| usize::try_from(n).ok())
-            .filter(|n| *n >= 1)
-            .map(|n| n.min(limits.max_requested.max(1)));
+        let asked = count::asked(entry, args, limits.max_requested);
+        let requested = asked.map(|a| a.n);
         let page_size = requested
             .or_else(|| documented_page_size(entry.api.description()))
             .unwrap_or(limits.page_size);
@@ -285,7 +266,7 @@ impl Request {
         let offset = OFFSET_ARGS
             .iter()
             .find_map(|k| args.get(*k))
-            .and_then(whole_number);
+            .and_then(count::whole_number);
         let (page, start) = match offset {
             Some(offset) => (offset / size + 1, offset),
             None => (page, (page - 1).saturating_mul(size)),
@@ -301,6 +282,8 @@ impl Request {
             api.id.to_string().as_bytes(),
             canonical_json(&Value::Object(unpaged)).as_bytes(),
         ]);
+        let example = count::example_len(entry);
+        let shown = asked.map(|a| a.shown(example, limits.max_items, paging_seed));
         Self {
             entity: api_entity(entry, args),
             path: path_of(entry).to_owned(),
@@ -308,6 +291,7 @@ impl Request {
             page,
             start,
             requested,
+            shown,
             filter_args,
             unnamed,
             paging_seed,
@@ -345,20 +329,18 @@ impl Request {
         } else {
             u64::try_from(rng.range(60, 10_000)).unwrap_or(60)
         };
-        // A call that asks for a number of items gets that many.
-        let asked = self.requested.map_or(0, |n| u64::try_from(n).unwrap_or(0));
-        let total = total.max(self.start.saturating_add(asked));
+        let shown = self.shown.map_or(0, |n| u64::try_from(n).unwrap_or(0));
+        let total = if self.shown < self.requested {
+            // Fewer than a cap: the list ends on this page.
+            self.start.saturating_add(shown)
+        } else {
+            // A call that asks for a number of items gets that many.
+            total.max(self.start.saturating_add(shown))
+        };
         let pages = total.div_ceil(size);
         let count = total.saturating_sub(self.start).min(size);
         (total, pages, usize::try_from(count).unwrap_or(0))
     }
-}
-
-/// A whole number given as a number or as text.
-fn whole_number(value: &Value) -> Option<u64> {
-    value
-        .as_u64()
-        .or_else(|| value.as_str()?.trim().parse().ok())
 }
 
 /// A page size the description documents ("20 items per page").

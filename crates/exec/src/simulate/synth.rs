@@ -652,7 +652,7 @@ impl<'a> Synth<'a> {
             out.insert("id".to_owned(), id);
         }
         let paged = depth <= 2 && is_page(props);
-        let sized = depth == 0 && !paged && self.request.requested.is_some();
+        let sized = depth == 0 && !paged && self.request.shown.is_some();
         let mut list_done = false;
         let mut filtered = false;
         let deep = depth >= self.limits.max_depth;
@@ -672,7 +672,7 @@ impl<'a> Synth<'a> {
                 let count = if paged {
                     self.request.paging(filtered).2
                 } else {
-                    self.request.requested.unwrap_or_default()
+                    self.request.shown.unwrap_or_default()
                 };
                 let value = self.page_of(
                     resolved,
@@ -879,7 +879,7 @@ impl<'a> Synth<'a> {
         let mut rng = Rng::new(seed);
         let count = if depth >= self.limits.max_depth {
             min_items
-        } else if let (0, Some(asked)) = (depth, self.request.requested) {
+        } else if let (0, Some(asked)) = (depth, self.request.shown) {
             asked.clamp(min_items, max_items.max(min_items))
         } else {
             let lo = self.limits.min_items.max(min_items);

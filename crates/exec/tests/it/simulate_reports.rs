@@ -132,3 +132,122 @@ async fn a_documented_release_survives_a_write() {
     let after = sim.call(&write, &args).await.unwrap();
     assert_eq!(after.body.json().unwrap()["version"], "0.6");
 }
+
+/// A JSON response of `schema` with one recorded `example`.
+fn ok_with(schema: Value, example: Value) -> Value {
+    json!({"200": {"description": "ok", "content": {"application/json": {
+        "schema": schema, "example": example}}}})
+}
+
+/// An integer query parameter described as `description`.
+fn number(name: &str, description: &str) -> Value {
+    json!({"name": name, "in": "query", "description": description,
+        "schema": {"type": "integer"}})
+}
+
+/// A QR-code API whose `size` is the image's width in pixels, a countdown whose
+/// `count` is in seconds, an earthquake feed whose `limit` is only a cap (its example
+/// shows three events), a paged list of the user's shows under a capping `limit`, and
+/// a feed whose `cnt` asks for exactly that many.
+fn counts_spec() -> Value {
+    let quake = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "magnitude": {"type": "number"}}});
+    let quakes = json!({"type": "object", "properties": {
+        "items": {"type": "array", "items": quake}}});
+    let three = json!({"items": [{"id": "q1", "magnitude": 4.1},
+        {"id": "q2", "magnitude": 2.7}, {"id": "q3", "magnitude": 5.0}]});
+    let show = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "name": {"type": "string"}}});
+    let page = json!({"type": "object", "properties": {"href": {"type": "string"},
+        "limit": {"type": "integer"}, "offset": {"type": "integer"},
+        "total": {"type": "integer"}, "items": {"type": "array", "items": show}}});
+    let two = json!({"href": "h", "limit": 20, "offset": 0, "total": 2,
+        "items": [{"id": "s1", "name": "Daily"}, {"id": "s2", "name": "Weekly"}]});
+    let cap = "The maximum number of items to return.";
+    json!({"openapi": "3.0.0", "info": {"title": "Feeds", "version": "1"}, "paths": {
+        "/qr": {"get": {"parameters": [
+                {"name": "data", "in": "query", "schema": {"type": "string"}},
+                number("size", "Width and height of the image, in pixels.")],
+            "responses": ok(json!({"type": "object", "properties": {
+                "image_url": {"type": "string"}, "formats": {"type": "array",
+                    "items": {"type": "object", "properties": {
+                        "type": {"type": "string"}}}}}}))}},
+        "/countdown": {"get": {"parameters": [number("count", "How long to count down, in seconds.")],
+            "responses": ok(json!({"type": "object", "properties": {"ticks": {"type": "array",
+                "items": {"type": "object", "properties": {"at": {"type": "integer"}}}}}}))}},
+        "/quakes": {"get": {"parameters": [number("limit", cap)],
+            "responses": ok_with(quakes.clone(), three.clone())}},
+        "/quakes/latest": {"get": {"parameters": [number("cnt", "Number of events.")],
+            "responses": ok_with(quakes, three)}},
+        "/me/shows": {"get": {"parameters": [number("limit", cap),
+                number("offset", "The index of the first item to return.")],
+            "responses": ok_with(page, two)}}
+    }})
+}
+
+/// The length of the list under `key` of a simulated answer.
+async fn list_len(sim: &Simulator, api: &ApiId, args: Value, key: &str) -> usize {
+    let got = sim.call(api, &args).await.unwrap();
+    let body = got.body.json().unwrap();
+    body[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no list `{key}`: {body}"))
+        .len()
+}
+
+/// A measure is no count: a QR code of 300 pixels and a countdown of 30 seconds answer
+/// lists of the usual length (1 to 5), not of 300 or 30 items.
+#[tokio::test]
+async fn a_measure_does_not_size_the_list() {
+    let book = book_of(&counts_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let qr = op(&book, "GET", "/qr");
+    let formats = list_len(&sim, &qr, json!({"data": "hi", "size": 300}), "formats").await;
+    assert!((1..=5).contains(&formats), "{formats} formats");
+    let countdown = op(&book, "GET", "/countdown");
+    let ticks = list_len(&sim, &countdown, json!({"count": 30}), "ticks").await;
+    assert!((1..=5).contains(&ticks), "{ticks} ticks");
+}
+
+/// A `limit` that is only a cap, over a list the examples show three of, answers about
+/// that many (never more than the cap, the same on every run); a `cnt` asking for 40
+/// gets 40 whatever the examples show.
+#[tokio::test]
+async fn a_cap_answers_at_most_it_and_a_count_exactly_it() {
+    let book = book_of(&counts_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let quakes = op(&book, "GET", "/quakes");
+    let capped = list_len(&sim, &quakes, json!({"limit": 100}), "items").await;
+    assert!((3..=5).contains(&capped), "{capped} events");
+    let again = Simulator::new(Arc::clone(&book));
+    assert_eq!(
+        list_len(&again, &quakes, json!({"limit": 100}), "items").await,
+        capped
+    );
+    let small = list_len(&sim, &quakes, json!({"limit": 2}), "items").await;
+    assert_eq!(small, 2, "a cap below the examples' count is met");
+    let latest = op(&book, "GET", "/quakes/latest");
+    assert_eq!(
+        list_len(&sim, &latest, json!({"cnt": 40}), "items").await,
+        40
+    );
+}
+
+/// A paged list under a capping `limit` that holds fewer items is the last page: its
+/// `total` is the offset plus the items shown, its `limit` the one asked.
+#[tokio::test]
+async fn a_page_short_of_its_cap_is_the_last() {
+    let book = book_of(&counts_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let shows = op(&book, "GET", "/me/shows");
+    let got = sim
+        .call(&shows, &json!({"limit": 50, "offset": 10}))
+        .await
+        .unwrap();
+    let body = got.body.json().unwrap();
+    let items = body["items"].as_array().unwrap().len();
+    assert!((2..=5).contains(&items), "{body}");
+    assert_eq!(body["limit"], 50, "{body}");
+    assert_eq!(body["offset"], 10, "{body}");
+    assert_eq!(body["total"], 10 + items, "{body}");
+}
