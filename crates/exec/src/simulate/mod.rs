@@ -43,7 +43,7 @@
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
 //! open, which it fills (`optional`); a few short facts of each entity shown
-//! (`session`); the session's date ([`SimulatorSettings::today`]). A default
+//! that an id-like argument names, of its kind and tool (`session`, `recall`); the session's date ([`SimulatorSettings::today`]). A default
 //! or example that is really prose is no value (`prose`), and a write's
 //! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
 
@@ -58,6 +58,7 @@ mod optional;
 mod oracle;
 mod pattern;
 mod prose;
+mod recall;
 mod repair;
 mod request;
 mod rng;
@@ -435,7 +436,9 @@ impl Simulator {
         let api = &entry.api.api.id;
         let (earlier, seen) = match self.session.lock() {
             Ok(session) => {
-                let mut shown = session.relevant(args);
+                let empty = Map::new();
+                let named = recall::wanted(entry, args.as_object().unwrap_or(&empty));
+                let mut shown = session.relevant(&api.tool().to_string(), &named);
                 shown.extend(session.writes().iter().cloned());
                 (session.filled(api, args), shown)
             }
@@ -526,7 +529,7 @@ impl Executor for Simulator {
             }
             invariants::restore(value);
             if provenance == Provenance::SimulatedLlm {
-                session.remember(value);
+                session.remember(value, &recall::Place::of(entry, &args));
             }
             if let Some(call) = write_call(entry) {
                 let kept = version::Documented::of(entry, &args);

@@ -159,7 +159,8 @@ pub(crate) fn entity_of(parent: Option<&str>, top: &str, path: &str) -> String {
     }
 }
 
-fn singular(word: &str) -> String {
+/// A plural noun's singular (`companies`: company, `albums`: album).
+pub(crate) fn singular(word: &str) -> String {
     if let Some(stem) = word.strip_suffix("ies") {
         format!("{stem}y")
     } else if word.ends_with("ss") {

@@ -1,5 +1,7 @@
 //! What stand-in models reported reading the simulator's answers (issue 27),
-//! fixed: a write keeps a release number in a `version` field.
+//! fixed: a write keeps a release number in a `version` field; only an argument
+//! counting list items sizes a list, a cap at most; a session recalls a record
+//! only by an id-like argument of its kind and tool.
 
 use std::sync::Arc;
 
@@ -10,13 +12,21 @@ use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
 /// The API book of an OpenAPI document given as JSON.
 fn book_of(spec: &Value) -> Arc<ApiBook> {
+    book_of_all(std::slice::from_ref(spec))
+}
+
+/// The API book of several OpenAPI documents (one tool each).
+fn book_of_all(specs: &[Value]) -> Arc<ApiBook> {
     use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
-    let bytes = serde_json::to_vec(spec).unwrap();
-    let batch = read_bytes("spec.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
     let mut store = Store::in_memory().unwrap();
-    store
-        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
-        .unwrap();
+    for (i, spec) in specs.iter().enumerate() {
+        let bytes = serde_json::to_vec(spec).unwrap();
+        let file = format!("spec{i}.json");
+        let batch = read_bytes(file.as_ref(), &bytes, &ImportOptions::default()).unwrap();
+        store
+            .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
+            .unwrap();
+    }
     let catalog = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap();
@@ -250,4 +260,94 @@ async fn a_page_short_of_its_cap_is_the_last() {
     assert_eq!(body["limit"], 50, "{body}");
     assert_eq!(body["offset"], 10, "{body}");
     assert_eq!(body["total"], 10 + items, "{body}");
+}
+
+/// A film API whose people and films have small numeric ids, and a library API whose
+/// books do too: person 2, film 2 and book 2 are three things.
+fn films_and_books() -> (Value, Value) {
+    let person = json!({"type": "object", "properties": {"id": {"type": "integer"},
+        "name": {"type": "string"}}});
+    let movie = json!({"type": "object", "properties": {"id": {"type": "integer"},
+        "title": {"type": "string"}}});
+    let results = |item: Value| {
+        json!({"type": "object", "properties": {"page": {"type": "integer"},
+        "results": {"type": "array", "items": item}}})
+    };
+    let query = |name: &str, kind: &str| {
+        json!({"name": name, "in": "query",
+        "schema": {"type": kind}})
+    };
+    let films = json!({"openapi": "3.0.0", "info": {"title": "Films", "version": "1"},
+        "paths": {
+            "/search/person": {"get": {"parameters": [query("query", "string")],
+                "responses": ok(results(person.clone()))}},
+            "/person/{person_id}": {"get": {"parameters": [in_path("person_id")],
+                "responses": ok(person)}},
+            "/movie/{movie_id}": {"get": {"parameters": [in_path("movie_id")],
+                "responses": ok(movie.clone())}},
+            "/discover/movie": {"get": {"parameters": [query("page", "integer"),
+                    query("year", "integer")],
+                "responses": ok(results(movie))}}}});
+    let books = json!({"openapi": "3.0.0", "info": {"title": "Library", "version": "1"},
+        "paths": {"/books/{id}": {"get": {"parameters": [in_path("id")],
+            "responses": ok(json!({"type": "object", "properties": {
+                "id": {"type": "integer"}, "title": {"type": "string"}}}))}}}});
+    (films, books)
+}
+
+/// The lines of a fill prompt that list the entities the session showed.
+fn shown_lines(prompt: &str) -> Vec<&str> {
+    prompt
+        .split("\\n")
+        .filter(|l| l.starts_with("- {"))
+        .collect()
+}
+
+/// After a search showed person 2 (Ada Lovelace), film 2, a page 2 of films from 1999
+/// and book 2 of another API are asked without her; person 2 is asked with her.
+#[tokio::test]
+async fn a_session_recalls_a_record_by_its_id_and_kind_only() {
+    let (films, books) = films_and_books();
+    let book = book_of_all(&[films, books]);
+    let search = op(&book, "GET", "/search/person");
+    let movie = op(&book, "GET", "/movie/{movie_id}");
+    let discover = op(&book, "GET", "/discover/movie");
+    let a_book = op(&book, "GET", "/books/{id}");
+    let person = op(&book, "GET", "/person/{person_id}");
+    let replies = [
+        json!({"page": 1, "results": [{"id": 2, "name": "Ada Lovelace"}]}),
+        json!({"id": 2, "title": "Metropolis"}),
+        json!({"page": 2, "results": [{"id": 7, "title": "The Matrix"}]}),
+        json!({"id": 2, "title": "Middlemarch"}),
+        json!({"id": 2, "name": "Ada Lovelace"}),
+    ];
+    let llm = Arc::new(ScriptedLlm::new(
+        replies.iter().map(|r| Reply::text(r.to_string())),
+    ));
+    let sim = filling(&book, &llm);
+    sim.call(&search, &json!({"query": "ada"})).await.unwrap();
+    sim.call(&movie, &json!({"movie_id": 2})).await.unwrap();
+    sim.call(&discover, &json!({"page": 2, "year": 1999}))
+        .await
+        .unwrap();
+    sim.call(&a_book, &json!({"id": 2})).await.unwrap();
+    sim.call(&person, &json!({"person_id": "2"})).await.unwrap();
+    let asked: Vec<String> = llm.requests().iter().map(|r| format!("{r:?}")).collect();
+    assert_eq!(asked.len(), 5);
+    for (call, prompt) in ["film 2", "page 2 of 1999", "book 2"]
+        .iter()
+        .zip(&asked[1..4])
+    {
+        assert!(
+            !prompt.contains("Ada Lovelace"),
+            "{call} recalled person 2: {:?}",
+            shown_lines(prompt)
+        );
+    }
+    let recalled = shown_lines(&asked[4]);
+    assert!(
+        recalled.iter().any(|l| l.contains("Ada Lovelace")),
+        "person 2 is not recalled: {}",
+        asked[4]
+    );
 }
