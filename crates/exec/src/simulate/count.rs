@@ -126,6 +126,17 @@ pub(crate) fn asked(
     })
 }
 
+/// The name of the API's parameter that counts list items (`limit`), if it has one.
+pub(crate) fn size_param(entry: &BookEntry) -> Option<String> {
+    let params = &entry.api.api.params;
+    COUNT_NAMES.iter().find_map(|count| {
+        params
+            .iter()
+            .find(|p| normal(&p.name) == *count && !has_unit(&p.description.to_ascii_lowercase()))
+            .map(|p| p.name.clone())
+    })
+}
+
 /// Most items a list of the API's recorded examples holds, where they hold one.
 pub(crate) fn example_len(entry: &BookEntry) -> Option<usize> {
     entry

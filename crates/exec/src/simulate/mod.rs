@@ -11,7 +11,8 @@
 //! A response also follows what the call asked for: parameter defaults are
 //! applied before seeding (no `page` and `page=1` agree), paged lists hold
 //! a page of the documented size (else [`SimulatorSettings::page_size`])
-//! that agrees with `total_results` and `total_pages`, list items satisfy
+//! that agrees with `total_results` and `total_pages`, a paging object links
+//! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
 //! `vote_average.gte`, `primary_release_date.gte`, `year`, `*_min`...),
 //! and `append_to_response` adds the named sub-resources. Values are drawn
@@ -56,6 +57,7 @@ mod limits;
 mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
+mod paging;
 mod pattern;
 mod prose;
 mod recall;
@@ -309,6 +311,7 @@ impl Simulator {
                 select::keep_chosen(entry, &args_map, schema, &mut value);
                 self.append_sub_resources(entry, &args_map, &mut value);
                 invariants::restore(&mut value);
+                paging::settle(&mut value, &paging::Call::of(entry, &args_map, &request));
             }
             return Some(value);
         }
@@ -528,6 +531,8 @@ impl Executor for Simulator {
                 .with_latency(start.elapsed()));
             }
             invariants::restore(value);
+            let request = Request::new(entry, &args, &self.limits);
+            paging::settle(value, &paging::Call::of(entry, &args, &request));
             if provenance == Provenance::SimulatedLlm {
                 session.remember(value, &recall::Place::of(entry, &args));
             }

@@ -15,7 +15,7 @@ use crate::executor::BookEntry;
 pub(crate) const EXPANSION_PARAMS: &[&str] = &["append_to_response"];
 
 /// Arguments that say where a page starts, in items.
-const OFFSET_ARGS: &[&str] = &["offset", "skip", "start", "from"];
+pub(crate) const OFFSET_ARGS: &[&str] = &["offset", "skip", "start", "from"];
 
 /// Arguments that never filter list items.
 const NOT_FILTERS: &[&str] = &[

@@ -1,7 +1,8 @@
 //! What stand-in models reported reading the simulator's answers (issue 27),
 //! fixed: a write keeps a release number in a `version` field; only an argument
 //! counting list items sizes a list, a cap at most; a session recalls a record
-//! only by an id-like argument of its kind and tool.
+//! only by an id-like argument of its kind and tool; a paging object links the
+//! called URL and its numbers agree with the call and its items.
 
 use std::sync::Arc;
 
@@ -350,4 +351,138 @@ async fn a_session_recalls_a_record_by_its_id_and_kind_only() {
         "person 2 is not recalled: {}",
         asked[4]
     );
+}
+
+/// A music API in Spotify's shapes: one paging schema shared by the saved albums and
+/// the saved shows, its example links naming `/me/shows` (as Spotify's do), and an
+/// album whose `tracks` is a page of its own (documented size 50) inside search results.
+fn paging_spec() -> Value {
+    let link = |offset: u32| {
+        json!({"type": "string", "nullable": true,
+        "example": format!("https://api.music.example/v1/me/shows?offset={offset}&limit=20")})
+    };
+    let track = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "name": {"type": "string"}}});
+    let tracks = json!({"type": "object", "properties": {"href": link(0), "next": link(20),
+        "previous": link(0), "limit": {"type": "integer", "default": 50},
+        "offset": {"type": "integer"}, "total": {"type": "integer"},
+        "items": {"type": "array", "items": track}}});
+    let album = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "name": {"type": "string"}, "href": {"type": "string", "format": "uri"},
+        "tracks": tracks}});
+    let paging = json!({"type": "object", "properties": {"href": link(0), "next": link(20),
+        "previous": link(0), "limit": {"type": "integer"}, "offset": {"type": "integer"},
+        "total": {"type": "integer"},
+        "items": {"type": "array", "items": {"$ref": "#/components/schemas/Album"}}}});
+    let query = |name: &str, kind: &str| {
+        json!({"name": name, "in": "query",
+        "schema": {"type": kind}})
+    };
+    let paged = || vec![query("limit", "integer"), query("offset", "integer")];
+    let page_ref = json!({"$ref": "#/components/schemas/Paging"});
+    let mut search = paged();
+    search.extend([query("q", "string"), query("type", "string")]);
+    json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+        "servers": [{"url": "https://api.music.example/v1"}],
+        "components": {"schemas": {"Album": album, "Paging": paging}},
+        "paths": {
+            "/me/albums": {"get": {"parameters": paged(), "responses": ok(page_ref.clone())}},
+            "/me/shows": {"get": {"parameters": paged(), "responses": ok(page_ref.clone())}},
+            "/search": {"get": {"parameters": search, "responses": ok(json!({"type": "object",
+                "properties": {"albums": page_ref}}))}}}})
+}
+
+/// The links a page must have for a call at `url` from `offset` in pages of `limit`.
+fn assert_links(page: &Value, url: &str, offset: u64, limit: u64) {
+    let shown = page["items"].as_array().unwrap().len() as u64;
+    let total = page["total"].as_u64().unwrap();
+    let at = |o: u64| format!("{url}offset={o}&limit={limit}");
+    assert_eq!(page["href"], at(offset), "{page}");
+    assert_eq!(
+        (page["limit"].as_u64(), page["offset"].as_u64()),
+        (Some(limit), Some(offset))
+    );
+    assert!(total >= offset + shown, "{page}");
+    match offset + shown < total {
+        true => assert_eq!(page["next"], at(offset + limit), "{page}"),
+        false => assert!(page["next"].is_null(), "{page}"),
+    }
+    match offset {
+        0 => assert!(page["previous"].is_null(), "{page}"),
+        _ => assert_eq!(page["previous"], at(offset.saturating_sub(limit)), "{page}"),
+    }
+}
+
+/// A page of the saved albums links to the saved albums (not to the shows its shared
+/// schema's example names), a page on and a page back, with the call's limit and offset.
+#[tokio::test]
+async fn a_page_links_the_called_url() {
+    let book = book_of(&paging_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let albums = op(&book, "GET", "/me/albums");
+    let mine = "https://api.music.example/v1/me/albums?";
+    for (args, offset, limit) in [
+        (json!({"limit": 5, "offset": 10}), 10, 5),
+        (json!({}), 0, 20),
+    ] {
+        let got = sim.call(&albums, &args).await.unwrap();
+        let body = got.body.json().unwrap();
+        assert_links(body, mine, offset, limit);
+        // An album's own tracks start at its first, whatever page of albums shows it.
+        for album in body["items"].as_array().unwrap() {
+            let owner = album["href"].as_str().unwrap();
+            assert_links(&album["tracks"], &format!("{owner}/tracks?"), 0, 50);
+        }
+    }
+    let search = op(&book, "GET", "/search");
+    let args = json!({"q": "abba", "type": "album", "limit": 3});
+    let got = sim.call(&search, &args).await.unwrap();
+    let body = got.body.json().unwrap();
+    let url = "https://api.music.example/v1/search?q=abba&type=album&";
+    assert_links(&body["albums"], url, 0, 3);
+    assert!(!body.to_string().contains("/me/shows"), "{body}");
+}
+
+/// An album's `tracks` page inside search results has its documented size, starts at
+/// its first track, counts at least the tracks shown, and links under the album's URL.
+#[tokio::test]
+async fn a_nested_page_agrees_with_its_items_and_its_owner() {
+    let book = book_of(&paging_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let search = op(&book, "GET", "/search");
+    let got = sim
+        .call(&search, &json!({"q": "abba", "type": "album", "limit": 4}))
+        .await
+        .unwrap();
+    let body = got.body.json().unwrap();
+    let albums = body["albums"]["items"].as_array().unwrap();
+    assert_eq!(albums.len(), 4, "{body}");
+    for album in albums {
+        let tracks = &album["tracks"];
+        let owner = album["href"].as_str().unwrap();
+        assert_links(tracks, &format!("{owner}/tracks?"), 0, 50);
+        let shown = tracks["items"].as_array().unwrap().len() as u64;
+        assert_eq!(
+            tracks["total"], shown,
+            "fewer than the limit: all of them: {tracks}"
+        );
+    }
+}
+
+/// A model that copies the shared example's link into its answer is corrected too.
+#[tokio::test]
+async fn a_filled_page_links_the_called_url() {
+    let book = book_of(&paging_spec());
+    let albums = op(&book, "GET", "/me/albums");
+    let shows = "https://api.music.example/v1/me/shows?offset=0&limit=20";
+    let reply = json!({"href": shows, "next": null, "previous": null, "limit": 20,
+        "offset": 0, "total": 1, "items": [{"id": "a1", "name": "Arrival"}]});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(reply.to_string())]));
+    let got = filling(&book, &llm)
+        .call(&albums, &json!({"limit": 10}))
+        .await
+        .unwrap();
+    let body = got.body.json().unwrap();
+    assert_links(body, "https://api.music.example/v1/me/albums?", 0, 10);
+    assert_eq!(body["total"], 1, "{body}");
 }
