@@ -47,14 +47,15 @@ const LIST_VERBS: &[&str] = &["search", "discover", "trending"];
 
 /// The call's arguments with the parameters' documented defaults filled in,
 /// so that leaving out a parameter and passing its default agree. A default that is
-/// really its description (of the wrong type, or a sentence) is none (see `prose`).
+/// really its description (of the wrong type, or a sentence), a placeholder, or a
+/// sample of the one thing an id or key names is none (see `prose`).
 pub(crate) fn with_defaults(entry: &BookEntry, args: &Map<String, Value>) -> Map<String, Value> {
     let mut out = args.clone();
     for p in &entry.api.api.params {
         if let Some(default) = p
             .schema
             .get("default")
-            .filter(|d| !d.is_null() && super::prose::usable_default(&p.schema, d))
+            .filter(|d| !d.is_null() && super::prose::usable_default(&p.name, &p.schema, d))
         {
             out.entry(p.name.clone()).or_insert_with(|| default.clone());
         }

@@ -2,7 +2,8 @@
 //! fixed: a write keeps a release number in a `version` field; only an argument
 //! counting list items sizes a list, a cap at most; a session recalls a record
 //! only by an id-like argument of its kind and tool; a paging object links the
-//! called URL and its numbers agree with the call and its items.
+//! called URL and its numbers agree with the call and its items; a sample or
+//! placeholder default is not filled into a call.
 
 use std::sync::Arc;
 
@@ -485,4 +486,59 @@ async fn a_filled_page_links_the_called_url() {
     let body = got.body.json().unwrap();
     assert_links(body, "https://api.music.example/v1/me/albums?", 0, 10);
     assert_eq!(body["total"], 1, "{body}");
+}
+
+/// A ToolBench-shaped messaging API whose "defaults" are the hub's samples: a short
+/// sentence for the message to delete, a sample profile key to invite, a placeholder
+/// note; and a real default (`channel`).
+fn samples_spec() -> Value {
+    let text = |name: &str, default: &str| {
+        json!({"name": name, "in": "query",
+        "schema": {"type": "string", "default": default}})
+    };
+    let echo = |fields: &[&str]| {
+        let props: serde_json::Map<String, Value> = fields
+            .iter()
+            .map(|f| ((*f).to_owned(), json!({"type": "string"})))
+            .collect();
+        ok(json!({"type": "object", "properties": props}))
+    };
+    json!({"openapi": "3.0.0", "info": {"title": "Chat", "version": "1"}, "paths": {
+        "/messages": {"delete": {"parameters": [text("message_id", "Message to delete")],
+            "responses": echo(&["message_id", "status"])}},
+        "/invites": {"post": {"parameters": [text("profile_key", "ACoAAB2Fz9kB"),
+                text("note", "Enter your note"), text("channel", "email")],
+            "responses": echo(&["profile_key", "note", "channel"])}}}})
+}
+
+/// A call that leaves out a parameter gets no sample or placeholder "default" in its
+/// place (the draft does not echo it, the model is not told it); a real default applies.
+#[tokio::test]
+async fn a_sample_or_placeholder_default_is_not_filled_into_a_call() {
+    let book = book_of(&samples_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let delete = op(&book, "DELETE", "/messages");
+    let got = sim.call(&delete, &json!({})).await.unwrap();
+    let body = got.body.json().unwrap();
+    assert_ne!(body["message_id"], "Message to delete", "{body}");
+    let invite = op(&book, "POST", "/invites");
+    let got = sim.call(&invite, &json!({})).await.unwrap();
+    let body = got.body.json().unwrap();
+    assert_ne!(body["profile_key"], "ACoAAB2Fz9kB", "{body}");
+    assert_ne!(body["note"], "Enter your note", "{body}");
+    assert_eq!(body["channel"], "email", "{body}");
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(body.to_string())]));
+    filling(&book, &llm)
+        .call(&invite, &json!({"note": "hi"}))
+        .await
+        .unwrap();
+    let asked = format!("{:?}", llm.requests());
+    let args = asked
+        .split("\\n")
+        .find(|l| l.starts_with("Call arguments"))
+        .unwrap_or_else(|| panic!("no arguments line: {asked}"));
+    assert!(
+        args.contains("email") && !args.contains("ACoAAB2Fz9kB"),
+        "{args}"
+    );
 }
