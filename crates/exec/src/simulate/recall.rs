@@ -142,12 +142,12 @@ fn id_stem(name: &str) -> Option<String> {
     Some(stem.rsplit('_').next().unwrap_or(&stem).to_owned())
 }
 
-/// What a path is about, with a bare `{id}` read by the segment before it
+/// What a path is about, singular, with a bare `{id}` read by the segment before it
 /// (`/artists/{id}`: artist), where [`request::api_entity`] would say `id`.
 fn resource(entry: &BookEntry, args: &Map<String, Value>) -> String {
     let entity = request::api_entity(entry, args);
     if entity != "id" {
-        return entity;
+        return request::singular(&entity);
     }
     let path = request::path_of(entry);
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();

@@ -160,8 +160,16 @@ pub(crate) fn entity_of(parent: Option<&str>, top: &str, path: &str) -> String {
     }
 }
 
-/// A plural noun's singular (`companies`: company, `albums`: album).
+/// A plural noun's singular (`companies`: company, `albums`: album, `people`: person).
 pub(crate) fn singular(word: &str) -> String {
+    let irregular = [
+        ("people", "person"),
+        ("children", "child"),
+        ("series", "series"),
+    ];
+    if let Some((_, one)) = irregular.iter().find(|(many, _)| *many == word) {
+        return (*one).to_owned();
+    }
     if let Some(stem) = word.strip_suffix("ies") {
         format!("{stem}y")
     } else if word.ends_with("ss") {

@@ -284,7 +284,9 @@ fn films_and_books() -> (Value, Value) {
             "/search/person": {"get": {"parameters": [query("query", "string")],
                 "responses": ok(results(person.clone()))}},
             "/person/{person_id}": {"get": {"parameters": [in_path("person_id")],
-                "responses": ok(person)}},
+                "responses": ok(person.clone())}},
+            "/people": {"get": {"parameters": [query("ids", "string")],
+                "responses": ok(json!({"type": "array", "items": person}))}},
             "/movie/{movie_id}": {"get": {"parameters": [in_path("movie_id")],
                 "responses": ok(movie.clone())}},
             "/discover/movie": {"get": {"parameters": [query("page", "integer"),
@@ -306,7 +308,7 @@ fn shown_lines(prompt: &str) -> Vec<&str> {
 }
 
 /// After a search showed person 2 (Ada Lovelace), film 2, a page 2 of films from 1999
-/// and book 2 of another API are asked without her; person 2 is asked with her.
+/// and book 2 of another API are asked without her; person 2, and people `2,9`, with her.
 #[tokio::test]
 async fn a_session_recalls_a_record_by_its_id_and_kind_only() {
     let (films, books) = films_and_books();
@@ -322,6 +324,7 @@ async fn a_session_recalls_a_record_by_its_id_and_kind_only() {
         json!({"page": 2, "results": [{"id": 7, "title": "The Matrix"}]}),
         json!({"id": 2, "title": "Middlemarch"}),
         json!({"id": 2, "name": "Ada Lovelace"}),
+        json!([{"id": 2, "name": "Ada Lovelace"}, {"id": 9, "name": "Alan Turing"}]),
     ];
     let llm = Arc::new(ScriptedLlm::new(
         replies.iter().map(|r| Reply::text(r.to_string())),
@@ -334,8 +337,10 @@ async fn a_session_recalls_a_record_by_its_id_and_kind_only() {
         .unwrap();
     sim.call(&a_book, &json!({"id": 2})).await.unwrap();
     sim.call(&person, &json!({"person_id": "2"})).await.unwrap();
+    let people = op(&book, "GET", "/people");
+    sim.call(&people, &json!({"ids": "2,9"})).await.unwrap();
     let asked: Vec<String> = llm.requests().iter().map(|r| format!("{r:?}")).collect();
-    assert_eq!(asked.len(), 5);
+    assert_eq!(asked.len(), 6);
     for (call, prompt) in ["film 2", "page 2 of 1999", "book 2"]
         .iter()
         .zip(&asked[1..4])
@@ -346,12 +351,13 @@ async fn a_session_recalls_a_record_by_its_id_and_kind_only() {
             shown_lines(prompt)
         );
     }
-    let recalled = shown_lines(&asked[4]);
-    assert!(
-        recalled.iter().any(|l| l.contains("Ada Lovelace")),
-        "person 2 is not recalled: {}",
-        asked[4]
-    );
+    for prompt in &asked[4..] {
+        let recalled = shown_lines(prompt);
+        assert!(
+            recalled.iter().any(|l| l.contains("Ada Lovelace")),
+            "person 2 is not recalled: {prompt}"
+        );
+    }
 }
 
 /// A music API in Spotify's shapes: one paging schema shared by the saved albums and
