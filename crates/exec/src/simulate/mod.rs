@@ -11,7 +11,8 @@
 //! A response also follows what the call asked for: parameter defaults are
 //! applied before seeding (no `page` and `page=1` agree), paged lists hold
 //! a page of the documented size (else [`SimulatorSettings::page_size`])
-//! that agrees with `total_results` and `total_pages`, list items satisfy
+//! that agrees with `total_results` and `total_pages`, a paging object links
+//! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
 //! `vote_average.gte`, `primary_release_date.gte`, `year`, `*_min`...),
 //! and `append_to_response` adds the named sub-resources. Values are drawn
@@ -19,7 +20,8 @@
 //! from one example record, and an entity shown by a search keeps its name
 //! in later responses of the same simulator. An argument fills only the
 //! field of its name at its own level (the root, or the one object the root
-//! wraps), a `limit`-style argument sizes the page, an argument that names
+//! wraps), a `limit`-style argument sizes the page (one that counts list items,
+//! never a measure such as a `size` in pixels; a cap bounds it: `count`), an argument that names
 //! parts of the response (`type=track` of a search answering tracks, albums,
 //! ...) keeps only those (`select`), ids take the shape the spec's examples
 //! show (22 base62 characters, digits; `idshape`), and the invariants of the
@@ -42,11 +44,12 @@
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
 //! open, which it fills (`optional`); a few short facts of each entity shown
-//! (`session`); the session's date ([`SimulatorSettings::today`]). A default
+//! that an id-like argument names, of its kind and tool (`session`, `recall`); the session's date ([`SimulatorSettings::today`]). A default
 //! or example that is really prose is no value (`prose`), and a write's
-//! response carries a fresh version token (`version`).
+//! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
 
 mod ask;
+mod count;
 mod fill;
 mod idshape;
 mod invariants;
@@ -54,8 +57,10 @@ mod limits;
 mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
+mod paging;
 mod pattern;
 mod prose;
+mod recall;
 mod repair;
 mod request;
 mod rng;
@@ -306,6 +311,7 @@ impl Simulator {
                 select::keep_chosen(entry, &args_map, schema, &mut value);
                 self.append_sub_resources(entry, &args_map, &mut value);
                 invariants::restore(&mut value);
+                paging::settle(&mut value, &paging::Call::of(entry, &args_map, &request));
             }
             return Some(value);
         }
@@ -433,7 +439,9 @@ impl Simulator {
         let api = &entry.api.api.id;
         let (earlier, seen) = match self.session.lock() {
             Ok(session) => {
-                let mut shown = session.relevant(args);
+                let empty = Map::new();
+                let named = recall::wanted(entry, args.as_object().unwrap_or(&empty));
+                let mut shown = session.relevant(&api.tool().to_string(), &named);
                 shown.extend(session.writes().iter().cloned());
                 (session.filled(api, args), shown)
             }
@@ -523,15 +531,18 @@ impl Executor for Simulator {
                 .with_latency(start.elapsed()));
             }
             invariants::restore(value);
+            let request = Request::new(entry, &args, &self.limits);
+            paging::settle(value, &paging::Call::of(entry, &args, &request));
             if provenance == Provenance::SimulatedLlm {
-                session.remember(value);
+                session.remember(value, &recall::Place::of(entry, &args));
             }
             if let Some(call) = write_call(entry) {
+                let kept = version::Documented::of(entry, &args);
                 let args = Value::Object(args.clone());
                 // A write makes a new version of what it changed (`snapshot_id`, `etag`).
                 let seed =
                     stable_hash(&[api.to_string().as_bytes(), canonical_json(&args).as_bytes()]);
-                version::refresh(value, seed, &session.versions);
+                version::refresh(value, seed, &session.versions, &kept);
                 session.record_write(call, &args);
             }
             if session.versions.len() < MAX_VERSIONS {

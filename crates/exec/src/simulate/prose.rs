@@ -4,8 +4,15 @@
 //! value. The rule: a documented value is ignored when its JSON type is not one
 //! the schema's `type` allows, or when it is a string that reads like a sentence
 //! ([`reads_like_sentence`]) where the field is not itself prose ([`PROSE_FIELDS`]).
+//!
+//! A parameter's default is also no value when it is a placeholder (`YOUR_API_KEY`,
+//! `Enter the message id`, `<user>`; [`reads_like_placeholder`]) or when the parameter
+//! names one thing (an id, a key, a token: ToolBench's hub shows a sample profile key
+//! or message id as its "default"), which no default can stand for in every call.
 
 use serde_json::Value;
+
+use super::idshape;
 
 /// Words from which a string ending in a full stop (or `...`) is a sentence.
 const SENTENCE_WORDS: usize = 4;
@@ -43,10 +50,45 @@ pub(crate) fn reads_like_sentence(text: &str) -> bool {
     words >= MANY_WORDS || (words >= SENTENCE_WORDS && text.trim_end().ends_with('.'))
 }
 
-/// Whether a parameter's documented `default` may stand for the argument: its type
-/// is one the schema allows, and it is not a sentence.
-pub(crate) fn usable_default(schema: &Value, value: &Value) -> bool {
-    allowed_type(schema, value) && value.as_str().is_none_or(|t| !reads_like_sentence(t))
+/// Words that open a placeholder (`Enter the message id`).
+const PLACEHOLDER_OPENERS: &[&str] = &["enter", "insert", "type", "put", "add", "replace"];
+/// Text that marks a placeholder anywhere in it (`YOUR_API_KEY`, `e.g. 42`).
+const PLACEHOLDER_MARKS: &[&str] = &["your", "e.g.", "placeholder", "xxx", "example", "sample"];
+/// Name endings of parameters that name one thing, as ids do (`profile_key`, `token`).
+const ONE_THING: &[&str] = &["key", "token", "secret", "urn"];
+
+/// Whether a parameter's documented `default` may stand for the argument `name`: its
+/// type is one the schema allows, it is neither a sentence nor a placeholder, and the
+/// parameter names no one thing (an id, a key).
+pub(crate) fn usable_default(name: &str, schema: &Value, value: &Value) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let one_thing = idshape::names_id(name) || ONE_THING.iter().any(|end| lower.ends_with(end));
+    !one_thing
+        && allowed_type(schema, value)
+        && value
+            .as_str()
+            .is_none_or(|t| !reads_like_sentence(t) && !reads_like_placeholder(t))
+}
+
+/// Whether `text` is a placeholder for a value rather than one: it opens with an
+/// instruction (`Enter ...`), holds a marker (`your`, `e.g.`, `xxx`), or is wrapped in
+/// angle or curly brackets (`<user_id>`, `{id}`).
+pub(crate) fn reads_like_placeholder(text: &str) -> bool {
+    let lower = text.trim().to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let opens = words.len() > 1
+        && words
+            .first()
+            .is_some_and(|w| PLACEHOLDER_OPENERS.contains(w));
+    let marked = words
+        .iter()
+        .any(|w| PLACEHOLDER_MARKS.contains(w) || w.starts_with("xxx"));
+    let wrapped = (lower.starts_with('<') && lower.ends_with('>'))
+        || (lower.starts_with('{') && lower.ends_with('}'));
+    opens || marked || wrapped
 }
 
 /// Whether a string `example` of the field `name` may stand as its value: a sentence
@@ -125,17 +167,41 @@ mod tests {
         let int = json!({"type": "integer"});
         let text = json!({"type": "string"});
         assert!(!usable_default(
+            "per_page",
             &int,
             &json!("Number of items to return ...")
         ));
-        assert!(!usable_default(&int, &json!("20")));
-        assert!(usable_default(&int, &json!(20)));
-        assert!(usable_default(&text, &json!("popularity.desc")));
-        assert!(usable_default(&text, &json!("The Dark Knight")));
+        assert!(!usable_default("per_page", &int, &json!("20")));
+        assert!(usable_default("per_page", &int, &json!(20)));
+        assert!(usable_default("sort_by", &text, &json!("popularity.desc")));
+        assert!(usable_default("query", &text, &json!("The Dark Knight")));
         assert!(!usable_default(
+            "sort",
             &text,
             &json!("The order of the results, by date.")
         ));
+        // A placeholder, and a sample of one thing, are no defaults either.
+        for (name, sample) in [
+            ("message_id", "Message to delete"),
+            ("message_id", "1700000000.123"),
+            ("profile_key", "ACoAAB2Fz9kB"),
+            ("userId", "44196397"),
+            ("api_key", "YOUR_API_KEY"),
+            ("user", "<username>"),
+            ("query", "Enter a search term"),
+            ("email", "e.g. ada@example.com"),
+        ] {
+            assert!(
+                !usable_default(name, &text, &json!(sample)),
+                "{name}: {sample}"
+            );
+        }
+        for (name, value) in [("market", "US"), ("type", "track"), ("add_on", "none")] {
+            assert!(
+                usable_default(name, &text, &json!(value)),
+                "{name}: {value}"
+            );
+        }
         assert!(usable_example(
             "overview",
             "A thief who steals secrets through dreams."

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 use toolsmith_catalog::{HttpMethod, ParamLocation};
 
+use super::count;
 use super::limits::Limits;
 use super::rng::Rng;
 use crate::canonical::{canonical_json, stable_hash};
@@ -13,26 +14,8 @@ use crate::executor::BookEntry;
 /// Parameters that name sub-resources to add to a response.
 pub(crate) const EXPANSION_PARAMS: &[&str] = &["append_to_response"];
 
-/// Arguments that say how many list items a call wants.
-pub(crate) const SIZE_ARGS: &[&str] = &[
-    "limit",
-    "page_size",
-    "per_page",
-    "pageSize",
-    "perPage",
-    "cnt",
-    "count",
-    "max_results",
-    "maxResults",
-    "num_results",
-    "top",
-    "size",
-    "num",
-    "rows",
-];
-
 /// Arguments that say where a page starts, in items.
-const OFFSET_ARGS: &[&str] = &["offset", "skip", "start", "from"];
+pub(crate) const OFFSET_ARGS: &[&str] = &["offset", "skip", "start", "from"];
 
 /// Arguments that never filter list items.
 const NOT_FILTERS: &[&str] = &[
@@ -64,14 +47,15 @@ const LIST_VERBS: &[&str] = &["search", "discover", "trending"];
 
 /// The call's arguments with the parameters' documented defaults filled in,
 /// so that leaving out a parameter and passing its default agree. A default that is
-/// really its description (of the wrong type, or a sentence) is none (see `prose`).
+/// really its description (of the wrong type, or a sentence), a placeholder, or a
+/// sample of the one thing an id or key names is none (see `prose`).
 pub(crate) fn with_defaults(entry: &BookEntry, args: &Map<String, Value>) -> Map<String, Value> {
     let mut out = args.clone();
     for p in &entry.api.api.params {
         if let Some(default) = p
             .schema
             .get("default")
-            .filter(|d| !d.is_null() && super::prose::usable_default(&p.schema, d))
+            .filter(|d| !d.is_null() && super::prose::usable_default(&p.name, &p.schema, d))
         {
             out.entry(p.name.clone()).or_insert_with(|| default.clone());
         }
@@ -176,7 +160,16 @@ pub(crate) fn entity_of(parent: Option<&str>, top: &str, path: &str) -> String {
     }
 }
 
-fn singular(word: &str) -> String {
+/// A plural noun's singular (`companies`: company, `albums`: album, `people`: person).
+pub(crate) fn singular(word: &str) -> String {
+    let irregular = [
+        ("people", "person"),
+        ("children", "child"),
+        ("series", "series"),
+    ];
+    if let Some((_, one)) = irregular.iter().find(|(many, _)| *many == word) {
+        return (*one).to_owned();
+    }
     if let Some(stem) = word.strip_suffix("ies") {
         format!("{stem}y")
     } else if word.ends_with("ss") {
@@ -233,8 +226,11 @@ pub(crate) struct Request {
     /// The index of the page's first item among all results.
     pub(crate) start: u64,
     /// The number of items the call asked for, capped at
-    /// [`Limits::max_requested`], when it asked.
+    /// [`Limits::max_requested`], when it asked (see [`count::asked`]).
     pub(crate) requested: Option<usize>,
+    /// The number of items a list answering the call holds, when it asked for a
+    /// number: the one asked, or fewer under a cap the examples show fewer under.
+    pub(crate) shown: Option<usize>,
     /// Filter arguments by name, resolved against item fields when a list
     /// is generated (the item schema tells which fields exist).
     filter_args: Vec<(String, String, Value)>,
@@ -271,13 +267,8 @@ impl Request {
             .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
             .unwrap_or(1)
             .max(1);
-        let requested = SIZE_ARGS
-            .iter()
-            .find_map(|k| args.get(*k))
-            .and_then(whole_number)
-            .and_then(|n| usize::try_from(n).ok())
-            .filter(|n| *n >= 1)
-            .map(|n| n.min(limits.max_requested.max(1)));
+        let asked = count::asked(entry, args, limits.max_requested);
+        let requested = asked.map(|a| a.n);
         let page_size = requested
             .or_else(|| documented_page_size(entry.api.description()))
             .unwrap_or(limits.page_size);
@@ -285,7 +276,7 @@ impl Request {
         let offset = OFFSET_ARGS
             .iter()
             .find_map(|k| args.get(*k))
-            .and_then(whole_number);
+            .and_then(count::whole_number);
         let (page, start) = match offset {
             Some(offset) => (offset / size + 1, offset),
             None => (page, (page - 1).saturating_mul(size)),
@@ -301,6 +292,8 @@ impl Request {
             api.id.to_string().as_bytes(),
             canonical_json(&Value::Object(unpaged)).as_bytes(),
         ]);
+        let example = count::example_len(entry);
+        let shown = asked.map(|a| a.shown(example, limits.max_items, paging_seed));
         Self {
             entity: api_entity(entry, args),
             path: path_of(entry).to_owned(),
@@ -308,6 +301,7 @@ impl Request {
             page,
             start,
             requested,
+            shown,
             filter_args,
             unnamed,
             paging_seed,
@@ -345,20 +339,18 @@ impl Request {
         } else {
             u64::try_from(rng.range(60, 10_000)).unwrap_or(60)
         };
-        // A call that asks for a number of items gets that many.
-        let asked = self.requested.map_or(0, |n| u64::try_from(n).unwrap_or(0));
-        let total = total.max(self.start.saturating_add(asked));
+        let shown = self.shown.map_or(0, |n| u64::try_from(n).unwrap_or(0));
+        let total = if self.shown < self.requested {
+            // Fewer than a cap: the list ends on this page.
+            self.start.saturating_add(shown)
+        } else {
+            // A call that asks for a number of items gets that many.
+            total.max(self.start.saturating_add(shown))
+        };
         let pages = total.div_ceil(size);
         let count = total.saturating_sub(self.start).min(size);
         (total, pages, usize::try_from(count).unwrap_or(0))
     }
-}
-
-/// A whole number given as a number or as text.
-fn whole_number(value: &Value) -> Option<u64> {
-    value
-        .as_u64()
-        .or_else(|| value.as_str()?.trim().parse().ok())
 }
 
 /// A page size the description documents ("20 items per page").

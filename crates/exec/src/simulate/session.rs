@@ -1,14 +1,15 @@
 //! What one simulator remembers across the calls of a session, beyond the
 //! labels of the synthesizer: the responses a model filled (so a repeated
 //! call reads the same body, and the model is asked once), the entities
-//! shown so far (the context of the next fill), and the changes calls made
-//! ([`State`]).
+//! shown so far (the context of the next fill; which of them a call recalls is
+//! `recall`'s rule), and the changes calls made ([`State`]).
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 use toolsmith_catalog::ApiId;
 
+use super::recall::{Place, Wanted};
 use super::state::State;
 use crate::canonical::canonical_json;
 
@@ -39,6 +40,15 @@ const MAX_FACT_CHARS: usize = 40;
 /// Fields that are no fact worth repeating (addresses of the entity, its kind).
 const NOT_FACTS: &[&str] = &["id", "in", "type", "uri", "href", "url"];
 
+/// One entity as a response showed it: what the prompt is told, and which tool showed
+/// it as what kinds of thing (see [`Place::kinds`]).
+#[derive(Debug, PartialEq)]
+struct Sighting {
+    tool: String,
+    kinds: Vec<String>,
+    shown: Value,
+}
+
 /// The session memory of a simulator.
 #[derive(Debug, Default)]
 pub(crate) struct Session {
@@ -46,7 +56,7 @@ pub(crate) struct Session {
     filled: HashMap<(ApiId, String), Value>,
     /// Entities shown, by id as text, latest first: `{"id", "name"|"title", "in"}` and
     /// a few short facts (`"followers.total"`, `"release_date"`; see [`facts`]).
-    seen: HashMap<String, Vec<Value>>,
+    seen: HashMap<String, Vec<Sighting>>,
     /// The session's successful writes (calls other than GET), oldest first, each
     /// `{"done": "METHOD path", "arguments": ...}`: the next fill is told them.
     writes: Vec<Value>,
@@ -90,61 +100,70 @@ impl Session {
         &self.writes
     }
 
-    /// Remembers the entities a response shows (objects with an id and a
-    /// name or title), the latest sighting first.
-    pub(crate) fn remember(&mut self, body: &Value) {
+    /// Remembers the entities a response shown at `place` holds (objects with an id
+    /// and a name or title), the latest sighting first.
+    pub(crate) fn remember(&mut self, body: &Value, place: &Place) {
         let mut found = Vec::new();
-        entities(body, None, 0, &mut found);
-        for entity in found {
-            let Some(id) = entity.get("id").and_then(scalar) else {
+        entities(body, None, 0, place, &mut found);
+        for sighting in found {
+            let Some(id) = sighting.shown.get("id").and_then(scalar) else {
                 continue;
             };
             if self.seen.len() >= MAX_SEEN && !self.seen.contains_key(&id) {
                 continue;
             }
             let sightings = self.seen.entry(id).or_default();
-            sightings.retain(|e| e != &entity);
-            sightings.insert(0, entity);
+            sightings.retain(|e| e != &sighting);
+            sightings.insert(0, sighting);
             sightings.truncate(PER_ID);
         }
     }
 
-    /// The entities to show the oracle for a call: those whose id the
-    /// arguments name. Only those: a prompt that depended on whatever else
-    /// the session happened to show would differ between runs whose calls
-    /// interleave differently, and miss the cache.
-    pub(crate) fn relevant(&self, args: &Value) -> Vec<Value> {
-        let mut named: Vec<String> = match args {
-            Value::Object(map) => map.values().filter_map(scalar).collect(),
-            _ => Vec::new(),
-        };
-        named.sort();
-        named.dedup();
-        named
+    /// The entities to show the oracle for a call of `tool`: those `wanted` names by
+    /// id and kind. Only those: a prompt that depended on whatever else the session
+    /// happened to show would differ between runs whose calls interleave differently,
+    /// and miss the cache.
+    pub(crate) fn relevant(&self, tool: &str, wanted: &[Wanted]) -> Vec<Value> {
+        wanted
             .iter()
-            .filter_map(|id| self.seen.get(id))
-            .flatten()
+            .flat_map(|w| {
+                self.seen.get(&w.id).into_iter().flatten().filter(move |s| {
+                    s.tool == tool && w.kind.as_ref().is_none_or(|k| s.kinds.contains(k))
+                })
+            })
             .take(MAX_SHOWN)
-            .cloned()
+            .map(|s| s.shown.clone())
             .collect()
     }
 }
 
-/// Objects with an id and a label in `value`, down to [`MAX_DEPTH`].
-fn entities(value: &Value, key: Option<&str>, depth: usize, out: &mut Vec<Value>) {
+/// Objects with an id and a label in `value`, down to [`MAX_DEPTH`], as shown at `place`.
+fn entities(
+    value: &Value,
+    key: Option<&str>,
+    depth: usize,
+    place: &Place,
+    out: &mut Vec<Sighting>,
+) {
     if depth > MAX_DEPTH {
         return;
     }
     match value {
         Value::Object(map) => {
-            if let Some(entity) = entity(map, key) {
-                out.push(entity);
+            if let Some(shown) = entity(map, key) {
+                out.push(Sighting {
+                    tool: place.tool.clone(),
+                    kinds: place.kinds(key, map),
+                    shown,
+                });
             }
             for (k, v) in map {
-                entities(v, Some(k), depth + 1, out);
+                entities(v, Some(k), depth + 1, place, out);
             }
         }
-        Value::Array(items) => items.iter().for_each(|v| entities(v, key, depth + 1, out)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| entities(v, key, depth + 1, place, out)),
         _ => {}
     }
 }
@@ -250,8 +269,17 @@ mod tests {
         for i in 0..10 {
             artist[format!("count_{i}")] = json!(i);
         }
-        session.remember(&json!({"artists": [artist]}));
-        let shown = session.relevant(&json!({"id": "a1"}));
+        let place = Place {
+            tool: "music".to_owned(),
+            tops: vec!["search".to_owned()],
+            path: "/search".to_owned(),
+        };
+        session.remember(&json!({"artists": [artist]}), &place);
+        let wanted = Wanted {
+            id: "a1".to_owned(),
+            kind: Some("artist".to_owned()),
+        };
+        let shown = session.relevant("music", &[wanted]);
         let [one] = shown.as_slice() else {
             panic!("{shown:?}")
         };

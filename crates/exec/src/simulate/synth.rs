@@ -121,6 +121,9 @@ pub(crate) struct Synth<'a> {
     /// labels take the search term; a sub-object (a droplet's kernel, a
     /// film's genre) is not. Innermost last.
     labelled: RefCell<Vec<bool>>,
+    /// How many lists the value being built sits in: a page inside a list item (an
+    /// album's `tracks` in a page of albums) is no page of the call's.
+    lists: std::cell::Cell<usize>,
 }
 
 /// Example values gathered from every example of a tool, so that every API
@@ -296,6 +299,7 @@ impl<'a> Synth<'a> {
             echo: RefCell::new(vec![true]),
             wrapper: RefCell::new(None),
             labelled: RefCell::new(vec![true]),
+            lists: std::cell::Cell::new(0),
         }
     }
 
@@ -651,8 +655,8 @@ impl<'a> Synth<'a> {
             record = self.pool.record(entity, seed);
             out.insert("id".to_owned(), id);
         }
-        let paged = depth <= 2 && is_page(props);
-        let sized = depth == 0 && !paged && self.request.requested.is_some();
+        let paged = depth <= 2 && self.lists.get() == 0 && is_page(props);
+        let sized = depth == 0 && !paged && self.request.shown.is_some();
         let mut list_done = false;
         let mut filtered = false;
         let deep = depth >= self.limits.max_depth;
@@ -672,7 +676,7 @@ impl<'a> Synth<'a> {
                 let count = if paged {
                     self.request.paging(filtered).2
                 } else {
-                    self.request.requested.unwrap_or_default()
+                    self.request.shown.unwrap_or_default()
                 };
                 let value = self.page_of(
                     resolved,
@@ -699,6 +703,8 @@ impl<'a> Synth<'a> {
         }
         if paged {
             self.page_numbers(&mut out, filtered);
+        } else if is_page(props) {
+            self.inner_page_numbers(&mut out, props);
         }
         if out.contains_key("id") {
             self.remember_labels(entity, &mut out);
@@ -832,6 +838,33 @@ impl<'a> Synth<'a> {
         }
     }
 
+    /// Sets the numbers of a page below the call's own (an album's `tracks` in a
+    /// search result): it starts at its first item, and its size is what its
+    /// schema documents (`default`, else `example`), else the simulator's page
+    /// size, never a draw; `paging` makes its total agree with its items.
+    fn inner_page_numbers(&self, out: &mut Map<String, Value>, props: &Map<String, Value>) {
+        let fallback = u64::try_from(self.limits.page_size).unwrap_or(20);
+        for key in SIZE_FIELDS {
+            let documented = props
+                .get(*key)
+                .map(|s| self.resolve(s))
+                .and_then(|s| s.get("default").or_else(|| s.get("example")))
+                .and_then(Value::as_u64)
+                .filter(|n| *n >= 1);
+            if let Some(slot) = out.get_mut(*key).filter(|v| v.is_number()) {
+                *slot = Value::from(documented.unwrap_or(fallback));
+            }
+        }
+        let firsts = [(OFFSET_FIELDS, 0u64), (PAGE_FIELDS, 1)];
+        for (keys, first) in firsts {
+            for key in keys {
+                if let Some(slot) = out.get_mut(*key).filter(|v| v.is_number()) {
+                    *slot = Value::from(first);
+                }
+            }
+        }
+    }
+
     /// The list of a paged response: `count` items (see
     /// [`Request::paging`]), each satisfying the call's filters.
     fn page_of(
@@ -853,7 +886,7 @@ impl<'a> Synth<'a> {
             let mut chosen = Value::Null;
             for attempt in 0..24usize {
                 let item_seed = child_seed(seed, &format!("{i}.{attempt}"));
-                chosen = self.node(items, Some(name), item_seed, depth, Some(i));
+                chosen = self.in_list(|| self.node(items, Some(name), item_seed, depth, Some(i)));
                 let ok = chosen
                     .as_object()
                     .is_none_or(|m| filters.iter().all(|f| f.holds(m)));
@@ -879,7 +912,7 @@ impl<'a> Synth<'a> {
         let mut rng = Rng::new(seed);
         let count = if depth >= self.limits.max_depth {
             min_items
-        } else if let (0, Some(asked)) = (depth, self.request.requested) {
+        } else if let (0, Some(asked)) = (depth, self.request.shown) {
             asked.clamp(min_items, max_items.max(min_items))
         } else {
             let lo = self.limits.min_items.max(min_items);
@@ -909,7 +942,8 @@ impl<'a> Synth<'a> {
         let mut attempt = 0usize;
         while out.len() < count && attempt < count * 4 + 4 {
             let item_seed = child_seed(seed, &attempt.to_string());
-            let value = self.node(items, name, item_seed, depth + 1, Some(out.len()));
+            let at = out.len();
+            let value = self.in_list(|| self.node(items, name, item_seed, depth + 1, Some(at)));
             attempt += 1;
             if unique && out.contains(&value) {
                 continue;
@@ -917,6 +951,14 @@ impl<'a> Synth<'a> {
             out.push(value);
         }
         Value::Array(out)
+    }
+
+    /// `build`'s value, built as an item of a list.
+    fn in_list(&self, build: impl FnOnce() -> Value) -> Value {
+        self.lists.set(self.lists.get() + 1);
+        let value = build();
+        self.lists.set(self.lists.get().saturating_sub(1));
+        value
     }
 
     fn pooled(

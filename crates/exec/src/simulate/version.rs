@@ -10,12 +10,21 @@
 //! name no version of the thing changed). A text token is redrawn in its own
 //! shape (a digit for a digit, a letter of the same case for a letter, the rest
 //! kept); an integer one counts up by one.
+//!
+//! A field named only `version`, `revision`, `rev` or `snapshot` may instead hold
+//! a release of some software or format (Ruby's `3.3.0`, a chart library's `0.6`),
+//! which a write does not change. Such a field is redrawn only when its value is
+//! an opaque token ([`is_opaque`]: a revision count, a hex or base64-like string)
+//! that neither the call's arguments nor the API's documented values hold
+//! ([`Documented`]). A field whose name is a token's (`etag`, `snapshot_id`, ...)
+//! is always a token.
 
 use std::collections::HashSet;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::rng::Rng;
+use crate::executor::BookEntry;
 
 /// How deep in a response version fields are looked for.
 const MAX_DEPTH: usize = 3;
@@ -33,10 +42,145 @@ pub(crate) fn is_version_field(name: &str) -> bool {
         .any(|end| lower.ends_with(end))
 }
 
+/// Whether a field's name alone says it holds a token (`etag`, `snapshot_id`), not a
+/// release number: only the bare names `version`, `revision`, `rev` and `snapshot` may
+/// hold either.
+fn names_token(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    !matches!(lower.as_str(), "version" | "revision" | "rev" | "snapshot")
+}
+
 /// Gives every version field of `body` (down to [`MAX_DEPTH`]) whose value is one of
-/// `stale` a fresh value drawn from `seed`, never the one it had.
-pub(crate) fn refresh(body: &mut Value, seed: u64, stale: &HashSet<String>) {
-    walk(body, seed, 0, stale);
+/// `stale` a fresh value drawn from `seed`, never the one it had; a field of an
+/// ambiguous name keeps a value that is no opaque token or that `kept` holds.
+pub(crate) fn refresh(body: &mut Value, seed: u64, stale: &HashSet<String>, kept: &Documented) {
+    walk(body, seed, 0, &Stale { stale, kept });
+}
+
+/// What [`walk`] redraws: the stale tokens, less what the call or the API documents.
+struct Stale<'a> {
+    stale: &'a HashSet<String>,
+    kept: &'a Documented,
+}
+
+impl Stale<'_> {
+    /// Whether the value of the version field `name` is a stale token to redraw.
+    fn redraws(&self, name: &str, value: &Value) -> bool {
+        let Some(text) = token_text(value).filter(|t| self.stale.contains(t)) else {
+            return false;
+        };
+        if names_token(name) {
+            return true;
+        }
+        value.is_i64() || value.is_u64() || (is_opaque(&text) && !self.kept.0.contains(&text))
+    }
+}
+
+/// The texts a version field of ambiguous name keeps through a write: the values of the
+/// call's arguments (a release the call names) and the values the API documents for its
+/// version fields (the schema's examples, defaults and enums, the recorded examples).
+#[derive(Debug, Default)]
+pub(crate) struct Documented(HashSet<String>);
+
+impl Documented {
+    /// What `entry` documents and the call's `args` hold.
+    pub(crate) fn of(entry: &BookEntry, args: &Map<String, Value>) -> Self {
+        let mut out = HashSet::new();
+        args.values().for_each(|v| scalars(v, &mut out, 0));
+        let api = &entry.api.api;
+        if let Some(schema) = &api.response_schema {
+            schema_values(schema, &mut out, 0);
+        }
+        for example in &api.response_examples {
+            collect(example, &mut out, 0);
+        }
+        Self(out)
+    }
+}
+
+/// Most nesting read of an argument or a schema.
+const MAX_SCAN: usize = 32;
+
+/// Every scalar of `value`, as text.
+fn scalars(value: &Value, out: &mut HashSet<String>, depth: usize) {
+    match value {
+        Value::Array(items) if depth < MAX_SCAN => {
+            items.iter().for_each(|v| scalars(v, out, depth + 1));
+        }
+        Value::Object(map) if depth < MAX_SCAN => {
+            map.values().for_each(|v| scalars(v, out, depth + 1));
+        }
+        other => out.extend(token_text(other)),
+    }
+}
+
+/// The documented values (`example`, `examples`, `default`, `enum`, `const`) of every
+/// property of a version field's name in a response schema.
+fn schema_values(schema: &Value, out: &mut HashSet<String>, depth: usize) {
+    if depth > MAX_SCAN {
+        return;
+    }
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get("properties") {
+                let versions = props.iter().filter(|(n, _)| is_version_field(n));
+                for (_, sub) in versions {
+                    for key in ["example", "examples", "default", "enum", "const"] {
+                        if let Some(documented) = sub.get(key) {
+                            scalars(documented, out, 0);
+                        }
+                    }
+                }
+            }
+            map.values().for_each(|v| schema_values(v, out, depth + 1));
+        }
+        Value::Array(items) => items.iter().for_each(|v| schema_values(v, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// Whether a version value is an opaque token a write replaces, not a release: a whole
+/// number counting revisions, or one word without spaces that holds a digit (or is long,
+/// as base64 is) and is neither a release number ([`is_release`]) nor a date.
+pub(crate) fn is_opaque(text: &str) -> bool {
+    let word = !text.is_empty() && !text.chars().any(char::is_whitespace);
+    let telling = text.chars().any(|c| c.is_ascii_digit()) || text.chars().count() >= 16;
+    word && telling && !is_release(text) && !is_date(text)
+}
+
+/// Whether `text` is a release number: dotted numbers (`3.3.0`, `0.6`), with an optional
+/// leading `v` (`v2.1`) and a pre-release or build tail (`1.0.0-beta`, `2.0+build.5`).
+pub(crate) fn is_release(text: &str) -> bool {
+    let bare = text.strip_prefix(['v', 'V']).unwrap_or(text);
+    let (core, tail) = match bare.find(['-', '+']) {
+        Some(at) => (bare.get(..at).unwrap_or_default(), bare.get(at + 1..)),
+        None => (bare, None),
+    };
+    let parts: Vec<&str> = core.split('.').collect();
+    let numeric = parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    let tail_ok = tail.is_none_or(|t| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
+    });
+    numeric && tail_ok
+}
+
+/// Whether `text` starts as an ISO date (`2024-01-15`, `2024-01-15T10:00:00Z`): a dated
+/// version, which a digit-by-digit redraw would turn into no date at all.
+fn is_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 10
+        && bytes.iter().take(10).enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                *b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        })
 }
 
 /// The values of `body`'s version fields (down to [`MAX_DEPTH`], as [`refresh`] reads
@@ -73,7 +217,7 @@ fn token_text(token: &Value) -> Option<String> {
     }
 }
 
-fn walk(value: &mut Value, seed: u64, depth: usize, stale: &HashSet<String>) {
+fn walk(value: &mut Value, seed: u64, depth: usize, stale: &Stale<'_>) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -82,7 +226,7 @@ fn walk(value: &mut Value, seed: u64, depth: usize, stale: &HashSet<String>) {
             for (key, field) in map.iter_mut() {
                 let own = super::rng::child_seed(seed, key);
                 if is_version_field(key) {
-                    if token_text(field).is_some_and(|t| stale.contains(&t)) {
+                    if stale.redraws(key, field) {
                         renew(field, own);
                     }
                 } else {
@@ -144,7 +288,7 @@ mod tests {
         let mut body = old.clone();
         let mut stale = HashSet::new();
         tokens(&old, &mut stale);
-        refresh(&mut body, 42, &stale);
+        refresh(&mut body, 42, &stale, &Documented::default());
         assert_eq!(body["name"], "Road trip");
         assert_eq!(body["api_version"], "2024-01-01");
         assert_eq!(body["version"], 8);
@@ -158,8 +302,36 @@ mod tests {
         assert!(!is_version_field("api_version") && !is_version_field("snapshot_date"));
         // A token no response showed before is the model's own new one: it stays.
         let mut fresh = old.clone();
-        refresh(&mut fresh, 42, &HashSet::from(["7".to_owned()]));
+        let seven = HashSet::from(["7".to_owned()]);
+        refresh(&mut fresh, 42, &seven, &Documented::default());
         assert_eq!(fresh["snapshot_id"], old["snapshot_id"]);
         assert_eq!(fresh["version"], 8);
+    }
+
+    #[test]
+    fn a_release_number_is_no_token() {
+        for release in ["3.3.0", "0.6", "v2.1", "1.0.0-beta", "2.0+build.5"] {
+            assert!(is_release(release) && !is_opaque(release), "{release}");
+        }
+        for token in ["MTAsZDVmZDQ2", "9f8e7d6c5b4a", "r12", "17", "W/\"a41f\""] {
+            assert!(!is_release(token) && is_opaque(token), "{token}");
+        }
+        for other in ["2024-01-15", "beta", "Ruby 3.3", "v", ""] {
+            assert!(!is_opaque(other), "{other}");
+        }
+        let mut body = json!({"version": "3.3.0", "revision": "r12", "rev": 4, "etag": "0.6"});
+        let stale = ["3.3.0", "r12", "4", "0.6"].map(str::to_owned).into();
+        refresh(&mut body, 7, &stale, &Documented::default());
+        assert_eq!(body["version"], "3.3.0");
+        assert_ne!(body["revision"], "r12");
+        assert_eq!(body["rev"], 5);
+        assert_ne!(
+            body["etag"], "0.6",
+            "an etag is a token whatever it looks like"
+        );
+        let mut kept = json!({"revision": "r12"});
+        let named = Documented(HashSet::from(["r12".to_owned()]));
+        refresh(&mut kept, 7, &stale, &named);
+        assert_eq!(kept["revision"], "r12");
     }
 }

@@ -1,0 +1,326 @@
+//! The links and numbers of the paging objects in a response (Spotify's
+//! `{href, items, limit, next, offset, previous, total}`), made to agree with
+//! the call and with the items shown. A spec shares one paging schema among
+//! its list endpoints, so its example links name one of them (`/me/shows`)
+//! whichever was called.
+//!
+//! - The call's own page (the response itself, or each page the response
+//!   holds beside no `id` of its own, as a search holds `albums` and `tracks`):
+//!   `href` is the called URL (the server, the path with its arguments, the
+//!   query), `next` and `previous` that URL a page on or back (`null` past the
+//!   ends); `limit` and `offset` are the call's, and `total` counts at least
+//!   the items shown (exactly, when they fall short of the limit).
+//! - A page inside a thing with an `href` (an album's `tracks`) is that
+//!   thing's sub-collection: `href` is the thing's URL and the key, from its
+//!   own offset and limit; its numbers agree with its items the same way.
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::Url;
+use serde_json::{Map, Value};
+use toolsmith_catalog::ParamLocation;
+
+use super::count;
+use super::request::{self, Request};
+use crate::executor::BookEntry;
+
+/// Fields of a page that hold the index of its first item.
+const OFFSET_FIELDS: &[&str] = &["offset", "start", "skip"];
+/// Fields of a page that hold its size.
+const SIZE_FIELDS: &[&str] = &["limit", "per_page", "page_size", "pageSize", "perPage"];
+/// Fields of a page that count every result.
+const TOTAL_FIELDS: &[&str] = &["total", "total_results", "total_count", "totalCount"];
+/// Fields of a page that number it.
+const PAGE_FIELDS: &[&str] = &["page", "page_number", "pageNumber"];
+/// Fields of a page that link pages.
+const LINK_FIELDS: &[&str] = &["href", "next", "previous"];
+/// How deep in a response pages are looked for.
+const MAX_DEPTH: usize = 8;
+
+/// Everything but RFC 3986's unreserved characters (a path argument stays one segment).
+const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The call a response answers, as its pages need it.
+#[derive(Clone, Debug)]
+pub(crate) struct Call {
+    /// The called URL without its paging arguments (`None`: the tool has no server).
+    url: Option<Url>,
+    /// The query names of the offset, the size and the page number.
+    offset_key: String,
+    size_key: String,
+    page_key: String,
+    start: u64,
+    size: u64,
+    page: u64,
+}
+
+impl Call {
+    /// The call of `entry` with `args` (the defaults filled in), paged as `request` says.
+    pub(crate) fn of(entry: &BookEntry, args: &Map<String, Value>, request: &Request) -> Self {
+        let params = &entry.api.api.params;
+        let named = |names: &[&str]| {
+            params
+                .iter()
+                .find(|p| names.contains(&p.name.as_str()))
+                .map(|p| p.name.clone())
+        };
+        let offset_key = named(request::OFFSET_ARGS).unwrap_or_else(|| "offset".to_owned());
+        let size_key = count::size_param(entry).unwrap_or_else(|| "limit".to_owned());
+        let page_key = named(PAGE_FIELDS).unwrap_or_else(|| "page".to_owned());
+        let paging = [offset_key.as_str(), size_key.as_str(), page_key.as_str()];
+        Self {
+            url: called_url(entry, args, &paging),
+            start: request.start,
+            size: u64::try_from(request.page_size).unwrap_or(20).max(1),
+            page: request.page,
+            offset_key,
+            size_key,
+            page_key,
+        }
+    }
+
+    /// The URL of the page starting at `start` (numbered `page`), of the call's size.
+    fn link(&self, base: &Url, start: u64, page: u64, by_offset: bool) -> String {
+        let mut url = base.clone();
+        {
+            let mut query = url.query_pairs_mut();
+            if by_offset {
+                query.append_pair(&self.offset_key, &start.to_string());
+                query.append_pair(&self.size_key, &self.size.to_string());
+            } else {
+                query.append_pair(&self.page_key, &page.to_string());
+            }
+        }
+        url.to_string()
+    }
+}
+
+/// Makes every page of `body` agree with `call` (see the module doc).
+pub(crate) fn settle(body: &mut Value, call: &Call) {
+    let Value::Object(root) = body else {
+        return;
+    };
+    if is_page(root) {
+        own_page(root, call);
+        nested(root, 0, false);
+        return;
+    }
+    // A response that is no thing of its own (a search) holds the call's pages.
+    let holds_own = !root.contains_key("id");
+    if holds_own {
+        for page in root.values_mut().filter_map(Value::as_object_mut) {
+            if is_page(page) {
+                own_page(page, call);
+            }
+        }
+    }
+    nested(root, 0, holds_own);
+}
+
+/// Whether an object is a page: a list beside an offset or a size, and a total or a link.
+fn is_page(map: &Map<String, Value>) -> bool {
+    let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
+    items(map).is_some()
+        && has(&[OFFSET_FIELDS, SIZE_FIELDS].concat())
+        && has(&[TOTAL_FIELDS, &["next", "previous"]].concat())
+}
+
+/// The number of items a page shows: its `items`, else its one list.
+fn items(map: &Map<String, Value>) -> Option<u64> {
+    let list = map.get("items").and_then(Value::as_array).or_else(|| {
+        let mut lists = map.values().filter_map(Value::as_array);
+        let only = lists.next()?;
+        lists.next().is_none().then_some(only)
+    })?;
+    u64::try_from(list.len()).ok()
+}
+
+/// The call's own page: its numbers the call's, its links the called URL's.
+fn own_page(page: &mut Map<String, Value>, call: &Call) {
+    let shown = items(page).unwrap_or(0);
+    set_numbers(page, OFFSET_FIELDS, call.start);
+    set_numbers(page, SIZE_FIELDS, call.size);
+    let total = settle_total(page, call.start, call.size, shown);
+    let Some(base) = &call.url else {
+        return;
+    };
+    let by_offset = OFFSET_FIELDS.iter().any(|k| page.contains_key(*k))
+        || !PAGE_FIELDS.iter().any(|k| page.contains_key(*k));
+    let (start, size, number) = (call.start, call.size, call.page);
+    let (next, previous) = if by_offset {
+        (
+            (start + shown < total).then(|| call.link(base, start + size, number + 1, true)),
+            (start > 0).then(|| call.link(base, start.saturating_sub(size), number, true)),
+        )
+    } else {
+        let pages = total.div_ceil(size);
+        (
+            (number < pages).then(|| call.link(base, start, number + 1, false)),
+            (number > 1).then(|| call.link(base, start, number - 1, false)),
+        )
+    };
+    set_links(
+        page,
+        call.link(base, start, number, by_offset),
+        next,
+        previous,
+    );
+}
+
+/// Pages below the top of `map` (an album's `tracks` inside a search result, or the
+/// sub-collection of the thing the response is), but the call's own (`skip` its
+/// pages): numbers that agree with their items, and links under the `href` of the
+/// thing that holds them.
+fn nested(map: &mut Map<String, Value>, depth: usize, skip: bool) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let owner = map
+        .get("href")
+        .and_then(Value::as_str)
+        .and_then(|h| Url::parse(h).ok())
+        .filter(|_| map.contains_key("id"));
+    for (key, child) in map.iter_mut() {
+        match child {
+            Value::Object(inner) => {
+                if !skip && is_page(inner) {
+                    sub_page(inner, owner.as_ref(), key);
+                }
+                nested(inner, depth + 1, false);
+            }
+            Value::Array(list) => {
+                for item in list.iter_mut().filter_map(Value::as_object_mut) {
+                    nested(item, depth + 1, false);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A page of the sub-collection `key` of a thing (at `owner`, when it has a URL), from
+/// its own offset and limit.
+fn sub_page(page: &mut Map<String, Value>, owner: Option<&Url>, key: &str) {
+    let shown = items(page).unwrap_or(0);
+    let start = first_number(page, OFFSET_FIELDS).unwrap_or(0);
+    let size = first_number(page, SIZE_FIELDS)
+        .unwrap_or(shown)
+        .max(shown)
+        .max(1);
+    set_numbers(page, SIZE_FIELDS, size);
+    let total = settle_total(page, start, size, shown);
+    let Some(owner) = owner else {
+        return;
+    };
+    let mut base = owner.clone();
+    base.set_query(None);
+    let path = format!("{}/{key}", base.path().trim_end_matches('/'));
+    base.set_path(&path);
+    let link = |at: u64| {
+        let mut url = base.clone();
+        url.query_pairs_mut()
+            .append_pair("offset", &at.to_string())
+            .append_pair("limit", &size.to_string());
+        url.to_string()
+    };
+    let next = (start + shown < total).then(|| link(start + size));
+    let previous = (start > 0).then(|| link(start.saturating_sub(size)));
+    set_links(page, link(start), next, previous);
+}
+
+/// Sets the total of a page that shows `shown` items from `start` in pages of `size`:
+/// exactly `start + shown` when the page is short (the list ends on it), else at least
+/// that. Returns the total (that count when the page has no total field).
+fn settle_total(page: &mut Map<String, Value>, start: u64, size: u64, shown: u64) -> u64 {
+    let least = start.saturating_add(shown);
+    let mut out = least;
+    for key in TOTAL_FIELDS {
+        if let Some(slot) = page.get_mut(*key).filter(|v| v.is_number()) {
+            let now = slot.as_u64().unwrap_or(0);
+            let total = if shown < size { least } else { now.max(least) };
+            *slot = Value::from(total);
+            out = total;
+        }
+    }
+    if let Some(slot) = page.get_mut("total_pages").filter(|v| v.is_number()) {
+        *slot = Value::from(out.div_ceil(size).max(1));
+    }
+    out
+}
+
+/// Sets the numeric fields among `keys` to `number`.
+fn set_numbers(page: &mut Map<String, Value>, keys: &[&str], number: u64) {
+    for key in keys {
+        if let Some(slot) = page.get_mut(*key).filter(|v| v.is_number()) {
+            *slot = Value::from(number);
+        }
+    }
+}
+
+/// The first numeric field among `keys`.
+fn first_number(page: &Map<String, Value>, keys: &[&str]) -> Option<u64> {
+    keys.iter()
+        .find_map(|k| page.get(*k).and_then(Value::as_u64))
+}
+
+/// Sets the link fields a page has: `href`, and `next`/`previous` or `null`.
+fn set_links(
+    page: &mut Map<String, Value>,
+    href: String,
+    next: Option<String>,
+    previous: Option<String>,
+) {
+    let values = [Some(href), next, previous];
+    for (key, value) in LINK_FIELDS.iter().zip(values) {
+        if let Some(slot) = page.get_mut(*key) {
+            *slot = value.map_or(Value::Null, Value::String);
+        }
+    }
+}
+
+/// The called URL: the tool's server, the path with the call's path arguments, and its
+/// query arguments but the paging ones (`None` when the tool has no server or the API
+/// no path).
+fn called_url(entry: &BookEntry, args: &Map<String, Value>, paging: &[&str]) -> Option<Url> {
+    let base = entry.tool.base_url.as_deref()?;
+    let mut path = entry.api.api.endpoint.path()?.to_owned();
+    let mut query = Vec::new();
+    for param in &entry.api.api.params {
+        let Some(value) = args.get(&param.name).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let text = text_of(value);
+        match param.location {
+            ParamLocation::Path => {
+                let encoded = utf8_percent_encode(&text, NOT_UNRESERVED).to_string();
+                path = path.replace(&format!("{{{}}}", param.name), &encoded);
+            }
+            ParamLocation::Query if !paging.contains(&param.name.as_str()) => {
+                query.push((param.name.clone(), text));
+            }
+            _ => {}
+        }
+    }
+    let joined = format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    );
+    let mut url = Url::parse(&joined).ok()?;
+    if !query.is_empty() {
+        url.query_pairs_mut().extend_pairs(query);
+    }
+    Some(url)
+}
+
+/// An argument as query text: a list joined by commas.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(text_of).collect::<Vec<_>>().join(","),
+        other => other.to_string(),
+    }
+}
