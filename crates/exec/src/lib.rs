@@ -76,7 +76,9 @@ pub use crate::pseudo_schema::pseudo_schema;
 pub use crate::redact::{REDACTED, Redactor};
 pub use crate::replay::{Coverage, Mode, ModeExecutor, ResponseCache};
 pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
-pub use crate::simulate::{Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings};
+pub use crate::simulate::{
+    Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings, filled_default,
+};
 #[cfg(feature = "llm-oracle")]
 pub use crate::simulate::{LlmOracle, ORACLE_ROLE};
 pub use crate::validate::{Coercion, InputSchemas, Validated, coerce_lists};

@@ -89,6 +89,7 @@ use limits::Limits;
 #[cfg(feature = "llm-oracle")]
 pub use oracle::{LlmOracle, ORACLE_ROLE};
 use request::Request;
+pub use request::filled_default;
 use session::Session;
 use state::Gone;
 use synth::{Labels, Pool, Synth};

@@ -3,7 +3,7 @@
 //! filters its list items must satisfy, and the sub-resources to append.
 
 use serde_json::{Map, Value};
-use toolsmith_catalog::{HttpMethod, ParamLocation};
+use toolsmith_catalog::{HttpMethod, Param, ParamLocation};
 
 use super::count;
 use super::limits::Limits;
@@ -46,21 +46,26 @@ const NOT_FILTERS: &[&str] = &[
 const LIST_VERBS: &[&str] = &["search", "discover", "trending"];
 
 /// The call's arguments with the parameters' documented defaults filled in,
-/// so that leaving out a parameter and passing its default agree. A default that is
-/// really its description (of the wrong type, or a sentence), a placeholder, or a
-/// sample of the one thing an id or key names is none (see `prose`).
+/// so that leaving out a parameter and passing its default agree (see [`filled_default`]).
 pub(crate) fn with_defaults(entry: &BookEntry, args: &Map<String, Value>) -> Map<String, Value> {
     let mut out = args.clone();
     for p in &entry.api.api.params {
-        if let Some(default) = p
-            .schema
-            .get("default")
-            .filter(|d| !d.is_null() && super::prose::usable_default(&p.name, &p.schema, d))
-        {
+        if let Some(default) = filled_default(p) {
             out.entry(p.name.clone()).or_insert_with(|| default.clone());
         }
     }
     out
+}
+
+/// The documented default the simulator fills in when a call leaves `param` out, if any. A
+/// default that is really its description (of the wrong type, or a sentence), a placeholder,
+/// or a sample of the one thing an id or key names is none (see `prose`). Public so that a
+/// refiner can tell its model what a simulated call carried, by this same rule.
+pub fn filled_default(param: &Param) -> Option<&Value> {
+    param
+        .schema
+        .get("default")
+        .filter(|d| !d.is_null() && super::prose::usable_default(&param.name, &param.schema, d))
 }
 
 /// The API's path (`/movie/{movie_id}`), or its id for APIs without one.
