@@ -23,10 +23,56 @@ mod simulate_world;
 
 use std::sync::Arc;
 
+use serde_json::Value;
+use toolsmith_catalog::ApiId;
 use toolsmith_catalog::testing::tmdb_catalog;
-use toolsmith_exec::ApiBook;
+use toolsmith_exec::{ApiBook, Fill, LlmOracle, Simulator, SimulatorSettings};
+use toolsmith_llm::testing::ScriptedLlm;
 
 /// The TMDB spec as an API book.
 pub fn tmdb() -> Arc<ApiBook> {
     Arc::new(ApiBook::from_catalog(&tmdb_catalog()))
+}
+
+/// The API book of an OpenAPI document given as JSON.
+pub fn book_of(spec: &Value) -> Arc<ApiBook> {
+    book_of_all(std::slice::from_ref(spec))
+}
+
+/// The API book of several OpenAPI documents (one tool each).
+pub fn book_of_all(specs: &[Value]) -> Arc<ApiBook> {
+    use toolsmith_catalog::{Activate, DocSelector, ImportOptions, Scope, Store, read_bytes};
+    let mut store = Store::in_memory().unwrap();
+    for (i, spec) in specs.iter().enumerate() {
+        let bytes = serde_json::to_vec(spec).unwrap();
+        let file = format!("spec{i}.json");
+        let batch = read_bytes(file.as_ref(), &bytes, &ImportOptions::default()).unwrap();
+        store.import(&batch, Activate::IfNoneActive).unwrap();
+    }
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    Arc::new(ApiBook::from_catalog(&catalog))
+}
+
+/// The operation at `METHOD path`.
+pub fn op(book: &ApiBook, method: &str, path: &str) -> ApiId {
+    book.ids()
+        .find(|id| {
+            let api = &book.get(id).unwrap().api.api;
+            api.endpoint.method().map(|m| m.to_string()) == Some(method.to_owned())
+                && api.endpoint.path() == Some(path)
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("no {method} {path}"))
+}
+
+/// A simulator whose values `llm` fills.
+pub fn filling(book: &Arc<ApiBook>, llm: &Arc<ScriptedLlm>) -> Simulator {
+    let settings = SimulatorSettings {
+        fill: Fill::Llm,
+        ..SimulatorSettings::default()
+    };
+    Simulator::with_settings(Arc::clone(book), &settings)
+        .with_oracle(Arc::new(LlmOracle::new(llm.clone())))
 }

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith_catalog::ApiId;
+
+use crate::op;
 use toolsmith_exec::{ApiBook, Executor, FailureKind, Provenance, Simulator, Validated};
 
 fn id(raw: &str) -> ApiId {
@@ -688,29 +690,7 @@ fn shop_spec() -> Value {
 }
 
 fn shop() -> Arc<ApiBook> {
-    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
-    let spec = serde_json::to_vec(&shop_spec()).unwrap();
-    let batch = read_bytes("shop.json".as_ref(), &spec, &ImportOptions::default()).unwrap();
-    let mut store = Store::in_memory().unwrap();
-    store
-        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
-        .unwrap();
-    let catalog = store
-        .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
-    Arc::new(ApiBook::from_catalog(&catalog))
-}
-
-/// The id of the shop's API at `METHOD path`.
-fn op(book: &ApiBook, method: &str, path: &str) -> ApiId {
-    book.ids()
-        .find(|id| {
-            let api = &book.get(id).unwrap().api.api;
-            api.endpoint.method().map(|m| m.to_string()) == Some(method.to_owned())
-                && api.endpoint.path() == Some(path)
-        })
-        .cloned()
-        .unwrap_or_else(|| panic!("no {method} {path}"))
+    crate::book_of(&shop_spec())
 }
 
 #[tokio::test]

@@ -42,15 +42,7 @@ fn spec() -> Value {
 }
 
 fn book() -> Arc<ApiBook> {
-    use toolsmith_catalog::{Activate, DocSelector, ImportOptions, Scope, Store, read_bytes};
-    let spec = serde_json::to_vec(&spec()).unwrap();
-    let batch = read_bytes("music.json".as_ref(), &spec, &ImportOptions::default()).unwrap();
-    let mut store = Store::in_memory().unwrap();
-    store.import(&batch, Activate::IfNoneActive).unwrap();
-    let catalog = store
-        .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
-    Arc::new(ApiBook::from_catalog(&catalog))
+    crate::book_of(&spec())
 }
 
 /// Every string of `value`, at any depth, with the key it sits under.

@@ -6,9 +6,10 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolsmith_catalog::ApiId;
 use toolsmith_exec::{ApiBook, Executor, Fill, LlmOracle, Simulator, SimulatorSettings};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
+
+use crate::{book_of, filling, op};
 
 /// A small music API in Spotify's shapes, written for these tests.
 fn spec() -> Value {
@@ -56,39 +57,7 @@ fn spec() -> Value {
 }
 
 fn book() -> Arc<ApiBook> {
-    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
-    let spec = serde_json::to_vec(&spec()).unwrap();
-    let batch = read_bytes("music.json".as_ref(), &spec, &ImportOptions::default()).unwrap();
-    let mut store = Store::in_memory().unwrap();
-    store
-        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
-        .unwrap();
-    let catalog = store
-        .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
-    Arc::new(ApiBook::from_catalog(&catalog))
-}
-
-/// The operation at `METHOD path`.
-fn op(book: &ApiBook, method: &str, path: &str) -> ApiId {
-    book.ids()
-        .find(|id| {
-            let api = &book.get(id).unwrap().api.api;
-            api.endpoint.method().map(|m| m.to_string()) == Some(method.to_owned())
-                && api.endpoint.path() == Some(path)
-        })
-        .cloned()
-        .unwrap_or_else(|| panic!("no {method} {path}"))
-}
-
-/// A simulator whose values `llm` fills.
-fn filling(book: &Arc<ApiBook>, llm: &Arc<ScriptedLlm>) -> Simulator {
-    let settings = SimulatorSettings {
-        fill: Fill::Llm,
-        ..SimulatorSettings::default()
-    };
-    Simulator::with_settings(Arc::clone(book), &settings)
-        .with_oracle(Arc::new(LlmOracle::new(llm.clone())))
+    book_of(&spec())
 }
 
 /// The text of every request the model received.

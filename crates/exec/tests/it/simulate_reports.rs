@@ -9,53 +9,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith_catalog::ApiId;
-use toolsmith_exec::{ApiBook, Executor, Fill, LlmOracle, Simulator, SimulatorSettings};
+use toolsmith_exec::{Executor, Simulator};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
-/// The API book of an OpenAPI document given as JSON.
-fn book_of(spec: &Value) -> Arc<ApiBook> {
-    book_of_all(std::slice::from_ref(spec))
-}
-
-/// The API book of several OpenAPI documents (one tool each).
-fn book_of_all(specs: &[Value]) -> Arc<ApiBook> {
-    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
-    let mut store = Store::in_memory().unwrap();
-    for (i, spec) in specs.iter().enumerate() {
-        let bytes = serde_json::to_vec(spec).unwrap();
-        let file = format!("spec{i}.json");
-        let batch = read_bytes(file.as_ref(), &bytes, &ImportOptions::default()).unwrap();
-        store
-            .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
-            .unwrap();
-    }
-    let catalog = store
-        .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
-    Arc::new(ApiBook::from_catalog(&catalog))
-}
-
-/// The operation at `METHOD path`.
-fn op(book: &ApiBook, method: &str, path: &str) -> ApiId {
-    book.ids()
-        .find(|id| {
-            let api = &book.get(id).unwrap().api.api;
-            api.endpoint.method().map(|m| m.to_string()) == Some(method.to_owned())
-                && api.endpoint.path() == Some(path)
-        })
-        .cloned()
-        .unwrap_or_else(|| panic!("no {method} {path}"))
-}
-
-/// A simulator whose values `llm` fills.
-fn filling(book: &Arc<ApiBook>, llm: &Arc<ScriptedLlm>) -> Simulator {
-    let settings = SimulatorSettings {
-        fill: Fill::Llm,
-        ..SimulatorSettings::default()
-    };
-    Simulator::with_settings(Arc::clone(book), &settings)
-        .with_oracle(Arc::new(LlmOracle::new(llm.clone())))
-}
+use crate::{book_of, book_of_all, filling, op};
 
 /// A JSON response of `schema`.
 fn ok(schema: Value) -> Value {

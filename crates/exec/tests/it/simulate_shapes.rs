@@ -6,36 +6,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolsmith_catalog::ApiId;
-use toolsmith_exec::{ApiBook, Executor, Fill, LlmOracle, Simulator, SimulatorSettings};
+use toolsmith_exec::{Executor, Fill, LlmOracle, Simulator, SimulatorSettings};
 use toolsmith_llm::testing::{Reply, ScriptedLlm, When};
 
-/// An API book of one OpenAPI document written for these tests.
-fn book_of(spec: &Value) -> Arc<ApiBook> {
-    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
-    let bytes = serde_json::to_vec(spec).unwrap();
-    let batch = read_bytes("shapes.json".as_ref(), &bytes, &ImportOptions::default()).unwrap();
-    let mut store = Store::in_memory().unwrap();
-    store
-        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
-        .unwrap();
-    let catalog = store
-        .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
-    Arc::new(ApiBook::from_catalog(&catalog))
-}
-
-/// The operation at `METHOD path`.
-fn op(book: &ApiBook, method: &str, path: &str) -> ApiId {
-    book.ids()
-        .find(|id| {
-            let api = &book.get(id).unwrap().api.api;
-            api.endpoint.method().map(|m| m.to_string()) == Some(method.to_owned())
-                && api.endpoint.path() == Some(path)
-        })
-        .cloned()
-        .unwrap_or_else(|| panic!("no {method} {path}"))
-}
+use crate::{book_of, op};
 
 fn ok(schema: Value) -> Value {
     json!({"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}})
