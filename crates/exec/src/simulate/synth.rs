@@ -637,20 +637,7 @@ impl<'a> Synth<'a> {
         let mut seed = seed;
         let mut record = None;
         if let Some(id_schema) = props.get("id") {
-            let at_level = self.echo.borrow().last().copied().unwrap_or(false);
-            let echoed = self
-                .path_id
-                .filter(|_| at_level)
-                .and_then(|p| coerce(p, self.resolve(id_schema)));
-            let id = echoed.unwrap_or_else(|| {
-                self.node(
-                    id_schema,
-                    Some("id"),
-                    child_seed(seed, "id"),
-                    depth + 1,
-                    None,
-                )
-            });
+            let id = self.own_id(id_schema, seed, depth);
             seed = stable_hash(&[b"entity", canonical_json(&id).as_bytes()]);
             record = self.pool.record(entity, seed);
             out.insert("id".to_owned(), id);
@@ -710,6 +697,24 @@ impl<'a> Synth<'a> {
             self.remember_labels(entity, &mut out);
         }
         Value::Object(out)
+    }
+
+    /// An object's own `id`: the one the call's path names when the object is the
+    /// response's own entity at this level, else one drawn from its schema.
+    fn own_id(&self, id_schema: &Value, seed: u64, depth: usize) -> Value {
+        let at_level = self.echo.borrow().last().copied().unwrap_or(false);
+        self.path_id
+            .filter(|_| at_level)
+            .and_then(|p| coerce(p, self.resolve(id_schema)))
+            .unwrap_or_else(|| {
+                self.node(
+                    id_schema,
+                    Some("id"),
+                    child_seed(seed, "id"),
+                    depth + 1,
+                    None,
+                )
+            })
     }
 
     /// The name and schema a property is generated under: a property with
