@@ -372,6 +372,30 @@ impl Draft {
         })
     }
 
+    /// Checks a rewrite (its length, the values it quotes) and, if it passes, makes it the
+    /// round's doc and says whether the doc settled; a refused rewrite is noted and the
+    /// doc stays.
+    async fn take_rewrite(
+        &self,
+        job: &ApiJob,
+        current: &str,
+        observed: &Observed,
+        description: &str,
+        round: &mut Round,
+        at: At<'_>,
+    ) -> Result<()> {
+        let limit = self
+            .settings
+            .description_limit(job.original().chars().count());
+        let checked = check_description_within(description, limit)
+            .and_then(|new| self.post_check(job, current, observed, new, round));
+        match checked {
+            Ok(new) => self.settle(current, new, round, at).await?,
+            Err(reason) => round.refused = Some(format!("rewriter: {reason}")),
+        }
+        Ok(())
+    }
+
     /// The rewritten doc after the invented-values check: literals only the invented response
     /// held are flagged in `round`; unless the rule is `trust` their sentences are removed,
     /// and a doc left empty is refused (the API keeps `current`).
@@ -435,7 +459,6 @@ impl Refiner for Draft {
             return Ok(());
         }
         let api = job.id();
-        let original_chars = job.original().chars().count();
         let Resumed {
             mut history,
             mut queries,
@@ -490,18 +513,15 @@ impl Refiner for Draft {
                 }];
                 round.examples.clone_from(&examples);
             }
-            let checked = check_description_within(
+            self.take_rewrite(
+                job,
+                &current,
+                &observed,
                 &rewrite.description,
-                self.settings.description_limit(original_chars),
+                &mut round,
+                at("embedding"),
             )
-            .and_then(|new| self.post_check(job, &current, &observed, new, &mut round));
-            match checked {
-                Ok(new) => {
-                    self.settle(&current, new, &mut round, at("embedding"))
-                        .await?
-                }
-                Err(reason) => round.refused = Some(format!("rewriter: {reason}")),
-            }
+            .await?;
             if round.stop.is_none() && n == self.settings.max_rounds {
                 round.stop = Some(Stop::MaxRounds);
             }
