@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith_catalog::ApiId;
+
+use crate::op;
 use toolsmith_exec::{
     ApiBook, Executor, Fill, LlmOracle, Provenance, Simulator, SimulatorSettings,
 };
@@ -62,29 +63,7 @@ fn music_spec() -> Value {
 }
 
 fn music() -> Arc<ApiBook> {
-    use toolsmith_catalog::{DocSelector, ImportOptions, Scope, Store, read_bytes};
-    let spec = serde_json::to_vec(&music_spec()).unwrap();
-    let batch = read_bytes("music.json".as_ref(), &spec, &ImportOptions::default()).unwrap();
-    let mut store = Store::in_memory().unwrap();
-    store
-        .import(&batch, toolsmith_catalog::Activate::IfNoneActive)
-        .unwrap();
-    let catalog = store
-        .catalog(&DocSelector::Active, &Scope::default())
-        .unwrap();
-    Arc::new(ApiBook::from_catalog(&catalog))
-}
-
-/// The music API's operation at `METHOD path`.
-fn op(book: &ApiBook, method: &str, path: &str) -> ApiId {
-    book.ids()
-        .find(|id| {
-            let api = &book.get(id).unwrap().api.api;
-            api.endpoint.method().map(|m| m.to_string()) == Some(method.to_owned())
-                && api.endpoint.path() == Some(path)
-        })
-        .cloned()
-        .unwrap_or_else(|| panic!("no {method} {path}"))
+    crate::book_of(&music_spec())
 }
 
 /// A simulator filling values with `model` under `settings` (fill forced to `llm`).
