@@ -13,7 +13,7 @@
 //!   solver's typed trace into it.
 //! - **Metrics** (module [`metrics`], one module per family, each function documented with its
 //!   source paper and exact definition): retrieval ([`ndcg_at_k`], [`recall_at_k`]), call paths
-//!   ([`correct_path`], [`path_set`], [`path_f1`], [`lcs_path_rate`], [`path_success`],
+//!   ([`correct_path`], [`correct_path_in_steps`], [`path_set`], [`path_f1`], [`lcs_path_rate`], [`path_success`],
 //!   [`delta_solution_length`], [`offered_covers`]), judged pass rate (ToolEval's
 //!   [`tooleval_decision`] and [`tooleval_query_passes`], AnyTool's [`anytool_passes`]), win
 //!   rate over pairwise verdicts in both orders ([`pair_outcome`], [`WinRate`]), FuncQA
@@ -109,8 +109,9 @@ pub use crate::metrics::pass_rate::{
     tooleval_query_judged, tooleval_query_passes, tooleval_sample, tooleval_screen,
 };
 pub use crate::metrics::path::{
-    PathF1, SolutionLength, correct_path, delta_solution_length, delta_solution_length_conagents,
-    lcs_len, lcs_path_rate, offered_covers, path_f1, path_set, path_success,
+    PathF1, SolutionLength, correct_path, correct_path_in_steps, delta_solution_length,
+    delta_solution_length_conagents, lcs_len, lcs_path_rate, offered_covers, path_f1, path_set,
+    path_success,
 };
 pub use crate::metrics::rank_agreement::kendall_tau_b;
 pub use crate::metrics::rank_noise::{Band, Bootstrap, tau_b_over_pairs};

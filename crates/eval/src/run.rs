@@ -79,6 +79,10 @@ pub struct CallRecord {
     pub outcome: CallStatus,
     /// What the model was shown afterwards.
     pub observation: String,
+    /// The model turn that made the call (0 for the first): calls of one turn were made
+    /// together, in no order between them. `None` in records stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
 }
 
 /// One run of a solver on one query.
@@ -99,10 +103,15 @@ impl RunRecord {
     /// Refused arguments (a schema check, an API's `bad_parameters`, arguments that are not a
     /// JSON object) count as [`CallStatus::InvalidParameters`].
     pub fn from_run(run: &Run) -> Self {
+        let mut turns = 0u32;
         let calls = run
             .trace
             .iter()
             .filter_map(|stamped| match &stamped.event {
+                TraceEvent::LlmCall { .. } => {
+                    turns += 1;
+                    None
+                }
                 TraceEvent::ToolCall {
                     function,
                     api,
@@ -115,6 +124,7 @@ impl RunRecord {
                     arguments: arguments.clone(),
                     outcome: call_outcome(*outcome),
                     observation: observation.clone(),
+                    step: Some(turns.saturating_sub(1)),
                 }),
                 _ => None,
             })
@@ -136,6 +146,22 @@ impl RunRecord {
                 CalledApi::Unknown(_) | CalledApi::Helper(_) => None,
             })
             .collect()
+    }
+
+    /// [`api_path`](Self::api_path) grouped by the model turn that made each call: a turn's
+    /// calls in one group, in the order made; a call of unknown turn (an old record) alone.
+    pub fn api_steps(&self) -> Vec<Vec<ApiId>> {
+        let mut steps: Vec<(Option<u32>, Vec<ApiId>)> = Vec::new();
+        for call in &self.calls {
+            let CalledApi::Known(id) = &call.api else {
+                continue;
+            };
+            match steps.last_mut() {
+                Some((step, ids)) if step.is_some() && *step == call.step => ids.push(id.clone()),
+                _ => steps.push((call.step, vec![id.clone()])),
+            }
+        }
+        steps.into_iter().map(|(_, ids)| ids).collect()
     }
 
     /// Whether it ended with a non-empty answer.
@@ -182,6 +208,7 @@ mod tests {
             arguments: json!({}),
             outcome: CallStatus::Ok,
             observation: String::new(),
+            step: None,
         }
     }
 
@@ -254,6 +281,63 @@ mod tests {
         assert_eq!(record.api_path().len(), 5);
         assert_eq!(record.finish, Finish::Answered);
         assert!(record.answered());
+        Ok(())
+    }
+
+    fn turn() -> toolsmith_solve::Stamped {
+        toolsmith_solve::Stamped {
+            at_ms: 0,
+            event: TraceEvent::LlmCall {
+                role: toolsmith_llm::Role::new(toolsmith_llm::Role::AGENT),
+                messages: 1,
+                last_message: String::new(),
+                reply: String::new(),
+                tool_calls: Vec::new(),
+                prompt_tokens: 0,
+                completion_tokens: 0,
+                latency_ms: 0,
+                cache_hit: false,
+            },
+        }
+    }
+
+    #[test]
+    fn calls_are_grouped_by_the_model_turn_that_made_them() -> Result<(), Box<dyn std::error::Error>>
+    {
+        use toolsmith_solve::CallOutcome as Traced;
+        let [a, b, c]: [ApiId; 3] = [
+            "tmdb/search_movie".parse()?,
+            "tmdb/movie_credits".parse()?,
+            "tmdb/season_credits".parse()?,
+        ];
+        let run = Run {
+            solver: "react".into(),
+            query: "q".into(),
+            finish: Finish::Answered,
+            answer: Some("a".into()),
+            detail: None,
+            trace: vec![
+                turn(),
+                tool_call("search", Some(a.clone()), Traced::Ok),
+                turn(),
+                tool_call("season", Some(c.clone()), Traced::Ok),
+                tool_call(READ_RESULT, None, Traced::Ok),
+                tool_call("credits", Some(b.clone()), Traced::Ok),
+                turn(),
+                tool_call("credits", Some(b.clone()), Traced::Ok),
+            ],
+        };
+        let record = RunRecord::from_run(&run);
+        let steps: Vec<Option<u32>> = record.calls.iter().map(|c| c.step).collect();
+        assert_eq!(steps, [Some(0), Some(1), Some(1), Some(1), Some(2)]);
+        assert_eq!(
+            record.api_steps(),
+            vec![vec![a.clone()], vec![c.clone(), b.clone()], vec![b.clone()]]
+        );
+        // A record stored before steps were kept: every call is its own step.
+        let mut old = record.clone();
+        old.calls.iter_mut().for_each(|c| c.step = None);
+        assert_eq!(old.api_steps().len(), 4);
         Ok(())
     }
 

@@ -12,8 +12,8 @@ use crate::metrics::cost::{Prices, QueryCost};
 use crate::metrics::errors::{ErrorKind, TaxonomyContext, classify};
 use crate::metrics::funcqa::funcqa_answer_correct;
 use crate::metrics::path::{
-    SolutionLength, correct_path, delta_solution_length, lcs_path_rate, offered_covers, path_f1,
-    path_set, path_success,
+    SolutionLength, correct_path_in_steps, delta_solution_length, lcs_path_rate, offered_covers,
+    path_f1, path_set, path_success,
 };
 use crate::metrics::{Rate, to_f64};
 use crate::run::RunRecord;
@@ -25,7 +25,8 @@ pub struct QueryScores {
     pub finish: Finish,
     /// It gave a non-empty answer.
     pub answered: bool,
-    /// CP: the gold path is an ordered subsequence of the calls (RestGPT).
+    /// CP: the gold path is an ordered subsequence of the calls (RestGPT), the calls a model
+    /// made together in one turn counting in any order ([`correct_path_in_steps`]).
     pub correct_path: bool,
     /// Every gold API was called, in any order (DRAFT's ToolBench script).
     pub path_set: bool,
@@ -105,7 +106,7 @@ impl QueryScores {
         Self {
             finish: run.finish,
             answered,
-            correct_path: correct_path(&called, gold),
+            correct_path: correct_path_in_steps(&record.api_steps(), gold),
             path_set: path_set(&called, gold),
             path_f1: path_f1(&called, gold, answered).f1,
             lcs_rate: lcs_path_rate(&called, gold, answered),
@@ -203,7 +204,7 @@ pub struct RunSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accuracy: Option<f64>,
     /// What the run cost at the configured prices (`None` without prices; see
-    /// [`RunSummary::with_prices`]).
+    /// [`RunSummary::priced`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
     /// What judging the run cost, already counted in `cost` (`None` without prices or

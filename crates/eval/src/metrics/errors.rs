@@ -231,6 +231,7 @@ mod tests {
             arguments: args,
             outcome,
             observation: observation.to_owned(),
+            step: None,
         }
     }
 
@@ -378,6 +379,7 @@ mod tests {
             arguments: json!({"title": "Titanic"}),
             outcome: CallStatus::Failed,
             observation: "no such tool".into(),
+            step: None,
         };
         // A made-up name, the search repeated, then the budget ran out.
         let r = run(vec![made_up, search(), search()], Finish::BudgetExhausted);

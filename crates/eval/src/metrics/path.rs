@@ -21,6 +21,38 @@ pub fn correct_path<T: PartialEq>(called: &[T], gold: &[T]) -> bool {
     gold.iter().all(|g| rest.any(|c| c == g))
 }
 
+/// [`correct_path`] over calls grouped by the step that made them: the calls a model makes
+/// together in one turn (parallel function calls) have no order between them, so any order
+/// of one step's calls serves the gold path. RestGPT's agent made one call per step, where
+/// this is exactly [`correct_path`]; with parallel calls, the order a model happened to list
+/// two independent calls in is not a path it chose.
+///
+/// Each gold API in turn is matched in the earliest step, from the current one on, whose
+/// unused calls hold it: matching as early as possible decides membership exactly, as for a
+/// plain subsequence.
+pub fn correct_path_in_steps<T: PartialEq>(steps: &[Vec<T>], gold: &[T]) -> bool {
+    let mut step = 0;
+    let mut used: Vec<bool> = steps
+        .first()
+        .map_or_else(Vec::new, |s| vec![false; s.len()]);
+    for g in gold {
+        loop {
+            let Some(calls) = steps.get(step) else {
+                return false;
+            };
+            if let Some(i) = (0..calls.len()).find(|&i| !used[i] && &calls[i] == g) {
+                used[i] = true;
+                break;
+            }
+            step += 1;
+            used = steps
+                .get(step)
+                .map_or_else(Vec::new, |s| vec![false; s.len()]);
+        }
+    }
+    true
+}
+
 /// The path-set test of DRAFT's ToolBench script (`Cal_path_rate.py`): every gold API was
 /// called at least once, in any order.
 pub fn path_set<T: PartialEq>(called: &[T], gold: &[T]) -> bool {
@@ -194,6 +226,47 @@ mod tests {
         assert!(correct_path(&["x", "a"], &["a"]));
         assert!(!correct_path(&NONE, &["a"]));
         assert!(correct_path(&["a"], &NONE));
+    }
+
+    #[test]
+    fn calls_of_one_step_serve_the_gold_path_in_any_order() {
+        let gold = ["search_movie", "movie_credits", "season_credits"];
+        // Two independent calls made together, listed in the other order: correct.
+        let together = [
+            vec!["search_movie"],
+            vec!["season_credits", "movie_credits"],
+        ];
+        assert!(correct_path_in_steps(&together, &gold));
+        let flat: Vec<&str> = together.iter().flatten().copied().collect();
+        assert!(!correct_path(&flat, &gold));
+        // The same calls in separate steps, in that order, are a different path: wrong.
+        let apart = [
+            vec!["search_movie"],
+            vec!["season_credits"],
+            vec!["movie_credits"],
+        ];
+        assert!(!correct_path_in_steps(&apart, &gold));
+        // A step's call is used once; a repeat needs another call.
+        assert!(!correct_path_in_steps(&[vec!["a", "b"]], &["a", "a"]));
+        assert!(correct_path_in_steps(&[vec!["a", "a"]], &["a", "a"]));
+        assert!(correct_path_in_steps(
+            &[vec!["b", "a"], vec!["a"]],
+            &["a", "b", "a"]
+        ));
+        assert!(correct_path_in_steps(
+            &[vec!["b", "a"], vec!["b"]],
+            &["a", "b"]
+        ));
+        // One call per step is exactly correct_path.
+        let single = [
+            vec!["x"],
+            vec!["search_movie"],
+            vec!["movie_credits"],
+            vec!["season_credits"],
+        ];
+        assert!(correct_path_in_steps(&single, &gold));
+        assert!(correct_path_in_steps::<&str>(&[], &[]));
+        assert!(!correct_path_in_steps(&[], &["a"]));
     }
 
     #[test]

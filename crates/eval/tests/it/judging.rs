@@ -163,6 +163,7 @@ fn record_with_calls() -> RunRecord {
             arguments: serde_json::json!({"query": "Dune"}),
             outcome: CallStatus::Ok,
             observation: r#"{"results": [{"title": "Dune", "year": 2021}]}"#.into(),
+            step: None,
         }],
         finish: Finish::Answered,
         answer: Some("Dune came out in 2021.".into()),
@@ -422,6 +423,7 @@ async fn the_judge_is_told_read_result_is_the_solvers_helper() {
         arguments: serde_json::json!({"handle": "r1", "jq_filter": ".release_date"}),
         outcome: CallStatus::Ok,
         observation: r#""1994-09-23""#.into(),
+        step: None,
     };
     let mut record = record_with_calls();
     record.calls.extend([
@@ -462,6 +464,7 @@ async fn the_judge_sees_the_cited_value_past_the_observation_cut() {
             arguments: serde_json::json!({"movie_id": 278}),
             outcome: CallStatus::Ok,
             observation: observation.clone(),
+            step: None,
         }],
         finish: Finish::Answered,
         answer: Some(answer.clone()),
