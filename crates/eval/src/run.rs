@@ -284,6 +284,18 @@ mod tests {
         Ok(())
     }
 
+    /// A ReAct run that answered, with `trace`.
+    fn answered(trace: Vec<toolsmith_solve::Stamped>) -> Run {
+        Run {
+            solver: "react".into(),
+            query: "q".into(),
+            finish: Finish::Answered,
+            answer: Some("a".into()),
+            detail: None,
+            trace,
+        }
+    }
+
     fn turn() -> toolsmith_solve::Stamped {
         toolsmith_solve::Stamped {
             at_ms: 0,
@@ -310,23 +322,16 @@ mod tests {
             "tmdb/movie_credits".parse()?,
             "tmdb/season_credits".parse()?,
         ];
-        let run = Run {
-            solver: "react".into(),
-            query: "q".into(),
-            finish: Finish::Answered,
-            answer: Some("a".into()),
-            detail: None,
-            trace: vec![
-                turn(),
-                tool_call("search", Some(a.clone()), Traced::Ok),
-                turn(),
-                tool_call("season", Some(c.clone()), Traced::Ok),
-                tool_call(READ_RESULT, None, Traced::Ok),
-                tool_call("credits", Some(b.clone()), Traced::Ok),
-                turn(),
-                tool_call("credits", Some(b.clone()), Traced::Ok),
-            ],
-        };
+        let run = answered(vec![
+            turn(),
+            tool_call("search", Some(a.clone()), Traced::Ok),
+            turn(),
+            tool_call("season", Some(c.clone()), Traced::Ok),
+            tool_call(READ_RESULT, None, Traced::Ok),
+            tool_call("credits", Some(b.clone()), Traced::Ok),
+            turn(),
+            tool_call("credits", Some(b.clone()), Traced::Ok),
+        ]);
         let record = RunRecord::from_run(&run);
         let steps: Vec<Option<u32>> = record.calls.iter().map(|c| c.step).collect();
         assert_eq!(steps, [Some(0), Some(1), Some(1), Some(1), Some(2)]);
@@ -344,17 +349,10 @@ mod tests {
     #[test]
     fn a_read_result_the_toolset_answered_is_a_helper_not_an_unknown_tool() {
         use toolsmith_solve::CallOutcome as Traced;
-        let run = Run {
-            solver: "react".into(),
-            query: "q".into(),
-            finish: Finish::Answered,
-            answer: Some("a".into()),
-            detail: None,
-            trace: vec![
-                tool_call(READ_RESULT, None, Traced::Ok),
-                tool_call(READ_RESULT, None, Traced::UnknownTool),
-            ],
-        };
+        let run = answered(vec![
+            tool_call(READ_RESULT, None, Traced::Ok),
+            tool_call(READ_RESULT, None, Traced::UnknownTool),
+        ]);
         let record = RunRecord::from_run(&run);
         assert_eq!(
             record.calls[0].api,
