@@ -8,6 +8,10 @@
 //! settles (Delta > tau, [`stop`]) or after I rounds. A tool's description is rewritten from
 //! its refined APIs at the end.
 //!
+//! The call carries only the arguments the API documents: any other name the explorer gave
+//! is dropped and named to the analyzer and rewriter, unless the API's request body is open
+//! ([`arguments`]).
+//!
 //! A response the simulator or a model made up is shown as `invented_values` says (marked,
 //! or as its skeleton), and a rewrite is checked against it: a sentence quoting one of its
 //! literals that neither the original doc, the spec nor the request held is flagged in the
@@ -15,6 +19,7 @@
 //! defaults a simulated call carried for parameters the explorer left out are shown beside
 //! its arguments, so a response reflecting them is read right.
 
+mod arguments;
 mod stop;
 
 use std::sync::Arc;
@@ -75,6 +80,9 @@ struct TrialView<'a> {
     /// The schema defaults the simulator added for parameters left out, as JSON text
     /// (`""` when none): see [`crate::defaults::added_defaults`].
     defaults: String,
+    /// The explorer's arguments left out of the call as undocumented, as JSON text (`""` when
+    /// none): see [`arguments::check`].
+    undocumented: String,
     ok: bool,
     observation: &'a str,
     /// `""` (evidence), `spec` or `llm`: see [`invented::Shown`].
@@ -99,17 +107,23 @@ impl Observed {
         TrialView {
             query: &self.trial.query,
             arguments: self.trial.arguments.to_string(),
-            defaults: if self.trial.defaults.is_empty() {
-                String::new()
-            } else {
-                Value::Object(self.trial.defaults.clone()).to_string()
-            },
+            defaults: json_text(&self.trial.defaults),
+            undocumented: json_text(&self.trial.undocumented),
             ok: self.trial.ok,
             observation: &self.trial.observation,
             invented: self.invented,
             skeleton: self.skeleton,
             status_only: self.status_only,
         }
+    }
+}
+
+/// `map` as JSON text, `""` when it is empty (a prompt then says nothing of it).
+fn json_text(map: &Map<String, Value>) -> String {
+    if map.is_empty() {
+        String::new()
+    } else {
+        Value::Object(map.clone()).to_string()
     }
 }
 
@@ -125,7 +139,7 @@ struct Resumed {
 /// The explorer's accepted request, its embedding and the requests turned down before it.
 struct Explored {
     query: String,
-    arguments: Value,
+    arguments: Map<String, Value>,
     embedding: Vec<f32>,
     rejected: Vec<Rejected>,
 }
@@ -218,7 +232,7 @@ impl Draft {
                 _ => {
                     return Ok(Ok(Explored {
                         query,
-                        arguments: Value::Object(reply.value.arguments),
+                        arguments: reply.value.arguments,
                         embedding,
                         rejected,
                     }));
@@ -334,12 +348,15 @@ impl Draft {
         Ok(())
     }
 
-    /// Executes the explored call and shows its response as `invented_values` says.
+    /// Executes the explored call, without the arguments the API does not document, and
+    /// shows its response as `invented_values` says.
     async fn observe(&self, job: &ApiJob, explored: &Explored) -> Result<Observed> {
         let api = job.id();
+        let checked = arguments::check(&job.entry.api, explored.arguments.clone());
+        let sent = Value::Object(checked.sent);
         let observation = self
             .executor
-            .call(api, &explored.arguments)
+            .call(api, &sent)
             .await
             .map_err(|source| Error::Exec {
                 api: api.clone(),
@@ -353,13 +370,14 @@ impl Draft {
         Ok(Observed {
             trial: Trial {
                 query: explored.query.clone(),
-                arguments: explored.arguments.clone(),
                 // Only the simulator fills defaults in; a live or replayed call sent what it got.
                 defaults: if invented::is_invented(observation.provenance) {
-                    crate::defaults::added_defaults(&job.entry.api, &explored.arguments)
+                    crate::defaults::added_defaults(&job.entry.api, &sent)
                 } else {
                     Map::new()
                 },
+                arguments: sent,
+                undocumented: checked.dropped,
                 ok: observation.is_ok(),
                 failure: observation.failure(),
                 observation: truncate_chars(&text, self.settings.max_observation_chars),
