@@ -187,6 +187,9 @@ pub enum Stop {
     Settled,
     /// DRAFT: the last allowed round.
     MaxRounds,
+    /// DRAFT: the API takes no input, so every later call would repeat the first round's and
+    /// could show nothing new.
+    NoParameters,
     /// The model's output was unusable; the API keeps its last good doc.
     Malformed,
     /// A single-pass method (EasyTool) is done.
@@ -199,6 +202,7 @@ impl Stop {
         match self {
             Self::Settled => "settled",
             Self::MaxRounds => "max_rounds",
+            Self::NoParameters => "no_parameters",
             Self::Malformed => "malformed",
             Self::Done => "done",
         }

@@ -50,6 +50,17 @@ pub(super) fn check(api: &Api, arguments: Map<String, Value>) -> Checked {
     Checked { sent, dropped }
 }
 
+/// Whether `api` takes no input at all (no parameter, no body or an object body with no
+/// fields): every call of it is the same call.
+pub(super) fn takes_nothing(api: &Api) -> bool {
+    api.params.is_empty()
+        && match body_fields(api) {
+            BodyFields::None => true,
+            BodyFields::Listed(fields) => fields.is_empty(),
+            BodyFields::Whole | BodyFields::Open => false,
+        }
+}
+
 fn body_fields(api: &Api) -> BodyFields<'_> {
     let Some(schema) = &api.request_body else {
         return BodyFields::None;
@@ -135,5 +146,21 @@ mod tests {
             assert!(checked.dropped.is_empty(), "{open}");
             assert_eq!(Value::Object(checked.sent), json!({"x": 1}));
         }
+    }
+
+    #[test]
+    fn only_an_api_without_parameters_or_body_fields_takes_nothing() {
+        assert!(takes_nothing(&api(&[], None)));
+        assert!(takes_nothing(&api(
+            &[],
+            Some(json!({"type": "object", "properties": {}}))
+        )));
+        assert!(!takes_nothing(&api(&["q"], None)));
+        assert!(!takes_nothing(&api(&[], Some(json!({"type": "object"})))));
+        assert!(!takes_nothing(&api(&[], Some(json!({"type": "string"})))));
+        assert!(!takes_nothing(&api(
+            &[],
+            Some(json!({"type": "object", "properties": {"a": {}}}))
+        )));
     }
 }

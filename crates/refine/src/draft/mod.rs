@@ -10,7 +10,8 @@
 //!
 //! The call carries only the arguments the API documents: any other name the explorer gave
 //! is dropped and named to the analyzer and rewriter, unless the API's request body is open
-//! ([`arguments`]).
+//! ([`arguments`]). An API that takes no input stops after its first round
+//! ([`Stop::NoParameters`]): every later call would be the same call.
 //!
 //! A response the simulator or a model made up is shown as `invented_values` says (marked,
 //! or as its skeleton), and a rewrite is checked against it: a sentence quoting one of its
@@ -414,6 +415,19 @@ impl Draft {
         Ok(())
     }
 
+    /// Why the loop ends after round `n` when the doc has not settled: the API takes no input
+    /// (every later call would repeat this one, so exploring again shows nothing new), or `n`
+    /// is the last round allowed.
+    fn stop_after(&self, job: &ApiJob, n: u32) -> Option<Stop> {
+        if arguments::takes_nothing(&job.entry.api) {
+            Some(Stop::NoParameters)
+        } else if n == self.settings.max_rounds {
+            Some(Stop::MaxRounds)
+        } else {
+            None
+        }
+    }
+
     /// The rewritten doc after the invented-values check: literals only the invented response
     /// held are flagged in `round`; unless the rule is `trust` their sentences are removed,
     /// and a doc left empty is refused (the API keeps `current`).
@@ -540,9 +554,7 @@ impl Refiner for Draft {
                 at("embedding"),
             )
             .await?;
-            if round.stop.is_none() && n == self.settings.max_rounds {
-                round.stop = Some(Stop::MaxRounds);
-            }
+            round.stop = round.stop.or_else(|| self.stop_after(job, n));
             history.push(round.description.clone());
             sink.save(&round)?;
             if round.stop.is_some() {
@@ -578,10 +590,14 @@ impl Refiner for Draft {
 impl DraftSettings {
     /// The most one API can cost with these settings (no model needed): per round the
     /// explorer's tries, the analyzer and the rewriter, every request with its repairs; one
-    /// exploration executed per round.
+    /// exploration executed per round. An API that takes no input has one round.
     pub fn estimate(&self, job: &ApiJob) -> Estimate {
         let doc_tokens = (job.render_with(job.original()).len() / CHARS_PER_TOKEN) as u64;
-        let rounds = u64::from(self.max_rounds);
+        let rounds = if arguments::takes_nothing(&job.entry.api) {
+            1
+        } else {
+            u64::from(self.max_rounds)
+        };
         let explorer_requests = if self.diversity {
             u64::from(self.diversity_tries)
         } else {

@@ -1,5 +1,5 @@
 //! Issue 31, what DRAFT calls with: an argument the API does not document is dropped from the
-//! call and named to the analyzer.
+//! call and named to the analyzer, and an API that takes no input is explored once.
 
 use std::sync::{Arc, Mutex};
 
@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 use toolsmith_catalog::{ApiId, ImportOptions, Store, read_bytes};
 use toolsmith_exec::{Executor, Observation};
 use toolsmith_llm::testing::{Reply, ScriptedEmbedder, ScriptedLlm};
-use toolsmith_refine::{Draft, DraftSettings, Method, RefineStore, Round, RunSpec, Runner};
+use toolsmith_refine::{Draft, DraftSettings, Method, RefineStore, Round, RunSpec, Runner, Stop};
 
 use crate::draft::{NEW_DOC, analyzer, explorer};
-use crate::support::{Recorder, executor, search, tools};
+use crate::support::{Recorder, catalog, executor, search, tools};
 
 /// The movie search of `support` and a configuration API that takes nothing.
 const SPEC: &[u8] = br#"{"openapi": "3.0.0", "info": {"title": "Movies", "version": "1"},
@@ -24,6 +24,10 @@ const SPEC: &[u8] = br#"{"openapi": "3.0.0", "info": {"title": "Movies", "versio
       "responses": {"200": {"description": "Sizes", "content": {"application/json": {"schema": {
         "type": "object", "properties": {"sizes": {"type": "array", "items": {"type": "string"}}}}}}}}}}
   }}"#;
+
+fn configuration() -> ApiId {
+    "movies/get_configuration".parse().unwrap()
+}
 
 fn store() -> Store {
     let mut store = Store::in_memory().unwrap();
@@ -185,4 +189,54 @@ async fn an_argument_the_api_does_not_document_is_dropped_from_the_call_and_name
         json!({"query": "Alien"}),
         "the example kept is the call made"
     );
+}
+
+#[tokio::test]
+async fn an_api_that_takes_no_input_is_called_once_and_stops_after_its_first_rewrite() {
+    let (requests, calls, rounds) = run(
+        configuration(),
+        DraftSettings::PAPER,
+        vec![
+            // The explorer's made-up argument is dropped: the call is the API's only call.
+            explorer("Which image sizes can I ask for?", json!({"size": "w500"})),
+            analyzer(),
+            rewriter(
+                "Lists the image sizes the service offers; takes no arguments.",
+                "try another request",
+            ),
+            tool_description(),
+        ],
+    )
+    .await;
+    assert_eq!(requests.len(), 4, "no second explorer request");
+    assert_eq!(calls, [(configuration(), json!({}))]);
+    assert_eq!(rounds.len(), 1, "{rounds:?}");
+    assert_eq!(rounds[0].stop, Some(Stop::NoParameters));
+    assert_eq!(Stop::NoParameters.as_str(), "no_parameters");
+    assert!(
+        rounds[0].delta.unwrap() <= 0.75,
+        "the doc had not settled: the stop is the API's lack of input"
+    );
+    assert_eq!(
+        rounds[0].description,
+        "Lists the image sizes the service offers; takes no arguments."
+    );
+}
+
+#[test]
+fn the_estimate_counts_one_round_for_an_api_that_takes_no_input() {
+    let store = store();
+    let apis = [search(), configuration()];
+    let jobs = toolsmith_refine::jobs(&toolsmith_refine::plan(&catalog(&store), |id| {
+        apis.contains(id)
+    }));
+    let estimate = |api: &ApiId| {
+        let job = jobs.iter().find(|j| j.id() == api).unwrap();
+        DraftSettings::PAPER.estimate(job)
+    };
+    // Per round the explorer's 3 tries, the analyzer and the rewriter; one call per round.
+    assert_eq!(estimate(&search()).requests, 5 * (3 + 2));
+    assert_eq!(estimate(&search()).tool_calls, 5);
+    assert_eq!(estimate(&configuration()).requests, 3 + 2);
+    assert_eq!(estimate(&configuration()).tool_calls, 1);
 }
