@@ -327,16 +327,42 @@ fn number_strings(schema: &Value) -> Vec<(String, String)> {
 
 /// The parameters `text` names (a quoted or snake_case word next to "parameter", "param" or
 /// "argument") that `api` does not have: what [`LintKind::UnknownParamInDescription`]
-/// reports, for a fixer that rewrites the text.
+/// reports, for a fixer that rewrites the text. A word that is a documented value of one of
+/// its parameters (`set the parameter 'popularity'`) names a value, not a parameter.
 pub fn unknown_params_named(api: &Api, text: &str) -> Vec<String> {
+    let values = documented_values(api);
     named_params(text)
         .into_iter()
         .filter(|name| {
             let known = api.params.iter().any(|p| p.name.eq_ignore_ascii_case(name))
                 || (name == "body" && api.request_body.is_some());
-            !known
+            let value = values.iter().any(|v| v.eq_ignore_ascii_case(name));
+            !known && !value
         })
         .collect()
+}
+
+/// The values `api`'s parameters document: their enum values, defaults and examples (of a
+/// list's items too), as text.
+fn documented_values(api: &Api) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in &api.params {
+        for schema in [Some(&p.schema), p.schema.get("items")]
+            .into_iter()
+            .flatten()
+        {
+            let listed = ["enum", "examples"]
+                .iter()
+                .filter_map(|k| schema.get(*k).and_then(Value::as_array))
+                .flatten();
+            let single = ["default", "example"].iter().filter_map(|k| schema.get(*k));
+            out.extend(listed.chain(single).map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }));
+        }
+    }
+    out
 }
 
 /// The schema a parameter is rendered and exported with: its own, except that
@@ -492,7 +518,8 @@ fn contains_words(text: &str, phrase: &str) -> bool {
 }
 
 /// Identifiers a description calls a parameter: a quoted or snake_case word
-/// right before or after "parameter" / "param" / "argument".
+/// right before or after "parameter" / "param" / "argument", unless it reads as a
+/// value ([`is_value`]).
 fn named_params(text: &str) -> Vec<String> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let is_marker = |t: &str| {
@@ -509,11 +536,15 @@ fn named_params(text: &str) -> Vec<String> {
         if !is_marker(token) {
             continue;
         }
-        let neighbours = [
-            i.checked_sub(1).and_then(|j| tokens.get(j)),
-            tokens.get(i + 1),
-        ];
-        for raw in neighbours.into_iter().flatten() {
+        let neighbours = [i.checked_sub(1), Some(i + 1)];
+        for j in neighbours.into_iter().flatten() {
+            let Some(raw) = tokens.get(j) else {
+                continue;
+            };
+            let before = j.checked_sub(1).and_then(|k| tokens.get(k)).copied();
+            if is_value(raw, before) {
+                continue;
+            }
             let quoted = raw.contains(['`', '\'', '"']);
             let word = raw.trim_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
             let identifier = !word.is_empty()
@@ -527,6 +558,25 @@ fn named_params(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether the word `raw` (after the word `before`) is a value rather than a parameter's
+/// name: it follows "to", "=", "is" or "as" (`... to 'US' ...`), or it is a code of two or
+/// three capitals (`'US'`, `"EUR"`), as country, language and currency codes are.
+fn is_value(raw: &str, before: Option<&str>) -> bool {
+    let follows_verb = raw.starts_with('=')
+        || before.is_some_and(|b| {
+            b.ends_with('=')
+                || matches!(
+                    b.trim_matches(|c: char| !c.is_ascii_alphabetic())
+                        .to_lowercase()
+                        .as_str(),
+                    "to" | "is" | "as"
+                )
+        });
+    let word = raw.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    let code = (2..=3).contains(&word.len()) && word.chars().all(|c| c.is_ascii_uppercase());
+    follows_verb || code
 }
 
 #[cfg(test)]
@@ -594,5 +644,84 @@ mod tests {
         );
         assert_eq!(named_params("Set parameter 'lang' first"), ["lang"]);
         assert!(named_params("This parameter is optional").is_empty());
+    }
+
+    #[test]
+    fn values_next_to_the_word_parameter_are_not_names() {
+        for text in [
+            "Set the country parameter to 'US' for American results.",
+            "Pass the region parameter \"US\" for American results.",
+            "Prices come in the `EUR` parameter currency.",
+            "Sorting defaults to 'release_date' parameter order.",
+            "The order is `newest_first` parameter-wise.",
+            "Filter with parameter ='new_only' set.",
+        ] {
+            assert!(
+                named_params(text).is_empty(),
+                "{text}: {:?}",
+                named_params(text)
+            );
+        }
+        assert_eq!(
+            named_params("Use the `USA_code` parameter, not `ISO` parameter."),
+            ["USA_code"],
+            "only a code of two or three capitals is a value"
+        );
+    }
+
+    #[test]
+    fn a_documented_value_is_not_an_unknown_parameter() {
+        let api = Api {
+            id: "t/a".parse().unwrap(),
+            name: "a".into(),
+            source_name: "a".into(),
+            endpoint: Endpoint::Function { name: "a".into() },
+            params: vec![
+                param(
+                    "sort",
+                    json!({"type": "string", "enum": ["popularity_desc", "vote_count"], "default": "top_rated"}),
+                    "Order",
+                ),
+                param(
+                    "fields",
+                    json!({"type": "array", "items": {"type": "string", "example": "release_year"}}),
+                    "Fields",
+                ),
+                param(
+                    "lang",
+                    json!({"type": "string", "examples": ["en_gb"]}),
+                    "Language",
+                ),
+            ],
+            request_body: None,
+            response_schema: None,
+            response_examples: Vec::new(),
+            access: Default::default(),
+        };
+        let text = "Give parameter `popularity_desc`, the 'top_rated' parameter, parameter \
+            'release_year', the `EN_GB` parameter, or the `ticker` parameter.";
+        assert_eq!(unknown_params_named(&api, text), ["ticker"]);
+        let entry = ApiEntry {
+            api,
+            doc: Some(crate::model::DocVersion {
+                version: 1,
+                label: crate::id::DocLabel::original(),
+                source: String::new(),
+                created_at_ms: 0,
+                active: true,
+                doc: crate::model::Doc::text(
+                    "Set the region parameter 'US' to sort; name the stock in parameter `symbol_id`.",
+                ),
+            }),
+        };
+        let unknown: Vec<String> = lint_api(&entry)
+            .into_iter()
+            .filter(|f| f.kind == LintKind::UnknownParamInDescription)
+            .map(|f| f.message)
+            .collect();
+        assert_eq!(
+            unknown,
+            ["the description names a parameter `symbol_id` the API does not have"]
+        );
     }
 }

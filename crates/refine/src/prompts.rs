@@ -61,7 +61,7 @@ mod tests {
 
     #[test]
     fn every_prompt_renders_with_its_documented_inputs() {
-        let trial = json!({"query": "q", "arguments": "{}", "defaults": "{\"page\":1}", "ok": true, "observation": "o", "invented": "llm", "skeleton": true, "status_only": true});
+        let trial = json!({"query": "q", "arguments": "{}", "defaults": "{\"page\":1}", "undocumented": "{\"region\":\"US\"}", "ok": true, "observation": "o", "invented": "llm", "skeleton": true, "status_only": true});
         let cases = [
             (
                 EXPLORER,
@@ -123,7 +123,7 @@ mod tests {
     #[test]
     fn a_made_up_error_body_is_named_no_evidence_only_when_it_is_one() {
         let ctx = |status_only: bool| {
-            let trial = json!({"query": "q", "arguments": "{}", "defaults": "", "ok": true, "observation": "o",
+            let trial = json!({"query": "q", "arguments": "{}", "defaults": "", "undocumented": "", "ok": true, "observation": "o",
                 "invented": "spec", "skeleton": false, "status_only": status_only});
             json!({"doc": "d", "trial": trial, "history": [], "findings": [], "suggestions": "s", "max_chars": 300})
         };

@@ -97,6 +97,10 @@ pub struct Trial {
     /// simulated call only): the prompts show them beside the arguments.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub defaults: Map<String, Value>,
+    /// The arguments the explorer gave under names the API documents no input for: left out
+    /// of the call (DRAFT), so the doc learns nothing from a parameter the API may not have.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub undocumented: Map<String, Value>,
     /// Whether the call succeeded.
     pub ok: bool,
     /// Why it failed, when it did.
@@ -123,6 +127,8 @@ struct StoredTrial {
     arguments: Value,
     #[serde(default)]
     defaults: Map<String, Value>,
+    #[serde(default)]
+    undocumented: Map<String, Value>,
     ok: bool,
     #[serde(default)]
     failure: Option<FailureKind>,
@@ -144,6 +150,7 @@ impl From<StoredTrial> for Trial {
             query: t.query,
             arguments: t.arguments,
             defaults: t.defaults,
+            undocumented: t.undocumented,
             ok: t.ok,
             failure: t.failure,
             observation: t.observation,
@@ -180,6 +187,9 @@ pub enum Stop {
     Settled,
     /// DRAFT: the last allowed round.
     MaxRounds,
+    /// DRAFT: the API takes no input, so every later call would repeat the first round's and
+    /// could show nothing new.
+    NoParameters,
     /// The model's output was unusable; the API keeps its last good doc.
     Malformed,
     /// A single-pass method (EasyTool) is done.
@@ -192,6 +202,7 @@ impl Stop {
         match self {
             Self::Settled => "settled",
             Self::MaxRounds => "max_rounds",
+            Self::NoParameters => "no_parameters",
             Self::Malformed => "malformed",
             Self::Done => "done",
         }

@@ -8,6 +8,11 @@
 //! settles (Delta > tau, [`stop`]) or after I rounds. A tool's description is rewritten from
 //! its refined APIs at the end.
 //!
+//! The call carries only the arguments the API documents: any other name the explorer gave
+//! is dropped and named to the analyzer and rewriter, unless the API's request body is open
+//! ([`arguments`]). An API that takes no input stops after its first round
+//! ([`Stop::NoParameters`]): every later call would be the same call.
+//!
 //! A response the simulator or a model made up is shown as `invented_values` says (marked,
 //! or as its skeleton), and a rewrite is checked against it: a sentence quoting one of its
 //! literals that neither the original doc, the spec nor the request held is flagged in the
@@ -15,6 +20,7 @@
 //! defaults a simulated call carried for parameters the explorer left out are shown beside
 //! its arguments, so a response reflecting them is read right.
 
+mod arguments;
 mod stop;
 
 use std::sync::Arc;
@@ -75,6 +81,9 @@ struct TrialView<'a> {
     /// The schema defaults the simulator added for parameters left out, as JSON text
     /// (`""` when none): see [`crate::defaults::added_defaults`].
     defaults: String,
+    /// The explorer's arguments left out of the call as undocumented, as JSON text (`""` when
+    /// none): see [`arguments::check`].
+    undocumented: String,
     ok: bool,
     observation: &'a str,
     /// `""` (evidence), `spec` or `llm`: see [`invented::Shown`].
@@ -99,17 +108,23 @@ impl Observed {
         TrialView {
             query: &self.trial.query,
             arguments: self.trial.arguments.to_string(),
-            defaults: if self.trial.defaults.is_empty() {
-                String::new()
-            } else {
-                Value::Object(self.trial.defaults.clone()).to_string()
-            },
+            defaults: json_text(&self.trial.defaults),
+            undocumented: json_text(&self.trial.undocumented),
             ok: self.trial.ok,
             observation: &self.trial.observation,
             invented: self.invented,
             skeleton: self.skeleton,
             status_only: self.status_only,
         }
+    }
+}
+
+/// `map` as JSON text, `""` when it is empty (a prompt then says nothing of it).
+fn json_text(map: &Map<String, Value>) -> String {
+    if map.is_empty() {
+        String::new()
+    } else {
+        Value::Object(map.clone()).to_string()
     }
 }
 
@@ -125,7 +140,7 @@ struct Resumed {
 /// The explorer's accepted request, its embedding and the requests turned down before it.
 struct Explored {
     query: String,
-    arguments: Value,
+    arguments: Map<String, Value>,
     embedding: Vec<f32>,
     rejected: Vec<Rejected>,
 }
@@ -218,7 +233,7 @@ impl Draft {
                 _ => {
                     return Ok(Ok(Explored {
                         query,
-                        arguments: Value::Object(reply.value.arguments),
+                        arguments: reply.value.arguments,
                         embedding,
                         rejected,
                     }));
@@ -334,12 +349,15 @@ impl Draft {
         Ok(())
     }
 
-    /// Executes the explored call and shows its response as `invented_values` says.
+    /// Executes the explored call, without the arguments the API does not document, and
+    /// shows its response as `invented_values` says.
     async fn observe(&self, job: &ApiJob, explored: &Explored) -> Result<Observed> {
         let api = job.id();
+        let checked = arguments::check(&job.entry.api, explored.arguments.clone());
+        let sent = Value::Object(checked.sent);
         let observation = self
             .executor
-            .call(api, &explored.arguments)
+            .call(api, &sent)
             .await
             .map_err(|source| Error::Exec {
                 api: api.clone(),
@@ -353,13 +371,14 @@ impl Draft {
         Ok(Observed {
             trial: Trial {
                 query: explored.query.clone(),
-                arguments: explored.arguments.clone(),
                 // Only the simulator fills defaults in; a live or replayed call sent what it got.
                 defaults: if invented::is_invented(observation.provenance) {
-                    crate::defaults::added_defaults(&job.entry.api, &explored.arguments)
+                    crate::defaults::added_defaults(&job.entry.api, &sent)
                 } else {
                     Map::new()
                 },
+                arguments: sent,
+                undocumented: checked.dropped,
                 ok: observation.is_ok(),
                 failure: observation.failure(),
                 observation: truncate_chars(&text, self.settings.max_observation_chars),
@@ -394,6 +413,19 @@ impl Draft {
             Err(reason) => round.refused = Some(format!("rewriter: {reason}")),
         }
         Ok(())
+    }
+
+    /// Why the loop ends after round `n` when the doc has not settled: the API takes no input
+    /// (every later call would repeat this one, so exploring again shows nothing new), or `n`
+    /// is the last round allowed.
+    fn stop_after(&self, job: &ApiJob, n: u32) -> Option<Stop> {
+        if arguments::takes_nothing(&job.entry.api) {
+            Some(Stop::NoParameters)
+        } else if n == self.settings.max_rounds {
+            Some(Stop::MaxRounds)
+        } else {
+            None
+        }
     }
 
     /// The rewritten doc after the invented-values check: literals only the invented response
@@ -522,9 +554,7 @@ impl Refiner for Draft {
                 at("embedding"),
             )
             .await?;
-            if round.stop.is_none() && n == self.settings.max_rounds {
-                round.stop = Some(Stop::MaxRounds);
-            }
+            round.stop = round.stop.or_else(|| self.stop_after(job, n));
             history.push(round.description.clone());
             sink.save(&round)?;
             if round.stop.is_some() {
@@ -560,10 +590,14 @@ impl Refiner for Draft {
 impl DraftSettings {
     /// The most one API can cost with these settings (no model needed): per round the
     /// explorer's tries, the analyzer and the rewriter, every request with its repairs; one
-    /// exploration executed per round.
+    /// exploration executed per round. An API that takes no input has one round.
     pub fn estimate(&self, job: &ApiJob) -> Estimate {
         let doc_tokens = (job.render_with(job.original()).len() / CHARS_PER_TOKEN) as u64;
-        let rounds = u64::from(self.max_rounds);
+        let rounds = if arguments::takes_nothing(&job.entry.api) {
+            1
+        } else {
+            u64::from(self.max_rounds)
+        };
         let explorer_requests = if self.diversity {
             u64::from(self.diversity_tries)
         } else {

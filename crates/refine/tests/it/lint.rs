@@ -15,10 +15,11 @@ use crate::draft::{analyzer, explorer, rewriter};
 use crate::support::{Recorder, executor, tools};
 
 /// A discover API whose doc contradicts itself: a near-miss and an unknown parameter named in
-/// its description, a lower bound described as "less than", an integer enum typed string.
+/// its description (and a country code it names a parameter's value, which is no finding), a
+/// lower bound described as "less than", an integer enum typed string.
 const SPEC: &[u8] = br#"{"openapi": "3.0.0", "info": {"title": "Films", "version": "1"},
   "paths": {"/discover/movie": {"get": {"summary": "Discover movies",
-    "description": "Discover movies by filters. Set the `vote_count_gte` parameter to a minimum count. The `region_code` parameter picks a country.",
+    "description": "Discover movies by filters. Set the `vote_count_gte` parameter to a minimum count. The `region_code` parameter picks a country: for American films set the parameter \"US\".",
     "parameters": [
       {"name": "vote_count.gte", "in": "query", "schema": {"type": "integer"},
        "description": "Only movies with a vote count less than or equal to the value."},
@@ -197,6 +198,10 @@ async fn drafts_analyzer_is_told_the_findings_of_the_current_doc() {
     ] {
         assert!(analyzer.contains(fact), "{fact}: {analyzer}");
     }
+    assert!(
+        !analyzer.contains("parameter `US`"),
+        "a country code is a value, not a parameter to drop: {analyzer}"
+    );
     // The explorer, which only proposes calls, is not told.
     let explorer = requests
         .iter()

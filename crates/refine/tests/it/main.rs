@@ -4,6 +4,7 @@
 mod support;
 
 mod draft;
+mod draft_inputs;
 mod draft_prompts;
 mod easytool;
 mod expnet;

@@ -452,3 +452,49 @@ async fn refine_gate_activates_a_new_doc_that_ranks_better() {
     );
     assert!(history.contains("* v2 [easytool]"), "{history}");
 }
+
+/// Issue 31: `movie/latest` takes no parameters, so DRAFT explores it once: the loopback
+/// explorer's `query` argument is not sent, and the one round stops as `no_parameters`.
+#[tokio::test(flavor = "multi_thread")]
+async fn refine_draft_explores_an_api_without_parameters_once() {
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .route("/v1/embeddings", post(embeddings))
+        .with_state(State::default());
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    std::fs::write(
+        ws.dir.path().join("toolsmith.toml"),
+        format!(
+            "[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n\
+             [retrieve]\nembedder = \"http\"\nembedding_dimensions = 8\n"
+        ),
+    )
+    .unwrap();
+    let api = "tmdb/get_movie_latest";
+    let ws = tokio::task::spawn_blocking(move || {
+        // One round of 3 explorer tries, the analyzer and the rewriter, and the tool's
+        // description: 6 requests, each with up to two repairs.
+        let dry = ws.ok(&["refine", "--method", "draft", "--apis", api, "--dry-run"]);
+        assert!(dry.contains("at most 18 LLM calls (6 requests"), "{dry}");
+        ws.ok(&["refine", "--method", "draft", "--apis", api]);
+        let history: Value =
+            serde_json::from_str(&ws.ok(&["docs", "history", api, "--rounds", "--json"])).unwrap();
+        let rounds = history["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 1, "{rounds:?}");
+        let round = &rounds[0]["round"];
+        assert_eq!(round["stop"], "no_parameters");
+        assert_eq!(round["exploration"]["arguments"], json!({}));
+        assert!(
+            round["exploration"]["undocumented"]["query"].is_string(),
+            "{round}"
+        );
+        let text = ws.ok(&["docs", "history", api, "--rounds"]);
+        assert!(text.contains("stop: no_parameters"), "{text}");
+        ws
+    })
+    .await
+    .unwrap();
+    drop(ws);
+}
