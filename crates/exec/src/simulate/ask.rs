@@ -33,6 +33,10 @@ pub struct OracleAsk<'a> {
     /// "in"}` and a few short facts such as `"followers.total"`), the ones the
     /// arguments name first, so the answer agrees with them.
     pub seen: &'a [Value],
+    /// For an API that documents no response (`draft` is `None`), the skeleton (keys
+    /// and value types) of the first response given to it in this run, which the answer
+    /// follows so that the API keeps one layout.
+    pub shape: Option<&'a Value>,
     /// The user's request the session serves, if known: the answer treats
     /// what it presupposes (a playlist it names) as held by the user's account.
     pub task: Option<&'a str>,

@@ -61,6 +61,15 @@ pub(crate) struct Asking<'a> {
     pub(crate) today: jiff::civil::Date,
 }
 
+/// What a fill is shown besides the call: the draft, the layout an API without one
+/// was first answered in, and the entities the session has shown.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shown<'a> {
+    pub(crate) draft: Option<&'a Value>,
+    pub(crate) shape: Option<&'a Value>,
+    pub(crate) seen: &'a [Value],
+}
+
 impl Asking<'_> {
     /// One request to the oracle, and its answer made valid.
     pub(crate) async fn fill(
@@ -68,9 +77,9 @@ impl Asking<'_> {
         oracle: &dyn ResponseOracle,
         entry: &BookEntry,
         args: &Value,
-        draft: Option<&Value>,
-        seen: &[Value],
+        shown_: Shown<'_>,
     ) -> Result<Value, Observation> {
+        let Shown { draft, shape, seen } = shown_;
         let api = &entry.api.api.id;
         let what = if draft.is_some() {
             (FailureKind::UnparsableResponse, "fill the response of")
@@ -96,6 +105,7 @@ impl Asking<'_> {
             + entry.api.description().len()
             + canonical_json(args).len()
             + self.task.map_or(0, str::len)
+            + shape.map_or(0, |s| canonical_json(s).len())
             + seen
                 .iter()
                 .map(|e| canonical_json(e).len() + 3)
@@ -122,6 +132,7 @@ impl Asking<'_> {
                 .as_ref()
                 .is_some_and(|s| optional::has_open_object(&s.draft)),
             seen,
+            shape,
             task: self.task,
             today: self.today,
             requested: request

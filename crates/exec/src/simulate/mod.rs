@@ -38,6 +38,9 @@
 //!   draft answers), or refused when it is not JSON
 //!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
 //!   model request per distinct call in flight);
+//! - an API that documents no response keeps one layout for the run: the
+//!   oracle inventing it is told the skeleton of its first answer (`shape`),
+//!   and a draft from its examples takes only those of its main layout;
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection.
 //!
@@ -66,6 +69,7 @@ mod request;
 mod rng;
 mod select;
 mod session;
+mod shape;
 mod shrink;
 mod state;
 mod synth;
@@ -184,6 +188,8 @@ pub struct Simulator {
     task: Option<Arc<str>>,
     /// The oracle's requests in flight, shared by every session.
     flights: Arc<fill::Flights>,
+    /// The layouts observed for APIs that document none, shared by every session.
+    shapes: Arc<Mutex<shape::Shapes>>,
     /// The date setting (`None`: the real date when a session starts).
     pinned: Option<jiff::civil::Date>,
     /// The date of this session's world, told to the oracle.
@@ -249,6 +255,7 @@ impl Simulator {
             session: Arc::new(Mutex::new(Session::default())),
             task: None,
             flights: Arc::default(),
+            shapes: Arc::default(),
             pinned: settings.today,
             today: settings.today.unwrap_or_else(today::utc_today),
         }
@@ -316,9 +323,11 @@ impl Simulator {
             }
             return Some(value);
         }
-        let count = u64::try_from(api.response_examples.len()).ok()?;
+        // Examples of one layout only, so that every call answers in the same one.
+        let alike = shape::alike(&api.response_examples);
+        let count = u64::try_from(alike.len()).ok()?;
         let pick = usize::try_from(seed % count.max(1)).ok()?;
-        let mut example = api.response_examples.get(pick)?.clone();
+        let mut example = (*alike.get(pick)?).clone();
         if let (Some(id), Value::Object(map)) = (path_id, &mut example) {
             map.entry("id").and_modify(|v| *v = id.clone());
         }
@@ -451,7 +460,13 @@ impl Simulator {
         if let Some(body) = earlier {
             return Ok(body);
         }
+        // An API documenting no layout follows the one it was first answered in.
+        let shape = match (&draft, self.shapes.lock()) {
+            (None, Ok(shapes)) => shapes.of(api).cloned(),
+            _ => None,
+        };
         let key = stable_hash(&[
+            canonical_json(shape.as_ref().unwrap_or(&Value::Null)).as_bytes(),
             self.today.to_string().as_bytes(),
             self.task.as_deref().unwrap_or_default().as_bytes(),
             api.to_string().as_bytes(),
@@ -463,8 +478,16 @@ impl Simulator {
             task: self.task.as_deref(),
             today: self.today,
         };
-        let fill = || asking.fill(oracle, entry, args, draft.as_ref(), &seen);
+        let shown = fill::Shown {
+            draft: draft.as_ref(),
+            shape: shape.as_ref(),
+            seen: &seen,
+        };
+        let fill = || asking.fill(oracle, entry, args, shown);
         let body = self.flights.once(key, fill).await?;
+        if let (None, Ok(mut shapes)) = (&draft, self.shapes.lock()) {
+            shapes.observe(api, &body);
+        }
         if let Ok(mut session) = self.session.lock() {
             session.keep_filled(api, args, &body);
         }

@@ -82,6 +82,7 @@ impl ResponseOracle for LlmOracle {
             "params": params,
             "args": canonical_json(ask.args),
             "seen": seen,
+            "shape": ask.shape.map(canonical_json),
             "task": ask.task,
             "today": ask.today.to_string(),
             "requested": ask.requested,

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith_exec::{Executor, Simulator};
+use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
-use crate::{book_of, op};
+use crate::{book_of, filling, op};
 
 /// A `200` response of `schema`.
 fn ok(schema: Value) -> Value {
@@ -108,5 +109,88 @@ async fn an_api_paged_only_by_cursor_gets_no_offset_links() {
         );
     } else {
         assert!(page["next"].is_null(), "{page:#}");
+    }
+}
+
+/// A QR-code API that documents no response (ToolBench's way), written for these tests.
+fn schemaless_spec() -> Value {
+    json!({"openapi": "3.0.0", "info": {"title": "QR", "version": "1"},
+        "servers": [{"url": "https://qr.example"}],
+        "paths": {"/generate": {"get": {"description": "Makes a QR code of a text.",
+            "parameters": [query("text", "string")],
+            "responses": {"200": {"description": "ok"}}}}}})
+}
+
+/// The text of the `i`-th request `llm` was sent.
+fn prompt(llm: &ScriptedLlm, i: usize) -> String {
+    llm.requests()[i].messages[0].text().to_owned()
+}
+
+/// An API with no response schema keeps the layout of its first answer: later calls
+/// are told its skeleton (keys and types, not values), in every session of the run.
+#[tokio::test]
+async fn an_api_without_a_schema_keeps_the_layout_of_its_first_answer() {
+    let book = book_of(&schemaless_spec());
+    let first = json!({"qr": {"url": "https://qr.example/abc.png", "size": 300}, "ok": true});
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(first.to_string()),
+        Reply::text(r#"{"qr": {"url": "https://qr.example/def.png", "size": 300}, "ok": true}"#),
+        Reply::text(r#"{"qr": {"url": "https://qr.example/ghi.png", "size": 300}, "ok": true}"#),
+    ]));
+    let sim = filling(&book, &llm);
+    let generate = op(&book, "GET", "/generate");
+    let got = sim
+        .call(&generate, &json!({"text": "hello"}))
+        .await
+        .unwrap();
+    assert_eq!(got.body.json(), Some(&first));
+    assert!(
+        !prompt(&llm, 0).contains("answered before"),
+        "{}",
+        prompt(&llm, 0)
+    );
+    sim.call(&generate, &json!({"text": "world"}))
+        .await
+        .unwrap();
+    let other_session = sim.fork_for(Some("make me a QR code")).unwrap();
+    other_session
+        .call(&generate, &json!({"text": "again"}))
+        .await
+        .unwrap();
+    let skeleton = r#"{"ok":"boolean","qr":{"size":"integer","url":"string"}}"#;
+    for i in [1, 2] {
+        let text = prompt(&llm, i);
+        assert!(
+            text.contains(skeleton),
+            "call {i} is not told the layout: {text}"
+        );
+        assert!(
+            !text.contains("abc.png"),
+            "a skeleton holds no values: {text}"
+        );
+    }
+}
+
+/// Without a model, an API with examples of two layouts answers every call in its
+/// main one (never the error example beside the records).
+#[tokio::test]
+async fn a_draft_of_an_api_without_a_schema_keeps_one_layout() {
+    let mut spec = schemaless_spec();
+    spec["paths"]["/generate"]["get"]["responses"]["200"]["content"] = json!({"application/json":
+        {"examples": {"ok": {"value": {"image": "https://qr.example/a.png", "format": "png"}},
+            "bad": {"value": {"message": "text missing"}}}}});
+    let book = book_of(&spec);
+    let entry = book.get(&op(&book, "GET", "/generate")).unwrap();
+    assert_eq!(
+        entry.api.api.response_examples.len(),
+        2,
+        "both examples are imported"
+    );
+    let sim = Simulator::new(Arc::clone(&book));
+    for i in 0..20 {
+        let body = sim
+            .synthesize(entry, &json!({"text": format!("t{i}")}))
+            .unwrap();
+        assert!(body.get("image").is_some(), "call {i}: {body}");
     }
 }
