@@ -46,6 +46,10 @@ pub struct OracleAsk<'a> {
     /// The number of items the call asks for (`limit=20`), capped at
     /// `max_items`.
     pub requested: Option<usize>,
+    /// The page size the API documents ("10 per page"), which a page holds.
+    pub page_size: Option<usize>,
+    /// The `maxItems` of the response's lists, which none of them passes.
+    pub list_cap: Option<usize>,
     /// Fewest and most items of a list the call gives no count for
     /// ([`crate::SimulatorSettings::min_items`], `max_items`).
     pub list_items: (usize, usize),

@@ -122,6 +122,7 @@ impl Asking<'_> {
             None => None,
         };
         let request = Request::new(entry, args_map, self.limits);
+        let list_cap = list_cap(entry);
         let ask = OracleAsk {
             entry,
             args,
@@ -137,7 +138,10 @@ impl Asking<'_> {
             today: self.today,
             requested: request
                 .requested
-                .map(|n| n.min(list_cap(entry).unwrap_or(usize::MAX))),
+                .map(|n| n.min(list_cap.unwrap_or(usize::MAX))),
+            // A count the call asks for sizes its page instead.
+            page_size: request.documented.filter(|_| request.requested.is_none()),
+            list_cap,
             list_items: (self.limits.min_items, self.limits.max_items),
             max_items: self.limits.max_requested,
             max_prompt_chars: budget,

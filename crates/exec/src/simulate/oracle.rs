@@ -86,6 +86,8 @@ impl ResponseOracle for LlmOracle {
             "task": ask.task,
             "today": ask.today.to_string(),
             "requested": ask.requested,
+            "page_size": ask.page_size,
+            "list_cap": ask.list_cap,
             "min_list": ask.list_items.0,
             "max_list": ask.list_items.1,
             "max_items": ask.max_items,

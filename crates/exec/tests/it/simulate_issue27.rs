@@ -194,3 +194,67 @@ async fn a_draft_of_an_api_without_a_schema_keeps_one_layout() {
         assert!(body.get("image").is_some(), "call {i}: {body}");
     }
 }
+
+/// A wallpaper API documenting ten wallpapers a page, whose one example shows three.
+fn wallpapers_spec() -> Value {
+    let wallpaper = json!({"type": "object", "properties": {"id": {"type": "integer"},
+        "url": {"type": "string"}}});
+    let example: Vec<Value> = (1..=3)
+        .map(|i| json!({"id": i, "url": format!("https://w.example/{i}.jpg")}))
+        .collect();
+    let list = json!({"200": {"description": "ok", "content": {"application/json": {
+        "schema": {"type": "array", "items": wallpaper}, "example": example}}}});
+    json!({"openapi": "3.0.0", "info": {"title": "Walls", "version": "1"},
+        "paths": {"/wallpapers": {"get": {
+            "description": "Lists the wallpapers of a category, 10 per page.",
+            "parameters": [query("category", "string"), query("page", "integer"),
+                query("limit", "integer")],
+            "responses": list}}}})
+}
+
+/// A page of an API documenting its page size holds what a `limit` within it asks, not
+/// the fewer its example happens to show; without a count, the documented size.
+#[tokio::test]
+async fn a_documented_page_holds_what_the_call_asks() {
+    let book = book_of(&wallpapers_spec());
+    let entry = book.get(&op(&book, "GET", "/wallpapers")).unwrap();
+    let sim = Simulator::new(Arc::clone(&book));
+    for category in ["cars", "sea", "space", "city", "snow", "woods"] {
+        for args in [
+            json!({"category": category, "limit": 10}),
+            json!({"category": category, "page": 2}),
+        ] {
+            let body = sim.synthesize(entry, &args).unwrap();
+            assert_eq!(body.as_array().unwrap().len(), 10, "{args}: {body}");
+        }
+    }
+}
+
+/// The fill prompt says that a complete list holds all of it, that a documented page size
+/// is kept, and that a count asked for is a most, never "exactly".
+#[tokio::test]
+async fn the_fill_prompt_keeps_complete_lists_and_documented_pages() {
+    let book = book_of(&wallpapers_spec());
+    let walls = op(&book, "GET", "/wallpapers");
+    let llm = Arc::new(ScriptedLlm::new([Reply::text("{}"), Reply::text("{}")]));
+    let sim = filling(&book, &llm);
+    sim.call(&walls, &json!({"category": "sea", "page": 1}))
+        .await
+        .unwrap();
+    let text = prompt(&llm, 0);
+    assert!(text.contains("holds every member, up to 100"), "{text}");
+    assert!(
+        text.contains("a page holds the 10 items the API documents per page"),
+        "{text}"
+    );
+    sim.call(&walls, &json!({"category": "sea", "limit": 50}))
+        .await
+        .unwrap();
+    let text = prompt(&llm, 1);
+    assert!(
+        text.contains("asks for 50, which is a most, not a quota"),
+        "{text}"
+    );
+    assert!(text.contains("fewer where it has fewer"), "{text}");
+    assert!(!text.contains("exactly"), "{text}");
+}
