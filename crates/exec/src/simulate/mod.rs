@@ -42,7 +42,9 @@
 //!   oracle inventing it is told the skeleton of its first answer (`shape`),
 //!   and a draft from its examples takes only those of its main layout;
 //! - the session's state (`state`): an item created, changed or deleted by
-//!   a call is seen so by the next read or listing of its collection.
+//!   a call is seen so by the next read or listing of its collection; a
+//!   call about a record deleted, or named by an id none can have (`-1`),
+//!   is a `404` the executor reports as `not_found` (`missing`).
 //!
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
@@ -57,6 +59,7 @@ mod fill;
 mod idshape;
 mod invariants;
 mod limits;
+mod missing;
 mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
@@ -495,6 +498,18 @@ impl Simulator {
     }
 }
 
+impl Simulator {
+    /// Why the call is about a record that does not exist (see [`missing`]): one this
+    /// session deleted, or one no id can name.
+    fn missing_record(&self, entry: &BookEntry, args: &Map<String, Value>) -> Option<String> {
+        let deleted = match self.session.lock() {
+            Ok(session) => session.state.gone(entry, args).map(|Gone(why)| why),
+            Err(_) => None,
+        };
+        deleted.or_else(|| missing::impossible_id(entry, args))
+    }
+}
+
 /// How the session's write log names a call that may change something (the write gate's
 /// [`crate::gate::is_safe`] decides): `METHOD path`, or the API's id when it has no path.
 fn write_call(entry: &BookEntry) -> Option<String> {
@@ -539,6 +554,12 @@ impl Executor for Simulator {
         let entry = self.book.entry(api)?;
         let empty = Map::new();
         let args = request::with_defaults(entry, args.as_object().unwrap_or(&empty));
+        // A call about a record that cannot exist is answered before any model is asked.
+        if let Some(why) = self.missing_record(entry, &args) {
+            return Ok(
+                missing::not_found(api, &why, Provenance::Simulated).with_latency(start.elapsed())
+            );
+        }
         let (mut body, provenance) = match self.answer(entry, &args).await {
             Ok(answer) => answer,
             Err(refused) => return Ok(refused.with_latency(start.elapsed())),
@@ -547,12 +568,7 @@ impl Executor for Simulator {
             let mut nothing = Value::Null;
             let value = body.as_mut().unwrap_or(&mut nothing);
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
-                return Ok(Observation::tool_error(
-                    FailureKind::NotFound,
-                    format!("`{api}`: not found: {why}"),
-                    provenance,
-                )
-                .with_latency(start.elapsed()));
+                return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }
             invariants::restore(value);
             let request = Request::new(entry, &args, &self.limits);

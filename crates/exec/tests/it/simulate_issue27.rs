@@ -258,3 +258,102 @@ async fn the_fill_prompt_keeps_complete_lists_and_documented_pages() {
     assert!(text.contains("fewer where it has fewer"), "{text}");
     assert!(!text.contains("exactly"), "{text}");
 }
+
+/// A pet shop written for these tests: pets by a positive integer id, their photos.
+fn shop_spec() -> Value {
+    let pet = json!({"type": "object", "properties": {"id": {"type": "integer"},
+        "name": {"type": "string"}}});
+    let pet_id = json!({"name": "pet_id", "in": "path", "required": true,
+        "schema": {"type": "integer", "minimum": 1}});
+    let photos = json!({"type": "array", "items": {"type": "object", "properties": {
+        "url": {"type": "string"}}}});
+    json!({"openapi": "3.0.0", "info": {"title": "Shop", "version": "1"}, "paths": {
+        "/pets": {"post": {"requestBody": {"content": {"application/json": {"schema": pet}}},
+            "responses": ok(pet.clone())}},
+        "/pets/{pet_id}": {
+            "get": {"parameters": [pet_id.clone()], "responses": ok(pet.clone())},
+            "put": {"parameters": [pet_id.clone()], "responses": ok(pet.clone())},
+            "patch": {"parameters": [pet_id.clone()], "responses": ok(pet)},
+            "delete": {"parameters": [pet_id.clone()], "responses": {"204": {"description": "gone"}}}},
+        "/pets/{pet_id}/photos": {"get": {"parameters": [pet_id], "responses": ok(photos)}}}})
+}
+
+/// The observation is a failed `not_found` call with a `404` and a body saying so.
+fn assert_not_found(obs: &toolsmith_exec::Observation, what: &str) {
+    assert_eq!(
+        obs.failure(),
+        Some(toolsmith_exec::FailureKind::NotFound),
+        "{what}: {obs:?}"
+    );
+    assert!(!obs.is_ok(), "{what}");
+    assert_eq!(obs.status, Some(404), "{what}: {obs:?}");
+    let body = obs
+        .body
+        .json()
+        .unwrap_or_else(|| panic!("{what}: no body: {obs:?}"));
+    assert_eq!(body["status"], 404, "{what}: {body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("not found"),
+        "{what}: {body}"
+    );
+}
+
+/// After a pet is deleted, reading, changing, deleting it again or reading its photos
+/// are not found; another pet, and another session, still answer.
+#[tokio::test]
+async fn a_record_deleted_in_the_session_is_not_found() {
+    let book = book_of(&shop_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let at = |method: &str, path: &str| op(&book, method, path);
+    let item = "/pets/{pet_id}";
+    let delete = sim
+        .call(&at("DELETE", item), &json!({"pet_id": 7}))
+        .await
+        .unwrap();
+    assert!(delete.is_ok(), "{delete:?}");
+    let calls = [
+        (at("GET", item), json!({"pet_id": 7})),
+        (at("GET", item), json!({"pet_id": "7"})),
+        (at("PUT", item), json!({"pet_id": 7, "name": "Rex"})),
+        (at("PATCH", item), json!({"pet_id": 7, "name": "Rex"})),
+        (at("DELETE", item), json!({"pet_id": 7})),
+        (at("GET", "/pets/{pet_id}/photos"), json!({"pet_id": 7})),
+    ];
+    for (api, args) in &calls {
+        let obs = sim.call(api, args).await.unwrap();
+        assert_not_found(&obs, &format!("{api} {args}"));
+    }
+    let other = sim
+        .call(&at("GET", item), &json!({"pet_id": 8}))
+        .await
+        .unwrap();
+    assert!(other.is_ok(), "{other:?}");
+    let fresh = Simulator::new(Arc::clone(&book));
+    let elsewhere = fresh
+        .call(&at("GET", item), &json!({"pet_id": 7}))
+        .await
+        .unwrap();
+    assert!(elsewhere.is_ok(), "{elsewhere:?}");
+}
+
+/// A negative id, or zero where ids start at one, names no record.
+#[tokio::test]
+async fn an_id_no_record_can_have_is_not_found() {
+    let book = book_of(&shop_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let read = op(&book, "GET", "/pets/{pet_id}");
+    for id in [json!(-1), json!("-1"), json!(0)] {
+        let obs = sim.call(&read, &json!({"pet_id": id})).await.unwrap();
+        assert_not_found(&obs, &format!("pet {id}"));
+    }
+    let one = sim.call(&read, &json!({"pet_id": 1})).await.unwrap();
+    assert!(one.is_ok(), "{one:?}");
+    // No model is asked to fill a record that cannot exist.
+    let llm = Arc::new(ScriptedLlm::new([]));
+    let obs = filling(&book, &llm)
+        .call(&read, &json!({"pet_id": -1}))
+        .await
+        .unwrap();
+    assert_not_found(&obs, "a filled pet -1");
+    assert!(llm.requests().is_empty());
+}
