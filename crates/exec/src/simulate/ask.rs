@@ -50,6 +50,9 @@ pub struct OracleAsk<'a> {
     pub page_size: Option<usize>,
     /// The `maxItems` of the response's lists, which none of them passes.
     pub list_cap: Option<usize>,
+    /// Whether the call creates the thing it answers with (a `POST` to a collection),
+    /// which then holds, in its lists and pages, only what the call gave it.
+    pub creates: bool,
     /// Fewest and most items of a list the call gives no count for
     /// ([`crate::SimulatorSettings::min_items`], `max_items`).
     pub list_items: (usize, usize),

@@ -41,6 +41,8 @@
 //! - an API that documents no response keeps one layout for the run: the
 //!   oracle inventing it is told the skeleton of its first answer (`shape`),
 //!   and a draft from its examples takes only those of its main layout;
+//! - a resource the call just created holds, in its lists and pages of things,
+//!   only what the request gave it (`fresh`: no tracks in a new playlist);
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection; a
 //!   call about a record deleted, or named by an id none can have (`-1`),
@@ -56,6 +58,7 @@
 mod ask;
 mod count;
 mod fill;
+mod fresh;
 mod idshape;
 mod invariants;
 mod limits;
@@ -318,6 +321,9 @@ impl Simulator {
                 );
                 synth.value(schema, seed)
             };
+            if nesting == 0 && self.creates(entry) {
+                fresh::empty_collections(entry, &args_map, &mut value);
+            }
             if nesting == 0 {
                 select::keep_chosen(entry, &args_map, schema, &mut value);
                 self.append_sub_resources(entry, &args_map, &mut value);
@@ -482,6 +488,7 @@ impl Simulator {
             today: self.today,
         };
         let shown = fill::Shown {
+            creates: self.creates(entry),
             draft: draft.as_ref(),
             shape: shape.as_ref(),
             seen: &seen,
@@ -499,6 +506,17 @@ impl Simulator {
 }
 
 impl Simulator {
+    /// Whether a call of `entry` creates the resource it answers with (see [`fresh`]).
+    fn creates(&self, entry: &BookEntry) -> bool {
+        let tool = entry.api.api.id.tool();
+        let paths = self
+            .paths
+            .keys()
+            .filter(|(t, _)| t == tool)
+            .map(|(_, key)| key.as_str());
+        fresh::creates(entry, paths)
+    }
+
     /// Why the call is about a record that does not exist (see [`missing`]): one this
     /// session deleted, or one no id can name.
     fn missing_record(&self, entry: &BookEntry, args: &Map<String, Value>) -> Option<String> {
@@ -567,6 +585,10 @@ impl Executor for Simulator {
         if let Ok(mut session) = self.session.lock() {
             let mut nothing = Value::Null;
             let value = body.as_mut().unwrap_or(&mut nothing);
+            // What the model filled in too: a thing just created holds only what it was given.
+            if self.creates(entry) {
+                fresh::empty_collections(entry, &args, value);
+            }
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }

@@ -88,6 +88,7 @@ impl ResponseOracle for LlmOracle {
             "requested": ask.requested,
             "page_size": ask.page_size,
             "list_cap": ask.list_cap,
+            "creates": ask.creates,
             "min_list": ask.list_items.0,
             "max_list": ask.list_items.1,
             "max_items": ask.max_items,

@@ -255,7 +255,10 @@ fn canonical_id(id: &Value) -> String {
 
 /// The arguments that describe the item itself: body fields (flattened or
 /// inside a `body` object) and query arguments, not path parameters.
-fn same_level_args(entry: &BookEntry, args: &Map<String, Value>) -> Vec<(String, Value)> {
+pub(crate) fn same_level_args(
+    entry: &BookEntry,
+    args: &Map<String, Value>,
+) -> Vec<(String, Value)> {
     let params = &entry.api.api.params;
     let mut out = Vec::new();
     for (name, value) in args {

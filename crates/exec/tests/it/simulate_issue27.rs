@@ -357,3 +357,95 @@ async fn an_id_no_record_can_have_is_not_found() {
     assert_not_found(&obs, "a filled pet -1");
     assert!(llm.requests().is_empty());
 }
+
+/// Spotify's playlist creation, written for these tests: `POST /users/{user_id}/playlists`
+/// answers a playlist with its images, followers and a page of tracks.
+fn playlists_spec() -> Value {
+    let track = json!({"type": "object", "properties": {"added_at": {"type": "string"},
+        "track": {"type": "object", "properties": {"id": {"type": "string"},
+            "name": {"type": "string"}}}}});
+    let tracks = json!({"type": "object", "properties": {"href": {"type": "string"},
+        "items": {"type": "array", "items": track}, "limit": {"type": "integer"},
+        "next": {"type": "string", "nullable": true}, "offset": {"type": "integer"},
+        "previous": {"type": "string", "nullable": true}, "total": {"type": "integer"}}});
+    let playlist = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "name": {"type": "string"}, "description": {"type": "string"},
+        "public": {"type": "boolean"}, "href": {"type": "string"},
+        "images": {"type": "array", "items": {"type": "object",
+            "properties": {"url": {"type": "string"}}}},
+        "owner": {"type": "object", "properties": {"id": {"type": "string"}}},
+        "tracks": tracks}});
+    let body = json!({"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string"}, "public": {"type": "boolean"},
+        "description": {"type": "string"}}});
+    json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+        "servers": [{"url": "https://api.spotify.com/v1"}],
+        "paths": {"/users/{user_id}/playlists": {"post": {
+            "parameters": [{"name": "user_id", "in": "path", "required": true,
+                "schema": {"type": "string"}}],
+            "requestBody": {"content": {"application/json": {"schema": body}}},
+            "responses": {"201": {"description": "created",
+                "content": {"application/json": {"schema": playlist}}}}}}}})
+}
+
+/// The playlist is new: no tracks (an empty page counting none), no images.
+fn assert_empty(playlist: &Value) {
+    assert_eq!(playlist["name"], "Road trip", "{playlist:#}");
+    assert_eq!(playlist["tracks"]["items"], json!([]), "{playlist:#}");
+    assert_eq!(playlist["tracks"]["total"], 0, "{playlist:#}");
+    assert!(playlist["tracks"]["next"].is_null(), "{playlist:#}");
+    assert_eq!(playlist["images"], json!([]), "{playlist:#}");
+}
+
+/// A playlist just created holds no tracks, whether the draft or the model answers.
+#[tokio::test]
+async fn a_created_playlist_starts_empty() {
+    let book = book_of(&playlists_spec());
+    let create = op(&book, "POST", "/users/{user_id}/playlists");
+    let args = json!({"user_id": "smedjan", "name": "Road trip", "public": false});
+    for user in ["smedjan", "ada", "bo", "cy"] {
+        let mut args = args.clone();
+        args["user_id"] = json!(user);
+        let sim = Simulator::new(Arc::clone(&book));
+        let made = sim.call(&create, &args).await.unwrap();
+        assert_eq!(made.status, Some(201));
+        assert_empty(made.body.json().unwrap());
+    }
+    let full = json!({"id": "37i9", "name": "Road trip", "description": "", "public": false,
+        "href": "https://api.spotify.com/v1/playlists/37i9",
+        "images": [{"url": "https://i.example/cover.jpg"}], "owner": {"id": "smedjan"},
+        "tracks": {"href": "https://api.spotify.com/v1/playlists/37i9/tracks",
+            "items": [{"added_at": "2026-01-01T00:00:00Z", "track": {"id": "t1", "name": "Go"}}],
+            "limit": 100, "next": null, "offset": 0, "previous": null, "total": 1}});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(full.to_string())]));
+    let made = filling(&book, &llm).call(&create, &args).await.unwrap();
+    assert_empty(made.body.json().unwrap());
+    let text = prompt(&llm, 0);
+    assert!(
+        text.contains("This call creates the thing it answers with"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""items":[]"#),
+        "the draft shown is empty too: {text}"
+    );
+}
+
+/// A `POST` that computes an answer (no `201`, no item paths) keeps its lists.
+#[tokio::test]
+async fn a_post_that_creates_nothing_keeps_its_lists() {
+    let choice = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    let answer = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "choices": {"type": "array", "minItems": 1, "items": choice}}});
+    let spec = json!({"openapi": "3.0.0", "info": {"title": "Chat", "version": "1"},
+        "paths": {"/chat/completions": {"post": {"requestBody": {"content":
+            {"application/json": {"schema": {"type": "object",
+                "properties": {"prompt": {"type": "string"}}}}}},
+            "responses": ok(answer)}}}});
+    let book = book_of(&spec);
+    let sim = Simulator::new(Arc::clone(&book));
+    let chat = op(&book, "POST", "/chat/completions");
+    let got = sim.call(&chat, &json!({"prompt": "hi"})).await.unwrap();
+    let body = got.body.json().unwrap();
+    assert!(!body["choices"].as_array().unwrap().is_empty(), "{body}");
+}
