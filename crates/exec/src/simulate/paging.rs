@@ -252,9 +252,10 @@ fn after_cursor(base: &Url, key: &str, cursor: &str) -> String {
     url.to_string()
 }
 
-/// The cursor of the page after this one: its `cursors.after`, `after`, `next_cursor`
-/// or `cursor`, else the id of its last item (what Spotify's `after` is), written into
-/// the page's empty cursor field so that the two agree.
+/// The cursor of the page after this one. Where the page has a `cursors` object and
+/// its items ids, the last item's id (what Spotify's `after` is), written into
+/// `cursors.after` so that the two agree; else its `cursors.after`, `after`,
+/// `next_cursor` or `cursor` (an opaque token, kept), else the last item's id.
 fn next_cursor(page: &mut Map<String, Value>) -> Option<String> {
     let text = |v: Option<&Value>| {
         v.and_then(|v| {
@@ -264,23 +265,21 @@ fn next_cursor(page: &mut Map<String, Value>) -> Option<String> {
         })
         .filter(|s| !s.is_empty())
     };
+    let last = page
+        .get("items")
+        .and_then(Value::as_array)
+        .and_then(|items| items.last())
+        .and_then(|item| text(item.get("id")));
+    if let (Some(last), Some(Value::Object(cursors))) = (&last, page.get_mut("cursors")) {
+        cursors.insert("after".to_owned(), Value::String(last.clone()));
+        return Some(last.clone());
+    }
     let own = text(page.get("cursors").and_then(|c| c.get("after"))).or_else(|| {
         ["after", "next_cursor", "cursor"]
             .iter()
             .find_map(|k| text(page.get(*k)))
     });
-    if own.is_some() {
-        return own;
-    }
-    let last = page
-        .get("items")
-        .and_then(Value::as_array)
-        .and_then(|items| items.last())
-        .and_then(|item| text(item.get("id")))?;
-    if let Some(Value::Object(cursors)) = page.get_mut("cursors") {
-        cursors.insert("after".to_owned(), Value::String(last.clone()));
-    }
-    Some(last)
+    own.or(last)
 }
 
 /// Pages below the top of `map` (an album's `tracks` inside a search result, or the

@@ -65,7 +65,12 @@ async fn a_cursor_page_links_by_its_cursor_not_by_offset() {
         assert_eq!(page["limit"], args["limit"]);
         let total = page["total"].as_u64().unwrap();
         if shown < total {
-            let after = page["cursors"]["after"].as_str().unwrap().replace(' ', "+");
+            let after = page["cursors"]["after"].as_str().unwrap();
+            assert_eq!(
+                after,
+                page["items"][shown as usize - 1]["id"],
+                "Spotify's `after` is the last id"
+            );
             let limit = &args["limit"];
             assert_eq!(
                 page["next"],
