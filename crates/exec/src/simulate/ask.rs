@@ -33,6 +33,10 @@ pub struct OracleAsk<'a> {
     /// "in"}` and a few short facts such as `"followers.total"`), the ones the
     /// arguments name first, so the answer agrees with them.
     pub seen: &'a [Value],
+    /// For an API that documents no response (`draft` is `None`), the skeleton (keys
+    /// and value types) of the first response given to it in this run, which the answer
+    /// follows so that the API keeps one layout.
+    pub shape: Option<&'a Value>,
     /// The user's request the session serves, if known: the answer treats
     /// what it presupposes (a playlist it names) as held by the user's account.
     pub task: Option<&'a str>,
@@ -42,6 +46,13 @@ pub struct OracleAsk<'a> {
     /// The number of items the call asks for (`limit=20`), capped at
     /// `max_items`.
     pub requested: Option<usize>,
+    /// The page size the API documents ("10 per page"), which a page holds.
+    pub page_size: Option<usize>,
+    /// The `maxItems` of the response's lists, which none of them passes.
+    pub list_cap: Option<usize>,
+    /// Whether the call creates the thing it answers with (a `POST` to a collection),
+    /// which then holds, in its lists and pages, only what the call gave it.
+    pub creates: bool,
     /// Fewest and most items of a list the call gives no count for
     /// ([`crate::SimulatorSettings::min_items`], `max_items`).
     pub list_items: (usize, usize),

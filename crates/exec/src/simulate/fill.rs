@@ -61,6 +61,17 @@ pub(crate) struct Asking<'a> {
     pub(crate) today: jiff::civil::Date,
 }
 
+/// What a fill is shown besides the call: whether it creates, the draft, the layout an
+/// API without one was first answered in, and the entities the session has shown.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shown<'a> {
+    /// Whether the call creates the resource it answers with (see `fresh`).
+    pub(crate) creates: bool,
+    pub(crate) draft: Option<&'a Value>,
+    pub(crate) shape: Option<&'a Value>,
+    pub(crate) seen: &'a [Value],
+}
+
 impl Asking<'_> {
     /// One request to the oracle, and its answer made valid.
     pub(crate) async fn fill(
@@ -68,9 +79,14 @@ impl Asking<'_> {
         oracle: &dyn ResponseOracle,
         entry: &BookEntry,
         args: &Value,
-        draft: Option<&Value>,
-        seen: &[Value],
+        shown_: Shown<'_>,
     ) -> Result<Value, Observation> {
+        let Shown {
+            creates,
+            draft,
+            shape,
+            seen,
+        } = shown_;
         let api = &entry.api.api.id;
         let what = if draft.is_some() {
             (FailureKind::UnparsableResponse, "fill the response of")
@@ -96,6 +112,7 @@ impl Asking<'_> {
             + entry.api.description().len()
             + canonical_json(args).len()
             + self.task.map_or(0, str::len)
+            + shape.map_or(0, |s| canonical_json(s).len())
             + seen
                 .iter()
                 .map(|e| canonical_json(e).len() + 3)
@@ -112,6 +129,7 @@ impl Asking<'_> {
             None => None,
         };
         let request = Request::new(entry, args_map, self.limits);
+        let list_cap = list_cap(entry);
         let ask = OracleAsk {
             entry,
             args,
@@ -122,40 +140,57 @@ impl Asking<'_> {
                 .as_ref()
                 .is_some_and(|s| optional::has_open_object(&s.draft)),
             seen,
+            shape,
             task: self.task,
             today: self.today,
             requested: request
                 .requested
-                .map(|n| n.min(list_cap(entry).unwrap_or(usize::MAX))),
+                .map(|n| n.min(list_cap.unwrap_or(usize::MAX))),
+            // A count the call asks for sizes its page instead.
+            page_size: request.documented.filter(|_| request.requested.is_none()),
+            list_cap,
+            creates,
             list_items: (self.limits.min_items, self.limits.max_items),
             max_items: self.limits.max_requested,
             max_prompt_chars: budget,
         };
         let answer = oracle.respond(&ask).await.map_err(refuse)?;
-        // An empty object is the model declining to fill: the draft answers, so that
-        // nothing (not the arguments a write echoes into it) stands in for the response.
-        let answer = match draft {
-            Some(draft) if answer.as_object().is_some_and(Map::is_empty) => {
-                tracing::debug!(%api, "the model filled nothing; the draft answers");
-                draft.clone()
+        Ok(made_valid(entry, args, draft, &optional, answer))
+    }
+}
+
+/// The oracle's answer brought within the schema: an empty object (the model declining
+/// to fill) is the draft, so that nothing (not the arguments a write echoes into it)
+/// stands in for the response; the keys it may leave out, left out where hollow; what
+/// breaks the schema repaired from the draft; the ids the call names kept.
+fn made_valid(
+    entry: &BookEntry,
+    args: &Value,
+    draft: Option<&Value>,
+    optional: &[String],
+    answer: Value,
+) -> Value {
+    let api = &entry.api.api.id;
+    let answer = match draft {
+        Some(draft) if answer.as_object().is_some_and(Map::is_empty) => {
+            tracing::debug!(%api, "the model filled nothing; the draft answers");
+            draft.clone()
+        }
+        _ => answer,
+    };
+    match (draft, entry.api.api.response_schema.as_ref()) {
+        (Some(draft), Some(schema)) => {
+            let mut answer = answer;
+            optional::drop_hollow(&mut answer, optional);
+            let conformed = repair::conform(schema, answer, draft);
+            if conformed.repairs > 0 {
+                tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");
             }
-            _ => answer,
-        };
-        let body = match (draft, entry.api.api.response_schema.as_ref()) {
-            (Some(draft), Some(schema)) => {
-                let mut answer = answer;
-                optional::drop_hollow(&mut answer, &optional);
-                let conformed = repair::conform(schema, answer, draft);
-                if conformed.repairs > 0 {
-                    tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");
-                }
-                let mut body = conformed.value;
-                keep_ids(entry, args, draft, &mut body);
-                body
-            }
-            _ => answer,
-        };
-        Ok(body)
+            let mut body = conformed.value;
+            keep_ids(entry, args, draft, &mut body);
+            body
+        }
+        _ => answer,
     }
 }
 

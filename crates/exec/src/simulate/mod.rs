@@ -38,8 +38,15 @@
 //!   draft answers), or refused when it is not JSON
 //!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
 //!   model request per distinct call in flight);
+//! - an API that documents no response keeps one layout for the run: the
+//!   oracle inventing it is told the skeleton of its first answer (`shape`),
+//!   and a draft from its examples takes only those of its main layout;
+//! - a resource the call just created holds, in its lists and pages of things,
+//!   only what the request gave it (`fresh`: no tracks in a new playlist);
 //! - the session's state (`state`): an item created, changed or deleted by
-//!   a call is seen so by the next read or listing of its collection.
+//!   a call is seen so by the next read or listing of its collection; a
+//!   call about a record deleted, or named by an id none can have (`-1`),
+//!   is a `404` the executor reports as `not_found` (`missing`).
 //!
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
@@ -51,9 +58,11 @@
 mod ask;
 mod count;
 mod fill;
+mod fresh;
 mod idshape;
 mod invariants;
 mod limits;
+mod missing;
 mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
@@ -66,6 +75,7 @@ mod request;
 mod rng;
 mod select;
 mod session;
+mod shape;
 mod shrink;
 mod state;
 mod synth;
@@ -184,6 +194,8 @@ pub struct Simulator {
     task: Option<Arc<str>>,
     /// The oracle's requests in flight, shared by every session.
     flights: Arc<fill::Flights>,
+    /// The layouts observed for APIs that document none, shared by every session.
+    shapes: Arc<Mutex<shape::Shapes>>,
     /// The date setting (`None`: the real date when a session starts).
     pinned: Option<jiff::civil::Date>,
     /// The date of this session's world, told to the oracle.
@@ -249,6 +261,7 @@ impl Simulator {
             session: Arc::new(Mutex::new(Session::default())),
             task: None,
             flights: Arc::default(),
+            shapes: Arc::default(),
             pinned: settings.today,
             today: settings.today.unwrap_or_else(today::utc_today),
         }
@@ -308,6 +321,9 @@ impl Simulator {
                 );
                 synth.value(schema, seed)
             };
+            if nesting == 0 && self.creates(entry) {
+                fresh::empty_collections(entry, &args_map, &mut value);
+            }
             if nesting == 0 {
                 select::keep_chosen(entry, &args_map, schema, &mut value);
                 self.append_sub_resources(entry, &args_map, &mut value);
@@ -316,9 +332,11 @@ impl Simulator {
             }
             return Some(value);
         }
-        let count = u64::try_from(api.response_examples.len()).ok()?;
+        // Examples of one layout only, so that every call answers in the same one.
+        let alike = shape::alike(&api.response_examples);
+        let count = u64::try_from(alike.len()).ok()?;
         let pick = usize::try_from(seed % count.max(1)).ok()?;
-        let mut example = api.response_examples.get(pick)?.clone();
+        let mut example = (*alike.get(pick)?).clone();
         if let (Some(id), Value::Object(map)) = (path_id, &mut example) {
             map.entry("id").and_modify(|v| *v = id.clone());
         }
@@ -451,7 +469,13 @@ impl Simulator {
         if let Some(body) = earlier {
             return Ok(body);
         }
+        // An API documenting no layout follows the one it was first answered in.
+        let shape = match (&draft, self.shapes.lock()) {
+            (None, Ok(shapes)) => shapes.of(api).cloned(),
+            _ => None,
+        };
         let key = stable_hash(&[
+            canonical_json(shape.as_ref().unwrap_or(&Value::Null)).as_bytes(),
             self.today.to_string().as_bytes(),
             self.task.as_deref().unwrap_or_default().as_bytes(),
             api.to_string().as_bytes(),
@@ -463,12 +487,44 @@ impl Simulator {
             task: self.task.as_deref(),
             today: self.today,
         };
-        let fill = || asking.fill(oracle, entry, args, draft.as_ref(), &seen);
+        let shown = fill::Shown {
+            creates: self.creates(entry),
+            draft: draft.as_ref(),
+            shape: shape.as_ref(),
+            seen: &seen,
+        };
+        let fill = || asking.fill(oracle, entry, args, shown);
         let body = self.flights.once(key, fill).await?;
+        if let (None, Ok(mut shapes)) = (&draft, self.shapes.lock()) {
+            shapes.observe(api, &body);
+        }
         if let Ok(mut session) = self.session.lock() {
             session.keep_filled(api, args, &body);
         }
         Ok(body)
+    }
+}
+
+impl Simulator {
+    /// Whether a call of `entry` creates the resource it answers with (see [`fresh`]).
+    fn creates(&self, entry: &BookEntry) -> bool {
+        let tool = entry.api.api.id.tool();
+        let paths = self
+            .paths
+            .keys()
+            .filter(|(t, _)| t == tool)
+            .map(|(_, key)| key.as_str());
+        fresh::creates(entry, paths)
+    }
+
+    /// Why the call is about a record that does not exist (see [`missing`]): one this
+    /// session deleted, or one no id can name.
+    fn missing_record(&self, entry: &BookEntry, args: &Map<String, Value>) -> Option<String> {
+        let deleted = match self.session.lock() {
+            Ok(session) => session.state.gone(entry, args).map(|Gone(why)| why),
+            Err(_) => None,
+        };
+        deleted.or_else(|| missing::impossible_id(entry, args))
     }
 }
 
@@ -516,6 +572,12 @@ impl Executor for Simulator {
         let entry = self.book.entry(api)?;
         let empty = Map::new();
         let args = request::with_defaults(entry, args.as_object().unwrap_or(&empty));
+        // A call about a record that cannot exist is answered before any model is asked.
+        if let Some(why) = self.missing_record(entry, &args) {
+            return Ok(
+                missing::not_found(api, &why, Provenance::Simulated).with_latency(start.elapsed())
+            );
+        }
         let (mut body, provenance) = match self.answer(entry, &args).await {
             Ok(answer) => answer,
             Err(refused) => return Ok(refused.with_latency(start.elapsed())),
@@ -523,13 +585,12 @@ impl Executor for Simulator {
         if let Ok(mut session) = self.session.lock() {
             let mut nothing = Value::Null;
             let value = body.as_mut().unwrap_or(&mut nothing);
+            // What the model filled in too: a thing just created holds only what it was given.
+            if self.creates(entry) {
+                fresh::empty_collections(entry, &args, value);
+            }
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
-                return Ok(Observation::tool_error(
-                    FailureKind::NotFound,
-                    format!("`{api}`: not found: {why}"),
-                    provenance,
-                )
-                .with_latency(start.elapsed()));
+                return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }
             invariants::restore(value);
             let request = Request::new(entry, &args, &self.limits);

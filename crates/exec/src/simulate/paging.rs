@@ -13,6 +13,12 @@
 //! - A page inside a thing with an `href` (an album's `tracks`) is that
 //!   thing's sub-collection: `href` is the thing's URL and the key, from its
 //!   own offset and limit; its numbers agree with its items the same way.
+//! - A cursor page (Spotify's `{cursors: {after}, href, items, limit, next,
+//!   total}`: one with cursor fields, or any page of an API that takes a
+//!   cursor argument and no offset or page number) is never linked by offset:
+//!   `href` is the called URL with the call's own query, `next` that URL with
+//!   the cursor argument set to the page's cursor (`after=...`), `null` at the
+//!   end; no offset is added.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::Url;
@@ -33,6 +39,20 @@ const TOTAL_FIELDS: &[&str] = &["total", "total_results", "total_count", "totalC
 const PAGE_FIELDS: &[&str] = &["page", "page_number", "pageNumber"];
 /// Fields of a page that link pages.
 const LINK_FIELDS: &[&str] = &["href", "next", "previous"];
+/// Fields of a page that hold a cursor (an object of them, or one).
+const CURSOR_FIELDS: &[&str] = &["cursors", "after", "before", "cursor", "next_cursor"];
+/// Arguments that page by cursor, the forward ones first.
+const CURSOR_ARGS: &[&str] = &[
+    "after",
+    "cursor",
+    "next_cursor",
+    "starting_after",
+    "page_token",
+    "pageToken",
+    "continuation",
+    "before",
+    "ending_before",
+];
 /// How deep in a response pages are looked for.
 const MAX_DEPTH: usize = 8;
 
@@ -55,6 +75,21 @@ pub(crate) struct Call {
     start: u64,
     size: u64,
     page: u64,
+    /// How the API pages, from its parameters.
+    cursor: Cursor,
+}
+
+/// Whether, and by which argument, an API pages by cursor.
+#[derive(Clone, Debug)]
+struct Cursor {
+    /// The argument that asks for the page after a cursor (`after`), if the API has one.
+    key: Option<String>,
+    /// Whether the API pages only by cursor: a cursor argument, no offset nor page number.
+    only: bool,
+    /// The called URL with every query argument of the call, paging ones included.
+    href: Option<Url>,
+    /// The called URL without its cursor arguments, which `next` adds its own to.
+    base: Option<Url>,
 }
 
 impl Call {
@@ -71,7 +106,16 @@ impl Call {
         let size_key = count::size_param(entry).unwrap_or_else(|| "limit".to_owned());
         let page_key = named(PAGE_FIELDS).unwrap_or_else(|| "page".to_owned());
         let paging = [offset_key.as_str(), size_key.as_str(), page_key.as_str()];
+        let has = |names: &[&str]| params.iter().any(|p| names.contains(&p.name.as_str()));
+        let key = named(CURSOR_ARGS);
+        let cursor = Cursor {
+            only: key.is_some() && !has(request::OFFSET_ARGS) && !has(PAGE_FIELDS),
+            key,
+            href: called_url(entry, args, &[]),
+            base: called_url(entry, args, CURSOR_ARGS),
+        };
         Self {
+            cursor,
             url: called_url(entry, args, &paging),
             start: request.start,
             size: u64::try_from(request.page_size).unwrap_or(20).max(1),
@@ -141,6 +185,10 @@ fn items(map: &Map<String, Value>) -> Option<u64> {
 /// The call's own page: its numbers the call's, its links the called URL's.
 fn own_page(page: &mut Map<String, Value>, call: &Call) {
     let shown = items(page).unwrap_or(0);
+    if call.cursor.only || by_cursor(page) {
+        cursor_page(page, call, shown);
+        return;
+    }
     set_numbers(page, OFFSET_FIELDS, call.start);
     set_numbers(page, SIZE_FIELDS, call.size);
     let total = settle_total(page, call.start, call.size, shown);
@@ -168,6 +216,70 @@ fn own_page(page: &mut Map<String, Value>, call: &Call) {
         next,
         previous,
     );
+}
+
+/// Whether a page holds cursors (`cursors`, `after`, `next_cursor`...).
+fn by_cursor(page: &Map<String, Value>) -> bool {
+    CURSOR_FIELDS.iter().any(|k| page.contains_key(*k))
+}
+
+/// The call's own page when it is paged by cursor: its size the call's, its `href` the
+/// called URL as called, its `next` that URL after the page's cursor (`null` at the end).
+fn cursor_page(page: &mut Map<String, Value>, call: &Call, shown: u64) {
+    set_numbers(page, SIZE_FIELDS, call.size);
+    let has_total = TOTAL_FIELDS.iter().any(|k| page.contains_key(*k));
+    let total = settle_total(page, call.start, call.size, shown);
+    let (Some(href), Some(base)) = (&call.cursor.href, &call.cursor.base) else {
+        return;
+    };
+    let more = if has_total {
+        call.start + shown < total
+    } else {
+        shown >= call.size
+    };
+    let key = call.cursor.key.as_deref().unwrap_or("after");
+    let next = more
+        .then(|| next_cursor(page))
+        .flatten()
+        .map(|cursor| after_cursor(base, key, &cursor));
+    set_links(page, href.to_string(), next, None);
+}
+
+/// `base` with the cursor argument `key` set to `cursor`.
+fn after_cursor(base: &Url, key: &str, cursor: &str) -> String {
+    let mut url = base.clone();
+    url.query_pairs_mut().append_pair(key, cursor);
+    url.to_string()
+}
+
+/// The cursor of the page after this one. Where the page has a `cursors` object and
+/// its items ids, the last item's id (what Spotify's `after` is), written into
+/// `cursors.after` so that the two agree; else its `cursors.after`, `after`,
+/// `next_cursor` or `cursor` (an opaque token, kept), else the last item's id.
+fn next_cursor(page: &mut Map<String, Value>) -> Option<String> {
+    let text = |v: Option<&Value>| {
+        v.and_then(|v| {
+            v.as_str()
+                .map(str::to_owned)
+                .or_else(|| v.as_u64().map(|n| n.to_string()))
+        })
+        .filter(|s| !s.is_empty())
+    };
+    let last = page
+        .get("items")
+        .and_then(Value::as_array)
+        .and_then(|items| items.last())
+        .and_then(|item| text(item.get("id")));
+    if let (Some(last), Some(Value::Object(cursors))) = (&last, page.get_mut("cursors")) {
+        cursors.insert("after".to_owned(), Value::String(last.clone()));
+        return Some(last.clone());
+    }
+    let own = text(page.get("cursors").and_then(|c| c.get("after"))).or_else(|| {
+        ["after", "next_cursor", "cursor"]
+            .iter()
+            .find_map(|k| text(page.get(*k)))
+    });
+    own.or(last)
 }
 
 /// Pages below the top of `map` (an album's `tracks` inside a search result, or the
@@ -219,6 +331,16 @@ fn sub_page(page: &mut Map<String, Value>, owner: Option<&Url>, key: &str) {
     base.set_query(None);
     let path = format!("{}/{key}", base.path().trim_end_matches('/'));
     base.set_path(&path);
+    if by_cursor(page) {
+        base.query_pairs_mut()
+            .append_pair("limit", &size.to_string());
+        let next = (start + shown < total)
+            .then(|| next_cursor(page))
+            .flatten()
+            .map(|cursor| after_cursor(&base, "after", &cursor));
+        set_links(page, base.to_string(), next, None);
+        return;
+    }
     let link = |at: u64| {
         let mut url = base.clone();
         url.query_pairs_mut()

@@ -234,8 +234,12 @@ pub(crate) struct Request {
     /// [`Limits::max_requested`], when it asked (see [`count::asked`]).
     pub(crate) requested: Option<usize>,
     /// The number of items a list answering the call holds, when it asked for a
-    /// number: the one asked, or fewer under a cap the examples show fewer under.
+    /// number: the one asked, or fewer under a cap the examples show fewer under (not
+    /// where the API documents its page size: a page then holds what was asked); when
+    /// it asked none, the documented page size.
     pub(crate) shown: Option<usize>,
+    /// The page size the API's description documents ("10 per page").
+    pub(crate) documented: Option<usize>,
     /// Filter arguments by name, resolved against item fields when a list
     /// is generated (the item schema tells which fields exist).
     filter_args: Vec<(String, String, Value)>,
@@ -274,9 +278,8 @@ impl Request {
             .max(1);
         let asked = count::asked(entry, args, limits.max_requested);
         let requested = asked.map(|a| a.n);
-        let page_size = requested
-            .or_else(|| documented_page_size(entry.api.description()))
-            .unwrap_or(limits.page_size);
+        let documented = documented_page_size(entry.api.description());
+        let page_size = requested.or(documented).unwrap_or(limits.page_size);
         let size = u64::try_from(page_size).unwrap_or(20).max(1);
         let offset = OFFSET_ARGS
             .iter()
@@ -298,7 +301,11 @@ impl Request {
             canonical_json(&Value::Object(unpaged)).as_bytes(),
         ]);
         let example = count::example_len(entry);
-        let shown = asked.map(|a| a.shown(example, limits.max_items, paging_seed));
+        let shown = match (asked, documented) {
+            (Some(a), Some(_)) => Some(a.n),
+            (Some(a), None) => Some(a.shown(example, limits.max_items, paging_seed)),
+            (None, documented) => documented,
+        };
         Self {
             entity: api_entity(entry, args),
             path: path_of(entry).to_owned(),
@@ -307,6 +314,7 @@ impl Request {
             start,
             requested,
             shown,
+            documented,
             filter_args,
             unnamed,
             paging_seed,

@@ -51,6 +51,39 @@ pub(crate) struct State {
 pub(crate) struct Gone(pub(crate) String);
 
 impl State {
+    /// Why the call is about something this session deleted, if it is: an id in its
+    /// path (`/pets/{pet_id}`, `/pets/{pet_id}/photos`) naming an item deleted from
+    /// the collection the path has before it. A call that creates is never about one.
+    pub(crate) fn gone(&self, entry: &BookEntry, args: &Map<String, Value>) -> Option<Gone> {
+        let api = &entry.api.api;
+        let path = api.endpoint.path()?.trim_end_matches('/');
+        let mut parent = String::new();
+        for segment in path.split('/').filter(|s| !s.is_empty()) {
+            let param = segment
+                .strip_prefix('{')
+                .and_then(|s| s.strip_suffix('}'))
+                .filter(|name| {
+                    api.params
+                        .iter()
+                        .any(|p| p.name == *name && p.location == ParamLocation::Path)
+                });
+            if let Some(id) = param.and_then(|name| args.get(name)).map(canonical_id) {
+                let key = (api.id.tool().clone(), parent.clone());
+                if self
+                    .collections
+                    .get(&key)
+                    .is_some_and(|c| c.deleted.contains(&id))
+                {
+                    return Some(Gone(format!(
+                        "{parent}/{id} was deleted earlier in this session"
+                    )));
+                }
+            }
+            parent = format!("{parent}/{segment}");
+        }
+        None
+    }
+
     /// Records what the call changed and makes `body` show what earlier
     /// calls changed; `Err` when the call reads or deletes an item this
     /// session deleted.
@@ -222,7 +255,10 @@ fn canonical_id(id: &Value) -> String {
 
 /// The arguments that describe the item itself: body fields (flattened or
 /// inside a `body` object) and query arguments, not path parameters.
-fn same_level_args(entry: &BookEntry, args: &Map<String, Value>) -> Vec<(String, Value)> {
+pub(crate) fn same_level_args(
+    entry: &BookEntry,
+    args: &Map<String, Value>,
+) -> Vec<(String, Value)> {
     let params = &entry.api.api.params;
     let mut out = Vec::new();
     for (name, value) in args {

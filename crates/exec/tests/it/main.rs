@@ -17,6 +17,7 @@ mod sandbox;
 mod simulate;
 mod simulate_drafts;
 mod simulate_fixes;
+mod simulate_issue27;
 mod simulate_reports;
 mod simulate_shapes;
 mod simulate_world;

@@ -239,9 +239,13 @@ async fn a_requested_count_reaches_the_prompt_capped_by_the_setting() {
         let sim = filling(&book, llm.clone(), settings);
         sim.call(&mine, &json!({"limit": 20})).await.unwrap();
         let asked = prompts(&llm).join("\n");
-        assert!(asked.contains(&format!("holds exactly {want};")), "{asked}");
-        // A limit on the user's own things is a cap, not a quota.
-        assert!(asked.contains(&format!("at most {want}.")), "{asked}");
+        assert!(
+            asked.contains(&format!("asks for {want}, which is a most, not a quota")),
+            "{asked}"
+        );
+        // A count is a cap: fewer where the world (the user's account) has fewer.
+        assert!(asked.contains("fewer where it has fewer"), "{asked}");
+        assert!(!asked.contains("exactly"), "{asked}");
         assert!(!asked.contains("1 to 5"), "{asked}");
     }
     // The schema's maxItems bounds the count too.
@@ -252,7 +256,11 @@ async fn a_requested_count_reaches_the_prompt_capped_by_the_setting() {
     let sim = filling(&book, llm.clone(), SimulatorSettings::default());
     sim.call(&top, &json!({"limit": 20})).await.unwrap();
     let asked = prompts(&llm).join("\n");
-    assert!(asked.contains("holds exactly 10;"), "{asked}");
+    assert!(asked.contains("asks for 10, which is a most"), "{asked}");
+    assert!(
+        asked.contains("more than the 10 items the schema allows"),
+        "{asked}"
+    );
 }
 
 #[tokio::test]
