@@ -18,7 +18,9 @@
 //! first shown item shows, at any depth, that each other shown item shows too, where its
 //! whole item has them) and the image objects (a `url` beside a `height` or `width`) shown
 //! without their url (it must be none). One more says how many items a list shows: over the
-//! lists of objects the compacted text shows, the share of their items it shows.
+//! lists of objects the compacted text shows, the share of their items it shows. And one says
+//! whether the shown items say their role: over the shown items of lists, the share of their
+//! `job`, `department`, `character`, `order` and `role` fields shown.
 //!
 //! The share of identity fields kept counts a field as kept where its exact `"name":value`
 //! appears anywhere in the text: a value many items share (Spotify's `"type":"album"`) counts
@@ -92,7 +94,15 @@ struct Uniformity {
     list_items: usize,
     /// Of those, the items shown.
     list_items_shown: usize,
+    /// Fields of the shown items of a list that say their role ([`ROLE_FIELDS`]), whole.
+    role_fields: usize,
+    /// Of those, the fields shown.
+    role_fields_shown: usize,
 }
+
+/// Fields that say a list item's role or place, as measured: a crew member's `job`, a cast
+/// member's `character` and billing `order`.
+const ROLE_FIELDS: &[&str] = &["job", "department", "character", "order", "role"];
 
 impl Uniformity {
     /// Walks a whole value and its compacted form side by side.
@@ -117,6 +127,12 @@ impl Uniformity {
                     self.list_items_shown += pairs.len();
                 }
                 self.list(&pairs);
+                for (full, sub) in &pairs {
+                    for field in ROLE_FIELDS.iter().filter(|f| full.get(**f).is_some()) {
+                        self.role_fields += 1;
+                        self.role_fields_shown += usize::from(sub.get(*field).is_some());
+                    }
+                }
                 for (full, sub) in pairs {
                     self.walk(full, sub);
                 }
@@ -219,6 +235,8 @@ impl Tally {
             "image_objects_without_url_compaction": self.uniform.images_without_url,
             "list_items_shown_share_compaction": share(self.uniform.list_items_shown, self.uniform.list_items),
             "list_items_compaction": self.uniform.list_items,
+            "role_fields_shown_share_compaction": share(self.uniform.role_fields_shown, self.uniform.role_fields),
+            "role_fields_compaction": self.uniform.role_fields,
         })
     }
 }

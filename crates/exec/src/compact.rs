@@ -28,9 +28,14 @@
 //!   keys (a long code, such as a 22-character Spotify id, waits for a later
 //!   column); an object with neither its kind (`type`), else its `uri`.
 //!   Columns rank: the item's skeleton (the core identities of the objects
-//!   within two levels, such as a track's `artists[].name`), the item's own
-//!   short scalars (those of its sub-objects without identities too, such as
-//!   a forecast's `main.temp`; dates first, then texts, numbers, booleans),
+//!   within two levels, such as a track's `artists[].name`), the item's
+//!   qualifiers (its own short fields saying its role in the list, found by
+//!   their values across the items: a string telling apart two credits of one
+//!   person, a position counting from 0 or 1, or a role's name such as `job`,
+//!   `character`, `order`; they may take items away as dates do, further), the
+//!   item's own short scalars (those of its sub-objects without identities
+//!   too, such as a forecast's `main.temp`; dates first, then categories such
+//!   as a language, texts, numbers, booleans),
 //!   the other identities of those objects (`type`, `*_type`, a `uri`, a
 //!   nested entity's long id), the identities of deeper objects, short
 //!   scalars of nested entities (an album's `release_date` within a track),
@@ -41,7 +46,8 @@
 //!   most; else as many items are shown as their units (skeleton and own
 //!   dates) fit in four fifths of the list's room, and a unit column that
 //!   does not fit takes items away from the end, down to two thirds of them
-//!   (fewer items, each showing its date, rather than more without); then
+//!   (fewer items, each showing its date, rather than more without), and a
+//!   qualifier down to three quarters of that floor; then
 //!   more items are shown in that form while they fit, and only then the
 //!   other columns grow across all shown items where they fit (an item's
 //!   `uri` or `type` is not worth an item);
@@ -76,6 +82,7 @@ mod core;
 mod fields;
 mod grow;
 mod least;
+mod qualify;
 mod render;
 mod skeleton;
 
@@ -426,6 +433,71 @@ mod tests {
         // is no longer JSON: none of the top object's identities count as shown.
         let plain = toolsmith_plumbing::text::truncate_with(&value.to_string(), 1024, "...");
         assert_eq!(shown_identities_kept(&json!({"id": 1}), &plain), (0, 1));
+    }
+
+    /// A TMDB movie's credits: a few cast members and a crew of `crew`, the crew in TMDB's
+    /// order of fields, a person credited twice (directing and writing).
+    fn credits(crew: usize) -> Value {
+        let jobs = [
+            ("Directing", "Director"),
+            ("Writing", "Screenplay"),
+            ("Production", "Producer"),
+            ("Sound", "Original Music Composer"),
+            ("Camera", "Director of Photography"),
+            ("Editing", "Editor"),
+        ];
+        let crew: Vec<Value> = (0..crew)
+            .map(|i| {
+                let (department, job) = jobs[i % jobs.len()];
+                let person = if i == 1 { 7000 } else { 7000 + i };
+                json!({"adult": false, "credit_id": format!("52fe4250c3a36847f80{i:05}"),
+                       "department": department, "gender": 1 + i % 2, "id": person,
+                       "job": job, "known_for_department": department,
+                       "name": format!("Crew Person {}", person - 7000),
+                       "original_name": format!("Crew Person {}", person - 7000),
+                       "popularity": 1.5, "profile_path": "/abcdefghijklmnopqrstuvwxyz1.jpg"})
+            })
+            .collect();
+        let cast: Vec<Value> = (0..3)
+            .map(|i| {
+                json!({"adult": false, "cast_id": 10 + i, "character": format!("Role {i}"),
+                       "credit_id": format!("52fe4250c3a36847f81{i:05}"), "gender": 2,
+                       "id": 9000 + i, "known_for_department": "Acting",
+                       "name": format!("Actor {i}"), "order": i, "popularity": 3.5,
+                       "profile_path": "/abcdefghijklmnopqrstuvwxyz2.jpg"})
+            })
+            .collect();
+        json!({"id": 550, "cast": cast, "crew": crew})
+    }
+
+    #[test]
+    fn the_shown_crew_says_each_ones_job_and_the_cast_their_character_and_order() {
+        let value = credits(40);
+        let hints = Hints {
+            schema: None,
+            endpoint: Some("/movie/{movie_id}/credits"),
+        };
+        let text = compact_with(&value, hints, 1024);
+        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let crew: Vec<&Value> = back["crew"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.is_object())
+            .collect();
+        assert!(crew.len() >= 3, "{text}");
+        for (i, person) in crew.iter().enumerate() {
+            assert_eq!(person["id"], value["crew"][i]["id"], "{text}");
+            assert_eq!(person["job"], value["crew"][i]["job"], "{text}");
+        }
+        for (i, actor) in back["cast"].as_array().unwrap().iter().enumerate() {
+            assert_eq!(actor["character"], json!(format!("Role {i}")), "{text}");
+            assert_eq!(actor["order"], i, "{text}");
+        }
+        assert_eq!(emptied_objects(&value, &text), 0);
+        let (kept, total) = shown_identities_kept(&value, &text);
+        assert_eq!(kept, total, "{text}");
     }
 
     #[test]
