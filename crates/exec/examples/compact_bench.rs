@@ -273,7 +273,8 @@ fn measure(path: &Path, rounds: usize) -> Result<Value, Box<dyn std::error::Erro
     for round in 0..rounds {
         for api in &ids {
             let entry = book.get(api).ok_or("missing API")?;
-            let Some(body) = sim.synthesize(entry, &args_for(entry, round)) else {
+            let args = args_for(entry, round);
+            let Some(body) = sim.synthesize(entry, &args) else {
                 continue;
             };
             // The observation text as the solvers send it.
@@ -282,6 +283,7 @@ fn measure(path: &Path, rounds: usize) -> Result<Value, Box<dyn std::error::Erro
             let hints = Hints {
                 schema: entry.api.api.response_schema.as_ref(),
                 endpoint: Some(&endpoint),
+                arguments: Some(&args),
             };
             for (tally, budget) in tallies.iter_mut().zip(BUDGETS) {
                 tally.add(&body, &text, hints, budget);

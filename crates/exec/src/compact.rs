@@ -56,8 +56,10 @@
 //!   shown is shown with its url;
 //! - the fields an API exists to return are kept first and never dropped as a
 //!   category: its payload (`results`, `items`, `data`, ...), the fields named
-//!   by its path or function name (`albums` of `/me/albums`), and the images of
-//!   an images endpoint; maps of booleans (Spotify's `actions.disallows`)
+//!   by its path or function name (`albums` of `/me/albums`), the fields the
+//!   call asked for by a field-selection argument (`fields=name,job`, `select`,
+//!   `$select`, `include`, TMDB's `append_to_response`; a comma-separated text
+//!   or a list), at any depth, and the images of an images endpoint; maps of booleans (Spotify's `actions.disallows`)
 //!   grow after everything else but URLs and images of other APIs, which come
 //!   last;
 //! - long strings are shortened, ending in `…`;
@@ -100,6 +102,9 @@ pub struct Hints<'a> {
     /// The API's path template or function name (`/collection/{id}/images`,
     /// `get_album_images`): says what the API exists to return.
     pub endpoint: Option<&'a str>,
+    /// The call's arguments: the fields a field-selection argument names (`fields`,
+    /// `select`, `$select`, `include`, ...) are kept first, as the API's content.
+    pub arguments: Option<&'a Value>,
 }
 
 /// Whether a field is an identity field (an id, a name or a kind), the fields
@@ -116,7 +121,7 @@ pub fn compact(value: &Value, schema: Option<&Value>, budget: usize) -> String {
         value,
         Hints {
             schema,
-            endpoint: None,
+            ..Hints::default()
         },
         budget,
     )
@@ -128,7 +133,7 @@ pub fn compact_with(value: &Value, hints: Hints<'_>, budget: usize) -> String {
     if chars(&text) <= budget {
         return text;
     }
-    let ctx = Context::new(hints.endpoint, hints.schema);
+    let ctx = Context::new(hints.endpoint, hints.schema).with_arguments(hints.arguments);
     let shown = render(value, budget, &ctx);
     let out = shown.to_string();
     if chars(&out) <= budget {
@@ -144,7 +149,7 @@ pub fn compact_text(text: &str, schema: Option<&Value>, budget: usize) -> String
         text,
         Hints {
             schema,
-            endpoint: None,
+            ..Hints::default()
         },
         budget,
     )
@@ -474,8 +479,8 @@ mod tests {
     fn the_shown_crew_says_each_ones_job_and_the_cast_their_character_and_order() {
         let value = credits(40);
         let hints = Hints {
-            schema: None,
             endpoint: Some("/movie/{movie_id}/credits"),
+            ..Hints::default()
         };
         let text = compact_with(&value, hints, 1024);
         assert!(chars(&text) <= 1024, "{} chars", chars(&text));
@@ -498,6 +503,50 @@ mod tests {
         assert_eq!(emptied_objects(&value, &text), 0);
         let (kept, total) = shown_identities_kept(&value, &text);
         assert_eq!(kept, total, "{text}");
+    }
+
+    #[test]
+    fn the_fields_a_call_selects_are_shown_in_every_shown_item() {
+        // Forty movies: without a selection their ratings give way to their dates.
+        let value = movies(40);
+        let args = json!({"query": "film", "fields": "id,title,vote_average"});
+        let hints = Hints {
+            arguments: Some(&args),
+            ..Hints::default()
+        };
+        let text = compact_with(&value, hints, 1024);
+        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let shown: Vec<&Value> = back["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.is_object())
+            .collect();
+        assert!(shown.len() >= 8, "{text}");
+        for movie in &shown {
+            assert_eq!(movie["vote_average"], 7.5, "{text}");
+        }
+        // At any depth: a crew member's gender, asked for as a list of paths.
+        let value = credits(40);
+        let args = json!({"movie_id": 550, "select": ["crew.gender"]});
+        let hints = Hints {
+            arguments: Some(&args),
+            ..Hints::default()
+        };
+        let text = compact_with(&value, hints, 1024);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let crew: Vec<&Value> = back["crew"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.is_object())
+            .collect();
+        assert!(crew.len() >= 2, "{text}");
+        for (i, person) in crew.iter().enumerate() {
+            assert_eq!(person["gender"], value["crew"][i]["gender"], "{text}");
+        }
+        assert_eq!(emptied_objects(&value, &text), 0);
     }
 
     #[test]

@@ -255,7 +255,7 @@ impl Runtime {
                 );
             }
         };
-        let content = self.content(api, &observation, &coerced, toolset);
+        let content = self.content(api, &arguments, &observation, &coerced, toolset);
         let answered = self.record(
             call,
             Some(api.clone()),
@@ -268,10 +268,12 @@ impl Runtime {
     }
 
     /// The text the model is shown of `observation`: ToolBench's envelope, noting the
-    /// arguments sent in another form than given, cut or compacted to the limit.
+    /// arguments sent in another form than given, cut or compacted to the limit (knowing
+    /// the call's `arguments`: the fields they select are kept first).
     fn content(
         &self,
         api: &ApiId,
+        arguments: &Value,
         observation: &Observation,
         coerced: &[Coercion],
         toolset: &Toolset,
@@ -288,6 +290,7 @@ impl Runtime {
                         toolsmith_catalog::Endpoint::Http { path, .. } => path.as_str(),
                         _ => a.name.as_str(),
                     }),
+                    arguments: Some(arguments),
                 };
                 present(&text, hints, limit, toolset.shelf())
             }

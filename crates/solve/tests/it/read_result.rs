@@ -289,3 +289,38 @@ async fn dfsdt_lists_read_result_in_its_system_prompt_once_it_is_offered() {
     assert!(requests[1].tools.iter().any(|t| t.name == READ_RESULT));
     assert_lists_what_it_offers(&requests);
 }
+
+/// The fields a call selects (`fields=release_date`) are shown in every item its compacted
+/// observation shows, however deep: the runtime gives compaction the call's arguments.
+#[tokio::test]
+async fn the_fields_a_call_selects_are_kept_when_its_observation_is_compacted() {
+    let fx = fixture();
+    let script = vec![
+        Reply::tool_call(
+            SEARCH,
+            args(json!({"query": "albums", "fields": "release_date"})),
+        ),
+        Reply::tool_call("Finish", answer("2020")),
+    ];
+    let llm = Arc::new(ScriptedLlm::new(script));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), long_answer()));
+    let runtime = runtime(llm, tools, fx.book);
+    let run = React::new(runtime, ReactSettings::PAPER)
+        .solve("q", fx.toolset)
+        .await
+        .unwrap();
+    let (first, outcome) = &observations(&run, SEARCH)[0];
+    assert_eq!(*outcome, CallOutcome::Ok, "{first}");
+    let shown: Value = serde_json::from_str(first).unwrap();
+    assert_eq!(shown["cut"]["handle"], "r1", "{first}");
+    let items: Vec<&Value> = shown["response"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v.is_object())
+        .collect();
+    assert!(items.len() >= 2, "{first}");
+    for item in items {
+        assert_eq!(item["album"]["release_date"], "2020-03-20", "{first}");
+    }
+}
