@@ -66,6 +66,8 @@ fn args_for(entry: &BookEntry, round: usize) -> Value {
 struct Tally {
     responses: usize,
     over_budget: usize,
+    /// Responses over the budget by a tenth of it at most.
+    within_tenth: usize,
     identity_fields: usize,
     kept_plain: usize,
     kept_compact: usize,
@@ -194,6 +196,7 @@ impl Tally {
         self.kept_compact += compact_kept;
         if text.chars().count() > budget {
             self.over_budget += 1;
+            self.within_tenth += usize::from(text.chars().count() <= budget + budget / 10);
             self.over_identity_fields += total;
             self.over_kept_plain += plain_kept;
             self.over_kept_compact += compact_kept;
@@ -216,6 +219,7 @@ impl Tally {
         json!({
             "responses": self.responses,
             "responses_over_budget": self.over_budget,
+            "responses_over_budget_by_a_tenth_at_most": self.within_tenth,
             "identity_fields": self.identity_fields,
             "kept_share_plain_cut": share(self.kept_plain, self.identity_fields),
             "kept_share_compaction": share(self.kept_compact, self.identity_fields),

@@ -269,7 +269,8 @@ impl Runtime {
 
     /// The text the model is shown of `observation`: ToolBench's envelope, noting the
     /// arguments sent in another form than given, cut or compacted to the limit (knowing
-    /// the call's `arguments`: the fields they select are kept first).
+    /// the call's `arguments`: the fields they select are kept first), or whole when it is
+    /// within the limit's slack.
     fn content(
         &self,
         api: &ApiId,
@@ -282,6 +283,11 @@ impl Runtime {
         let text = with_note(observation_text(observation), coerced);
         match self.settings.observation_style {
             ObservationStyle::Paper => cut(&text, limit),
+            ObservationStyle::Compact
+                if text.chars().count() <= self.settings.whole_observation_chars() =>
+            {
+                text
+            }
             ObservationStyle::Compact => {
                 let entry = self.book.get(api).map(|e| &e.api.api);
                 let hints = toolsmith_exec::compact::Hints {

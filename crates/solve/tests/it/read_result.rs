@@ -321,3 +321,39 @@ async fn the_fields_a_call_selects_are_kept_when_its_observation_is_compacted() 
         assert_eq!(item["album"]["release_date"], "2020-03-20", "{first}");
     }
 }
+
+/// An observation a little over the limit is compacted by default; with a slack of 10% it is
+/// shown whole, and one further over is still compacted.
+#[tokio::test]
+async fn an_observation_within_the_slack_is_shown_whole() {
+    // A search answer whose observation text is `chars` characters long.
+    let answer_of = |chars: usize| {
+        let bare = json!({"error": "", "response": {"results": [{"id": 1, "title": ""}]}});
+        let pad = chars - bare.to_string().chars().count();
+        json!({"results": [{"id": 1, "title": "x".repeat(pad)}]})
+    };
+    let first_observation = |chars: usize, slack: usize| async move {
+        let fx = fixture();
+        let script = vec![
+            Reply::tool_call(SEARCH, args(json!({"query": "x"}))),
+            Reply::tool_call("Finish", answer("x")),
+        ];
+        let llm = Arc::new(ScriptedLlm::new(script));
+        let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), answer_of(chars)));
+        let mut runtime = runtime(llm, tools, fx.book);
+        runtime.settings.observation_slack_percent = slack;
+        let run = React::new(runtime, ReactSettings::PAPER)
+            .solve("q", fx.toolset)
+            .await
+            .unwrap();
+        observations(&run, SEARCH)[0].0.clone()
+    };
+    let whole = |text: &str| !text.contains("\"cut\"") && text.chars().count() > 1024;
+    let shown = first_observation(1090, 0).await;
+    assert!(!whole(&shown) && shown.chars().count() <= 1024, "{shown}");
+    let shown = first_observation(1090, 10).await;
+    assert!(whole(&shown), "{shown}");
+    assert_eq!(shown.chars().count(), 1090);
+    let shown = first_observation(1200, 10).await;
+    assert!(!whole(&shown) && shown.chars().count() <= 1024, "{shown}");
+}
