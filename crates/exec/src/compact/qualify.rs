@@ -3,14 +3,17 @@
 //! billing `order`, a member's `status`). A request filters on them ("who directed", "the
 //! lead actor"), so they rank right after the items' identities (see [`super::columns`]).
 //!
-//! A field of the items themselves is one when, across the list's items, its values are:
-//! - a category: short strings, few of them, some shared by several items (two at least: a
-//!   value every item has tells none apart);
+//! A field of the items themselves is one when, across the list's items, its values are
+//! short strings or whole numbers and:
+//! - a distinction: a string that differs between two items of the same entity (the same
+//!   `id`, in a list of mostly distinct ones): one person credited for directing and for
+//!   writing;
+//! - or, as a hint, its name says a role (`job`, `role`, `character`, ...);
 //! - a position: distinct whole numbers counting from 0 or 1 (a billing order, a season
 //!   number);
-//! - a distinction: two items naming the same entity (the same `id` or `name`) differ in it
-//!   (one person credited for directing and for writing);
-//! - or, as a hint only, short values under a name that says a role (`job`, `role`, ...).
+//! - a category: strings, few of them, some shared by several items (two at least: a value
+//!   every item has tells none apart). A category only groups the items (a film's language),
+//!   so it comes after their own dates, where the others come before.
 
 use std::collections::BTreeSet;
 
@@ -139,9 +142,13 @@ mod tests {
 
     use super::*;
 
-    fn is(name: &str, items: &[Value]) -> bool {
+    fn how(name: &str, items: &[Value]) -> Option<Qualifier> {
         let refs: Vec<&Value> = items.iter().collect();
-        qualifier(name, &refs, &Context::default()).is_some()
+        qualifier(name, &refs, &Context::default())
+    }
+
+    fn is(name: &str, items: &[Value]) -> bool {
+        how(name, items).is_some()
     }
 
     #[test]
@@ -152,7 +159,7 @@ mod tests {
             .enumerate()
             .map(|(i, s)| json!({"id": i, "state": s, "note": format!("note {i}")}))
             .collect();
-        assert!(is("state", &tasks));
+        assert_eq!(how("state", &tasks), Some(Qualifier::Category));
         // All different, all alike, or numbers: not a category.
         assert!(!is("note", &tasks));
         let same: Vec<Value> = (0..5).map(|i| json!({"id": i, "lang": "en"})).collect();
@@ -163,7 +170,7 @@ mod tests {
         let billed: Vec<Value> = (0..4)
             .map(|i| json!({"id": 90 + i, "slot": 3 - i}))
             .collect();
-        assert!(is("slot", &billed));
+        assert_eq!(how("slot", &billed), Some(Qualifier::Position));
         let years: Vec<Value> = (0..4).map(|i| json!({"id": i, "year": 1990 + i})).collect();
         assert!(!is("year", &years));
         let scores: Vec<Value> = (0..4).map(|i| json!({"id": i, "score": 0.5})).collect();
@@ -174,8 +181,13 @@ mod tests {
             json!({"id": 1, "name": "A", "credit": "Script"}),
             json!({"id": 2, "name": "B", "credit": "Music"}),
         ];
-        assert!(is("credit", &credits));
+        assert_eq!(how("credit", &credits), Some(Qualifier::Role));
         assert!(!is("credit", &credits[1..]));
+        // Not in a list of one entity over and over (a simulator's, say).
+        let one: Vec<Value> = (0..4)
+            .map(|i| json!({"id": 1, "remark": format!("remark {i}")}))
+            .collect();
+        assert!(!is("remark", &one));
         // A role's name is a hint for short values only.
         assert!(is(
             "job",
