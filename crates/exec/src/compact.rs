@@ -29,13 +29,13 @@
 //!   column); an object with neither its kind (`type`), else its `uri`.
 //!   Columns rank: the item's skeleton (the core identities of the objects
 //!   within two levels, such as a track's `artists[].name`), the item's
-//!   qualifiers (its own short fields saying its role in the list, found by
-//!   their values across the items: a string telling apart two credits of one
-//!   person, a position counting from 0 or 1, or a role's name such as `job`,
-//!   `character`, `order`; they may take items away as dates do, further), the
-//!   item's own short scalars (those of its sub-objects without identities
-//!   too, such as a forecast's `main.temp`; dates first, then categories such
-//!   as a language, texts, numbers, booleans),
+//!   roles (its own short fields saying its role in the list, found by their
+//!   values across the items: a string telling apart two credits of one person,
+//!   or a role's name such as `job`, `character`, `order`; they may take items
+//!   away as dates do, further), the item's own short scalars (those of its
+//!   sub-objects without identities too, such as a forecast's `main.temp`;
+//!   dates first, then positions counting from 0 or 1 and categories such as a
+//!   language, then texts, numbers, booleans),
 //!   the other identities of those objects (`type`, `*_type`, a `uri`, a
 //!   nested entity's long id), the identities of deeper objects, short
 //!   scalars of nested entities (an album's `release_date` within a track),
@@ -47,7 +47,7 @@
 //!   dates) fit in four fifths of the list's room, and a unit column that
 //!   does not fit takes items away from the end, down to two thirds of them
 //!   (fewer items, each showing its date, rather than more without), and a
-//!   qualifier down to three quarters of that floor; then
+//!   role down to three quarters of that floor; then
 //!   more items are shown in that form while they fit, and only then the
 //!   other columns grow across all shown items where they fit (an item's
 //!   `uri` or `type` is not worth an item);

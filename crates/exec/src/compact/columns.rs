@@ -148,14 +148,12 @@ impl Column {
     }
 
     /// Whether this column may take shown items away to fit across the rest: the items'
-    /// skeletons, their roles and positions, and their own dates (fewer items, each saying
-    /// its role and when, rather than more without); a mere category (a language) and an
-    /// item's other own scalars are not worth an item.
+    /// skeletons, their roles and their own dates (fewer items, each saying its role and
+    /// when, rather than more without); a position (mostly the list's own order), a mere
+    /// category (a language) and an item's other own scalars are not worth an item.
     pub(crate) fn takes_items(&self) -> bool {
-        matches!(
-            self.rank,
-            Rank::Skeleton | Rank::Qualifier(Qualifier::Role | Qualifier::Position)
-        ) || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
+        matches!(self.rank, Rank::Skeleton | Rank::Qualifier(Qualifier::Role))
+            || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
     }
 
     /// The fewest items this column may leave where the other columns that take items leave

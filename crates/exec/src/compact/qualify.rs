@@ -12,8 +12,11 @@
 //! - a position: distinct whole numbers counting from 0 or 1 (a billing order, a season
 //!   number);
 //! - a category: strings, few of them, some shared by several items (two at least: a value
-//!   every item has tells none apart). A category only groups the items (a film's language),
-//!   so it comes after their own dates, where the others come before.
+//!   every item has tells none apart).
+//!
+//! A position mostly restates the list's order and a category only groups the items (a
+//! film's language): they come after the items' own dates and take no item away, where a
+//! role comes before them and may.
 
 use std::collections::BTreeSet;
 
@@ -47,7 +50,8 @@ const ROLE_NAMES: &[&str] = &[
 pub(crate) enum Qualifier {
     /// It tells apart two items of the same entity, or its name says a role.
     Role,
-    /// A position in the list.
+    /// A position in the list: mostly the list's own order, so it takes no item away and
+    /// comes after the items' own dates.
     Position,
     /// A category only (a film's `original_language`, a person's `known_for_department`):
     /// it groups the items rather than says their role, so it takes no item away and comes
