@@ -18,7 +18,9 @@
 //! first shown item shows, at any depth, that each other shown item shows too, where its
 //! whole item has them) and the image objects (a `url` beside a `height` or `width`) shown
 //! without their url (it must be none). One more says how many items a list shows: over the
-//! lists of objects the compacted text shows, the share of their items it shows.
+//! lists of objects the compacted text shows, the share of their items it shows. And one says
+//! whether the shown items say their role: over the shown items of lists, the share of their
+//! `job`, `department`, `character`, `order` and `role` fields shown.
 //!
 //! The share of identity fields kept counts a field as kept where its exact `"name":value`
 //! appears anywhere in the text: a value many items share (Spotify's `"type":"album"`) counts
@@ -64,6 +66,8 @@ fn args_for(entry: &BookEntry, round: usize) -> Value {
 struct Tally {
     responses: usize,
     over_budget: usize,
+    /// Responses over the budget by a tenth of it at most.
+    within_tenth: usize,
     identity_fields: usize,
     kept_plain: usize,
     kept_compact: usize,
@@ -92,7 +96,15 @@ struct Uniformity {
     list_items: usize,
     /// Of those, the items shown.
     list_items_shown: usize,
+    /// Fields of the shown items of a list that say their role ([`ROLE_FIELDS`]), whole.
+    role_fields: usize,
+    /// Of those, the fields shown.
+    role_fields_shown: usize,
 }
+
+/// Fields that say a list item's role or place, as measured: a crew member's `job`, a cast
+/// member's `character` and billing `order`.
+const ROLE_FIELDS: &[&str] = &["job", "department", "character", "order", "role"];
 
 impl Uniformity {
     /// Walks a whole value and its compacted form side by side.
@@ -117,6 +129,12 @@ impl Uniformity {
                     self.list_items_shown += pairs.len();
                 }
                 self.list(&pairs);
+                for (full, sub) in &pairs {
+                    for field in ROLE_FIELDS.iter().filter(|f| full.get(**f).is_some()) {
+                        self.role_fields += 1;
+                        self.role_fields_shown += usize::from(sub.get(*field).is_some());
+                    }
+                }
                 for (full, sub) in pairs {
                     self.walk(full, sub);
                 }
@@ -178,6 +196,7 @@ impl Tally {
         self.kept_compact += compact_kept;
         if text.chars().count() > budget {
             self.over_budget += 1;
+            self.within_tenth += usize::from(text.chars().count() <= budget + budget / 10);
             self.over_identity_fields += total;
             self.over_kept_plain += plain_kept;
             self.over_kept_compact += compact_kept;
@@ -200,6 +219,7 @@ impl Tally {
         json!({
             "responses": self.responses,
             "responses_over_budget": self.over_budget,
+            "responses_over_budget_by_a_tenth_at_most": self.within_tenth,
             "identity_fields": self.identity_fields,
             "kept_share_plain_cut": share(self.kept_plain, self.identity_fields),
             "kept_share_compaction": share(self.kept_compact, self.identity_fields),
@@ -219,6 +239,8 @@ impl Tally {
             "image_objects_without_url_compaction": self.uniform.images_without_url,
             "list_items_shown_share_compaction": share(self.uniform.list_items_shown, self.uniform.list_items),
             "list_items_compaction": self.uniform.list_items,
+            "role_fields_shown_share_compaction": share(self.uniform.role_fields_shown, self.uniform.role_fields),
+            "role_fields_compaction": self.uniform.role_fields,
         })
     }
 }
@@ -255,7 +277,8 @@ fn measure(path: &Path, rounds: usize) -> Result<Value, Box<dyn std::error::Erro
     for round in 0..rounds {
         for api in &ids {
             let entry = book.get(api).ok_or("missing API")?;
-            let Some(body) = sim.synthesize(entry, &args_for(entry, round)) else {
+            let args = args_for(entry, round);
+            let Some(body) = sim.synthesize(entry, &args) else {
                 continue;
             };
             // The observation text as the solvers send it.
@@ -264,6 +287,7 @@ fn measure(path: &Path, rounds: usize) -> Result<Value, Box<dyn std::error::Erro
             let hints = Hints {
                 schema: entry.api.api.response_schema.as_ref(),
                 endpoint: Some(&endpoint),
+                arguments: Some(&args),
             };
             for (tally, budget) in tallies.iter_mut().zip(BUDGETS) {
                 tally.add(&body, &text, hints, budget);

@@ -28,9 +28,14 @@
 //!   keys (a long code, such as a 22-character Spotify id, waits for a later
 //!   column); an object with neither its kind (`type`), else its `uri`.
 //!   Columns rank: the item's skeleton (the core identities of the objects
-//!   within two levels, such as a track's `artists[].name`), the item's own
-//!   short scalars (those of its sub-objects without identities too, such as
-//!   a forecast's `main.temp`; dates first, then texts, numbers, booleans),
+//!   within two levels, such as a track's `artists[].name`), the item's
+//!   roles (its own short fields saying its role in the list, found by their
+//!   values across the items: a string telling apart two credits of one person,
+//!   or a role's name such as `job`, `character`, `order`; they may take items
+//!   away as dates do, further), the item's own short scalars (those of its
+//!   sub-objects without identities too, such as a forecast's `main.temp`;
+//!   dates first, then positions counting from 0 or 1 and categories such as a
+//!   language, then texts, numbers, booleans),
 //!   the other identities of those objects (`type`, `*_type`, a `uri`, a
 //!   nested entity's long id), the identities of deeper objects, short
 //!   scalars of nested entities (an album's `release_date` within a track),
@@ -41,7 +46,8 @@
 //!   most; else as many items are shown as their units (skeleton and own
 //!   dates) fit in four fifths of the list's room, and a unit column that
 //!   does not fit takes items away from the end, down to two thirds of them
-//!   (fewer items, each showing its date, rather than more without); then
+//!   (fewer items, each showing its date, rather than more without), and a
+//!   role down to three quarters of that floor; then
 //!   more items are shown in that form while they fit, and only then the
 //!   other columns grow across all shown items where they fit (an item's
 //!   `uri` or `type` is not worth an item);
@@ -50,8 +56,10 @@
 //!   shown is shown with its url;
 //! - the fields an API exists to return are kept first and never dropped as a
 //!   category: its payload (`results`, `items`, `data`, ...), the fields named
-//!   by its path or function name (`albums` of `/me/albums`), and the images of
-//!   an images endpoint; maps of booleans (Spotify's `actions.disallows`)
+//!   by its path or function name (`albums` of `/me/albums`), the fields the
+//!   call asked for by a field-selection argument (`fields=name,job`, `select`,
+//!   `$select`, `include`, TMDB's `append_to_response`; a comma-separated text
+//!   or a list), at any depth, and the images of an images endpoint; maps of booleans (Spotify's `actions.disallows`)
 //!   grow after everything else but URLs and images of other APIs, which come
 //!   last;
 //! - long strings are shortened, ending in `…`;
@@ -76,6 +84,7 @@ mod core;
 mod fields;
 mod grow;
 mod least;
+mod qualify;
 mod render;
 mod skeleton;
 
@@ -93,6 +102,9 @@ pub struct Hints<'a> {
     /// The API's path template or function name (`/collection/{id}/images`,
     /// `get_album_images`): says what the API exists to return.
     pub endpoint: Option<&'a str>,
+    /// The call's arguments: the fields a field-selection argument names (`fields`,
+    /// `select`, `$select`, `include`, ...) are kept first, as the API's content.
+    pub arguments: Option<&'a Value>,
 }
 
 /// Whether a field is an identity field (an id, a name or a kind), the fields
@@ -109,7 +121,7 @@ pub fn compact(value: &Value, schema: Option<&Value>, budget: usize) -> String {
         value,
         Hints {
             schema,
-            endpoint: None,
+            ..Hints::default()
         },
         budget,
     )
@@ -121,7 +133,7 @@ pub fn compact_with(value: &Value, hints: Hints<'_>, budget: usize) -> String {
     if chars(&text) <= budget {
         return text;
     }
-    let ctx = Context::new(hints.endpoint, hints.schema);
+    let ctx = Context::new(hints.endpoint, hints.schema).with_arguments(hints.arguments);
     let shown = render(value, budget, &ctx);
     let out = shown.to_string();
     if chars(&out) <= budget {
@@ -137,7 +149,7 @@ pub fn compact_text(text: &str, schema: Option<&Value>, budget: usize) -> String
         text,
         Hints {
             schema,
-            endpoint: None,
+            ..Hints::default()
         },
         budget,
     )
@@ -426,6 +438,115 @@ mod tests {
         // is no longer JSON: none of the top object's identities count as shown.
         let plain = toolsmith_plumbing::text::truncate_with(&value.to_string(), 1024, "...");
         assert_eq!(shown_identities_kept(&json!({"id": 1}), &plain), (0, 1));
+    }
+
+    /// A TMDB movie's credits: a few cast members and a crew of `crew`, the crew in TMDB's
+    /// order of fields, a person credited twice (directing and writing).
+    fn credits(crew: usize) -> Value {
+        let jobs = [
+            ("Directing", "Director"),
+            ("Writing", "Screenplay"),
+            ("Production", "Producer"),
+            ("Sound", "Original Music Composer"),
+            ("Camera", "Director of Photography"),
+            ("Editing", "Editor"),
+        ];
+        let crew: Vec<Value> = (0..crew)
+            .map(|i| {
+                let (department, job) = jobs[i % jobs.len()];
+                let person = if i == 1 { 7000 } else { 7000 + i };
+                json!({"adult": false, "credit_id": format!("52fe4250c3a36847f80{i:05}"),
+                       "department": department, "gender": 1 + i % 2, "id": person,
+                       "job": job, "known_for_department": department,
+                       "name": format!("Crew Person {}", person - 7000),
+                       "original_name": format!("Crew Person {}", person - 7000),
+                       "popularity": 1.5, "profile_path": "/abcdefghijklmnopqrstuvwxyz1.jpg"})
+            })
+            .collect();
+        let cast: Vec<Value> = (0..3)
+            .map(|i| {
+                json!({"adult": false, "cast_id": 10 + i, "character": format!("Role {i}"),
+                       "credit_id": format!("52fe4250c3a36847f81{i:05}"), "gender": 2,
+                       "id": 9000 + i, "known_for_department": "Acting",
+                       "name": format!("Actor {i}"), "order": i, "popularity": 3.5,
+                       "profile_path": "/abcdefghijklmnopqrstuvwxyz2.jpg"})
+            })
+            .collect();
+        json!({"id": 550, "cast": cast, "crew": crew})
+    }
+
+    #[test]
+    fn the_shown_crew_says_each_ones_job_and_the_cast_their_character_and_order() {
+        let value = credits(40);
+        let hints = Hints {
+            endpoint: Some("/movie/{movie_id}/credits"),
+            ..Hints::default()
+        };
+        let text = compact_with(&value, hints, 1024);
+        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let crew: Vec<&Value> = back["crew"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.is_object())
+            .collect();
+        assert!(crew.len() >= 3, "{text}");
+        for (i, person) in crew.iter().enumerate() {
+            assert_eq!(person["id"], value["crew"][i]["id"], "{text}");
+            assert_eq!(person["job"], value["crew"][i]["job"], "{text}");
+        }
+        for (i, actor) in back["cast"].as_array().unwrap().iter().enumerate() {
+            assert_eq!(actor["character"], json!(format!("Role {i}")), "{text}");
+            assert_eq!(actor["order"], i, "{text}");
+        }
+        assert_eq!(emptied_objects(&value, &text), 0);
+        let (kept, total) = shown_identities_kept(&value, &text);
+        assert_eq!(kept, total, "{text}");
+    }
+
+    #[test]
+    fn the_fields_a_call_selects_are_shown_in_every_shown_item() {
+        // Forty movies: without a selection their ratings give way to their dates.
+        let value = movies(40);
+        let args = json!({"query": "film", "fields": "id,title,vote_average"});
+        let hints = Hints {
+            arguments: Some(&args),
+            ..Hints::default()
+        };
+        let text = compact_with(&value, hints, 1024);
+        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let shown: Vec<&Value> = back["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.is_object())
+            .collect();
+        assert!(shown.len() >= 8, "{text}");
+        for movie in &shown {
+            assert_eq!(movie["vote_average"], 7.5, "{text}");
+        }
+        // At any depth: a crew member's gender, asked for as a list of paths.
+        let value = credits(40);
+        let args = json!({"movie_id": 550, "select": ["crew.gender"]});
+        let hints = Hints {
+            arguments: Some(&args),
+            ..Hints::default()
+        };
+        let text = compact_with(&value, hints, 1024);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let crew: Vec<&Value> = back["crew"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.is_object())
+            .collect();
+        assert!(crew.len() >= 2, "{text}");
+        for (i, person) in crew.iter().enumerate() {
+            assert_eq!(person["gender"], value["crew"][i]["gender"], "{text}");
+        }
+        assert_eq!(emptied_objects(&value, &text), 0);
     }
 
     #[test]

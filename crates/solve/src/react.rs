@@ -113,8 +113,9 @@ pub(crate) fn search_budget_stop(toolset: &Toolset, settings: &AgentSettings) ->
 }
 
 /// The system prompt of a chain over `toolset` as it stands: it lists every function offered
-/// but `Finish` and `search_tools`, which it explains in words (so `read_result` is listed once
-/// an observation was cut, and the functions a search found once it found them).
+/// but `search_tools`, which it explains in words, and `Finish`, which it lists in its own
+/// words after the others (so `read_result` is listed once an observation was cut, and the
+/// functions a search found once it found them).
 pub(crate) fn system_prompt(
     toolset: &Toolset,
     settings: &AgentSettings,

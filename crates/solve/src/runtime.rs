@@ -255,7 +255,7 @@ impl Runtime {
                 );
             }
         };
-        let content = self.content(api, &observation, &coerced, toolset);
+        let content = self.content(api, &arguments, &observation, &coerced, toolset);
         let answered = self.record(
             call,
             Some(api.clone()),
@@ -268,10 +268,13 @@ impl Runtime {
     }
 
     /// The text the model is shown of `observation`: ToolBench's envelope, noting the
-    /// arguments sent in another form than given, cut or compacted to the limit.
+    /// arguments sent in another form than given, cut or compacted to the limit (knowing
+    /// the call's `arguments`: the fields they select are kept first), or whole when it is
+    /// within the limit's slack.
     fn content(
         &self,
         api: &ApiId,
+        arguments: &Value,
         observation: &Observation,
         coerced: &[Coercion],
         toolset: &Toolset,
@@ -280,6 +283,11 @@ impl Runtime {
         let text = with_note(observation_text(observation), coerced);
         match self.settings.observation_style {
             ObservationStyle::Paper => cut(&text, limit),
+            ObservationStyle::Compact
+                if text.chars().count() <= self.settings.whole_observation_chars() =>
+            {
+                text
+            }
             ObservationStyle::Compact => {
                 let entry = self.book.get(api).map(|e| &e.api.api);
                 let hints = toolsmith_exec::compact::Hints {
@@ -288,6 +296,7 @@ impl Runtime {
                         toolsmith_catalog::Endpoint::Http { path, .. } => path.as_str(),
                         _ => a.name.as_str(),
                     }),
+                    arguments: Some(arguments),
                 };
                 present(&text, hints, limit, toolset.shelf())
             }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::core::{core_fields, has_identity, restates};
 use super::fields::{Class, Context};
 use super::least::{IDENTITY_CAP, ordered};
+use super::qualify::{Qualifier, qualifier};
 
 /// Object levels whose core identities count as an item's skeleton (a recently played item's
 /// track, and that track's album and artists).
@@ -18,6 +19,10 @@ const MAX_DEPTH: usize = 6;
 
 /// Items of a nested list (a track's artists) that a column shows.
 pub(super) const NESTED_ITEMS: usize = 3;
+
+/// Share of the floor of shown items (see [`Column::floor`]) a qualifier saying the items'
+/// role may not take away.
+const ROLE_FLOOR_SHARE: (usize, usize) = (3, 4);
 
 /// Longest string that counts as a short scalar (a date, a code, a short label).
 const SHORT_TEXT: usize = 40;
@@ -46,6 +51,10 @@ pub(crate) enum Rank {
     /// The core identities (see [`super::core`]) of an object within [`CORE_DEPTH`] levels:
     /// the item's skeleton.
     Skeleton,
+    /// A short field of the item itself that says its role or relation in the list (a crew
+    /// member's `job`, a cast member's billing `order`), the surer ones first: see
+    /// [`super::qualify`].
+    Qualifier(Qualifier),
     /// A short scalar of the item itself (a date, a count, a timestamp), or of a sub-object
     /// with no identities of its own (a forecast's `main.temp`): it says something of the item.
     OwnScalar,
@@ -139,10 +148,34 @@ impl Column {
     }
 
     /// Whether this column may take shown items away to fit across the rest: the items'
-    /// skeletons and their own dates (fewer items, each saying when, rather than more
-    /// without); an item's other own scalars are not worth an item.
+    /// skeletons, their roles and their own dates (fewer items, each saying its role and
+    /// when, rather than more without); a position (mostly the list's own order), a mere
+    /// category (a language) and an item's other own scalars are not worth an item.
     pub(crate) fn takes_items(&self) -> bool {
-        self.rank == Rank::Skeleton || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
+        matches!(self.rank, Rank::Skeleton | Rank::Qualifier(Qualifier::Role))
+            || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
+    }
+
+    /// The fewest items this column may leave where the other columns that take items leave
+    /// `floor`: a qualifier may take more of them (fewer crew members, each saying their
+    /// job).
+    pub(crate) fn floor(&self, floor: usize) -> usize {
+        match self.rank {
+            Rank::Qualifier(_) => (floor * ROLE_FLOOR_SHARE.0).div_ceil(ROLE_FLOOR_SHARE.1),
+            _ => floor,
+        }
+    }
+
+    /// Ranks this column a qualifier if it is an own short field of the items (not a date
+    /// or a switch) that [`qualifier`] finds says their role in the list.
+    fn qualify(&mut self, items: &[&Value], ctx: &Context) {
+        let own = self.rank == Rank::OwnScalar && self.path.is_empty();
+        let kind = matches!(self.kind, Kind::Text | Kind::Number);
+        if let (true, true, Form::Whole(name)) = (own, kind, &self.form)
+            && let Some(how) = qualifier(name, items, ctx)
+        {
+            self.rank = Rank::Qualifier(how);
+        }
     }
 }
 
@@ -167,6 +200,12 @@ pub(crate) fn columns(items: &[&Value], reach: Reach, ctx: &Context) -> Vec<Colu
                 under: false,
             };
             walk(map, &mut Vec::new(), top, reach, ctx, &mut out);
+        }
+    }
+    // Roles say something only across several items.
+    if items.len() > 1 {
+        for column in &mut out {
+            column.qualify(items, ctx);
         }
     }
     out.sort_by_key(|c| (c.rank, c.depth, c.kind, c.index));

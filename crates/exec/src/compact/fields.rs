@@ -78,6 +78,18 @@ const PAYLOAD_NAMES: &[&str] = &[
     "content", "values",
 ];
 
+/// Names of the arguments that select the fields a response carries (`fields=name,job`,
+/// OData's `$select`), or the parts it includes (TMDB's `append_to_response=credits`).
+const SELECTING_ARGUMENTS: &[&str] = &[
+    "fields",
+    "field",
+    "select",
+    "$select",
+    "include",
+    "$include",
+    "append_to_response",
+];
+
 /// Endpoint words that say nothing of what it returns.
 const STOP_WORDS: &[&str] = &[
     "get", "list", "me", "my", "v1", "v2", "v3", "api", "by", "for", "of", "the", "all",
@@ -173,6 +185,8 @@ pub(crate) struct Context {
     images: bool,
     /// Properties the schema marks as URLs.
     url_fields: BTreeSet<String>,
+    /// Fields the call asked for by a field-selection argument, lowercased.
+    requested: BTreeSet<String>,
 }
 
 impl Context {
@@ -190,7 +204,22 @@ impl Context {
             words,
             images,
             url_fields,
+            requested: BTreeSet::new(),
         }
+    }
+
+    /// This context knowing the call's arguments: the fields a field-selection argument
+    /// names (see [`SELECTING_ARGUMENTS`]) are what the call exists to return.
+    pub(crate) fn with_arguments(mut self, arguments: Option<&Value>) -> Self {
+        let selections = arguments
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| SELECTING_ARGUMENTS.contains(&name.to_ascii_lowercase().as_str()));
+        for (_, value) in selections {
+            self.requested.extend(requested_fields(value));
+        }
+        self
     }
 
     /// The class of field `name` holding `value`.
@@ -242,7 +271,10 @@ impl Context {
 
     fn is_purpose(&self, name: &str, link: bool) -> bool {
         let lower = name.to_ascii_lowercase();
-        if PAYLOAD_NAMES.contains(&lower.as_str()) || (self.images && link) {
+        if PAYLOAD_NAMES.contains(&lower.as_str())
+            || (self.images && link)
+            || self.requested.contains(&lower)
+        {
             return true;
         }
         let single = singular(&lower);
@@ -260,6 +292,21 @@ impl Context {
             let s = s.to_ascii_lowercase();
             s.starts_with("http://") || s.starts_with("https://") || is_image_path(&s)
         })
+    }
+}
+
+/// The field names a field-selection argument's value names, lowercased: a comma- or
+/// space-separated text or a list of them; of a dotted path (`owner.login`), its last field.
+fn requested_fields(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(text) => text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter_map(|part| part.rsplit(['.', '/']).next())
+            .map(|name| name.trim().to_ascii_lowercase())
+            .filter(|name| !name.is_empty() && name != "*")
+            .collect(),
+        Value::Array(items) => items.iter().flat_map(requested_fields).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -416,5 +463,23 @@ mod tests {
         let track = json!({"href": "https://x.example/t", "name": "Song", "duration_ms": 1});
         assert_eq!(albums.image_url_field(track.as_object().unwrap()), None);
         assert_eq!(singular("address"), "address");
+    }
+
+    #[test]
+    fn the_fields_a_call_selects_are_its_content_at_any_depth() {
+        let plain = Context::new(Some("/movie/{movie_id}/credits"), None);
+        assert_eq!(plain.class("job", &json!("Director")), Class::Plain);
+        let args = json!({"movie_id": 7, "fields": "crew.job, gender", "query": "job"});
+        let asked = plain.clone().with_arguments(Some(&args));
+        assert_eq!(asked.class("job", &json!("Director")), Class::Purpose);
+        assert_eq!(asked.class("GENDER", &json!(2)), Class::Purpose);
+        assert_eq!(asked.class("crew", &json!([])), Class::Other);
+        // A list of names, under OData's name; an argument that selects nothing is no
+        // selection.
+        let args = json!({"$select": ["Budget", "owner/bio"], "query": "name,adult"});
+        let asked = plain.with_arguments(Some(&args));
+        assert_eq!(asked.class("budget", &json!(3)), Class::Purpose);
+        assert_eq!(asked.class("bio", &json!("writes")), Class::Purpose);
+        assert_eq!(asked.class("adult", &json!(false)), Class::Plain);
     }
 }

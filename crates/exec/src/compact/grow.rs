@@ -109,7 +109,8 @@ impl Grower<'_> {
     /// Adds to `shown` (the shown forms of the first items of `whole`) every column of
     /// `columns`, in order, that fits across all of them within `room` characters of list
     /// text; a column that does not is left out for all, but a column that takes items (see
-    /// [`Column::takes_items`]) may take shown items away from the end, down to `floor` items.
+    /// [`Column::takes_items`]) may take shown items away from the end, down to `floor` items
+    /// (a qualifier further, see [`Column::floor`]).
     /// Returns the columns added.
     pub(crate) fn grow<'c>(
         &self,
@@ -127,7 +128,7 @@ impl Grower<'_> {
                 changed |= self.apply(column, item, slot);
             }
             if column.takes_items() {
-                while trial.len() > floor.max(1) && list_size(&trial) > room {
+                while trial.len() > column.floor(floor).max(1) && list_size(&trial) > room {
                     trial.pop();
                 }
             }

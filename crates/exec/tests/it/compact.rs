@@ -13,8 +13,8 @@ use toolsmith_exec::{ApiBook, Simulator};
 
 fn hints(endpoint: &str) -> Hints<'_> {
     Hints {
-        schema: None,
         endpoint: Some(endpoint),
+        ..Hints::default()
     }
 }
 
@@ -285,6 +285,7 @@ fn check_simulated(book: &Arc<ApiBook>) -> usize {
         let hints = Hints {
             schema: entry.api.api.response_schema.as_ref(),
             endpoint: Some(&endpoint),
+            ..Hints::default()
         };
         over += usize::from(value.to_string().chars().count() > 1024);
         for budget in [1024, 2048] {

@@ -232,17 +232,14 @@ fn system_of(request: &toolsmith_llm::ChatRequest) -> &str {
     }
 }
 
-/// Every function a request offers is named in its system prompt: the APIs and `read_result`
-/// in its list of functions, `Finish` in its instructions.
+/// Every function a request offers is named in its system prompt: the APIs, `read_result`
+/// and `Finish` in its list of functions, `Finish` in its instructions too.
 fn assert_lists_what_it_offers(requests: &[toolsmith_llm::ChatRequest]) {
     for (i, request) in requests.iter().enumerate() {
         let system = system_of(request);
         for tool in &request.tools {
-            let named = if tool.name == "Finish" {
-                system.contains("call Finish")
-            } else {
-                system.contains(&format!("- {}: ", tool.name))
-            };
+            let listed = system.contains(&format!("- {}: ", tool.name));
+            let named = listed && (tool.name != "Finish" || system.contains("call Finish"));
             assert!(named, "request {i} offers {} unlisted: {system}", tool.name);
         }
         let offered = request.tools.iter().any(|t| t.name == READ_RESULT);
@@ -288,4 +285,75 @@ async fn dfsdt_lists_read_result_in_its_system_prompt_once_it_is_offered() {
     let requests = llm.requests();
     assert!(requests[1].tools.iter().any(|t| t.name == READ_RESULT));
     assert_lists_what_it_offers(&requests);
+}
+
+/// The fields a call selects (`fields=release_date`) are shown in every item its compacted
+/// observation shows, however deep: the runtime gives compaction the call's arguments.
+#[tokio::test]
+async fn the_fields_a_call_selects_are_kept_when_its_observation_is_compacted() {
+    let fx = fixture();
+    let script = vec![
+        Reply::tool_call(
+            SEARCH,
+            args(json!({"query": "albums", "fields": "release_date"})),
+        ),
+        Reply::tool_call("Finish", answer("2020")),
+    ];
+    let llm = Arc::new(ScriptedLlm::new(script));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), long_answer()));
+    let runtime = runtime(llm, tools, fx.book);
+    let run = React::new(runtime, ReactSettings::PAPER)
+        .solve("q", fx.toolset)
+        .await
+        .unwrap();
+    let (first, outcome) = &observations(&run, SEARCH)[0];
+    assert_eq!(*outcome, CallOutcome::Ok, "{first}");
+    let shown: Value = serde_json::from_str(first).unwrap();
+    assert_eq!(shown["cut"]["handle"], "r1", "{first}");
+    let items: Vec<&Value> = shown["response"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v.is_object())
+        .collect();
+    assert!(items.len() >= 2, "{first}");
+    for item in items {
+        assert_eq!(item["album"]["release_date"], "2020-03-20", "{first}");
+    }
+}
+
+/// An observation a little over the limit is compacted by default; with a slack of 10% it is
+/// shown whole, and one further over is still compacted.
+#[tokio::test]
+async fn an_observation_within_the_slack_is_shown_whole() {
+    // A search answer whose observation text is `chars` characters long.
+    let answer_of = |chars: usize| {
+        let bare = json!({"error": "", "response": {"results": [{"id": 1, "title": ""}]}});
+        let pad = chars - bare.to_string().chars().count();
+        json!({"results": [{"id": 1, "title": "x".repeat(pad)}]})
+    };
+    let first_observation = |chars: usize, slack: usize| async move {
+        let fx = fixture();
+        let script = vec![
+            Reply::tool_call(SEARCH, args(json!({"query": "x"}))),
+            Reply::tool_call("Finish", answer("x")),
+        ];
+        let llm = Arc::new(ScriptedLlm::new(script));
+        let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), answer_of(chars)));
+        let mut runtime = runtime(llm, tools, fx.book);
+        runtime.settings.observation_slack_percent = slack;
+        let run = React::new(runtime, ReactSettings::PAPER)
+            .solve("q", fx.toolset)
+            .await
+            .unwrap();
+        observations(&run, SEARCH)[0].0.clone()
+    };
+    let whole = |text: &str| !text.contains("\"cut\"") && text.chars().count() > 1024;
+    let shown = first_observation(1090, 0).await;
+    assert!(!whole(&shown) && shown.chars().count() <= 1024, "{shown}");
+    let shown = first_observation(1090, 10).await;
+    assert!(whole(&shown), "{shown}");
+    assert_eq!(shown.chars().count(), 1090);
+    let shown = first_observation(1200, 10).await;
+    assert!(!whole(&shown) && shown.chars().count() <= 1024, "{shown}");
 }
