@@ -83,9 +83,21 @@ fn status_value(v: &Value) -> bool {
             !map.is_empty()
                 && map.keys().all(|k| telling(k) || beside(k))
                 && (map.keys().any(telling) || problem)
+                && map.values().all(plain)
         }
         Value::String(s) => error_text(s),
         _ => false,
+    }
+}
+
+/// Whether a value of a status body is only status: a scalar, an error object
+/// (`{"code": 401, "message": "bad key"}`), or a list of them. A payload wrapped in a
+/// status key (`{"message": {"items": [...]}}`, as some APIs answer a search) is not.
+fn plain(v: &Value) -> bool {
+    match v {
+        Value::Object(_) => status_value(v),
+        Value::Array(items) => items.iter().all(plain),
+        _ => true,
     }
 }
 
@@ -106,6 +118,7 @@ mod tests {
             json!({"message": "You are not subscribed to this API."}),
             json!({"type": "https://docs.example/problems/not-found", "title": "Not found", "status": 404}),
             json!({"error": {"code": 401, "message": "bad key"}}),
+            json!({"errors": [{"message": "bad id", "path": "/id"}, "and a second"]}),
             json!({"Error-Message": "quota", "status": "fail"}),
             json!("Too many requests, slow down"),
         ];
@@ -119,6 +132,9 @@ mod tests {
             json!({"title": "Dune", "year": 2021}),
             json!([{"error": "x"}]),
             json!("Paris"),
+            // A search result wrapped in a message key is a payload.
+            json!({"message": {"kind": "search", "items": [{"id": "v1", "title": "Wheels"}]}}),
+            json!({"data": {"error": null}, "message": "ok"}),
         ];
         for body in payloads {
             assert!(!is_status_only(&Body::Json(body.clone())), "{body}");
