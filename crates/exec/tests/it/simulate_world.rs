@@ -145,6 +145,11 @@ async fn the_fill_is_told_the_users_request_and_each_task_keys_its_own_answers()
         asked[0]
     );
     assert!(
+        asked[0].contains("a search that could find them by that name lists the user's own"),
+        "a search for a thing the request presupposes finds the user's own: {}",
+        asked[0]
+    );
+    assert!(
         asked[0].contains("what it creates starts empty"),
         "a created thing holds only what the call gave it: {}",
         asked[0]
