@@ -83,8 +83,9 @@ async fn embeddings(Json(request): Json<Value>) -> Json<Value> {
     Json(json!({"data": data}))
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
+/// A workspace with RestBench's TMDB imported and its model (chat and embeddings) at a
+/// loopback server that plays explorer, analyzer and rewriter.
+async fn tmdb_with_loopback_model() -> Workspace {
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
         .route("/v1/embeddings", post(embeddings))
@@ -100,6 +101,12 @@ async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
         ),
     )
     .unwrap();
+    ws
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refine_draft_stores_a_draft_doc_version_with_its_rounds() {
+    let ws = tmdb_with_loopback_model().await;
     let api = "tmdb/get_search_movie";
     let ws = tokio::task::spawn_blocking(move || {
         let dry = ws.ok(&["refine", "--method", "draft", "--apis", api, "--dry-run"]);
@@ -457,21 +464,7 @@ async fn refine_gate_activates_a_new_doc_that_ranks_better() {
 /// explorer's `query` argument is not sent, and the one round stops as `no_parameters`.
 #[tokio::test(flavor = "multi_thread")]
 async fn refine_draft_explores_an_api_without_parameters_once() {
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .route("/v1/embeddings", post(embeddings))
-        .with_state(State::default());
-    let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!(
-            "[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n\
-             [retrieve]\nembedder = \"http\"\nembedding_dimensions = 8\n"
-        ),
-    )
-    .unwrap();
+    let ws = tmdb_with_loopback_model().await;
     let api = "tmdb/get_movie_latest";
     let ws = tokio::task::spawn_blocking(move || {
         // One round of 3 explorer tries, the analyzer and the rewriter, and the tool's
