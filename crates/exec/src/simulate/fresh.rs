@@ -23,13 +23,11 @@ pub(crate) fn creates<'a>(entry: &BookEntry, mut paths: impl Iterator<Item = &'a
     if !request::creates(entry) {
         return false;
     }
-    let created = entry
-        .api
-        .api
-        .response_schema
-        .as_ref()
-        .and_then(toolsmith_catalog::lint::success_status)
-        == Some(201);
+    let schema = entry.api.api.response_schema.as_ref();
+    // A `201` that answers with a receipt (Spotify's add-tracks: `{snapshot_id}`) changed a
+    // thing that already was; only one that answers with a thing of its own id made it.
+    let created = schema.and_then(toolsmith_catalog::lint::success_status) == Some(201)
+        && schema.is_some_and(answers_with_an_identity);
     let prefix = format!("{}/{{", path.trim_end_matches('/'));
     created
         || paths.any(|key| {
@@ -37,6 +35,11 @@ pub(crate) fn creates<'a>(entry: &BookEntry, mut paths: impl Iterator<Item = &'a
                 .and_then(|(_, p)| p.strip_prefix(&prefix))
                 .is_some_and(|rest| !rest.contains('/'))
         })
+}
+
+/// Whether a response schema describes a thing with an `id` of its own.
+fn answers_with_an_identity(schema: &Value) -> bool {
+    schema.pointer("/properties/id").is_some()
 }
 
 /// Fields of a page that count its items.

@@ -436,6 +436,30 @@ async fn a_created_playlist_starts_empty() {
     );
 }
 
+/// Adding tracks answers `201` with a receipt, not a new thing: no "creates" rule (the
+/// stand-ins saw Spotify's add-tracks prompt say the call creates what it answers with).
+#[tokio::test]
+async fn a_201_that_answers_with_a_receipt_creates_nothing() {
+    let receipt = json!({"type": "object", "properties": {"snapshot_id": {"type": "string"}}});
+    let spec = json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+        "paths": {"/playlists/{playlist_id}/tracks": {"post": {
+            "parameters": [{"name": "playlist_id", "in": "path", "required": true,
+                "schema": {"type": "string"}}],
+            "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+                "properties": {"uris": {"type": "array", "items": {"type": "string"}}}}}}},
+            "responses": {"201": {"description": "added",
+                "content": {"application/json": {"schema": receipt}}}}}}}});
+    let book = book_of(&spec);
+    let add = op(&book, "POST", "/playlists/{playlist_id}/tracks");
+    let answer = json!({"snapshot_id": "MTAsZDVmZjMy"});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(answer.to_string())]));
+    let args = json!({"playlist_id": "37i9", "uris": ["spotify:track:t1"]});
+    let got = filling(&book, &llm).call(&add, &args).await.unwrap();
+    assert_eq!(got.body.json().unwrap()["snapshot_id"], "MTAsZDVmZjMy");
+    let text = prompt(&llm, 0);
+    assert!(!text.contains("This call creates the thing"), "{text}");
+}
+
 /// A `POST` that computes an answer (no `201`, no item paths) keeps its lists.
 #[tokio::test]
 async fn a_post_that_creates_nothing_keeps_its_lists() {
