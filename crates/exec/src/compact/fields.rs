@@ -299,15 +299,30 @@ impl Context {
 /// space-separated text or a list of them; of a dotted path (`owner.login`), its last field.
 fn requested_fields(value: &Value) -> Vec<String> {
     match value {
-        Value::String(text) => text
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter_map(|part| part.rsplit(['.', '/']).next())
-            .map(|name| name.trim().to_ascii_lowercase())
-            .filter(|name| !name.is_empty() && name != "*")
-            .collect(),
+        Value::String(text) => selected_leaves(text),
         Value::Array(items) => items.iter().flat_map(requested_fields).collect(),
         _ => Vec::new(),
     }
+}
+
+/// The leaf names of a field selection: comma- or space-separated paths (`crew.job`,
+/// `owner/bio`: the last part), and Spotify's nesting (`items(track(name,uri))`: `name` and
+/// `uri`; a name opening a parenthesis only holds what it selects).
+fn selected_leaves(text: &str) -> Vec<String> {
+    let mut leaves = Vec::new();
+    let mut part = String::new();
+    for c in text.chars().chain(std::iter::once(',')) {
+        if c == ',' || c == '(' || c == ')' || c.is_whitespace() {
+            let name = part.rsplit(['.', '/']).next().unwrap_or("").trim();
+            if c != '(' && !name.is_empty() && name != "*" {
+                leaves.push(name.to_ascii_lowercase());
+            }
+            part.clear();
+        } else {
+            part.push(c);
+        }
+    }
+    leaves
 }
 
 /// Whether `path` names an image file by its extension.
@@ -481,5 +496,15 @@ mod tests {
         assert_eq!(asked.class("budget", &json!(3)), Class::Purpose);
         assert_eq!(asked.class("bio", &json!("writes")), Class::Purpose);
         assert_eq!(asked.class("adult", &json!(false)), Class::Plain);
+    }
+
+    #[test]
+    fn spotify_nested_selections_name_their_leaves() {
+        assert_eq!(
+            selected_leaves("total,items(track(name,uri),added_by.id)"),
+            ["total", "name", "uri", "id"]
+        );
+        assert_eq!(selected_leaves("crew.job, gender"), ["job", "gender"]);
+        assert_eq!(selected_leaves("*"), Vec::<String>::new());
     }
 }
