@@ -543,12 +543,15 @@ fn write_call(entry: &BookEntry) -> Option<String> {
 
 /// An observation of a successful simulated call, with the status the spec documents: a
 /// no-content success (`204` by default) has no body, any other its body (`200` by default).
+/// A model's `null` or `""` for an API that documents no response is no body too, so an
+/// empty success reaches the agent in one form whoever answered it.
 fn answered(entry: &BookEntry, body: Option<Value>, provenance: Provenance) -> Observation {
     let schema = entry.api.api.response_schema.as_ref();
     let no_content = schema.and_then(toolsmith_catalog::lint::no_content_status);
     let documented = schema.and_then(toolsmith_catalog::lint::success_status);
+    let nothing = |b: &Value| b.is_null() || b.as_str().is_some_and(|s| s.trim().is_empty());
     match body {
-        Some(body) if no_content.is_none() => {
+        Some(body) if no_content.is_none() && !nothing(&body) => {
             let mut obs = Observation::ok_json(body, provenance);
             obs.status = Some(documented.unwrap_or(200));
             obs

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolsmith_exec::{Executor, Simulator};
+use toolsmith_exec::{Body, Executor, Simulator};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
 use crate::{book_of, filling, op};
@@ -173,6 +173,23 @@ async fn an_api_without_a_schema_keeps_the_layout_of_its_first_answer() {
             !text.contains("abc.png"),
             "a skeleton holds no values: {text}"
         );
+    }
+}
+
+/// A model's `null` or `""` for an API that documents no response is an empty success,
+/// as a documented no-content answer is: one form for the agent, whoever answered.
+#[tokio::test]
+async fn a_models_null_for_an_api_without_a_schema_is_no_body() {
+    let book = book_of(&schemaless_spec());
+    let generate = op(&book, "GET", "/generate");
+    for reply in ["null", "\"\""] {
+        let llm = Arc::new(ScriptedLlm::new([Reply::text(reply)]));
+        let got = filling(&book, &llm)
+            .call(&generate, &json!({"text": "hello"}))
+            .await
+            .unwrap();
+        assert_eq!(got.body, Body::Empty, "{reply}: {got:?}");
+        assert_eq!(got.status, Some(204), "{reply}");
     }
 }
 
