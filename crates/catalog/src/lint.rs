@@ -155,23 +155,32 @@ pub fn lint_catalog(catalog: &Catalog) -> LintReport {
 /// [`lint_catalog`]'s).
 pub fn lint_api(entry: &ApiEntry) -> Vec<Finding> {
     let api = &entry.api;
-    let mut out = Vec::new();
-    let mut push = |param: Option<&Param>, kind, message: String, fixed_at_render| {
-        out.push(Finding {
+    let mut raw = api_findings(entry);
+    raw.extend(param_findings(api));
+    raw.extend(unknown_names_findings(entry));
+    raw.into_iter()
+        .map(|(param, kind, message, fixed_at_render)| Finding {
             api: api.id.clone(),
             param: param.map(|p| p.name.clone()),
             kind,
             message,
             fixed_at_render,
-        });
-    };
+        })
+        .collect()
+}
+
+/// A finding before it is tied to its API: the parameter, the kind, the message and
+/// whether rendering fixes it.
+type RawFinding<'a> = (Option<&'a Param>, LintKind, String, bool);
+
+/// The API's own findings: an empty description, numbers written as strings in any of its
+/// schemas, a response without a schema.
+fn api_findings(entry: &ApiEntry) -> Vec<RawFinding<'_>> {
+    let api = &entry.api;
+    let mut out = Vec::new();
     if entry.description().trim().is_empty() {
-        push(
-            None,
-            LintKind::EmptyDescription,
-            "the API has no description".to_owned(),
-            false,
-        );
+        let message = "the API has no description".to_owned();
+        out.push((None, LintKind::EmptyDescription, message, false));
     }
     let schemas = api
         .params
@@ -181,63 +190,57 @@ pub fn lint_api(entry: &ApiEntry) -> Vec<Finding> {
         .chain(api.response_schema.iter().map(|s| (None, s)));
     for (param, schema) in schemas {
         for (keyword, text) in number_strings(schema) {
-            push(
-                param,
-                LintKind::NumberAsString,
-                format!("`{keyword}` is the string {text}; imported as a number"),
-                true,
-            );
+            let message = format!("`{keyword}` is the string {text}; imported as a number");
+            out.push((param, LintKind::NumberAsString, message, true));
         }
     }
     if api.response_schema.is_none() && !matches!(api.endpoint, Endpoint::Function { .. }) {
-        push(
-            None,
-            LintKind::NoResponseSchema,
-            "the response has no schema".to_owned(),
-            false,
-        );
+        let message = "the response has no schema".to_owned();
+        out.push((None, LintKind::NoResponseSchema, message, false));
     }
+    out
+}
+
+/// Each parameter's findings: an enum of another type, a description that contradicts the
+/// schema, a required parameter with a default, an empty or a repeated description.
+fn param_findings(api: &Api) -> Vec<RawFinding<'_>> {
+    let mut out = Vec::new();
     let mut described: HashMap<String, &str> = HashMap::new();
     for p in &api.params {
         if let Some((declared, values)) = enum_mismatch(&p.schema) {
             let fixed = enum_type(&p.schema).is_some();
-            push(
-                Some(p),
-                LintKind::TypeEnumMismatch,
-                format!("typed {declared} but its values are {values}"),
-                fixed,
-            );
+            let message = format!("typed {declared} but its values are {values}");
+            out.push((Some(p), LintKind::TypeEnumMismatch, message, fixed));
         }
         if let Some(why) = contradiction(p) {
-            push(Some(p), LintKind::ContradictoryDescription, why, false);
+            out.push((Some(p), LintKind::ContradictoryDescription, why, false));
         }
         if p.required && p.schema.get("default").is_some() {
-            push(
-                Some(p),
-                LintKind::RequiredWithDefault,
-                "required, yet it declares a default".to_owned(),
-                false,
-            );
+            let message = "required, yet it declares a default".to_owned();
+            out.push((Some(p), LintKind::RequiredWithDefault, message, false));
         }
         let description = p.description.trim();
         if description.is_empty() {
-            push(
+            out.push((
                 Some(p),
                 LintKind::EmptyDescription,
                 "no description".to_owned(),
                 false,
-            );
+            ));
         } else if let Some(first) = described.get(&description.to_lowercase()) {
-            push(
-                Some(p),
-                LintKind::DuplicateDescription,
-                format!("described exactly as `{first}`"),
-                false,
-            );
+            let message = format!("described exactly as `{first}`");
+            out.push((Some(p), LintKind::DuplicateDescription, message, false));
         } else {
             described.insert(description.to_lowercase(), &p.name);
         }
     }
+    out
+}
+
+/// The parameters the API's or its parameters' descriptions name that it does not have,
+/// each once.
+fn unknown_names_findings(entry: &ApiEntry) -> Vec<RawFinding<'_>> {
+    let api = &entry.api;
     let mut texts = vec![entry.description()];
     texts.extend(api.params.iter().map(|p| p.description.as_str()));
     let mut named = Vec::new();
@@ -248,15 +251,14 @@ pub fn lint_api(entry: &ApiEntry) -> Vec<Finding> {
             }
         }
     }
-    for name in named {
-        push(
-            None,
-            LintKind::UnknownParamInDescription,
-            format!("the description names a parameter `{name}` the API does not have"),
-            false,
-        );
-    }
-    out
+    named
+        .into_iter()
+        .map(|name| {
+            let message =
+                format!("the description names a parameter `{name}` the API does not have");
+            (None, LintKind::UnknownParamInDescription, message, false)
+        })
+        .collect()
 }
 
 /// The keyword marking the response schema the importer stores for a documented
