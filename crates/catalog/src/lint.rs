@@ -382,7 +382,7 @@ pub fn effective_schema(schema: &Value) -> Cow<'_, Value> {
 }
 
 /// The JSON Schema type of a value (`integer` for whole numbers).
-fn json_type(value: &Value) -> &'static str {
+pub fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

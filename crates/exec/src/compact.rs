@@ -475,6 +475,16 @@ mod tests {
         json!({"id": 550, "cast": cast, "crew": crew})
     }
 
+    /// The objects shown in list `key` of a compacted response (its note left out).
+    fn objects_in<'a>(back: &'a Value, key: &str) -> Vec<&'a Value> {
+        back[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.is_object())
+            .collect()
+    }
+
     #[test]
     fn the_shown_crew_says_each_ones_job_and_the_cast_their_character_and_order() {
         let value = credits(40);
@@ -485,12 +495,7 @@ mod tests {
         let text = compact_with(&value, hints, 1024);
         assert!(chars(&text) <= 1024, "{} chars", chars(&text));
         let back: Value = serde_json::from_str(&text).unwrap();
-        let crew: Vec<&Value> = back["crew"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|v| v.is_object())
-            .collect();
+        let crew = objects_in(&back, "crew");
         assert!(crew.len() >= 3, "{text}");
         for (i, person) in crew.iter().enumerate() {
             assert_eq!(person["id"], value["crew"][i]["id"], "{text}");
@@ -517,12 +522,7 @@ mod tests {
         let text = compact_with(&value, hints, 1024);
         assert!(chars(&text) <= 1024, "{} chars", chars(&text));
         let back: Value = serde_json::from_str(&text).unwrap();
-        let shown: Vec<&Value> = back["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|v| v.is_object())
-            .collect();
+        let shown = objects_in(&back, "results");
         assert!(shown.len() >= 8, "{text}");
         for movie in &shown {
             assert_eq!(movie["vote_average"], 7.5, "{text}");
@@ -536,12 +536,7 @@ mod tests {
         };
         let text = compact_with(&value, hints, 1024);
         let back: Value = serde_json::from_str(&text).unwrap();
-        let crew: Vec<&Value> = back["crew"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|v| v.is_object())
-            .collect();
+        let crew = objects_in(&back, "crew");
         assert!(crew.len() >= 2, "{text}");
         for (i, person) in crew.iter().enumerate() {
             assert_eq!(person["gender"], value["crew"][i]["gender"], "{text}");

@@ -79,14 +79,13 @@ impl Asking<'_> {
         oracle: &dyn ResponseOracle,
         entry: &BookEntry,
         args: &Value,
-        shown_: Shown<'_>,
-    ) -> Result<Value, Observation> {
-        let Shown {
+        Shown {
             creates,
             draft,
             shape,
             seen,
-        } = shown_;
+        }: Shown<'_>,
+    ) -> Result<Value, Observation> {
         let api = &entry.api.api.id;
         let what = if draft.is_some() {
             (FailureKind::UnparsableResponse, "fill the response of")

@@ -10,6 +10,7 @@
 
 use serde_json::{Map, Value};
 
+use super::paging::{OFFSET_FIELDS, TOTAL_FIELDS};
 use super::{request, state};
 use crate::executor::BookEntry;
 
@@ -42,12 +43,8 @@ fn answers_with_an_identity(schema: &Value) -> bool {
     schema.pointer("/properties/id").is_some()
 }
 
-/// Fields of a page that count its items.
-const TOTAL_FIELDS: &[&str] = &["total", "total_results", "total_count", "totalCount"];
 /// Fields of a page that link pages on and back.
 const LINK_FIELDS: &[&str] = &["next", "previous"];
-/// Fields of a page that hold where it starts.
-const OFFSET_FIELDS: &[&str] = &["offset", "start", "skip"];
 
 /// Empties the collections of the resource (one with an `id`) a creating call answers
 /// with; the ones the request gave (by name, at the resource's level) stay.

@@ -144,10 +144,11 @@ fn common_prefix<'s>(samples: &[&'s str]) -> &'s str {
     first.get(..literal).unwrap_or_default()
 }
 
-/// Whether a field's name says it holds an identifier: `id`, `movie_id`, `userId`.
+/// Whether a field's or parameter's name says it holds an identifier: `id`, `movie_id`,
+/// `order-id`, `userId`.
 pub(crate) fn names_id(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower == "id" || lower.ends_with("_id") || name.ends_with("Id")
+    lower == "id" || lower.ends_with("_id") || lower.ends_with("-id") || name.ends_with("Id")
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@
 use serde_json::{Value, json};
 use toolsmith_catalog::{ApiId, ParamLocation};
 
+use super::idshape::names_id;
 use crate::executor::BookEntry;
-use crate::observation::{Body, FailureKind, Observation, Outcome, Provenance};
+use crate::observation::{Body, FailureKind, Observation, Provenance};
 
 /// The status of an answer about a missing record.
 pub(crate) const NOT_FOUND: u16 = 404;
@@ -25,7 +26,7 @@ pub(crate) fn impossible_id(
         .api
         .params
         .iter()
-        .filter(|p| p.location == ParamLocation::Path && is_id_name(&p.name))
+        .filter(|p| p.location == ParamLocation::Path && names_id(&p.name))
         .find_map(|p| {
             let n = integer_of(args.get(&p.name)?)?;
             let positive = p
@@ -45,24 +46,12 @@ pub(crate) fn impossible_id(
 /// body that says what was not found (the catalog keeps no error schema of the spec).
 pub(crate) fn not_found(api: &ApiId, why: &str, provenance: Provenance) -> Observation {
     let body = json!({"error": format!("not found: {why}"), "status": NOT_FOUND});
-    Observation {
-        outcome: Outcome::ToolError {
-            kind: FailureKind::NotFound,
-            message: format!("`{api}`: not found: {why}"),
-        },
-        status: Some(NOT_FOUND),
-        bytes: body.to_string().len(),
-        body: Body::Json(body),
-        truncated: false,
-        latency: std::time::Duration::ZERO,
-        provenance,
-    }
-}
-
-/// Whether a parameter's name is an id's (`id`, `pet_id`, `userId`).
-fn is_id_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower == "id" || lower.ends_with("_id") || lower.ends_with("-id") || name.ends_with("Id")
+    let message = format!("`{api}`: not found: {why}");
+    let mut obs = Observation::tool_error(FailureKind::NotFound, message, provenance);
+    obs.status = Some(NOT_FOUND);
+    obs.bytes = body.to_string().len();
+    obs.body = Body::Json(body);
+    obs
 }
 
 /// A whole number given as a number or as text (`-1`, `"-1"`).
@@ -79,10 +68,10 @@ mod tests {
     #[test]
     fn an_id_name_and_an_integer_are_read_as_apis_write_them() {
         for name in ["id", "pet_id", "userId", "order-id"] {
-            assert!(is_id_name(name), "{name}");
+            assert!(names_id(name), "{name}");
         }
         for name in ["paid", "valid", "width", "android"] {
-            assert!(!is_id_name(name), "{name}");
+            assert!(!names_id(name), "{name}");
         }
         assert_eq!(integer_of(&json!(-1)), Some(-1));
         assert_eq!(integer_of(&json!(" -7 ")), Some(-7));

@@ -30,11 +30,11 @@ use super::request::{self, Request};
 use crate::executor::BookEntry;
 
 /// Fields of a page that hold the index of its first item.
-const OFFSET_FIELDS: &[&str] = &["offset", "start", "skip"];
+pub(crate) const OFFSET_FIELDS: &[&str] = &["offset", "start", "skip"];
 /// Fields of a page that hold its size.
 const SIZE_FIELDS: &[&str] = &["limit", "per_page", "page_size", "pageSize", "perPage"];
 /// Fields of a page that count every result.
-const TOTAL_FIELDS: &[&str] = &["total", "total_results", "total_count", "totalCount"];
+pub(crate) const TOTAL_FIELDS: &[&str] = &["total", "total_results", "total_count", "totalCount"];
 /// Fields of a page that number it.
 const PAGE_FIELDS: &[&str] = &["page", "page_number", "pageNumber"];
 /// Fields of a page that link pages.

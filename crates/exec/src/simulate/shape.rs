@@ -95,11 +95,7 @@ fn cut(value: &Value, levels: usize) -> Value {
                 .into_iter()
                 .collect(),
         ),
-        Value::String(_) => name("string"),
-        Value::Number(n) if n.is_f64() => name("number"),
-        Value::Number(_) => name("integer"),
-        Value::Bool(_) => name("boolean"),
-        Value::Null => name("null"),
+        scalar => name(toolsmith_catalog::lint::json_type(scalar)),
     }
 }
 
