@@ -391,3 +391,56 @@ async fn a_benchmark_set_warmed_then_measured_asks_once_per_request() {
     }
     assert_eq!(reranker.requests().len(), 353);
 }
+
+#[tokio::test]
+async fn each_need_is_ranked_to_its_own_depth_and_the_rankings_share_the_offer_in_turn() {
+    let none = Filter::default();
+    // Ranks three per need, alternatives that do the same job included.
+    let reranker = ScriptedLlm::new([]).with_rule(
+        When::last_message_contains("Need 1: "),
+        Reply::text(r#"{"needs": [[6, 5, 4], [12, 11, 10]]}"#),
+    );
+    let fused = intents_over(Fixed::new(), intent_model());
+    let stage = RerankingRetriever::new(
+        Arc::clone(&fused) as Arc<dyn Retriever>,
+        Arc::new(LlmReranker::new(reranker.clone()).with_per_need(3)),
+        settings(RerankWindow::PerIntent, 8, 6),
+    )
+    .with_intents(fused);
+    let hits = stage.search(REQUEST, 6, &none).await.unwrap();
+    assert_eq!(
+        ids(&hits),
+        [
+            "air/a6", "mail/m6", "air/a5", "mail/m5", "air/a4", "mail/m4"
+        ]
+    );
+    let asked = reranker.requests();
+    let prompt = asked[0].last_message();
+    assert!(prompt.contains("rank up to 3 candidates"), "{prompt}");
+    assert!(prompt.contains("list each of them"), "{prompt}");
+
+    // Without a depth of its own, the model is asked for the setting's default.
+    let default = ScriptedLlm::new([]).with_rule(
+        When::last_message_contains("Need 1: "),
+        Reply::text(r#"{"needs": [[6], [12]]}"#),
+    );
+    stage_with(default.clone())
+        .search(REQUEST, 6, &none)
+        .await
+        .unwrap();
+    let asked = default.requests();
+    let prompt = asked[0].last_message();
+    let depth = RerankSettings::default().per_need;
+    assert!(
+        prompt.contains(&format!("rank up to {depth} candidates")),
+        "{prompt}"
+    );
+}
+
+fn stage_with(reranker: ScriptedLlm) -> RerankingRetriever {
+    stage(
+        intent_model(),
+        reranker,
+        settings(RerankWindow::PerIntent, 8, 6),
+    )
+}
