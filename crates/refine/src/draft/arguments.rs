@@ -7,19 +7,6 @@
 use serde_json::{Map, Value};
 use toolsmith_catalog::Api;
 
-/// What an API's request body says about the fields it takes.
-#[derive(Debug, PartialEq, Eq)]
-enum BodyFields<'a> {
-    /// No request body.
-    None,
-    /// An object body listing its fields, with no others allowed beyond them.
-    Listed(Vec<&'a str>),
-    /// A body that is not an object (a string, a list): only `body` itself is an input.
-    Whole,
-    /// An object body that does not list its fields, or allows more than it lists.
-    Open,
-}
-
 /// The explorer's arguments split into those sent and those dropped as undocumented.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Checked {
@@ -32,52 +19,10 @@ pub(super) struct Checked {
 /// Splits `arguments` into those `api` documents (its parameters, `body` when it takes one,
 /// the listed fields of its body) and the rest; nothing is dropped when its body is open.
 pub(super) fn check(api: &Api, arguments: Map<String, Value>) -> Checked {
-    let fields = body_fields(api);
-    if fields == BodyFields::Open {
-        return Checked {
-            sent: arguments,
-            dropped: Map::new(),
-        };
-    }
-    let documented = |name: &str| {
-        api.params.iter().any(|p| p.name == name)
-            || (name == "body" && api.request_body.is_some())
-            || matches!(&fields, BodyFields::Listed(listed) if listed.contains(&name))
-    };
     let (sent, dropped) = arguments
         .into_iter()
-        .partition(|(name, _)| documented(name));
+        .partition(|(name, _)| api.documents_input(name) != Some(false));
     Checked { sent, dropped }
-}
-
-/// Whether `api` takes no input at all (no parameter, no body or an object body with no
-/// fields): every call of it is the same call.
-pub(super) fn takes_nothing(api: &Api) -> bool {
-    api.params.is_empty()
-        && match body_fields(api) {
-            BodyFields::None => true,
-            BodyFields::Listed(fields) => fields.is_empty(),
-            BodyFields::Whole | BodyFields::Open => false,
-        }
-}
-
-fn body_fields(api: &Api) -> BodyFields<'_> {
-    let Some(schema) = &api.request_body else {
-        return BodyFields::None;
-    };
-    let typed = schema.get("type").and_then(Value::as_str);
-    if typed.is_some_and(|t| t != "object") {
-        return BodyFields::Whole;
-    }
-    let more_allowed = schema
-        .get("additionalProperties")
-        .is_some_and(|extra| *extra != Value::Bool(false));
-    match schema.get("properties").and_then(Value::as_object) {
-        Some(listed) if !more_allowed => {
-            BodyFields::Listed(listed.keys().map(String::as_str).collect())
-        }
-        _ => BodyFields::Open,
-    }
 }
 
 #[cfg(test)]
@@ -146,21 +91,5 @@ mod tests {
             assert!(checked.dropped.is_empty(), "{open}");
             assert_eq!(Value::Object(checked.sent), json!({"x": 1}));
         }
-    }
-
-    #[test]
-    fn only_an_api_without_parameters_or_body_fields_takes_nothing() {
-        assert!(takes_nothing(&api(&[], None)));
-        assert!(takes_nothing(&api(
-            &[],
-            Some(json!({"type": "object", "properties": {}}))
-        )));
-        assert!(!takes_nothing(&api(&["q"], None)));
-        assert!(!takes_nothing(&api(&[], Some(json!({"type": "object"})))));
-        assert!(!takes_nothing(&api(&[], Some(json!({"type": "string"})))));
-        assert!(!takes_nothing(&api(
-            &[],
-            Some(json!({"type": "object", "properties": {"a": {}}}))
-        )));
     }
 }

@@ -419,7 +419,7 @@ impl Draft {
     /// (every later call would repeat this one, so exploring again shows nothing new), or `n`
     /// is the last round allowed.
     fn stop_after(&self, job: &ApiJob, n: u32) -> Option<Stop> {
-        if arguments::takes_nothing(&job.entry.api) {
+        if job.entry.api.takes_nothing() {
             Some(Stop::NoParameters)
         } else if n == self.settings.max_rounds {
             Some(Stop::MaxRounds)
@@ -593,7 +593,7 @@ impl DraftSettings {
     /// exploration executed per round. An API that takes no input has one round.
     pub fn estimate(&self, job: &ApiJob) -> Estimate {
         let doc_tokens = (job.render_with(job.original()).len() / CHARS_PER_TOKEN) as u64;
-        let rounds = if arguments::takes_nothing(&job.entry.api) {
+        let rounds = if job.entry.api.takes_nothing() {
             1
         } else {
             u64::from(self.max_rounds)

@@ -3,7 +3,7 @@
 //! required one, and a `$from` value pointing to an earlier step.
 
 use serde_json::{Map, Value};
-use toolsmith_catalog::{Api, ParamLocation};
+use toolsmith_catalog::Api;
 
 use super::types::{PathStep, Phrasing, PlannedCall, WrittenQuery};
 
@@ -65,12 +65,10 @@ fn checked_arguments(
     arguments: &Map<String, Value>,
     index: usize,
 ) -> Result<Map<String, Value>, String> {
-    // A body schema without its properties as parameters: its fields cannot be checked.
-    let open_body =
-        api.request_body.is_some() && !api.params.iter().any(|p| p.location == ParamLocation::Body);
     let mut out = Map::new();
     for (name, value) in arguments {
-        if !open_body && !api.params.iter().any(|p| &p.name == name) {
+        // An open body's fields cannot be checked (`Api::documents_input`).
+        if api.documents_input(name) == Some(false) {
             return Err(format!("unknown parameter `{name}`"));
         }
         out.insert(name.clone(), reference(value, index)?);
