@@ -8,7 +8,6 @@ use toolsmith_llm::{
     ChatModel, ChatRequest, Message, Prompt, Role, Sampling, StructuredSettings, ask_json,
 };
 
-use super::settings::RerankSettings;
 use crate::error::{Error, Result};
 
 /// The prompt asking for the relevant candidates, most useful first.
@@ -91,7 +90,6 @@ enum NeedsReply {
 pub struct LlmReranker<M> {
     model: M,
     structured: StructuredSettings,
-    per_need: usize,
 }
 
 impl<M: ChatModel> LlmReranker<M> {
@@ -103,14 +101,7 @@ impl<M: ChatModel> LlmReranker<M> {
                 max_repairs: 1,
                 ..StructuredSettings::default()
             },
-            per_need: RerankSettings::DEFAULT.per_need,
         }
-    }
-
-    /// Asks for up to `per_need` candidates per need ([`RerankSettings::per_need`]; at least 1).
-    pub fn with_per_need(mut self, per_need: usize) -> Self {
-        self.per_need = per_need.max(1);
-        self
     }
 }
 
@@ -135,7 +126,7 @@ impl<M: ChatModel> Reranker for LlmReranker<M> {
     async fn rerank_needs(&self, request: &str, needs: &[Need]) -> Result<Vec<Vec<usize>>> {
         let llm = |source| Error::Rerank { source };
         let text = RERANK_NEEDS_PROMPT
-            .render(&json!({"request": request, "needs": needs, "per_need": self.per_need}))
+            .render(&json!({"request": request, "needs": needs}))
             .map_err(llm)?;
         let req = ChatRequest::new(Role::RERANK, vec![Message::user(text)])
             .with_prompt(&RERANK_NEEDS_PROMPT)

@@ -52,25 +52,17 @@ pub struct RerankSettings {
     /// candidates on average. At 30 it passes the fused window of 40's ceiling (66.7) by 8.5
     /// points; 40 adds 1.7 points for 21 more candidates. 0 falls back to the fused window.
     pub per_intent: usize,
-    /// With [`RerankWindow::PerIntent`]: how many candidates the model is asked to rank for
-    /// each need, most useful first, alternatives that do the same job included. By default
-    /// 10: an offer of 20 tools shared by two needs. Asked only for the best, the model names
-    /// one API per need, and where many interchangeable APIs serve a need (a dozen QR-code
-    /// makers) the one it names is often not the one the user's path takes; the rest of the
-    /// offer then comes from the fused first stage, whatever the model knew about it.
-    pub per_need: usize,
 }
 
 impl RerankSettings {
-    /// The defaults: off, a fused window of 20 (30 per intent when `per_intent`, up to 10
-    /// ranked per need), docs cut at 300 characters.
+    /// The defaults: off, a fused window of 20 (30 per intent when `per_intent`), docs cut at
+    /// 300 characters.
     pub const DEFAULT: Self = Self {
         enabled: false,
         depth: 20,
         doc_chars: 300,
         window: RerankWindow::Fused,
         per_intent: 30,
-        per_need: 10,
     };
 
     /// Whether a request with several intents gets the per-intent window.

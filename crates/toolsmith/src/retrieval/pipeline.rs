@@ -125,7 +125,7 @@ fn rerank_stage(
         .context("the model that reranks (--rerank, [retrieve.rerank])")?;
     let budget = Arc::new(Budget::unlimited());
     let model = Metered::new(chat, Arc::clone(&budget));
-    let reranker = Arc::new(LlmReranker::new(model).with_per_need(settings.per_need));
+    let reranker = Arc::new(LlmReranker::new(model));
     let mut stage = RerankingRetriever::new(ranker, reranker, settings);
     if settings.per_intent_window() {
         match intents {

@@ -324,7 +324,6 @@ pub(crate) struct RefineConfig {
 /// doc_chars = 300          # each candidate's one-line doc is cut to this
 /// window = "fused"         # fused | per_intent: with --intents, show each intent's own top list by need
 /// per_intent = 30          # per_intent: how deep each intent's list is shown
-/// per_need = 10            # per_intent: how many the model ranks per need, alternatives included
 /// ```
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
