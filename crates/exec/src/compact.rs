@@ -32,7 +32,10 @@
 //!   roles (its own short fields saying its role in the list, found by their
 //!   values across the items: a string telling apart two credits of one person,
 //!   or a role's name such as `job`, `character`, `order`; they may take items
-//!   away as dates do, further), the item's own short scalars (those of its
+//!   away as dates do, further), the fields at any depth whose names share
+//!   a word stem with the request (the user's task and the model's thought
+//!   when it made the call, see [`Hints`]: `popularity` for "the most popular
+//!   show"; they take items away as roles do), the item's own short scalars (those of its
 //!   sub-objects without identities too, such as a forecast's `main.temp`;
 //!   dates first, then positions counting from 0 or 1 and categories such as a
 //!   language, then texts, numbers, booleans),
@@ -79,6 +82,7 @@
 //! assert_eq!(back["results"][1]["title"], "Film 1");
 //! ```
 
+mod asked;
 mod columns;
 mod core;
 mod fields;
@@ -105,6 +109,11 @@ pub struct Hints<'a> {
     /// The call's arguments: the fields a field-selection argument names (`fields`,
     /// `select`, `$select`, `include`, ...) are kept first, as the API's content.
     pub arguments: Option<&'a Value>,
+    /// The user's task: the fields whose names share a word stem with it (`popularity` for
+    /// "the most popular show") rank right after the items' roles.
+    pub task: Option<&'a str>,
+    /// The model's text of the turn that made the call (its thought), read as the task is.
+    pub thought: Option<&'a str>,
 }
 
 /// Whether a field is an identity field (an id, a name or a kind), the fields
@@ -133,7 +142,9 @@ pub fn compact_with(value: &Value, hints: Hints<'_>, budget: usize) -> String {
     if chars(&text) <= budget {
         return text;
     }
-    let ctx = Context::new(hints.endpoint, hints.schema).with_arguments(hints.arguments);
+    let ctx = Context::new(hints.endpoint, hints.schema)
+        .with_arguments(hints.arguments)
+        .with_request(hints.task, hints.thought);
     let shown = render(value, budget, &ctx);
     let out = shown.to_string();
     if chars(&out) <= budget {
@@ -542,6 +553,64 @@ mod tests {
             assert_eq!(person["gender"], value["crew"][i]["gender"], "{text}");
         }
         assert_eq!(emptied_objects(&value, &text), 0);
+    }
+
+    /// A TMDB `GET /tv/on_the_air` page of `n` shows, in TMDB's order of fields.
+    fn on_the_air(n: usize) -> Value {
+        let results: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"adult": false, "backdrop_path": "/9faGSFi5jam6pDWGNd0p8JcJgXQ.jpg",
+                       "genre_ids": [10_765, 18], "id": 200_000 + i,
+                       "origin_country": ["US"], "original_language": "en",
+                       "original_name": format!("Show {i}"),
+                       "overview": "People meet and things happen to them. ".repeat(5),
+                       "popularity": 300.0 - 11.5 * i as f64,
+                       "poster_path": "/xQ6GijOFnxTyUzqiwGpVxgfcgqI.jpg",
+                       "first_air_date": "2019-03-04", "name": format!("Show {i}"),
+                       "vote_average": 8.0 - 0.1 * i as f64, "vote_count": 1000 + i})
+            })
+            .collect();
+        json!({"page": 1, "results": results, "total_pages": 9, "total_results": 180})
+    }
+
+    /// The shown items of `results` that show field `name`, and how many are shown.
+    fn showing(text: &str, name: &str) -> (usize, usize) {
+        let back: Value = serde_json::from_str(text).unwrap();
+        let shown = objects_in(&back, "results");
+        let with = shown.iter().filter(|m| m.get(name).is_some()).count();
+        (with, shown.len())
+    }
+
+    #[test]
+    fn the_fields_the_request_names_are_shown_in_every_shown_item() {
+        let value = on_the_air(20);
+        let hints = |task, thought| Hints {
+            endpoint: Some("/tv/on_the_air"),
+            task,
+            thought,
+            ..Hints::default()
+        };
+        // "Popular" is `popularity`'s stem: every shown show says how popular it is.
+        let task = Some("When did the most popular TV show currently on the air start?");
+        let text = compact_with(&value, hints(task, None), 1024);
+        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
+        let (with, shown) = showing(&text, "popularity");
+        assert!(shown >= 8, "{text}");
+        assert_eq!(with, shown, "{text}");
+        assert_eq!(emptied_objects(&value, &text), 0);
+        let (kept, total) = shown_identities_kept(&value, &text);
+        assert_eq!(kept, total, "{text}");
+        // "Rated" is not `vote_average`: only a thought naming it brings it.
+        let task = Some("Which show on the air is the highest rated?");
+        let text = compact_with(&value, hints(task, None), 1024);
+        assert_eq!(showing(&text, "vote_average").0, 0, "{text}");
+        // Its `vote_count` shares "vote" too: fewer shows, each with both.
+        let thought = Some("I will list the shows on the air and compare their vote average.");
+        let text = compact_with(&value, hints(task, thought), 1024);
+        let (with, shown) = showing(&text, "vote_average");
+        assert!(shown >= 6, "{text}");
+        assert_eq!(showing(&text, "vote_count").0, shown, "{text}");
+        assert_eq!(with, shown, "{text}");
     }
 
     #[test]

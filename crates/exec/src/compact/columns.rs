@@ -55,6 +55,10 @@ pub(crate) enum Rank {
     /// member's `job`, a cast member's billing `order`), the surer ones first: see
     /// [`super::qualify`].
     Qualifier(Qualifier),
+    /// A field whose name shares a word stem with the request (`popularity` for "the most
+    /// popular show", see [`super::asked`]), at any depth of the item: the request filters or
+    /// ranks on it.
+    Asked,
     /// A short scalar of the item itself (a date, a count, a timestamp), or of a sub-object
     /// with no identities of its own (a forecast's `main.temp`): it says something of the item.
     OwnScalar,
@@ -152,16 +156,20 @@ impl Column {
     /// when, rather than more without); a position (mostly the list's own order), a mere
     /// category (a language) and an item's other own scalars are not worth an item.
     pub(crate) fn takes_items(&self) -> bool {
-        matches!(self.rank, Rank::Skeleton | Rank::Qualifier(Qualifier::Role))
-            || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
+        matches!(
+            self.rank,
+            Rank::Skeleton | Rank::Qualifier(Qualifier::Role) | Rank::Asked
+        ) || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
     }
 
     /// The fewest items this column may leave where the other columns that take items leave
-    /// `floor`: a qualifier may take more of them (fewer crew members, each saying their
-    /// job).
+    /// `floor`: a qualifier or a field the request asks about may take more of them (fewer
+    /// crew members, each saying their job).
     pub(crate) fn floor(&self, floor: usize) -> usize {
         match self.rank {
-            Rank::Qualifier(_) => (floor * ROLE_FLOOR_SHARE.0).div_ceil(ROLE_FLOOR_SHARE.1),
+            Rank::Qualifier(_) | Rank::Asked => {
+                (floor * ROLE_FLOOR_SHARE.0).div_ceil(ROLE_FLOOR_SHARE.1)
+            }
             _ => floor,
         }
     }
@@ -175,6 +183,18 @@ impl Column {
             && let Some(how) = qualifier(name, items, ctx)
         {
             self.rank = Rank::Qualifier(how);
+        }
+    }
+
+    /// Ranks this column [`Rank::Asked`] if its field's name shares a word stem with the
+    /// request, unless it ranks higher already.
+    fn ask(&mut self, ctx: &Context) {
+        let name = match &self.form {
+            Form::Core => return,
+            Form::Whole(name) | Form::Shortened(name, _) | Form::Rendered(name, _) => name,
+        };
+        if self.rank > Rank::Asked && ctx.is_asked(name) {
+            self.rank = Rank::Asked;
         }
     }
 }
@@ -207,6 +227,9 @@ pub(crate) fn columns(items: &[&Value], reach: Reach, ctx: &Context) -> Vec<Colu
         for column in &mut out {
             column.qualify(items, ctx);
         }
+    }
+    for column in &mut out {
+        column.ask(ctx);
     }
     out.sort_by_key(|c| (c.rank, c.depth, c.kind, c.index));
     out

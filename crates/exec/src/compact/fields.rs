@@ -5,6 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::asked::Asked;
+
 /// Field names that identify an entity by a key.
 const ID_NAMES: &[&str] = &["id", "uuid", "guid", "uri", "urn", "sha", "slug"];
 
@@ -187,6 +189,8 @@ pub(crate) struct Context {
     url_fields: BTreeSet<String>,
     /// Fields the call asked for by a field-selection argument, lowercased.
     requested: BTreeSet<String>,
+    /// The stems of the request's words (the task, the model's thought).
+    asked: Asked,
 }
 
 impl Context {
@@ -205,7 +209,20 @@ impl Context {
             images,
             url_fields,
             requested: BTreeSet::new(),
+            asked: Asked::default(),
         }
+    }
+
+    /// This context knowing the request: the user's `task` and the model's `thought` when it
+    /// made the call (see [`super::asked`]).
+    pub(crate) fn with_request(mut self, task: Option<&str>, thought: Option<&str>) -> Self {
+        self.asked = Asked::of([task, thought]);
+        self
+    }
+
+    /// Whether field `name` shares a word stem with the request.
+    pub(crate) fn is_asked(&self, name: &str) -> bool {
+        self.asked.names(name)
     }
 
     /// This context knowing the call's arguments: the fields a field-selection argument

@@ -219,10 +219,11 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
     let all = columns(&probe, Reach::All, ctx);
     let skeleton: Vec<&Column> = all.iter().filter(|c| c.rank() == Rank::Skeleton).collect();
-    // Qualifiers take items from those the units show, down to the floor, not before.
+    // Qualifiers and asked fields take items from those the units show, down to the floor,
+    // not before.
     let unit: Vec<&Column> = all
         .iter()
-        .filter(|c| c.takes_items() && !matches!(c.rank(), Rank::Qualifier(_)))
+        .filter(|c| c.takes_items() && !matches!(c.rank(), Rank::Qualifier(_) | Rank::Asked))
         .collect();
     let (count, floor) = unit_count(items, &skeleton, &unit, &grower, room);
     let mut out: Vec<Value> = items
