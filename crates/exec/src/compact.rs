@@ -65,6 +65,10 @@
 //!   or a list), at any depth, and the images of an images endpoint; maps of booleans (Spotify's `actions.disallows`)
 //!   grow after everything else but URLs and images of other APIs, which come
 //!   last;
+//! - the fields that page a list (a page's `next` and `previous`, its
+//!   totals, `page`, `offset`, `limit`, cursors) are kept whole, right after
+//!   the least forms of the identities and content: they say there is more
+//!   and how to ask for it;
 //! - long strings are shortened, ending in `…`;
 //! - as a last resort the text is cut and given back as one JSON string.
 //!
@@ -611,6 +615,59 @@ mod tests {
         assert!(shown >= 6, "{text}");
         assert_eq!(showing(&text, "vote_count").0, shown, "{text}");
         assert_eq!(with, shown, "{text}");
+    }
+
+    /// A Spotify paging object of `n` albums (of 100), as `GET /browse/new-releases` nests it.
+    fn new_releases(n: usize) -> Value {
+        let base = "https://api.spotify.com/v1/browse/new-releases";
+        let items: Vec<Value> = (0..n)
+            .map(|i| {
+                let id = format!("4aawyAB9vmqN3uQ7Fj{i:04}");
+                json!({"album_type": "album", "href": format!("https://api.spotify.com/v1/albums/{id}"),
+                       "id": id, "name": format!("Album {i}"), "release_date": "2012-01-01",
+                       "artists": [{"id": "0OdUWJ0sBjDrqHygGUXeCF", "name": "Band of Horses",
+                                    "type": "artist", "uri": "spotify:artist:0OdUWJ0sBjDrqHygGUXeCF"}],
+                       "total_tracks": 10, "type": "album", "uri": format!("spotify:album:{id}")})
+            })
+            .collect();
+        json!({"albums": {"href": format!("{base}?offset=20&limit=20"), "items": items,
+                          "limit": 20, "next": format!("{base}?offset=40&limit=20"),
+                          "offset": 20, "previous": format!("{base}?offset=0&limit=20"),
+                          "total": 100}})
+    }
+
+    #[test]
+    fn a_pages_next_and_totals_are_shown_whole() {
+        let value = new_releases(20);
+        let hints = Hints {
+            endpoint: Some("/browse/new-releases"),
+            ..Hints::default()
+        };
+        for budget in [1024, 2048] {
+            let text = compact_with(&value, hints, budget);
+            assert!(chars(&text) <= budget, "{} chars", chars(&text));
+            let back: Value = serde_json::from_str(&text).unwrap();
+            for field in ["next", "previous", "total", "offset", "limit"] {
+                assert_eq!(back["albums"][field], value["albums"][field], "{text}");
+            }
+            assert!(objects_in(&back["albums"], "items").len() >= 5, "{text}");
+            assert_eq!(emptied_objects(&value, &text), 0);
+        }
+        // A cursor object too, and TMDB's page and totals.
+        let mut value = new_releases(20);
+        value["albums"]["cursors"] = json!({"after": "MTcwMDAwMDAwMA", "before": null});
+        let text = compact_with(&value, hints, 1024);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            back["albums"]["cursors"], value["albums"]["cursors"],
+            "{text}"
+        );
+        let value = on_the_air(20);
+        let text = compact(&value, None, 1024);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        for field in ["page", "total_pages", "total_results"] {
+            assert_eq!(back[field], value[field], "{text}");
+        }
     }
 
     #[test]

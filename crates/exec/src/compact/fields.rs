@@ -118,6 +118,45 @@ const IMAGE_SIZES: &[&str] = &["height", "width", "aspect_ratio"];
 /// Extensions of image files.
 const IMAGE_EXTENSIONS: &[&str] = &[".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg"];
 
+/// Names of the fields that page a list (a page's `next`, its totals, its cursors), lowercased
+/// without `_` and `-` (`next_page_token` as `nextpagetoken`): tiny, and they tell the agent
+/// there is more and how to ask for it.
+const PAGING_FIELDS: &[&str] = &[
+    "next",
+    "previous",
+    "prev",
+    "nextpage",
+    "nextpageurl",
+    "nextlink",
+    "nextpagetoken",
+    "pagetoken",
+    "continuationtoken",
+    "page",
+    "pagenumber",
+    "pages",
+    "total",
+    "totalresults",
+    "totalpages",
+    "totalcount",
+    "totalitems",
+    "count",
+    "offset",
+    "limit",
+    "perpage",
+    "pagesize",
+    "cursor",
+    "cursors",
+    "nextcursor",
+    "prevcursor",
+    "previouscursor",
+    "after",
+    "before",
+    "hasmore",
+];
+
+/// Longest text of a paging field kept whole (a `next` URL, a cursor).
+const PAGING_TEXT: usize = 400;
+
 /// Schema formats of URL-valued strings.
 const URL_FORMATS: &[&str] = &["uri", "url", "uri-reference", "iri", "iri-reference"];
 
@@ -342,6 +381,26 @@ fn selected_leaves(text: &str) -> Vec<String> {
     leaves
 }
 
+/// Whether field `name` holding `value` pages a list (see [`PAGING_FIELDS`]): a scalar, or an
+/// object of scalars (Spotify's `cursors`), short enough to be kept whole.
+pub(crate) fn is_paging(name: &str, value: &Value) -> bool {
+    let key: String = name
+        .chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    let small = |v: &Value| match v {
+        Value::String(s) => s.chars().count() <= PAGING_TEXT,
+        Value::Object(_) | Value::Array(_) => false,
+        _ => true,
+    };
+    let fits = match value {
+        Value::Object(map) => !map.is_empty() && map.values().all(small),
+        other => small(other),
+    };
+    PAGING_FIELDS.contains(&key.as_str()) && fits
+}
+
 /// Whether `path` names an image file by its extension.
 fn is_image_path(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
@@ -513,6 +572,19 @@ mod tests {
         assert_eq!(asked.class("budget", &json!(3)), Class::Purpose);
         assert_eq!(asked.class("bio", &json!("writes")), Class::Purpose);
         assert_eq!(asked.class("adult", &json!(false)), Class::Plain);
+    }
+
+    #[test]
+    fn paging_fields_are_known_by_name_and_small_values() {
+        assert!(is_paging("next", &json!("https://x.example/p?offset=20")));
+        assert!(is_paging("next_page_token", &json!("abc")));
+        assert!(is_paging("nextPageToken", &json!("abc")));
+        assert!(is_paging("total_results", &json!(180)));
+        assert!(is_paging("previous", &json!(null)));
+        assert!(is_paging("cursors", &json!({"after": "a", "before": null})));
+        assert!(!is_paging("cursors", &json!({"after": {"deep": 1}})));
+        assert!(!is_paging("next", &json!("x".repeat(500))));
+        assert!(!is_paging("items", &json!(3)));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::columns::{Column, Rank, Reach, columns};
 use super::core::core;
-use super::fields::{Class, Context};
+use super::fields::{Class, Context, is_paging};
 use super::grow::{Grower, list_size};
 use super::least::{least, omitted_note, ordered, shorten, size};
 use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
@@ -99,6 +99,10 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
         if let Some(value) = map.get(*name) {
             shown.offer(name, least(value, ctx));
         }
+    }
+    // Then the fields that page a list, whole: a page's `next`, its totals, its cursors.
+    for (name, value) in map.iter().filter(|(name, value)| is_paging(name, value)) {
+        shown.offer(name, value.clone());
     }
     // Then their skeletons, one level deeper at a time, so that every holder keeps its
     // nested identities before any field grows.
