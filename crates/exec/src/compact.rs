@@ -62,7 +62,12 @@
 //!   by its path or function name (`albums` of `/me/albums`), the fields the
 //!   call asked for by a field-selection argument (`fields=name,job`, `select`,
 //!   `$select`, `include`, TMDB's `append_to_response`; a comma-separated text
-//!   or a list), at any depth, and the images of an images endpoint; maps of booleans (Spotify's `actions.disallows`)
+//!   or a list), at any depth, the images of an images endpoint, and the
+//!   text of the items of an endpoint that exists to return texts (its path
+//!   or name says reviews, comments, messages, posts, notes, lyrics, ...:
+//!   their `content`, `body`, `text`, ...), shown in every shown item as a
+//!   snippet ending in `…` that grows, across the items, before their own
+//!   dates do; maps of booleans (Spotify's `actions.disallows`)
 //!   grow after everything else but URLs and images of other APIs, which come
 //!   last;
 //! - the fields that page a list (a page's `next` and `previous`, its
@@ -668,6 +673,62 @@ mod tests {
         for field in ["page", "total_pages", "total_results"] {
             assert_eq!(back[field], value[field], "{text}");
         }
+    }
+
+    /// A page of five reviews of 2,000 characters, their text under `field`.
+    fn reviews(field: &str) -> Value {
+        let results: Vec<Value> = (0..5)
+            .map(|i| {
+                let text = format!("Review {i}: ")
+                    + &"The pacing drags but the ending pays it off. ".repeat(45);
+                json!({"author": format!("Critic {i}"),
+                       "author_details": {"name": "", "username": format!("critic{i}"),
+                                          "avatar_path": "/a.jpg", "rating": 8.0},
+                       field: text[..2000].to_owned(),
+                       "created_at": "2021-06-01T10:00:00.000Z",
+                       "id": format!("60b5f1a{i}c3a36847f8000000"),
+                       "updated_at": "2021-06-02T10:00:00.000Z",
+                       "url": format!("https://www.themoviedb.org/review/60b5f1a{i}")})
+            })
+            .collect();
+        json!({"id": 550, "page": 1, "results": results, "total_pages": 1, "total_results": 5})
+    }
+
+    #[test]
+    fn the_text_a_reviews_api_returns_is_shown_as_a_snippet_in_every_shown_review() {
+        let hints = Hints {
+            endpoint: Some("/movie/{movie_id}/reviews"),
+            ..Hints::default()
+        };
+        for field in ["content", "text", "body"] {
+            let value = reviews(field);
+            for (budget, least) in [(1024, 100), (2048, 200)] {
+                let text = compact_with(&value, hints, budget);
+                assert!(chars(&text) <= budget, "{} chars", chars(&text));
+                let back: Value = serde_json::from_str(&text).unwrap();
+                let shown = objects_in(&back, "results");
+                assert!(shown.len() >= 4, "{text}");
+                for (i, review) in shown.iter().enumerate() {
+                    let snippet = review[field].as_str().unwrap_or_default();
+                    let start = format!("Review {i}: The pacing drags");
+                    assert!(snippet.starts_with(&start), "{field}: {text}");
+                    assert!(snippet.ends_with('…'), "{field}: {text}");
+                    assert!(snippet.chars().count() >= least, "{field}: {text}");
+                }
+                assert_eq!(emptied_objects(&value, &text), 0);
+            }
+        }
+        // A movie's `body` is no text the API exists for.
+        let plain = Hints {
+            endpoint: Some("/movie/{movie_id}/lists"),
+            ..Hints::default()
+        };
+        let text = compact_with(&reviews("body"), plain, 1024);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            objects_in(&back, "results")[0].get("body").is_none(),
+            "{text}"
+        );
     }
 
     #[test]

@@ -30,6 +30,13 @@ const SHORT_TEXT: usize = 40;
 /// Characters a long text is first shown in, before it is shown whole.
 const LONG_TEXT_CAP: usize = 120;
 
+/// Characters the snippets of a text the API exists to return grow to early (its core form
+/// shows [`IDENTITY_CAP`] of them), then as a long text, before it is shown whole.
+const SNIPPET_CAPS: [usize; 5] = [100, 120, 160, 200, 240];
+
+/// Characters such a text grows to as a long text, before it is shown whole.
+const LONG_SNIPPET_CAPS: [usize; 2] = [480, 960];
+
 /// Characters a value without identities (a list of codes, a map) is rendered in.
 const OTHER_CAP: usize = 120;
 
@@ -59,6 +66,11 @@ pub(crate) enum Rank {
     /// popular show", see [`super::asked`]), at any depth of the item: the request filters or
     /// ranks on it.
     Asked,
+    /// A longer snippet of a text the API exists to return (a review's `content`), which the
+    /// item's core form shows in a short one: grown with the items' units (see
+    /// [`Column::grows_early`]), before their own dates take items away; longer ones, then
+    /// the whole text, are long texts.
+    Snippet,
     /// A short scalar of the item itself (a date, a count, a timestamp), or of a sub-object
     /// with no identities of its own (a forecast's `main.temp`): it says something of the item.
     OwnScalar,
@@ -162,6 +174,12 @@ impl Column {
         ) || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
     }
 
+    /// Whether this column is grown with the items' units, before the columns of lower rank:
+    /// the columns that take items, and a snippet of the text the API exists to return.
+    pub(crate) fn grows_early(&self) -> bool {
+        self.takes_items() || self.rank == Rank::Snippet
+    }
+
     /// The fewest items this column may leave where the other columns that take items leave
     /// `floor`: a qualifier or a field the request asks about may take more of them (fewer
     /// crew members, each saying their job).
@@ -247,6 +265,7 @@ fn walk(
     let here = has_identity(map, ctx);
     // The core identities and scalar content are in every shown object's core form already.
     let core = core_fields(map, level.under, ctx);
+    snippets(map, &core, path, level, ctx, out);
     let fields = ordered(map, ctx)
         .into_iter()
         .filter(|(name, _)| !core.contains(name));
@@ -307,6 +326,48 @@ fn walk(
             }
         }
         path.pop();
+    }
+}
+
+/// Adds the columns that grow the texts of `core` (the fields of `map`'s core form) that it
+/// shows as snippets: the content an API exists to return (a review's `content`).
+fn snippets(
+    map: &Map<String, Value>,
+    core: &[&str],
+    path: &[Step],
+    level: Level,
+    ctx: &Context,
+    out: &mut Vec<Column>,
+) {
+    for (index, name) in core.iter().enumerate() {
+        let Some(value @ Value::String(text)) = map.get(*name) else {
+            continue;
+        };
+        if ctx.class(name, value) != Class::Purpose {
+            continue;
+        }
+        let length = text.chars().count();
+        if length <= IDENTITY_CAP {
+            continue;
+        }
+        let at = Place {
+            level,
+            index,
+            kind: Kind::Text,
+        };
+        let early = SNIPPET_CAPS.iter().map(|cap| (*cap, Rank::Snippet));
+        let late = LONG_SNIPPET_CAPS.iter().map(|cap| (*cap, Rank::LongText));
+        for (cap, rank) in early.chain(late).filter(|(cap, _)| *cap < length) {
+            let form = Form::Shortened((*name).to_owned(), cap);
+            push(out, path, form, rank, at);
+        }
+        push(
+            out,
+            path,
+            Form::Whole((*name).to_owned()),
+            Rank::LongText,
+            at,
+        );
     }
 }
 

@@ -74,6 +74,50 @@ const IMAGE_WORDS: &[&str] = &[
     "stills",
 ];
 
+/// Words of an endpoint that say it exists to return texts people wrote (singular, as
+/// [`endpoint_words`] gives them).
+const TEXT_WORDS: &[&str] = &[
+    "review",
+    "comment",
+    "message",
+    "post",
+    "note",
+    "lyric",
+    "description",
+    "reply",
+    "tweet",
+    "article",
+    "story",
+    "transcript",
+    "caption",
+    "summary",
+    "text",
+    "quote",
+    "email",
+    "chat",
+    "thread",
+    "discussion",
+    "feedback",
+    "answer",
+];
+
+/// Names of the fields that hold the text of an item of such an endpoint.
+const TEXT_FIELDS: &[&str] = &[
+    "content",
+    "body",
+    "text",
+    "message",
+    "comment",
+    "review",
+    "snippet",
+    "lyrics",
+    "description",
+    "summary",
+    "note",
+    "caption",
+    "transcript",
+];
+
 /// Names of the fields that carry a response's payload, whatever the API.
 const PAYLOAD_NAMES: &[&str] = &[
     "response", "results", "result", "items", "item", "data", "hits", "entries", "records",
@@ -224,6 +268,9 @@ pub(crate) struct Context {
     words: Vec<String>,
     /// The endpoint exists to return images.
     images: bool,
+    /// The endpoint exists to return texts (reviews, comments, messages): their text fields
+    /// are its content.
+    texts: bool,
     /// Properties the schema marks as URLs.
     url_fields: BTreeSet<String>,
     /// Fields the call asked for by a field-selection argument, lowercased.
@@ -243,9 +290,11 @@ impl Context {
         let images = words
             .iter()
             .any(|w| IMAGE_WORDS.contains(&w.as_str()) || IMAGE_WORDS.contains(&plural(w)));
+        let texts = words.iter().any(|w| TEXT_WORDS.contains(&w.as_str()));
         Self {
             words,
             images,
+            texts,
             url_fields,
             requested: BTreeSet::new(),
             asked: Asked::default(),
@@ -284,7 +333,7 @@ impl Context {
             return Class::Identity(rank);
         }
         let link = self.is_link(name, value);
-        if self.is_purpose(name, link) {
+        if self.is_purpose(name, link) || self.is_text(name, value) {
             return Class::Purpose;
         }
         match value {
@@ -337,6 +386,12 @@ impl Context {
         self.words
             .iter()
             .any(|w| w.len() > 2 && (single == *w || single.ends_with(&format!("_{w}"))))
+    }
+
+    /// Whether field `name` holding `value` is the text of an endpoint that exists to return
+    /// texts (a review's `content`, a comment's `body`).
+    fn is_text(&self, name: &str, value: &Value) -> bool {
+        self.texts && value.is_string() && TEXT_FIELDS.contains(&name.to_ascii_lowercase().as_str())
     }
 
     fn is_link(&self, name: &str, value: &Value) -> bool {
@@ -572,6 +627,20 @@ mod tests {
         assert_eq!(asked.class("budget", &json!(3)), Class::Purpose);
         assert_eq!(asked.class("bio", &json!("writes")), Class::Purpose);
         assert_eq!(asked.class("adult", &json!(false)), Class::Plain);
+    }
+
+    #[test]
+    fn the_text_of_an_endpoint_for_texts_is_its_content() {
+        let comments = Context::new(Some("/posts/{post_id}/comments"), None);
+        assert!(comments.texts);
+        assert_eq!(comments.class("body", &json!("Nice post")), Class::Purpose);
+        assert_eq!(comments.class("body", &json!({"x": 1})), Class::Other);
+        assert_eq!(comments.class("email", &json!("a@b.example")), Class::Plain);
+        let lyrics = Context::new(Some("get_track_lyrics"), None);
+        assert_eq!(lyrics.class("text", &json!("la la")), Class::Purpose);
+        let movies = Context::new(Some("/movie/{movie_id}"), None);
+        assert!(!movies.texts);
+        assert_eq!(movies.class("body", &json!("x")), Class::Plain);
     }
 
     #[test]

@@ -238,7 +238,9 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     if list_size(&out) > room {
         out.clear();
     }
-    let (unit, rest): (Vec<Column>, Vec<Column>) = all.into_iter().partition(Column::takes_items);
+    let unit: Vec<Column> = all.iter().filter(|c| c.grows_early()).cloned().collect();
+    // A snippet that did not fit is tried again once dates have taken items away.
+    let rest: Vec<Column> = all.into_iter().filter(|c| !c.takes_items()).collect();
     let mut added = grower.grow(&unit, items, &mut out, room, floor);
     fill(items, &mut out, &added, &grower, room);
     let kept = out.len();
