@@ -32,10 +32,12 @@
 //!   roles (its own short fields saying its role in the list, found by their
 //!   values across the items: a string telling apart two credits of one person,
 //!   or a role's name such as `job`, `character`, `order`; they may take items
-//!   away as dates do, further), the fields at any depth whose names share
-//!   a word stem with the request (the user's task and the model's thought
-//!   when it made the call, see [`Hints`]: `popularity` for "the most popular
-//!   show"; they take items away as roles do), the item's own short scalars (those of its
+//!   away as dates do, further; so are those of the items of a list nested in
+//!   the items, such as a season's `episodes[].crew[].job`, found across
+//!   them), the fields at any depth whose names share a word stem with the
+//!   request (the user's task and the model's thought when it made the
+//!   call, see [`Hints`]: `popularity` for "the most popular show"; they take
+//!   items away as roles do), the item's own short scalars (those of its
 //!   sub-objects without identities too, such as a forecast's `main.temp`;
 //!   dates first, then positions counting from 0 or 1 and categories such as a
 //!   language, then texts, numbers, booleans),
@@ -729,6 +731,83 @@ mod tests {
             objects_in(&back, "results")[0].get("body").is_none(),
             "{text}"
         );
+    }
+
+    /// A TMDB `GET /tv/{tv_id}/season/{season_number}`: thirteen episodes, each with its
+    /// crew (a director, writers, a photographer) and guest stars, in TMDB's order of fields.
+    fn season() -> Value {
+        let jobs = [
+            ("Directing", "Director"),
+            ("Writing", "Writer"),
+            ("Writing", "Teleplay"),
+            ("Camera", "Director of Photography"),
+            ("Editing", "Editor"),
+        ];
+        let person = |kind: &str, i: usize| {
+            json!({"adult": false, "gender": 2, "id": 7000 + i,
+                   "known_for_department": kind, "name": format!("{kind} Person {i}"),
+                   "original_name": format!("{kind} Person {i}"), "popularity": 2.5,
+                   "profile_path": "/abcdefghijklmnopqrstuvwxyz1.jpg"})
+        };
+        let episodes: Vec<Value> = (0..13)
+            .map(|e| {
+                let crew: Vec<Value> = jobs
+                    .iter()
+                    .enumerate()
+                    .map(|(j, (department, job))| {
+                        let mut member = person(department, (e * 7 + j) % 20);
+                        member["department"] = json!(department);
+                        member["job"] = json!(job);
+                        member["credit_id"] = json!(format!("52571af119c29571140d{e:02}{j:02}"));
+                        member
+                    })
+                    .collect();
+                let guests: Vec<Value> = (0..4)
+                    .map(|g| {
+                        let mut guest = person("Acting", 100 + e * 4 + g);
+                        guest["character"] = json!(format!("Guest {g}"));
+                        guest["order"] = json!(500 + g);
+                        guest
+                    })
+                    .collect();
+                json!({"air_date": "2013-02-01", "episode_number": e + 1, "id": 802_549 + e,
+                       "name": format!("Chapter {}", e + 1),
+                       "overview": "Frank plots his next move in Washington. ".repeat(6),
+                       "production_code": "", "runtime": 55, "season_number": 1,
+                       "show_id": 1425, "still_path": "/abcdefghijklmnopqrstuvwxyz9.jpg",
+                       "vote_average": 7.6, "vote_count": 40, "crew": crew,
+                       "guest_stars": guests})
+            })
+            .collect();
+        json!({"_id": "52571af119c29571140d5a11", "air_date": "2013-02-01",
+               "episodes": episodes, "name": "Season 1", "overview": "A season.",
+               "id": 3572, "poster_path": "/pqrstuvwxyz.jpg", "season_number": 1,
+               "vote_average": 7.9})
+    }
+
+    #[test]
+    fn the_shown_crew_of_each_shown_episode_says_each_ones_job() {
+        let value = season();
+        let hints = Hints {
+            endpoint: Some("/tv/{tv_id}/season/{season_number}"),
+            ..Hints::default()
+        };
+        let text = compact_with(&value, hints, 2048);
+        assert!(chars(&text) <= 2048, "{} chars", chars(&text));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let episodes = objects_in(&back, "episodes");
+        assert!(episodes.len() >= 3, "{text}");
+        for (e, episode) in episodes.iter().enumerate() {
+            assert_eq!(episode["id"], value["episodes"][e]["id"], "{text}");
+            let crew = objects_in(episode, "crew");
+            assert!(!crew.is_empty(), "{text}");
+            for (j, member) in crew.iter().enumerate() {
+                let whole = &value["episodes"][e]["crew"][j];
+                assert_eq!(member["id"], whole["id"], "{text}");
+                assert_eq!(member["job"], whole["job"], "{text}");
+            }
+        }
+        assert_eq!(emptied_objects(&value, &text), 0);
     }
 
     #[test]

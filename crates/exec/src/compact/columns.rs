@@ -204,6 +204,24 @@ impl Column {
         }
     }
 
+    /// Ranks this column a role if it is a short field of the items of a list nested in the
+    /// items (a season's `episodes[].crew[].job`) that [`qualifier`] finds says their role
+    /// in that list, across the nested items of all of `items`.
+    fn qualify_nested(&mut self, items: &[&Value], ctx: &Context) {
+        let nested = matches!(self.path.last(), Some(Step::Each));
+        let kind = matches!(self.kind, Kind::Text | Kind::Number);
+        let scalar = matches!(self.rank, Rank::OwnScalar | Rank::NestedScalar);
+        if let (true, true, true, Form::Whole(name)) = (nested, kind, scalar, &self.form) {
+            let mut inner = Vec::new();
+            for item in items {
+                reach(item, &self.path, &mut inner);
+            }
+            if inner.len() > 1 && qualifier(name, &inner, ctx) == Some(Qualifier::Role) {
+                self.rank = Rank::Qualifier(Qualifier::Role);
+            }
+        }
+    }
+
     /// Ranks this column [`Rank::Asked`] if its field's name shares a word stem with the
     /// request, unless it ranks higher already.
     fn ask(&mut self, ctx: &Context) {
@@ -244,6 +262,7 @@ pub(crate) fn columns(items: &[&Value], reach: Reach, ctx: &Context) -> Vec<Colu
     if items.len() > 1 {
         for column in &mut out {
             column.qualify(items, ctx);
+            column.qualify_nested(items, ctx);
         }
     }
     for column in &mut out {
@@ -368,6 +387,24 @@ fn snippets(
             Rank::LongText,
             at,
         );
+    }
+}
+
+/// Adds to `out` the objects at `path` in `value` (every item of a list on the way).
+fn reach<'v>(value: &'v Value, path: &[Step], out: &mut Vec<&'v Value>) {
+    match (path.split_first(), value) {
+        (None, Value::Object(_)) => out.push(value),
+        (Some((Step::Key(key), rest)), Value::Object(map)) => {
+            if let Some(sub) = map.get(key) {
+                reach(sub, rest, out);
+            }
+        }
+        (Some((Step::Each, rest)), Value::Array(subs)) => {
+            for sub in subs {
+                reach(sub, rest, out);
+            }
+        }
+        _ => {}
     }
 }
 
