@@ -704,12 +704,16 @@ mod tests {
         };
         for field in ["content", "text", "body"] {
             let value = reviews(field);
-            for (budget, least) in [(1024, 100), (2048, 200)] {
+            // At 2,048 characters all five, each with its author and a longer snippet.
+            for (budget, least, count) in [(1024, 100, 4), (2048, 150, 5)] {
                 let text = compact_with(&value, hints, budget);
                 assert!(chars(&text) <= budget, "{} chars", chars(&text));
                 let back: Value = serde_json::from_str(&text).unwrap();
                 let shown = objects_in(&back, "results");
-                assert!(shown.len() >= 4, "{text}");
+                assert!(shown.len() >= count, "{text}");
+                if budget == 2048 {
+                    assert!(shown.iter().all(|r| r["author"].is_string()), "{text}");
+                }
                 for (i, review) in shown.iter().enumerate() {
                     let snippet = review[field].as_str().unwrap_or_default();
                     let start = format!("Review {i}: The pacing drags");

@@ -32,10 +32,10 @@ const LONG_TEXT_CAP: usize = 120;
 
 /// Characters the snippets of a text the API exists to return grow to early (its core form
 /// shows [`IDENTITY_CAP`] of them), then as a long text, before it is shown whole.
-const SNIPPET_CAPS: [usize; 5] = [100, 120, 160, 200, 240];
+const SNIPPET_CAPS: [usize; 3] = [100, 120, 160];
 
 /// Characters such a text grows to as a long text, before it is shown whole.
-const LONG_SNIPPET_CAPS: [usize; 2] = [480, 960];
+const LONG_SNIPPET_CAPS: [usize; 5] = [200, 240, 320, 480, 960];
 
 /// Characters a value without identities (a list of codes, a map) is rendered in.
 const OTHER_CAP: usize = 120;
