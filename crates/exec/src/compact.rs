@@ -15,7 +15,8 @@
 //!   level (a track's album and artists keep their ids and names before a
 //!   sibling device keeps its settings); then, before any field grows toward
 //!   whole, the short scalars of the objects it holds (a device's
-//!   `volume_percent` beside a whole track);
+//!   `volume_percent` beside a whole track); the fields the request names
+//!   (see below) in the objects it holds come before the skeletons;
 //! - a list keeps its first items and ends with a note saying how many items
 //!   it left out; the items of a list of objects are grown alike, by columns
 //!   (a field at a path, such as `played_at` or `track.album.release_date`):
@@ -812,6 +813,58 @@ mod tests {
             }
         }
         assert_eq!(emptied_objects(&value, &text), 0);
+    }
+
+    /// A Spotify playback state: a track with its album and artists, deep and long, and
+    /// the device playing it.
+    fn playback() -> Value {
+        let artist = |i: usize| {
+            let id = format!("0OdUWJ0sBjDrqHygGUX{i:03}");
+            json!({"external_urls": {"spotify": format!("https://open.spotify.com/artist/{id}")},
+                   "href": format!("https://api.spotify.com/v1/artists/{id}"), "id": id,
+                   "name": format!("Singer {i}"), "type": "artist",
+                   "uri": format!("spotify:artist:{id}")})
+        };
+        let images: Vec<Value> = [640, 300, 64]
+            .iter()
+            .map(|s| json!({"height": s, "url": format!("https://i.scdn.co/image/ab67616d0000b273{s:06}"), "width": s}))
+            .collect();
+        let album = json!({"album_type": "album", "artists": [artist(1), artist(2)],
+            "copyrights": [{"text": "2004 The Label", "type": "C"}, {"text": "2004 The Label", "type": "P"}],
+            "id": "4aawyAB9vmqN3uQ7FjRGTy", "images": images, "name": "Hot Fuss",
+            "release_date": "2004-06-07", "total_tracks": 11, "type": "album",
+            "uri": "spotify:album:4aawyAB9vmqN3uQ7FjRGTy"});
+        json!({"device": {"id": "5fbb3ba6aa454b5534c4ba43a8c7e8e45a63ad0e", "is_active": true,
+                          "name": "Kitchen speaker", "type": "Speaker", "volume_percent": 59},
+               "repeat_state": "off", "shuffle_state": false, "progress_ms": 42_000,
+               "item": {"album": album, "artists": [artist(1), artist(3)], "disc_number": 1,
+                        "duration_ms": 237_120, "id": "3n3Ppam7vgaVa1iaRUc9Lp",
+                        "name": "Mr. Brightside", "popularity": 74, "track_number": 2,
+                        "type": "track", "uri": "spotify:track:3n3Ppam7vgaVa1iaRUc9Lp"},
+               "is_playing": true})
+    }
+
+    #[test]
+    fn a_field_the_request_names_in_a_held_object_is_shown_before_skeletons_fill_the_room() {
+        let value = playback();
+        let hints = |task| Hints {
+            endpoint: Some("/me/player"),
+            task,
+            ..Hints::default()
+        };
+        // At 520 characters the track's skeleton leaves the device its identities only.
+        let text = compact_with(&value, hints(None), 520);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert!(back["device"].get("volume_percent").is_none(), "{text}");
+        let task = Some("Turn down the volume a little");
+        for budget in (300..=600).step_by(20) {
+            let text = compact_with(&value, hints(task), budget);
+            assert!(chars(&text) <= budget, "{} chars", chars(&text));
+            let back: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(back["device"]["volume_percent"], 59, "{budget}: {text}");
+            assert_eq!(back["item"]["name"], "Mr. Brightside", "{budget}: {text}");
+            assert_eq!(emptied_objects(&value, &text), 0);
+        }
     }
 
     #[test]

@@ -104,6 +104,9 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
     for (name, value) in map.iter().filter(|(name, value)| is_paging(name, value)) {
         shown.offer(name, value.clone());
     }
+    // Then the fields the request names in the objects it holds (a device's `volume_percent`
+    // for "turn down the volume"), before skeletons fill the room.
+    grow_small_fields(map, &mut shown, ctx, |c| c.rank() == Rank::Asked);
     // Then their skeletons, one level deeper at a time, so that every holder keeps its
     // nested identities before any field grows.
     for depth in 1..=SKELETON_DEPTH {
@@ -119,7 +122,7 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
             shown.offer(name, least(value, ctx));
         }
     }
-    grow_small_fields(map, &mut shown, ctx);
+    grow_small_fields(map, &mut shown, ctx, |c| c.rank() <= Rank::NestedScalar);
     if shown.out.is_empty()
         && let Some(first) = order.iter().find_map(|(name, _)| map.get_key_value(*name))
     {
@@ -145,17 +148,22 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
     Value::Object(shown.out)
 }
 
-/// Grows, column by column, the identities and short scalars of the objects `map` holds (a
-/// device's volume beside a whole track), before any of its fields grows toward whole. Its
-/// payload is grown afterwards, rendered on its own.
-fn grow_small_fields(map: &Map<String, Value>, shown: &mut Shown, ctx: &Context) {
+/// Grows, column by column, the columns `keep` keeps of the objects `map` holds (their
+/// identities and short scalars: a device's volume beside a whole track), before any of its
+/// fields grows toward whole. Its payload is grown afterwards, rendered on its own.
+fn grow_small_fields(
+    map: &Map<String, Value>,
+    shown: &mut Shown,
+    ctx: &Context,
+    keep: impl Fn(&Column) -> bool,
+) {
     if shown.out.is_empty() {
         return;
     }
     let whole = [Value::Object(map.clone())];
     let small: Vec<Column> = columns(&[&whole[0]], Reach::Held, ctx)
         .into_iter()
-        .filter(|c| c.rank() <= Rank::NestedScalar)
+        .filter(|c| keep(c))
         .collect();
     let grower = Grower { ctx, render };
     let mut one = vec![Value::Object(std::mem::take(&mut shown.out))];
