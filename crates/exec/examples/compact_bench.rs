@@ -288,6 +288,7 @@ fn measure(path: &Path, rounds: usize) -> Result<Value, Box<dyn std::error::Erro
                 schema: entry.api.api.response_schema.as_ref(),
                 endpoint: Some(&endpoint),
                 arguments: Some(&args),
+                ..Hints::default()
             };
             for (tally, budget) in tallies.iter_mut().zip(BUDGETS) {
                 tally.add(&body, &text, hints, budget);

@@ -15,7 +15,8 @@
 //!   level (a track's album and artists keep their ids and names before a
 //!   sibling device keeps its settings); then, before any field grows toward
 //!   whole, the short scalars of the objects it holds (a device's
-//!   `volume_percent` beside a whole track);
+//!   `volume_percent` beside a whole track); the fields the request names
+//!   (see below) in the objects it holds come before the skeletons;
 //! - a list keeps its first items and ends with a note saying how many items
 //!   it left out; the items of a list of objects are grown alike, by columns
 //!   (a field at a path, such as `played_at` or `track.album.release_date`):
@@ -32,7 +33,12 @@
 //!   roles (its own short fields saying its role in the list, found by their
 //!   values across the items: a string telling apart two credits of one person,
 //!   or a role's name such as `job`, `character`, `order`; they may take items
-//!   away as dates do, further), the item's own short scalars (those of its
+//!   away as dates do, further; so are those of the items of a list nested in
+//!   the items, such as a season's `episodes[].crew[].job`, found across
+//!   them), the fields at any depth whose names share a word stem with the
+//!   request (the user's task and the model's thought when it made the
+//!   call, see [`Hints`]: `popularity` for "the most popular show"; they take
+//!   items away as roles do), the item's own short scalars (those of its
 //!   sub-objects without identities too, such as a forecast's `main.temp`;
 //!   dates first, then positions counting from 0 or 1 and categories such as a
 //!   language, then texts, numbers, booleans),
@@ -59,9 +65,18 @@
 //!   by its path or function name (`albums` of `/me/albums`), the fields the
 //!   call asked for by a field-selection argument (`fields=name,job`, `select`,
 //!   `$select`, `include`, TMDB's `append_to_response`; a comma-separated text
-//!   or a list), at any depth, and the images of an images endpoint; maps of booleans (Spotify's `actions.disallows`)
+//!   or a list), at any depth, the images of an images endpoint, and the
+//!   text of the items of an endpoint that exists to return texts (its path
+//!   or name says reviews, comments, messages, posts, notes, lyrics, ...:
+//!   their `content`, `body`, `text`, ...), shown in every shown item as a
+//!   snippet ending in `…` that grows, across the items, before their own
+//!   dates do; maps of booleans (Spotify's `actions.disallows`)
 //!   grow after everything else but URLs and images of other APIs, which come
 //!   last;
+//! - the fields that page a list (a page's `next` and `previous`, its
+//!   totals, `page`, `offset`, `limit`, cursors) are kept whole, right after
+//!   the least forms of the identities and content: they say there is more
+//!   and how to ask for it;
 //! - long strings are shortened, ending in `…`;
 //! - as a last resort the text is cut and given back as one JSON string.
 //!
@@ -79,6 +94,7 @@
 //! assert_eq!(back["results"][1]["title"], "Film 1");
 //! ```
 
+mod asked;
 mod columns;
 mod core;
 mod fields;
@@ -105,6 +121,11 @@ pub struct Hints<'a> {
     /// The call's arguments: the fields a field-selection argument names (`fields`,
     /// `select`, `$select`, `include`, ...) are kept first, as the API's content.
     pub arguments: Option<&'a Value>,
+    /// The user's task: the fields whose names share a word stem with it (`popularity` for
+    /// "the most popular show") rank right after the items' roles.
+    pub task: Option<&'a str>,
+    /// The model's text of the turn that made the call (its thought), read as the task is.
+    pub thought: Option<&'a str>,
 }
 
 /// Whether a field is an identity field (an id, a name or a kind), the fields
@@ -133,7 +154,9 @@ pub fn compact_with(value: &Value, hints: Hints<'_>, budget: usize) -> String {
     if chars(&text) <= budget {
         return text;
     }
-    let ctx = Context::new(hints.endpoint, hints.schema).with_arguments(hints.arguments);
+    let ctx = Context::new(hints.endpoint, hints.schema)
+        .with_arguments(hints.arguments)
+        .with_request(hints.task, hints.thought);
     let shown = render(value, budget, &ctx);
     let out = shown.to_string();
     if chars(&out) <= budget {
@@ -542,6 +565,306 @@ mod tests {
             assert_eq!(person["gender"], value["crew"][i]["gender"], "{text}");
         }
         assert_eq!(emptied_objects(&value, &text), 0);
+    }
+
+    /// A TMDB `GET /tv/on_the_air` page of `n` shows, in TMDB's order of fields.
+    fn on_the_air(n: usize) -> Value {
+        let results: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"adult": false, "backdrop_path": "/9faGSFi5jam6pDWGNd0p8JcJgXQ.jpg",
+                       "genre_ids": [10_765, 18], "id": 200_000 + i,
+                       "origin_country": ["US"], "original_language": "en",
+                       "original_name": format!("Show {i}"),
+                       "overview": "People meet and things happen to them. ".repeat(5),
+                       "popularity": 300.0 - 11.5 * i as f64,
+                       "poster_path": "/xQ6GijOFnxTyUzqiwGpVxgfcgqI.jpg",
+                       "first_air_date": "2019-03-04", "name": format!("Show {i}"),
+                       "vote_average": 8.0 - 0.1 * i as f64, "vote_count": 1000 + i})
+            })
+            .collect();
+        json!({"page": 1, "results": results, "total_pages": 9, "total_results": 180})
+    }
+
+    /// The shown items of `results` that show field `name`, and how many are shown.
+    fn showing(text: &str, name: &str) -> (usize, usize) {
+        let back: Value = serde_json::from_str(text).unwrap();
+        let shown = objects_in(&back, "results");
+        let with = shown.iter().filter(|m| m.get(name).is_some()).count();
+        (with, shown.len())
+    }
+
+    #[test]
+    fn the_fields_the_request_names_are_shown_in_every_shown_item() {
+        let value = on_the_air(20);
+        let hints = |task, thought| Hints {
+            endpoint: Some("/tv/on_the_air"),
+            task,
+            thought,
+            ..Hints::default()
+        };
+        // "Popular" is `popularity`'s stem: every shown show says how popular it is.
+        let task = Some("When did the most popular TV show currently on the air start?");
+        let text = compact_with(&value, hints(task, None), 1024);
+        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
+        let (with, shown) = showing(&text, "popularity");
+        assert!(shown >= 8, "{text}");
+        assert_eq!(with, shown, "{text}");
+        assert_eq!(emptied_objects(&value, &text), 0);
+        let (kept, total) = shown_identities_kept(&value, &text);
+        assert_eq!(kept, total, "{text}");
+        // "Rated" is not `vote_average`: only a thought naming it brings it.
+        let task = Some("Which show on the air is the highest rated?");
+        let text = compact_with(&value, hints(task, None), 1024);
+        assert_eq!(showing(&text, "vote_average").0, 0, "{text}");
+        // Its `vote_count` shares "vote" too: fewer shows, each with both.
+        let thought = Some("I will list the shows on the air and compare their vote average.");
+        let text = compact_with(&value, hints(task, thought), 1024);
+        let (with, shown) = showing(&text, "vote_average");
+        assert!(shown >= 6, "{text}");
+        assert_eq!(showing(&text, "vote_count").0, shown, "{text}");
+        assert_eq!(with, shown, "{text}");
+    }
+
+    /// A Spotify paging object of `n` albums (of 100), as `GET /browse/new-releases` nests it.
+    fn new_releases(n: usize) -> Value {
+        let base = "https://api.spotify.com/v1/browse/new-releases";
+        let items: Vec<Value> = (0..n)
+            .map(|i| {
+                let id = format!("4aawyAB9vmqN3uQ7Fj{i:04}");
+                json!({"album_type": "album", "href": format!("https://api.spotify.com/v1/albums/{id}"),
+                       "id": id, "name": format!("Album {i}"), "release_date": "2012-01-01",
+                       "artists": [{"id": "0OdUWJ0sBjDrqHygGUXeCF", "name": "Band of Horses",
+                                    "type": "artist", "uri": "spotify:artist:0OdUWJ0sBjDrqHygGUXeCF"}],
+                       "total_tracks": 10, "type": "album", "uri": format!("spotify:album:{id}")})
+            })
+            .collect();
+        json!({"albums": {"href": format!("{base}?offset=20&limit=20"), "items": items,
+                          "limit": 20, "next": format!("{base}?offset=40&limit=20"),
+                          "offset": 20, "previous": format!("{base}?offset=0&limit=20"),
+                          "total": 100}})
+    }
+
+    #[test]
+    fn a_pages_next_and_totals_are_shown_whole() {
+        let value = new_releases(20);
+        let hints = Hints {
+            endpoint: Some("/browse/new-releases"),
+            ..Hints::default()
+        };
+        for budget in [1024, 2048] {
+            let text = compact_with(&value, hints, budget);
+            assert!(chars(&text) <= budget, "{} chars", chars(&text));
+            let back: Value = serde_json::from_str(&text).unwrap();
+            for field in ["next", "previous", "total", "offset", "limit"] {
+                assert_eq!(back["albums"][field], value["albums"][field], "{text}");
+            }
+            assert!(objects_in(&back["albums"], "items").len() >= 5, "{text}");
+            assert_eq!(emptied_objects(&value, &text), 0);
+        }
+        // A cursor object too, and TMDB's page and totals.
+        let mut value = new_releases(20);
+        value["albums"]["cursors"] = json!({"after": "MTcwMDAwMDAwMA", "before": null});
+        let text = compact_with(&value, hints, 1024);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            back["albums"]["cursors"], value["albums"]["cursors"],
+            "{text}"
+        );
+        let value = on_the_air(20);
+        let text = compact(&value, None, 1024);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        for field in ["page", "total_pages", "total_results"] {
+            assert_eq!(back[field], value[field], "{text}");
+        }
+    }
+
+    /// A page of five reviews of 2,000 characters, their text under `field`.
+    fn reviews(field: &str) -> Value {
+        let results: Vec<Value> = (0..5)
+            .map(|i| {
+                let text = format!("Review {i}: ")
+                    + &"The pacing drags but the ending pays it off. ".repeat(45);
+                json!({"author": format!("Critic {i}"),
+                       "author_details": {"name": "", "username": format!("critic{i}"),
+                                          "avatar_path": "/a.jpg", "rating": 8.0},
+                       field: text[..2000].to_owned(),
+                       "created_at": "2021-06-01T10:00:00.000Z",
+                       "id": format!("60b5f1a{i}c3a36847f8000000"),
+                       "updated_at": "2021-06-02T10:00:00.000Z",
+                       "url": format!("https://www.themoviedb.org/review/60b5f1a{i}")})
+            })
+            .collect();
+        json!({"id": 550, "page": 1, "results": results, "total_pages": 1, "total_results": 5})
+    }
+
+    #[test]
+    fn the_text_a_reviews_api_returns_is_shown_as_a_snippet_in_every_shown_review() {
+        let hints = Hints {
+            endpoint: Some("/movie/{movie_id}/reviews"),
+            ..Hints::default()
+        };
+        for field in ["content", "text", "body"] {
+            let value = reviews(field);
+            // At 2,048 characters all five, each with its author and a longer snippet.
+            for (budget, least, count) in [(1024, 100, 4), (2048, 150, 5)] {
+                let text = compact_with(&value, hints, budget);
+                assert!(chars(&text) <= budget, "{} chars", chars(&text));
+                let back: Value = serde_json::from_str(&text).unwrap();
+                let shown = objects_in(&back, "results");
+                assert!(shown.len() >= count, "{text}");
+                if budget == 2048 {
+                    assert!(shown.iter().all(|r| r["author"].is_string()), "{text}");
+                }
+                for (i, review) in shown.iter().enumerate() {
+                    let snippet = review[field].as_str().unwrap_or_default();
+                    let start = format!("Review {i}: The pacing drags");
+                    assert!(snippet.starts_with(&start), "{field}: {text}");
+                    assert!(snippet.ends_with('…'), "{field}: {text}");
+                    assert!(snippet.chars().count() >= least, "{field}: {text}");
+                }
+                assert_eq!(emptied_objects(&value, &text), 0);
+            }
+        }
+        // A movie's `body` is no text the API exists for.
+        let plain = Hints {
+            endpoint: Some("/movie/{movie_id}/lists"),
+            ..Hints::default()
+        };
+        let text = compact_with(&reviews("body"), plain, 1024);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            objects_in(&back, "results")[0].get("body").is_none(),
+            "{text}"
+        );
+    }
+
+    /// A TMDB `GET /tv/{tv_id}/season/{season_number}`: thirteen episodes, each with its
+    /// crew (a director, writers, a photographer) and guest stars, in TMDB's order of fields.
+    fn season() -> Value {
+        let jobs = [
+            ("Directing", "Director"),
+            ("Writing", "Writer"),
+            ("Writing", "Teleplay"),
+            ("Camera", "Director of Photography"),
+            ("Editing", "Editor"),
+        ];
+        let person = |kind: &str, i: usize| {
+            json!({"adult": false, "gender": 2, "id": 7000 + i,
+                   "known_for_department": kind, "name": format!("{kind} Person {i}"),
+                   "original_name": format!("{kind} Person {i}"), "popularity": 2.5,
+                   "profile_path": "/abcdefghijklmnopqrstuvwxyz1.jpg"})
+        };
+        let episodes: Vec<Value> = (0..13)
+            .map(|e| {
+                let crew: Vec<Value> = jobs
+                    .iter()
+                    .enumerate()
+                    .map(|(j, (department, job))| {
+                        let mut member = person(department, (e * 7 + j) % 20);
+                        member["department"] = json!(department);
+                        member["job"] = json!(job);
+                        member["credit_id"] = json!(format!("52571af119c29571140d{e:02}{j:02}"));
+                        member
+                    })
+                    .collect();
+                let guests: Vec<Value> = (0..4)
+                    .map(|g| {
+                        let mut guest = person("Acting", 100 + e * 4 + g);
+                        guest["character"] = json!(format!("Guest {g}"));
+                        guest["order"] = json!(500 + g);
+                        guest
+                    })
+                    .collect();
+                json!({"air_date": "2013-02-01", "episode_number": e + 1, "id": 802_549 + e,
+                       "name": format!("Chapter {}", e + 1),
+                       "overview": "Frank plots his next move in Washington. ".repeat(6),
+                       "production_code": "", "runtime": 55, "season_number": 1,
+                       "show_id": 1425, "still_path": "/abcdefghijklmnopqrstuvwxyz9.jpg",
+                       "vote_average": 7.6, "vote_count": 40, "crew": crew,
+                       "guest_stars": guests})
+            })
+            .collect();
+        json!({"_id": "52571af119c29571140d5a11", "air_date": "2013-02-01",
+               "episodes": episodes, "name": "Season 1", "overview": "A season.",
+               "id": 3572, "poster_path": "/pqrstuvwxyz.jpg", "season_number": 1,
+               "vote_average": 7.9})
+    }
+
+    #[test]
+    fn the_shown_crew_of_each_shown_episode_says_each_ones_job() {
+        let value = season();
+        let hints = Hints {
+            endpoint: Some("/tv/{tv_id}/season/{season_number}"),
+            ..Hints::default()
+        };
+        let text = compact_with(&value, hints, 2048);
+        assert!(chars(&text) <= 2048, "{} chars", chars(&text));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let episodes = objects_in(&back, "episodes");
+        assert!(episodes.len() >= 3, "{text}");
+        for (e, episode) in episodes.iter().enumerate() {
+            assert_eq!(episode["id"], value["episodes"][e]["id"], "{text}");
+            let crew = objects_in(episode, "crew");
+            assert!(!crew.is_empty(), "{text}");
+            for (j, member) in crew.iter().enumerate() {
+                let whole = &value["episodes"][e]["crew"][j];
+                assert_eq!(member["id"], whole["id"], "{text}");
+                assert_eq!(member["job"], whole["job"], "{text}");
+            }
+        }
+        assert_eq!(emptied_objects(&value, &text), 0);
+    }
+
+    /// A Spotify playback state: a track with its album and artists, deep and long, and
+    /// the device playing it.
+    fn playback() -> Value {
+        let artist = |i: usize| {
+            let id = format!("0OdUWJ0sBjDrqHygGUX{i:03}");
+            json!({"external_urls": {"spotify": format!("https://open.spotify.com/artist/{id}")},
+                   "href": format!("https://api.spotify.com/v1/artists/{id}"), "id": id,
+                   "name": format!("Singer {i}"), "type": "artist",
+                   "uri": format!("spotify:artist:{id}")})
+        };
+        let images: Vec<Value> = [640, 300, 64]
+            .iter()
+            .map(|s| json!({"height": s, "url": format!("https://i.scdn.co/image/ab67616d0000b273{s:06}"), "width": s}))
+            .collect();
+        let album = json!({"album_type": "album", "artists": [artist(1), artist(2)],
+            "copyrights": [{"text": "2004 The Label", "type": "C"}, {"text": "2004 The Label", "type": "P"}],
+            "id": "4aawyAB9vmqN3uQ7FjRGTy", "images": images, "name": "Hot Fuss",
+            "release_date": "2004-06-07", "total_tracks": 11, "type": "album",
+            "uri": "spotify:album:4aawyAB9vmqN3uQ7FjRGTy"});
+        json!({"device": {"id": "5fbb3ba6aa454b5534c4ba43a8c7e8e45a63ad0e", "is_active": true,
+                          "name": "Kitchen speaker", "type": "Speaker", "volume_percent": 59},
+               "repeat_state": "off", "shuffle_state": false, "progress_ms": 42_000,
+               "item": {"album": album, "artists": [artist(1), artist(3)], "disc_number": 1,
+                        "duration_ms": 237_120, "id": "3n3Ppam7vgaVa1iaRUc9Lp",
+                        "name": "Mr. Brightside", "popularity": 74, "track_number": 2,
+                        "type": "track", "uri": "spotify:track:3n3Ppam7vgaVa1iaRUc9Lp"},
+               "is_playing": true})
+    }
+
+    #[test]
+    fn a_field_the_request_names_in_a_held_object_is_shown_before_skeletons_fill_the_room() {
+        let value = playback();
+        let hints = |task| Hints {
+            endpoint: Some("/me/player"),
+            task,
+            ..Hints::default()
+        };
+        // At 520 characters the track's skeleton leaves the device its identities only.
+        let text = compact_with(&value, hints(None), 520);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert!(back["device"].get("volume_percent").is_none(), "{text}");
+        let task = Some("Turn down the volume a little");
+        for budget in (300..=600).step_by(20) {
+            let text = compact_with(&value, hints(task), budget);
+            assert!(chars(&text) <= budget, "{} chars", chars(&text));
+            let back: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(back["device"]["volume_percent"], 59, "{budget}: {text}");
+            assert_eq!(back["item"]["name"], "Mr. Brightside", "{budget}: {text}");
+            assert_eq!(emptied_objects(&value, &text), 0);
+        }
     }
 
     #[test]

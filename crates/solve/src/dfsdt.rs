@@ -114,7 +114,12 @@ impl Dfsdt {
                 } else {
                     let answers = self
                         .runtime
-                        .answer_calls(&response.tool_calls, &mut search.toolset, search.query)
+                        .answer_calls(
+                            &response.tool_calls,
+                            &mut search.toolset,
+                            search.query,
+                            response.content.as_deref(),
+                        )
                         .await;
                     let mut summary = Vec::new();
                     let mut gave_up = None;

@@ -74,7 +74,7 @@ pub use crate::names::{FINISH, READ_RESULT, SEARCH_TOOLS};
 pub use crate::react::React;
 pub use crate::refusal::is_refusal;
 pub use crate::run::Run;
-pub use crate::runtime::{Answered, Runtime, Stop};
+pub use crate::runtime::{Answered, Asking, Runtime, Stop};
 pub use crate::settings::{
     AgentSettings, ConAgentsSettings, DfsdtSettings, ObservationStyle, Protocol, ReactSettings,
 };

@@ -190,7 +190,12 @@ impl React {
             }
             let answers = self
                 .runtime
-                .answer_calls(&response.tool_calls, toolset, query)
+                .answer_calls(
+                    &response.tool_calls,
+                    toolset,
+                    query,
+                    response.content.as_deref(),
+                )
                 .await;
             let mut end = None;
             for answered in answers {

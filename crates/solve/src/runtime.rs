@@ -78,6 +78,15 @@ pub struct Runtime {
     pub jq: Option<Arc<JqSandbox>>,
 }
 
+/// The words of the request a tool call serves: compaction ranks the fields they name first.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Asking<'a> {
+    /// The user's task.
+    pub task: Option<&'a str>,
+    /// The model's text of the turn that made the call (its thought).
+    pub thought: Option<&'a str>,
+}
+
 /// One tool call of a turn, answered.
 #[derive(Debug)]
 pub struct Answered {
@@ -143,13 +152,20 @@ impl Runtime {
         }
     }
 
-    /// Runs every call of one turn, API calls concurrently, answers in call order.
+    /// Runs every call of one turn, API calls concurrently, answers in call order; `thought`
+    /// is the model's text of the turn (with the task `query`, it tells compaction which
+    /// fields the request names).
     pub async fn answer_calls(
         &self,
         calls: &[ToolCall],
         toolset: &mut Toolset,
         query: &str,
+        thought: Option<&str>,
     ) -> Vec<Answered> {
+        let asking = Asking {
+            task: Some(query),
+            thought,
+        };
         let mut answers: Vec<Option<Answered>> = calls.iter().map(|_| None).collect();
         let mut pending = Vec::new();
         for (i, call) in calls.iter().enumerate() {
@@ -178,7 +194,7 @@ impl Runtime {
         let results = join_all(
             pending
                 .iter()
-                .map(|(_, call)| self.call_api(call, toolset_ref)),
+                .map(|(_, call)| self.call_api(call, toolset_ref, asking)),
         )
         .await;
         for ((i, _), answered) in pending.into_iter().zip(results) {
@@ -187,8 +203,8 @@ impl Runtime {
         answers.into_iter().flatten().collect()
     }
 
-    async fn call_api(&self, call: &ToolCall, toolset: &Toolset) -> Answered {
-        self.call_api_full(call, toolset).await.0
+    async fn call_api(&self, call: &ToolCall, toolset: &Toolset, asking: Asking<'_>) -> Answered {
+        self.call_api_asking(call, toolset, asking).await.0
     }
 
     /// Runs one API call and returns the answer for the model with the whole observation.
@@ -196,6 +212,16 @@ impl Runtime {
         &self,
         call: &ToolCall,
         toolset: &Toolset,
+    ) -> (Answered, Option<Observation>) {
+        self.call_api_asking(call, toolset, Asking::default()).await
+    }
+
+    /// [`Self::call_api_full`] serving the request of `asking`.
+    pub async fn call_api_asking(
+        &self,
+        call: &ToolCall,
+        toolset: &Toolset,
+        asking: Asking<'_>,
     ) -> (Answered, Option<Observation>) {
         let failed = |content: String, outcome, api: Option<ApiId>, arguments: Value| {
             (
@@ -255,7 +281,13 @@ impl Runtime {
                 );
             }
         };
-        let content = self.content(api, &arguments, &observation, &coerced, toolset);
+        let shown = Shown {
+            api,
+            arguments: &arguments,
+            coerced: &coerced,
+            asking,
+        };
+        let content = self.content(shown, &observation, toolset);
         let answered = self.record(
             call,
             Some(api.clone()),
@@ -269,16 +301,15 @@ impl Runtime {
 
     /// The text the model is shown of `observation`: ToolBench's envelope, noting the
     /// arguments sent in another form than given, cut or compacted to the limit (knowing
-    /// the call's `arguments`: the fields they select are kept first), or whole when it is
-    /// within the limit's slack.
-    fn content(
-        &self,
-        api: &ApiId,
-        arguments: &Value,
-        observation: &Observation,
-        coerced: &[Coercion],
-        toolset: &Toolset,
-    ) -> String {
+    /// the call's `arguments`: the fields they select are kept first; and the request's
+    /// words: the fields they name rank high), or whole when it is within the limit's slack.
+    fn content(&self, call: Shown<'_>, observation: &Observation, toolset: &Toolset) -> String {
+        let Shown {
+            api,
+            arguments,
+            coerced,
+            asking,
+        } = call;
         let limit = self.settings.max_observation_chars;
         let text = with_note(observation_text(observation), coerced);
         match self.settings.observation_style {
@@ -297,6 +328,8 @@ impl Runtime {
                         _ => a.name.as_str(),
                     }),
                     arguments: Some(arguments),
+                    task: asking.task,
+                    thought: asking.thought,
                 };
                 present(&text, hints, limit, toolset.shelf())
             }
@@ -391,6 +424,16 @@ impl Runtime {
         };
         self.record(call, None, json!({"query": wanted}), outcome, None, content)
     }
+}
+
+/// What a call's observation is shown for: the API, the arguments sent, how they were coerced,
+/// and the request's words.
+#[derive(Clone, Copy)]
+struct Shown<'a> {
+    api: &'a ApiId,
+    arguments: &'a Value,
+    coerced: &'a [Coercion],
+    asking: Asking<'a>,
 }
 
 /// `text` (an observation's JSON object) with a `note` first that says which arguments were

@@ -30,6 +30,13 @@ const SHORT_TEXT: usize = 40;
 /// Characters a long text is first shown in, before it is shown whole.
 const LONG_TEXT_CAP: usize = 120;
 
+/// Characters the snippets of a text the API exists to return grow to early (its core form
+/// shows [`IDENTITY_CAP`] of them), then as a long text, before it is shown whole.
+const SNIPPET_CAPS: [usize; 3] = [100, 120, 160];
+
+/// Characters such a text grows to as a long text, before it is shown whole.
+const LONG_SNIPPET_CAPS: [usize; 5] = [200, 240, 320, 480, 960];
+
 /// Characters a value without identities (a list of codes, a map) is rendered in.
 const OTHER_CAP: usize = 120;
 
@@ -55,6 +62,15 @@ pub(crate) enum Rank {
     /// member's `job`, a cast member's billing `order`), the surer ones first: see
     /// [`super::qualify`].
     Qualifier(Qualifier),
+    /// A field whose name shares a word stem with the request (`popularity` for "the most
+    /// popular show", see [`super::asked`]), at any depth of the item: the request filters or
+    /// ranks on it.
+    Asked,
+    /// A longer snippet of a text the API exists to return (a review's `content`), which the
+    /// item's core form shows in a short one: grown with the items' units (see
+    /// [`Column::grows_early`]), before their own dates take items away; longer ones, then
+    /// the whole text, are long texts.
+    Snippet,
     /// A short scalar of the item itself (a date, a count, a timestamp), or of a sub-object
     /// with no identities of its own (a forecast's `main.temp`): it says something of the item.
     OwnScalar,
@@ -152,16 +168,26 @@ impl Column {
     /// when, rather than more without); a position (mostly the list's own order), a mere
     /// category (a language) and an item's other own scalars are not worth an item.
     pub(crate) fn takes_items(&self) -> bool {
-        matches!(self.rank, Rank::Skeleton | Rank::Qualifier(Qualifier::Role))
-            || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
+        matches!(
+            self.rank,
+            Rank::Skeleton | Rank::Qualifier(Qualifier::Role) | Rank::Asked
+        ) || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
+    }
+
+    /// Whether this column is grown with the items' units, before the columns of lower rank:
+    /// the columns that take items, and a snippet of the text the API exists to return.
+    pub(crate) fn grows_early(&self) -> bool {
+        self.takes_items() || self.rank == Rank::Snippet
     }
 
     /// The fewest items this column may leave where the other columns that take items leave
-    /// `floor`: a qualifier may take more of them (fewer crew members, each saying their
-    /// job).
+    /// `floor`: a qualifier or a field the request asks about may take more of them (fewer
+    /// crew members, each saying their job).
     pub(crate) fn floor(&self, floor: usize) -> usize {
         match self.rank {
-            Rank::Qualifier(_) => (floor * ROLE_FLOOR_SHARE.0).div_ceil(ROLE_FLOOR_SHARE.1),
+            Rank::Qualifier(_) | Rank::Asked => {
+                (floor * ROLE_FLOOR_SHARE.0).div_ceil(ROLE_FLOOR_SHARE.1)
+            }
             _ => floor,
         }
     }
@@ -175,6 +201,36 @@ impl Column {
             && let Some(how) = qualifier(name, items, ctx)
         {
             self.rank = Rank::Qualifier(how);
+        }
+    }
+
+    /// Ranks this column a role if it is a short field of the items of a list nested in the
+    /// items (a season's `episodes[].crew[].job`) that [`qualifier`] finds says their role
+    /// in that list, across the nested items of all of `items`.
+    fn qualify_nested(&mut self, items: &[&Value], ctx: &Context) {
+        let nested = matches!(self.path.last(), Some(Step::Each));
+        let kind = matches!(self.kind, Kind::Text | Kind::Number);
+        let scalar = matches!(self.rank, Rank::OwnScalar | Rank::NestedScalar);
+        if let (true, true, true, Form::Whole(name)) = (nested, kind, scalar, &self.form) {
+            let mut inner = Vec::new();
+            for item in items {
+                reach(item, &self.path, &mut inner);
+            }
+            if inner.len() > 1 && qualifier(name, &inner, ctx) == Some(Qualifier::Role) {
+                self.rank = Rank::Qualifier(Qualifier::Role);
+            }
+        }
+    }
+
+    /// Ranks this column [`Rank::Asked`] if its field's name shares a word stem with the
+    /// request, unless it ranks higher already.
+    fn ask(&mut self, ctx: &Context) {
+        let name = match &self.form {
+            Form::Core => return,
+            Form::Whole(name) | Form::Shortened(name, _) | Form::Rendered(name, _) => name,
+        };
+        if self.rank > Rank::Asked && ctx.is_asked(name) {
+            self.rank = Rank::Asked;
         }
     }
 }
@@ -206,7 +262,11 @@ pub(crate) fn columns(items: &[&Value], reach: Reach, ctx: &Context) -> Vec<Colu
     if items.len() > 1 {
         for column in &mut out {
             column.qualify(items, ctx);
+            column.qualify_nested(items, ctx);
         }
+    }
+    for column in &mut out {
+        column.ask(ctx);
     }
     out.sort_by_key(|c| (c.rank, c.depth, c.kind, c.index));
     out
@@ -224,6 +284,7 @@ fn walk(
     let here = has_identity(map, ctx);
     // The core identities and scalar content are in every shown object's core form already.
     let core = core_fields(map, level.under, ctx);
+    snippets(map, &core, path, level, ctx, out);
     let fields = ordered(map, ctx)
         .into_iter()
         .filter(|(name, _)| !core.contains(name));
@@ -284,6 +345,66 @@ fn walk(
             }
         }
         path.pop();
+    }
+}
+
+/// Adds the columns that grow the texts of `core` (the fields of `map`'s core form) that it
+/// shows as snippets: the content an API exists to return (a review's `content`).
+fn snippets(
+    map: &Map<String, Value>,
+    core: &[&str],
+    path: &[Step],
+    level: Level,
+    ctx: &Context,
+    out: &mut Vec<Column>,
+) {
+    for (index, name) in core.iter().enumerate() {
+        let Some(value @ Value::String(text)) = map.get(*name) else {
+            continue;
+        };
+        if ctx.class(name, value) != Class::Purpose {
+            continue;
+        }
+        let length = text.chars().count();
+        if length <= IDENTITY_CAP {
+            continue;
+        }
+        let at = Place {
+            level,
+            index,
+            kind: Kind::Text,
+        };
+        let early = SNIPPET_CAPS.iter().map(|cap| (*cap, Rank::Snippet));
+        let late = LONG_SNIPPET_CAPS.iter().map(|cap| (*cap, Rank::LongText));
+        for (cap, rank) in early.chain(late).filter(|(cap, _)| *cap < length) {
+            let form = Form::Shortened((*name).to_owned(), cap);
+            push(out, path, form, rank, at);
+        }
+        push(
+            out,
+            path,
+            Form::Whole((*name).to_owned()),
+            Rank::LongText,
+            at,
+        );
+    }
+}
+
+/// Adds to `out` the objects at `path` in `value` (every item of a list on the way).
+fn reach<'v>(value: &'v Value, path: &[Step], out: &mut Vec<&'v Value>) {
+    match (path.split_first(), value) {
+        (None, Value::Object(_)) => out.push(value),
+        (Some((Step::Key(key), rest)), Value::Object(map)) => {
+            if let Some(sub) = map.get(key) {
+                reach(sub, rest, out);
+            }
+        }
+        (Some((Step::Each, rest)), Value::Array(subs)) => {
+            for sub in subs {
+                reach(sub, rest, out);
+            }
+        }
+        _ => {}
     }
 }
 

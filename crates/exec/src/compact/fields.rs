@@ -5,6 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::asked::Asked;
+
 /// Field names that identify an entity by a key.
 const ID_NAMES: &[&str] = &["id", "uuid", "guid", "uri", "urn", "sha", "slug"];
 
@@ -72,6 +74,50 @@ const IMAGE_WORDS: &[&str] = &[
     "stills",
 ];
 
+/// Words of an endpoint that say it exists to return texts people wrote (singular, as
+/// [`endpoint_words`] gives them).
+const TEXT_WORDS: &[&str] = &[
+    "review",
+    "comment",
+    "message",
+    "post",
+    "note",
+    "lyric",
+    "description",
+    "reply",
+    "tweet",
+    "article",
+    "story",
+    "transcript",
+    "caption",
+    "summary",
+    "text",
+    "quote",
+    "email",
+    "chat",
+    "thread",
+    "discussion",
+    "feedback",
+    "answer",
+];
+
+/// Names of the fields that hold the text of an item of such an endpoint.
+const TEXT_FIELDS: &[&str] = &[
+    "content",
+    "body",
+    "text",
+    "message",
+    "comment",
+    "review",
+    "snippet",
+    "lyrics",
+    "description",
+    "summary",
+    "note",
+    "caption",
+    "transcript",
+];
+
 /// Names of the fields that carry a response's payload, whatever the API.
 const PAYLOAD_NAMES: &[&str] = &[
     "response", "results", "result", "items", "item", "data", "hits", "entries", "records",
@@ -115,6 +161,45 @@ const IMAGE_SIZES: &[&str] = &["height", "width", "aspect_ratio"];
 
 /// Extensions of image files.
 const IMAGE_EXTENSIONS: &[&str] = &[".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg"];
+
+/// Names of the fields that page a list (a page's `next`, its totals, its cursors), lowercased
+/// without `_` and `-` (`next_page_token` as `nextpagetoken`): tiny, and they tell the agent
+/// there is more and how to ask for it.
+const PAGING_FIELDS: &[&str] = &[
+    "next",
+    "previous",
+    "prev",
+    "nextpage",
+    "nextpageurl",
+    "nextlink",
+    "nextpagetoken",
+    "pagetoken",
+    "continuationtoken",
+    "page",
+    "pagenumber",
+    "pages",
+    "total",
+    "totalresults",
+    "totalpages",
+    "totalcount",
+    "totalitems",
+    "count",
+    "offset",
+    "limit",
+    "perpage",
+    "pagesize",
+    "cursor",
+    "cursors",
+    "nextcursor",
+    "prevcursor",
+    "previouscursor",
+    "after",
+    "before",
+    "hasmore",
+];
+
+/// Longest text of a paging field kept whole (a `next` URL, a cursor).
+const PAGING_TEXT: usize = 400;
 
 /// Schema formats of URL-valued strings.
 const URL_FORMATS: &[&str] = &["uri", "url", "uri-reference", "iri", "iri-reference"];
@@ -183,10 +268,15 @@ pub(crate) struct Context {
     words: Vec<String>,
     /// The endpoint exists to return images.
     images: bool,
+    /// The endpoint exists to return texts (reviews, comments, messages): their text fields
+    /// are its content.
+    texts: bool,
     /// Properties the schema marks as URLs.
     url_fields: BTreeSet<String>,
     /// Fields the call asked for by a field-selection argument, lowercased.
     requested: BTreeSet<String>,
+    /// The stems of the request's words (the task, the model's thought).
+    asked: Asked,
 }
 
 impl Context {
@@ -200,12 +290,27 @@ impl Context {
         let images = words
             .iter()
             .any(|w| IMAGE_WORDS.contains(&w.as_str()) || IMAGE_WORDS.contains(&plural(w)));
+        let texts = words.iter().any(|w| TEXT_WORDS.contains(&w.as_str()));
         Self {
             words,
             images,
+            texts,
             url_fields,
             requested: BTreeSet::new(),
+            asked: Asked::default(),
         }
+    }
+
+    /// This context knowing the request: the user's `task` and the model's `thought` when it
+    /// made the call (see [`super::asked`]).
+    pub(crate) fn with_request(mut self, task: Option<&str>, thought: Option<&str>) -> Self {
+        self.asked = Asked::of([task, thought]);
+        self
+    }
+
+    /// Whether field `name` shares a word stem with the request.
+    pub(crate) fn is_asked(&self, name: &str) -> bool {
+        self.asked.names(name)
     }
 
     /// This context knowing the call's arguments: the fields a field-selection argument
@@ -228,7 +333,7 @@ impl Context {
             return Class::Identity(rank);
         }
         let link = self.is_link(name, value);
-        if self.is_purpose(name, link) {
+        if self.is_purpose(name, link) || self.is_text(name, value) {
             return Class::Purpose;
         }
         match value {
@@ -283,6 +388,12 @@ impl Context {
             .any(|w| w.len() > 2 && (single == *w || single.ends_with(&format!("_{w}"))))
     }
 
+    /// Whether field `name` holding `value` is the text of an endpoint that exists to return
+    /// texts (a review's `content`, a comment's `body`).
+    fn is_text(&self, name: &str, value: &Value) -> bool {
+        self.texts && value.is_string() && TEXT_FIELDS.contains(&name.to_ascii_lowercase().as_str())
+    }
+
     fn is_link(&self, name: &str, value: &Value) -> bool {
         let lower = name.to_ascii_lowercase();
         if self.url_fields.contains(name) || LINK_NAMES.iter().any(|f| lower.contains(f)) {
@@ -323,6 +434,26 @@ fn selected_leaves(text: &str) -> Vec<String> {
         }
     }
     leaves
+}
+
+/// Whether field `name` holding `value` pages a list (see [`PAGING_FIELDS`]): a scalar, or an
+/// object of scalars (Spotify's `cursors`), short enough to be kept whole.
+pub(crate) fn is_paging(name: &str, value: &Value) -> bool {
+    let key: String = name
+        .chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    let small = |v: &Value| match v {
+        Value::String(s) => s.chars().count() <= PAGING_TEXT,
+        Value::Object(_) | Value::Array(_) => false,
+        _ => true,
+    };
+    let fits = match value {
+        Value::Object(map) => !map.is_empty() && map.values().all(small),
+        other => small(other),
+    };
+    PAGING_FIELDS.contains(&key.as_str()) && fits
 }
 
 /// Whether `path` names an image file by its extension.
@@ -496,6 +627,33 @@ mod tests {
         assert_eq!(asked.class("budget", &json!(3)), Class::Purpose);
         assert_eq!(asked.class("bio", &json!("writes")), Class::Purpose);
         assert_eq!(asked.class("adult", &json!(false)), Class::Plain);
+    }
+
+    #[test]
+    fn the_text_of_an_endpoint_for_texts_is_its_content() {
+        let comments = Context::new(Some("/posts/{post_id}/comments"), None);
+        assert!(comments.texts);
+        assert_eq!(comments.class("body", &json!("Nice post")), Class::Purpose);
+        assert_eq!(comments.class("body", &json!({"x": 1})), Class::Other);
+        assert_eq!(comments.class("email", &json!("a@b.example")), Class::Plain);
+        let lyrics = Context::new(Some("get_track_lyrics"), None);
+        assert_eq!(lyrics.class("text", &json!("la la")), Class::Purpose);
+        let movies = Context::new(Some("/movie/{movie_id}"), None);
+        assert!(!movies.texts);
+        assert_eq!(movies.class("body", &json!("x")), Class::Plain);
+    }
+
+    #[test]
+    fn paging_fields_are_known_by_name_and_small_values() {
+        assert!(is_paging("next", &json!("https://x.example/p?offset=20")));
+        assert!(is_paging("next_page_token", &json!("abc")));
+        assert!(is_paging("nextPageToken", &json!("abc")));
+        assert!(is_paging("total_results", &json!(180)));
+        assert!(is_paging("previous", &json!(null)));
+        assert!(is_paging("cursors", &json!({"after": "a", "before": null})));
+        assert!(!is_paging("cursors", &json!({"after": {"deep": 1}})));
+        assert!(!is_paging("next", &json!("x".repeat(500))));
+        assert!(!is_paging("items", &json!(3)));
     }
 
     #[test]

@@ -14,6 +14,9 @@
 //! - a category: strings, few of them, some shared by several items (two at least: a value
 //!   every item has tells none apart).
 //!
+//! The items of a list nested in a list's items (an episode's `crew`) are read the same way,
+//! across the nested items of all of them; only a role counts there.
+//!
 //! A position mostly restates the list's order and a category only groups the items (a
 //! film's language): they come after the items' own dates and take no item away, where a
 //! role comes before them and may.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::columns::{Column, Rank, Reach, columns};
 use super::core::core;
-use super::fields::{Class, Context};
+use super::fields::{Class, Context, is_paging};
 use super::grow::{Grower, list_size};
 use super::least::{least, omitted_note, ordered, shorten, size};
 use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
@@ -100,6 +100,13 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
             shown.offer(name, least(value, ctx));
         }
     }
+    // Then the fields that page a list, whole: a page's `next`, its totals, its cursors.
+    for (name, value) in map.iter().filter(|(name, value)| is_paging(name, value)) {
+        shown.offer(name, value.clone());
+    }
+    // Then the fields the request names in the objects it holds (a device's `volume_percent`
+    // for "turn down the volume"), before skeletons fill the room.
+    grow_small_fields(map, &mut shown, ctx, |c| c.rank() == Rank::Asked);
     // Then their skeletons, one level deeper at a time, so that every holder keeps its
     // nested identities before any field grows.
     for depth in 1..=SKELETON_DEPTH {
@@ -115,7 +122,7 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
             shown.offer(name, least(value, ctx));
         }
     }
-    grow_small_fields(map, &mut shown, ctx);
+    grow_small_fields(map, &mut shown, ctx, |c| c.rank() <= Rank::NestedScalar);
     if shown.out.is_empty()
         && let Some(first) = order.iter().find_map(|(name, _)| map.get_key_value(*name))
     {
@@ -141,17 +148,22 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
     Value::Object(shown.out)
 }
 
-/// Grows, column by column, the identities and short scalars of the objects `map` holds (a
-/// device's volume beside a whole track), before any of its fields grows toward whole. Its
-/// payload is grown afterwards, rendered on its own.
-fn grow_small_fields(map: &Map<String, Value>, shown: &mut Shown, ctx: &Context) {
+/// Grows, column by column, the columns `keep` keeps of the objects `map` holds (their
+/// identities and short scalars: a device's volume beside a whole track), before any of its
+/// fields grows toward whole. Its payload is grown afterwards, rendered on its own.
+fn grow_small_fields(
+    map: &Map<String, Value>,
+    shown: &mut Shown,
+    ctx: &Context,
+    keep: impl Fn(&Column) -> bool,
+) {
     if shown.out.is_empty() {
         return;
     }
     let whole = [Value::Object(map.clone())];
     let small: Vec<Column> = columns(&[&whole[0]], Reach::Held, ctx)
         .into_iter()
-        .filter(|c| c.rank() <= Rank::NestedScalar)
+        .filter(|c| keep(c))
         .collect();
     let grower = Grower { ctx, render };
     let mut one = vec![Value::Object(std::mem::take(&mut shown.out))];
@@ -219,10 +231,11 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
     let all = columns(&probe, Reach::All, ctx);
     let skeleton: Vec<&Column> = all.iter().filter(|c| c.rank() == Rank::Skeleton).collect();
-    // Qualifiers take items from those the units show, down to the floor, not before.
+    // Qualifiers and asked fields take items from those the units show, down to the floor,
+    // not before.
     let unit: Vec<&Column> = all
         .iter()
-        .filter(|c| c.takes_items() && !matches!(c.rank(), Rank::Qualifier(_)))
+        .filter(|c| c.takes_items() && !matches!(c.rank(), Rank::Qualifier(_) | Rank::Asked))
         .collect();
     let (count, floor) = unit_count(items, &skeleton, &unit, &grower, room);
     let mut out: Vec<Value> = items
@@ -233,7 +246,9 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     if list_size(&out) > room {
         out.clear();
     }
-    let (unit, rest): (Vec<Column>, Vec<Column>) = all.into_iter().partition(Column::takes_items);
+    let unit: Vec<Column> = all.iter().filter(|c| c.grows_early()).cloned().collect();
+    // A snippet that did not fit is tried again once dates have taken items away.
+    let rest: Vec<Column> = all.into_iter().filter(|c| !c.takes_items()).collect();
     let mut added = grower.grow(&unit, items, &mut out, room, floor);
     fill(items, &mut out, &added, &grower, room);
     let kept = out.len();

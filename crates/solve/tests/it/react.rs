@@ -267,6 +267,62 @@ async fn long_observations_are_compacted_by_default_and_cut_in_paper_mode() {
 }
 
 #[tokio::test]
+async fn a_compacted_observation_shows_the_fields_the_task_and_the_thought_name() {
+    // Twenty films: their ids and titles fill the observation; the task asks for the most
+    // popular one, the thought for their vote average.
+    let fx = fixture();
+    let results: Vec<_> = (0..20)
+        .map(|i| {
+            json!({"id": 1000 + i, "title": format!("Film {i}"),
+                   "overview": "Somebody goes somewhere and finds something. ".repeat(5),
+                   "original_title": format!("Film {i}"), "release_date": "2001-02-03",
+                   "popularity": 90.5 - f64::from(i), "vote_average": 7.25,
+                   "poster_path": "/7WsyChQLEftFiDOVTGkv3hFpyyt.jpg"})
+        })
+        .collect();
+    let search = toolsmith_llm::ToolCall::new("call_0", SEARCH, args(json!({"query": "Film"})));
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::ToolCalls {
+            content: Some("I will search the films and compare their vote average.".into()),
+            calls: vec![search],
+        },
+        Reply::tool_call("Finish", answer("Film 0")),
+    ]));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), json!({"results": results})));
+    let mut runtime = runtime(llm, tools, fx.book);
+    runtime.settings.observation_style = toolsmith_solve::ObservationStyle::Compact;
+    let run = React::new(runtime, ReactSettings::PAPER)
+        .solve("Which film is the most popular?", fx.toolset)
+        .await
+        .unwrap();
+    let observation = run
+        .trace
+        .iter()
+        .find_map(|e| match &e.event {
+            TraceEvent::ToolCall { observation, .. } => Some(observation.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(observation.chars().count() <= 1024, "{observation}");
+    let value: serde_json::Value = serde_json::from_str(&observation).unwrap();
+    let shown: Vec<_> = value["response"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v.is_object())
+        .collect();
+    assert!(shown.len() >= 5, "{observation}");
+    for (i, film) in shown.iter().enumerate() {
+        assert_eq!(film["id"], 1000 + i, "{observation}");
+        assert_eq!(
+            film["popularity"], results[i]["popularity"],
+            "{observation}"
+        );
+        assert_eq!(film["vote_average"], 7.25, "{observation}");
+    }
+}
+
+#[tokio::test]
 async fn turns_that_reuse_a_call_id_reach_the_model_with_distinct_ids() {
     // Every scripted turn names its call `call_0`, as a reply replayed from the cache can.
     let fx = fixture();
