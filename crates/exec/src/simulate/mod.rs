@@ -10,7 +10,7 @@
 //!
 //! A response also follows what the call asked for: parameter defaults are
 //! applied before seeding (no `page` and `page=1` agree), paged lists hold
-//! a page of the documented size (else [`SimulatorSettings::page_size`])
+//! a page of the documented size (else [`SimulatorSettings::page_items`])
 //! that agrees with `total_results` and `total_pages`, a paging object links
 //! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
@@ -118,9 +118,15 @@ pub struct SimulatorSettings {
     /// Below this depth only required properties are filled and lists are as
     /// short as the schema allows, which ends recursive schemas.
     pub max_depth: usize,
-    /// Items per page of a paged list (`page`, `total_results`) when the
-    /// API documents no page size.
-    pub page_size: usize,
+    /// Items on a page of a larger list (one with paging numbers: `page` and
+    /// `total_results`, `offset` and `total`) when the API documents no page size
+    /// and the call asks for no count: the page is full, fewer only on the last one,
+    /// in the draft and in the model's fill alike. Ten answers the common "top 10"
+    /// question ("is X among the top rated?") from the first page, while each item
+    /// more is one more record the model filling the page writes (tokens paid per
+    /// page). Also read as `page_size`, its former name.
+    #[serde(alias = "page_size")]
+    pub page_items: usize,
     /// Most list items a call may ask for (`limit: 40`, `cnt=60`): the
     /// simulator and the LLM filling it honour a requested count up to this.
     pub max_requested_items: usize,
@@ -158,14 +164,14 @@ pub enum Fill {
 
 impl Default for SimulatorSettings {
     /// Lists of 1 to 5 items and objects filled down to depth 8: small
-    /// enough to read, deep enough for every TMDB response; pages of 20
-    /// items, TMDB's page size.
+    /// enough to read, deep enough for every TMDB response; pages of 10
+    /// items (see [`SimulatorSettings::page_items`]).
     fn default() -> Self {
         Self {
             min_items: 1,
             max_items: 5,
             max_depth: 8,
-            page_size: 20,
+            page_items: 10,
             max_requested_items: 100,
             max_prompt_chars: 24_000,
             fill: Fill::Schema,
@@ -252,7 +258,7 @@ impl Simulator {
                 min_items: settings.min_items,
                 max_items: settings.max_items.max(settings.min_items),
                 max_depth: settings.max_depth,
-                page_size: settings.page_size.max(1),
+                page_size: settings.page_items.max(1),
                 max_requested: settings.max_requested_items.max(1),
                 max_prompt_chars: settings.max_prompt_chars,
             },

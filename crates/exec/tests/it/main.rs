@@ -18,6 +18,7 @@ mod simulate;
 mod simulate_drafts;
 mod simulate_fixes;
 mod simulate_issue27;
+mod simulate_pages;
 mod simulate_reports;
 mod simulate_shapes;
 mod simulate_world;
