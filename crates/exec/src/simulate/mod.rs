@@ -43,6 +43,10 @@
 //!   and a draft from its examples takes only those of its main layout;
 //! - a resource the call just created holds, in its lists and pages of things,
 //!   only what the request gave it (`fresh`: no tracks in a new playlist);
+//! - the account's owner is one user (`me`): the first response of the session
+//!   that shows the current user (`GET /me`, or the `owner` of the user's own
+//!   playlists) fixes their id and name, which every later call about the user or
+//!   their own things is told, and its draft carries;
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection; a
 //!   call about a record deleted, or named by an id none can have (`-1`),
@@ -62,6 +66,7 @@ mod fresh;
 mod idshape;
 mod invariants;
 mod limits;
+mod me;
 mod missing;
 mod optional;
 #[cfg(feature = "llm-oracle")]
@@ -423,7 +428,10 @@ impl Simulator {
         args: &Map<String, Value>,
     ) -> std::result::Result<Answer, Observation> {
         let args_value = Value::Object(args.clone());
-        let draft = self.synthesize(entry, &args_value);
+        let mut draft = self.synthesize(entry, &args_value);
+        if let Some(draft) = draft.as_mut() {
+            self.owned(entry, draft);
+        }
         let api = &entry.api.api.id;
         match (draft, &self.oracle) {
             (Some(draft), Some(oracle)) if self.fill == Fill::Llm => self
@@ -467,6 +475,9 @@ impl Simulator {
                 let empty = Map::new();
                 let named = recall::wanted(entry, args.as_object().unwrap_or(&empty));
                 let mut shown = session.relevant(&api.tool().to_string(), &named);
+                if let Some(owner) = session.owner.as_ref().filter(|_| me::mine(entry).is_some()) {
+                    shown.insert(0, owner.fact());
+                }
                 shown.extend(session.writes().iter().cloned());
                 (session.filled(api, args), shown)
             }
@@ -512,6 +523,27 @@ impl Simulator {
 }
 
 impl Simulator {
+    /// Makes the draft of a call about the current user show the session's user (see
+    /// [`me`]); before the session knows one, the owners of the user's own things the
+    /// draft shows become one, the most named.
+    fn owned(&self, entry: &BookEntry, draft: &mut Value) {
+        let Some(mine) = me::mine(entry) else {
+            return;
+        };
+        let known = match self.session.lock() {
+            Ok(session) => session.owner.clone(),
+            Err(_) => None,
+        };
+        let owner = known.or_else(|| {
+            (mine == me::Mine::Things)
+                .then(|| me::Owner::shown(mine, draft))
+                .flatten()
+        });
+        if let Some(owner) = owner {
+            owner.carry(mine, draft);
+        }
+    }
+
     /// Whether a call of `entry` creates the resource it answers with (see [`fresh`]).
     fn creates(&self, entry: &BookEntry) -> bool {
         let tool = entry.api.api.id.tool();
@@ -602,6 +634,9 @@ impl Executor for Simulator {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }
             invariants::restore(value);
+            if let Some(mine) = me::mine(entry) {
+                session.know_owner(mine, value);
+            }
             let request = Request::new(entry, &args, &self.limits);
             paging::settle(value, &paging::Call::of(entry, &args, &request));
             if provenance == Provenance::SimulatedLlm {

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 use toolsmith_catalog::ApiId;
 
+use super::me::{Mine, Owner};
 use super::recall::{Place, Wanted};
 use super::state::State;
 use crate::canonical::canonical_json;
@@ -65,6 +66,8 @@ pub(crate) struct Session {
     pub(crate) versions: HashSet<String>,
     /// The changes the session's calls made.
     pub(crate) state: State,
+    /// The account's owner, as the first response about them showed them (see `me`).
+    pub(crate) owner: Option<Owner>,
 }
 
 impl Session {
@@ -93,6 +96,16 @@ impl Session {
             self.writes.remove(0);
         }
         self.filled.clear();
+    }
+
+    /// Keeps the user a response about them shows, the first time one does; after that,
+    /// a profile shows the user the session knows, whatever the model wrote.
+    pub(crate) fn know_owner(&mut self, mine: Mine, body: &mut Value) {
+        match &self.owner {
+            Some(owner) if mine == Mine::Profile => owner.carry(mine, body),
+            Some(_) => {}
+            None => self.owner = Owner::shown(mine, body),
+        }
     }
 
     /// The session's latest writes, oldest first.

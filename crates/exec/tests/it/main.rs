@@ -20,6 +20,7 @@ mod simulate_fixes;
 mod simulate_issue27;
 mod simulate_pages;
 mod simulate_reports;
+mod simulate_session;
 mod simulate_shapes;
 mod simulate_world;
 
