@@ -47,6 +47,11 @@
 //!   that shows the current user (`GET /me`, or the `owner` of the user's own
 //!   playlists) fixes their id and name, which every later call about the user or
 //!   their own things is told, and its draft carries;
+//! - the calls of a session forked for a task ([`Executor::fork_for`]) are
+//!   answered one at a time, in the order they arrive (several made in one
+//!   model turn too), so each sees the facts the ones before it showed;
+//!   different sessions, and the unforked simulator's unrelated callers, are
+//!   answered concurrently;
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection; a
 //!   call about a record deleted, or named by an id none can have (`-1`),
@@ -200,6 +205,13 @@ pub struct Simulator {
     oracle: Option<Arc<dyn ResponseOracle>>,
     /// What the session's calls showed and changed.
     session: Arc<Mutex<Session>>,
+    /// In a session forked for a task ([`Executor::fork_for`]: one agent's), held by the
+    /// call being answered from its draft through its fill to the state it leaves, so
+    /// that calls made together (several in one model turn) are answered one at a time
+    /// in the order they arrive, each seeing what the ones before showed. `None` in the
+    /// simulator itself, which unrelated callers share (a refiner's concurrent APIs, a
+    /// server's clients) and which answers them concurrently.
+    turn: Option<Arc<tokio::sync::Mutex<()>>>,
     /// The user's request this session serves, told to the oracle as facts of
     /// the user's account ([`Executor::fork_for`]).
     task: Option<Arc<str>>,
@@ -270,6 +282,7 @@ impl Simulator {
             fill: settings.fill,
             oracle: None,
             session: Arc::new(Mutex::new(Session::default())),
+            turn: None,
             task: None,
             flights: Arc::default(),
             shapes: Arc::default(),
@@ -611,6 +624,11 @@ impl Executor for Simulator {
     async fn call(&self, api: &ApiId, args: &Value) -> Result<Observation> {
         let start = Instant::now();
         let entry = self.book.entry(api)?;
+        // A task's calls one at a time (see `turn`); other sessions go on meanwhile.
+        let _turn = match &self.turn {
+            Some(turn) => Some(turn.lock().await),
+            None => None,
+        };
         let empty = Map::new();
         let args = request::with_defaults(entry, args.as_object().unwrap_or(&empty));
         // A call about a record that cannot exist is answered before any model is asked.
@@ -665,6 +683,7 @@ impl Executor for Simulator {
         Some(Arc::new(Self {
             labels: Arc::new(Mutex::new(Labels::default())),
             session: Arc::new(Mutex::new(Session::default())),
+            turn: Some(Arc::default()),
             task: task.map(Arc::from),
             today: self.pinned.unwrap_or_else(today::utc_today),
             ..self.clone()

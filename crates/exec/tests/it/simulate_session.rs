@@ -1,10 +1,16 @@
 //! One session, one world (issue 27): the account's owner is one user, whichever of
-//! their profile and their own things the session shows first.
+//! their profile and their own things the session shows first; calls made together
+//! are answered one after the other, the later seeing what the earlier showed, while
+//! other sessions go on meanwhile.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
-use toolsmith_exec::{Executor, Simulator};
+use tokio::sync::Notify;
+use toolsmith_exec::{Executor, Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
 use crate::{book_of, filling, op};
@@ -143,4 +149,104 @@ async fn a_filled_profile_agrees_with_the_owner_the_model_gave_the_playlists() {
         asked.contains(r#""id":"jdoe""#),
         "the draft carries the user: {asked}"
     );
+}
+
+/// An artist and their albums, written for these tests.
+fn artists_spec() -> Value {
+    let artist = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "name": {"type": "string"}, "followers": {"type": "object",
+            "properties": {"total": {"type": "integer"}}}}});
+    let album = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "name": {"type": "string"}}});
+    let id = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+    json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+        "paths": {
+            "/artists/{id}": {"get": {"parameters": id, "responses": ok(artist)}},
+            "/artists/{id}/albums": {"get": {"parameters": id,
+                "responses": ok(json!({"type": "object", "properties": {
+                    "items": {"type": "array", "items": album}}}))}}}})
+}
+
+/// Two calls of one session made together: the second is answered after the first, and
+/// its fill prompt lists what the first showed (the artist's name and followers).
+#[tokio::test]
+async fn calls_made_together_are_answered_in_turn() {
+    let book = book_of(&artists_spec());
+    let artist = json!({"id": "a1", "name": "The Beatles", "followers": {"total": 4321}});
+    // The model takes a moment, so that the second call arrives while the first waits.
+    let llm = Arc::new(
+        ScriptedLlm::new([Reply::text(artist.to_string()), Reply::text("{}")])
+            .with_delay(Duration::from_millis(5)),
+    );
+    let sim = filling(&book, &llm)
+        .fork_for(Some("Who are the Beatles?"))
+        .unwrap();
+    let args = json!({"id": "a1"});
+    let (detail, albums) = (
+        op(&book, "GET", "/artists/{id}"),
+        op(&book, "GET", "/artists/{id}/albums"),
+    );
+    let (first, second) = tokio::join!(sim.call(&detail, &args), sim.call(&albums, &args));
+    assert_eq!(first.unwrap().body.json(), Some(&artist));
+    assert!(second.unwrap().is_ok());
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    let asked = requests[1].messages[0].text();
+    assert!(
+        asked.contains(r#""followers.total":4321"#) && asked.contains("The Beatles"),
+        "{asked}"
+    );
+}
+
+/// An oracle whose first request waits until a second one arrives (up to a deadline that
+/// only guards against a hang), answering `{}` (the draft) to both.
+#[derive(Default)]
+struct Rendezvous {
+    asked: AtomicUsize,
+    second: Notify,
+}
+
+#[async_trait]
+impl ResponseOracle for Rendezvous {
+    async fn respond(&self, _ask: &OracleAsk<'_>) -> Result<Value, String> {
+        if self.asked.fetch_add(1, Ordering::SeqCst) == 0 {
+            tokio::time::timeout(Duration::from_secs(20), self.second.notified())
+                .await
+                .map_err(|_| "no second request came while the first waited".to_owned())?;
+        } else {
+            self.second.notify_one();
+        }
+        Ok(json!({}))
+    }
+}
+
+/// Sessions do not wait for one another: a call of one session is answered while a call
+/// of another is still being filled; nor do the unrelated callers sharing the simulator
+/// itself (a refiner's APIs, refined concurrently).
+#[tokio::test]
+async fn other_sessions_are_answered_meanwhile() {
+    let book = book_of(&artists_spec());
+    let settings = SimulatorSettings {
+        fill: Fill::Llm,
+        ..SimulatorSettings::default()
+    };
+    let api = op(&book, "GET", "/artists/{id}");
+    let (a1, b2) = (json!({"id": "a1"}), json!({"id": "b2"}));
+    for forked in [true, false] {
+        let oracle = Arc::new(Rendezvous::default());
+        let sim: Arc<dyn Executor> = Arc::new(
+            Simulator::with_settings(Arc::clone(&book), &settings).with_oracle(oracle.clone()),
+        );
+        let (one, two) = if forked {
+            (
+                sim.fork_for(Some("one")).unwrap(),
+                sim.fork_for(Some("two")).unwrap(),
+            )
+        } else {
+            (Arc::clone(&sim), sim)
+        };
+        let (a, b) = tokio::join!(one.call(&api, &a1), two.call(&api, &b2));
+        assert!(a.unwrap().is_ok() && b.unwrap().is_ok(), "forked: {forked}");
+        assert_eq!(oracle.asked.load(Ordering::SeqCst), 2);
+    }
 }
