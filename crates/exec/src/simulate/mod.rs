@@ -46,7 +46,9 @@
 //! - the account's owner is one user (`me`): the first response of the session
 //!   that shows the current user (`GET /me`, or the `owner` of the user's own
 //!   playlists) fixes their id and name, which every later call about the user or
-//!   their own things is told, and its draft carries;
+//!   their own things is told, and its draft carries; such a call is told too the
+//!   user's own things of its kinds that earlier ones showed (the devices listed
+//!   before the player names the active one);
 //! - the calls of a session forked for a task ([`Executor::fork_for`]) are
 //!   answered one at a time, in the order they arrive (several made in one
 //!   model turn too), so each sees the facts the ones before it showed;
@@ -486,12 +488,8 @@ impl Simulator {
         let (earlier, seen) = match self.session.lock() {
             Ok(session) => {
                 let empty = Map::new();
-                let named = recall::wanted(entry, args.as_object().unwrap_or(&empty));
-                let mut shown = session.relevant(&api.tool().to_string(), &named);
-                if let Some(owner) = session.owner.as_ref().filter(|_| me::mine(entry).is_some()) {
-                    shown.insert(0, owner.fact());
-                }
-                shown.extend(session.writes().iter().cloned());
+                let args_map = args.as_object().unwrap_or(&empty);
+                let shown = session.recalled(entry, args_map, draft.as_ref());
                 (session.filled(api, args), shown)
             }
             Err(_) => (None, Vec::new()),
@@ -658,7 +656,8 @@ impl Executor for Simulator {
             let request = Request::new(entry, &args, &self.limits);
             paging::settle(value, &paging::Call::of(entry, &args, &request));
             if provenance == Provenance::SimulatedLlm {
-                session.remember(value, &recall::Place::of(entry, &args));
+                let mine = me::mine(entry).is_some();
+                session.remember(value, &recall::Place::of(entry, &args), mine);
             }
             if let Some(call) = write_call(entry) {
                 let kept = version::Documented::of(entry, &args);

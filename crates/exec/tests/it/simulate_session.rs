@@ -250,3 +250,47 @@ async fn other_sessions_are_answered_meanwhile() {
         assert_eq!(oracle.asked.load(Ordering::SeqCst), 2);
     }
 }
+
+/// A Spotify-shaped player written for these tests: the user's devices, and what plays
+/// on which device.
+fn player_spec() -> Value {
+    let device = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "name": {"type": "string"}, "is_active": {"type": "boolean"},
+        "type": {"type": "string"}}});
+    json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+        "paths": {
+            "/me/player/devices": {"get": {"summary": "Get Available Devices",
+                "responses": ok(json!({"type": "object", "properties": {
+                    "devices": {"type": "array", "items": device}}}))}},
+            "/me/player": {"get": {"summary": "Get Playback State",
+                "responses": ok(json!({"type": "object", "properties": {
+                    "device": device, "is_playing": {"type": "boolean"}}}))}}}})
+}
+
+/// The user's devices listed a call ago are recalled by the player's call, which names
+/// no device: the active device it reports can be the one listed.
+#[tokio::test]
+async fn the_player_is_told_the_devices_listed_before() {
+    let book = book_of(&player_spec());
+    let devices = json!({"devices": [
+        {"id": "d1", "name": "Kitchen speaker", "is_active": true, "type": "Speaker"},
+        {"id": "d2", "name": "Jo's phone", "is_active": false, "type": "Smartphone"}]});
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(devices.to_string()),
+        Reply::text("{}"),
+    ]));
+    let sim = filling(&book, &llm)
+        .fork_for(Some("What is playing?"))
+        .unwrap();
+    let (listed, player) = (
+        op(&book, "GET", "/me/player/devices"),
+        op(&book, "GET", "/me/player"),
+    );
+    let none = json!({});
+    let (first, second) = tokio::join!(sim.call(&listed, &none), sim.call(&player, &none));
+    assert!(first.unwrap().is_ok() && second.unwrap().is_ok());
+    let asked = llm.requests()[1].messages[0].text().to_owned();
+    for device in [r#""id":"d1""#, "Kitchen speaker", "Jo's phone"] {
+        assert!(asked.contains(device), "{device}: {asked}");
+    }
+}
