@@ -46,8 +46,13 @@ pub struct OracleAsk<'a> {
     /// The number of items the call asks for (`limit=20`), capped at
     /// `max_items`.
     pub requested: Option<usize>,
-    /// The page size the API documents ("10 per page"), which a page holds.
+    /// The items the call's page holds, when the call asks for no count: for a
+    /// draft, those of its own page (a full page, fewer only on the last); without
+    /// one, the page size the API documents ("10 per page").
     pub page_size: Option<usize>,
+    /// Items a page of a longer list holds when neither the API nor the call sizes
+    /// it ([`crate::SimulatorSettings::page_items`]).
+    pub page_items: usize,
     /// The `maxItems` of the response's lists, which none of them passes.
     pub list_cap: Option<usize>,
     /// Whether the call creates the thing it answers with (a `POST` to a collection),

@@ -13,7 +13,7 @@ use tokio::sync::OnceCell;
 use super::ask::{OracleAsk, ResponseOracle};
 use super::limits::Limits;
 use super::request::{self, Request, path_id};
-use super::{optional, repair, shrink, state};
+use super::{optional, repair, shrink, state, synth};
 use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 use crate::observation::{FailureKind, Observation, Provenance};
@@ -146,7 +146,8 @@ impl Asking<'_> {
                 .requested
                 .map(|n| n.min(list_cap.unwrap_or(usize::MAX))),
             // A count the call asks for sizes its page instead.
-            page_size: request.documented.filter(|_| request.requested.is_none()),
+            page_size: page_size(&request, draft),
+            page_items: self.limits.page_size,
             list_cap,
             creates,
             list_items: (self.limits.min_items, self.limits.max_items),
@@ -190,6 +191,20 @@ fn made_valid(
             body
         }
         _ => answer,
+    }
+}
+
+/// The items the call's page holds, told to the model when the call asks for no
+/// count: as many as the draft's own page shows (a full page of the documented size,
+/// else [`super::SimulatorSettings::page_items`]; fewer on the last page), else, for an
+/// API with no draft, the size it documents.
+fn page_size(request: &Request, draft: Option<&Value>) -> Option<usize> {
+    if request.requested.is_some() {
+        return None;
+    }
+    match draft {
+        Some(draft) => synth::own_page_len(draft).or(request.documented),
+        None => request.documented,
     }
 }
 

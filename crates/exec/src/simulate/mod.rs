@@ -10,7 +10,7 @@
 //!
 //! A response also follows what the call asked for: parameter defaults are
 //! applied before seeding (no `page` and `page=1` agree), paged lists hold
-//! a page of the documented size (else [`SimulatorSettings::page_size`])
+//! a page of the documented size (else [`SimulatorSettings::page_items`])
 //! that agrees with `total_results` and `total_pages`, a paging object links
 //! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
@@ -43,6 +43,17 @@
 //!   and a draft from its examples takes only those of its main layout;
 //! - a resource the call just created holds, in its lists and pages of things,
 //!   only what the request gave it (`fresh`: no tracks in a new playlist);
+//! - the account's owner is one user (`me`): the first response of the session
+//!   that shows the current user (`GET /me`, or the `owner` of the user's own
+//!   playlists) fixes their id and name, which every later call about the user or
+//!   their own things is told, and its draft carries; such a call is told too the
+//!   user's own things of its kinds that earlier ones showed (the devices listed
+//!   before the player names the active one);
+//! - the calls of a session forked for a task ([`Executor::fork_for`]) are
+//!   answered one at a time, in the order they arrive (several made in one
+//!   model turn too), so each sees the facts the ones before it showed;
+//!   different sessions, and the unforked simulator's unrelated callers, are
+//!   answered concurrently;
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection; a
 //!   call about a record deleted, or named by an id none can have (`-1`),
@@ -62,6 +73,7 @@ mod fresh;
 mod idshape;
 mod invariants;
 mod limits;
+mod me;
 mod missing;
 mod optional;
 #[cfg(feature = "llm-oracle")]
@@ -118,9 +130,15 @@ pub struct SimulatorSettings {
     /// Below this depth only required properties are filled and lists are as
     /// short as the schema allows, which ends recursive schemas.
     pub max_depth: usize,
-    /// Items per page of a paged list (`page`, `total_results`) when the
-    /// API documents no page size.
-    pub page_size: usize,
+    /// Items on a page of a larger list (one with paging numbers: `page` and
+    /// `total_results`, `offset` and `total`) when the API documents no page size
+    /// and the call asks for no count: the page is full, fewer only on the last one,
+    /// in the draft and in the model's fill alike. Ten answers the common "top 10"
+    /// question ("is X among the top rated?") from the first page, while each item
+    /// more is one more record the model filling the page writes (tokens paid per
+    /// page). Also read as `page_size`, its former name.
+    #[serde(alias = "page_size")]
+    pub page_items: usize,
     /// Most list items a call may ask for (`limit: 40`, `cnt=60`): the
     /// simulator and the LLM filling it honour a requested count up to this.
     pub max_requested_items: usize,
@@ -158,14 +176,14 @@ pub enum Fill {
 
 impl Default for SimulatorSettings {
     /// Lists of 1 to 5 items and objects filled down to depth 8: small
-    /// enough to read, deep enough for every TMDB response; pages of 20
-    /// items, TMDB's page size.
+    /// enough to read, deep enough for every TMDB response; pages of 10
+    /// items (see [`SimulatorSettings::page_items`]).
     fn default() -> Self {
         Self {
             min_items: 1,
             max_items: 5,
             max_depth: 8,
-            page_size: 20,
+            page_items: 10,
             max_requested_items: 100,
             max_prompt_chars: 24_000,
             fill: Fill::Schema,
@@ -189,6 +207,13 @@ pub struct Simulator {
     oracle: Option<Arc<dyn ResponseOracle>>,
     /// What the session's calls showed and changed.
     session: Arc<Mutex<Session>>,
+    /// In a session forked for a task ([`Executor::fork_for`]: one agent's), held by the
+    /// call being answered from its draft through its fill to the state it leaves, so
+    /// that calls made together (several in one model turn) are answered one at a time
+    /// in the order they arrive, each seeing what the ones before showed. `None` in the
+    /// simulator itself, which unrelated callers share (a refiner's concurrent APIs, a
+    /// server's clients) and which answers them concurrently.
+    turn: Option<Arc<tokio::sync::Mutex<()>>>,
     /// The user's request this session serves, told to the oracle as facts of
     /// the user's account ([`Executor::fork_for`]).
     task: Option<Arc<str>>,
@@ -252,13 +277,14 @@ impl Simulator {
                 min_items: settings.min_items,
                 max_items: settings.max_items.max(settings.min_items),
                 max_depth: settings.max_depth,
-                page_size: settings.page_size.max(1),
+                page_size: settings.page_items.max(1),
                 max_requested: settings.max_requested_items.max(1),
                 max_prompt_chars: settings.max_prompt_chars,
             },
             fill: settings.fill,
             oracle: None,
             session: Arc::new(Mutex::new(Session::default())),
+            turn: None,
             task: None,
             flights: Arc::default(),
             shapes: Arc::default(),
@@ -417,7 +443,10 @@ impl Simulator {
         args: &Map<String, Value>,
     ) -> std::result::Result<Answer, Observation> {
         let args_value = Value::Object(args.clone());
-        let draft = self.synthesize(entry, &args_value);
+        let mut draft = self.synthesize(entry, &args_value);
+        if let Some(draft) = draft.as_mut() {
+            self.owned(entry, draft);
+        }
         let api = &entry.api.api.id;
         match (draft, &self.oracle) {
             (Some(draft), Some(oracle)) if self.fill == Fill::Llm => self
@@ -459,9 +488,8 @@ impl Simulator {
         let (earlier, seen) = match self.session.lock() {
             Ok(session) => {
                 let empty = Map::new();
-                let named = recall::wanted(entry, args.as_object().unwrap_or(&empty));
-                let mut shown = session.relevant(&api.tool().to_string(), &named);
-                shown.extend(session.writes().iter().cloned());
+                let args_map = args.as_object().unwrap_or(&empty);
+                let shown = session.recalled(entry, args_map, draft.as_ref());
                 (session.filled(api, args), shown)
             }
             Err(_) => (None, Vec::new()),
@@ -506,6 +534,27 @@ impl Simulator {
 }
 
 impl Simulator {
+    /// Makes the draft of a call about the current user show the session's user (see
+    /// [`me`]); before the session knows one, the owners of the user's own things the
+    /// draft shows become one, the most named.
+    fn owned(&self, entry: &BookEntry, draft: &mut Value) {
+        let Some(mine) = me::mine(entry) else {
+            return;
+        };
+        let known = match self.session.lock() {
+            Ok(session) => session.owner.clone(),
+            Err(_) => None,
+        };
+        let owner = known.or_else(|| {
+            (mine == me::Mine::Things)
+                .then(|| me::Owner::shown(mine, draft))
+                .flatten()
+        });
+        if let Some(owner) = owner {
+            owner.carry(mine, draft);
+        }
+    }
+
     /// Whether a call of `entry` creates the resource it answers with (see [`fresh`]).
     fn creates(&self, entry: &BookEntry) -> bool {
         let tool = entry.api.api.id.tool();
@@ -573,6 +622,11 @@ impl Executor for Simulator {
     async fn call(&self, api: &ApiId, args: &Value) -> Result<Observation> {
         let start = Instant::now();
         let entry = self.book.entry(api)?;
+        // A task's calls one at a time (see `turn`); other sessions go on meanwhile.
+        let _turn = match &self.turn {
+            Some(turn) => Some(turn.lock().await),
+            None => None,
+        };
         let empty = Map::new();
         let args = request::with_defaults(entry, args.as_object().unwrap_or(&empty));
         // A call about a record that cannot exist is answered before any model is asked.
@@ -596,10 +650,14 @@ impl Executor for Simulator {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }
             invariants::restore(value);
+            if let Some(mine) = me::mine(entry) {
+                session.know_owner(mine, value);
+            }
             let request = Request::new(entry, &args, &self.limits);
             paging::settle(value, &paging::Call::of(entry, &args, &request));
             if provenance == Provenance::SimulatedLlm {
-                session.remember(value, &recall::Place::of(entry, &args));
+                let mine = me::mine(entry).is_some();
+                session.remember(value, &recall::Place::of(entry, &args), mine);
             }
             if let Some(call) = write_call(entry) {
                 let kept = version::Documented::of(entry, &args);
@@ -624,6 +682,7 @@ impl Executor for Simulator {
         Some(Arc::new(Self {
             labels: Arc::new(Mutex::new(Labels::default())),
             session: Arc::new(Mutex::new(Session::default())),
+            turn: Some(Arc::default()),
             task: task.map(Arc::from),
             today: self.pinned.unwrap_or_else(today::utc_today),
             ..self.clone()

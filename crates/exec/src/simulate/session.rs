@@ -2,16 +2,19 @@
 //! labels of the synthesizer: the responses a model filled (so a repeated
 //! call reads the same body, and the model is asked once), the entities
 //! shown so far (the context of the next fill; which of them a call recalls is
-//! `recall`'s rule), and the changes calls made ([`State`]).
+//! `recall`'s rule, and a call about the user recalls the user and their own things
+//! of the kinds its draft shows: `me`), and the changes calls made ([`State`]).
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 use toolsmith_catalog::ApiId;
 
-use super::recall::{Place, Wanted};
+use super::me::{self, Mine, Owner};
+use super::recall::{self, Place, Wanted};
 use super::state::State;
 use crate::canonical::canonical_json;
+use crate::executor::BookEntry;
 
 /// Most ids remembered.
 const MAX_SEEN: usize = 100_000;
@@ -21,6 +24,8 @@ const PER_ID: usize = 4;
 const MAX_SHOWN: usize = 12;
 /// Most filled responses kept.
 const MAX_FILLED: usize = 10_000;
+/// Most sightings of the user's own things kept (the latest).
+const MAX_OWN: usize = 64;
 /// Most earlier writes shown in a prompt (the latest).
 const MAX_WRITES: usize = 8;
 /// Fields that name an entity.
@@ -42,7 +47,7 @@ const NOT_FACTS: &[&str] = &["id", "in", "type", "uri", "href", "url"];
 
 /// One entity as a response showed it: what the prompt is told, and which tool showed
 /// it as what kinds of thing (see [`Place::kinds`]).
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Sighting {
     tool: String,
     kinds: Vec<String>,
@@ -65,6 +70,12 @@ pub(crate) struct Session {
     pub(crate) versions: HashSet<String>,
     /// The changes the session's calls made.
     pub(crate) state: State,
+    /// The account's owner, as the first response about them showed them (see `me`).
+    pub(crate) owner: Option<Owner>,
+    /// The user's own things (devices, playlists) that calls about the user showed,
+    /// latest first: a later such call showing things of the same kind recalls them,
+    /// having no id argument to recall them by.
+    own: Vec<Sighting>,
 }
 
 impl Session {
@@ -95,16 +106,30 @@ impl Session {
         self.filled.clear();
     }
 
-    /// The session's latest writes, oldest first.
-    pub(crate) fn writes(&self) -> &[Value] {
-        &self.writes
+    /// Keeps the user a response about them shows, the first time one does; after that,
+    /// a profile shows the user the session knows, whatever the model wrote.
+    pub(crate) fn know_owner(&mut self, mine: Mine, body: &mut Value) {
+        match &self.owner {
+            Some(owner) if mine == Mine::Profile => owner.carry(mine, body),
+            Some(_) => {}
+            None => self.owner = Owner::shown(mine, body),
+        }
     }
 
     /// Remembers the entities a response shown at `place` holds (objects with an id
-    /// and a name or title), the latest sighting first.
-    pub(crate) fn remember(&mut self, body: &Value, place: &Place) {
+    /// and a name or title), the latest sighting first; as the user's own things too
+    /// when the response is about the user (`mine`).
+    pub(crate) fn remember(&mut self, body: &Value, place: &Place, mine: bool) {
         let mut found = Vec::new();
         entities(body, None, 0, place, &mut found);
+        if mine {
+            for sighting in found.iter().rev() {
+                self.own
+                    .retain(|s| s.shown.get("id") != sighting.shown.get("id"));
+                self.own.insert(0, sighting.clone());
+            }
+            self.own.truncate(MAX_OWN);
+        }
         for sighting in found {
             let Some(id) = sighting.shown.get("id").and_then(scalar) else {
                 continue;
@@ -119,11 +144,51 @@ impl Session {
         }
     }
 
+    /// What the fill of a call of `entry` with `args` is told the session showed and did:
+    /// for a call about the user, the user (see `me`); the entities its id arguments name;
+    /// for a call about the user, their own things of the kinds its `draft` shows; the
+    /// latest writes.
+    pub(crate) fn recalled(
+        &self,
+        entry: &BookEntry,
+        args: &Map<String, Value>,
+        draft: Option<&Value>,
+    ) -> Vec<Value> {
+        let tool = entry.api.api.id.tool().to_string();
+        let mut shown = self.relevant(&tool, &recall::wanted(entry, args));
+        if me::mine(entry).is_some() {
+            let place = Place::of(entry, args);
+            let own = draft.map(|d| self.own_things(d, &place, &shown));
+            shown.extend(own.unwrap_or_default());
+            if let Some(owner) = &self.owner {
+                shown.insert(0, owner.fact());
+            }
+        }
+        shown.extend(self.writes.iter().cloned());
+        shown
+    }
+
+    /// The user's own things shown before by calls of `tool` about the user, of the kinds
+    /// the `draft` (at `place`) shows, but those in `shown` already, so that the devices
+    /// listed a call ago are the ones the player reports now.
+    fn own_things(&self, draft: &Value, place: &Place, shown: &[Value]) -> Vec<Value> {
+        let mut drafted = Vec::new();
+        entities(draft, None, 0, place, &mut drafted);
+        let kinds: Vec<&String> = drafted.iter().flat_map(|s| &s.kinds).collect();
+        self.own
+            .iter()
+            .filter(|s| s.tool == place.tool && s.kinds.iter().any(|k| kinds.contains(&k)))
+            .filter(|s| !shown.contains(&s.shown))
+            .take(MAX_SHOWN.saturating_sub(shown.len()))
+            .map(|s| s.shown.clone())
+            .collect()
+    }
+
     /// The entities to show the oracle for a call of `tool`: those `wanted` names by
     /// id and kind. Only those: a prompt that depended on whatever else the session
     /// happened to show would differ between runs whose calls interleave differently,
     /// and miss the cache.
-    pub(crate) fn relevant(&self, tool: &str, wanted: &[Wanted]) -> Vec<Value> {
+    fn relevant(&self, tool: &str, wanted: &[Wanted]) -> Vec<Value> {
         wanted
             .iter()
             .flat_map(|w| {
@@ -274,7 +339,7 @@ mod tests {
             tops: vec!["search".to_owned()],
             path: "/search".to_owned(),
         };
-        session.remember(&json!({"artists": [artist]}), &place);
+        session.remember(&json!({"artists": [artist]}), &place, false);
         let wanted = Wanted {
             id: "a1".to_owned(),
             kind: Some("artist".to_owned()),

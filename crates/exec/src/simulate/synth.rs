@@ -71,12 +71,31 @@ const TOTAL_FIELDS: &[&str] = &[
     "totalCount",
 ];
 
-/// Whether an object's properties make it a page of a longer list: a list,
-/// a total, and a page number, offset or page size.
-fn is_page(props: &Map<String, Value>) -> bool {
+/// Whether an object's properties (of a schema, or of a draft drawn from it) make it
+/// a page of a longer list: a total, and a page number, offset, page size or link
+/// to the next page.
+pub(crate) fn is_page(props: &Map<String, Value>) -> bool {
     let has = |keys: &[&str]| keys.iter().any(|k| props.contains_key(*k));
     has(TOTAL_FIELDS)
-        && (has(PAGE_FIELDS) || has(OFFSET_FIELDS) || has(SIZE_FIELDS) || has(&["total_pages"]))
+        && (has(PAGE_FIELDS)
+            || has(OFFSET_FIELDS)
+            || has(SIZE_FIELDS)
+            || has(&["total_pages", "next"]))
+}
+
+/// The number of items on the call's own page in a draft: the list of the root when
+/// it is a page (see [`is_page`]), else of the first page among the root's fields (a
+/// search's `tracks`); `None` when the draft holds no page.
+pub(crate) fn own_page_len(draft: &Value) -> Option<usize> {
+    let Value::Object(root) = draft else {
+        return None;
+    };
+    let page = Some(root).filter(|r| is_page(r)).or_else(|| {
+        root.values()
+            .filter_map(Value::as_object)
+            .find(|inner| is_page(inner))
+    })?;
+    page.values().find_map(Value::as_array).map(Vec::len)
 }
 
 /// Properties beside a wrapped entity that are not an entity themselves.

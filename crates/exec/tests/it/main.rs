@@ -18,7 +18,9 @@ mod simulate;
 mod simulate_drafts;
 mod simulate_fixes;
 mod simulate_issue27;
+mod simulate_pages;
 mod simulate_reports;
+mod simulate_session;
 mod simulate_shapes;
 mod simulate_world;
 

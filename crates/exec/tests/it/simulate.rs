@@ -43,11 +43,11 @@ async fn search_then_detail_is_consistent() {
     assert_eq!(search.provenance, Provenance::Simulated);
     let body = search.body.json().unwrap();
     let results = body["results"].as_array().unwrap();
-    // A page of TMDB's 20 items that agrees with the totals.
+    // A full page (`page_items`: 10) that agrees with the totals.
     let total = body["total_results"].as_u64().unwrap();
     assert!(total > 0);
-    assert_eq!(results.len() as u64, total.min(20), "{body:#}");
-    assert_eq!(body["total_pages"].as_u64().unwrap(), total.div_ceil(20));
+    assert_eq!(results.len() as u64, total.min(10), "{body:#}");
+    assert_eq!(body["total_pages"].as_u64().unwrap(), total.div_ceil(10));
     for movie in results {
         let title = movie["title"].as_str().unwrap();
         assert!(title.contains("Titanic"), "title {title:?}");
@@ -297,7 +297,7 @@ async fn discover_items_satisfy_the_filters_of_the_call() {
     let results = body["results"].as_array().unwrap();
     assert!(!results.is_empty());
     let total = body["total_results"].as_u64().unwrap();
-    assert_eq!(results.len() as u64, total.min(20));
+    assert_eq!(results.len() as u64, total.min(10));
     for movie in results {
         assert_eq!(movie["original_language"], "ko", "{movie:#}");
         let vote = movie["vote_average"].as_f64().unwrap();
@@ -333,10 +333,10 @@ async fn pages_follow_the_page_size_and_defaults_apply_before_seeding() {
     let body = first.body.json().unwrap();
     let total = body["total_results"].as_u64().unwrap();
     let pages = body["total_pages"].as_u64().unwrap();
-    assert_eq!(pages, total.div_ceil(20));
+    assert_eq!(pages, total.div_ceil(10));
     assert_eq!(
         body["results"].as_array().unwrap().len() as u64,
-        total.min(20)
+        total.min(10)
     );
     let last = sim.call(&api, &json!({"page": pages})).await.unwrap();
     let last = last.body.json().unwrap();
@@ -348,7 +348,7 @@ async fn pages_follow_the_page_size_and_defaults_apply_before_seeding() {
     assert_eq!(last["page"].as_u64(), Some(pages));
     assert_eq!(
         last["results"].as_array().unwrap().len() as u64,
-        total - 20 * (pages - 1)
+        total - 10 * (pages - 1)
     );
     let beyond = sim.call(&api, &json!({"page": pages + 1})).await.unwrap();
     assert_eq!(beyond.body.json().unwrap()["results"], json!([]));
@@ -511,7 +511,7 @@ async fn trending_names_its_list_and_follows_the_media_type() {
     let results = body["results"].as_array().unwrap();
     assert_eq!(
         results.len() as u64,
-        body["total_results"].as_u64().unwrap().min(20)
+        body["total_results"].as_u64().unwrap().min(10)
     );
     assert!(
         results

@@ -266,7 +266,7 @@ async fn the_fill_prompt_keeps_complete_lists_and_documented_pages() {
     let text = prompt(&llm, 0);
     assert!(text.contains("holds every member, up to 100"), "{text}");
     assert!(
-        text.contains("a page holds the 10 items the API documents per page"),
+        text.contains("make this page hold 10 items: write all 10"),
         "{text}"
     );
     sim.call(&walls, &json!({"category": "sea", "limit": 50}))

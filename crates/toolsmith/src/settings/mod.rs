@@ -52,7 +52,7 @@ pub(crate) struct Config {
 ///
 /// ```toml
 /// [exec.simulate]
-/// page_size = 20   # items per page of a simulated paged list when the API documents none
+/// page_items = 10  # items on a simulated page of a longer list when the API documents no page size
 /// min_items = 1    # shortest and longest synthesized list (unless the schema asks otherwise)
 /// max_items = 5
 /// max_depth = 8    # below this depth only required properties are filled
@@ -80,8 +80,8 @@ impl ExecConfig {
     /// at most its most.
     fn validate(self) -> anyhow::Result<Self> {
         let s = &self.simulate;
-        if s.page_size == 0 {
-            anyhow::bail!("[exec.simulate] page_size must be at least 1");
+        if s.page_items == 0 {
+            anyhow::bail!("[exec.simulate] page_items must be at least 1");
         }
         if s.max_requested_items == 0 {
             anyhow::bail!("[exec.simulate] max_requested_items must be at least 1");
@@ -248,7 +248,7 @@ struct ConfigFile {
     /// `toolsmith serve`: `max_result_chars`, `page_chars`, `expose_top_n`, `max_body_bytes`,
     /// `max_concurrent_requests`, ...
     serve: Option<toolsmith_serve::ServeSettings>,
-    /// How tools are executed: `[exec.simulate]` (`page_size`, `min_items`, `max_items`,
+    /// How tools are executed: `[exec.simulate]` (`page_items`, `min_items`, `max_items`,
     /// `max_depth`).
     exec: Option<ExecConfig>,
     /// `toolsmith synth`: path counts, requests per path, split share, answer check.
@@ -436,11 +436,11 @@ mod tests {
     #[test]
     fn the_file_sets_the_simulators_page_size_and_refuses_an_empty_page() -> anyhow::Result<()> {
         let c = config("[exec.simulate]\npage_size = 7\n", None)?;
-        assert_eq!(c.exec.simulate.page_size, 7);
+        assert_eq!(c.exec.simulate.page_items, 7, "its former name still reads");
         assert_eq!(c.exec.simulate.max_items, 5, "the rest stays the default");
-        assert_eq!(config("", None)?.exec.simulate.page_size, 20);
-        let zero = config("[exec.simulate]\npage_size = 0\n", None).unwrap_err();
-        assert!(zero.to_string().contains("page_size"), "{zero}");
+        assert_eq!(config("", None)?.exec.simulate.page_items, 10);
+        let zero = config("[exec.simulate]\npage_items = 0\n", None).unwrap_err();
+        assert!(zero.to_string().contains("page_items"), "{zero}");
         assert!(config("[exec.simulate]\npage = 3\n", None).is_err());
         let prompt = config("[exec.simulate]\nmax_prompt_chars = 8000\n", None)?;
         assert_eq!(prompt.exec.simulate.max_prompt_chars, 8000);

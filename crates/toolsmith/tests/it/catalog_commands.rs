@@ -205,8 +205,8 @@ fn simulated_pages_have_the_page_size_of_toolsmith_toml() {
         )
     };
     let (total, pages, items) = page(&ws);
-    assert_eq!(pages, total.div_ceil(20), "TMDB's 20 by default");
-    assert_eq!(items as u64, total.min(20));
+    assert_eq!(pages, total.div_ceil(10), "10 by default (`page_items`)");
+    assert_eq!(items as u64, total.min(10));
 
     std::fs::write(
         ws.dir.path().join("toolsmith.toml"),
@@ -219,13 +219,13 @@ fn simulated_pages_have_the_page_size_of_toolsmith_toml() {
 
     std::fs::write(
         ws.dir.path().join("toolsmith.toml"),
-        "[exec.simulate]\npage_size = 0\n",
+        "[exec.simulate]\npage_items = 0\n",
     )
     .unwrap();
     let out = ws.run(&["call", "tmdb/get_movie_top_rated", "--args", "{}"]);
     assert!(!out.status.success());
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("page_size must be at least 1"),
+        String::from_utf8_lossy(&out.stderr).contains("page_items must be at least 1"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -1,0 +1,212 @@
+//! The account's owner: within a session the current user is one user. A call
+//! that answers about the current user (a path under `/me`, or an API whose name or
+//! doc says "current user" or "my profile") has no id argument to recall facts by,
+//! so its profile drawn afresh disagreed with the `owner` of the user's own
+//! playlists shown a call earlier. The first response of the session that shows the
+//! user (the profile itself, or the owner of the user's own things) fixes their id
+//! and name; every later such call is told them and its draft carries them.
+
+use serde_json::{Map, Value};
+
+use super::state;
+use crate::canonical::canonical_json;
+use crate::executor::BookEntry;
+
+/// Path segments that stand for the current user (`/me`, Discord's `/users/@me`).
+const ME_SEGMENTS: &[&str] = &["me", "@me"];
+/// Words of an API's name or doc that say it is about the current user.
+const ME_WORDS: &[&str] = &[
+    "current user",
+    "current_user",
+    "currentuser",
+    "current-user",
+    "my profile",
+    "authenticated user",
+    "logged-in user",
+    "logged in user",
+];
+/// Fields that name a user.
+const NAMES: &[&str] = &["display_name", "name", "full_name", "username", "login"];
+/// The key the user's own things name their owner under.
+const OWNER: &str = "owner";
+/// How deep in a response owners are looked for.
+const MAX_DEPTH: usize = 6;
+
+/// How a call is about the current user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mine {
+    /// It answers with the user's profile (`GET /me`).
+    Profile,
+    /// It answers about the user's own things (`/me/playlists`), whose `owner` is the user.
+    Things,
+}
+
+/// How `entry` is about the current user, if it is.
+pub(crate) fn mine(entry: &BookEntry) -> Option<Mine> {
+    let path = entry.api.api.endpoint.path().unwrap_or_default();
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if let Some(at) = segments.iter().position(|s| ME_SEGMENTS.contains(s)) {
+        return Some(if at + 1 == segments.len() {
+            Mine::Profile
+        } else {
+            Mine::Things
+        });
+    }
+    let text = format!("{} {}", entry.api.api.name, entry.api.description()).to_ascii_lowercase();
+    if !ME_WORDS.iter().any(|w| text.contains(w)) {
+        return None;
+    }
+    Some(if text.contains("profile") {
+        Mine::Profile
+    } else {
+        Mine::Things
+    })
+}
+
+/// The current user as the session first showed them: an id and the names shown with it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Owner {
+    id: Value,
+    names: Map<String, Value>,
+}
+
+impl Owner {
+    /// What a fill prompt is told of the user (`{"current_user": {"id", "display_name"}}`).
+    pub(crate) fn fact(&self) -> Value {
+        let mut user = self.names.clone();
+        user.insert("id".to_owned(), self.id.clone());
+        serde_json::json!({ "current_user": user })
+    }
+
+    /// The user a response about them shows: the profile's own object, or the owner most
+    /// of the user's own things name (the first of the most named, for a tie).
+    pub(crate) fn shown(mine: Mine, body: &Value) -> Option<Self> {
+        match mine {
+            Mine::Profile => {
+                let mut body = body.clone();
+                state::main_object(&mut body).and_then(|o| Self::of(o))
+            }
+            Mine::Things => {
+                let mut owners = Vec::new();
+                owners_in(body, 0, &mut |o| owners.push(o.clone()));
+                let count = |id: &Value| owners.iter().filter(|o| &o.id == id).count();
+                let most = owners.iter().map(|o| count(&o.id)).max()?;
+                owners.iter().find(|o| count(&o.id) == most).cloned()
+            }
+        }
+    }
+
+    /// The user of an object with an id, and the names it shows.
+    fn of(object: &Map<String, Value>) -> Option<Self> {
+        let id = object
+            .get("id")
+            .filter(|v| v.is_string() || v.is_number())?;
+        let names = NAMES
+            .iter()
+            .filter_map(|k| {
+                Some((
+                    (*k).to_owned(),
+                    object.get(*k).filter(|v| v.is_string())?.clone(),
+                ))
+            })
+            .collect();
+        Some(Self {
+            id: id.clone(),
+            names,
+        })
+    }
+
+    /// Makes `body` show this user: the profile's own object, or every owner of the
+    /// user's own things, takes the user's id (in its links too) and names.
+    pub(crate) fn carry(&self, mine: Mine, body: &mut Value) {
+        match mine {
+            Mine::Profile => {
+                if let Some(object) = state::main_object(body).filter(|o| o.contains_key("id")) {
+                    self.stamp(object);
+                }
+            }
+            Mine::Things => owners_mut(body, 0, &mut |o| self.stamp(o)),
+        }
+    }
+
+    /// Gives `object` this user's id and names, and its links (`uri`, `href`) the id.
+    fn stamp(&self, object: &mut Map<String, Value>) {
+        let old = object.get("id").map(id_text).unwrap_or_default();
+        let new = id_text(&self.id);
+        if old.len() >= 4 && old != new {
+            relink(object, &old, &new);
+        }
+        object.insert("id".to_owned(), self.id.clone());
+        for (key, name) in &self.names {
+            if let Some(slot) = object.get_mut(key).filter(|v| v.is_string()) {
+                *slot = name.clone();
+            }
+        }
+    }
+}
+
+/// An id as it appears inside a link.
+fn id_text(id: &Value) -> String {
+    id.as_str()
+        .map_or_else(|| canonical_json(id), str::to_owned)
+}
+
+/// Replaces `old` by `new` in the texts of `object` and of the objects without an id of
+/// their own it holds (`external_urls`).
+fn relink(object: &mut Map<String, Value>, old: &str, new: &str) {
+    for (key, value) in object.iter_mut() {
+        match value {
+            Value::String(text) if key != "id" && text.contains(old) => {
+                *text = text.replace(old, new);
+            }
+            Value::Object(inner) if !inner.contains_key("id") => relink(inner, old, new),
+            _ => {}
+        }
+    }
+}
+
+/// Calls `found` with the user of every `owner` object in `value`.
+fn owners_in(value: &Value, depth: usize, found: &mut dyn FnMut(&Owner)) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                match inner
+                    .as_object()
+                    .filter(|_| key == OWNER)
+                    .and_then(Owner::of)
+                {
+                    Some(owner) => found(&owner),
+                    None => owners_in(inner, depth + 1, found),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| owners_in(v, depth + 1, found)),
+        _ => {}
+    }
+}
+
+/// Calls `stamp` on every `owner` object with an id in `value`.
+fn owners_mut(value: &mut Value, depth: usize, stamp: &mut dyn FnMut(&mut Map<String, Value>)) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map.iter_mut() {
+                match inner {
+                    Value::Object(owner) if key == OWNER && owner.contains_key("id") => {
+                        stamp(owner);
+                    }
+                    other => owners_mut(other, depth + 1, stamp),
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| owners_mut(v, depth + 1, stamp)),
+        _ => {}
+    }
+}
