@@ -3,8 +3,10 @@
 //! doc says "current user" or "my profile") has no id argument to recall facts by,
 //! so its profile drawn afresh disagreed with the `owner` of the user's own
 //! playlists shown a call earlier. The first response of the session that shows the
-//! user (the profile itself, or the owner of the user's own things) fixes their id
-//! and name; every later such call is told them and its draft carries them.
+//! user (the profile itself, the owner of the user's own things, or the owner of a
+//! thing the task names as the user's, such as the playlist a search found) fixes
+//! their id and name; every later such call, and every call whose draft shows owners,
+//! is told them, and a draft about the user carries them.
 
 use serde_json::{Map, Value};
 
@@ -94,6 +96,19 @@ impl Owner {
                 owners.iter().find(|o| count(&o.id) == most).cloned()
             }
         }
+    }
+
+    /// The owner of the thing `task` names as the user's own: the first object of `body`
+    /// with an `owner` whose name or title the task holds ("my 'My Rock' playlist"). The
+    /// task presupposes the thing is the user's, and the fill prompt asks that a search
+    /// for it list the user's own first: its owner is then the user, before any profile
+    /// is read (a profile read later used to name another user, and the agent found only
+    /// strangers' playlists).
+    pub(crate) fn named_in(task: &str, body: &Value) -> Option<Self> {
+        let task = task.to_lowercase();
+        let mut found = None;
+        named_owner(body, &task, 0, &mut found);
+        found
     }
 
     /// The user of an object with an id, and the names it shows.
@@ -209,4 +224,40 @@ fn owners_mut(value: &mut Value, depth: usize, stamp: &mut dyn FnMut(&mut Map<St
             .for_each(|v| owners_mut(v, depth + 1, stamp)),
         _ => {}
     }
+}
+
+/// Sets `found` to the owner of the first object in `value` whose `name` or `title` (at
+/// least 3 characters) `task` (lowercased) holds.
+fn named_owner(value: &Value, task: &str, depth: usize, found: &mut Option<Owner>) {
+    if depth > MAX_DEPTH || found.is_some() {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            let named = ["name", "title"].iter().any(|k| {
+                map.get(*k)
+                    .and_then(Value::as_str)
+                    .map(|n| n.trim().to_lowercase())
+                    .is_some_and(|n| n.chars().count() >= 3 && task.contains(&n))
+            });
+            let owner = map.get(OWNER).and_then(Value::as_object);
+            if let Some(owner) = owner.filter(|_| named).and_then(Owner::of) {
+                *found = Some(owner);
+                return;
+            }
+            map.values()
+                .for_each(|inner| named_owner(inner, task, depth + 1, found));
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| named_owner(v, task, depth + 1, found)),
+        _ => {}
+    }
+}
+
+/// Whether `value` holds an `owner` object (within the depth owners are looked for).
+pub(crate) fn holds_owner(value: &Value) -> bool {
+    let mut any = false;
+    owners_in(value, 0, &mut |_| any = true);
+    any
 }

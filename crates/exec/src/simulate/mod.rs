@@ -44,7 +44,8 @@
 //! - a resource the call just created holds, in its lists and pages of things,
 //!   only what the request gave it (`fresh`: no tracks in a new playlist);
 //! - the account's owner is one user (`me`): the first response of the session
-//!   that shows the current user (`GET /me`, or the `owner` of the user's own
+//!   that shows the current user (`GET /me`, the owner of a thing the task calls the
+//!   user's own, such as a searched playlist it names, or the `owner` of the user's own
 //!   playlists) fixes their id and name, which every later call about the user or
 //!   their own things is told, and its draft carries; such a call is told too the
 //!   user's own things of its kinds that earlier ones showed (the devices listed
@@ -650,8 +651,10 @@ impl Executor for Simulator {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }
             invariants::restore(value);
-            if let Some(mine) = me::mine(entry) {
-                session.know_owner(mine, value);
+            match (me::mine(entry), &self.task) {
+                (Some(mine), _) => session.know_owner(mine, value),
+                (None, Some(task)) => session.know_owner_named(task, value),
+                (None, None) => {}
             }
             let request = Request::new(entry, &args, &self.limits);
             paging::settle(value, &paging::Call::of(entry, &args, &request));

@@ -116,6 +116,14 @@ impl Session {
         }
     }
 
+    /// Before the session knows the user: the owner of the thing the task names as the
+    /// user's own, if `body` shows it (see `me::Owner::named_in`).
+    pub(crate) fn know_owner_named(&mut self, task: &str, body: &Value) {
+        if self.owner.is_none() {
+            self.owner = Owner::named_in(task, body);
+        }
+    }
+
     /// Remembers the entities a response shown at `place` holds (objects with an id
     /// and a name or title), the latest sighting first; as the user's own things too
     /// when the response is about the user (`mine`).
@@ -145,7 +153,7 @@ impl Session {
     }
 
     /// What the fill of a call of `entry` with `args` is told the session showed and did:
-    /// for a call about the user, the user (see `me`); the entities its id arguments name;
+    /// for a call about the user or one whose `draft` shows owners, the user (see `me`); the entities its id arguments name;
     /// for a call about the user, their own things of the kinds its `draft` shows; the
     /// latest writes.
     pub(crate) fn recalled(
@@ -160,9 +168,13 @@ impl Session {
             let place = Place::of(entry, args);
             let own = draft.map(|d| self.own_things(d, &place, &shown));
             shown.extend(own.unwrap_or_default());
-            if let Some(owner) = &self.owner {
-                shown.insert(0, owner.fact());
-            }
+        }
+        // The user, to a call about them and to one whose things have owners (a search
+        // for the user's playlist lists the user's own as theirs).
+        if let Some(owner) = &self.owner
+            && (me::mine(entry).is_some() || draft.is_some_and(me::holds_owner))
+        {
+            shown.insert(0, owner.fact());
         }
         shown.extend(self.writes.iter().cloned());
         shown

@@ -37,6 +37,10 @@ fn music_spec() -> Value {
         "servers": [{"url": "https://api.music.example/v1"}],
         "paths": {
             "/me": {"get": {"summary": "Get Current User's Profile", "responses": ok(user.clone())}},
+            "/search": {"get": {"summary": "Search for playlists by name",
+                "parameters": [{"name": "q", "in": "query", "required": true,
+                    "schema": {"type": "string"}}],
+                "responses": ok(json!({"type": "object", "properties": {"playlists": page}}))}},
             "/me/playlists": {"get": {"summary": "Get Current User's Playlists",
                 "parameters": [query("limit"), query("offset")], "responses": ok(page)}},
             "/users/{user_id}": {"get": {"summary": "Get User's Profile",
@@ -149,6 +153,71 @@ async fn a_filled_profile_agrees_with_the_owner_the_model_gave_the_playlists() {
         asked.contains(r#""id":"jdoe""#),
         "the draft carries the user: {asked}"
     );
+}
+
+/// A user of the music API, as a model writes one.
+fn user(id: &str, name: &str) -> Value {
+    json!({"id": id, "display_name": name, "uri": format!("spotify:user:{id}"),
+        "href": format!("https://api.music.example/v1/users/{id}"), "type": "user"})
+}
+
+/// A search that shows the playlist the task names as the user's own fixes who the user
+/// is: the profile read next is that playlist's owner, whatever the model writes, and a
+/// later search's fill is told the user (Spotify's "Append ... to my 'My Rock' playlist",
+/// where the profile named another user and the agent found only strangers' playlists).
+#[tokio::test]
+async fn the_owner_of_the_thing_the_task_calls_the_users_own_is_the_user() {
+    let book = book_of(&music_spec());
+    let found = |items: Value| {
+        json!({"playlists": {"href": "x", "limit": 2, "offset": 0,
+        "next": null, "total": 2, "items": items}})
+    };
+    let search = found(json!([
+        {"id": "p9", "name": "Rock Classics", "owner": user("u9", "Sam Taylor")},
+        {"id": "p1", "name": "My Rock", "owner": user("alex", "Alex Morgan")}]));
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(search.to_string()),
+        Reply::text(user("chris", "Chris Walker").to_string()),
+        Reply::text(found(json!([])).to_string()),
+    ]));
+    let sim = filling(&book, &llm)
+        .fork_for(Some("Append a song to my 'My Rock' playlist"))
+        .unwrap();
+    let searching = op(&book, "GET", "/search");
+    sim.call(&searching, &json!({"q": "My Rock"}))
+        .await
+        .unwrap();
+    let me = sim
+        .call(&op(&book, "GET", "/me"), &json!({}))
+        .await
+        .unwrap();
+    let me = me.body.json().unwrap();
+    assert_eq!(
+        (&me["id"], &me["display_name"]),
+        (&json!("alex"), &json!("Alex Morgan")),
+        "{me:#}"
+    );
+    sim.call(&searching, &json!({"q": "rock"})).await.unwrap();
+    let asked = llm.requests()[2].messages[0].text().to_owned();
+    assert!(
+        asked.contains(r#"{"current_user":{"display_name":"Alex Morgan","id":"alex"}}"#),
+        "{asked}"
+    );
+
+    // Without a task naming it, a search fixes no one: the profile is the model's.
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(search.to_string()),
+        Reply::text(user("chris", "Chris Walker").to_string()),
+    ]));
+    let sim = filling(&book, &llm)
+        .fork_for(Some("Find rock playlists"))
+        .unwrap();
+    sim.call(&searching, &json!({"q": "rock"})).await.unwrap();
+    let me = sim
+        .call(&op(&book, "GET", "/me"), &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(me.body.json().unwrap()["id"], "chris");
 }
 
 /// An artist and their albums, written for these tests.
