@@ -72,40 +72,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::model::{Endpoint, Param, ParamLocation};
-
-    fn api(params: &[&str], body: Option<Value>) -> Api {
-        Api {
-            id: "t/a".parse().unwrap(),
-            name: "a".into(),
-            source_name: "a".into(),
-            endpoint: Endpoint::Function { name: "a".into() },
-            params: params
-                .iter()
-                .map(|name| Param {
-                    name: (*name).into(),
-                    location: ParamLocation::Query,
-                    required: false,
-                    schema: json!({"type": "string"}),
-                    description: String::new(),
-                    list_format: Default::default(),
-                })
-                .collect(),
-            request_body: body,
-            response_schema: None,
-            response_examples: Vec::new(),
-            access: Default::default(),
-        }
-    }
+    use crate::testing::api_with_inputs;
 
     #[test]
     fn documented_inputs_are_parameters_body_and_listed_fields_unless_the_body_is_open() {
-        let query = api(&["q"], None);
+        let query = api_with_inputs(&["q"], None);
         assert_eq!(query.documents_input("q"), Some(true));
         assert_eq!(query.documents_input("Q"), Some(false), "matched exactly");
         assert_eq!(query.documents_input("body"), Some(false));
 
-        let listed = api(
+        let listed = api_with_inputs(
             &[],
             Some(json!({"type": "object", "properties": {"title": {}}})),
         );
@@ -119,11 +95,11 @@ mod tests {
             json!({"type": "object", "properties": {"title": {}}, "additionalProperties": true}),
             json!({"oneOf": [{"type": "object"}]}),
         ] {
-            let open_api = api(&["q"], Some(open.clone()));
+            let open_api = api_with_inputs(&["q"], Some(open.clone()));
             assert_eq!(open_api.body_fields(), BodyFields::Open, "{open}");
             assert_eq!(open_api.documents_input("x"), None, "{open}");
         }
-        let whole = api(&[], Some(json!({"type": "string"})));
+        let whole = api_with_inputs(&[], Some(json!({"type": "string"})));
         assert_eq!(whole.body_fields(), BodyFields::Whole);
         assert_eq!(whole.documents_input("body"), Some(true));
         assert_eq!(whole.documents_input("x"), Some(false));
@@ -131,12 +107,14 @@ mod tests {
 
     #[test]
     fn only_an_api_without_parameters_or_body_fields_takes_nothing() {
-        assert!(api(&[], None).takes_nothing());
-        assert!(api(&[], Some(json!({"type": "object", "properties": {}}))).takes_nothing());
-        assert!(!api(&["q"], None).takes_nothing());
-        assert!(!api(&[], Some(json!({"type": "object"}))).takes_nothing());
-        assert!(!api(&[], Some(json!({"type": "string"}))).takes_nothing());
-        let one_field = api(
+        assert!(api_with_inputs(&[], None).takes_nothing());
+        assert!(
+            api_with_inputs(&[], Some(json!({"type": "object", "properties": {}}))).takes_nothing()
+        );
+        assert!(!api_with_inputs(&["q"], None).takes_nothing());
+        assert!(!api_with_inputs(&[], Some(json!({"type": "object"}))).takes_nothing());
+        assert!(!api_with_inputs(&[], Some(json!({"type": "string"}))).takes_nothing());
+        let one_field = api_with_inputs(
             &[],
             Some(json!({"type": "object", "properties": {"a": {}}})),
         );

@@ -8,7 +8,10 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::names::MAX_FUNCTION_NAME;
-use crate::{Catalog, DocSelector, ImportOptions, Scope, Store, read_source};
+use crate::{
+    Api, Catalog, DocSelector, Endpoint, ImportOptions, Param, ParamLocation, Scope, Store,
+    read_source,
+};
 
 /// The official OpenAPI 3.1 schema (tests/assets, Apache-2.0), as YAML.
 const OPENAPI_31_SCHEMA: &str = include_str!("../tests/assets/openapi-3.1-schema.yaml");
@@ -297,4 +300,31 @@ pub fn assert_valid_functions(functions: impl Iterator<Item = (String, Value)>) 
         }
     }
     count
+}
+
+/// A function API `t/a` with string query parameters of `params`' names and `body` as its
+/// request body schema: the inputs that argument checks read.
+#[allow(clippy::expect_used)]
+pub fn api_with_inputs(params: &[&str], body: Option<Value>) -> Api {
+    Api {
+        id: "t/a".parse().expect("a valid id"),
+        name: "a".into(),
+        source_name: "a".into(),
+        endpoint: Endpoint::Function { name: "a".into() },
+        params: params
+            .iter()
+            .map(|name| Param {
+                name: (*name).into(),
+                location: ParamLocation::Query,
+                required: false,
+                schema: serde_json::json!({"type": "string"}),
+                description: String::new(),
+                list_format: Default::default(),
+            })
+            .collect(),
+        request_body: body,
+        response_schema: None,
+        response_examples: Vec::new(),
+        access: Default::default(),
+    }
 }

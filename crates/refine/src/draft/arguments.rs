@@ -28,33 +28,9 @@ pub(super) fn check(api: &Api, arguments: Map<String, Value>) -> Checked {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use toolsmith_catalog::{Endpoint, Param, ParamLocation};
+    use toolsmith_catalog::testing::api_with_inputs;
 
     use super::*;
-
-    fn api(params: &[&str], body: Option<Value>) -> Api {
-        Api {
-            id: "t/a".parse().unwrap(),
-            name: "a".into(),
-            source_name: "a".into(),
-            endpoint: Endpoint::Function { name: "a".into() },
-            params: params
-                .iter()
-                .map(|name| Param {
-                    name: (*name).into(),
-                    location: ParamLocation::Query,
-                    required: false,
-                    schema: json!({"type": "string"}),
-                    description: String::new(),
-                    list_format: Default::default(),
-                })
-                .collect(),
-            request_body: body,
-            response_schema: None,
-            response_examples: Vec::new(),
-            access: Default::default(),
-        }
-    }
 
     fn args(value: Value) -> Map<String, Value> {
         value.as_object().cloned().unwrap()
@@ -62,7 +38,7 @@ mod tests {
 
     #[test]
     fn undocumented_names_are_dropped_unless_the_body_is_open() {
-        let query = api(&["q"], None);
+        let query = api_with_inputs(&["q"], None);
         let checked = check(&query, args(json!({"q": "x", "region": "US", "Q": 1})));
         assert_eq!(Value::Object(checked.sent), json!({"q": "x"}));
         assert_eq!(
@@ -71,7 +47,7 @@ mod tests {
             "names are matched exactly, as the executors send them"
         );
 
-        let listed = api(
+        let listed = api_with_inputs(
             &[],
             Some(json!({"type": "object", "properties": {"title": {}}})),
         );
@@ -87,7 +63,10 @@ mod tests {
             json!({"type": "object", "properties": {"title": {}}, "additionalProperties": true}),
             json!({"oneOf": [{"type": "object"}]}),
         ] {
-            let checked = check(&api(&[], Some(open.clone())), args(json!({"x": 1})));
+            let checked = check(
+                &api_with_inputs(&[], Some(open.clone())),
+                args(json!({"x": 1})),
+            );
             assert!(checked.dropped.is_empty(), "{open}");
             assert_eq!(Value::Object(checked.sent), json!({"x": 1}));
         }
