@@ -10,7 +10,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use toolsmith_exec::{Executor, Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings};
+use toolsmith_exec::{
+    ApiBook, Executor, Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings,
+};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
 use crate::{book_of, filling, op};
@@ -56,6 +58,12 @@ fn owners(page: &Value) -> Vec<Value> {
     items.iter().map(|p| p["owner"].clone()).collect()
 }
 
+/// The current user's profile, as the simulator answers `GET /me`.
+async fn profile<E: Executor + ?Sized>(sim: &E, book: &ApiBook) -> Value {
+    let me = sim.call(&op(book, "GET", "/me"), &json!({})).await.unwrap();
+    me.body.json().unwrap().clone()
+}
+
 /// Asserts that every owner is the user `me` (id, name and links).
 fn all_owned_by(owners: &[Value], me: &Value) {
     let id = me["id"].as_str().unwrap();
@@ -77,12 +85,8 @@ async fn the_profile_is_the_owner_of_the_playlists_shown_before() {
         .await
         .unwrap();
     let owners = owners(playlists.body.json().unwrap());
-    let me = sim
-        .call(&op(&book, "GET", "/me"), &json!({}))
-        .await
-        .unwrap();
-    let me = me.body.json().unwrap();
-    all_owned_by(&owners, me);
+    let me = profile(&sim, &book).await;
+    all_owned_by(&owners, &me);
 }
 
 /// The profile shown first fixes who the user is: their playlists read next are theirs;
@@ -91,11 +95,7 @@ async fn the_profile_is_the_owner_of_the_playlists_shown_before() {
 async fn the_playlists_read_after_the_profile_are_owned_by_it() {
     let book = book_of(&music_spec());
     let sim = Simulator::new(Arc::clone(&book));
-    let me = sim
-        .call(&op(&book, "GET", "/me"), &json!({}))
-        .await
-        .unwrap();
-    let me = me.body.json().unwrap().clone();
+    let me = profile(&sim, &book).await;
     let playlists = sim
         .call(&op(&book, "GET", "/me/playlists"), &json!({"limit": 5}))
         .await
@@ -133,11 +133,7 @@ async fn a_filled_profile_agrees_with_the_owner_the_model_gave_the_playlists() {
     sim.call(&op(&book, "GET", "/me/playlists"), &json!({"limit": 2}))
         .await
         .unwrap();
-    let me = sim
-        .call(&op(&book, "GET", "/me"), &json!({}))
-        .await
-        .unwrap();
-    let me = me.body.json().unwrap();
+    let me = profile(&sim, &book).await;
     assert_eq!(
         (&me["id"], &me["display_name"]),
         (&json!("jdoe"), &json!("Jo Doe")),
@@ -187,11 +183,7 @@ async fn the_owner_of_the_thing_the_task_calls_the_users_own_is_the_user() {
     sim.call(&searching, &json!({"q": "My Rock"}))
         .await
         .unwrap();
-    let me = sim
-        .call(&op(&book, "GET", "/me"), &json!({}))
-        .await
-        .unwrap();
-    let me = me.body.json().unwrap();
+    let me = profile(&*sim, &book).await;
     assert_eq!(
         (&me["id"], &me["display_name"]),
         (&json!("alex"), &json!("Alex Morgan")),
@@ -213,11 +205,7 @@ async fn the_owner_of_the_thing_the_task_calls_the_users_own_is_the_user() {
         .fork_for(Some("Find rock playlists"))
         .unwrap();
     sim.call(&searching, &json!({"q": "rock"})).await.unwrap();
-    let me = sim
-        .call(&op(&book, "GET", "/me"), &json!({}))
-        .await
-        .unwrap();
-    assert_eq!(me.body.json().unwrap()["id"], "chris");
+    assert_eq!(profile(&*sim, &book).await["id"], "chris");
 }
 
 /// An artist and their albums, written for these tests.
