@@ -1,6 +1,6 @@
 //! The account's owner: within a session the current user is one user. A call
-//! that answers about the current user (a path under `/me`, or an API whose name or
-//! doc says "current user" or "my profile") has no id argument to recall facts by,
+//! that answers about the current user (a path under `/me`, or a read whose name says
+//! "current user" or "my profile") has no id argument to recall facts by,
 //! so its profile drawn afresh disagreed with the `owner` of the user's own
 //! playlists shown a call earlier. The first response of the session that shows the
 //! user (the profile itself, the owner of the user's own things, or the owner of a
@@ -10,13 +10,15 @@
 
 use serde_json::{Map, Value};
 
+use toolsmith_catalog::{HttpMethod, ParamLocation};
+
 use super::state;
 use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 
 /// Path segments that stand for the current user (`/me`, Discord's `/users/@me`).
 const ME_SEGMENTS: &[&str] = &["me", "@me"];
-/// Words of an API's name or doc that say it is about the current user.
+/// Words of an API's name that say it is about the current user.
 const ME_WORDS: &[&str] = &[
     "current user",
     "current_user",
@@ -43,9 +45,14 @@ pub(crate) enum Mine {
     Things,
 }
 
-/// How `entry` is about the current user, if it is.
+/// How `entry` is about the current user, if it is: a path with a `/me` segment, or a
+/// read that names no one (no path parameter) whose name says so ("Get Current User's
+/// Profile"). Its doc is not read: a doc that says where an input comes from ("the
+/// current user's id, from the profile call", on a playlist-creating POST) is not about
+/// what the API answers, and such a playlist was once stamped with its owner's id.
 pub(crate) fn mine(entry: &BookEntry) -> Option<Mine> {
-    let path = entry.api.api.endpoint.path().unwrap_or_default();
+    let api = &entry.api.api;
+    let path = api.endpoint.path().unwrap_or_default();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     if let Some(at) = segments.iter().position(|s| ME_SEGMENTS.contains(s)) {
         return Some(if at + 1 == segments.len() {
@@ -54,11 +61,13 @@ pub(crate) fn mine(entry: &BookEntry) -> Option<Mine> {
             Mine::Things
         });
     }
-    let text = format!("{} {}", entry.api.api.name, entry.api.description()).to_ascii_lowercase();
-    if !ME_WORDS.iter().any(|w| text.contains(w)) {
+    let names_no_one = !api.params.iter().any(|p| p.location == ParamLocation::Path);
+    let reads = api.endpoint.method().is_none_or(|m| m == HttpMethod::Get);
+    let name = format!("{} {}", api.name, api.source_name).to_ascii_lowercase();
+    if !(names_no_one && reads && ME_WORDS.iter().any(|w| name.contains(w))) {
         return None;
     }
-    Some(if text.contains("profile") {
+    Some(if name.contains("profile") {
         Mine::Profile
     } else {
         Mine::Things

@@ -45,6 +45,15 @@ fn music_spec() -> Value {
                 "responses": ok(json!({"type": "object", "properties": {"playlists": page}}))}},
             "/me/playlists": {"get": {"summary": "Get Current User's Playlists",
                 "parameters": [query("limit"), query("offset")], "responses": ok(page)}},
+            "/users/{user_id}/playlists": {"post": {"summary": "Create Playlist",
+                "description": "Creates a playlist for a user. Needs user_id (the current \
+                    user's id, from the current-user profile call) and a name.",
+                "parameters": [{"name": "user_id", "in": "path", "required": true,
+                    "schema": {"type": "string"}}],
+                "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+                    "properties": {"name": {"type": "string"}}}}}},
+                "responses": {"201": {"description": "created",
+                    "content": {"application/json": {"schema": playlist.clone()}}}}}},
             "/users/{user_id}": {"get": {"summary": "Get User's Profile",
                 "parameters": [{"name": "user_id", "in": "path", "required": true,
                     "schema": {"type": "string"}}],
@@ -149,6 +158,27 @@ async fn a_filled_profile_agrees_with_the_owner_the_model_gave_the_playlists() {
         asked.contains(r#""id":"jdoe""#),
         "the draft carries the user: {asked}"
     );
+}
+
+/// A call whose doc says where an input comes from ("the current user's id, from the
+/// profile call") is not about the current user: the playlist it creates keeps an id of
+/// its own and is not stamped with its owner's (Spotify's create-playlist under EasyTool's
+/// doc once answered a playlist whose id was the user's).
+#[tokio::test]
+async fn a_created_playlist_is_not_the_user_its_doc_names() {
+    let book = book_of(&music_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let me = profile(&sim, &book).await;
+    let created = sim
+        .call(
+            &op(&book, "POST", "/users/{user_id}/playlists"),
+            &json!({"user_id": me["id"], "name": "Love Taylor"}),
+        )
+        .await
+        .unwrap();
+    let playlist = created.body.json().unwrap();
+    assert_eq!(playlist["name"], "Love Taylor", "{playlist:#}");
+    assert_ne!(playlist["id"], me["id"], "{playlist:#}");
 }
 
 /// A user of the music API, as a model writes one.
