@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use async_trait::async_trait;
-use toolsmith_llm::Message;
+use toolsmith_llm::{ChatResponse, Message};
 
 use crate::error::Result;
 use crate::finish::Finish;
@@ -40,6 +40,16 @@ enum Outcome {
     Answer(String),
     /// Nothing here: the caller tries its next child.
     Failed,
+}
+
+/// What one turn of a child's calls did.
+enum Turn {
+    /// `Finish` gave the answer.
+    Answer(String),
+    /// `Finish` gave up, for this reason.
+    GaveUp(String),
+    /// The child goes on.
+    Go,
 }
 
 struct Search<'a> {
@@ -74,32 +84,7 @@ impl Dfsdt {
             }
             let mut children: Vec<String> = Vec::new();
             for _ in 0..self.settings.width.max(1) {
-                if search.llm_calls >= self.settings.max_llm_calls {
-                    return Err(Stop::limit(
-                        Finish::StepLimit,
-                        RunLimit::SearchLlmCalls,
-                        format!(
-                            "the search used its {} LLM calls",
-                            self.settings.max_llm_calls
-                        ),
-                    ));
-                }
-                let mut asked = messages.clone();
-                refresh_system(&mut asked, &search.toolset, &self.runtime.settings)?;
-                if !children.is_empty() {
-                    let nudge = DFSDT_DIVERSITY
-                        .render(&serde_json::json!({"attempts": &children}))
-                        .map_err(|e| Stop::error(Finish::Error, e.to_string()))?;
-                    asked.push(Message::user(nudge));
-                }
-                let response = self
-                    .runtime
-                    .ask("agent", asked, search.toolset.specs(), search.query)
-                    .await?;
-                search.llm_calls += 1;
-                if depth == 0 {
-                    search.root_branches += 1;
-                }
+                let response = self.ask_child(&messages, &children, depth, search).await?;
                 // The diversity note is shown once, not kept in the child's history.
                 let mut child = messages.clone();
                 child.push(response.to_message());
@@ -112,52 +97,25 @@ impl Dfsdt {
                         cut(response.text(), 200)
                     ));
                 } else {
-                    let answers = self
-                        .runtime
-                        .answer_calls(
-                            &response.tool_calls,
-                            &mut search.toolset,
-                            search.query,
-                            response.content.as_deref(),
-                        )
-                        .await;
-                    let mut summary = Vec::new();
-                    let mut gave_up = None;
-                    for (call, answered) in response.tool_calls.iter().zip(&answers) {
-                        summary.push(format!(
-                            "{}({}) -> {}",
-                            call.name,
-                            cut(&call.arguments, 200),
-                            cut(&answered.content, 200)
-                        ));
-                    }
-                    for answered in answers {
-                        child.push(Message::tool(answered.call_id, answered.content));
-                        search.last_path.clone_from(&child);
-                        match answered.finish {
-                            Some(FinishCall::Answer(answer)) => return Ok(Outcome::Answer(answer)),
-                            Some(FinishCall::GiveUp(reason)) => gave_up = Some(reason),
-                            _ => {}
+                    let (summary, turn) = self.answer_child(&response, &mut child, search).await?;
+                    children.push(summary);
+                    match turn {
+                        Turn::Answer(answer) => return Ok(Outcome::Answer(answer)),
+                        Turn::GaveUp(reason) => {
+                            self.runtime.tracer.emit(TraceEvent::Backtrack {
+                                depth: child_depth,
+                                reason: BacktrackReason::GiveUp,
+                            });
+                            search.last_give_up = Some(reason);
+                            // ToolBench: a give-up prunes this child and abandons its parent
+                            // as well, which at the root ends the search. toolsmith's protocol
+                            // tries the root's next child instead (with the diversity note).
+                            if depth == 0 && !self.runtime.settings.paper() {
+                                continue;
+                            }
+                            return Ok(Outcome::Failed);
                         }
-                    }
-                    children.push(summary.join("; "));
-                    if let Some(stop) = search_budget_stop(&search.toolset, &self.runtime.settings)
-                    {
-                        return Err(stop);
-                    }
-                    if let Some(reason) = gave_up {
-                        self.runtime.tracer.emit(TraceEvent::Backtrack {
-                            depth: child_depth,
-                            reason: BacktrackReason::GiveUp,
-                        });
-                        search.last_give_up = Some(reason);
-                        // ToolBench: a give-up prunes this child and abandons its parent as
-                        // well, which at the root ends the search. toolsmith's protocol tries
-                        // the root's next child instead (with the diversity note).
-                        if depth == 0 && !self.runtime.settings.paper() {
-                            continue;
-                        }
-                        return Ok(Outcome::Failed);
+                        Turn::Go => {}
                     }
                 }
                 match self.expand(child, child_depth, search).await? {
@@ -167,6 +125,93 @@ impl Dfsdt {
             }
             Ok(Outcome::Failed)
         })
+    }
+
+    /// The model's next move from `messages` (a child of the node at `depth`), told the
+    /// `children` already tried there; counts the call against the search's budget.
+    async fn ask_child(
+        &self,
+        messages: &[Message],
+        children: &[String],
+        depth: usize,
+        search: &mut Search<'_>,
+    ) -> std::result::Result<ChatResponse, Stop> {
+        if search.llm_calls >= self.settings.max_llm_calls {
+            return Err(Stop::limit(
+                Finish::StepLimit,
+                RunLimit::SearchLlmCalls,
+                format!(
+                    "the search used its {} LLM calls",
+                    self.settings.max_llm_calls
+                ),
+            ));
+        }
+        let mut asked = messages.to_vec();
+        refresh_system(&mut asked, &search.toolset, &self.runtime.settings)?;
+        if !children.is_empty() {
+            let nudge = DFSDT_DIVERSITY
+                .render(&serde_json::json!({"attempts": children}))
+                .map_err(|e| Stop::error(Finish::Error, e.to_string()))?;
+            asked.push(Message::user(nudge));
+        }
+        let response = self
+            .runtime
+            .ask("agent", asked, search.toolset.specs(), search.query)
+            .await?;
+        search.llm_calls += 1;
+        if depth == 0 {
+            search.root_branches += 1;
+        }
+        Ok(response)
+    }
+
+    /// Runs the calls of `response`, adds their answers to `child`, and says what the turn
+    /// did: a one-line summary for the next sibling's diversity note, and whether it
+    /// answered, gave up or goes on.
+    async fn answer_child(
+        &self,
+        response: &ChatResponse,
+        child: &mut Vec<Message>,
+        search: &mut Search<'_>,
+    ) -> std::result::Result<(String, Turn), Stop> {
+        let answers = self
+            .runtime
+            .answer_calls(
+                &response.tool_calls,
+                &mut search.toolset,
+                search.query,
+                response.content.as_deref(),
+            )
+            .await;
+        let summary: Vec<String> = response
+            .tool_calls
+            .iter()
+            .zip(&answers)
+            .map(|(call, answered)| {
+                format!(
+                    "{}({}) -> {}",
+                    call.name,
+                    cut(&call.arguments, 200),
+                    cut(&answered.content, 200)
+                )
+            })
+            .collect();
+        let mut turn = Turn::Go;
+        for answered in answers {
+            child.push(Message::tool(answered.call_id, answered.content));
+            search.last_path.clone_from(child);
+            match answered.finish {
+                Some(FinishCall::Answer(answer)) => {
+                    return Ok((summary.join("; "), Turn::Answer(answer)));
+                }
+                Some(FinishCall::GiveUp(reason)) => turn = Turn::GaveUp(reason),
+                _ => {}
+            }
+        }
+        if let Some(stop) = search_budget_stop(&search.toolset, &self.runtime.settings) {
+            return Err(stop);
+        }
+        Ok((summary.join("; "), turn))
     }
 }
 
