@@ -108,15 +108,19 @@ impl Owner {
     }
 
     /// The owner of the thing `task` names as the user's own: the first object of `body`
-    /// with an `owner` whose name or title the task holds ("my 'My Rock' playlist"). The
-    /// task presupposes the thing is the user's, and the fill prompt asks that a search
-    /// for it list the user's own first: its owner is then the user, before any profile
-    /// is read (a profile read later used to name another user, and the agent found only
-    /// strangers' playlists).
+    /// with an `owner` whose name or title is a name the task quotes ("my 'My Rock'
+    /// playlist"). The task presupposes the thing is the user's, and the fill prompt asks
+    /// that a search for it list the user's own first: its owner is then the user, before
+    /// any profile is read (a profile read later used to name another user, and the agent
+    /// found only strangers' playlists). Only a quoted name counts: a public playlist whose
+    /// name merely occurs in the task's words is no sign of whose it is.
     pub(crate) fn named_in(task: &str, body: &Value) -> Option<Self> {
-        let task = task.to_lowercase();
+        let names = quoted(task);
+        if names.is_empty() {
+            return None;
+        }
         let mut found = None;
-        named_owner(body, &task, 0, &mut found);
+        named_owner(body, &names, 0, &mut found);
         found
     }
 
@@ -235,9 +239,44 @@ fn owners_mut(value: &mut Value, depth: usize, stamp: &mut dyn FnMut(&mut Map<St
     }
 }
 
-/// Sets `found` to the owner of the first object in `value` whose `name` or `title` (at
-/// least 3 characters) `task` (lowercased) holds.
-fn named_owner(value: &Value, task: &str, depth: usize, found: &mut Option<Owner>) {
+/// The names `task` quotes, lowercased: text between a quote that opens a word (`'`, `"`,
+/// `‘`, `“` at the start or after a space or bracket) and the next quote that ends one
+/// (before a space, punctuation or the end), so an apostrophe ("The Beatle's") is none.
+fn quoted(task: &str) -> Vec<String> {
+    const OPEN: &[char] = &['\'', '"', '\u{2018}', '\u{201c}'];
+    const CLOSE: &[char] = &['\'', '"', '\u{2019}', '\u{201d}'];
+    let chars: Vec<char> = task.chars().collect();
+    let ends_word = |i: usize| {
+        chars
+            .get(i)
+            .is_none_or(|c| c.is_whitespace() || c.is_ascii_punctuation())
+    };
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let opens = OPEN.contains(&chars[i])
+            && (i == 0 || chars[i - 1].is_whitespace() || chars[i - 1] == '(');
+        let close = opens
+            .then(|| (i + 1..chars.len()).find(|&j| CLOSE.contains(&chars[j]) && ends_word(j + 1)))
+            .flatten();
+        match close {
+            Some(j) => {
+                let name: String = chars[i + 1..j].iter().collect();
+                let name = name.trim().to_lowercase();
+                if (2..=80).contains(&name.chars().count()) {
+                    names.push(name);
+                }
+                i = j + 1;
+            }
+            None => i += 1,
+        }
+    }
+    names
+}
+
+/// Sets `found` to the owner of the first object in `value` whose `name` or `title` is one
+/// of `names` (lowercased).
+fn named_owner(value: &Value, names: &[String], depth: usize, found: &mut Option<Owner>) {
     if depth > MAX_DEPTH || found.is_some() {
         return;
     }
@@ -246,8 +285,7 @@ fn named_owner(value: &Value, task: &str, depth: usize, found: &mut Option<Owner
             let named = ["name", "title"].iter().any(|k| {
                 map.get(*k)
                     .and_then(Value::as_str)
-                    .map(|n| n.trim().to_lowercase())
-                    .is_some_and(|n| n.chars().count() >= 3 && task.contains(&n))
+                    .is_some_and(|n| names.contains(&n.trim().to_lowercase()))
             });
             let owner = map.get(OWNER).and_then(Value::as_object);
             if let Some(owner) = owner.filter(|_| named).and_then(Owner::of) {
@@ -255,11 +293,11 @@ fn named_owner(value: &Value, task: &str, depth: usize, found: &mut Option<Owner
                 return;
             }
             map.values()
-                .for_each(|inner| named_owner(inner, task, depth + 1, found));
+                .for_each(|inner| named_owner(inner, names, depth + 1, found));
         }
         Value::Array(items) => items
             .iter()
-            .for_each(|v| named_owner(v, task, depth + 1, found)),
+            .for_each(|v| named_owner(v, names, depth + 1, found)),
         _ => {}
     }
 }
@@ -269,4 +307,27 @@ pub(crate) fn holds_owner(value: &Value) -> bool {
     let mut any = false;
     owners_in(value, 0, &mut |_| any = true);
     any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    #[test]
+    fn quoted_names_are_whole_quotes_and_apostrophes_are_none() {
+        assert_eq!(
+            quoted("Append the first track in The Beatle's newest album to my 'My Rock' playlist"),
+            ["my rock"]
+        );
+        assert_eq!(
+            quoted("Delete all music from my \"My R&B\" playlist and rename it as 'Test'."),
+            ["my r&b", "test"]
+        );
+        assert_eq!(
+            quoted("add \u{2018}Road Trip\u{2019} to my list"),
+            ["road trip"]
+        );
+        assert!(quoted("Follow the artist of the song which is playing right now").is_empty());
+        assert!(quoted("it's the band's best album").is_empty());
+    }
 }

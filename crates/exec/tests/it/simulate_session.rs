@@ -191,6 +191,8 @@ fn user(id: &str, name: &str) -> Value {
 /// is: the profile read next is that playlist's owner, whatever the model writes, and a
 /// later search's fill is told the user (Spotify's "Append ... to my 'My Rock' playlist",
 /// where the profile named another user and the agent found only strangers' playlists).
+/// A public playlist whose name merely occurs in the task ("Rock") says nothing of whose
+/// it is; only the quoted name does.
 #[tokio::test]
 async fn the_owner_of_the_thing_the_task_calls_the_users_own_is_the_user() {
     let book = book_of(&music_spec());
@@ -199,7 +201,7 @@ async fn the_owner_of_the_thing_the_task_calls_the_users_own_is_the_user() {
         "next": null, "total": 2, "items": items}})
     };
     let search = found(json!([
-        {"id": "p9", "name": "Rock Classics", "owner": user("u9", "Sam Taylor")},
+        {"id": "p9", "name": "Rock", "owner": user("u9", "Sam Taylor")},
         {"id": "p1", "name": "My Rock", "owner": user("alex", "Alex Morgan")}]));
     let llm = Arc::new(ScriptedLlm::new([
         Reply::text(search.to_string()),
