@@ -6,8 +6,8 @@
 //! and stops cleanly when the LLM budget runs out, keeping everything finished so far.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -35,6 +35,9 @@ pub struct ApiJob {
     /// Lint findings only the whole tool shows (the starting description is another API's
     /// too), from [`lint::lint_catalog`] over the tool.
     pub tool_findings: Vec<Finding>,
+    /// The planned tool (its doc and the run's APIs of it, this one among them), shared by
+    /// its jobs: what a method that handles several APIs of a tool at once groups by.
+    pub tool: Arc<ToolEntry>,
 }
 
 impl ApiJob {
@@ -180,7 +183,9 @@ pub trait Refiner: Send + Sync {
     /// A new tool description from its APIs' refined docs; `None` keeps the current one.
     async fn describe_tool(&self, tool: &ToolEntry) -> Result<Option<String>>;
 
-    /// The most one API can cost.
+    /// The most one API can cost. Work shared by several APIs (one request writing for a
+    /// chunk of a tool's APIs) is counted once, on one of them, so the sum over a run's APIs
+    /// is the run's bound.
     fn estimate(&self, job: &ApiJob) -> Estimate;
 
     /// Whether every round's doc is also stored as a doc version of its own (labelled
@@ -242,10 +247,12 @@ pub fn jobs(tools: &[ToolEntry]) -> Vec<ApiJob> {
             let report = lint::lint_catalog(&Catalog {
                 tools: vec![t.clone()],
             });
+            let tool = Arc::new(t.clone());
             t.apis
                 .iter()
                 .map(|a| ApiJob {
                     tool_name: t.tool.name.clone(),
+                    tool: Arc::clone(&tool),
                     entry: a.clone(),
                     tool_findings: report
                         .findings
