@@ -17,7 +17,9 @@
 //!   everything (`trust`, the behaviour before).
 //! - [`QueryWriter`] writes diverse user requests, each with the calls that answer it, for
 //!   one API or a path of several (model role `queries`), de-duplicated by cosine;
-//!   [`QueryExpansion`] is the refiner that stores them as an API doc's views (label `queries`).
+//!   [`QueryExpansion`] is the refiner that stores them as an API doc's views (label `queries`);
+//!   with `apis_per_call` above 1 one request writes the views (texts only) of a chunk of a
+//!   tool's APIs, which wait for it together and each store their own round.
 //! - Progress goes to a [`RefineObserver`]; [`sentence_bleu`] is NLTK's BLEU-4 with smoothing
 //!   method 4, DRAFT's stop criterion's text half.
 //!

@@ -104,10 +104,14 @@ fn reference(value: &Value, index: usize) -> Result<Value, String> {
 
 /// The identifier of a step's API the text spells out, if it does (a user would not).
 fn names_an_api<'a>(text: &str, steps: &'a [PathStep]) -> Option<&'a str> {
-    let lower = text.to_lowercase();
     steps
         .iter()
-        .map(|s| s.api.api.source_name.as_str())
-        .filter(|n| n.contains('_') && n.len() > 3)
-        .find(|n| lower.contains(&n.to_lowercase()))
+        .find_map(|s| spells_name(text, &s.api.api.source_name))
+}
+
+/// `name` when `text` spells it out and it is a name with an underscore, longer than three
+/// characters: a word a person would not write.
+pub(crate) fn spells_name<'a>(text: &str, name: &'a str) -> Option<&'a str> {
+    (name.contains('_') && name.len() > 3 && text.to_lowercase().contains(&name.to_lowercase()))
+        .then_some(name)
 }

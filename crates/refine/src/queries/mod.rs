@@ -5,9 +5,12 @@
 //! evaluation set). A [`Voice`] picks the instructions: views close to the API for the index,
 //! or a user's own words for a yardstick. Items that do not fit the path are dropped with a warning, and the rest
 //! are de-duplicated by cosine (by exact text without an embedder); a later ask fills what
-//! was dropped, shown the requests kept so far.
+//! was dropped, shown the requests kept so far. With `apis_per_call` above 1, views are
+//! written for a chunk of a tool's APIs at once, texts only (`batch`, `chunk`).
 
+mod batch;
 mod check;
+mod chunk;
 mod dedup;
 mod doc;
 mod expansion;

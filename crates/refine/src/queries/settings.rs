@@ -21,23 +21,36 @@ pub struct QueryWriterSettings {
     pub max_asks: u32,
     /// Characters of an observed response shown to the model.
     pub max_observation_chars: usize,
+    /// APIs whose views `refine --method queries` asks for in one model request. 1 (the
+    /// default) asks per API, each request with its call's arguments checked against the
+    /// API's parameters. More groups each tool's APIs, sorted by id, into fixed chunks of up
+    /// to this many: one request shows the tool once and each API of the chunk, and asks for
+    /// the request texts only (no arguments), so the model calls fall by about this factor.
+    /// The chunks do not depend on which APIs are finished, so a resumed run asks the same
+    /// prompts again and the response cache answers them.
+    pub apis_per_call: usize,
 }
 
 impl QueryWriterSettings {
-    /// Re-Invoke (Chen et al., EMNLP 2024): 10 synthetic requests per tool; DRAFT's cosine
-    /// threshold 0.9 for near-duplicates; observations cut at DRAFT's 2,048 characters.
+    /// Re-Invoke (Chen et al., EMNLP 2024): 10 synthetic requests per tool, one API per
+    /// request; DRAFT's cosine threshold 0.9 for near-duplicates; observations cut at DRAFT's
+    /// 2,048 characters.
     pub const PAPER: Self = Self {
         count: 10,
         dedup_threshold: 0.9,
         temperature: 0.7,
         max_asks: 3,
         max_observation_chars: 2048,
+        apis_per_call: 1,
     };
 
     /// Refuses values no run can use.
     pub fn validate(&self) -> Result<()> {
         if self.count == 0 {
             return Err(setting("count", "must be at least 1"));
+        }
+        if self.apis_per_call == 0 {
+            return Err(setting("apis_per_call", "must be at least 1"));
         }
         if self.max_asks == 0 {
             return Err(setting("max_asks", "must be at least 1"));

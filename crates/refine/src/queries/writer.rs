@@ -79,6 +79,11 @@ impl QueryWriter {
         &self.settings
     }
 
+    /// The chat model it asks.
+    pub(super) fn chat(&self) -> &dyn ChatModel {
+        self.llm.as_ref()
+    }
+
     /// Up to `req.count` distinct requests answered by `req.steps`' calls.
     pub async fn write(&self, req: &WriteRequest) -> Result<Vec<WrittenQuery>> {
         Ok(self.write_report(req).await?.queries)
@@ -225,7 +230,11 @@ impl QueryWriter {
     }
 
     /// One vector per text with an embedder; `None` each without.
-    async fn embed(&self, texts: &[String], at: At<'_>) -> Result<Vec<Option<Vec<f32>>>> {
+    pub(super) async fn embed(
+        &self,
+        texts: &[String],
+        at: At<'_>,
+    ) -> Result<Vec<Option<Vec<f32>>>> {
         let Some(embedder) = &self.embedder else {
             return Ok(vec![None; texts.len()]);
         };

@@ -11,5 +11,6 @@ mod expnet;
 mod invented;
 mod lint;
 mod queries;
+mod queries_batch;
 mod queries_refine;
 mod runs;
