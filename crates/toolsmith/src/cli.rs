@@ -848,7 +848,8 @@ pub enum RefineMethod {
     /// first), then per-API insights (label `expnet`).
     Expnet,
     /// Re-Invoke's expansion: `[refine.queries] count` diverse user requests per API (model
-    /// role `queries`), stored as the starting doc's views (label `queries`).
+    /// role `queries`), stored as the starting doc's views (label `queries`);
+    /// `[refine.queries] apis_per_call` APIs of a tool per model request.
     Queries,
 }
 

@@ -142,3 +142,128 @@ async fn refine_queries_stores_the_requests_as_a_doc_version_and_replays_from_th
     .await
     .unwrap();
 }
+
+/// Nine requests sharing no words, three for each API a batched prompt numbers.
+const BATCHED: [[&str; 3]; 3] = [
+    [
+        "Find the film Dune",
+        "which movies are named Alien",
+        "Heat from 1995 please",
+    ],
+    [
+        "Who is the actress Sigourney Weaver",
+        "people called Keanu",
+        "look up director Denis Villeneuve",
+    ],
+    [
+        "Everything about movie 603",
+        "runtime of title 438631",
+        "budget for picture 949",
+    ],
+];
+
+/// Answers the batched writer: each API the prompt numbers gets its three requests.
+async fn batched_chat(
+    calls: axum::extract::State<Arc<AtomicUsize>>,
+    Json(request): Json<Value>,
+) -> Json<Value> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    let prompt = request["messages"].to_string();
+    let mut reply = serde_json::Map::new();
+    for (n, texts) in BATCHED.iter().enumerate() {
+        if prompt.contains(&format!("API {} (write", n + 1)) {
+            reply.insert((n + 1).to_string(), json!(texts));
+        }
+    }
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": Value::Object(reply).to_string()}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 300, "completion_tokens": 60, "total_tokens": 360}}),
+    )
+}
+
+/// The numbers in "at most N LLM calls (M requests" of a dry run.
+fn planned_requests(dry: &str) -> u64 {
+    let after = dry.split(" LLM calls (").nth(1).unwrap();
+    after.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refine_queries_reads_apis_per_call_from_the_config_and_asks_once_per_chunk() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(batched_chat))
+        .route("/v1/embeddings", post(embeddings))
+        .with_state(Arc::clone(&calls));
+    let addr = serve_loopback(app).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    let config = move |apis_per_call: usize| {
+        format!(
+            "[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n\
+             [retrieve]\nembedder = \"http\"\nembedding_dimensions = 64\n\
+             [refine.queries]\ncount = 3\napis_per_call = {apis_per_call}\n"
+        )
+    };
+    let toml = ws.dir.path().join("toolsmith.toml");
+    let apis = "tmdb/get_movie_movie_id,tmdb/get_search_movie,tmdb/get_search_person";
+    let counted = Arc::clone(&calls);
+    tokio::task::spawn_blocking(move || {
+        std::fs::write(&toml, config(1)).unwrap();
+        let per_api = planned_requests(&ws.ok(&[
+            "refine",
+            "--method",
+            "queries",
+            "--apis",
+            "tmdb",
+            "--dry-run",
+        ]));
+        std::fs::write(&toml, config(3)).unwrap();
+        let batched = planned_requests(&ws.ok(&[
+            "refine",
+            "--method",
+            "queries",
+            "--apis",
+            "tmdb",
+            "--dry-run",
+        ]));
+        // Three asks per API, or per chunk of three APIs (the last chunk may be shorter).
+        assert_eq!(
+            batched,
+            (per_api / 3).div_ceil(3) * 3,
+            "{per_api} vs {batched}"
+        );
+
+        std::fs::write(&toml, config(0)).unwrap();
+        let refused = ws.run(&["refine", "--method", "queries", "--apis", apis]);
+        assert!(!refused.status.success());
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("apis_per_call"),
+            "{}",
+            String::from_utf8_lossy(&refused.stderr)
+        );
+
+        std::fs::write(&toml, config(3)).unwrap();
+        let out = ws.ok(&["refine", "--method", "queries", "--apis", apis]);
+        assert!(
+            out.contains("3 APIs refined (3 new `queries` doc versions)"),
+            "{out}"
+        );
+        assert_eq!(
+            counted.load(Ordering::SeqCst),
+            1,
+            "one request for the three APIs"
+        );
+        // Sorted by id, the chunk numbers get_movie_movie_id 1, get_search_movie 2 and
+        // get_search_person 3.
+        for (api, texts) in apis.split(',').zip(BATCHED) {
+            let history: Value =
+                serde_json::from_str(&ws.ok(&["docs", "history", api, "--json"])).unwrap();
+            let versions = history["versions"].as_array().unwrap();
+            let queries = versions.iter().find(|v| v["label"] == "queries").unwrap();
+            assert_eq!(queries["doc"]["queries"], json!(texts), "{api}");
+        }
+    })
+    .await
+    .unwrap();
+}
