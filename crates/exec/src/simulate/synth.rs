@@ -29,6 +29,7 @@ use super::prose;
 use super::request::{self, Request};
 use super::rng::{Rng, child_seed};
 use crate::canonical::{canonical_json, stable_hash};
+use crate::paging_fields::{OFFSET_FIELDS, PAGE_FIELDS, SIZE_FIELDS};
 
 /// Arguments that carry a search term.
 const TERM_ARGS: &[&str] = &[
@@ -55,13 +56,9 @@ const LABEL_FIELDS: &[&str] = &[
     "label",
 ];
 
-/// Fields of a page object that number the page.
-const PAGE_FIELDS: &[&str] = &["page", "page_number", "pageNumber"];
-/// Fields that hold the index of the page's first item.
-const OFFSET_FIELDS: &[&str] = &["offset", "start", "skip"];
-/// Fields that hold the page size.
-const SIZE_FIELDS: &[&str] = &["limit", "per_page", "page_size", "pageSize", "perPage"];
-/// Fields that count every result, on all pages.
+/// Fields that count every result, on all pages: the shared
+/// [`crate::paging_fields::TOTAL_FIELDS`] and the spellings a drawn page may also use
+/// (`total_items`, `totalResults`), which the simulator's settling of pages leaves alone.
 const TOTAL_FIELDS: &[&str] = &[
     "total",
     "total_results",
