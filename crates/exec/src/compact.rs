@@ -80,6 +80,10 @@
 //! - long strings are shortened, ending in `…`;
 //! - as a last resort the text is cut and given back as one JSON string.
 //!
+//! [`left_out`] says what a view left out of the whole (the items of its lists, the fields of
+//! its objects, the texts it shortened, or the whole text cut short), so that an agent shown
+//! the view can be told what reading the whole would add.
+//!
 //! ```
 //! use serde_json::json;
 //! let items: Vec<_> = (0..20)
@@ -100,6 +104,7 @@ mod core;
 mod fields;
 mod grow;
 mod least;
+mod left_out;
 mod qualify;
 mod render;
 mod skeleton;
@@ -108,6 +113,7 @@ use serde_json::{Map, Value};
 
 use self::fields::Context;
 use self::least::{ELLIPSIS, is_note};
+pub use self::left_out::{LeftOut, left_out};
 use self::render::render;
 
 /// What compaction knows of the API that answered, beyond the response.
