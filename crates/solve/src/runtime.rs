@@ -225,7 +225,7 @@ impl Runtime {
     ) -> (Answered, Option<Observation>) {
         let (api, arguments) = match checked_call(call, toolset) {
             Ok(checked) => checked,
-            Err(refusal) => return (self.refuse(call, refusal), None),
+            Err(refusal) => return (self.refuse(call, *refusal), None),
         };
         // A list given as one comma-separated string goes as the list (the executor's
         // validation would split it too); the model is told what was sent.
@@ -414,10 +414,13 @@ struct Refusal {
 
 /// The API `call` names in `toolset` and its arguments as a JSON object (none given: an
 /// empty one), or why the call cannot be run: an unknown function, or arguments that are no
-/// JSON object.
-fn checked_call<'t>(call: &ToolCall, toolset: &'t Toolset) -> Result<(&'t ApiId, Value), Refusal> {
+/// JSON object (boxed: the error path is rare and the refusal large).
+fn checked_call<'t>(
+    call: &ToolCall,
+    toolset: &'t Toolset,
+) -> Result<(&'t ApiId, Value), Box<Refusal>> {
     let Some(api) = toolset.resolve(&call.name) else {
-        return Err(Refusal {
+        return Err(Box::new(Refusal {
             message: format!(
                 "No such function name: {}. Use only the functions offered.",
                 call.name
@@ -425,13 +428,15 @@ fn checked_call<'t>(call: &ToolCall, toolset: &'t Toolset) -> Result<(&'t ApiId,
             outcome: CallOutcome::UnknownTool,
             api: None,
             arguments: Value::Null,
-        });
+        }));
     };
-    let rejected = |message: String, arguments: Value| Refusal {
-        message,
-        outcome: CallOutcome::Rejected,
-        api: Some(api.clone()),
-        arguments,
+    let rejected = |message: String, arguments: Value| {
+        Box::new(Refusal {
+            message,
+            outcome: CallOutcome::Rejected,
+            api: Some(api.clone()),
+            arguments,
+        })
     };
     match call.parsed_arguments() {
         Ok(Value::Object(map)) => Ok((api, Value::Object(map))),
