@@ -80,6 +80,10 @@
 //! - long strings are shortened, ending in `…`;
 //! - as a last resort the text is cut and given back as one JSON string.
 //!
+//! [`left_out`] says what a view left out of the whole (the items of its lists, the fields of
+//! its objects, the texts it shortened, or the whole text cut short), so that an agent shown
+//! the view can be told what reading the whole would add.
+//!
 //! ```
 //! use serde_json::json;
 //! let items: Vec<_> = (0..20)
@@ -100,6 +104,7 @@ mod core;
 mod fields;
 mod grow;
 mod least;
+mod left_out;
 mod qualify;
 mod render;
 mod skeleton;
@@ -108,6 +113,7 @@ use serde_json::{Map, Value};
 
 use self::fields::Context;
 use self::least::{ELLIPSIS, is_note};
+pub use self::left_out::{LeftOut, left_out};
 use self::render::render;
 
 /// What compaction knows of the API that answered, beyond the response.
@@ -335,6 +341,18 @@ mod tests {
 
     use super::*;
 
+    /// `value` compacted within `budget` (checked) and its text parsed back.
+    fn compacted(value: &Value, hints: Hints<'_>, budget: usize) -> (String, Value) {
+        let text = compact_with(value, hints, budget);
+        assert!(
+            chars(&text) <= budget,
+            "{} chars of {budget}: {text}",
+            chars(&text)
+        );
+        let back = serde_json::from_str(&text).unwrap();
+        (text, back)
+    }
+
     fn movies(n: usize) -> Value {
         let results: Vec<Value> = (0..n)
             .map(|i| {
@@ -360,9 +378,7 @@ mod tests {
         // all of them, and where there is room, each with its date.
         let value = movies(20);
         for budget in [1024, 2048] {
-            let text = compact(&value, None, budget);
-            assert!(chars(&text) <= budget, "{} chars", chars(&text));
-            let back: Value = serde_json::from_str(&text).unwrap();
+            let (text, back) = compacted(&value, Hints::default(), budget);
             let results = back["results"].as_array().unwrap();
             assert_eq!(results.len(), 20, "{text}");
             let fields: Vec<&String> = results[0].as_object().unwrap().keys().collect();
@@ -381,9 +397,7 @@ mod tests {
         // Forty do not: the first ones are shown, each with its date (not the first alone),
         // and a note says how many were left out.
         let value = movies(40);
-        let text = compact(&value, None, 1024);
-        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&value, Hints::default(), 1024);
         let results = back["results"].as_array().unwrap();
         let shown: Vec<&Value> = results.iter().filter(|v| v.is_object()).collect();
         assert!(shown.len() >= 8, "{text}");
@@ -441,8 +455,7 @@ mod tests {
         // Every shown object keeps its keys and names; its kind (an owner's `type`) is a
         // later column, shown across the items where the list has room for it.
         for budget in [1024, 2048, 4096] {
-            let text = compact(&value, None, budget);
-            assert!(chars(&text) <= budget, "{budget}");
+            let (text, back) = compacted(&value, Hints::default(), budget);
             assert_eq!(emptied_objects(&value, &text), 0, "{text}");
             let (kept, total) = shown_identities_kept(&without_kinds(&value), &text);
             assert!(total > 0, "{text}");
@@ -453,7 +466,6 @@ mod tests {
                     (total + 24, total + 24)
                 );
             }
-            let back: Value = serde_json::from_str(&text).unwrap();
             assert_eq!(back["items"][0]["owner"]["login"], "user0", "{text}");
             assert_eq!(back["items"][0]["parent"]["owner"]["id"], 550, "{text}");
         }
@@ -515,9 +527,7 @@ mod tests {
             endpoint: Some("/movie/{movie_id}/credits"),
             ..Hints::default()
         };
-        let text = compact_with(&value, hints, 1024);
-        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&value, hints, 1024);
         let crew = objects_in(&back, "crew");
         assert!(crew.len() >= 3, "{text}");
         for (i, person) in crew.iter().enumerate() {
@@ -542,9 +552,7 @@ mod tests {
             arguments: Some(&args),
             ..Hints::default()
         };
-        let text = compact_with(&value, hints, 1024);
-        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&value, hints, 1024);
         let shown = objects_in(&back, "results");
         assert!(shown.len() >= 8, "{text}");
         for movie in &shown {
@@ -557,8 +565,7 @@ mod tests {
             arguments: Some(&args),
             ..Hints::default()
         };
-        let text = compact_with(&value, hints, 1024);
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&value, hints, 1024);
         let crew = objects_in(&back, "crew");
         assert!(crew.len() >= 2, "{text}");
         for (i, person) in crew.iter().enumerate() {
@@ -586,9 +593,8 @@ mod tests {
     }
 
     /// The shown items of `results` that show field `name`, and how many are shown.
-    fn showing(text: &str, name: &str) -> (usize, usize) {
-        let back: Value = serde_json::from_str(text).unwrap();
-        let shown = objects_in(&back, "results");
+    fn showing(back: &Value, name: &str) -> (usize, usize) {
+        let shown = objects_in(back, "results");
         let with = shown.iter().filter(|m| m.get(name).is_some()).count();
         (with, shown.len())
     }
@@ -604,9 +610,8 @@ mod tests {
         };
         // "Popular" is `popularity`'s stem: every shown show says how popular it is.
         let task = Some("When did the most popular TV show currently on the air start?");
-        let text = compact_with(&value, hints(task, None), 1024);
-        assert!(chars(&text) <= 1024, "{} chars", chars(&text));
-        let (with, shown) = showing(&text, "popularity");
+        let (text, back) = compacted(&value, hints(task, None), 1024);
+        let (with, shown) = showing(&back, "popularity");
         assert!(shown >= 8, "{text}");
         assert_eq!(with, shown, "{text}");
         assert_eq!(emptied_objects(&value, &text), 0);
@@ -614,14 +619,14 @@ mod tests {
         assert_eq!(kept, total, "{text}");
         // "Rated" is not `vote_average`: only a thought naming it brings it.
         let task = Some("Which show on the air is the highest rated?");
-        let text = compact_with(&value, hints(task, None), 1024);
-        assert_eq!(showing(&text, "vote_average").0, 0, "{text}");
+        let (text, back) = compacted(&value, hints(task, None), 1024);
+        assert_eq!(showing(&back, "vote_average").0, 0, "{text}");
         // Its `vote_count` shares "vote" too: fewer shows, each with both.
         let thought = Some("I will list the shows on the air and compare their vote average.");
-        let text = compact_with(&value, hints(task, thought), 1024);
-        let (with, shown) = showing(&text, "vote_average");
+        let (text, back) = compacted(&value, hints(task, thought), 1024);
+        let (with, shown) = showing(&back, "vote_average");
         assert!(shown >= 6, "{text}");
-        assert_eq!(showing(&text, "vote_count").0, shown, "{text}");
+        assert_eq!(showing(&back, "vote_count").0, shown, "{text}");
         assert_eq!(with, shown, "{text}");
     }
 
@@ -652,9 +657,7 @@ mod tests {
             ..Hints::default()
         };
         for budget in [1024, 2048] {
-            let text = compact_with(&value, hints, budget);
-            assert!(chars(&text) <= budget, "{} chars", chars(&text));
-            let back: Value = serde_json::from_str(&text).unwrap();
+            let (text, back) = compacted(&value, hints, budget);
             for field in ["next", "previous", "total", "offset", "limit"] {
                 assert_eq!(back["albums"][field], value["albums"][field], "{text}");
             }
@@ -664,15 +667,13 @@ mod tests {
         // A cursor object too, and TMDB's page and totals.
         let mut value = new_releases(20);
         value["albums"]["cursors"] = json!({"after": "MTcwMDAwMDAwMA", "before": null});
-        let text = compact_with(&value, hints, 1024);
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&value, hints, 1024);
         assert_eq!(
             back["albums"]["cursors"], value["albums"]["cursors"],
             "{text}"
         );
         let value = on_the_air(20);
-        let text = compact(&value, None, 1024);
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&value, Hints::default(), 1024);
         for field in ["page", "total_pages", "total_results"] {
             assert_eq!(back[field], value[field], "{text}");
         }
@@ -707,9 +708,7 @@ mod tests {
             let value = reviews(field);
             // At 2,048 characters all five, each with its author and a longer snippet.
             for (budget, least, count) in [(1024, 100, 4), (2048, 150, 5)] {
-                let text = compact_with(&value, hints, budget);
-                assert!(chars(&text) <= budget, "{} chars", chars(&text));
-                let back: Value = serde_json::from_str(&text).unwrap();
+                let (text, back) = compacted(&value, hints, budget);
                 let shown = objects_in(&back, "results");
                 assert!(shown.len() >= count, "{text}");
                 if budget == 2048 {
@@ -730,8 +729,7 @@ mod tests {
             endpoint: Some("/movie/{movie_id}/lists"),
             ..Hints::default()
         };
-        let text = compact_with(&reviews("body"), plain, 1024);
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&reviews("body"), plain, 1024);
         assert!(
             objects_in(&back, "results")[0].get("body").is_none(),
             "{text}"
@@ -797,9 +795,7 @@ mod tests {
             endpoint: Some("/tv/{tv_id}/season/{season_number}"),
             ..Hints::default()
         };
-        let text = compact_with(&value, hints, 2048);
-        assert!(chars(&text) <= 2048, "{} chars", chars(&text));
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&value, hints, 2048);
         let episodes = objects_in(&back, "episodes");
         assert!(episodes.len() >= 3, "{text}");
         for (e, episode) in episodes.iter().enumerate() {
@@ -853,14 +849,11 @@ mod tests {
             ..Hints::default()
         };
         // At 520 characters the track's skeleton leaves the device its identities only.
-        let text = compact_with(&value, hints(None), 520);
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (text, back) = compacted(&value, hints(None), 520);
         assert!(back["device"].get("volume_percent").is_none(), "{text}");
         let task = Some("Turn down the volume a little");
         for budget in (300..=600).step_by(20) {
-            let text = compact_with(&value, hints(task), budget);
-            assert!(chars(&text) <= budget, "{} chars", chars(&text));
-            let back: Value = serde_json::from_str(&text).unwrap();
+            let (text, back) = compacted(&value, hints(task), budget);
             assert_eq!(back["device"]["volume_percent"], 59, "{budget}: {text}");
             assert_eq!(back["item"]["name"], "Mr. Brightside", "{budget}: {text}");
             assert_eq!(emptied_objects(&value, &text), 0);
@@ -872,9 +865,7 @@ mod tests {
         let small = json!({"id": 1, "name": "x"});
         assert_eq!(compact(&small, None, 1024), small.to_string());
         let ids: Vec<Value> = (0..500).map(|i| json!({"id": i})).collect();
-        let text = compact(&json!({"results": ids}), None, 300);
-        assert!(chars(&text) <= 300);
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let (_, back) = compacted(&json!({"results": ids}), Hints::default(), 300);
         let results = back["results"].as_array().unwrap();
         let note = results.last().unwrap().as_str().unwrap();
         let shown = results.len() - 1;
@@ -888,8 +879,11 @@ mod tests {
             "id": {"type": "integer"}, "site": {"type": "string", "format": "uri"},
             "about": {"type": "string"}}});
         let value = json!({"id": 7, "site": "x".repeat(300), "about": "y".repeat(100)});
-        let text = compact(&value, Some(&schema), 60);
-        let back: Value = serde_json::from_str(&text).unwrap();
+        let hints = Hints {
+            schema: Some(&schema),
+            ..Hints::default()
+        };
+        let (text, back) = compacted(&value, hints, 60);
         assert_eq!(back["id"], 7);
         // The URL comes last: the plain field is shown before it.
         assert!(back.get("site").is_none(), "{text}");

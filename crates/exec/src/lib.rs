@@ -95,6 +95,7 @@ mod http;
 mod mcp;
 mod native;
 mod observation;
+mod paging_fields;
 mod pseudo_schema;
 mod redact;
 mod replay;

@@ -2,7 +2,9 @@
 //!
 //! Under toolsmith's protocol an observation over the limit is compacted
 //! (`toolsmith_exec::compact`) and its whole text is kept on the toolset's [`Shelf`] under a
-//! short handle (`r1`, `r2`, ...) that the observation names in a `cut` field. From then on the
+//! short handle (`r1`, `r2`, ...) that the observation names in a `cut` field, beside what the
+//! view left out (how many items, which fields, how many texts shortened: what reading the
+//! whole adds; a view that left nothing out is no cut). From then on the
 //! toolset offers `read_result`: a page of the whole text at an offset (a first line of JSON
 //! saying where the page is, then `limit - 120` characters of the text as they are), or the
 //! output of a jq filter over it (run in the sandbox of the run's `Runtime::jq`; without one, paging
@@ -14,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 use toolsmith_exec::JqSandbox;
-use toolsmith_exec::compact::{Hints, compact_text_with};
+use toolsmith_exec::compact::{Hints, LeftOut, compact_text_with, left_out};
 use toolsmith_llm::ToolSpec;
 
 use crate::names::READ_RESULT;
@@ -54,8 +56,9 @@ pub(crate) fn read_result_spec() -> ToolSpec {
     ToolSpec {
         name: READ_RESULT.to_owned(),
         description: "Read more of an observation that was cut (it has a `cut` field with a \
-                      handle): the whole text page by page from `offset`, or the output of a \
-                      jq filter over the whole JSON (such as `.response.items[].album.name`)."
+                      handle; its `left_out` says what the view left out): the whole text page \
+                      by page from `offset`, or the output of a jq filter over the whole JSON \
+                      (such as `.response.items[].album.name`)."
             .to_owned(),
         parameters: json!({
             "type": "object",
@@ -69,28 +72,57 @@ pub(crate) fn read_result_spec() -> ToolSpec {
     }
 }
 
-/// An observation's text for the model within `limit` characters: whole when it fits, else
-/// compacted, kept on `shelf` and marked with a `cut` field naming its handle.
+/// An observation's text for the model within `limit` characters: whole when it fits (or
+/// when its compacted view leaves nothing out, only spaces), else compacted, kept on `shelf`
+/// and marked with a `cut` field naming its handle and saying what the view left out (items,
+/// fields, shortened texts: what reading the whole adds).
 pub(crate) fn present(text: &str, hints: Hints<'_>, limit: usize, shelf: &Shelf) -> String {
     let compacted = compact_text_with(text, hints, limit);
     if compacted == text {
         return compacted;
     }
+    let first = left_out(text, &compacted);
+    if first.is_nothing() {
+        return compacted;
+    }
     let handle = shelf.keep(text);
-    let cut = json!({
+    let total_chars = text.chars().count();
+    // The note takes room from the view, and what the view leaves out depends on its room:
+    // start from the note of the view at the whole limit and shrink the room until both fit.
+    let mut room = limit.saturating_sub(
+        cut_note(&handle, total_chars, &first)
+            .to_string()
+            .chars()
+            .count()
+            + 8,
+    );
+    loop {
+        let body = compact_text_with(text, hints, room);
+        let note = cut_note(&handle, total_chars, &left_out(text, &body));
+        let mut out = match serde_json::from_str::<Value>(&body) {
+            Ok(Value::Object(map)) => Value::Object(map),
+            Ok(other) => json!({"response": other}),
+            Err(_) => json!({"response": body}),
+        };
+        out["cut"] = note;
+        let out = out.to_string();
+        let excess = out.chars().count().saturating_sub(limit);
+        if excess == 0 || room == 0 {
+            return out;
+        }
+        room = room.saturating_sub(excess);
+    }
+}
+
+/// The `cut` field of a view of a kept observation: its handle, the whole's size, what the
+/// view left out, and how to read more.
+fn cut_note(handle: &str, total_chars: usize, left_out: &LeftOut) -> Value {
+    json!({
         "handle": handle,
-        "total_chars": text.chars().count(),
+        "total_chars": total_chars,
+        "left_out": left_out.to_string(),
         "read_more": "call read_result with this handle and an offset, or a jq_filter",
-    });
-    let room = limit.saturating_sub(cut.to_string().chars().count() + 8);
-    let body = compact_text_with(text, hints, room);
-    let mut out = match serde_json::from_str::<Value>(&body) {
-        Ok(Value::Object(map)) => Value::Object(map),
-        Ok(other) => json!({"response": other}),
-        Err(_) => json!({"response": body}),
-    };
-    out["cut"] = cut;
-    out.to_string()
+    })
 }
 
 /// What a `read_result` call asks for.
@@ -222,5 +254,74 @@ mod tests {
         assert_eq!(value["response"]["items"][0]["id"], 0);
         assert_eq!(shelf.get("r1").as_deref(), Some(big.as_str()));
         assert!(shelf.get("r2").is_none() && shelf.get("x").is_none());
+        // The note says how many items the view left out, and nothing else was.
+        let shown_items = value["response"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item.is_object())
+            .count();
+        let told = value["cut"]["left_out"].as_str().unwrap();
+        assert_eq!(told, format!("{} items left out", 100 - shown_items));
+    }
+
+    /// The view of `response` (in ToolBench's envelope) within `limit`, parsed, and its note
+    /// of what was left out.
+    fn viewed(response: Value, limit: usize) -> (Value, String) {
+        let text = json!({"error": "", "response": response}).to_string();
+        let shown = present(&text, Hints::default(), limit, &Shelf::default());
+        assert!(shown.chars().count() <= limit, "{shown}");
+        let value: Value = serde_json::from_str(&shown).unwrap();
+        let told = value["cut"]["left_out"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        (value, told)
+    }
+
+    #[test]
+    fn a_view_that_left_out_only_fields_names_them_and_no_items() {
+        let mut thing = serde_json::Map::new();
+        thing.insert("id".to_owned(), json!(7));
+        for i in 0..40 {
+            thing.insert(format!("stat_{i:02}"), json!(1_234_567 + i));
+        }
+        let (value, told) = viewed(Value::Object(thing), 400);
+        let shown = value["response"].as_object().unwrap();
+        let missing: Vec<String> = (0..40)
+            .map(|i| format!("stat_{i:02}"))
+            .filter(|name| !shown.contains_key(name))
+            .collect();
+        assert!(missing.len() > 5, "{value}");
+        let named = missing[..5].join(", ");
+        assert_eq!(
+            told,
+            format!("fields left out: {named} and {} more", missing.len() - 5)
+        );
+        assert!(value["cut"]["handle"].is_string(), "{value}");
+    }
+
+    #[test]
+    fn a_view_that_shortened_a_text_says_so() {
+        let overview = "Somebody goes somewhere and finds something. ".repeat(40);
+        let (value, told) = viewed(json!({"id": 7, "overview": overview}), 500);
+        let shown = value["response"]["overview"].as_str().unwrap();
+        assert!(shown.ends_with('…'), "{value}");
+        assert_eq!(told, "1 text shortened (ending in …)");
+    }
+
+    #[test]
+    fn a_view_that_left_nothing_out_is_not_marked_cut() {
+        // Pretty-printed, the text is over the limit; written tightly, it is all there.
+        let response = json!({"id": 7, "tags": vec!["a"; 20]});
+        let text =
+            serde_json::to_string_pretty(&json!({"error": "", "response": response})).unwrap();
+        assert!(text.chars().count() > 200);
+        let shelf = Shelf::default();
+        let shown = present(&text, Hints::default(), 200, &shelf);
+        let value: Value = serde_json::from_str(&shown).unwrap();
+        assert!(value.get("cut").is_none(), "{shown}");
+        assert_eq!(value["response"], response);
+        assert!(shelf.is_empty());
     }
 }

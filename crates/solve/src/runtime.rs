@@ -223,45 +223,9 @@ impl Runtime {
         toolset: &Toolset,
         asking: Asking<'_>,
     ) -> (Answered, Option<Observation>) {
-        let failed = |content: String, outcome, api: Option<ApiId>, arguments: Value| {
-            (
-                self.record(call, api, arguments, outcome, None, content),
-                None,
-            )
-        };
-        let Some(api) = toolset.resolve(&call.name) else {
-            let message = format!(
-                "No such function name: {}. Use only the functions offered.",
-                call.name
-            );
-            return failed(
-                json!({"error": message, "response": ""}).to_string(),
-                CallOutcome::UnknownTool,
-                None,
-                Value::Null,
-            );
-        };
-        let arguments = match call.parsed_arguments() {
-            Ok(Value::Object(map)) => Value::Object(map),
-            Ok(Value::Null) => json!({}),
-            Ok(other) => {
-                let message = format!("The arguments must be a JSON object, got {other}");
-                return failed(
-                    json!({"error": message, "response": ""}).to_string(),
-                    CallOutcome::Rejected,
-                    Some(api.clone()),
-                    other,
-                );
-            }
-            Err(e) => {
-                let message = format!("The arguments are not valid JSON ({e}); send a JSON object");
-                return failed(
-                    json!({"error": message, "response": ""}).to_string(),
-                    CallOutcome::Rejected,
-                    Some(api.clone()),
-                    Value::String(call.arguments.clone()),
-                );
-            }
+        let (api, arguments) = match checked_call(call, toolset) {
+            Ok(checked) => checked,
+            Err(refusal) => return (self.refuse(call, *refusal), None),
         };
         // A list given as one comma-separated string goes as the list (the executor's
         // validation would split it too); the model is told what was sent.
@@ -272,13 +236,13 @@ impl Runtime {
         let observation = match self.executor.call(api, &arguments).await {
             Ok(observation) => observation,
             Err(e) => {
-                let message = format!("toolsmith could not run {api}: {e}");
-                return failed(
-                    json!({"error": message, "response": ""}).to_string(),
-                    CallOutcome::NotRun,
-                    Some(api.clone()),
+                let refusal = Refusal {
+                    message: format!("toolsmith could not run {api}: {e}"),
+                    outcome: CallOutcome::NotRun,
+                    api: Some(api.clone()),
                     arguments,
-                );
+                };
+                return (self.refuse(call, refusal), None);
             }
         };
         let shown = Shown {
@@ -297,6 +261,19 @@ impl Runtime {
             content,
         );
         (answered, Some(observation))
+    }
+
+    /// Records a call that was not run as `refusal` says, its message the observation's
+    /// error.
+    fn refuse(&self, call: &ToolCall, refusal: Refusal) -> Answered {
+        let Refusal {
+            message,
+            outcome,
+            api,
+            arguments,
+        } = refusal;
+        let content = json!({"error": message, "response": ""}).to_string();
+        self.record(call, api, arguments, outcome, None, content)
     }
 
     /// The text the model is shown of `observation`: ToolBench's envelope, noting the
@@ -423,6 +400,55 @@ impl Runtime {
             },
         };
         self.record(call, None, json!({"query": wanted}), outcome, None, content)
+    }
+}
+
+/// A call toolsmith did not run: why (for the model), the outcome recorded, the API it named
+/// (when one of the toolset's) and the arguments as given.
+struct Refusal {
+    message: String,
+    outcome: CallOutcome,
+    api: Option<ApiId>,
+    arguments: Value,
+}
+
+/// The API `call` names in `toolset` and its arguments as a JSON object (none given: an
+/// empty one), or why the call cannot be run: an unknown function, or arguments that are no
+/// JSON object (boxed: the error path is rare and the refusal large).
+fn checked_call<'t>(
+    call: &ToolCall,
+    toolset: &'t Toolset,
+) -> Result<(&'t ApiId, Value), Box<Refusal>> {
+    let Some(api) = toolset.resolve(&call.name) else {
+        return Err(Box::new(Refusal {
+            message: format!(
+                "No such function name: {}. Use only the functions offered.",
+                call.name
+            ),
+            outcome: CallOutcome::UnknownTool,
+            api: None,
+            arguments: Value::Null,
+        }));
+    };
+    let rejected = |message: String, arguments: Value| {
+        Box::new(Refusal {
+            message,
+            outcome: CallOutcome::Rejected,
+            api: Some(api.clone()),
+            arguments,
+        })
+    };
+    match call.parsed_arguments() {
+        Ok(Value::Object(map)) => Ok((api, Value::Object(map))),
+        Ok(Value::Null) => Ok((api, json!({}))),
+        Ok(other) => Err(rejected(
+            format!("The arguments must be a JSON object, got {other}"),
+            other,
+        )),
+        Err(e) => Err(rejected(
+            format!("The arguments are not valid JSON ({e}); send a JSON object"),
+            Value::String(call.arguments.clone()),
+        )),
     }
 }
 

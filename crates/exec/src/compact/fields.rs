@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::asked::Asked;
+use crate::paging_fields::is_paging_name;
 
 /// Field names that identify an entity by a key.
 const ID_NAMES: &[&str] = &["id", "uuid", "guid", "uri", "urn", "sha", "slug"];
@@ -161,42 +162,6 @@ const IMAGE_SIZES: &[&str] = &["height", "width", "aspect_ratio"];
 
 /// Extensions of image files.
 const IMAGE_EXTENSIONS: &[&str] = &[".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg"];
-
-/// Names of the fields that page a list (a page's `next`, its totals, its cursors), lowercased
-/// without `_` and `-` (`next_page_token` as `nextpagetoken`): tiny, and they tell the agent
-/// there is more and how to ask for it.
-const PAGING_FIELDS: &[&str] = &[
-    "next",
-    "previous",
-    "prev",
-    "nextpage",
-    "nextpageurl",
-    "nextlink",
-    "nextpagetoken",
-    "pagetoken",
-    "continuationtoken",
-    "page",
-    "pagenumber",
-    "pages",
-    "total",
-    "totalresults",
-    "totalpages",
-    "totalcount",
-    "totalitems",
-    "count",
-    "offset",
-    "limit",
-    "perpage",
-    "pagesize",
-    "cursor",
-    "cursors",
-    "nextcursor",
-    "prevcursor",
-    "previouscursor",
-    "after",
-    "before",
-    "hasmore",
-];
 
 /// Longest text of a paging field kept whole (a `next` URL, a cursor).
 const PAGING_TEXT: usize = 400;
@@ -436,14 +401,11 @@ fn selected_leaves(text: &str) -> Vec<String> {
     leaves
 }
 
-/// Whether field `name` holding `value` pages a list (see [`PAGING_FIELDS`]): a scalar, or an
-/// object of scalars (Spotify's `cursors`), short enough to be kept whole.
+/// Whether field `name` holding `value` pages a list (its name one of
+/// [`is_paging_name`]'s, in any spelling: tiny, and they tell the agent there is more and how
+/// to ask for it): a scalar, or an object of scalars (Spotify's `cursors`), short enough to
+/// be kept whole.
 pub(crate) fn is_paging(name: &str, value: &Value) -> bool {
-    let key: String = name
-        .chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect();
     let small = |v: &Value| match v {
         Value::String(s) => s.chars().count() <= PAGING_TEXT,
         Value::Object(_) | Value::Array(_) => false,
@@ -453,7 +415,7 @@ pub(crate) fn is_paging(name: &str, value: &Value) -> bool {
         Value::Object(map) => !map.is_empty() && map.values().all(small),
         other => small(other),
     };
-    PAGING_FIELDS.contains(&key.as_str()) && fits
+    is_paging_name(name) && fits
 }
 
 /// Whether `path` names an image file by its extension.

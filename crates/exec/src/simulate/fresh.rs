@@ -10,9 +10,9 @@
 
 use serde_json::{Map, Value};
 
-use super::paging::{OFFSET_FIELDS, TOTAL_FIELDS};
 use super::{request, state};
 use crate::executor::BookEntry;
+use crate::paging_fields::{OFFSET_FIELDS, TOTAL_FIELDS};
 
 /// Whether a call of `entry` creates the resource it answers with: a `POST` to a
 /// collection that documents `201 Created`, or whose items have a path in `paths`

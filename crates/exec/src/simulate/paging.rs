@@ -28,19 +28,10 @@ use toolsmith_catalog::ParamLocation;
 use super::count;
 use super::request::{self, Request};
 use crate::executor::BookEntry;
+use crate::paging_fields::{
+    CURSOR_FIELDS, LINK_FIELDS, OFFSET_FIELDS, PAGE_FIELDS, SIZE_FIELDS, TOTAL_FIELDS,
+};
 
-/// Fields of a page that hold the index of its first item.
-pub(crate) const OFFSET_FIELDS: &[&str] = &["offset", "start", "skip"];
-/// Fields of a page that hold its size.
-const SIZE_FIELDS: &[&str] = &["limit", "per_page", "page_size", "pageSize", "perPage"];
-/// Fields of a page that count every result.
-pub(crate) const TOTAL_FIELDS: &[&str] = &["total", "total_results", "total_count", "totalCount"];
-/// Fields of a page that number it.
-const PAGE_FIELDS: &[&str] = &["page", "page_number", "pageNumber"];
-/// Fields of a page that link pages.
-const LINK_FIELDS: &[&str] = &["href", "next", "previous"];
-/// Fields of a page that hold a cursor (an object of them, or one).
-const CURSOR_FIELDS: &[&str] = &["cursors", "after", "before", "cursor", "next_cursor"];
 /// Arguments that page by cursor, the forward ones first.
 const CURSOR_ARGS: &[&str] = &[
     "after",

@@ -29,6 +29,7 @@ use super::prose;
 use super::request::{self, Request};
 use super::rng::{Rng, child_seed};
 use crate::canonical::{canonical_json, stable_hash};
+use crate::paging_fields::{OFFSET_FIELDS, PAGE_FIELDS, SIZE_FIELDS};
 
 /// Arguments that carry a search term.
 const TERM_ARGS: &[&str] = &[
@@ -55,13 +56,9 @@ const LABEL_FIELDS: &[&str] = &[
     "label",
 ];
 
-/// Fields of a page object that number the page.
-const PAGE_FIELDS: &[&str] = &["page", "page_number", "pageNumber"];
-/// Fields that hold the index of the page's first item.
-const OFFSET_FIELDS: &[&str] = &["offset", "start", "skip"];
-/// Fields that hold the page size.
-const SIZE_FIELDS: &[&str] = &["limit", "per_page", "page_size", "pageSize", "perPage"];
-/// Fields that count every result, on all pages.
+/// Fields that count every result, on all pages: the shared
+/// [`crate::paging_fields::TOTAL_FIELDS`] and the spellings a drawn page may also use
+/// (`total_items`, `totalResults`), which the simulator's settling of pages leaves alone.
 const TOTAL_FIELDS: &[&str] = &[
     "total",
     "total_results",
@@ -634,6 +631,10 @@ impl<'a> Synth<'a> {
         objects.next().is_none().then(|| key.clone())
     }
 
+    /// An object drawn from its schema for `entity`: its own `id` first (which picks the
+    /// entity's record, if the pool has one), then each property, the list of a page drawn
+    /// to the call's page, then its page numbers, its own id carried into its other keys,
+    /// and its labels remembered.
     fn object_of(
         &self,
         schema: &Value,
@@ -653,14 +654,7 @@ impl<'a> Synth<'a> {
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         let mut out = Map::new();
-        let mut seed = seed;
-        let mut record = None;
-        if let Some(id_schema) = props.get("id") {
-            let id = self.own_id(id_schema, seed, depth);
-            seed = stable_hash(&[b"entity", canonical_json(&id).as_bytes()]);
-            record = self.pool.record(entity, seed);
-            out.insert("id".to_owned(), id);
-        }
+        let (seed, record) = self.identify(props, entity, seed, depth, &mut out);
         let paged = depth <= 2 && self.lists.get() == 0 && is_page(props);
         let sized = depth == 0 && !paged && self.request.shown.is_some();
         let mut list_done = false;
@@ -677,45 +671,111 @@ impl<'a> Synth<'a> {
             let resolved = self.resolve(&sub);
             if (paged || sized) && !list_done && schema_type(resolved) == Some("array") {
                 list_done = true;
-                let filters = self.list_filters(resolved);
-                filtered = !filters.is_empty();
-                let count = if paged {
-                    self.request.paging(filtered).2
-                } else {
-                    self.request.shown.unwrap_or_default()
-                };
-                let value = self.page_of(
-                    resolved,
-                    &key,
-                    child_seed(seed, &key),
-                    depth + 1,
-                    &filters,
-                    count,
-                );
+                let (value, by_filters) = self.own_list(resolved, &key, seed, depth, paged);
+                filtered = by_filters;
                 out.insert(key, value);
                 continue;
             }
-            let from_record = record
-                .and_then(|r| r.get(&key))
-                .filter(|v| self.record_fits(&key, resolved, v));
-            let value = match from_record {
-                Some(v) => v.clone(),
-                None => self.node(&sub, Some(&key), child_seed(seed, &key), depth + 1, item),
-            };
+            let value = self.property(record, &key, &sub, seed, depth, item);
             out.insert(key, value);
         }
+        self.settle_object(&mut out, props, entity, paged, filtered);
+        Value::Object(out)
+    }
+
+    /// Draws the object's own `id` into `out`, when its schema has one, and returns the seed
+    /// its other properties are drawn from (the id's, so that one entity's fields agree
+    /// wherever it appears) and the pool's record of that entity.
+    fn identify<'s>(
+        &'s self,
+        props: &Map<String, Value>,
+        entity: &str,
+        seed: u64,
+        depth: usize,
+        out: &mut Map<String, Value>,
+    ) -> (u64, Option<&'s Map<String, Value>>) {
+        let Some(id_schema) = props.get("id") else {
+            return (seed, None);
+        };
+        let id = self.own_id(id_schema, seed, depth);
+        let seed = stable_hash(&[b"entity", canonical_json(&id).as_bytes()]);
+        let record = self.pool.record(entity, seed);
+        out.insert("id".to_owned(), id);
+        (seed, record)
+    }
+
+    /// The list `key` of the call's own page (`paged`) or of a response the call sizes:
+    /// as many items as the call shows, filtered as its arguments say; and whether any
+    /// filter applied.
+    fn own_list(
+        &self,
+        schema: &Value,
+        key: &str,
+        seed: u64,
+        depth: usize,
+        paged: bool,
+    ) -> (Value, bool) {
+        let filters = self.list_filters(schema);
+        let filtered = !filters.is_empty();
+        let count = if paged {
+            self.request.paging(filtered).2
+        } else {
+            self.request.shown.unwrap_or_default()
+        };
+        let value = self.page_of(
+            schema,
+            key,
+            child_seed(seed, key),
+            depth + 1,
+            &filters,
+            count,
+        );
+        (value, filtered)
+    }
+
+    /// Property `key` of an object: the entity's `record` of it when it fits the schema,
+    /// else drawn from `sub`.
+    fn property(
+        &self,
+        record: Option<&Map<String, Value>>,
+        key: &str,
+        sub: &Value,
+        seed: u64,
+        depth: usize,
+        item: Option<usize>,
+    ) -> Value {
+        let resolved = self.resolve(sub);
+        match record
+            .and_then(|r| r.get(key))
+            .filter(|v| self.record_fits(key, resolved, v))
+        {
+            Some(v) => v.clone(),
+            None => self.node(sub, Some(key), child_seed(seed, key), depth + 1, item),
+        }
+    }
+
+    /// What a drawn object settles once its properties are drawn: its own id carried into
+    /// its other keys, its page numbers (the call's own page's, or an inner page's agreeing
+    /// with its items), and the labels of an object with an id remembered.
+    fn settle_object(
+        &self,
+        out: &mut Map<String, Value>,
+        props: &Map<String, Value>,
+        entity: &str,
+        paged: bool,
+        filtered: bool,
+    ) {
         if let Some(id_schema) = props.get("id") {
-            carry_own_id(&mut out, self.resolve(id_schema), entity);
+            carry_own_id(out, self.resolve(id_schema), entity);
         }
         if paged {
-            self.page_numbers(&mut out, filtered);
+            self.page_numbers(out, filtered);
         } else if is_page(props) {
-            self.inner_page_numbers(&mut out, props);
+            self.inner_page_numbers(out, props);
         }
         if out.contains_key("id") {
-            self.remember_labels(entity, &mut out);
+            self.remember_labels(entity, out);
         }
-        Value::Object(out)
     }
 
     /// An object's own `id`: the one the call's path names when the object is the
