@@ -12,7 +12,7 @@ use toolsmith_llm::testing::{Reply, ScriptedEmbedder, ScriptedLlm, When};
 use toolsmith_llm::{ChatModel, Role};
 use toolsmith_refine::{
     Method, QueryExpansion, QueryWriter, QueryWriterSettings, RefineStore, Round, RunEnd, RunId,
-    RunSpec, Runner, Stop,
+    RunReport, RunSpec, Runner, Stop,
 };
 
 use crate::support::Recorder;
@@ -72,6 +72,28 @@ fn settings(apis_per_call: usize) -> QueryWriterSettings {
 fn expansion(llm: Arc<dyn ChatModel>, apis_per_call: usize) -> QueryExpansion {
     let embedder = Arc::new(ScriptedEmbedder::default());
     QueryExpansion::new(QueryWriter::new(llm, Some(embedder), settings(apis_per_call)).unwrap())
+}
+
+/// Runs the expansion with chunks of three over `tools`, `concurrency` APIs at once, asking
+/// `llm`.
+async fn run_chunks3(
+    llm: &ScriptedLlm,
+    catalog: &Mutex<Store>,
+    refine: &RefineStore,
+    run: RunId,
+    tools: &[ToolEntry],
+    concurrency: usize,
+) -> RunReport {
+    Runner::new(
+        &expansion(Arc::new(llm.clone()), 3),
+        catalog,
+        refine,
+        &Recorder::default(),
+        concurrency,
+    )
+    .run(run, tools)
+    .await
+    .unwrap()
 }
 
 fn new_run(refine: &RefineStore, apis: &[ApiId]) -> RunId {
@@ -165,16 +187,7 @@ async fn one_request_writes_each_chunk_and_every_api_keeps_its_own_views() {
     let refine = RefineStore::in_memory().unwrap();
     let run = new_run(&refine, &apis);
     let scripted = llm();
-    let report = Runner::new(
-        &expansion(Arc::new(scripted.clone()), 3),
-        &catalog,
-        &refine,
-        &Recorder::default(),
-        4,
-    )
-    .run(run, &tools)
-    .await
-    .unwrap();
+    let report = run_chunks3(&scripted, &catalog, &refine, run, &tools, 4).await;
     assert_eq!(report.end, RunEnd::Finished);
     assert_eq!(report.apis.len(), 5);
     assert!(report.failed.is_empty() && report.refused.is_empty());
@@ -247,16 +260,7 @@ async fn a_follow_up_asks_only_the_short_apis_for_what_they_lack() {
         Reply::text(first.to_string()),
         Reply::text(follow_up.to_string()),
     ]);
-    let report = Runner::new(
-        &expansion(Arc::new(scripted.clone()), 3),
-        &catalog,
-        &refine,
-        &Recorder::default(),
-        3,
-    )
-    .run(run, &tools)
-    .await
-    .unwrap();
+    let report = run_chunks3(&scripted, &catalog, &refine, run, &tools, 3).await;
     assert_eq!(report.end, RunEnd::Finished);
     scripted.assert_finished();
 
@@ -296,16 +300,7 @@ async fn a_resumed_run_asks_the_very_same_prompts_as_the_first_attempt() {
         let tools = planned(&catalog.lock().unwrap(), &apis);
         let refine = RefineStore::in_memory().unwrap();
         let run = new_run(&refine, &apis);
-        let report = Runner::new(
-            &expansion(Arc::new(first_attempt.clone()), 3),
-            &catalog,
-            &refine,
-            &Recorder::default(),
-            1,
-        )
-        .run(run, &tools)
-        .await
-        .unwrap();
+        let report = run_chunks3(&first_attempt, &catalog, &refine, run, &tools, 1).await;
         assert_eq!(report.apis.len(), 5);
     }
 
@@ -321,16 +316,7 @@ async fn a_resumed_run_asks_the_very_same_prompts_as_the_first_attempt() {
     refine.finish_api(run, &apis[1], None).unwrap();
 
     let resumed = llm();
-    let report = Runner::new(
-        &expansion(Arc::new(resumed.clone()), 3),
-        &catalog,
-        &refine,
-        &Recorder::default(),
-        1,
-    )
-    .run(run, &tools)
-    .await
-    .unwrap();
+    let report = run_chunks3(&resumed, &catalog, &refine, run, &tools, 1).await;
     assert_eq!(report.end, RunEnd::Finished);
     assert_eq!(report.already_done, 1);
     assert_eq!(report.apis.len(), 4);
@@ -422,16 +408,7 @@ async fn a_failed_chunk_write_fails_only_the_api_that_made_it_and_a_resume_retri
     let v = views();
     let reply = json!({"1": v[0], "2": v[1], "3": v[2]}).to_string();
     let flaky = ScriptedLlm::new([Reply::status(400, "bad request"), Reply::text(&reply)]);
-    let report = Runner::new(
-        &expansion(Arc::new(flaky.clone()), 3),
-        &catalog,
-        &refine,
-        &Recorder::default(),
-        3,
-    )
-    .run(run, &tools)
-    .await
-    .unwrap();
+    let report = run_chunks3(&flaky, &catalog, &refine, run, &tools, 3).await;
     flaky.assert_finished();
     assert_eq!(report.failed.len(), 1, "{:?}", report.failed);
     assert!(
@@ -444,16 +421,7 @@ async fn a_failed_chunk_write_fails_only_the_api_that_made_it_and_a_resume_retri
     assert!(refine.rounds(run, &failed).unwrap().is_empty());
 
     let retry = ScriptedLlm::new([Reply::text(reply)]);
-    let report = Runner::new(
-        &expansion(Arc::new(retry.clone()), 3),
-        &catalog,
-        &refine,
-        &Recorder::default(),
-        3,
-    )
-    .run(run, &tools)
-    .await
-    .unwrap();
+    let report = run_chunks3(&retry, &catalog, &refine, run, &tools, 3).await;
     retry.assert_finished();
     assert_eq!(report.end, RunEnd::Finished);
     assert_eq!((report.already_done, report.apis.len()), (2, 1));
