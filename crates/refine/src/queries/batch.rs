@@ -270,6 +270,21 @@ mod tests {
         assert_eq!(rendered, include_str!("testdata/write_batch_view.txt"));
     }
 
+    /// A first ask cycles the styles over each API's requests; a follow-up, where an API has
+    /// requests already, asks for the styles those use least (a dropped request may be any of
+    /// them, so the cycle would not restart where it left off).
+    #[test]
+    fn a_follow_up_asks_for_the_styles_least_used_so_far() {
+        let follow_up = WRITE_BATCH.render(&ctx()).unwrap();
+        assert!(follow_up.contains("styles below that its requests so far use least"));
+        assert!(!follow_up.contains("starting over after the last"));
+        let mut first = ctx();
+        first["apis"][1]["have"] = json!([]);
+        let first = WRITE_BATCH.render(&first).unwrap();
+        assert!(first.contains("the first request in the first style"));
+        assert!(!first.contains("use least"));
+    }
+
     fn entry(id: &str, source_name: &str) -> ApiEntry {
         let mut api = api_with_inputs(&[], None);
         api.id = id.parse().unwrap();
