@@ -1534,7 +1534,8 @@ fn by_format_or_name(schema: &Value, lower: &str, rng: &mut Rng) -> String {
     if lower.contains("uuid") {
         return uuid(rng);
     }
-    if lower.ends_with("date") || lower.ends_with("_at") || lower == "birthday" {
+    if lower.ends_with("date") || lower.ends_with("_at") || matches!(lower, "birthday" | "deathday")
+    {
         date(rng)
     } else if lower.ends_with("_path") {
         format!("/{}.jpg", hex(rng, 12))

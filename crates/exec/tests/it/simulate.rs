@@ -930,6 +930,34 @@ async fn an_llm_fills_a_valid_response_once_per_call_and_a_rerun_replays_it() {
     assert_eq!(text["provenance"], "simulated+llm");
 }
 
+/// A person's `birthday` and `deathday` (strings in TMDB's spec, no format) are dates, not
+/// words: a stand-in model found a drafted `deathday` of "meadow".
+#[tokio::test]
+async fn a_persons_birth_and_death_days_are_drafted_as_dates() {
+    let sim = Simulator::new(crate::tmdb());
+    let person = id("tmdb/get_person_person_id");
+    for person_id in [525, 138, 287] {
+        let obs = sim
+            .call(&person, &json!({"person_id": person_id}))
+            .await
+            .unwrap();
+        let body = obs.body.json().unwrap();
+        for key in ["birthday", "deathday"] {
+            let value = &body[key];
+            let Some(text) = value.as_str() else {
+                assert!(value.is_null(), "{key}: {value}");
+                continue;
+            };
+            let is_date = text.len() == 10
+                && text.char_indices().all(|(i, c)| match i {
+                    4 | 7 => c == '-',
+                    _ => c.is_ascii_digit(),
+                });
+            assert!(is_date, "{key}: {text:?}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_filled_response_that_breaks_its_schema_is_repaired_and_an_unusable_one_refused() {
     use toolsmith_llm::testing::{Reply, ScriptedLlm};
