@@ -163,7 +163,7 @@ fn pipeline(
     let retrieves = assisted
         || matches!(
             spec.tools,
-            ToolsOffered::Retrieve(_) | ToolsOffered::SearchTool
+            ToolsOffered::Retrieve { .. } | ToolsOffered::SearchTool
         );
     if !retrieves {
         return Ok(None);

@@ -984,9 +984,10 @@ pub struct BenchRunArgs {
     /// Which docs tools are rendered from.
     #[command(flatten)]
     pub docs: DocVersionArg,
-    /// Tools each query is offered: candidates, retrieve:K, search-tool or all (default: the
-    /// dataset's: all for restbench-tmdb, candidates for ToolBench sets and files that have
-    /// candidate lists, else all).
+    /// Tools each query is offered: candidates, retrieve:K, retrieve:K+search (the top K and
+    /// the `search_tools` meta-tool, to find what retrieval missed), search-tool or all
+    /// (default: the dataset's: all for restbench-tmdb, candidates for ToolBench sets and
+    /// files that have candidate lists, else all).
     #[arg(long, value_parser = parse_tools_offered)]
     pub tools: Option<toolsmith_eval::ToolsOffered>,
     /// Only the first N queries.

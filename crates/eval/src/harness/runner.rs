@@ -188,7 +188,7 @@ impl Harness {
                 all.sort();
                 add(&all);
             }
-            ToolsOffered::Retrieve(k) => {
+            ToolsOffered::Retrieve { k, search } => {
                 let retriever = self
                     .runtime
                     .retriever
@@ -203,6 +203,9 @@ impl Harness {
                     })?;
                 let ids: Vec<ApiId> = hits.into_iter().map(|h| h.api).collect();
                 add(&ids);
+                if search {
+                    toolset = toolset.with_search_tool();
+                }
             }
             ToolsOffered::SearchTool => {
                 if self.runtime.retriever.is_none() {

@@ -205,14 +205,32 @@ mod tests {
     -> std::result::Result<(), Box<dyn std::error::Error>> {
         for (text, tools) in [
             ("candidates", ToolsOffered::Candidates),
-            ("retrieve:10", ToolsOffered::Retrieve(10)),
+            (
+                "retrieve:10",
+                ToolsOffered::Retrieve {
+                    k: 10,
+                    search: false,
+                },
+            ),
+            (
+                "retrieve:5+search",
+                ToolsOffered::Retrieve { k: 5, search: true },
+            ),
             ("search-tool", ToolsOffered::SearchTool),
             ("all", ToolsOffered::All),
         ] {
             assert_eq!(text.parse::<ToolsOffered>()?, tools);
             assert_eq!(tools.to_string(), text);
         }
-        for bad in ["retrieve:0", "retrieve:", "retrieve:x", "some"] {
+        for bad in [
+            "retrieve:0",
+            "retrieve:",
+            "retrieve:x",
+            "retrieve:+search",
+            "retrieve:0+search",
+            "retrieve:3+more",
+            "some",
+        ] {
             assert!(bad.parse::<ToolsOffered>().is_err(), "{bad}");
         }
         Ok(())

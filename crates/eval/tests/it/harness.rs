@@ -159,6 +159,15 @@ pub(crate) fn model(queries: &[ResolvedQuery], fail_after: Option<usize>) -> ByQ
 }
 
 pub(crate) fn harness(book: &Arc<ApiBook>, llm: Arc<dyn ChatModel>) -> Harness {
+    harness_with(book, llm, None)
+}
+
+/// [`harness`], with a retriever for `retrieve:K` and `search_tools`.
+fn harness_with(
+    book: &Arc<ApiBook>,
+    llm: Arc<dyn ChatModel>,
+    retriever: Option<Arc<dyn toolsmith_retrieve::Retriever>>,
+) -> Harness {
     let simulator = Validated::new(
         Simulator::new(Arc::clone(book)),
         Arc::clone(book),
@@ -167,7 +176,7 @@ pub(crate) fn harness(book: &Arc<ApiBook>, llm: Arc<dyn ChatModel>) -> Harness {
     let runtime = Runtime {
         llm,
         executor: Arc::new(simulator),
-        retriever: None,
+        retriever,
         book: Arc::clone(book),
         settings: AgentSettings::default(),
         tracer: Tracer::new(),
@@ -371,4 +380,88 @@ async fn queries_the_llm_failed_on_are_redone_and_only_those() {
     assert_eq!(summary.queries, 5);
     assert!((summary.cp - 60.0).abs() < 1e-9);
     assert!(store.run(run).unwrap().finished_ms.is_some());
+}
+
+/// Finds only the second gold API of a query for its text, and only the first when a
+/// `search_tools` query asks for a search: a retrieval that missed the lookup step.
+struct MissesTheLookup {
+    lookup: ApiId,
+    detail: ApiId,
+}
+
+#[async_trait]
+impl toolsmith_retrieve::Retriever for MissesTheLookup {
+    async fn search(
+        &self,
+        query: &str,
+        _k: usize,
+        _filter: &toolsmith_retrieve::Filter,
+    ) -> toolsmith_retrieve::Result<Vec<toolsmith_retrieve::Hit>> {
+        let api = if query.contains("find a person") {
+            self.lookup.clone()
+        } else {
+            self.detail.clone()
+        };
+        Ok(vec![toolsmith_retrieve::Hit {
+            tool: api.tool().clone(),
+            text: api.to_string(),
+            api,
+            score: 1.0,
+        }])
+    }
+}
+
+#[tokio::test]
+async fn retrieve_with_search_offers_the_top_k_and_the_search_tool_and_counts_what_was_found() {
+    let tmdb = tmdb();
+    let query = tmdb.queries[0].clone();
+    let [lookup, detail] = query.gold.as_slice() else {
+        panic!("query 0 has a gold path of two APIs")
+    };
+    let script = ScriptedLlm::new(vec![
+        Reply::tool_call(
+            "search_tools",
+            json!({"query": "find a person by name"}).to_string(),
+        ),
+        call(lookup, json!({"query": "Sofia Coppola"})),
+        call(detail, json!({"person_id": 11})),
+        answer("done"),
+    ]);
+    let llm = Arc::new(ByQuery {
+        scripts: HashMap::from([(query.text.clone(), script)]),
+        calls: AtomicUsize::new(0),
+        fail_after: None,
+    });
+    let harness = harness_with(
+        &tmdb.book,
+        Arc::clone(&llm) as Arc<dyn ChatModel>,
+        Some(Arc::new(MissesTheLookup {
+            lookup: lookup.clone(),
+            detail: detail.clone(),
+        })),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let store = BenchStore::open(&dir.path().join("toolsmith.db")).unwrap();
+    let mut spec = spec(None);
+    spec.tools = "retrieve:3+search".parse().unwrap();
+    let run = store.create_run(&spec).unwrap();
+    harness
+        .run(&store, run, &spec, std::slice::from_ref(&query), &Quiet)
+        .await
+        .unwrap();
+
+    // The first request offered the retrieved API and the search tool, not the lookup.
+    let first = &llm.scripts[&query.text].requests()[0];
+    let names: Vec<&str> = first.tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(names.contains(&"search_tools"), "{names:?}");
+    assert!(names.contains(&function_name(detail).as_str()), "{names:?}");
+    assert!(
+        !names.contains(&function_name(lookup).as_str()),
+        "{names:?}"
+    );
+    // What the search found ran, and counts as offered.
+    let stored = store.result(run, &query.id).unwrap().unwrap();
+    assert_eq!(stored.run.api_calls(), query.gold);
+    assert!(stored.scores.correct_path && stored.scores.offered_covers);
+    assert_eq!(stored.offered, [detail.clone(), lookup.clone()]);
 }
