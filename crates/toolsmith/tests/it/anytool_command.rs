@@ -5,7 +5,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, shared};
+use crate::support::{Workspace, completion, serve_loopback, shared, text_completion};
 
 fn call(name: &str, arguments: Value) -> Value {
     json!({"role": "assistant", "content": null, "tool_calls": [{
@@ -69,11 +69,7 @@ async fn chat(Json(request): Json<Value>) -> Json<Value> {
             ),
         }
     };
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
-    )
+    completion(&request, message, "tool_calls", (100, 10))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -149,11 +145,7 @@ async fn seeded_workspace(
                 let is_check = request["tools"].as_array().is_none_or(Vec::is_empty)
                     && system.contains("listed APIs");
                 if is_check && seen.fetch_add(1, Ordering::SeqCst) == 0 && first_check_says_no {
-                    return Json(json!({"id": "x", "object": "chat.completion",
-                        "model": request["model"],
-                        "choices": [{"index": 0, "finish_reason": "stop", "message":
-                            {"role": "assistant", "content": "NO\nno API gives the details"}}],
-                        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}));
+                    return text_completion(&request, "NO\nno API gives the details", (100, 10));
                 }
                 chat(Json(request)).await
             }
@@ -276,12 +268,7 @@ async fn naming_workspace() -> Workspace {
             } else {
                 "YES\nit finds the movie".to_owned()
             };
-            Json(
-                json!({"id": "x", "object": "chat.completion", "model": request["model"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message":
-                    {"role": "assistant", "content": content}}],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
-            )
+            text_completion(&request, content, (100, 10))
         }),
     );
     let addr = serve_loopback(app).await;

@@ -8,7 +8,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, shared};
+use crate::support::{Workspace, completion, serve_loopback, shared};
 
 pub(crate) type Seen = Arc<Mutex<Vec<Value>>>;
 
@@ -63,11 +63,7 @@ pub(crate) async fn chat(
         vec![]
     };
     let message = plan.get(step).cloned().unwrap_or(finish);
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
-    )
+    completion(&request, message, "tool_calls", (100, 10))
 }
 
 fn json_of(stdout: &str) -> Value {

@@ -10,7 +10,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback};
+use crate::support::{Workspace, completion, serve_loopback};
 
 /// Two searches produce the ids the credits and the reviews take.
 const FILMS: &str = r#"{"openapi": "3.0.0", "info": {"title": "films", "version": "1"},
@@ -53,11 +53,7 @@ async fn finish(
     let message = json!({"role": "assistant", "content": null, "tool_calls": [{
         "id": "call_finish", "type": "function", "function": {"name": "Finish",
         "arguments": json!({"return_type": "give_answer", "final_answer": "an answer"}).to_string()}}]});
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
-    )
+    completion(&request, message, "tool_calls", (10, 5))
 }
 
 fn json_of(stdout: &str) -> Value {

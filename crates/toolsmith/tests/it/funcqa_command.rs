@@ -10,18 +10,10 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, shared};
+use crate::support::{Workspace, completion, serve_loopback, shared};
 
 /// FuncQA's questions and their solving calls (`<power>(0.89, 8)=0.3936`).
 type Funcs = Arc<HashMap<String, String>>;
-
-fn reply(model: &Value, message: Value) -> Json<Value> {
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
-    )
-}
 
 fn call(name: &str, arguments: Value) -> Value {
     json!({"role": "assistant", "content": null, "tool_calls": [{
@@ -65,7 +57,7 @@ async fn chat(funcs: axum::extract::State<Funcs>, Json(request): Json<Value>) ->
         } else {
             json!({"reason": "a number as asked", "status": "solved"})
         };
-        return reply(model, text(verdict));
+        return completion(&request, text(verdict), "stop", (100, 10));
     }
     let question = messages
         .iter()
@@ -94,10 +86,8 @@ async fn chat(funcs: axum::extract::State<Funcs>, Json(request): Json<Value>) ->
             .split(',')
             .map(|a| a.trim().parse().unwrap())
             .collect();
-        return reply(
-            model,
-            call(&format!("{name}_for_funcqa"), json!({"input": args})),
-        );
+        let call = call(&format!("{name}_for_funcqa"), json!({"input": args}));
+        return completion(&request, call, "stop", (100, 10));
     };
     let number = first_number(&result["content"]).unwrap();
     let answer = if question.contains("cube") {
@@ -105,13 +95,11 @@ async fn chat(funcs: axum::extract::State<Funcs>, Json(request): Json<Value>) ->
     } else {
         format!("The answer is {number}.")
     };
-    reply(
-        model,
-        call(
-            "Finish",
-            json!({"return_type": "give_answer", "final_answer": answer}),
-        ),
-    )
+    let finish = call(
+        "Finish",
+        json!({"return_type": "give_answer", "final_answer": answer}),
+    );
+    completion(&request, finish, "stop", (100, 10))
 }
 
 fn json_of(stdout: &str) -> Value {

@@ -7,7 +7,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback};
+use crate::support::{Workspace, completion, serve_loopback, text_completion};
 
 /// Air and city APIs, mail APIs sharing the status API's words, and some film APIs: a request
 /// mixing air and mail words ranks the air APIs and the other mail APIs above the status API.
@@ -109,19 +109,11 @@ async fn chat(
         let message = json!({"role": "assistant", "content": null, "tool_calls": [{
             "id": "call_finish", "type": "function", "function": {"name": "Finish",
             "arguments": json!({"return_type": "give_answer", "final_answer": "done"}).to_string()}}]});
-        return Json(
-            json!({"id": "x", "object": "chat.completion", "model": request["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
-        );
+        return completion(&request, message, "tool_calls", (10, 5));
     }
     let content = intents_of(&prompt).to_string();
     seen.lock().unwrap().push(prompt);
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
-    )
+    text_completion(&request, content, (100, 20))
 }
 
 fn json_of(stdout: &str) -> Value {

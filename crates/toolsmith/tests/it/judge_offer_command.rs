@@ -10,7 +10,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback};
+use crate::support::{Workspace, serve_loopback, text_completion};
 
 /// Six APIs of one tool `kit`; `qr_classic` and `qr_link` do the same job.
 fn kit_spec() -> Value {
@@ -131,11 +131,7 @@ async fn chat(
         .to_owned();
     let content = reply_to(&prompt);
     seen.lock().unwrap().push(prompt);
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320}}),
-    )
+    text_completion(&request, content, (300, 20))
 }
 
 async fn loopback() -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {

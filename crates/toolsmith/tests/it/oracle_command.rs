@@ -9,18 +9,13 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback};
+use crate::support::{Workspace, serve_loopback, text_completion};
 
 type Seen = Arc<Mutex<Vec<Value>>>;
 
 async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> Json<Value> {
     seen.lock().unwrap().push(request.clone());
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "finish_reason": "stop",
-            "message": {"role": "assistant", "content": "{\"city\": \"Oslo\", \"temp_c\": 4}"}}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59}}),
-    )
+    text_completion(&request, "{\"city\": \"Oslo\", \"temp_c\": 4}", (50, 9))
 }
 
 const FUNCTIONS: &str = r#"[{"type": "function", "function": {"name": "current_weather",

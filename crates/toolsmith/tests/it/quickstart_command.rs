@@ -1,7 +1,7 @@
 //! `toolsmith quickstart`: the tour's steps run for real against the example API, and a
 //! second run updates what the first stored.
 
-use crate::support::Workspace;
+use crate::support::{Workspace, completion};
 
 #[test]
 fn quickstart_imports_searches_and_calls_the_example_api_then_says_how_to_add_an_llm() {
@@ -62,13 +62,10 @@ async fn finish_at_once(
     seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let arguments =
         serde_json::json!({"return_type": "give_answer", "final_answer": "I do not know"});
-    axum::Json(
-        serde_json::json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant",
-            "content": null, "tool_calls": [{"id": "call_1", "type": "function",
-            "function": {"name": "Finish", "arguments": arguments.to_string()}}]}}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
-    )
+    let message = serde_json::json!({"role": "assistant", "content": null,
+        "tool_calls": [{"id": "call_1", "type": "function",
+            "function": {"name": "Finish", "arguments": arguments.to_string()}}]});
+    completion(&request, message, "tool_calls", (10, 5))
 }
 
 #[tokio::test(flavor = "multi_thread")]

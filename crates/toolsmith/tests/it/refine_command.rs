@@ -8,7 +8,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, shared};
+use crate::support::{Workspace, serve_loopback, shared, text_completion};
 
 const REFINED: &str =
     "Finds movies by a title text; returns results with id, title and release date.";
@@ -46,16 +46,7 @@ async fn chat(state: axum::extract::State<State>, Json(request): Json<Value>) ->
     } else {
         json!({"description": "TMDB: movie data. Functions: search movies by title."})
     };
-    completion(&request, &reply)
-}
-
-/// The loopback model's answer to `request`: `reply` as the message's text, 240 tokens used.
-fn completion(request: &Value, reply: &Value) -> Json<Value> {
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}}),
-    )
+    text_completion(&request, reply.to_string(), (200, 40))
 }
 
 /// 8 dimensions: how many words start with each letter group, so texts sharing words are close.
@@ -229,7 +220,7 @@ async fn easytool_chat(
             json!({"description": "Weather: the current temperature of a city."})
         }
     };
-    completion(&request, &reply)
+    text_completion(&request, reply.to_string(), (200, 40))
 }
 
 /// A refinement run pays for the responses the simulator asks the model to invent: they count
@@ -334,11 +325,7 @@ async fn unusable_chat(
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}}),
-    )
+    text_completion(&request, content, (200, 40))
 }
 
 /// A model whose replies stay malformed after every repair: the API counts as failed, not

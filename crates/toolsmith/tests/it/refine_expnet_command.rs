@@ -6,7 +6,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, shared};
+use crate::support::{Workspace, completion, serve_loopback, shared, text_completion};
 
 const GUIDANCE: &str = "Call it with ids from the search functions.";
 
@@ -33,11 +33,7 @@ async fn chat(Json(request): Json<Value>) -> Json<Value> {
     } else {
         json!({"differences": "d", "dependencies": "e", "typical_queries": ["q"], "guidance": GUIDANCE})
     };
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
-    )
+    text_completion(&request, reply.to_string(), (100, 20))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -123,11 +119,7 @@ async fn executing_chat(Json(request): Json<Value>) -> Json<Value> {
     let finish = json!({"role": "assistant", "content": null, "tool_calls": [{
         "id": "call_finish", "type": "function", "function": {"name": "Finish",
         "arguments": json!({"return_type": "give_answer", "final_answer": "no idea"}).to_string()}}]});
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": finish, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
-    )
+    completion(&request, finish, "tool_calls", (100, 20))
 }
 
 /// `[refine.expnet] actor = "execute"`: ReAct answers each trial request (here calling

@@ -6,7 +6,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback};
+use crate::support::{Workspace, serve_loopback, text_completion};
 
 const KEPT: &str = "Gives the current temperature of a city.";
 const QUOTING: &str = "Readings come from Blindern Observatory (reading 48213).";
@@ -25,12 +25,7 @@ async fn chat(Json(request): Json<Value>) -> Json<Value> {
     } else {
         json!({"description": "Weather: the current temperature of a city."})
     };
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()},
-            "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}}),
-    )
+    text_completion(&request, reply.to_string(), (200, 40))
 }
 
 /// Every text embeds to the same vector (one round: no diversity check is needed).

@@ -8,7 +8,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback};
+use crate::support::{Workspace, completion, serve_loopback, text_completion};
 
 /// Air, mail and film APIs: the status API shares few words with requests about it.
 fn city_spec() -> Value {
@@ -99,11 +99,7 @@ async fn chat(
         let message = json!({"role": "assistant", "content": null, "tool_calls": [{
             "id": "call_finish", "type": "function", "function": {"name": "Finish",
             "arguments": json!({"return_type": "give_answer", "final_answer": "done"}).to_string()}}]});
-        return Json(
-            json!({"id": "x", "object": "chat.completion", "model": request["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
-        );
+        return completion(&request, message, "tool_calls", (10, 5));
     }
     let prompt = request["messages"][0]["content"]
         .as_str()
@@ -116,11 +112,7 @@ async fn chat(
     };
     let content = json!({"ranking": numbers_of(&prompt, &["/service/uptime", air])}).to_string();
     seen.lock().unwrap().push(prompt);
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 300, "completion_tokens": 10, "total_tokens": 310}}),
-    )
+    text_completion(&request, content, (300, 10))
 }
 
 fn json_of(stdout: &str) -> Value {
@@ -337,11 +329,7 @@ async fn chat_tv_credits(Json(request): Json<Value>) -> Json<Value> {
         .as_str()
         .unwrap_or_default();
     let content = json!({"ranking": numbers_of(prompt, &["/tv/{tv_id}/credits"])}).to_string();
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 300, "completion_tokens": 10, "total_tokens": 310}}),
-    )
+    text_completion(&request, content, (300, 10))
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, shared};
+use crate::support::{Workspace, completion, shared};
 
 fn tmdb(ws: &Workspace) {
     ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
@@ -455,11 +455,7 @@ async fn finish_at_once(
     let message = json!({"role": "assistant", "content": null, "tool_calls": [{
         "id": "call_a", "type": "function",
         "function": {"name": "Finish", "arguments": finish}}]});
-    axum::Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
-    )
+    completion(&request, message, "tool_calls", (10, 5))
 }
 
 /// Rows of `table` in the workspace's db (0 when the table does not exist).

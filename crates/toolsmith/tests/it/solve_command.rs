@@ -7,7 +7,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, shared};
+use crate::support::{Workspace, completion, serve_loopback, shared};
 
 type Seen = Arc<Mutex<Vec<Value>>>;
 
@@ -37,11 +37,7 @@ async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> J
                 "function": {"name": "Finish", "arguments": json!({"return_type": "give_answer", "final_answer": answer}).to_string()}}]})
         }
     };
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
-    )
+    completion(&request, message, "tool_calls", (100, 10))
 }
 
 #[tokio::test(flavor = "multi_thread")]

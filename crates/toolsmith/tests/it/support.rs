@@ -72,3 +72,29 @@ pub(crate) async fn serve_loopback(app: axum::Router) -> std::net::SocketAddr {
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }
+
+/// A loopback model's chat completion for `request`: one choice holding `message` (an
+/// assistant message) ended by `finish_reason`, reporting `prompt` and `completion` tokens.
+pub(crate) fn completion(
+    request: &serde_json::Value,
+    message: serde_json::Value,
+    finish_reason: &str,
+    (prompt, completion): (u64, u64),
+) -> axum::Json<serde_json::Value> {
+    axum::Json(serde_json::json!({
+        "id": "x", "object": "chat.completion", "model": request["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion},
+    }))
+}
+
+/// [`completion`] of a plain text answer (`finish_reason` "stop").
+pub(crate) fn text_completion(
+    request: &serde_json::Value,
+    content: impl Into<serde_json::Value>,
+    usage: (u64, u64),
+) -> axum::Json<serde_json::Value> {
+    let message = serde_json::json!({"role": "assistant", "content": content.into()});
+    completion(request, message, "stop", usage)
+}

@@ -11,7 +11,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback};
+use crate::support::{Workspace, serve_loopback, text_completion};
 
 const DIMS: usize = 256;
 
@@ -116,11 +116,7 @@ async fn chat(state: axum::extract::State<Loopback>, Json(request): Json<Value>)
     } else {
         json!({"description": "The example library: authors, books, loans."})
     };
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.to_string()}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}}),
-    )
+    text_completion(&request, reply.to_string(), (200, 40))
 }
 
 /// One-hot vectors: a request by its number (so no two requests are near-duplicates), any

@@ -10,7 +10,7 @@ use axum::routing::{delete, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback};
+use crate::support::{Workspace, completion, serve_loopback};
 
 type Seen = Arc<Mutex<Vec<Value>>>;
 
@@ -38,11 +38,7 @@ async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> J
     let message = json!({"role": "assistant", "content": null, "tool_calls": [{
         "id": "call_1", "type": "function",
         "function": {"name": name, "arguments": arguments.to_string()}}]});
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": request["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}}),
-    )
+    completion(&request, message, "tool_calls", (50, 5))
 }
 
 fn spec(api: std::net::SocketAddr) -> Value {
