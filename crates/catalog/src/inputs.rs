@@ -1,11 +1,12 @@
 //! The inputs an API documents: its parameters and what its request body lists. A caller that
 //! holds a model's arguments to the documented inputs (DRAFT's explorer, the query writer)
 //! asks here, so "open body" means one thing everywhere: an object body whose fields are not
-//! listed, or that allows more than it lists, cannot be checked.
+//! listed, or that allows more than it lists, cannot be checked. A lookup (an API taking free
+//! text, such as a search) is told here too, for the tool graph and the simulator alike.
 
 use serde_json::Value;
 
-use crate::model::Api;
+use crate::model::{Api, ParamLocation};
 
 /// What an API's request body says about the fields it takes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +56,28 @@ impl Api {
         )
     }
 
+    /// Its required free-text inputs: string parameters (no enum) in the path, query or body
+    /// that name no id (`query`, `q`, not `movie_id`). An API with some is a lookup, such as a
+    /// search: it turns the user's own words into results (the tool graph lets it start a
+    /// chain), and how many results it finds depends on how narrow those words are.
+    pub fn lookup_inputs(&self) -> Vec<&str> {
+        self.params
+            .iter()
+            .filter(|p| {
+                p.required
+                    && !matches!(p.location, ParamLocation::Header | ParamLocation::Cookie)
+                    && p.schema
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .is_none_or(|t| t == "string")
+                    && p.schema.get("enum").is_none()
+                    && !p.name.eq_ignore_ascii_case("id")
+                    && id_entity(&p.name).is_none()
+            })
+            .map(|p| p.name.as_str())
+            .collect()
+    }
+
     /// Whether it takes no input at all (no parameter, no body or an object body with no
     /// fields): every call of it is the same call.
     pub fn takes_nothing(&self) -> bool {
@@ -65,6 +88,20 @@ impl Api {
                 BodyFields::Whole | BodyFields::Open => false,
             }
     }
+}
+
+/// The thing an id-like name names: `movie_id`, `movieId`, `movie-id` -> `movie`; `None` for
+/// `id` itself and for a name that is no id's (`valid`, `paid`).
+pub fn id_entity(name: &str) -> Option<String> {
+    let lower = name.to_lowercase();
+    for suffix in ["_id", "-id"] {
+        if let Some(x) = lower.strip_suffix(suffix) {
+            return (!x.is_empty()).then(|| x.to_owned());
+        }
+    }
+    // camelCase: `movieId`.
+    let x = name.strip_suffix("Id")?;
+    (!x.is_empty() && x.chars().all(|c| c.is_ascii_alphanumeric())).then(|| x.to_lowercase())
 }
 
 #[cfg(test)]
@@ -103,6 +140,31 @@ mod tests {
         assert_eq!(whole.body_fields(), BodyFields::Whole);
         assert_eq!(whole.documents_input("body"), Some(true));
         assert_eq!(whole.documents_input("x"), Some(false));
+    }
+
+    #[test]
+    fn an_id_like_name_names_its_entity() {
+        assert_eq!(id_entity("movie_id").as_deref(), Some("movie"));
+        assert_eq!(id_entity("movieId").as_deref(), Some("movie"));
+        assert_eq!(id_entity("movie-id").as_deref(), Some("movie"));
+        assert_eq!(id_entity("id"), None);
+        assert_eq!(id_entity("valid"), None);
+    }
+
+    /// A required string that names no id is a lookup input; an optional one, an id, an
+    /// enum, a number or a header is not.
+    #[test]
+    fn a_lookup_input_is_a_required_free_text_parameter() {
+        let mut api = api_with_inputs(&["query", "person_id", "id", "kind", "year", "key"], None);
+        for p in &mut api.params {
+            p.required = true;
+        }
+        api.params[3].schema = json!({"type": "string", "enum": ["a", "b"]});
+        api.params[4].schema = json!({"type": "integer"});
+        api.params[5].location = ParamLocation::Header;
+        assert_eq!(api.lookup_inputs(), ["query"]);
+        api.params[0].required = false;
+        assert!(api.lookup_inputs().is_empty());
     }
 
     #[test]

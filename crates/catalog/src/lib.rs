@@ -48,7 +48,7 @@ pub use crate::import::{
     ApiRecord, FileRefs, Format, ImportBatch, ImportOptions, NoRefs, RefDoc, RefSource, RefTarget,
     ToolRecord, read_bytes, read_bytes_with, read_source,
 };
-pub use crate::inputs::BodyFields;
+pub use crate::inputs::{BodyFields, id_entity};
 pub use crate::model::{
     Access, Api, Doc, DocVersion, Effects, Endpoint, HttpMethod, ListFormat, Param, ParamLocation,
     SecurityRequirement, SecurityScheme, Tool, UsageExample,

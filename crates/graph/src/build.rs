@@ -1,10 +1,9 @@
 //! A whole graph from a catalog view: nodes with their doc as first insight, similarity
 //! edges from doc vectors, dependency edges from schemas and examples.
 
-use serde_json::Value;
-use toolsmith_catalog::{Api, ApiId, Catalog, ParamLocation};
+use toolsmith_catalog::{ApiId, Catalog};
 
-use crate::dependency::{dependency_edges, id_entity};
+use crate::dependency::dependency_edges;
 use crate::model::{Graph, Node};
 use crate::similarity::{GraphSettings, similarity_edges};
 
@@ -27,7 +26,12 @@ pub fn build_graph(
                 } else {
                     description.to_owned()
                 },
-                lookup: lookup_inputs(&entry.api),
+                lookup: entry
+                    .api
+                    .lookup_inputs()
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
             }
         })
         .collect();
@@ -38,23 +42,4 @@ pub fn build_graph(
     let mut graph = Graph { nodes, edges };
     graph.sort();
     graph
-}
-
-/// The required free-text inputs of an API: string parameters (no enum) that are not ids.
-fn lookup_inputs(api: &Api) -> Vec<String> {
-    api.params
-        .iter()
-        .filter(|p| {
-            p.required
-                && !matches!(p.location, ParamLocation::Header | ParamLocation::Cookie)
-                && p.schema
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .is_none_or(|t| t == "string")
-                && p.schema.get("enum").is_none()
-                && !p.name.eq_ignore_ascii_case("id")
-                && id_entity(&p.name).is_none()
-        })
-        .map(|p| p.name.clone())
-        .collect()
 }

@@ -47,7 +47,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
-use toolsmith_catalog::{Api, ApiId, Catalog, HttpMethod, ParamLocation, ToolId};
+use toolsmith_catalog::{Api, ApiId, Catalog, HttpMethod, ParamLocation, ToolId, id_entity};
 
 use crate::model::{Edge, EdgeKind, Evidence, Feed, Rule};
 use crate::similarity::GraphSettings;
@@ -508,19 +508,6 @@ fn entity_in(name: &str, entities: &BTreeSet<String>) -> Option<String> {
         .find(|w| entities.contains(w))
 }
 
-/// `X` of an id-like name: `movie_id`, `movieId`, `movie-id` -> `movie`.
-pub(crate) fn id_entity(name: &str) -> Option<String> {
-    let lower = name.to_lowercase();
-    for suffix in ["_id", "-id"] {
-        if let Some(x) = lower.strip_suffix(suffix) {
-            return (!x.is_empty()).then(|| x.to_owned());
-        }
-    }
-    // camelCase: `movieId`.
-    let x = name.strip_suffix("Id")?;
-    (!x.is_empty() && x.chars().all(|c| c.is_ascii_alphanumeric())).then(|| x.to_lowercase())
-}
-
 /// A plural's singular, by the common English endings (`companies` -> `company`,
 /// `movies` -> `movie`, `cast` -> `cast`).
 fn singular(word: &str) -> String {
@@ -835,9 +822,6 @@ mod tests {
         assert_eq!(singular("movies"), "movie");
         assert_eq!(singular("cast"), "cast");
         assert_eq!(singular("tv"), "tv");
-        assert_eq!(id_entity("movie_id").as_deref(), Some("movie"));
-        assert_eq!(id_entity("movieId").as_deref(), Some("movie"));
-        assert_eq!(id_entity("id"), None);
         let entities: BTreeSet<String> = ["company", "movie"].map(String::from).into();
         assert_eq!(
             entity_in("production_companies", &entities).as_deref(),

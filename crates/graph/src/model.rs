@@ -169,8 +169,9 @@ pub struct Node {
     pub api: ApiId,
     /// What a model should know about using it; initialized from the API's doc.
     pub insight: String,
-    /// Its required free-text inputs (`query`): an API with some turns the user's own words
-    /// into results (a lookup, such as a search), so it can start a chain.
+    /// Its required free-text inputs (`query`, [`toolsmith_catalog::Api::lookup_inputs`]): an
+    /// API with some turns the user's own words into results (a lookup, such as a search), so
+    /// it can start a chain.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lookup: Vec<String>,
 }

@@ -11,7 +11,8 @@
 //! A response also follows what the call asked for: parameter defaults are
 //! applied before seeding (no `page` and `page=1` agree), paged lists hold
 //! a page of the documented size (else [`SimulatorSettings::page_items`])
-//! that agrees with `total_results` and `total_pages`, a paging object links
+//! that agrees with `total_results` and `total_pages` (a search's counting a few
+//! pages at most, not thousands: `paging`), a paging object links
 //! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
 //! `vote_average.gte`, `primary_release_date.gte`, `year`, `*_min`...),
@@ -63,7 +64,9 @@
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
 //! open, which it fills (`optional`); a few short facts of each entity shown
-//! that an id-like argument names, of its kind and tool (`session`, `recall`); the session's date ([`SimulatorSettings::today`]). A default
+//! that an id-like argument names, of its kind and tool (`session`, `recall`), with the
+//! records it was shown holding (a person's `known_for` films, told to their credits as
+//! films the person is known for: `held`); the session's date ([`SimulatorSettings::today`]). A default
 //! or example that is really prose is no value (`prose`), and a write's
 //! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
 
@@ -71,6 +74,8 @@ mod ask;
 mod count;
 mod fill;
 mod fresh;
+mod held;
+mod identity;
 mod idshape;
 mod invariants;
 mod limits;

@@ -9,7 +9,11 @@
 //!   `href` is the called URL (the server, the path with its arguments, the
 //!   query), `next` and `previous` that URL a page on or back (`null` past the
 //!   ends); `limit` and `offset` are the call's, and `total` counts at least
-//!   the items shown (exactly, when they fall short of the limit).
+//!   the items shown (exactly, when they fall short of the limit). A lookup's
+//!   page (a call giving free text, such as a search by name: see
+//!   [`toolsmith_catalog::Api::lookup_inputs`]) counts at most [`LOOKUP_PAGES`]
+//!   pages' worth, or up to its own page when it asks for a later one: a search
+//!   for one exact name finds a few things, not thousands.
 //! - A page inside a thing with an `href` (an album's `tracks`) is that
 //!   thing's sub-collection: `href` is the thing's URL and the key, from its
 //!   own offset and limit; its numbers agree with its items the same way.
@@ -46,6 +50,8 @@ const CURSOR_ARGS: &[&str] = &[
 ];
 /// How deep in a response pages are looked for.
 const MAX_DEPTH: usize = 8;
+/// Most pages' worth of results a lookup's full page counts (see [`settle_total`]).
+const LOOKUP_PAGES: u64 = 3;
 
 /// Everything but RFC 3986's unreserved characters (a path argument stays one segment).
 const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
@@ -68,6 +74,9 @@ pub(crate) struct Call {
     page: u64,
     /// How the API pages, from its parameters.
     cursor: Cursor,
+    /// Whether the call is a lookup's: it gives the free text of an input the API
+    /// requires ([`toolsmith_catalog::Api::lookup_inputs`]), as a search by name does.
+    lookup: bool,
 }
 
 /// Whether, and by which argument, an API pages by cursor.
@@ -105,8 +114,14 @@ impl Call {
             href: called_url(entry, args, &[]),
             base: called_url(entry, args, CURSOR_ARGS),
         };
+        let lookup = entry.api.api.lookup_inputs().iter().any(|name| {
+            args.get(*name)
+                .and_then(Value::as_str)
+                .is_some_and(|text| !text.trim().is_empty())
+        });
         Self {
             cursor,
+            lookup,
             url: called_url(entry, args, &paging),
             start: request.start,
             size: u64::try_from(request.page_size).unwrap_or(20).max(1),
@@ -115,6 +130,17 @@ impl Call {
             size_key,
             page_key,
         }
+    }
+
+    /// The most results the call's own full page may count: for a lookup, [`LOOKUP_PAGES`]
+    /// pages' worth, or up to the end of its own page when that lies further; no bound
+    /// for any other list (what is popular, the user's saved items).
+    fn most_total(&self) -> Option<u64> {
+        self.lookup.then(|| {
+            LOOKUP_PAGES
+                .saturating_mul(self.size)
+                .max(self.start.saturating_add(self.size))
+        })
     }
 
     /// The URL of the page starting at `start` (numbered `page`), of the call's size.
@@ -155,11 +181,15 @@ pub(crate) fn settle(body: &mut Value, call: &Call) {
     nested(root, 0, holds_own);
 }
 
-/// Whether an object is a page: a list beside an offset or a size, and a total or a link.
+/// Whether an object is a page: a list beside an offset, a size or a page number (TMDB's
+/// `page`), and a total or a link.
 fn is_page(map: &Map<String, Value>) -> bool {
     let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
+    let numbered = PAGE_FIELDS
+        .iter()
+        .any(|k| map.get(*k).is_some_and(Value::is_number));
     items(map).is_some()
-        && has(&[OFFSET_FIELDS, SIZE_FIELDS].concat())
+        && (numbered || has(&[OFFSET_FIELDS, SIZE_FIELDS].concat()))
         && has(&[TOTAL_FIELDS, &["next", "previous"]].concat())
 }
 
@@ -182,7 +212,7 @@ fn own_page(page: &mut Map<String, Value>, call: &Call) {
     }
     set_numbers(page, OFFSET_FIELDS, call.start);
     set_numbers(page, SIZE_FIELDS, call.size);
-    let total = settle_total(page, call.start, call.size, shown);
+    let total = settle_total(page, call.start, call.size, shown, call.most_total());
     let Some(base) = &call.url else {
         return;
     };
@@ -219,7 +249,7 @@ fn by_cursor(page: &Map<String, Value>) -> bool {
 fn cursor_page(page: &mut Map<String, Value>, call: &Call, shown: u64) {
     set_numbers(page, SIZE_FIELDS, call.size);
     let has_total = TOTAL_FIELDS.iter().any(|k| page.contains_key(*k));
-    let total = settle_total(page, call.start, call.size, shown);
+    let total = settle_total(page, call.start, call.size, shown, call.most_total());
     let (Some(href), Some(base)) = (&call.cursor.href, &call.cursor.base) else {
         return;
     };
@@ -314,7 +344,7 @@ fn sub_page(page: &mut Map<String, Value>, owner: Option<&Url>, key: &str) {
         .max(shown)
         .max(1);
     set_numbers(page, SIZE_FIELDS, size);
-    let total = settle_total(page, start, size, shown);
+    let total = settle_total(page, start, size, shown, None);
     let Some(owner) = owner else {
         return;
     };
@@ -346,14 +376,28 @@ fn sub_page(page: &mut Map<String, Value>, owner: Option<&Url>, key: &str) {
 
 /// Sets the total of a page that shows `shown` items from `start` in pages of `size`:
 /// exactly `start + shown` when the page is short (the list ends on it), else at least
-/// that. Returns the total (that count when the page has no total field).
-fn settle_total(page: &mut Map<String, Value>, start: u64, size: u64, shown: u64) -> u64 {
+/// that and, when the call bounds it (`most`: a lookup's page, see [`Call::most_total`]),
+/// at most `most`, the number the skeleton or the model drew kept within. A search for
+/// "Christopher Nolan" thus counts a page or a few, while what is popular keeps its
+/// thousands. Returns the total (that count when the page has no total field).
+fn settle_total(
+    page: &mut Map<String, Value>,
+    start: u64,
+    size: u64,
+    shown: u64,
+    most: Option<u64>,
+) -> u64 {
     let least = start.saturating_add(shown);
+    let most = most.unwrap_or(u64::MAX).max(least);
     let mut out = least;
     for key in TOTAL_FIELDS {
         if let Some(slot) = page.get_mut(*key).filter(|v| v.is_number()) {
             let now = slot.as_u64().unwrap_or(0);
-            let total = if shown < size { least } else { now.max(least) };
+            let total = if shown < size {
+                least
+            } else {
+                now.clamp(least, most)
+            };
             *slot = Value::from(total);
             out = total;
         }

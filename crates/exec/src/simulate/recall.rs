@@ -175,6 +175,16 @@ fn ids_in(value: &Value) -> Vec<String> {
     }
 }
 
+/// The kind an entity says it is, by its own `type` or `media_type` (`artist`, `tv`).
+pub(crate) fn own_kind(entity: &Map<String, Value>) -> Option<String> {
+    ["type", "media_type"].iter().find_map(|field| {
+        entity
+            .get(*field)
+            .and_then(Value::as_str)
+            .and_then(one_word)
+    })
+}
+
 /// A kind written as one short lowercase word (`artist`, `tv`), singular.
 fn one_word(text: &str) -> Option<String> {
     let word = text.trim().to_ascii_lowercase();

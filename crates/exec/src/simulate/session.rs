@@ -1,15 +1,18 @@
 //! What one simulator remembers across the calls of a session, beyond the
 //! labels of the synthesizer: the responses a model filled (so a repeated
 //! call reads the same body, and the model is asked once), the entities
-//! shown so far (the context of the next fill; which of them a call recalls is
-//! `recall`'s rule, and a call about the user recalls the user and their own things
-//! of the kinds its draft shows: `me`), and the changes calls made ([`State`]).
+//! shown so far (the context of the next fill, each with the records it holds: `held`;
+//! which of them a call recalls is `recall`'s rule, and a call about the user recalls the
+//! user and their own things of the kinds its draft shows: `me`), and the changes calls
+//! made ([`State`]).
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 use toolsmith_catalog::ApiId;
 
+use super::held::{self, Held};
+use super::identity::{LABELS, is_dated};
 use super::me::{self, Mine, Owner};
 use super::recall::{self, Place, Wanted};
 use super::state::State;
@@ -28,14 +31,6 @@ const MAX_FILLED: usize = 10_000;
 const MAX_OWN: usize = 64;
 /// Most earlier writes shown in a prompt (the latest).
 const MAX_WRITES: usize = 8;
-/// Fields that name an entity.
-const LABELS: &[&str] = &[
-    "name",
-    "title",
-    "original_title",
-    "full_name",
-    "display_name",
-];
 /// How deep in a response entities are looked for.
 const MAX_DEPTH: usize = 4;
 /// Most facts kept per sighting of an entity, besides its id and labels.
@@ -45,13 +40,15 @@ const MAX_FACT_CHARS: usize = 40;
 /// Fields that are no fact worth repeating (addresses of the entity, its kind).
 const NOT_FACTS: &[&str] = &["id", "in", "type", "uri", "href", "url"];
 
-/// One entity as a response showed it: what the prompt is told, and which tool showed
-/// it as what kinds of thing (see [`Place::kinds`]).
+/// One entity as a response showed it: what the prompt is told (the records it holds
+/// among it), which tool showed it as what kinds of thing (see [`Place::kinds`]), and the
+/// records it holds with their kinds (see [`held`]).
 #[derive(Clone, Debug, PartialEq)]
 struct Sighting {
     tool: String,
     kinds: Vec<String>,
     shown: Value,
+    held: Vec<Held>,
 }
 
 /// The session memory of a simulator.
@@ -153,9 +150,10 @@ impl Session {
     }
 
     /// What the fill of a call of `entry` with `args` is told the session showed and did:
-    /// for a call about the user or one whose `draft` shows owners, the user (see `me`); the entities its id arguments name;
-    /// for a call about the user, their own things of the kinds its `draft` shows; the
-    /// latest writes.
+    /// for a call about the user or one whose `draft` shows owners, the user (see `me`);
+    /// the entities its id arguments name, with the records each was shown holding, and
+    /// those of them of a kind its `draft` lists (see `held`); for a call about the user,
+    /// their own things of the kinds its `draft` shows; the latest writes.
     pub(crate) fn recalled(
         &self,
         entry: &BookEntry,
@@ -163,9 +161,13 @@ impl Session {
         draft: Option<&Value>,
     ) -> Vec<Value> {
         let tool = entry.api.api.id.tool().to_string();
-        let mut shown = self.relevant(&tool, &recall::wanted(entry, args));
+        let wanted = recall::wanted(entry, args);
+        let place = Place::of(entry, args);
+        let mut shown = self.relevant(&tool, &wanted);
+        if let Some(draft) = draft {
+            shown.extend(self.known(&tool, &wanted, &held::listed_kinds(draft, &place)));
+        }
         if me::mine(entry).is_some() {
-            let place = Place::of(entry, args);
             let own = draft.map(|d| self.own_things(d, &place, &shown));
             shown.extend(own.unwrap_or_default());
         }
@@ -203,13 +205,44 @@ impl Session {
     fn relevant(&self, tool: &str, wanted: &[Wanted]) -> Vec<Value> {
         wanted
             .iter()
-            .flat_map(|w| {
-                self.seen.get(&w.id).into_iter().flatten().filter(move |s| {
-                    s.tool == tool && w.kind.as_ref().is_none_or(|k| s.kinds.contains(k))
-                })
-            })
+            .flat_map(|w| self.named(tool, w))
             .take(MAX_SHOWN)
             .map(|s| s.shown.clone())
+            .collect()
+    }
+
+    /// The sightings of `tool` of the entity `wanted` names, of its kind, latest first.
+    fn named<'a>(
+        &'a self,
+        tool: &'a str,
+        wanted: &'a Wanted,
+    ) -> impl Iterator<Item = &'a Sighting> {
+        self.seen
+            .get(&wanted.id)
+            .into_iter()
+            .flatten()
+            .filter(move |s| {
+                s.tool == tool && wanted.kind.as_ref().is_none_or(|k| s.kinds.contains(k))
+            })
+    }
+
+    /// For a call whose draft lists records of the `listed` kinds, the records of those
+    /// kinds the entities it names were shown holding (a person's `known_for` films, to
+    /// their movie credits), one entry per entity and kind (see [`held::known`]).
+    fn known(&self, tool: &str, wanted: &[Wanted], listed: &[String]) -> Vec<Value> {
+        if listed.is_empty() {
+            return Vec::new();
+        }
+        wanted
+            .iter()
+            .flat_map(|w| {
+                let sightings: Vec<&Sighting> = self.named(tool, w).collect();
+                let of = sightings.first().map(|s| named_by(&s.shown))?;
+                let records = sightings.into_iter().flat_map(|s| &s.held);
+                Some(held::known(&of, records, listed))
+            })
+            .flatten()
+            .take(MAX_SHOWN)
             .collect()
     }
 }
@@ -227,11 +260,18 @@ fn entities(
     }
     match value {
         Value::Object(map) => {
-            if let Some(shown) = entity(map, key) {
+            if let Some(mut shown) = entity(map, key) {
+                let mut kept = Vec::new();
+                for (field, records) in held::held(map, place) {
+                    let identities = records.iter().map(|h| h.record.clone()).collect();
+                    shown[field] = Value::Array(identities);
+                    kept.extend(records);
+                }
                 out.push(Sighting {
                     tool: place.tool.clone(),
                     kinds: place.kinds(key, map),
                     shown,
+                    held: kept,
                 });
             }
             for (k, v) in map {
@@ -311,14 +351,25 @@ fn fact_rank(value: &Value) -> Option<u8> {
     match value {
         Value::Number(_) => Some(0),
         Value::String(text) if text.chars().count() <= MAX_FACT_CHARS && !text.contains("://") => {
-            let dated = text.len() >= 7
-                && text.as_bytes()[..4].iter().all(u8::is_ascii_digit)
-                && text.as_bytes()[4] == b'-';
-            Some(if dated { 0 } else { 1 })
+            Some(if is_dated(text) { 0 } else { 1 })
         }
         Value::Bool(_) => Some(2),
         _ => None,
     }
+}
+
+/// An entity as a prompt entry names it: its id and first label.
+fn named_by(shown: &Value) -> Value {
+    let mut out = Map::new();
+    for field in std::iter::once(&"id").chain(LABELS) {
+        if let Some(value) = shown.get(*field) {
+            out.insert((*field).to_owned(), value.clone());
+            if *field != "id" {
+                break;
+            }
+        }
+    }
+    Value::Object(out)
 }
 
 fn scalar(value: &Value) -> Option<String> {

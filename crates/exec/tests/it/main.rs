@@ -19,6 +19,7 @@ mod simulate_drafts;
 mod simulate_fixes;
 mod simulate_issue27;
 mod simulate_pages;
+mod simulate_recall;
 mod simulate_reports;
 mod simulate_session;
 mod simulate_shapes;

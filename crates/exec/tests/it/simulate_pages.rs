@@ -164,3 +164,92 @@ async fn an_api_without_a_schema_is_told_the_page_size() {
     let said = prompt(&llm);
     assert!(said.contains("holds a full page of 7 items"), "{said}");
 }
+
+/// A person search (a required free-text `query`) and the popular people (no free text),
+/// both paged as TMDB pages.
+fn people_pages_spec() -> Value {
+    let person = json!({"type": "object", "properties": {"id": {"type": "integer"},
+        "name": {"type": "string"}}});
+    let page = json!({"type": "object", "properties": {"page": {"type": "integer"},
+        "results": {"type": "array", "items": person}, "total_results": {"type": "integer"},
+        "total_pages": {"type": "integer"}}});
+    let ok = json!({"200": {"description": "ok",
+        "content": {"application/json": {"schema": page}}}});
+    let page_arg = json!({"name": "page", "in": "query", "schema": {"type": "integer"}});
+    json!({"openapi": "3.0.0", "info": {"title": "Films", "version": "1"},
+        "servers": [{"url": "https://films.example/3"}],
+        "paths": {
+            "/search/person": {"get": {"parameters": [page_arg.clone(), {"name": "query",
+                "in": "query", "required": true, "schema": {"type": "string"}}],
+                "responses": ok.clone()}},
+            "/person/popular": {"get": {"parameters": [page_arg], "responses": ok}}}})
+}
+
+/// A page of `n` people (ids from `first`) claiming `total` results.
+fn people_page(page: u64, first: u64, n: u64, total: u64) -> Value {
+    let results: Vec<Value> = (first..first + n)
+        .map(|i| json!({"id": i, "name": format!("Person {i}")}))
+        .collect();
+    json!({"page": page, "results": results, "total_results": total,
+        "total_pages": total.div_ceil(10)})
+}
+
+/// A model that says a search for one exact name found 7,052 people is held to a few
+/// pages: a full first page counts at most three pages' worth, a later full page ends
+/// where it does, and a short page counts its items; the popular people keep the
+/// thousands the model gave them.
+#[tokio::test]
+async fn a_search_counts_a_few_pages_and_a_popular_list_its_thousands() {
+    let book = book_of(&people_pages_spec());
+    let search = op(&book, "GET", "/search/person");
+    let popular = op(&book, "GET", "/person/popular");
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(people_page(1, 1, 10, 7052).to_string()),
+        Reply::text(people_page(5, 41, 10, 7052).to_string()),
+        Reply::text(people_page(1, 1, 3, 7052).to_string()),
+        Reply::text(people_page(1, 1, 10, 9000).to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    let nolan = json!({"query": "Christopher Nolan"});
+    let calls = [
+        (&search, nolan.clone()),
+        (&search, json!({"query": "Christopher Nolan", "page": 5})),
+        (&search, json!({"query": "Zbigniew Rybczynski"})),
+        (&popular, json!({})),
+    ];
+    let mut got = Vec::new();
+    for (api, args) in calls {
+        let body = sim.call(api, &args).await.unwrap().body.json().cloned();
+        got.push(numbers(&body.unwrap()));
+    }
+    let (total, pages, shown) = got[0];
+    assert_eq!(shown, 10, "{:?}", got[0]);
+    assert!(
+        (10..=30).contains(&total) && pages == total.div_ceil(10),
+        "a full search page counts a few pages: {:?}",
+        got[0]
+    );
+    assert_eq!(got[1], (50, 5, 10), "page 5 of the search is its last");
+    assert_eq!(got[2], (3, 1, 3), "a short page counts its items");
+    assert_eq!(got[3], (9000, 900, 10), "what is popular keeps its total");
+}
+
+/// Without a model the skeleton's totals follow the same rule: every full page of a
+/// search counts at most three pages' worth, whatever it draws.
+#[tokio::test]
+async fn a_drafted_search_page_counts_a_few_pages() {
+    let book = book_of(&people_pages_spec());
+    let search = op(&book, "GET", "/search/person");
+    let sim = Simulator::new(Arc::clone(&book));
+    for name in [
+        "Christopher Nolan",
+        "Greta Gerwig",
+        "Wong Kar-wai",
+        "Agnes Varda",
+    ] {
+        let got = sim.call(&search, &json!({"query": name})).await.unwrap();
+        let (total, pages, shown) = numbers(got.body.json().unwrap());
+        assert!(total <= 30 && pages <= 3, "{name}: {total} results");
+        assert_eq!(shown, total.min(10), "{name}");
+    }
+}
