@@ -19,7 +19,8 @@
 //!   one API or a path of several (model role `queries`), de-duplicated by cosine;
 //!   [`QueryExpansion`] is the refiner that stores them as an API doc's views (label `queries`);
 //!   with `apis_per_call` above 1 one request writes the views (texts only) of a chunk of a
-//!   tool's APIs, which wait for it together and each store their own round.
+//!   tool's APIs (with `pack_tools`, of several small tools), which wait for it together and
+//!   each store their own round.
 //! - Progress goes to a [`RefineObserver`]; [`sentence_bleu`] is NLTK's BLEU-4 with smoothing
 //!   method 4, DRAFT's stop criterion's text half.
 //!
@@ -66,6 +67,7 @@ pub use crate::store::{RefineStore, RunInfo, RunSpec, StoredRound};
 
 mod ask;
 mod bleu;
+mod chunking;
 mod defaults;
 mod draft;
 mod easytool;

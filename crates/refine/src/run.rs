@@ -17,6 +17,7 @@ use toolsmith_catalog::{
     ApiEntry, ApiId, Catalog, Doc, DocTarget, NewDoc, Store, ToolEntry, render,
 };
 
+use crate::chunking::{Chunk, Chunking, PlannedTools};
 use crate::error::{Error, Result};
 use crate::observer::RefineObserver;
 use crate::record::{Method, Round, RunEnd, RunId};
@@ -36,14 +37,33 @@ pub struct ApiJob {
     /// too), from [`lint::lint_catalog`] over the tool.
     pub tool_findings: Vec<Finding>,
     /// The planned tool (its doc and the run's APIs of it, this one among them), shared by
-    /// its jobs: what a method that handles several APIs of a tool at once groups by.
+    /// its jobs.
     pub tool: Arc<ToolEntry>,
+    /// The run's planned tools, shared by every job of the run: what a method that writes
+    /// for several APIs at once cuts into chunks ([`chunk`](Self::chunk)).
+    pub(crate) planned: Arc<PlannedTools>,
 }
 
 impl ApiJob {
     /// The API's id.
     pub fn id(&self) -> &ApiId {
         &self.entry.api.id
+    }
+
+    /// The chunk of the run's planned APIs this API is written with under `chunking`; an
+    /// API missing from the plan is a chunk of its own.
+    pub(crate) fn chunk(&self, chunking: Chunking) -> Arc<Chunk> {
+        self.planned
+            .chunk_of(self.id(), chunking)
+            .unwrap_or_else(|| {
+                Arc::new(Chunk {
+                    tools: vec![ToolEntry {
+                        tool: self.tool.tool.clone(),
+                        doc: self.tool.doc.clone(),
+                        apis: vec![self.entry.clone()],
+                    }],
+                })
+            })
     }
 
     /// The starting description.
@@ -184,7 +204,7 @@ pub trait Refiner: Send + Sync {
     async fn describe_tool(&self, tool: &ToolEntry) -> Result<Option<String>>;
 
     /// The most one API can cost. Work shared by several APIs (one request writing for a
-    /// chunk of a tool's APIs) is counted once, on one of them, so the sum over a run's APIs
+    /// chunk of APIs) is counted once, on one of them, so the sum over a run's APIs
     /// is the run's bound.
     fn estimate(&self, job: &ApiJob) -> Estimate;
 
@@ -239,20 +259,24 @@ pub fn plan(catalog: &Catalog, keep: impl Fn(&ApiId) -> bool) -> Vec<ToolEntry> 
         .collect()
 }
 
-/// The jobs of planned tools, tool by tool.
+/// The jobs of planned tools, tool by tool; they share the plan, so a method's chunks are
+/// cut from it once.
 pub fn jobs(tools: &[ToolEntry]) -> Vec<ApiJob> {
-    tools
+    let shared: Vec<Arc<ToolEntry>> = tools.iter().cloned().map(Arc::new).collect();
+    let planned = Arc::new(PlannedTools::new(shared.clone()));
+    shared
         .iter()
-        .flat_map(|t| {
+        .flat_map(|tool| {
+            let t = tool.as_ref();
             let report = lint::lint_catalog(&Catalog {
                 tools: vec![t.clone()],
             });
-            let tool = Arc::new(t.clone());
             t.apis
                 .iter()
                 .map(|a| ApiJob {
                     tool_name: t.tool.name.clone(),
-                    tool: Arc::clone(&tool),
+                    tool: Arc::clone(tool),
+                    planned: Arc::clone(&planned),
                     entry: a.clone(),
                     tool_findings: report
                         .findings

@@ -849,7 +849,8 @@ pub enum RefineMethod {
     Expnet,
     /// Re-Invoke's expansion: `[refine.queries] count` diverse user requests per API (model
     /// role `queries`), stored as the starting doc's views (label `queries`);
-    /// `[refine.queries] apis_per_call` APIs of a tool per model request.
+    /// `[refine.queries] apis_per_call` APIs of a tool per model request (`pack_tools`: small
+    /// tools share one).
     Queries,
 }
 

@@ -1,16 +1,18 @@
 //! The batched view writer (`[refine.queries] apis_per_call` above 1): one model request
-//! writes the views of several APIs of one tool, the tool shown once and each API after it,
+//! writes the views of a chunk's APIs, the tool shown once and each API after it (a packed
+//! chunk shows each of its tools once, with its APIs after it, numbered across the tools),
 //! and asks for request texts only (no call arguments). Each API's items are checked on their
 //! own (a non-empty string that does not spell out the API's function name) and
 //! de-duplicated by cosine as the per-API writer does; a later request goes to the APIs left
 //! short only, each shown the requests it has and asked for what it lacks, up to `max_asks`
-//! requests per chunk.
+//! requests per chunk. A packed chunk's follow-up is one request too, for the short APIs of
+//! all its tools (a tool with none left short is not shown).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use toolsmith_catalog::{Api, ApiEntry, ToolEntry, render};
+use toolsmith_catalog::{Api, ApiEntry, render};
 use toolsmith_llm::{Prompt, Role};
 
 use super::check::spells_name;
@@ -19,6 +21,7 @@ use super::doc::step_markdown;
 use super::types::{Discarded, Phrasing};
 use super::writer::QueryWriter;
 use crate::ask::{At, ask, first_message};
+use crate::chunking::Chunk;
 use crate::error::Result;
 
 /// The batched writer's prompt.
@@ -41,8 +44,11 @@ pub(crate) struct Views {
 /// One API as a request shows it.
 #[derive(Serialize)]
 struct ApiCtx {
-    /// 1-based, as the prompt numbers the APIs it asks about.
+    /// 1-based, as the prompt numbers the APIs it asks about (across tools).
     number: usize,
+    /// Its tool's header, on the first API of each tool of a request about several tools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<String>,
     doc: String,
     want: usize,
     have: Vec<String>,
@@ -61,14 +67,76 @@ struct Pending {
     seen: Seen,
 }
 
+/// A chunk's tools as its requests show them: each tool's header, and the tool of each API.
+struct Shown {
+    headers: Vec<String>,
+    /// Per API of the chunk (in order), the index of its tool in `headers`.
+    owners: Vec<usize>,
+}
+
+impl Shown {
+    fn of(chunk: &Chunk) -> Self {
+        let headers = chunk
+            .tools
+            .iter()
+            .map(|t| render::tool_header(t).trim().to_owned())
+            .collect();
+        let owners = chunk
+            .tools
+            .iter()
+            .enumerate()
+            .flat_map(|(n, t)| t.apis.iter().map(move |_| n))
+            .collect();
+        Self { headers, owners }
+    }
+
+    /// The prompt's slots for a request about the views `asked` (indices into `apis`) still
+    /// lack. When they are of one tool, the tool is shown once before them (the prompt as
+    /// before packing); else each tool's header goes with its first API asked about.
+    fn ctx(&self, apis: &[ApiEntry], asked: &[usize], pending: &[Pending], count: usize) -> Value {
+        let tool_of = |i: usize| self.owners.get(i).copied().unwrap_or_default();
+        let first_tool = asked.first().map(|&i| tool_of(i));
+        let one_tool = asked.iter().all(|&i| Some(tool_of(i)) == first_tool);
+        let mut last_tool = None;
+        let shown: Vec<ApiCtx> = asked
+            .iter()
+            .enumerate()
+            .map(|(n, &i)| {
+                let owner = tool_of(i);
+                let new_tool = !one_tool && last_tool.replace(owner) != Some(owner);
+                ApiCtx {
+                    number: n + 1,
+                    tool: new_tool.then(|| self.header(owner)),
+                    doc: step_markdown(&apis[i]).trim().to_owned(),
+                    want: count.saturating_sub(pending[i].views.texts.len()),
+                    have: pending[i].views.texts.clone(),
+                }
+            })
+            .collect();
+        let styles: Vec<StyleCtx> = Phrasing::for_steps(1)
+            .into_iter()
+            .map(|p| StyleCtx {
+                phrasing: p.as_str(),
+                guide: p.guide(),
+            })
+            .collect();
+        match first_tool {
+            Some(tool) if one_tool => {
+                serde_json::json!({ "tool": self.header(tool), "apis": shown, "styles": styles })
+            }
+            _ => serde_json::json!({ "apis": shown, "styles": styles }),
+        }
+    }
+
+    fn header(&self, owner: usize) -> String {
+        self.headers.get(owner).cloned().unwrap_or_default()
+    }
+}
+
 impl QueryWriter {
-    /// `count` views for each of `apis` (a chunk of `tool`'s APIs), one [`Views`] per API in
-    /// order.
-    pub(crate) async fn write_views(
-        &self,
-        tool: &ToolEntry,
-        apis: &[ApiEntry],
-    ) -> Result<Vec<Views>> {
+    /// `count` views for each API of `chunk`, one [`Views`] per API in the chunk's order.
+    pub(crate) async fn write_views(&self, chunk: &Chunk) -> Result<Vec<Views>> {
+        let apis: Vec<ApiEntry> = chunk.apis().cloned().collect();
         let Some(first) = apis.first() else {
             return Ok(Vec::new());
         };
@@ -77,7 +145,7 @@ impl QueryWriter {
             round: 0,
             what: "batched view writer",
         };
-        let header = render::tool_header(tool).trim().to_owned();
+        let shown = Shown::of(chunk);
         let count = self.settings().count;
         let mut pending: Vec<Pending> = apis.iter().map(|_| Pending::default()).collect();
         for _ in 0..self.settings().max_asks {
@@ -90,9 +158,10 @@ impl QueryWriter {
             for &i in &short {
                 pending[i].views.asks += 1;
             }
-            match self.ask_views(&header, apis, &short, &pending, at).await? {
+            let ctx = shown.ctx(&apis, &short, &pending, count);
+            match self.ask_views(&ctx, at).await? {
                 Ok(reply) => {
-                    self.keep_views(apis, &short, reply, &mut pending, at)
+                    self.keep_views(&apis, &short, reply, &mut pending, at)
                         .await?;
                 }
                 Err(reason) => {
@@ -110,40 +179,17 @@ impl QueryWriter {
         Ok(pending.into_iter().map(|p| p.views).collect())
     }
 
-    /// One model request for the views `asked` (indices into `apis`) still lack: the reply's
-    /// lists by key, or why it was unusable.
+    /// One model request with `ctx`: the reply's lists by key, or why it was unusable.
     async fn ask_views(
         &self,
-        header: &str,
-        apis: &[ApiEntry],
-        asked: &[usize],
-        pending: &[Pending],
+        ctx: &Value,
         at: At<'_>,
     ) -> Result<Result<BTreeMap<String, Value>, String>> {
-        let count = self.settings().count;
-        let shown: Vec<ApiCtx> = asked
-            .iter()
-            .enumerate()
-            .map(|(n, &i)| ApiCtx {
-                number: n + 1,
-                doc: step_markdown(&apis[i]).trim().to_owned(),
-                want: count.saturating_sub(pending[i].views.texts.len()),
-                have: pending[i].views.texts.clone(),
-            })
-            .collect();
-        let styles: Vec<StyleCtx> = Phrasing::for_steps(1)
-            .into_iter()
-            .map(|p| StyleCtx {
-                phrasing: p.as_str(),
-                guide: p.guide(),
-            })
-            .collect();
-        let ctx = serde_json::json!({ "tool": header, "apis": shown, "styles": styles });
         let reply = ask::<BTreeMap<String, Value>>(
             self.chat(),
             Role::QUERIES,
             &WRITE_BATCH,
-            vec![first_message(&WRITE_BATCH, &ctx)?],
+            vec![first_message(&WRITE_BATCH, ctx)?],
             self.settings().temperature,
             at,
         )

@@ -1,50 +1,19 @@
-//! The batched view writer's chunks: which APIs of a tool one model request covers, and the
-//! board where a chunk's members meet: the first to arrive writes the chunk, the others wait
-//! for that write and take their own share of it.
+//! The board where the members of a batched view writer's chunk ([`Chunk`], cut by
+//! `crate::chunking`) meet: the first to arrive writes the chunk, the others wait for that
+//! write and take their own share of it.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
-use toolsmith_catalog::{ApiEntry, ApiId};
+use toolsmith_catalog::ApiId;
 use toolsmith_plumbing::sqlite::lock;
 
 use super::batch::Views;
 use super::types::Discarded;
+use crate::chunking::Chunk;
 use crate::error::Result;
-use crate::run::ApiJob;
-
-/// Up to `size` APIs of one tool that one model request writes views for. A tool's planned
-/// APIs, sorted by id, are cut into consecutive chunks, so a chunk never depends on which of
-/// its APIs an earlier attempt finished: a resumed run asks the very same prompt again.
-#[derive(Clone, Debug)]
-pub(crate) struct Chunk {
-    /// The chunk's APIs, sorted by id; the first one names the chunk.
-    pub(crate) apis: Vec<ApiEntry>,
-}
-
-impl Chunk {
-    /// The chunk of `job`'s API among its tool's planned APIs, `size` (at least 1) a chunk.
-    /// An API missing from its job's tool is a chunk of its own.
-    pub(crate) fn of(job: &ApiJob, size: usize) -> Self {
-        let size = size.max(1);
-        let mut sorted: Vec<&ApiEntry> = job.tool.apis.iter().collect();
-        sorted.sort_by(|a, b| a.api.id.cmp(&b.api.id));
-        let apis = sorted
-            .iter()
-            .position(|a| a.api.id == *job.id())
-            .and_then(|at| sorted.chunks(size).nth(at / size))
-            .map(|chunk| chunk.iter().map(|a| (*a).clone()).collect())
-            .unwrap_or_else(|| vec![job.entry.clone()]);
-        Self { apis }
-    }
-
-    /// The API that names the chunk (its first by id).
-    pub(crate) fn key(&self) -> Option<&ApiId> {
-        self.apis.first().map(|a| &a.api.id)
-    }
-}
 
 /// A written chunk: each API's views, and the APIs that have not taken theirs yet.
 struct Written {
@@ -75,10 +44,10 @@ impl ChunkBoard {
         let written = cell
             .get_or_try_init(|| async {
                 let views = write().await?;
-                let ids = chunk.apis.iter().map(|a| a.api.id.clone());
+                let ids: Vec<ApiId> = chunk.apis().map(|a| a.api.id.clone()).collect();
                 Ok::<_, crate::Error>(Written {
-                    views: ids.clone().zip(views).collect(),
-                    left: Mutex::new(ids.collect()),
+                    views: ids.iter().cloned().zip(views).collect(),
+                    left: Mutex::new(ids.into_iter().collect()),
                 })
             })
             .await?;

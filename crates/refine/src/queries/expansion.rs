@@ -2,15 +2,16 @@
 //! [`QueryWriter`] writes `count` diverse single-call requests; the API's new doc version
 //! (label `queries`) is its starting doc, description and examples as they were, with those
 //! requests as its `queries`, which retrieval indexes as views of the API. With
-//! `apis_per_call` above 1, the views of a chunk of a tool's APIs are written by one model
-//! request (texts only); the chunk's first API to arrive writes it, its other APIs wait for
-//! that write, and each stores its own round as before.
+//! `apis_per_call` above 1, the views of a chunk of a tool's APIs (with `pack_tools`, of
+//! several small tools) are written by one model request (texts only); the chunk's first API
+//! to arrive writes it, its other APIs wait for that write, and each stores its own round as
+//! before.
 
 use async_trait::async_trait;
 use toolsmith_catalog::{ToolEntry, UsageExample, render};
 
 use super::batch::Views;
-use super::chunk::{Chunk, ChunkBoard};
+use super::chunk::ChunkBoard;
 use super::doc::step_markdown;
 use super::settings::QueryWriterSettings;
 use super::types::{Discarded, PathStep, Phrasing, Voice, WriteRequest};
@@ -71,11 +72,9 @@ impl QueryExpansion {
 
     /// The API's share of its chunk's views, writing the chunk unless a sibling has.
     async fn write_batched(&self, job: &ApiJob) -> Result<Views> {
-        let chunk = Chunk::of(job, self.settings().apis_per_call);
+        let chunk = job.chunk(self.settings().chunking());
         self.chunks
-            .views(&chunk, job.id(), || {
-                self.writer.write_views(&job.tool, &chunk.apis)
-            })
+            .views(&chunk, job.id(), || self.writer.write_views(&chunk))
             .await
     }
 }
@@ -180,21 +179,21 @@ impl QueryWriterSettings {
         )
     }
 
-    /// What `job`'s chunk costs when `job` is its first API: `max_asks` requests showing the
-    /// tool and every API of the chunk, each request writing (and later showing) the views of
-    /// all of them.
+    /// What `job`'s chunk costs when `job` is its first API: `max_asks` requests showing
+    /// each tool and every API of the chunk, each request writing (and later showing) the
+    /// views of all of them. A packed chunk is counted once, as any other.
     fn chunk_estimate(&self, job: &ApiJob) -> Estimate {
-        let chunk = Chunk::of(job, self.apis_per_call);
+        let chunk = job.chunk(self.chunking());
         if chunk.key() != Some(job.id()) {
             return Estimate::default();
         }
-        let shown: usize = render::tool_header(&job.tool).len()
-            + chunk
-                .apis
-                .iter()
-                .map(|a| step_markdown(a).len())
-                .sum::<usize>();
-        let views = (self.count * chunk.apis.len()) as u64;
+        let headers: usize = chunk
+            .tools
+            .iter()
+            .map(|t| render::tool_header(t).len())
+            .sum();
+        let shown = headers + chunk.apis().map(|a| step_markdown(a).len()).sum::<usize>();
+        let views = (self.count * chunk.apis().count()) as u64;
         Estimate::of_requests(
             u64::from(self.max_asks),
             (shown / CHARS_PER_TOKEN) as u64

@@ -6,7 +6,8 @@
 //! or a user's own words for a yardstick. Items that do not fit the path are dropped with a warning, and the rest
 //! are de-duplicated by cosine (by exact text without an embedder); a later ask fills what
 //! was dropped, shown the requests kept so far. With `apis_per_call` above 1, views are
-//! written for a chunk of a tool's APIs at once, texts only (`batch`, `chunk`).
+//! written for a chunk of a tool's APIs at once, texts only (`batch`, `chunk`); with
+//! `pack_tools`, a chunk may hold several small tools (`crate::chunking`).
 
 mod batch;
 mod check;

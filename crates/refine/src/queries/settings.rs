@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::chunking::Chunking;
 use crate::error::{Error, Result};
 
 /// The query writer's knobs. `Default` is Re-Invoke's run where the paper states one.
@@ -25,10 +26,18 @@ pub struct QueryWriterSettings {
     /// default) asks per API, each request with its call's arguments checked against the
     /// API's parameters. More groups each tool's APIs, sorted by id, into fixed chunks of up
     /// to this many: one request shows the tool once and each API of the chunk, and asks for
-    /// the request texts only (no arguments), so the model calls fall by about this factor.
+    /// the request texts only (no arguments), so the model calls fall by about this factor
+    /// for large tools (small tools share requests only with `pack_tools`).
     /// The chunks do not depend on which APIs are finished, so a resumed run asks the same
     /// prompts again and the response cache answers them.
     pub apis_per_call: usize,
+    /// With `apis_per_call` above 1, whether the APIs of small tools share a request: the
+    /// partial chunks (a tool's last one, or a tool smaller than `apis_per_call`) are merged
+    /// in tool-id order while the merged chunk holds at most `apis_per_call` APIs, its request
+    /// showing each of its tools once with that tool's APIs after it. A tool's APIs are cut
+    /// as without it. Off by default (each tool's chunks as before): how packing tools
+    /// changes the views' quality is not measured yet.
+    pub pack_tools: bool,
 }
 
 impl QueryWriterSettings {
@@ -42,7 +51,16 @@ impl QueryWriterSettings {
         max_asks: 3,
         max_observation_chars: 2048,
         apis_per_call: 1,
+        pack_tools: false,
     };
+
+    /// How the batched writer cuts a run's APIs into chunks.
+    pub(crate) fn chunking(&self) -> Chunking {
+        Chunking {
+            size: self.apis_per_call,
+            pack_tools: self.pack_tools,
+        }
+    }
 
     /// Refuses values no run can use.
     pub fn validate(&self) -> Result<()> {

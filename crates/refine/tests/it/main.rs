@@ -12,5 +12,6 @@ mod invented;
 mod lint;
 mod queries;
 mod queries_batch;
+mod queries_pack;
 mod queries_refine;
 mod runs;

@@ -271,6 +271,7 @@ struct ConfigFile {
 /// count = 10                # synthetic requests per API (Re-Invoke)
 /// dedup_threshold = 0.9     # cosine at which a request is a near-duplicate
 /// apis_per_call = 1        # APIs whose views one request writes (texts only above 1)
+/// pack_tools = false       # above 1, small tools share a request (not yet measured)
 /// [refine.gate]
 /// rule = "sign_test"       # sign_test | margin (docs/gate.md)
 /// alpha = 0.05

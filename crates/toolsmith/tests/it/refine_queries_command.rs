@@ -267,3 +267,44 @@ async fn refine_queries_reads_apis_per_call_from_the_config_and_asks_once_per_ch
     .await
     .unwrap();
 }
+
+/// A spec of one tool titled `title` with a GET operation per path.
+fn small_tool(title: &str, paths: &[&str]) -> String {
+    let paths: serde_json::Map<String, Value> = paths
+        .iter()
+        .map(|p| {
+            (
+                (*p).to_owned(),
+                json!({"get": {"summary": format!("List the {p}")}}),
+            )
+        })
+        .collect();
+    json!({"openapi": "3.0.0", "info": {"title": title, "version": "1"}, "paths": paths})
+        .to_string()
+}
+
+#[test]
+fn refine_queries_reads_pack_tools_from_the_config_and_counts_a_packed_chunk_once() {
+    let ws = Workspace::new();
+    // Three tools of 2, 1 and 4 APIs: five a request packs the first two into one.
+    let tools: [(&str, &[&str]); 3] = [
+        ("Aviary", &["/birds", "/cages"]),
+        ("Bakery", &["/loaves"]),
+        ("Circus", &["/acts", "/clowns", "/tents", "/tickets"]),
+    ];
+    for (title, paths) in tools {
+        let file = ws.dir.path().join(format!("{title}.json"));
+        std::fs::write(&file, small_tool(title, paths)).unwrap();
+        ws.ok(&["import", file.to_str().unwrap()]);
+    }
+    let toml = ws.dir.path().join("toolsmith.toml");
+    let dry_run = |pack_tools: bool| {
+        let config =
+            format!("[refine.queries]\ncount = 3\napis_per_call = 5\npack_tools = {pack_tools}\n");
+        std::fs::write(&toml, config).unwrap();
+        planned_requests(&ws.ok(&["refine", "--method", "queries", "--dry-run"]))
+    };
+    // Three asks per chunk.
+    assert_eq!(dry_run(false), 9, "a chunk per tool");
+    assert_eq!(dry_run(true), 6, "Aviary with Bakery, then Circus");
+}
