@@ -5,9 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolsmith_catalog::{
-    ApiId, DocSelector, DocTarget, ImportOptions, Scope, Store, ToolEntry, read_bytes,
-};
+use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, ToolEntry, read_bytes};
 use toolsmith_llm::testing::{Reply, ScriptedEmbedder, ScriptedLlm, When};
 use toolsmith_llm::{ChatModel, Role};
 use toolsmith_refine::{
@@ -15,7 +13,7 @@ use toolsmith_refine::{
     RunReport, RunSpec, Runner, Stop,
 };
 
-use crate::support::Recorder;
+use crate::support::{Recorder, queries_of};
 
 const SPEC: &[u8] = br#"{"openapi": "3.0.0", "info": {"title": "Cinema", "version": "1", "description": "Films, people and genres."},
   "paths": {
@@ -159,17 +157,6 @@ fn llm() -> ScriptedLlm {
             When::last_message_contains("### cinema/get_search_movie"),
             Reply::text(second.to_string()),
         )
-}
-
-fn queries_of(store: &Store, api: &ApiId) -> Vec<String> {
-    store
-        .doc_history(&DocTarget::Api(api.clone()))
-        .unwrap()
-        .into_iter()
-        .find(|d| d.label.as_str() == "queries")
-        .expect("a queries version")
-        .doc
-        .queries
 }
 
 fn prompts(llm: &ScriptedLlm) -> Vec<String> {

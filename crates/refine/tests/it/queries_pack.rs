@@ -5,16 +5,14 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolsmith_catalog::{
-    ApiId, DocSelector, DocTarget, ImportOptions, Scope, Store, ToolEntry, read_bytes,
-};
+use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, ToolEntry, read_bytes};
 use toolsmith_llm::testing::{Reply, ScriptedEmbedder, ScriptedLlm, When};
 use toolsmith_refine::{
     Estimate, Method, QueryExpansion, QueryWriter, QueryWriterSettings, RefineStore, Round, RunId,
     RunReport, RunSpec, Runner, Stop,
 };
 
-use crate::support::Recorder;
+use crate::support::{Recorder, queries_of};
 
 /// Three tools of 2, 1 and 4 APIs, in tool-id order: with five APIs a chunk, packing merges
 /// the first two (3 APIs) and leaves the third (4 more would make 7) on its own.
@@ -156,17 +154,6 @@ async fn run(
     .run(run, &tools)
     .await
     .unwrap()
-}
-
-fn queries_of(store: &Store, api: &ApiId) -> Vec<String> {
-    store
-        .doc_history(&DocTarget::Api(api.clone()))
-        .unwrap()
-        .into_iter()
-        .find(|d| d.label.as_str() == "queries")
-        .expect("a queries version")
-        .doc
-        .queries
 }
 
 fn sorted_prompts(llm: &ScriptedLlm) -> Vec<String> {

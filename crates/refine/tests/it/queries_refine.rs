@@ -4,7 +4,6 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolsmith_catalog::{DocTarget, Store};
 use toolsmith_llm::testing::{Reply, ScriptedEmbedder, ScriptedLlm, When};
 use toolsmith_llm::{Budget, BudgetLimits, ChatModel, Metered};
 use toolsmith_refine::{
@@ -12,7 +11,7 @@ use toolsmith_refine::{
     Runner, Stop,
 };
 
-use crate::support::{Recorder, details, search, store, tools};
+use crate::support::{Recorder, details, queries_doc, search, store, tools};
 
 const SEARCHES: [&str; 3] = ["Dune", "Alien", "Heat"];
 const MOVIE_IDS: [u64; 3] = [603, 438_631, 949];
@@ -60,15 +59,6 @@ fn new_run(refine: &RefineStore) -> RunId {
         .unwrap()
 }
 
-fn queries_doc(store: &Store, api: toolsmith_catalog::ApiId) -> toolsmith_catalog::DocVersion {
-    store
-        .doc_history(&DocTarget::Api(api))
-        .unwrap()
-        .into_iter()
-        .find(|d| d.label.as_str() == "queries")
-        .expect("a queries version")
-}
-
 #[tokio::test]
 async fn each_api_gets_a_queries_version_keeping_its_description_and_examples() {
     let catalog = Mutex::new(store());
@@ -97,7 +87,7 @@ async fn each_api_gets_a_queries_version_keeping_its_description_and_examples() 
         .iter()
         .find(|a| a.api.id == search())
         .unwrap();
-    let doc = queries_doc(&store, search());
+    let doc = queries_doc(&store, &search());
     assert!(!doc.active, "a queries version is not activated");
     assert_eq!(doc.doc.description, start.description());
     assert_eq!(
@@ -113,7 +103,7 @@ async fn each_api_gets_a_queries_version_keeping_its_description_and_examples() 
             "Is there a film called Heat"
         ]
     );
-    assert_eq!(queries_doc(&store, details()).doc.queries.len(), 3);
+    assert_eq!(queries_doc(&store, &details()).doc.queries.len(), 3);
     let rounds = refine.rounds(run, &details()).unwrap();
     assert_eq!(rounds.len(), 1);
     assert_eq!(rounds[0].stop, Some(Stop::Done));
@@ -170,6 +160,6 @@ async fn a_run_stopped_at_the_budget_resumes_without_asking_about_finished_apis(
     assert!(asked[0].last_message().contains(&format!("### {other}\n")));
     let store = catalog.into_inner().unwrap();
     for api in [search(), details()] {
-        assert_eq!(queries_doc(&store, api).doc.queries.len(), 3);
+        assert_eq!(queries_doc(&store, &api).doc.queries.len(), 3);
     }
 }

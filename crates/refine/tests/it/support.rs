@@ -85,3 +85,18 @@ impl RefineObserver for Recorder {
             .push(format!("stopped {}", end.as_str()));
     }
 }
+
+/// The `queries` doc version of `api` (the views a run stored).
+pub(crate) fn queries_doc(store: &Store, api: &ApiId) -> toolsmith_catalog::DocVersion {
+    store
+        .doc_history(&toolsmith_catalog::DocTarget::Api(api.clone()))
+        .unwrap()
+        .into_iter()
+        .find(|d| d.label.as_str() == "queries")
+        .expect("a queries version")
+}
+
+/// The views of `api`'s `queries` doc version.
+pub(crate) fn queries_of(store: &Store, api: &ApiId) -> Vec<String> {
+    queries_doc(store, api).doc.queries
+}
