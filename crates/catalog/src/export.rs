@@ -69,6 +69,7 @@ fn input_schema_noting(api: &ApiEntry, notes: &mut Vec<String>) -> Value {
             ));
         }
         let mut schema = fixed.into_owned();
+        repair::strip_notes(&mut schema);
         if let (Value::Object(map), false) = (&mut schema, p.description.is_empty()) {
             map.entry("description")
                 .or_insert_with(|| Value::String(p.description.clone()));
@@ -90,16 +91,17 @@ fn input_schema_noting(api: &ApiEntry, notes: &mut Vec<String>) -> Value {
         .iter()
         .any(|p| p.location == ParamLocation::Body);
     if let (Some(body), false) = (&api.api.request_body, has_body_params) {
-        if properties.insert("body".to_owned(), body.clone()).is_some() {
+        let body_required = body
+            .get(repair::BODY_REQUIRED)
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let mut schema = body.clone();
+        repair::strip_notes(&mut schema);
+        if properties.insert("body".to_owned(), schema).is_some() {
             notes.push("a parameter named `body` is replaced by the request body".to_owned());
         }
         let name = Value::String("body".to_owned());
-        if body
-            .get("x-body-required")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-            && !required.contains(&name)
-        {
+        if body_required && !required.contains(&name) {
             required.push(name);
         }
     }
@@ -469,7 +471,7 @@ fn operation(
         let mut body = place_schema(body, "request body", components, notes);
         let required = body
             .as_object_mut()
-            .and_then(|m| m.remove("x-body-required"))
+            .and_then(|m| m.remove(repair::BODY_REQUIRED))
             .and_then(|v| v.as_bool())
             .unwrap_or(false);
         op["requestBody"] =

@@ -10,6 +10,20 @@ use serde_json::{Map, Number, Value};
 /// original strings by keyword (`{"maximum": "50"}`). `lint` reports it.
 pub(crate) const NUMBER_STRINGS: &str = "x-toolsmith-number-strings";
 
+/// The keyword the importer puts on a request body the spec marks required (a body schema
+/// has no `required` of its own for that).
+pub(crate) const BODY_REQUIRED: &str = "x-body-required";
+
+/// Removes the importer's own notes ([`NUMBER_STRINGS`], [`BODY_REQUIRED`]) from every
+/// level of `schema`: they are for toolsmith's lint and export, not for a model or a
+/// client reading a tool's input schema.
+pub(crate) fn strip_notes(schema: &mut Value) {
+    each_schema(schema, &mut |map| {
+        map.remove(NUMBER_STRINGS);
+        map.remove(BODY_REQUIRED);
+    });
+}
+
 /// Keys whose values are data, never schemas.
 const DATA_KEYS: [&str; 5] = ["example", "examples", "enum", "default", "const"];
 

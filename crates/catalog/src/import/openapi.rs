@@ -327,7 +327,7 @@ fn operation(
             // Remember that the body as a whole is required.
             let mut schema = schema.clone();
             if let Value::Object(map) = &mut schema {
-                map.insert("x-body-required".to_owned(), Value::Bool(true));
+                map.insert(crate::repair::BODY_REQUIRED.to_owned(), Value::Bool(true));
             }
             request_body = Some(schema);
         }

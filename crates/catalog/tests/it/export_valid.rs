@@ -4,6 +4,7 @@
 //! strings, and no-content responses.
 
 use serde_json::{Value, json};
+use toolsmith_catalog::export::input_schema;
 use toolsmith_catalog::lint::{LintKind, lint_catalog};
 use toolsmith_catalog::testing::{assert_valid_openapi, openapi_validator};
 use toolsmith_catalog::{
@@ -265,6 +266,39 @@ fn numbers_written_as_strings_compile_after_import_and_lint_reports_them() {
         "{found:?}"
     );
     export_valid(&catalog);
+}
+
+const REQUIRED_BODY: &str = r#"{
+  "openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+  "paths": {"/albums": {"get": {"operationId": "getAlbums", "description": "Albums.",
+    "parameters": [{"name": "limit", "in": "query", "description": "Page size.",
+      "schema": {"type": "integer", "maximum": "50"}}],
+    "responses": {"200": {"description": "ok"}}},
+   "put": {"operationId": "saveAlbums", "description": "Saves albums.",
+    "requestBody": {"required": true, "content": {"application/json": {"schema": {
+      "type": "array", "maxItems": "50", "items": {"type": "string"}}}}},
+    "responses": {"200": {"description": "ok"}}}}}
+}"#;
+
+/// A model reads an API's input schema: the importer's own notes (the strings it read
+/// numbers from, a body's required flag) are not in it, the repaired bound and a required
+/// body's place in `required` are.
+#[test]
+fn a_function_schema_carries_no_importer_notes() {
+    let (store, _catalog) = import("music.json", REQUIRED_BODY);
+    let get = store.api(&"music/getalbums".parse().unwrap()).unwrap();
+    let put = store.api(&"music/savealbums".parse().unwrap()).unwrap();
+    let (get, put) = (input_schema(&get), input_schema(&put));
+    assert_eq!(get["properties"]["limit"]["maximum"], 50);
+    assert_eq!(put["properties"]["body"]["maxItems"], 50);
+    assert_eq!(put["required"], json!(["body"]));
+    for schema in [get, put] {
+        let text = schema.to_string();
+        assert!(
+            !text.contains("x-toolsmith") && !text.contains("x-body-required"),
+            "{text}"
+        );
+    }
 }
 
 const NO_CONTENT: &str = r#"{
