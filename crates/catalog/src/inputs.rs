@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::model::{Api, ParamLocation};
+use crate::model::{Api, Param, ParamLocation};
 
 /// What an API's request body says about the fields it takes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +76,22 @@ impl Api {
             })
             .map(|p| p.name.as_str())
             .collect()
+    }
+
+    /// One parameter per argument name, as a model passes them: where a spec declares a name
+    /// twice (Spotify's `ids` in the query and in the body), the last declaration, which the
+    /// function schema keeps too ([`crate::export::input_schema`]), at the place the name first
+    /// appears. Every text that lists the parameters for a model reads them here, so a doc never
+    /// shows one argument twice.
+    pub fn arguments(&self) -> Vec<&Param> {
+        let mut out: Vec<&Param> = Vec::with_capacity(self.params.len());
+        for p in &self.params {
+            match out.iter_mut().find(|q| q.name == p.name) {
+                Some(earlier) => *earlier = p,
+                None => out.push(p),
+            }
+        }
+        out
     }
 
     /// Whether it takes no input at all (no parameter, no body or an object body with no

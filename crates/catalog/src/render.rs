@@ -9,7 +9,8 @@ use serde_json::Value;
 use crate::model::{Doc, Param};
 use crate::store::{ApiEntry, ToolEntry};
 
-/// Markdown for one API: heading, call line, description, parameters, examples.
+/// Markdown for one API: heading, call line, description, parameters (one line per argument
+/// name: [`crate::Api::arguments`]), examples.
 pub fn api_markdown(api: &ApiEntry) -> String {
     let mut out = String::new();
     let a = &api.api;
@@ -25,7 +26,7 @@ pub fn api_markdown(api: &ApiEntry) -> String {
     }
     if !a.params.is_empty() {
         let _ = writeln!(out, "Parameters:");
-        for p in &a.params {
+        for p in a.arguments() {
             let _ = writeln!(out, "{}", param_line(p));
         }
         out.push('\n');

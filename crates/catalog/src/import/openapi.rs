@@ -319,11 +319,7 @@ fn operation(
         {
             request_body = Some(resolver.schema(schema, &format!("{media_at}/schema"))?);
         }
-        let required = body
-            .get("required")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        if let (Some(schema), true) = (&request_body, required) {
+        if let (Some(schema), true) = (&request_body, flag(body.get("required"))) {
             // Remember that the body as a whole is required.
             let mut schema = schema.clone();
             if let Value::Object(map) = &mut schema {
@@ -446,19 +442,32 @@ fn parameter(
             resolver.schema(&Value::Object(map), at)?
         }
     };
-    let required = location == ParamLocation::Path
-        || raw
-            .get("required")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+    let required = location == ParamLocation::Path || flag(raw.get("required"));
+    // Many specs (Spotify's among them) describe a parameter only inside its schema.
+    let description = [str_at(raw, "description"), str_at(&schema, "description")]
+        .into_iter()
+        .map(str::trim)
+        .find(|d| !d.is_empty())
+        .unwrap_or_default()
+        .to_owned();
     Ok(ParamOrBody::Param(Param {
         name,
         location,
         required,
         schema,
-        description: str_at(raw, "description").trim().to_owned(),
+        description,
         list_format: list_format(raw, dialect, location),
     }))
+}
+
+/// A boolean field of a spec: `true`, or the string `"true"` that some specs write
+/// (Spotify's `required: "true"`).
+fn flag(value: Option<&Value>) -> bool {
+    match value {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => s.trim().eq_ignore_ascii_case("true"),
+        _ => false,
+    }
 }
 
 /// How a query parameter's list value goes on the wire: OpenAPI 3's `style` and `explode`

@@ -292,3 +292,53 @@ fn list_parameters_keep_the_wire_format_the_spec_gives() {
     let again = import_text("lists-again.json", &exported.to_string());
     assert_eq!(list_formats(&again), expected, "the export keeps them");
 }
+
+/// A Spotify-shaped follow endpoint: parameters described only inside their schemas, a
+/// `required` written as the string "true", and `ids` declared in the query and in the body.
+const FOLLOW_JSON: &str = r#"{
+  "openapi": "3.0.3",
+  "info": {"title": "Music", "version": "1"},
+  "servers": [{"url": "https://music.example/v1"}],
+  "paths": {"/me/following": {"put": {
+    "operationId": "follow-artists",
+    "summary": "Follow artists",
+    "parameters": [
+      {"name": "type", "in": "query", "required": "true",
+       "schema": {"type": "string", "enum": ["artist", "user"], "description": "The kind of id."}},
+      {"name": "ids", "in": "query",
+       "schema": {"type": "string", "description": "Comma-separated ids."}}
+    ],
+    "requestBody": {"content": {"application/json": {"schema": {
+      "type": "object",
+      "required": ["ids"],
+      "properties": {"ids": {"type": "array", "items": {"type": "string"},
+                             "description": "A JSON array of ids."}}
+    }}}},
+    "responses": {"204": {"description": "done"}}
+  }}}
+}"#;
+
+#[test]
+fn schema_descriptions_string_flags_and_a_name_in_query_and_body_read_as_the_agent_sees_them() {
+    let store = import_text("follow.json", FOLLOW_JSON);
+    let catalog = store
+        .catalog(&DocSelector::Active, &Scope::default())
+        .unwrap();
+    let entry = &catalog.tools[0].apis[0];
+    let kind = entry.api.params.iter().find(|p| p.name == "type").unwrap();
+    assert_eq!(kind.description, "The kind of id.", "read from its schema");
+    assert!(
+        kind.required,
+        "`required: \"true\"` is a required parameter"
+    );
+
+    let markdown = toolsmith_catalog::render::api_markdown(entry);
+    assert_eq!(markdown.matches("- ids (").count(), 1, "{markdown}");
+    assert!(
+        markdown.contains("- ids (body, array, required): A JSON array of ids."),
+        "the declaration the function schema keeps: {markdown}"
+    );
+    let schema = export::input_schema(entry);
+    assert_eq!(schema["properties"]["ids"]["type"], "array", "{schema}");
+    assert!(markdown.contains("- type (query, string, required): The kind of id."));
+}

@@ -1,13 +1,11 @@
 //! How the writer shows one API: the catalog's markdown, with each parameter listed once and
 //! a type that agrees with its description, so the prompt never contradicts itself.
 
-use std::collections::BTreeSet;
-
 use serde_json::Value;
 use toolsmith_catalog::{ApiEntry, Param, render};
 
-/// `api` as the writer reads it: one line per parameter name (an argument goes by its name,
-/// so a field that a spec lists both in the query and in the body is one argument), and a
+/// `api` as the writer reads it: one line per argument name ([`toolsmith_catalog::Api::arguments`]:
+/// a field that a spec lists both in the query and in the body is one argument), and a
 /// number typed parameter whose description asks for separated values shown as the text it
 /// really is (TMDB's `with_release_type`: integer, "a comma (AND) or pipe (OR) separated
 /// value").
@@ -15,14 +13,7 @@ pub(crate) fn step_markdown(api: &ApiEntry) -> String {
     let mut bare = api.clone();
     bare.api.params.clear();
     let mut out = render::api_markdown(&bare).trim_end().to_owned();
-    let mut seen = BTreeSet::new();
-    let lines: Vec<String> = api
-        .api
-        .params
-        .iter()
-        .filter(|p| seen.insert(p.name.as_str()))
-        .map(param_line)
-        .collect();
+    let lines: Vec<String> = api.api.arguments().into_iter().map(param_line).collect();
     if !lines.is_empty() {
         out.push_str("\n\nParameters:\n");
         out.push_str(&lines.join("\n"));
@@ -108,7 +99,10 @@ mod tests {
         };
         let shown = step_markdown(&ApiEntry { api, doc: None });
         assert_eq!(shown.matches("- ids (").count(), 1, "{shown}");
-        assert!(shown.contains("- ids (query, string)"), "{shown}");
+        assert!(
+            shown.contains("- ids (body, array)"),
+            "the declaration the function schema keeps: {shown}"
+        );
         assert!(
             shown.contains("- with_release_type (query, string)"),
             "{shown}"
