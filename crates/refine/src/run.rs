@@ -26,6 +26,11 @@ use crate::store::RefineStore;
 /// Characters per token in the dry-run estimate (English prose and JSON average about 4).
 pub(crate) const CHARS_PER_TOKEN: usize = 4;
 
+/// Lint kinds that are the spec's own, which no doc text can correct: refinement prompts
+/// leave them out (a repaired `"maximum": "50"` in a response schema names no parameter the
+/// writer could describe).
+const SPEC_ONLY: [LintKind; 2] = [LintKind::NoResponseSchema, LintKind::NumberAsString];
+
 /// One API to refine: the API with the doc refinement starts from, and its tool's name.
 #[derive(Clone, Debug)]
 pub struct ApiJob {
@@ -77,8 +82,8 @@ impl ApiJob {
     }
 
     /// The lint findings of the API with `description` as its doc that a doc can correct
-    /// (a missing response schema is the spec's, not the doc's), each as one line for a
-    /// prompt: the facts refinement is told to fix.
+    /// (a missing response schema and a number the importer repaired are the spec's, not the
+    /// doc's), each as one line for a prompt: the facts refinement is told to fix.
     pub fn findings(&self, description: &str) -> Vec<String> {
         self.findings_where(description, |_| true)
     }
@@ -101,7 +106,7 @@ impl ApiJob {
             .filter(|_| description.trim() == self.original().trim());
         own.iter()
             .chain(shared)
-            .filter(|f| f.kind != LintKind::NoResponseSchema && keep(f))
+            .filter(|f| !SPEC_ONLY.contains(&f.kind) && keep(f))
             .map(|f| match &f.param {
                 Some(p) => format!("parameter `{p}`: {} ({})", f.message, f.kind),
                 None => format!("{} ({})", f.message, f.kind),

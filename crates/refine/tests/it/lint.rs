@@ -16,7 +16,8 @@ use crate::support::{Recorder, executor, tools};
 
 /// A discover API whose doc contradicts itself: a near-miss and an unknown parameter named in
 /// its description (and a country code it names a parameter's value, which is no finding), a
-/// lower bound described as "less than", an integer enum typed string.
+/// lower bound described as "less than", an integer enum typed string, and a response bound
+/// written as a string (repaired on import: nothing a doc could fix).
 const SPEC: &[u8] = br#"{"openapi": "3.0.0", "info": {"title": "Films", "version": "1"},
   "paths": {"/discover/movie": {"get": {"summary": "Discover movies",
     "description": "Discover movies by filters. Set the `vote_count_gte` parameter to a minimum count. The `region_code` parameter picks a country: for American films set the parameter \"US\".",
@@ -26,7 +27,7 @@ const SPEC: &[u8] = br#"{"openapi": "3.0.0", "info": {"title": "Films", "version
       {"name": "with_status", "in": "query", "schema": {"type": "string", "enum": [0, 1, 2]},
        "description": "Release status code."}],
     "responses": {"200": {"description": "Movies", "content": {"application/json": {"schema": {
-      "type": "object", "properties": {"results": {"type": "array", "items": {"type": "object",
+      "type": "object", "properties": {"results": {"type": "array", "maxItems": "20", "items": {"type": "object",
         "properties": {"id": {"type": "integer"}, "title": {"type": "string"}}}}}}}}}}}}}}"#;
 
 fn discover() -> ApiId {
@@ -77,6 +78,7 @@ async fn easytool_fixes_the_mechanical_findings_and_tells_the_model_the_rest() {
         2,
         "{before:?}"
     );
+    assert!(before.contains(&LintKind::NumberAsString), "{before:?}");
     let planned = tools(&store, &[discover()]);
     let exec = executor(&store);
     // The model writes the near-miss name again: the clean-up corrects its output too.
@@ -129,6 +131,8 @@ async fn easytool_fixes_the_mechanical_findings_and_tells_the_model_the_rest() {
     );
     assert!(!prompt.contains("region_code"), "{prompt}");
     assert!(!prompt.contains("unknown_param_in_description"), "{prompt}");
+    // A bound the importer repaired is no fact about the doc.
+    assert!(!prompt.contains("number_as_string"), "{prompt}");
 
     let store = catalog.into_inner().unwrap();
     let after = kinds(&store, Some("easytool"));
