@@ -43,7 +43,7 @@ async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> J
 
 #[tokio::test(flavor = "multi_thread")]
 async fn solve_runs_an_agent_against_a_loopback_llm_and_the_simulated_api() {
-    let (addr, seen) = serve_with_state("/v1/chat/completions", post(chat)).await;
+    let (addr, seen) = serve_with_state::<Seen>("/v1/chat/completions", post(chat)).await;
     let ws = Workspace::tmdb_with_llm(addr);
     let trace = ws.dir.path().join("trace.jsonl");
     let trace_arg = trace.to_str().unwrap().to_owned();
