@@ -196,7 +196,7 @@ async fn bench_run_with_intents_offers_the_fused_tools_and_notes_their_cost() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_config_turns_intents_on_for_search_and_the_flag_turns_them_off() {
-    let (addr, seen) = loopback().await;
+    let (addr, _) = loopback().await;
     tokio::task::spawn_blocking(move || {
         let (ws, _) = city_workspace(addr);
         let config = ws.dir.path().join("toolsmith.toml");

@@ -2,7 +2,7 @@
 //! --rerank` over a small city API, the model a loopback OpenAI-compatible server that names
 //! the candidates fitting the request.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::routing::post;
 use axum::{Json, Router};
