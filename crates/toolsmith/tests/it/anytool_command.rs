@@ -5,7 +5,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, completion, serve_loopback, shared, text_completion};
+use crate::support::{Workspace, completion, serve_loopback, text_completion};
 
 fn call(name: &str, arguments: Value) -> Value {
     json!({"role": "assistant", "content": null, "tool_calls": [{
@@ -75,9 +75,7 @@ async fn chat(Json(request): Json<Value>) -> Json<Value> {
 #[tokio::test(flavor = "multi_thread")]
 async fn solve_with_anytool_builds_the_agent_tree_and_answers_from_the_pool() {
     let addr = serve_loopback(Router::new().route("/v1/chat/completions", post(chat))).await;
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    ws.use_llm(addr);
+    let ws = Workspace::tmdb_with_llm(addr);
     let trace = ws.dir.path().join("trace.jsonl");
     let trace_arg = trace.to_str().unwrap().to_owned();
     let (out, _ws) = tokio::task::spawn_blocking(move || {
@@ -152,9 +150,7 @@ async fn seeded_workspace(
         }),
     );
     let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    ws.use_llm(addr);
+    let ws = Workspace::tmdb_with_llm(addr);
     let toml = ws.dir.path().join("toolsmith.toml");
     let mut text = std::fs::read_to_string(&toml).unwrap();
     text.push_str(&format!(
@@ -272,9 +268,7 @@ async fn naming_workspace() -> Workspace {
         }),
     );
     let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    ws.use_llm(addr);
+    let ws = Workspace::tmdb_with_llm(addr);
     let toml = ws.dir.path().join("toolsmith.toml");
     let mut text = std::fs::read_to_string(&toml).unwrap();
     text.push_str("[retrieve]\nmethod = \"bm25\"\n[anytool]\nseed_k = 0\njudge_votes = 1\n");

@@ -4,11 +4,12 @@
 
 use std::sync::{Arc, Mutex};
 
+use axum::Json;
 use axum::routing::post;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, completion, serve_loopback, shared};
+use crate::support::model::serve_with_state;
+use crate::support::{Workspace, completion, json_of, shared};
 
 pub(crate) type Seen = Arc<Mutex<Vec<Value>>>;
 
@@ -66,36 +67,18 @@ pub(crate) async fn chat(
     completion(&request, message, "tool_calls", (100, 10))
 }
 
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+/// The agent of [`chat`] on a loopback port, and a workspace whose model it is.
+pub(crate) async fn tmdb_agent() -> (Workspace, Seen) {
+    let (addr, seen) = serve_with_state("/v1/chat/completions", post(chat)).await;
+    (Workspace::with_llm(addr), seen)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bench_runs_replays_and_reports_as_json() {
-    let seen: Seen = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(seen.clone());
-    let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.use_llm(addr);
+    let (ws, seen) = tmdb_agent().await;
     let data = shared("restbench-tmdb/..");
     let ws = tokio::task::spawn_blocking(move || {
-        let run = |extra: &[&str]| {
-            let mut args = vec![
-                "bench",
-                "run",
-                "--dataset",
-                "restbench-tmdb",
-                "--limit",
-                "3",
-                "--json",
-                "--data-dir",
-                &data,
-            ];
-            args.extend_from_slice(extra);
-            json_of(&ws.ok(&args))
-        };
+        let run = |extra: &[&str]| json_of(&ws.bench_run("restbench-tmdb", &data, extra));
         let first = run(&["--name", "recorded"]);
         assert_eq!(first["run"], 1);
         assert_eq!(first["summary"]["queries"], 3);
@@ -301,13 +284,7 @@ fn retrieval_reports_coverage_at_asked_cut_offs_and_lists_the_misses() {
 /// an error, not a silent run on the original docs.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_named_benchmark_runs_on_the_doc_version_refined_in_the_db() {
-    let seen: Seen = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(seen.clone());
-    let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.use_llm(addr);
+    let (ws, seen) = tmdb_agent().await;
     let data = shared("restbench-tmdb/..");
     let spec = shared("restbench-tmdb/restgpt/tmdb_oas.json");
     tokio::task::spawn_blocking(move || {

@@ -4,13 +4,11 @@
 //! a query is offered.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
 
-use axum::routing::post;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, completion, serve_loopback};
+use crate::support::model::finishing_agent;
+use crate::support::{Workspace, json_of};
 
 /// Two searches produce the ids the credits and the reviews take.
 const FILMS: &str = r#"{"openapi": "3.0.0", "info": {"title": "films", "version": "1"},
@@ -44,22 +42,6 @@ const QUERIES: &str = r#"[
   {"query": "Which movies did Sofia Coppola direct or act in?", "solution": ["GET /search/person", "GET /person/{person_id}/movie_credits"]}
 ]"#;
 
-/// Answers every request with a Finish, counting them.
-async fn finish(
-    seen: axum::extract::State<Arc<Mutex<usize>>>,
-    Json(request): Json<Value>,
-) -> Json<Value> {
-    *seen.lock().unwrap() += 1;
-    let message = json!({"role": "assistant", "content": null, "tool_calls": [{
-        "id": "call_finish", "type": "function", "function": {"name": "Finish",
-        "arguments": json!({"return_type": "give_answer", "final_answer": "an answer"}).to_string()}}]});
-    completion(&request, message, "tool_calls", (10, 5))
-}
-
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
 /// Cells by `docs/expansion`: (run id, resumed).
 fn cells(report: &Value) -> Vec<(String, i64, bool)> {
     report["cells"]
@@ -82,21 +64,11 @@ fn cells(report: &Value) -> Vec<(String, i64, bool)> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_matrix_runs_each_cell_once_and_resumes_finished_cells() {
-    let seen: Arc<Mutex<usize>> = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(finish))
-        .with_state(Arc::clone(&seen));
-    let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.use_llm(addr);
-    let config = ws.dir.path().join("toolsmith.toml");
-    let mut toml = std::fs::read_to_string(&config).unwrap();
-    toml.push_str("\n[retrieve]\nmethod = \"bm25\"\n");
-    std::fs::write(&config, toml).unwrap();
-    std::fs::write(ws.dir.path().join("films.json"), FILMS).unwrap();
-    let queries = ws.dir.path().join("queries.json");
-    std::fs::write(&queries, QUERIES).unwrap();
-    let queries = queries.to_string_lossy().into_owned();
+    // Every agent turn finishes at once: the test reads what was offered, not the path.
+    let (addr, seen) = finishing_agent().await;
+    let ws = Workspace::bm25_with_llm(addr, "");
+    ws.write("films.json", FILMS);
+    let queries = ws.write("queries.json", QUERIES);
     let queries_text = queries.clone();
     let matrix = move |ws: &Workspace| {
         json_of(&ws.ok(&[

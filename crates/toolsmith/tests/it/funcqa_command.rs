@@ -10,7 +10,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, completion, serve_loopback, shared};
+use crate::support::{Workspace, completion, json_of, serve_loopback, shared};
 
 /// FuncQA's questions and their solving calls (`<power>(0.89, 8)=0.3936`).
 type Funcs = Arc<HashMap<String, String>>;
@@ -102,10 +102,6 @@ async fn chat(funcs: axum::extract::State<Funcs>, Json(request): Json<Value>) ->
     completion(&request, finish, "stop", (100, 10))
 }
 
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn funcqa_runs_scores_accuracy_and_is_judged() {
     let file = shared("funcqa/funcqa_oh.json");
@@ -137,21 +133,7 @@ async fn funcqa_runs_scores_accuracy_and_is_judged() {
     .unwrap();
     let data = shared("funcqa/..");
     tokio::task::spawn_blocking(move || {
-        let run = |extra: &[&str]| {
-            let mut args = vec![
-                "bench",
-                "run",
-                "--dataset",
-                "funcqa",
-                "--limit",
-                "3",
-                "--json",
-                "--data-dir",
-                &data,
-            ];
-            args.extend_from_slice(extra);
-            json_of(&ws.ok(&args))
-        };
+        let run = |extra: &[&str]| json_of(&ws.bench_run("funcqa", &data, extra));
         let first = run(&["--name", "a", "--judge"]);
         let summary = &first["summary"];
         assert_eq!(summary["queries"], 3);

@@ -1,81 +1,32 @@
 //! Intent extraction from the command line: `bench retrieval --intents` and `search --intents
 //! --explain` over a small city API, the model a loopback OpenAI-compatible server.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use axum::routing::post;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, completion, serve_loopback, text_completion};
+use crate::support::model::{Prompts, TextModel};
+use crate::support::{Workspace, json_of, spec};
 
 /// Air and city APIs, mail APIs sharing the status API's words, and some film APIs: a request
 /// mixing air and mail words ranks the air APIs and the other mail APIs above the status API.
 fn city_spec() -> Value {
-    let apis = [
-        (
-            "air_quality",
-            "/air/quality",
-            "The latest air quality report of a city",
-        ),
-        (
-            "air_forecast",
-            "/air/forecast",
-            "Air quality forecast of a city for the next days",
-        ),
-        (
-            "city_report",
-            "/city/report",
-            "The latest report on a city: population and air quality",
-        ),
-        (
-            "mail_send",
-            "/mail/send",
-            "Send a message through a mail provider's API",
-        ),
-        (
-            "mail_inbox",
-            "/mail/inbox",
-            "Read the inbox of an account at a mail provider's API",
-        ),
-        (
+    spec::city(
+        "Whether a mail provider's API is operational",
+        &[(
             "mail_keys",
             "/mail/keys",
             "Rotate the API keys of an account at a mail provider",
-        ),
-        (
-            "service_uptime",
-            "/service/uptime",
-            "Whether a mail provider's API is operational",
-        ),
-        (
-            "search_movie",
-            "/search/movie",
-            "Search movies by their title",
-        ),
-        (
-            "movie_credits",
-            "/movie/credits",
-            "The cast and crew of a movie",
-        ),
-        ("top_rated", "/movie/top", "The top rated movies"),
-        (
-            "movie_reviews",
-            "/movie/reviews",
-            "What reviewers wrote about a movie",
-        ),
-    ];
-    let paths: serde_json::Map<String, Value> = apis
-        .iter()
-        .map(|(op, path, summary)| {
-            let get = json!({"get": {"operationId": op, "summary": summary,
-                "parameters": [{"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "ok"}}}});
-            ((*path).to_owned(), get)
-        })
-        .collect();
-    json!({"openapi": "3.0.0", "info": {"title": "city", "version": "1"},
-        "servers": [{"url": "https://city.example"}], "paths": paths})
+        )],
+        &[
+            ("top_rated", "/movie/top", "The top rated movies"),
+            (
+                "movie_reviews",
+                "/movie/reviews",
+                "What reviewers wrote about a movie",
+            ),
+        ],
+    )
 }
 
 /// Two requests that need two APIs each, mostly in air and city words.
@@ -95,29 +46,14 @@ fn intents_of(prompt: &str) -> Value {
     }
 }
 
-/// Answers each intents request from [`intents_of`], recording the prompts.
-async fn chat(
-    seen: axum::extract::State<Arc<Mutex<Vec<String>>>>,
-    Json(request): Json<Value>,
-) -> Json<Value> {
-    let prompt = request["messages"][0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    if request.get("tools").is_some() {
-        // An agent's turn: finish at once (the test reads what was offered).
-        let message = json!({"role": "assistant", "content": null, "tool_calls": [{
-            "id": "call_finish", "type": "function", "function": {"name": "Finish",
-            "arguments": json!({"return_type": "give_answer", "final_answer": "done"}).to_string()}}]});
-        return completion(&request, message, "tool_calls", (10, 5));
-    }
-    let content = intents_of(&prompt).to_string();
-    seen.lock().unwrap().push(prompt);
-    text_completion(&request, content, (100, 20))
-}
-
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+/// A model answering each intents request from [`intents_of`], recording the prompts, and
+/// finishing agent turns at once (the tests read what was offered).
+async fn loopback() -> (std::net::SocketAddr, Prompts) {
+    let reply = |prompt: &str| intents_of(prompt).to_string();
+    TextModel::new(reply, (100, 20))
+        .finishing_agents()
+        .serve()
+        .await
 }
 
 fn number(report: &Value, key: &str) -> f64 {
@@ -135,26 +71,12 @@ fn two(report: &Value) -> f64 {
 
 /// A workspace with the city API imported, BM25 configured and the model at `addr`.
 fn city_workspace(addr: std::net::SocketAddr) -> (Workspace, String) {
-    let ws = Workspace::new();
-    ws.use_llm(addr);
-    let config = ws.dir.path().join("toolsmith.toml");
-    let mut toml = std::fs::read_to_string(&config).unwrap();
-    toml.push_str("\n[retrieve]\nmethod = \"bm25\"\n");
-    std::fs::write(&config, toml).unwrap();
-    std::fs::write(ws.dir.path().join("city.json"), city_spec().to_string()).unwrap();
-    let queries = ws.dir.path().join("queries.json");
-    std::fs::write(&queries, QUERIES).unwrap();
-    ws.ok(&["import", "city.json"]);
-    (ws, queries.to_string_lossy().into_owned())
+    Workspace::bm25_imported(addr, "", ("city.json", &city_spec()), QUERIES)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bench_retrieval_with_intents_covers_both_apis_and_reports_the_model_cost() {
-    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(Arc::clone(&seen));
-    let addr = serve_loopback(app).await;
+    let (addr, seen) = loopback().await;
     let probe = Arc::clone(&seen);
     tokio::task::spawn_blocking(move || {
         let (ws, queries) = city_workspace(addr);
@@ -240,58 +162,13 @@ async fn bench_retrieval_with_intents_covers_both_apis_and_reports_the_model_cos
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bench_run_with_intents_offers_the_fused_tools_and_notes_their_cost() {
-    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(Arc::clone(&seen));
-    let addr = serve_loopback(app).await;
+    let (addr, seen) = loopback().await;
     let probe = Arc::clone(&seen);
     tokio::task::spawn_blocking(move || {
         let (ws, queries) = city_workspace(addr);
-        let run = |extra: &[&str]| {
-            let mut args = vec![
-                "bench",
-                "run",
-                "--dataset",
-                &queries,
-                "--tools",
-                "retrieve:2",
-                "--json",
-            ];
-            args.extend_from_slice(extra);
-            let out = ws.run(&args);
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let report = json_of(&String::from_utf8(out.stdout).unwrap());
-            (
-                report["run"].as_i64().unwrap(),
-                String::from_utf8(out.stderr).unwrap(),
-            )
-        };
-        let offered = |run: i64| -> Vec<Vec<String>> {
-            (0..2)
-                .map(|q| {
-                    let one = json_of(&ws.ok(&[
-                        "bench",
-                        "show",
-                        &run.to_string(),
-                        &q.to_string(),
-                        "--json",
-                    ]));
-                    let mut apis: Vec<String> = one["offered"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|a| a.as_str().unwrap().to_owned())
-                        .collect();
-                    apis.sort();
-                    apis
-                })
-                .collect()
-        };
+        let run = |extra: &[&str]| ws.bench_run_top2(&queries, extra);
+        let offered =
+            |run: i64| -> Vec<Vec<String>> { (0..2).map(|q| ws.offered(run, q)).collect() };
         let (plain, stderr) = run(&[]);
         assert!(!stderr.contains("intent extraction"), "{stderr}");
         assert!(offered(plain)[0].iter().all(|a| a != "city/service_uptime"));
@@ -319,11 +196,7 @@ async fn bench_run_with_intents_offers_the_fused_tools_and_notes_their_cost() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_config_turns_intents_on_for_search_and_the_flag_turns_them_off() {
-    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(Arc::clone(&seen));
-    let addr = serve_loopback(app).await;
+    let (addr, _) = loopback().await;
     tokio::task::spawn_blocking(move || {
         let (ws, _) = city_workspace(addr);
         let config = ws.dir.path().join("toolsmith.toml");

@@ -4,13 +4,10 @@
 //! offered, a need left unserved, an API named that was not offered, and a reply that is not
 //! JSON at all.
 
-use std::sync::{Arc, Mutex};
-
-use axum::routing::post;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, text_completion};
+use crate::support::model::{Prompts, TextModel};
+use crate::support::{Workspace, json_of, spec};
 
 /// Six APIs of one tool `kit`; `qr_classic` and `qr_link` do the same job.
 fn kit_spec() -> Value {
@@ -46,17 +43,7 @@ fn kit_spec() -> Value {
             "Validate an email address",
         ),
     ];
-    let paths: serde_json::Map<String, Value> = apis
-        .iter()
-        .map(|(op, path, summary)| {
-            let get = json!({"get": {"operationId": op, "summary": summary,
-                "parameters": [{"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "ok"}}}});
-            ((*path).to_owned(), get)
-        })
-        .collect();
-    json!({"openapi": "3.0.0", "info": {"title": "kit", "version": "1"},
-        "servers": [{"url": "https://kit.example"}], "paths": paths})
+    spec::get_apis("kit", &apis)
 }
 
 const QR: &str = "Create a QR code image for my website link";
@@ -121,44 +108,14 @@ fn reply_to(prompt: &str) -> String {
     reply.to_string()
 }
 
-async fn chat(
-    seen: axum::extract::State<Arc<Mutex<Vec<String>>>>,
-    Json(request): Json<Value>,
-) -> Json<Value> {
-    let prompt = request["messages"][0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    let content = reply_to(&prompt);
-    seen.lock().unwrap().push(prompt);
-    text_completion(&request, content, (300, 20))
-}
-
-async fn loopback() -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {
-    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(Arc::clone(&seen));
-    (serve_loopback(app).await, seen)
+/// The judge of [`reply_to`].
+async fn loopback() -> (std::net::SocketAddr, Prompts) {
+    TextModel::new(reply_to, (300, 20)).serve().await
 }
 
 /// A workspace with the kit imported, BM25 configured and the judge at `addr`; the query file.
 fn kit_workspace(addr: std::net::SocketAddr) -> (Workspace, String) {
-    let ws = Workspace::new();
-    ws.use_llm(addr);
-    let config = ws.dir.path().join("toolsmith.toml");
-    let mut toml = std::fs::read_to_string(&config).unwrap();
-    toml.push_str("\n[retrieve]\nmethod = \"bm25\"\n");
-    std::fs::write(&config, toml).unwrap();
-    std::fs::write(ws.dir.path().join("kit.json"), kit_spec().to_string()).unwrap();
-    let queries = ws.dir.path().join("queries.json");
-    std::fs::write(&queries, query_file()).unwrap();
-    ws.ok(&["import", "kit.json"]);
-    (ws, queries.to_string_lossy().into_owned())
-}
-
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    Workspace::bm25_imported(addr, "", ("kit.json", &kit_spec()), &query_file())
 }
 
 fn bench_args(queries: &str) -> Vec<&str> {

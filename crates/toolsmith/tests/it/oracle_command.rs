@@ -18,16 +18,10 @@ async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> J
     text_completion(&request, "{\"city\": \"Oslo\", \"temp_c\": 4}", (50, 9))
 }
 
-const FUNCTIONS: &str = r#"[{"type": "function", "function": {"name": "current_weather",
-  "description": "The weather now in a city.",
-  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#;
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_configured_llm_invents_responses_once_and_the_cache_replays_them() {
     let ws = Workspace::new();
-    let functions = ws.dir.path().join("weather.json");
-    std::fs::write(&functions, FUNCTIONS).unwrap();
-    ws.ok(&["import", functions.to_str().unwrap(), "--tool", "weather"]);
+    ws.import_weather();
     let call = [
         "call",
         "weather/current_weather",

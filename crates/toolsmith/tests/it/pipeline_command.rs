@@ -3,13 +3,11 @@
 //! query by query.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
-use axum::routing::post;
-use axum::{Json, Router};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::support::{Workspace, completion, serve_loopback};
+use crate::support::model::finishing_agent;
+use crate::support::{Workspace, json_of};
 
 /// A small film API: two searches produce the ids the other APIs take.
 const FILMS: &str = r#"{"openapi": "3.0.0", "info": {"title": "films", "version": "1"},
@@ -53,22 +51,6 @@ const QUERIES: &str = r#"[
   {"query": "When is the birthday of the director of Alien?", "solution": ["GET /search/movie", "GET /movie/{movie_id}/credits", "GET /person/{person_id}"]}
 ]"#;
 
-/// Answers every request with a Finish: the test reads what was offered, not the path.
-async fn finish(
-    seen: axum::extract::State<Arc<Mutex<usize>>>,
-    Json(request): Json<Value>,
-) -> Json<Value> {
-    *seen.lock().unwrap() += 1;
-    let message = json!({"role": "assistant", "content": null, "tool_calls": [{
-        "id": "call_finish", "type": "function", "function": {"name": "Finish",
-        "arguments": json!({"return_type": "give_answer", "final_answer": "an answer"}).to_string()}}]});
-    completion(&request, message, "tool_calls", (10, 5))
-}
-
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
 fn apis(value: &Value) -> Vec<String> {
     let mut out: Vec<String> = value
         .as_array()
@@ -82,21 +64,11 @@ fn apis(value: &Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bench_run_offers_each_query_what_bench_retrieval_counts_as_the_expanded_offer() {
-    let seen: Arc<Mutex<usize>> = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(finish))
-        .with_state(Arc::clone(&seen));
-    let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.use_llm(addr);
-    let config = ws.dir.path().join("toolsmith.toml");
-    let mut toml = std::fs::read_to_string(&config).unwrap();
-    toml.push_str("\n[retrieve]\nmethod = \"bm25\"\n");
-    std::fs::write(&config, toml).unwrap();
-    std::fs::write(ws.dir.path().join("films.json"), FILMS).unwrap();
-    let queries = ws.dir.path().join("queries.json");
-    std::fs::write(&queries, QUERIES).unwrap();
-    let queries = queries.to_string_lossy().into_owned();
+    // Every agent turn finishes at once: the test reads what was offered, not the path.
+    let (addr, seen) = finishing_agent().await;
+    let ws = Workspace::bm25_with_llm(addr, "");
+    ws.write("films.json", FILMS);
+    let queries = ws.write("queries.json", QUERIES);
     let ws = tokio::task::spawn_blocking(move || {
         ws.ok(&["import", "films.json"]);
         ws.ok(&["graph", "build", "--no-similarity"]);

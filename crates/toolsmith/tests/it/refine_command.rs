@@ -8,7 +8,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, shared, text_completion};
+use crate::support::{WEATHER_FUNCTION, Workspace, serve_loopback, shared, text_completion};
 
 const REFINED: &str =
     "Finds movies by a title text; returns results with id, title and release date.";
@@ -233,15 +233,7 @@ async fn refine_counts_the_simulators_llm_calls_in_its_budget() {
         .with_state(kinds.clone());
     let addr = serve_loopback(app).await;
     let ws = Workspace::new();
-    let functions = ws.dir.path().join("weather.json");
-    std::fs::write(
-        &functions,
-        r#"[{"type": "function", "function": {"name": "current_weather",
-  "description": "The weather now in a city.",
-  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#,
-    )
-    .unwrap();
-    ws.ok(&["import", functions.to_str().unwrap(), "--tool", "weather"]);
+    ws.import_weather();
     ws.use_llm(addr);
     let out = tokio::task::spawn_blocking(move || {
         // At most: the instruction and one regeneration, the tool's description, and the
@@ -338,15 +330,7 @@ async fn unusable_replies_are_failures_within_the_dry_run_bound() {
         .with_state(Arc::clone(&calls));
     let addr = serve_loopback(app).await;
     let ws = Workspace::new();
-    let functions = ws.dir.path().join("weather.json");
-    std::fs::write(
-        &functions,
-        r#"[{"type": "function", "function": {"name": "current_weather",
-  "description": "The weather now in a city.",
-  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#,
-    )
-    .unwrap();
-    ws.ok(&["import", functions.to_str().unwrap(), "--tool", "weather"]);
+    ws.import_weather();
     ws.use_llm(addr);
     let (dry, out) = tokio::task::spawn_blocking(move || {
         let dry: Value = serde_json::from_str(&ws.ok(&[
@@ -392,12 +376,7 @@ async fn refine_gate_activates_a_new_doc_that_ranks_better() {
     let addr = serve_loopback(app).await;
     let ws = Workspace::new();
     for (tool, spec) in [
-        (
-            "weather",
-            r#"[{"type": "function", "function": {"name": "current_weather",
-  "description": "The weather now in a city.",
-  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#,
-        ),
+        ("weather", WEATHER_FUNCTION),
         (
             "stocks",
             r#"[{"type": "function", "function": {"name": "stock_price",

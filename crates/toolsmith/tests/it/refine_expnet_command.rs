@@ -40,13 +40,7 @@ async fn chat(Json(request): Json<Value>) -> Json<Value> {
 async fn refine_expnet_tries_edges_and_stores_expnet_doc_versions() {
     let app = Router::new().route("/v1/chat/completions", post(chat));
     let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
-    )
-    .unwrap();
+    let ws = Workspace::tmdb_with_llm(addr);
     let ws = tokio::task::spawn_blocking(move || {
         let missing = ws.run(&["refine", "--method", "expnet"]);
         let stderr = String::from_utf8_lossy(&missing.stderr);
@@ -176,13 +170,7 @@ async fn refine_expnet_with_the_execute_actor_runs_a_solver_per_request() {
 async fn refine_expnet_over_some_apis_estimates_and_runs_only_their_part_of_the_graph() {
     let app = Router::new().route("/v1/chat/completions", post(chat));
     let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!("[llm]\nbase_url = \"http://{addr}/v1\"\nmodel = \"loopback-model\"\n"),
-    )
-    .unwrap();
+    let ws = Workspace::tmdb_with_llm(addr);
     let ws = tokio::task::spawn_blocking(move || {
         ws.ok(&["graph", "build", "--no-similarity"]);
         let apis = "tmdb/get_search_movie,tmdb/get_movie_movie_id";

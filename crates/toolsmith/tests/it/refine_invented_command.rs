@@ -57,15 +57,7 @@ async fn refine_removes_a_sentence_quoting_an_invented_value_unless_told_to_trus
         .route("/v1/embeddings", post(embeddings));
     let addr = serve_loopback(app).await;
     let ws = Workspace::new();
-    let functions = ws.dir.path().join("weather.json");
-    std::fs::write(
-        &functions,
-        r#"[{"type": "function", "function": {"name": "current_weather",
-  "description": "The weather now in a city.",
-  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#,
-    )
-    .unwrap();
-    ws.ok(&["import", functions.to_str().unwrap(), "--tool", "weather"]);
+    ws.import_weather();
     std::fs::write(
         ws.dir.path().join("toolsmith.toml"),
         format!(

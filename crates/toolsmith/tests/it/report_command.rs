@@ -6,13 +6,11 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use axum::Router;
-use axum::routing::post;
 use scraper::{Html, Selector};
 use serde_json::Value;
 
-use crate::bench_command::{Seen, chat};
-use crate::support::{Workspace, serve_loopback, shared};
+use crate::bench_command::tmdb_agent;
+use crate::support::{Workspace, shared};
 
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -47,32 +45,14 @@ fn parse(path: &Path) -> Html {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_report_of_two_runs_is_well_formed_and_every_link_resolves() {
-    let seen: Seen = Seen::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(seen);
-    let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.use_llm(addr);
+    let (ws, _) = tmdb_agent().await;
     let data = shared("restbench-tmdb/..");
     let out = ws.dir.path().join("report");
     let (ws, written) = tokio::task::spawn_blocking({
         let out = out.clone();
         move || {
             let bench = |extra: &[&str]| {
-                let mut args = vec![
-                    "bench",
-                    "run",
-                    "--dataset",
-                    "restbench-tmdb",
-                    "--limit",
-                    "3",
-                    "--json",
-                    "--data-dir",
-                    &data,
-                ];
-                args.extend_from_slice(extra);
-                ws.ok(&args);
+                ws.bench_run("restbench-tmdb", &data, extra);
             };
             bench(&["--name", "original"]);
             bench(&["--name", "draft <b>&</b>", "--doc-version", "draft-ref"]);

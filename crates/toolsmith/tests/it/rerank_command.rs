@@ -2,69 +2,18 @@
 //! --rerank` over a small city API, the model a loopback OpenAI-compatible server that names
 //! the candidates fitting the request.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, completion, serve_loopback, text_completion};
+use crate::support::model::{Prompts, TextModel};
+use crate::support::{Workspace, json_of, serve_loopback, spec, text_completion};
 
 /// Air, mail and film APIs: the status API shares few words with requests about it.
 fn city_spec() -> Value {
-    let apis = [
-        (
-            "air_quality",
-            "/air/quality",
-            "The latest air quality report of a city",
-        ),
-        (
-            "air_forecast",
-            "/air/forecast",
-            "Air quality forecast of a city for the next days",
-        ),
-        (
-            "city_report",
-            "/city/report",
-            "The latest report on a city: population and air quality",
-        ),
-        (
-            "mail_send",
-            "/mail/send",
-            "Send a message through a mail provider's API",
-        ),
-        (
-            "mail_inbox",
-            "/mail/inbox",
-            "Read the inbox of an account at a mail provider's API",
-        ),
-        (
-            "service_uptime",
-            "/service/uptime",
-            "Whether a web service is up and running",
-        ),
-        (
-            "search_movie",
-            "/search/movie",
-            "Search movies by their title",
-        ),
-        (
-            "movie_credits",
-            "/movie/credits",
-            "The cast and crew of a movie",
-        ),
-    ];
-    let paths: serde_json::Map<String, Value> = apis
-        .iter()
-        .map(|(op, path, summary)| {
-            let get = json!({"get": {"operationId": op, "summary": summary,
-                "parameters": [{"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "ok"}}}});
-            ((*path).to_owned(), get)
-        })
-        .collect();
-    json!({"openapi": "3.0.0", "info": {"title": "city", "version": "1"},
-        "servers": [{"url": "https://city.example"}], "paths": paths})
+    spec::city("Whether a web service is up and running", &[], &[])
 }
 
 /// Mostly air and mail words; the status API is what the second half asks for.
@@ -90,49 +39,18 @@ fn numbers_of(prompt: &str, wanted: &[&str]) -> Vec<usize> {
 }
 
 /// Names the status API first, then the air API the request is about.
-async fn chat(
-    seen: axum::extract::State<Arc<Mutex<Vec<String>>>>,
-    Json(request): Json<Value>,
-) -> Json<Value> {
-    if request.get("tools").is_some() {
-        // An agent's turn: finish at once (the test reads what was offered).
-        let message = json!({"role": "assistant", "content": null, "tool_calls": [{
-            "id": "call_finish", "type": "function", "function": {"name": "Finish",
-            "arguments": json!({"return_type": "give_answer", "final_answer": "done"}).to_string()}}]});
-        return completion(&request, message, "tool_calls", (10, 5));
-    }
-    let prompt = request["messages"][0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+fn ranking_of(prompt: &str) -> String {
     let air = if prompt.contains("Paris") {
         "/air/forecast"
     } else {
         "/air/quality"
     };
-    let content = json!({"ranking": numbers_of(&prompt, &["/service/uptime", air])}).to_string();
-    seen.lock().unwrap().push(prompt);
-    text_completion(&request, content, (300, 10))
-}
-
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    json!({"ranking": numbers_of(prompt, &["/service/uptime", air])}).to_string()
 }
 
 /// A workspace with the city API imported, BM25 configured and the model at `addr`.
 fn city_workspace(addr: std::net::SocketAddr, extra_toml: &str) -> (Workspace, String) {
-    let ws = Workspace::new();
-    ws.use_llm(addr);
-    let config = ws.dir.path().join("toolsmith.toml");
-    let mut toml = std::fs::read_to_string(&config).unwrap();
-    toml.push_str("\n[retrieve]\nmethod = \"bm25\"\n");
-    toml.push_str(extra_toml);
-    std::fs::write(&config, toml).unwrap();
-    std::fs::write(ws.dir.path().join("city.json"), city_spec().to_string()).unwrap();
-    let queries = ws.dir.path().join("queries.json");
-    std::fs::write(&queries, QUERIES).unwrap();
-    ws.ok(&["import", "city.json"]);
-    (ws, queries.to_string_lossy().into_owned())
+    Workspace::bm25_imported(addr, extra_toml, ("city.json", &city_spec()), QUERIES)
 }
 
 fn apis(hits: &Value) -> Vec<String> {
@@ -143,12 +61,11 @@ fn apis(hits: &Value) -> Vec<String> {
         .collect()
 }
 
-async fn loopback() -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {
-    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(Arc::clone(&seen));
-    (serve_loopback(app).await, seen)
+/// The model of [`ranking_of`], finishing agent turns at once (the tests read what was offered).
+const RERANKER: TextModel = TextModel::new(ranking_of, (300, 10)).finishing_agents();
+
+async fn loopback() -> (std::net::SocketAddr, Prompts) {
+    RERANKER.serve().await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -240,35 +157,8 @@ async fn bench_run_with_rerank_offers_the_reranked_tools_and_notes_their_cost() 
     let (addr, seen) = loopback().await;
     tokio::task::spawn_blocking(move || {
         let (ws, queries) = city_workspace(addr, "");
-        let run = |extra: &[&str]| {
-            let mut args = vec![
-                "bench",
-                "run",
-                "--dataset",
-                &queries,
-                "--tools",
-                "retrieve:2",
-                "--json",
-            ];
-            args.extend_from_slice(extra);
-            let out = ws.run(&args);
-            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-            assert!(out.status.success(), "{stderr}");
-            let report = json_of(&String::from_utf8(out.stdout).unwrap());
-            (report["run"].as_i64().unwrap(), stderr)
-        };
-        let offered = |run: i64, q: usize| -> Vec<String> {
-            let one =
-                json_of(&ws.ok(&["bench", "show", &run.to_string(), &q.to_string(), "--json"]));
-            let mut apis: Vec<String> = one["offered"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|a| a.as_str().unwrap().to_owned())
-                .collect();
-            apis.sort();
-            apis
-        };
+        let run = |extra: &[&str]| ws.bench_run_top2(&queries, extra);
+        let offered = |run: i64, q: usize| ws.offered(run, q);
         let (plain, stderr) = run(&[]);
         assert!(!stderr.contains("reranking"), "{stderr}");
         assert!(offered(plain, 0).iter().all(|a| a != "city/service_uptime"));
@@ -382,14 +272,14 @@ struct InFlight {
     now: std::sync::atomic::AtomicUsize,
     most: std::sync::atomic::AtomicUsize,
     changed: tokio::sync::Notify,
-    seen: Arc<Mutex<Vec<String>>>,
+    seen: Prompts,
 }
 
-/// [`chat`], holding each request until a second one is in flight (or a hang guard passes),
+/// [`RERANKER`], holding each request until a second one is in flight (or a hang guard passes),
 /// so a client that asks one query after another shows 1 at once and a concurrent one 2.
 async fn paired_chat(
     axum::extract::State(gate): axum::extract::State<Arc<InFlight>>,
-    request: Json<Value>,
+    Json(request): Json<Value>,
 ) -> Json<Value> {
     use std::sync::atomic::Ordering::SeqCst;
     let now = gate.now.fetch_add(1, SeqCst) + 1;
@@ -407,7 +297,7 @@ async fn paired_chat(
         }
     };
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), paired).await;
-    let reply = chat(axum::extract::State(Arc::clone(&gate.seen)), request).await;
+    let reply = RERANKER.answer(&gate.seen, &request);
     gate.now.fetch_sub(1, SeqCst);
     reply
 }

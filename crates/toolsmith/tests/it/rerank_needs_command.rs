@@ -3,69 +3,14 @@
 //! --rerank` over a small city API, the model a loopback OpenAI-compatible server that splits
 //! the request and picks, for each need, the API it wants.
 
-use std::sync::{Arc, Mutex};
-
-use axum::routing::post;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, serve_loopback, text_completion};
+use crate::support::model::{Prompts, TextModel};
+use crate::support::{Workspace, json_of, spec};
 
 /// Air, mail and film APIs; several share the words of each need.
 fn city_spec() -> Value {
-    let apis = [
-        (
-            "air_quality",
-            "/air/quality",
-            "The latest air quality report of a city",
-        ),
-        (
-            "air_forecast",
-            "/air/forecast",
-            "Air quality forecast of a city for the next days",
-        ),
-        (
-            "city_report",
-            "/city/report",
-            "The latest report on a city: population and air quality",
-        ),
-        (
-            "mail_send",
-            "/mail/send",
-            "Send a message through a mail provider's API",
-        ),
-        (
-            "mail_inbox",
-            "/mail/inbox",
-            "Read the inbox of an account at a mail provider's API",
-        ),
-        (
-            "service_uptime",
-            "/service/uptime",
-            "Whether a mail provider's API is operational",
-        ),
-        (
-            "search_movie",
-            "/search/movie",
-            "Search movies by their title",
-        ),
-        (
-            "movie_credits",
-            "/movie/credits",
-            "The cast and crew of a movie",
-        ),
-    ];
-    let paths: serde_json::Map<String, Value> = apis
-        .iter()
-        .map(|(op, path, summary)| {
-            let get = json!({"get": {"operationId": op, "summary": summary,
-                "parameters": [{"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "ok"}}}});
-            ((*path).to_owned(), get)
-        })
-        .collect();
-    json!({"openapi": "3.0.0", "info": {"title": "city", "version": "1"},
-        "servers": [{"url": "https://city.example"}], "paths": paths})
+    spec::city("Whether a mail provider's API is operational", &[], &[])
 }
 
 const REQUEST: &str = "The latest air quality report of the city of Beijing, and is the \
@@ -110,46 +55,18 @@ fn reply_to(prompt: &str) -> Value {
     json!({"ranking": []})
 }
 
-async fn chat(
-    seen: axum::extract::State<Arc<Mutex<Vec<String>>>>,
-    Json(request): Json<Value>,
-) -> Json<Value> {
-    let prompt = request["messages"][0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    let content = reply_to(&prompt).to_string();
-    seen.lock().unwrap().push(prompt);
-    text_completion(&request, content, (200, 10))
-}
-
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
 /// A workspace with the city API imported, BM25 and a per-intent window of 3 configured, and
 /// the model at `addr`.
 fn city_workspace(addr: std::net::SocketAddr) -> (Workspace, String) {
-    let ws = Workspace::new();
-    ws.use_llm(addr);
-    let config = ws.dir.path().join("toolsmith.toml");
-    let mut toml = std::fs::read_to_string(&config).unwrap();
-    toml.push_str("\n[retrieve]\nmethod = \"bm25\"\n");
-    toml.push_str("\n[retrieve.rerank]\nwindow = \"per_intent\"\nper_intent = 3\n");
-    std::fs::write(&config, toml).unwrap();
-    std::fs::write(ws.dir.path().join("city.json"), city_spec().to_string()).unwrap();
-    let queries = ws.dir.path().join("queries.json");
-    std::fs::write(&queries, QUERIES).unwrap();
-    ws.ok(&["import", "city.json"]);
-    (ws, queries.to_string_lossy().into_owned())
+    let window = "\n[retrieve.rerank]\nwindow = \"per_intent\"\nper_intent = 3\n";
+    Workspace::bm25_imported(addr, window, ("city.json", &city_spec()), QUERIES)
 }
 
-async fn loopback() -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {
-    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(Arc::clone(&seen));
-    (serve_loopback(app).await, seen)
+/// The model of [`reply_to`].
+async fn loopback() -> (std::net::SocketAddr, Prompts) {
+    TextModel::new(|prompt| reply_to(prompt).to_string(), (200, 10))
+        .serve()
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread")]

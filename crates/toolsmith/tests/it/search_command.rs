@@ -1,18 +1,12 @@
 //! `toolsmith search` with the embedder and method from `toolsmith.toml`: a loopback
 //! OpenAI-compatible `/embeddings` endpoint stands in for a remote embedding model.
 
-use std::sync::{Arc, Mutex};
+use serde_json::Value;
 
-use axum::routing::post;
-use axum::{Json, Router};
-use serde_json::{Value, json};
-
-use crate::support::{Workspace, serve_loopback, shared};
+use crate::support::model::{Prompts, embedding_model};
+use crate::support::{Workspace, shared};
 
 const DIMS: usize = 64;
-
-/// Every text the server was asked to embed.
-type Seen = Arc<Mutex<Vec<String>>>;
 
 /// A bag of hashed lowercase words: texts sharing words get similar vectors.
 fn hashed_words(text: &str) -> Vec<f32> {
@@ -30,45 +24,19 @@ fn hashed_words(text: &str) -> Vec<f32> {
     v
 }
 
-async fn embeddings(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> Json<Value> {
-    let inputs: Vec<String> = match &request["input"] {
-        Value::String(s) => vec![s.clone()],
-        Value::Array(items) => items
-            .iter()
-            .map(|i| i.as_str().unwrap_or_default().to_owned())
-            .collect(),
-        _ => Vec::new(),
-    };
-    seen.lock().unwrap().extend(inputs.iter().cloned());
-    let data: Vec<Value> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": hashed_words(t)}))
-        .collect();
-    Json(
-        json!({"object": "list", "model": request["model"], "data": data,
-        "usage": {"prompt_tokens": 1, "total_tokens": 1}}),
-    )
+/// A workspace with TMDB imported whose embedder is [`hashed_words`] on a loopback port, with
+/// `method` if given and `extra` lines under `[retrieve]`; returns also every text it embeds.
+async fn tmdb_with_embedder(method: Option<&str>, extra: &str) -> (Workspace, Prompts) {
+    let (addr, seen) = embedding_model(hashed_words).await;
+    let ws = Workspace::new();
+    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
+    ws.use_embedder(addr, method, DIMS, extra);
+    (ws, seen)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn search_uses_the_configured_http_embedder_and_caches_its_vectors() {
-    let seen: Seen = Arc::default();
-    let app = Router::new()
-        .route("/v1/embeddings", post(embeddings))
-        .with_state(seen.clone());
-    let addr = serve_loopback(app).await;
-
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!(
-            "[llm]\nbase_url = \"http://{addr}/v1\"\nembedding_model = \"loopback-embed\"\n\n\
-             [retrieve]\nmethod = \"dense\"\nembedder = \"http\"\nembedding_dimensions = {DIMS}\n"
-        ),
-    )
-    .unwrap();
+    let (ws, seen) = tmdb_with_embedder(Some("dense"), "").await;
     let search = move || {
         let out = ws.ok(&[
             "search",
@@ -110,24 +78,8 @@ async fn search_uses_the_configured_http_embedder_and_caches_its_vectors() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_catalog_above_the_threshold_without_vectors_is_searched_with_bm25_and_a_note() {
-    let seen: Seen = Arc::default();
-    let app = Router::new()
-        .route("/v1/embeddings", post(embeddings))
-        .with_state(seen.clone());
-    let addr = serve_loopback(app).await;
-
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
     // 54 APIs, above a threshold of 10: search must not embed them.
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!(
-            "[llm]\nbase_url = \"http://{addr}/v1\"\nembedding_model = \"loopback-embed\"\n\n\
-             [retrieve]\nembedder = \"http\"\nembedding_dimensions = {DIMS}\n\
-             embed_on_search_max = 10\n"
-        ),
-    )
-    .unwrap();
+    let (ws, seen) = tmdb_with_embedder(None, "embed_on_search_max = 10\n").await;
     let (out, ws) = tokio::task::spawn_blocking(move || {
         let out = ws.run(&[
             "search",
@@ -279,21 +231,7 @@ fn search_explain_gives_bm25_terms_and_the_expansion_that_added_an_api() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn search_explain_gives_the_fusions_parts_which_add_up_to_the_score() {
-    let seen: Seen = Arc::default();
-    let app = Router::new()
-        .route("/v1/embeddings", post(embeddings))
-        .with_state(seen.clone());
-    let addr = serve_loopback(app).await;
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!(
-            "[llm]\nbase_url = \"http://{addr}/v1\"\nembedding_model = \"loopback-embed\"\n\n\
-             [retrieve]\nmethod = \"hybrid\"\nembedder = \"http\"\nembedding_dimensions = {DIMS}\n"
-        ),
-    )
-    .unwrap();
+    let (ws, _) = tmdb_with_embedder(Some("hybrid"), "").await;
     let out = tokio::task::spawn_blocking(move || {
         ws.ok(&["search", "popular people", "-k", "5", "--explain", "--json"])
     })

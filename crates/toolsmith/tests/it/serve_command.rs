@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::support::model::{Prompts, embedding_model};
 use crate::support::{Workspace, completion, shared};
 
 fn tmdb(ws: &Workspace) {
@@ -315,59 +316,23 @@ fn the_call_log_keeps_only_its_newest_rows() {
     assert_eq!(coverage["total"]["simulated"], 5, "{coverage}");
 }
 
-/// Every text the loopback embedding endpoint was asked to embed.
-type Seen = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
-
-/// An OpenAI-compatible `/v1/embeddings` on loopback: 16 dimensions from the text's bytes.
-async fn embeddings(
-    seen: axum::extract::State<Seen>,
-    axum::Json(request): axum::Json<Value>,
-) -> axum::Json<Value> {
-    let inputs: Vec<String> = match &request["input"] {
-        Value::String(s) => vec![s.clone()],
-        Value::Array(items) => items
-            .iter()
-            .map(|i| i.as_str().unwrap_or_default().to_owned())
-            .collect(),
-        _ => Vec::new(),
-    };
-    seen.lock().unwrap().extend(inputs.iter().cloned());
-    let data: Vec<Value> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let mut v = vec![0.1f32; 16];
-            for (j, b) in text.bytes().enumerate() {
-                v[(j + usize::from(b)) % 16] += 1.0;
-            }
-            json!({"object": "embedding", "index": i, "embedding": v})
-        })
-        .collect();
-    axum::Json(
-        json!({"object": "list", "model": request["model"], "data": data,
-        "usage": {"prompt_tokens": 1, "total_tokens": 1}}),
-    )
+/// 16 dimensions from a text's bytes.
+fn byte_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0.1f32; 16];
+    for (j, b) in text.bytes().enumerate() {
+        v[(j + usize::from(b)) % 16] += 1.0;
+    }
+    v
 }
 
-/// A runtime serving the loopback embedder, what it saw, and a workspace using it for `method`
-/// with `extra` lines under `[retrieve]`.
-fn with_embedder(method: &str, extra: &str) -> (tokio::runtime::Runtime, Seen, Workspace) {
+/// A runtime serving the loopback embedder of [`byte_vector`], every text it embedded, and a
+/// workspace using it for `method` with `extra` lines under `[retrieve]`.
+fn with_embedder(method: &str, extra: &str) -> (tokio::runtime::Runtime, Prompts, Workspace) {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let seen: Seen = Seen::default();
-    let app = axum::Router::new()
-        .route("/v1/embeddings", axum::routing::post(embeddings))
-        .with_state(seen.clone());
-    let addr = rt.block_on(crate::support::serve_loopback(app));
+    let (addr, seen) = rt.block_on(embedding_model(byte_vector));
     let ws = Workspace::new();
     tmdb(&ws);
-    std::fs::write(
-        ws.dir.path().join("toolsmith.toml"),
-        format!(
-            "[llm]\nbase_url = \"http://{addr}/v1\"\nembedding_model = \"loopback-embed\"\n\n\
-             [retrieve]\nmethod = \"{method}\"\nembedder = \"http\"\nembedding_dimensions = 16\n{extra}"
-        ),
-    )
-    .unwrap();
+    ws.use_embedder(addr, Some(method), 16, extra);
     (rt, seen, ws)
 }
 

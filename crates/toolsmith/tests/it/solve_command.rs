@@ -3,11 +3,12 @@
 
 use std::sync::{Arc, Mutex};
 
+use axum::Json;
 use axum::routing::post;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, completion, serve_loopback, shared};
+use crate::support::model::serve_with_state;
+use crate::support::{Workspace, completion};
 
 type Seen = Arc<Mutex<Vec<Value>>>;
 
@@ -42,15 +43,8 @@ async fn chat(seen: axum::extract::State<Seen>, Json(request): Json<Value>) -> J
 
 #[tokio::test(flavor = "multi_thread")]
 async fn solve_runs_an_agent_against_a_loopback_llm_and_the_simulated_api() {
-    let seen: Seen = Arc::default();
-    let app = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(seen.clone());
-    let addr = serve_loopback(app).await;
-
-    let ws = Workspace::new();
-    ws.ok(&["import", &shared("restbench-tmdb/restgpt/tmdb_oas.json")]);
-    ws.use_llm(addr);
+    let (addr, seen) = serve_with_state::<Seen>("/v1/chat/completions", post(chat)).await;
+    let ws = Workspace::tmdb_with_llm(addr);
     let trace = ws.dir.path().join("trace.jsonl");
     let trace_arg = trace.to_str().unwrap().to_owned();
     let args: Vec<String> = [
