@@ -148,6 +148,7 @@ fn main() {
         examples: e,
         returns: Bm25Settings::DEFAULT_WEIGHTS.returns,
         queries: Bm25Settings::DEFAULT_WEIGHTS.queries,
+        source: Bm25Settings::DEFAULT_WEIGHTS.source,
     };
     let grid: Vec<(&str, FieldWeights)> = vec![
         ("all 1", FieldWeights::ALL),

@@ -260,7 +260,7 @@ mod tests {
         let llm = Arc::new(ScriptedLlm::new(replies.into_iter().map(Scripted::text)));
         let docs = ["qr/generate", "mail/send", "mail/check"].map(|id| {
             let api: ApiId = id.parse().unwrap();
-            let mut fields: [String; 8] = Default::default();
+            let mut fields: [String; Field::COUNT] = Default::default();
             for (i, field) in Field::ALL.iter().enumerate() {
                 match field {
                     Field::ApiName => fields[i] = id.to_owned(),

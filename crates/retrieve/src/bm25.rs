@@ -54,6 +54,13 @@ pub const RETURNS_WEIGHT: f32 = 0.0;
 /// see the crate docs). A doc without requests scores exactly as before: the field is empty.
 pub const QUERIES_WEIGHT: f32 = 1.0;
 
+/// The weight of the API's description as imported ([`FieldWeights::source`], present only
+/// where the chosen doc rewrote it): off until measured. Refined docs help BM25 on some
+/// catalogs and hurt on others because a rewrite drops words that requests share with the
+/// spec's own text (ToolBench's 282 tools, hybrid NDCG@10: original docs 61.9, DRAFT's 58.8);
+/// this field gives those words back without taking the rewrite's away.
+pub const SOURCE_WEIGHT: f32 = 0.0;
+
 impl Bm25Settings {
     /// The field weights chosen by measurement on restbench-tmdb and toolbench-draft282 (see
     /// the crate docs): names count double, parameters half, and the tool's description not
@@ -68,6 +75,7 @@ impl Bm25Settings {
         examples: 1.0,
         returns: RETURNS_WEIGHT,
         queries: QUERIES_WEIGHT,
+        source: SOURCE_WEIGHT,
     };
 }
 

@@ -37,10 +37,17 @@ pub struct FieldWeights {
     /// one a line. BM25 counts them like the usage examples; the dense index embeds each as a
     /// vector of its own (see `DenseSettings::views`), not in the doc's text.
     pub queries: f32,
+    /// The API's description as imported ([`Field::Source`]), present only when the chosen
+    /// doc version rewrote it: BM25 counts it like the other fields; the dense index embeds
+    /// it as one more view of the API (the doc's text with the source description in place of
+    /// the chosen one, see [`CorpusDoc::source_text`]), never inside the doc's own vector.
+    /// Off (0) in every preset until measured.
+    pub source: f32,
 }
 
 impl FieldWeights {
-    /// Every field once.
+    /// Every field once, except [`FieldWeights::source`] (off: it repeats the description's
+    /// role, and is turned on by name when measured).
     pub const ALL: Self = Self {
         tool_name: 1.0,
         api_name: 1.0,
@@ -50,6 +57,7 @@ impl FieldWeights {
         examples: 1.0,
         returns: 1.0,
         queries: 1.0,
+        source: 0.0,
     };
 
     /// The weights of each field, in [`Field`] order.
@@ -63,6 +71,7 @@ impl FieldWeights {
             Field::Examples => self.examples,
             Field::Returns => self.returns,
             Field::Queries => self.queries,
+            Field::Source => self.source,
         }
     }
 }
@@ -84,7 +93,7 @@ pub struct CorpusDoc {
     /// The tool's category.
     pub category: String,
     /// The text of each field, in [`Field::ALL`] order.
-    pub fields: [String; 8],
+    pub fields: [String; Field::COUNT],
 }
 
 impl CorpusDoc {
@@ -94,13 +103,37 @@ impl CorpusDoc {
         self.fields.get(i).map_or("", String::as_str)
     }
 
-    /// The fields with weight above 0, joined by `. `: what the dense index embeds.
+    fn field_mut(&mut self, field: Field) -> Option<&mut String> {
+        let i = Field::ALL.iter().position(|f| *f == field)?;
+        self.fields.get_mut(i)
+    }
+
+    /// The fields with weight above 0 (but [`Field::Source`]), joined by `. `: what the dense
+    /// index embeds.
     pub fn text(&self, weights: &FieldWeights) -> String {
+        self.text_with_description(weights, self.field(Field::ApiDescription))
+    }
+
+    /// The doc's text as [`CorpusDoc::text`] gives it but with the API's description as
+    /// imported ([`Field::Source`]) in place of the chosen one: the dense index's source view.
+    /// `None` when the source's weight is 0 or the chosen doc kept the source's description
+    /// (the field is then empty).
+    pub fn source_text(&self, weights: &FieldWeights) -> Option<String> {
+        let source = self.field(Field::Source).trim();
+        (weights.source > 0.0 && !source.is_empty())
+            .then(|| self.text_with_description(weights, source))
+    }
+
+    fn text_with_description(&self, weights: &FieldWeights, description: &str) -> String {
         Field::ALL
             .iter()
             .zip(&self.fields)
-            .filter(|(f, text)| weights.get(**f) > 0.0 && !text.trim().is_empty())
-            .map(|(_, text)| text.trim())
+            .filter(|(f, _)| f.in_doc_text() && weights.get(**f) > 0.0)
+            .map(|(f, text)| match f {
+                Field::ApiDescription => description.trim(),
+                _ => text.trim(),
+            })
+            .filter(|text| !text.is_empty())
             .collect::<Vec<_>>()
             .join(". ")
     }
@@ -161,6 +194,30 @@ impl Corpus {
         let mut corpus = Self::default();
         for (tool, api) in catalog.apis() {
             corpus.push(document(tool, api));
+        }
+        corpus
+    }
+
+    /// The corpus of the `chosen` catalog view with each API's description from `original`
+    /// (the view of the `original` doc versions; APIs paired by id) in [`Field::Source`]
+    /// wherever the chosen doc's description differs from it; where it is the same (the
+    /// chosen doc is the original, or kept its description), or the API has no original
+    /// description, the field is empty, so nothing counts twice.
+    pub fn from_catalog_with_source(chosen: &Catalog, original: &Catalog) -> Self {
+        let originals: HashMap<&ApiId, &str> = original
+            .apis()
+            .map(|(_, api)| (&api.api.id, api.description()))
+            .collect();
+        let mut corpus = Self::default();
+        for (tool, api) in chosen.apis() {
+            let mut doc = document(tool, api);
+            let source = originals.get(&api.api.id).map_or("", |s| s.trim());
+            if source != api.description().trim()
+                && let Some(slot) = doc.field_mut(Field::Source)
+            {
+                source.clone_into(slot);
+            }
+            corpus.push(doc);
         }
         corpus
     }
@@ -298,6 +355,7 @@ fn document(tool: &ToolEntry, api: &ApiEntry) -> CorpusDoc {
             examples,
             returns(a),
             queries(api),
+            String::new(),
         ],
     }
 }

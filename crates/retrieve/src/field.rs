@@ -18,6 +18,10 @@ pub enum Field {
     /// Synthetic user requests the API answers (the doc version's `queries`, one a line):
     /// Re-Invoke's views of the doc.
     Queries,
+    /// The API's description as imported (its `original` doc version), kept only when the
+    /// chosen doc rewrote it: a refinement adds words for search but never takes the source's
+    /// away. Never part of the doc's embedded text; the dense index embeds it as a view.
+    Source,
 }
 
 impl Field {
@@ -32,11 +36,15 @@ impl Field {
             Self::Examples => "examples",
             Self::Returns => "returns",
             Self::Queries => "queries",
+            Self::Source => "source",
         }
     }
 
+    /// Number of fields: the length of [`CorpusDoc::fields`](crate::CorpusDoc::fields).
+    pub const COUNT: usize = 9;
+
     /// Every field, in document order.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; Self::COUNT] = [
         Self::ToolName,
         Self::ApiName,
         Self::ToolDescription,
@@ -45,5 +53,12 @@ impl Field {
         Self::Examples,
         Self::Returns,
         Self::Queries,
+        Self::Source,
     ];
+
+    /// Whether the field belongs in the doc's own embedded text (the source is a view of its
+    /// own, see [`CorpusDoc::source_text`](crate::CorpusDoc::source_text)).
+    pub(crate) fn in_doc_text(self) -> bool {
+        self != Self::Source
+    }
 }

@@ -3,8 +3,9 @@
 //! # Overview
 //! - A [`Corpus`] holds one [`CorpusDoc`] per API of a catalog view (one doc version per API,
 //!   e.g. the original docs or DRAFT's), cut into fields: tool name, API name and path, tool
-//!   description, API description, parameters, usage examples, response field names and the
-//!   doc version's synthetic user requests ([`FieldWeights`]).
+//!   description, API description, parameters, usage examples, response field names, the
+//!   doc version's synthetic user requests and, where the chosen doc rewrote it, the API's
+//!   description as imported ([`FieldWeights`], [`Corpus::from_catalog_with_source`]).
 //! - [`Bm25Index`]: an in-memory inverted index with field weights ([`Bm25Settings`]).
 //! - [`DenseIndex`] + [`DenseRetriever`]: every API's text embedded once by any
 //!   `toolsmith_llm::Embedder` (incrementally: [`DenseIndex::refresh`] re-embeds only changed
@@ -103,6 +104,11 @@
 //!   description ×1, parameters ×0.5, usage examples ×1, tool description left out. Every API
 //!   of a tool shares the tool's description, so it cannot rank them, and ToolBench's long
 //!   ones drown the API's own words: dropping it gains 3 to 10 NDCG@10 on draft282.
+//! - **The source's description** ([`SOURCE_WEIGHT`], [`FieldWeights::source`]) is off in
+//!   BM25 and dense until measured: refinement helps search on some catalogs (TMDB, EasyTool
+//!   docs: +5.5 NDCG@10) and hurts on others (draft282, DRAFT docs: 61.9 -> 58.8 hybrid;
+//!   Spotify, ToolExpNet's insights: -3.6), because a rewrite drops words requests share with
+//!   the spec's text; weighting the source field gives them back.
 //! - **Stemming** (plural-only, [`stem`]) is on: +2 to +4 NDCG@10 on TMDB, ±1.5 on draft282.
 //! - **Dense text** ([`DenseSettings::DEFAULT_FIELDS`]): names, API description, examples.
 //! - **Long docs embedded whole** ([`DenseSettings::CHUNK_CHARS`] = 0): passages of 500 to
@@ -198,7 +204,7 @@
 //!   `toolsmith bench search-speed`, with [`timing`]'s passes and brute-force baseline.
 #![warn(missing_docs)]
 
-pub use crate::bm25::{B, Bm25Index, Bm25Settings, QUERIES_WEIGHT, RETURNS_WEIGHT};
+pub use crate::bm25::{B, Bm25Index, Bm25Settings, QUERIES_WEIGHT, RETURNS_WEIGHT, SOURCE_WEIGHT};
 pub use crate::corpus::{Corpus, CorpusDoc, Field, FieldWeights};
 pub use crate::dense::{
     DenseIndex, DenseRetriever, DenseSettings, Pooling, VectorFormat, passages,

@@ -6,24 +6,27 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use toolsmith_catalog::Catalog;
+use toolsmith_catalog::{Catalog, Store};
 use toolsmith_exec::{Executor, JqSandbox};
-use toolsmith_retrieve::{Corpus, Method};
+use toolsmith_retrieve::Method;
 use toolsmith_serve::{MakeSolver, ServiceParts, ToolService};
 
 use crate::context::Context;
 use crate::retrieval;
 
-/// The service over `catalog`; `solver` and `runs` enable `/v1/solve` and `/v1/runs`.
+/// The service over `catalog`, a view of `store` (whose original docs give the retrieval
+/// corpus its source descriptions, as every command's); `solver` and `runs` enable
+/// `/v1/solve` and `/v1/runs`.
 pub(crate) async fn service(
     ctx: &Context,
+    store: &Store,
     catalog: Catalog,
     method: Method,
     executor: Arc<dyn Executor>,
     solver: Option<MakeSolver>,
     runs: Option<PathBuf>,
 ) -> anyhow::Result<Arc<ToolService>> {
-    let corpus = Arc::new(Corpus::from_catalog(&catalog));
+    let corpus = retrieval::corpus_of(store, &catalog)?;
     // A large catalog without its dense index is served at once with BM25 (and a note).
     let spec = retrieval::PipelineSpec {
         vectors: retrieval::Vectors::Indexed,

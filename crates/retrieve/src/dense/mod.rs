@@ -17,7 +17,10 @@
 //! their own after the docs' rows; an API's score aggregates its rows' cosines
 //! ([`DenseSettings::views`]: the best by default), and every backend returns APIs, not rows
 //! (the exact scans aggregate every row, the int8 scan and HNSW rescore their candidate APIs
-//! over all their rows in f32). An API without views scores exactly as before.
+//! over all their rows in f32). An API without views scores exactly as before. With
+//! [`FieldWeights::source`](crate::FieldWeights::source) above 0, an API whose chosen doc
+//! rewrote its description has one more view after its requests: its text with the
+//! description as imported (so the refined doc's vector is not diluted by the source's).
 //!
 //! Building is incremental: [`DenseIndex::refresh`] embeds only documents whose text is new
 //! (a changed doc version changes the text); the rest keep their vectors. Across processes,

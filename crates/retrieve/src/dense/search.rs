@@ -188,7 +188,11 @@ impl DenseIndex {
         let d = self.corpus.doc(i)?;
         let fields = Field::ALL
             .into_iter()
-            .filter(|&f| self.settings.fields.get(f) > 0.0 && !d.field(f).trim().is_empty())
+            .filter(|&f| {
+                f.in_doc_text()
+                    && self.settings.fields.get(f) > 0.0
+                    && !d.field(f).trim().is_empty()
+            })
             .collect();
         let passages = self
             .texts

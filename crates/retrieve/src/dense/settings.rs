@@ -97,12 +97,16 @@ impl DenseSettings {
     }
 
     /// The texts the index embeds for `doc`'s views, each cut at [`DenseSettings::max_chars`]
-    /// characters: none with `views = "doc_only"`.
+    /// characters: its synthetic requests, then, when [`FieldWeights::source`] is above 0 and
+    /// the chosen doc rewrote the API's description, its source view
+    /// ([`CorpusDoc::source_text`]); none with `views = "doc_only"`.
     pub fn view_texts(&self, doc: &CorpusDoc) -> Vec<String> {
         if self.views == ViewScore::DocOnly {
             return Vec::new();
         }
+        let source = doc.source_text(&self.fields);
         doc.views()
+            .chain(source.as_deref())
             .map(|v| v.chars().take(self.max_chars).collect())
             .collect()
     }
@@ -149,6 +153,7 @@ impl DenseSettings {
         examples: 1.0,
         returns: 0.0,
         queries: 0.0,
+        source: 0.0,
     };
 }
 

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use super::index::DenseIndex;
 use super::settings::{DenseSettings, Pooling, VectorFormat, passages};
-use crate::corpus::{Corpus, CorpusDoc, FieldWeights};
+use crate::corpus::{Corpus, CorpusDoc, Field, FieldWeights};
 use crate::hnsw::{DenseBackend, HnswSettings};
 use crate::kernel::{dot, normalize};
 use crate::retriever::Filter;
@@ -106,7 +106,7 @@ fn passages_respect_the_limit_and_cut_at_lines_then_sentences_then_words() {
 }
 
 fn doc(api: &str, description: &str) -> CorpusDoc {
-    let mut fields: [String; 8] = Default::default();
+    let mut fields: [String; Field::COUNT] = Default::default();
     fields[3] = description.to_owned();
     CorpusDoc {
         api: api.parse().unwrap(),
@@ -127,6 +127,7 @@ fn description_only() -> DenseSettings {
             examples: 0.0,
             returns: 0.0,
             queries: 0.0,
+            source: 0.0,
         },
         ..DenseSettings::default()
     }

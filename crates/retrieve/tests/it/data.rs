@@ -26,6 +26,7 @@ pub(crate) fn doc(
             String::new(),
             String::new(),
             String::new(),
+            String::new(),
         ],
     }
 }

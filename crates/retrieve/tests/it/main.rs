@@ -12,5 +12,6 @@ mod intents;
 mod rerank;
 mod rerank_needs;
 mod resume;
+mod source;
 mod tiny;
 mod views;

@@ -155,7 +155,7 @@ async fn a_doc_versions_queries_reach_the_corpus_one_a_line() {
 }
 
 /// Every search setting a dense index answers with: exact f32, int8 (rescored) and HNSW.
-fn backends() -> [(&'static str, DenseSettings); 3] {
+pub(crate) fn backends() -> [(&'static str, DenseSettings); 3] {
     let exact = DenseSettings {
         backend: DenseBackend::Exact,
         vectors: VectorFormat::F32,

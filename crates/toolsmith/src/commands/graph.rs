@@ -47,7 +47,9 @@ pub(super) fn build(ctx: &Context, args: &GraphBuildArgs) -> anyhow::Result<Exit
     let vectors = if args.no_similarity {
         None
     } else {
-        // The same texts and embedder as dense retrieval: the cached vectors are reused.
+        // The same texts and embedder as dense retrieval: the cached vectors are reused. The
+        // edges compare the docs' own vectors only, so the corpus needs no source
+        // descriptions (they would be embedded as extra view rows the edges never read).
         let corpus = Arc::new(Corpus::from_catalog(&catalog));
         let embedder = retrieval::embedder(ctx, CacheMode::ReadWrite)?;
         embedder_id = Some(embedder.model_id().to_owned());

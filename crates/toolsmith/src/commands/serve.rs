@@ -57,6 +57,7 @@ pub(super) fn run(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         let stopped = stop_signal();
         let service = serving::service(
             ctx,
+            &store,
             catalog,
             method,
             executor,

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use toolsmith_catalog::{ApiId, DocSelector, Scope, Store};
+use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector, Scope, Store};
 use toolsmith_graph::{GraphStore, Need};
 use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
 use toolsmith_retrieve::{
@@ -18,12 +18,32 @@ use crate::context::Context;
 use crate::printer;
 use crate::settings::EmbedderKind;
 
-/// The retrieval corpus of a catalog view.
+/// The retrieval corpus of a catalog view, with each API's description as imported beside
+/// the chosen one (see [`corpus_of`]).
 pub(crate) fn corpus(store: &Store, selector: &DocSelector) -> anyhow::Result<Arc<Corpus>> {
     let catalog = store
         .catalog(selector, &Scope::default())
         .context("reading the catalog")?;
-    Ok(Arc::new(Corpus::from_catalog(&catalog)))
+    corpus_of(store, &catalog)
+}
+
+/// The retrieval corpus of `catalog`, a view of `store`: where its doc of an API is not the
+/// original, the `original` view's description fills the source field
+/// ([`Corpus::from_catalog_with_source`]), so refinement adds words for search without taking
+/// the source's away once `[retrieve.bm25.weights]` or `[retrieve.dense.fields]` weigh
+/// `source`. A view whose docs are all originals is not read twice.
+pub(crate) fn corpus_of(store: &Store, catalog: &Catalog) -> anyhow::Result<Arc<Corpus>> {
+    let original = DocLabel::original();
+    let refined = catalog
+        .apis()
+        .any(|(_, api)| api.doc.as_ref().is_some_and(|d| d.label != original));
+    if !refined {
+        return Ok(Arc::new(Corpus::from_catalog(catalog)));
+    }
+    let source = store
+        .catalog(&DocSelector::Label(original), &Scope::default())
+        .context("reading the catalog's original docs")?;
+    Ok(Arc::new(Corpus::from_catalog_with_source(catalog, &source)))
 }
 
 /// The configured embedder (the local MiniLM, or the `[llm]` endpoint's embedding model),
@@ -160,4 +180,58 @@ pub(super) fn stored_needs(ctx: &Context) -> anyhow::Result<Option<Needs>> {
     }
     let needs = store.load().context("reading the tool graph")?.needs();
     Ok((!needs.is_empty()).then_some(needs))
+}
+
+#[cfg(test)]
+mod tests {
+    use toolsmith_catalog::testing::tmdb_store;
+    use toolsmith_catalog::{Activate, DocTarget, NewDoc};
+    use toolsmith_retrieve::Field;
+
+    use super::*;
+
+    /// Search over a refined doc version keeps each rewritten API's description as imported
+    /// beside it; over the original docs the field stays empty.
+    #[test]
+    fn a_refined_views_corpus_carries_the_imported_descriptions() -> anyhow::Result<()> {
+        let mut store = tmdb_store();
+        let api = store
+            .resolve_api("GET /movie/{movie_id}")?
+            .into_iter()
+            .next()
+            .context("the details API")?;
+        let original = corpus(&store, &DocSelector::Active)?;
+        let imported = original
+            .docs()
+            .iter()
+            .find(|d| d.api == api)
+            .map(|d| d.field(Field::ApiDescription).to_owned())
+            .context("the details doc")?;
+        let draft: DocLabel = "draft".parse()?;
+        let doc = NewDoc {
+            label: draft.clone(),
+            source: "test".into(),
+            doc: toolsmith_catalog::Doc {
+                description: "Look up one film by its numeric id.".into(),
+                ..Default::default()
+            },
+        };
+        store.add_doc(&DocTarget::Api(api.clone()), doc, Activate::IfNoneActive)?;
+        let sources = |c: &Corpus| -> Vec<(ApiId, String)> {
+            c.docs()
+                .iter()
+                .filter(|d| !d.field(Field::Source).is_empty())
+                .map(|d| (d.api.clone(), d.field(Field::Source).to_owned()))
+                .collect()
+        };
+        let refined = corpus(&store, &DocSelector::Label(draft))?;
+        assert_eq!(sources(&refined), [(api, imported.trim().to_owned())]);
+        for chosen in [
+            DocSelector::Active,
+            DocSelector::Label(DocLabel::original()),
+        ] {
+            assert!(sources(&*corpus(&store, &chosen)?).is_empty(), "{chosen:?}");
+        }
+        Ok(())
+    }
 }

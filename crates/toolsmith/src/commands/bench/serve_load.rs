@@ -56,7 +56,7 @@ pub(crate) fn run(ctx: &Context, args: &BenchServeArgs) -> anyhow::Result<ExitCo
         .method(args.method.method.map(Into::into));
     let rt = serving::runtime()?;
     let report = rt.block_on(async {
-        let service = serving::service(ctx, catalog, method, executor, None, None).await?;
+        let service = serving::service(ctx, &store, catalog, method, executor, None, None).await?;
         let apis = service.len();
         let stop = CancellationToken::new();
         let app = toolsmith_serve::router(service, HttpOptions::default());
