@@ -617,17 +617,116 @@ mod tests {
         assert_eq!(emptied_objects(&value, &text), 0);
         let (kept, total) = shown_identities_kept(&value, &text);
         assert_eq!(kept, total, "{text}");
-        // "Rated" is not `vote_average`: only a thought naming it brings it.
-        let task = Some("Which show on the air is the highest rated?");
-        let (text, back) = compacted(&value, hints(task, None), 1024);
+        // Without a request the shows' ratings give way to more shows.
+        let (text, back) = compacted(&value, hints(None, None), 1024);
         assert_eq!(showing(&back, "vote_average").0, 0, "{text}");
-        // Its `vote_count` shares "vote" too: fewer shows, each with both.
+        // "Rated" reaches `vote_average` and `vote_count` (see `asked`), as a thought naming
+        // them does: fewer shows, each with both.
+        let task = Some("Which show on the air is the highest rated?");
         let thought = Some("I will list the shows on the air and compare their vote average.");
-        let (text, back) = compacted(&value, hints(task, thought), 1024);
-        let (with, shown) = showing(&back, "vote_average");
-        assert!(shown >= 6, "{text}");
-        assert_eq!(showing(&back, "vote_count").0, shown, "{text}");
+        for thought in [None, thought] {
+            let (text, back) = compacted(&value, hints(task, thought), 1024);
+            let (with, shown) = showing(&back, "vote_average");
+            assert!(shown >= 6, "{text}");
+            assert_eq!(showing(&back, "vote_count").0, shown, "{text}");
+            assert_eq!(with, shown, "{text}");
+        }
+    }
+
+    /// A Spotify search's page of `n` tracks, each with its album (and the album's date).
+    fn found_tracks(n: usize) -> Value {
+        let items: Vec<Value> = (0..n)
+            .map(|i| {
+                let album = json!({"album_type": "album", "id": format!("4aawyAB9vmqN3uQ7Fj{i:04}"),
+                    "name": format!("Album {i}"), "release_date": format!("20{i:02}-06-07"),
+                    "total_tracks": 11, "type": "album"});
+                json!({"album": album, "disc_number": 1, "duration_ms": 200_000 + i,
+                       "explicit": false, "id": format!("3n3Ppam7vgaVa1iaRUc{i:03}"),
+                       "name": format!("Song {i}"), "popularity": 50 + i, "track_number": 2,
+                       "type": "track"})
+            })
+            .collect();
+        json!({"tracks": {"items": items, "limit": 20, "offset": 0, "total": 20}})
+    }
+
+    /// A TMDB movie with its credits appended: ten cast members, ten crew members (the
+    /// director third), each in TMDB's order of fields.
+    fn movie_with_credits() -> Value {
+        let person = |i: usize| {
+            json!({"adult": false, "credit_id": format!("52fe4250c3a36847f8{i:06}"), "gender": 2,
+                   "id": 7000 + i, "known_for_department": "Acting",
+                   "name": format!("Person {i}"), "original_name": format!("Person {i}"),
+                   "popularity": 12.5, "profile_path": "/7Jahy5LZX2Fo8fGJltMreAI49hC.jpg"})
+        };
+        let cast: Vec<Value> = (0..10)
+            .map(|i| {
+                let mut member = person(i);
+                member["character"] = json!(format!("Role {i}"));
+                member["order"] = json!(i);
+                member
+            })
+            .collect();
+        let jobs = ["Producer", "Writer", "Director", "Editor", "Composer"];
+        let crew: Vec<Value> = (0..10)
+            .map(|i| {
+                let mut member = person(100 + i);
+                member["department"] = json!("Crew");
+                member["job"] = json!(jobs[i % jobs.len()]);
+                member
+            })
+            .collect();
+        json!({"adult": false, "budget": 165_000_000, "id": 438_631,
+               "overview": "A gifted young man travels to a dangerous planet. ".repeat(4),
+               "popularity": 312.4, "release_date": "2021-09-15", "runtime": 155,
+               "title": "Dune", "vote_average": 7.8, "vote_count": 9000,
+               "credits": {"cast": cast, "crew": crew}})
+    }
+
+    #[test]
+    fn a_question_word_keeps_the_field_it_names_by_another_word() {
+        // "Latest": a nested date (a track's album's), which more tracks otherwise outrank.
+        let value = found_tracks(20);
+        let dated = |task| {
+            let hints = Hints {
+                endpoint: Some("/search"),
+                task,
+                ..Hints::default()
+            };
+            let (text, back) = compacted(&value, hints, 1024);
+            let shown = objects_in(&back["tracks"], "items");
+            let with = shown
+                .iter()
+                .filter(|t| t["album"]["release_date"].is_string());
+            (text, with.count(), shown.len())
+        };
+        let (text, with, _) = dated(None);
+        assert_eq!(with, 0, "{text}");
+        let (text, with, shown) = dated(Some("What is the latest song of Band of Horses?"));
+        assert!(shown >= 5, "{text}");
         assert_eq!(with, shown, "{text}");
+        // "Who directed": the crew's jobs, in more of the appended crew (the director is the
+        // third).
+        let value = movie_with_credits();
+        let jobs = |task| {
+            let hints = Hints {
+                endpoint: Some("/movie/{movie_id}"),
+                task,
+                ..Hints::default()
+            };
+            let (text, back) = compacted(&value, hints, 760);
+            let crew = objects_in(&back["credits"], "crew");
+            let jobs: Vec<String> = crew
+                .iter()
+                .filter_map(|c| c["job"].as_str())
+                .map(str::to_owned)
+                .collect();
+            (text, jobs, crew.len())
+        };
+        let (text, without, _) = jobs(None);
+        assert!(!without.contains(&"Director".to_owned()), "{text}");
+        let (text, with, shown) = jobs(Some("Who directed Dune?"));
+        assert!(with.contains(&"Director".to_owned()), "{text}");
+        assert_eq!(with.len(), shown, "{text}");
     }
 
     /// A Spotify paging object of `n` albums (of 100), as `GET /browse/new-releases` nests it.
