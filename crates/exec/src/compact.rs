@@ -82,7 +82,8 @@
 //!
 //! [`left_out`] says what a view left out of the whole (the items of its lists, the fields of
 //! its objects, the texts it shortened, or the whole text cut short), so that an agent shown
-//! the view can be told what reading the whole would add.
+//! the view can be told what reading the whole would add. A field the view shows somewhere is
+//! named by where it was left out (`items[].album.id`), never by its name alone.
 //!
 //! ```
 //! use serde_json::json;
@@ -957,6 +958,57 @@ mod tests {
             assert_eq!(back["item"]["name"], "Mr. Brightside", "{budget}: {text}");
             assert_eq!(emptied_objects(&value, &text), 0);
         }
+    }
+
+    /// The names of the fields `value` has anywhere.
+    fn keys_anywhere(value: &Value, out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            Value::Object(map) => {
+                for (name, sub) in map {
+                    out.insert(name.clone());
+                    keys_anywhere(sub, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|sub| keys_anywhere(sub, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn left_out_names_alone_only_the_fields_the_view_shows_nowhere() {
+        let fixtures = [
+            (found_tracks(20), "/search"),
+            (new_releases(20), "/browse/new-releases"),
+            (playback(), "/me/player"),
+            (on_the_air(20), "/tv/on_the_air"),
+            (movie_with_credits(), "/movie/{movie_id}"),
+        ];
+        let mut located = 0;
+        for (value, endpoint) in &fixtures {
+            for budget in [520, 760, 1024] {
+                let hints = Hints {
+                    endpoint: Some(endpoint),
+                    ..Hints::default()
+                };
+                let (text, back) = compacted(value, hints, budget);
+                let mut seen = std::collections::BTreeSet::new();
+                keys_anywhere(&back, &mut seen);
+                let cut = left_out(&value.to_string(), &text);
+                for field in &cut.fields {
+                    let alone = !field.contains(['.', '[']);
+                    assert!(!alone || !seen.contains(field), "{field}: {text}");
+                    located += usize::from(!alone);
+                }
+            }
+        }
+        // A nested album's long id is left out where the track's is shown.
+        assert!(located > 0);
+        let (text, _) = compacted(&found_tracks(20), Hints::default(), 1024);
+        let cut = left_out(&found_tracks(20).to_string(), &text);
+        assert!(
+            cut.fields.contains(&"tracks.items[].album.id".to_owned()),
+            "{cut:?}: {text}"
+        );
     }
 
     #[test]
