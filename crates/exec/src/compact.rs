@@ -4,6 +4,12 @@
 //! (ToolBench instead cuts the text at 1,024 characters, often mid-item).
 //!
 //! Within the budget:
+//! - list items go last: where the view below would leave items of a list of objects out, the
+//!   whole is first trimmed, rung by rung across all of it, of the fields worth least (links
+//!   and image paths, restated names, long texts shortened, lists of codes, flags, numbers,
+//!   ...; never identities, dates, roles or the fields the request names, see `trim`), and the
+//!   first rung that fits with every item is the view (a TV episode's five cast members, 1.7k
+//!   characters, keep all five where the view below showed two);
 //! - every object keeps its identity fields (`id`, `*_id`, `name`, `title`,
 //!   `uri`, `type`, and the like, at any depth) before any other field (the
 //!   items of a list, their core identities first, as below), and an object
@@ -109,6 +115,7 @@ mod left_out;
 mod qualify;
 mod render;
 mod skeleton;
+mod trim;
 
 use serde_json::{Map, Value};
 
@@ -164,7 +171,7 @@ pub fn compact_with(value: &Value, hints: Hints<'_>, budget: usize) -> String {
     let ctx = Context::new(hints.endpoint, hints.schema)
         .with_arguments(hints.arguments)
         .with_request(hints.task, hints.thought);
-    let shown = render(value, budget, &ctx);
+    let shown = trim::keep_items(value, render(value, budget, &ctx), budget, &ctx);
     let out = shown.to_string();
     if chars(&out) <= budget {
         return out;
@@ -956,6 +963,77 @@ mod tests {
             let (text, back) = compacted(&value, hints(task), budget);
             assert_eq!(back["device"]["volume_percent"], 59, "{budget}: {text}");
             assert_eq!(back["item"]["name"], "Mr. Brightside", "{budget}: {text}");
+            assert_eq!(emptied_objects(&value, &text), 0);
+        }
+    }
+
+    /// A TMDB episode's credits (`GET /tv/{tv_id}/season/{s}/episode/{e}/credits`): five
+    /// cast members and a director, in TMDB's order of fields; 1.7k characters.
+    fn episode_credits() -> Value {
+        let person = |id: usize, name: &str| {
+            json!({"adult": false, "gender": 2, "id": id, "known_for_department": "Acting",
+                   "name": name, "original_name": name, "popularity": 12.345,
+                   "profile_path": "/7Jahy5LZX2Fo8fGJltMreAI49hC.jpg"})
+        };
+        let names = [
+            "Bryan Cranston",
+            "Aaron Paul",
+            "Anna Gunn",
+            "RJ Mitte",
+            "Dean Norris",
+        ];
+        let roles = [
+            "Walter White",
+            "Jesse Pinkman",
+            "Skyler White",
+            "Walter White Jr.",
+            "Hank",
+        ];
+        let cast: Vec<Value> = (0..5)
+            .map(|i| {
+                let mut member = person(17_419 + i, names[i]);
+                member["character"] = json!(roles[i]);
+                member["credit_id"] = json!(format!("52542282760ee31328001{i:03}"));
+                member["order"] = json!(i);
+                member
+            })
+            .collect();
+        let mut director = person(66_633, "Vince Gilligan");
+        director["department"] = json!("Directing");
+        director["job"] = json!("Director");
+        director["credit_id"] = json!("52542287760ee31328001af1");
+        json!({"cast": cast, "crew": [director], "guest_stars": [], "id": 62_085})
+    }
+
+    #[test]
+    fn a_result_a_little_over_the_budget_loses_fields_before_list_items() {
+        let value = json!({"error": "", "response": episode_credits()});
+        assert!((1600..1800).contains(&chars(&value.to_string())));
+        let hints = Hints {
+            endpoint: Some("/tv/{tv_id}/season/{season_number}/episode/{episode_number}/credits"),
+            ..Hints::default()
+        };
+        // At the limit, and at what a cut note leaves of it.
+        for budget in [1024, 760] {
+            let (text, back) = compacted(&value, hints, budget);
+            let cast = objects_in(&back["response"], "cast");
+            assert_eq!(cast.len(), 5, "{budget}: {text}");
+            for (member, whole) in cast
+                .iter()
+                .zip(value["response"]["cast"].as_array().unwrap())
+            {
+                for field in ["id", "name", "character"] {
+                    assert_eq!(member[field], whole[field], "{budget}: {text}");
+                }
+            }
+            let crew = objects_in(&back["response"], "crew");
+            assert_eq!(crew[0]["job"], "Director", "{budget}: {text}");
+            assert_eq!(crew[0]["name"], "Vince Gilligan", "{budget}: {text}");
+            // The image paths and the names restating names went first.
+            assert!(!text.contains("profile_path"), "{text}");
+            assert!(!text.contains("original_name"), "{text}");
+            let cut = left_out(&value.to_string(), &text);
+            assert_eq!(cut.items, 0, "{cut:?}");
             assert_eq!(emptied_objects(&value, &text), 0);
         }
     }

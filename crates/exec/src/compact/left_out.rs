@@ -109,8 +109,18 @@ pub fn left_out(whole: &str, shown: &str) -> LeftOut {
     }
 }
 
+/// How many items of lists of objects `shown` (a view of `whole`) left out, those of a list
+/// it left out whole too: entities, not the codes of a list of scalars.
+pub(crate) fn objects_left_out(whole: &Value, shown: &Value) -> usize {
+    let mut walk = Walk::default();
+    if same_kind(whole, shown) {
+        walk.compare(whole, shown, &mut Vec::new());
+    }
+    walk.objects
+}
+
 /// [`left_out`] of parsed values.
-pub(crate) fn left_out_of(whole: &Value, shown: &Value) -> LeftOut {
+fn left_out_of(whole: &Value, shown: &Value) -> LeftOut {
     if !same_kind(whole, shown) {
         return LeftOut {
             cut_short: true,
@@ -124,6 +134,14 @@ pub(crate) fn left_out_of(whole: &Value, shown: &Value) -> LeftOut {
         fields: walk.named(),
         texts: walk.texts,
         cut_short: false,
+    }
+}
+
+/// The items of `value` if it is a list of objects.
+fn objects_in(value: &Value) -> usize {
+    match value {
+        Value::Array(items) if items.iter().any(Value::is_object) => items.len(),
+        _ => 0,
     }
 }
 
@@ -143,6 +161,8 @@ enum Step {
 #[derive(Default)]
 struct Walk {
     items: usize,
+    /// Of `items`, those that are objects.
+    objects: usize,
     texts: usize,
     /// Names of the fields the view shows, anywhere.
     seen: BTreeSet<String>,
@@ -166,14 +186,21 @@ impl Walk {
                             self.shown.push(path.clone());
                             self.compare(value, kept, path);
                         }
-                        None => self.missing.push(path.clone()),
+                        None => {
+                            self.objects += objects_in(value);
+                            self.missing.push(path.clone());
+                        }
                     }
                     path.pop();
                 }
             }
             (Value::Array(whole), Value::Array(shown)) => {
                 let kept: Vec<&Value> = shown.iter().filter(|v| !is_note(v)).collect();
-                self.items += whole.len().saturating_sub(kept.len());
+                let left = whole.len().saturating_sub(kept.len());
+                self.items += left;
+                if whole.iter().any(Value::is_object) {
+                    self.objects += left;
+                }
                 for (i, (value, kept)) in whole.iter().zip(kept).enumerate() {
                     path.push(Step::Item(i));
                     self.compare(value, kept, path);
