@@ -4,21 +4,24 @@
 //! five with their ids, names and characters where rendering showed two).
 //!
 //! Rungs, each trimming all that the ones before it trim and more: links (URLs, image paths
-//! and images of an API that is not for images), maps of flags, and names or locators that
-//! restate another identity of their object (an `original_name` equal to the `name`); long
+//! and images of an API that is not for images), maps of flags, and locators that restate
+//! their object's key (a `uri` holding its `id`); long
 //! texts shortened (an overview to 120 characters); lists and maps of scalars without
 //! identities (a list of market codes, a forecast's `wind`), and nulls; booleans; long texts;
-//! numbers; short texts. A list or a map holding objects is trimmed within, never left out. A rung never leaves out an
-//! identity, the content the API exists to return (its long texts are shortened instead),
-//! a field that pages a list, an error, a date, a field the request names (see
+//! numbers; short texts; last, names equal to a better name of their object (an
+//! `original_name` equal to the `name`). A list or a map holding objects is trimmed within,
+//! never left out. A rung never leaves out an
+//! key or a name of its own, the content the API exists to return (its long texts are shortened instead),
+//! other identity, a field that pages a list, an error, a date, a field the request names (see
 //! [`super::asked`]), or a field that says a list item's role, place or category (see
-//! [`super::qualify`]); nor does it empty an object.
+//! [`super::qualify`]); nor does it empty an object. The items of a list are trimmed alike:
+//! a field goes from all of them at the rung it goes at in any.
 //!
 //! [`keep_items`] uses the first rung that fits when rendering (see [`super::render`]) left
 //! items of a list of objects out (not the codes of a list of scalars) and the rung leaves
 //! fewer out; else, as when even the last rung does not fit, rendering's view stands.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
@@ -33,7 +36,7 @@ use super::render::PROBE_ITEMS;
 /// What a rung leaves out or shortens, on top of the rungs before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Rung {
-    /// Links, maps of flags, restated names and locators.
+    /// Links, maps of flags, locators restating their object's key.
     Links,
     /// Long texts shortened to [`LONG_TEXT_CAP`].
     ShortTexts,
@@ -47,10 +50,13 @@ enum Rung {
     Numbers,
     /// Short texts.
     Texts,
+    /// Names equal to a better name of their object (an `original_name` equal to the `name`):
+    /// the only identities a rung leaves out, and last.
+    RestatedNames,
 }
 
 /// Every rung, least trimmed first.
-const RUNGS: [Rung; 7] = [
+const RUNGS: [Rung; 8] = [
     Rung::Links,
     Rung::ShortTexts,
     Rung::Others,
@@ -58,6 +64,7 @@ const RUNGS: [Rung; 7] = [
     Rung::LongTexts,
     Rung::Numbers,
     Rung::Texts,
+    Rung::RestatedNames,
 ];
 
 /// Names of fields that say a call failed: never trimmed.
@@ -79,31 +86,62 @@ pub(crate) fn keep_items(value: &Value, rendered: Value, budget: usize, ctx: &Co
 
 /// `value` at the first rung that fits `budget`, if any does.
 fn trimmed(value: &Value, budget: usize, ctx: &Context) -> Option<Value> {
-    let most = trim(value, Rung::Texts, ctx, &BTreeSet::new());
+    let most = trim(value, Rung::RestatedNames, ctx);
     if size(&most) > budget {
         return None;
     }
     RUNGS
         .iter()
-        .map(|rung| trim(value, *rung, ctx, &BTreeSet::new()))
+        .map(|rung| trim(value, *rung, ctx))
         .find(|view| size(view) <= budget)
 }
 
-/// `value` trimmed at `rung`; `kept` names the fields of an object that says a list item's
-/// role (found across the list's items).
-fn trim(value: &Value, rung: Rung, ctx: &Context, kept: &BTreeSet<String>) -> Value {
+/// `value` trimmed at `rung`.
+fn trim(value: &Value, rung: Rung, ctx: &Context) -> Value {
     match value {
-        Value::Object(map) => trim_object(map, rung, ctx, kept),
+        Value::Object(map) => trim_object(map, rung, ctx, &Plan::default()),
         Value::Array(items) => {
-            let roles = roles(items, ctx);
+            let plan = Plan::of(items, ctx);
             Value::Array(
                 items
                     .iter()
-                    .map(|item| trim(item, rung, ctx, &roles))
+                    .map(|item| match item {
+                        Value::Object(map) => trim_object(map, rung, ctx, &plan),
+                        other => trim(other, rung, ctx),
+                    })
                     .collect(),
             )
         }
         other => other.clone(),
+    }
+}
+
+/// How the items of a list are trimmed alike: the fields that say their role, place or
+/// category (no rung leaves them out), and the rung each other field goes at in all of them:
+/// the earliest it goes at in any (a text long in one item goes with the long texts).
+#[derive(Default)]
+struct Plan {
+    roles: BTreeSet<String>,
+    gone: BTreeMap<String, Rung>,
+}
+
+impl Plan {
+    fn of(items: &[Value], ctx: &Context) -> Self {
+        let mut plan = Self {
+            roles: roles(items, ctx),
+            gone: BTreeMap::new(),
+        };
+        for map in items.iter().filter_map(Value::as_object) {
+            let order = ordered(map, ctx);
+            for (name, value) in map {
+                let field = Field::new(map, &order, name, value);
+                if let Some(rung) = field.gone(ctx, &plan.roles) {
+                    let at = plan.gone.entry(name.clone()).or_insert(rung);
+                    *at = (*at).min(rung);
+                }
+            }
+        }
+        plan
     }
 }
 
@@ -123,27 +161,17 @@ fn roles(items: &[Value], ctx: &Context) -> BTreeSet<String> {
         .collect()
 }
 
-fn trim_object(
-    map: &Map<String, Value>,
-    rung: Rung,
-    ctx: &Context,
-    kept: &BTreeSet<String>,
-) -> Value {
+fn trim_object(map: &Map<String, Value>, rung: Rung, ctx: &Context, plan: &Plan) -> Value {
     let order = ordered(map, ctx);
     let mut out = Map::new();
     for (name, value) in map {
-        let class = order
-            .iter()
-            .find(|(field, _)| *field == name.as_str())
-            .map_or(Class::Plain, |(_, class)| *class);
-        let field = Field {
-            map,
-            name,
-            value,
-            class,
+        let field = Field::new(map, &order, name, value);
+        let gone = match plan.gone.get(name) {
+            Some(at) => Some(*at),
+            None => field.gone(ctx, &plan.roles),
         };
-        if let Some(shown) = field.trimmed(rung, ctx, kept) {
-            out.insert(name.clone(), shown);
+        if gone.is_none_or(|at| rung < at) {
+            out.insert(name.clone(), field.form(rung, ctx));
         }
     }
     if out.is_empty()
@@ -162,64 +190,73 @@ struct Field<'a> {
     class: Class,
 }
 
-impl Field<'_> {
-    /// The field's form at `rung`, or `None` where the rung leaves it out.
-    fn trimmed(&self, rung: Rung, ctx: &Context, kept: &BTreeSet<String>) -> Option<Value> {
+impl<'a> Field<'a> {
+    /// Field `name` of `map`, whose fields are classed as `order` says.
+    fn new(
+        map: &'a Map<String, Value>,
+        order: &[(&str, Class)],
+        name: &'a str,
+        value: &'a Value,
+    ) -> Self {
+        let class = order
+            .iter()
+            .find(|(field, _)| *field == name)
+            .map_or(Class::Plain, |(_, class)| *class);
+        Self {
+            map,
+            name,
+            value,
+            class,
+        }
+    }
+
+    /// The rung that leaves this field out, `None` if none does; `roles` names the fields
+    /// that say the role of the items of the list the object is in.
+    fn gone(&self, ctx: &Context, roles: &BTreeSet<String>) -> Option<Rung> {
         let value = self.value;
-        let lower = self.name.to_ascii_lowercase();
-        if ERROR_FIELDS.contains(&lower.as_str()) || is_paging(self.name, value) {
-            return Some(value.clone());
+        if self.is_error() || is_paging(self.name, value) {
+            return None;
         }
         match self.class {
-            Class::Identity(_) if self.restates(ctx) => (rung < Rung::Links).then(|| value.clone()),
-            Class::Identity(_) => Some(capped(value, IDENTITY_CAP)),
-            Class::Purpose | Class::Holder => Some(match value {
-                Value::String(s) if rung >= Rung::LongTexts => {
-                    Value::String(shortened(s, rung, IDENTITY_CAP))
-                }
-                Value::String(s) => Value::String(shortened(s, rung, LONG_TEXT_CAP)),
-                other => trim(other, rung, ctx, kept),
+            Class::Identity(_) if restates(self.map, self.name, ctx) => Some(Rung::Links),
+            Class::Identity(_) if self.restates_a_name(ctx) => Some(Rung::RestatedNames),
+            Class::Identity(_) | Class::Purpose | Class::Holder => None,
+            Class::Link | Class::Flags => Some(Rung::Links),
+            _ if roles.contains(self.name) || ctx.is_asked(self.name) => None,
+            _ if !value.is_null() && Kind::of(self.name, value) == Kind::Date => None,
+            Class::Other if holds_objects(value) => None,
+            _ => Some(match value {
+                Value::Null | Value::Object(_) | Value::Array(_) => Rung::Others,
+                Value::Bool(_) => Rung::Switches,
+                Value::Number(_) => Rung::Numbers,
+                Value::String(s) if s.chars().count() > SHORT_TEXT => Rung::LongTexts,
+                Value::String(_) => Rung::Texts,
             }),
-            Class::Link | Class::Flags => (rung < Rung::Links).then(|| value.clone()),
-            _ if self.is_kept(ctx, kept) => Some(match value {
-                Value::String(s) => Value::String(shortened(s, rung, LONG_TEXT_CAP)),
-                other => other.clone(),
-            }),
-            Class::Other if holds_objects(value) => Some(trim(value, rung, ctx, kept)),
-            Class::Other => (rung < Rung::Others).then(|| value.clone()),
-            _ => self.plain(rung),
         }
     }
 
-    /// Whether no rung leaves this field out: it says a list item's role (`kept`), the
-    /// request names it, or it is a date.
-    fn is_kept(&self, ctx: &Context, kept: &BTreeSet<String>) -> bool {
-        kept.contains(self.name)
-            || ctx.is_asked(self.name)
-            || (!self.value.is_null() && Kind::of(self.name, self.value) == Kind::Date)
-    }
-
-    /// A plain scalar's form at `rung`.
-    fn plain(&self, rung: Rung) -> Option<Value> {
-        let (value, gone) = match self.value {
-            Value::Null => (self.value.clone(), Rung::Others),
-            Value::Bool(_) => (self.value.clone(), Rung::Switches),
-            Value::Number(_) => (self.value.clone(), Rung::Numbers),
-            Value::String(s) if s.chars().count() > SHORT_TEXT => (
-                Value::String(shortened(s, rung, LONG_TEXT_CAP)),
-                Rung::LongTexts,
-            ),
-            other => (other.clone(), Rung::Texts),
-        };
-        (rung < gone).then_some(value)
-    }
-
-    /// Whether this identity only restates another of its object: a locator holding its key,
-    /// or a name equal to a better name (an `original_name` equal to the `name`).
-    fn restates(&self, ctx: &Context) -> bool {
-        if restates(self.map, self.name, ctx) {
-            return true;
+    /// The field's form at `rung`, where it is shown: an identity capped, a text shortened
+    /// from the rung that shortens texts on (the content's further from the rung that leaves
+    /// long texts out), a structure trimmed within.
+    fn form(&self, rung: Rung, ctx: &Context) -> Value {
+        let value = self.value;
+        if self.is_error() || is_paging(self.name, value) {
+            return value.clone();
         }
+        match (self.class, value) {
+            (Class::Identity(_), _) => capped(value, IDENTITY_CAP),
+            (Class::Purpose, Value::String(s)) if rung >= Rung::LongTexts => {
+                Value::String(shortened(s, rung, IDENTITY_CAP))
+            }
+            (_, Value::String(s)) => Value::String(shortened(s, rung, LONG_TEXT_CAP)),
+            (Class::Purpose | Class::Holder, _) => trim(value, rung, ctx),
+            (Class::Other, _) if holds_objects(value) => trim(value, rung, ctx),
+            _ => value.clone(),
+        }
+    }
+
+    /// Whether this is a name equal to a better name of its object (see [`name_preference`]).
+    fn restates_a_name(&self, ctx: &Context) -> bool {
         let mine = name_preference(self.name);
         self.class == Class::Identity(1)
             && ordered(self.map, ctx).iter().any(|(other, class)| {
@@ -227,6 +264,10 @@ impl Field<'_> {
                     && name_preference(other) < mine
                     && self.map.get(*other) == Some(self.value)
             })
+    }
+
+    fn is_error(&self) -> bool {
+        ERROR_FIELDS.contains(&self.name.to_ascii_lowercase().as_str())
     }
 }
 
@@ -283,10 +324,10 @@ mod tests {
     fn rungs_leave_out_links_then_shorten_texts_then_leave_out_lesser_values() {
         let ctx = Context::default();
         let whole = size(&films());
-        // Links and the restated title first; the overview is whole while it fits.
+        // Links first; the overview is whole while it fits.
         let fields = shown_fields(whole - 200, &ctx);
         assert!(!fields.contains(&"poster_path".to_owned()), "{fields:?}");
-        assert!(!fields.contains(&"original_title".to_owned()), "{fields:?}");
+        assert!(fields.contains(&"original_title".to_owned()), "{fields:?}");
         assert!(fields.contains(&"overview".to_owned()), "{fields:?}");
         // Then the overview shortened, then lists of codes, flags, the overview, numbers.
         let view = trimmed(&films(), whole - 400, &ctx).unwrap();
@@ -296,7 +337,10 @@ mod tests {
         for gone in ["genre_ids", "adult", "overview"] {
             assert!(!fields.contains(&gone.to_owned()), "{gone}: {fields:?}");
         }
-        // At the last rung: identities and dates, and a field the request names.
+        // Then identities and dates, and a field the request names; last, the title that
+        // restates the title.
+        let fields = shown_fields(360, &ctx);
+        assert_eq!(fields, ["id", "title", "original_title", "release_date"]);
         let fields = shown_fields(260, &ctx);
         assert_eq!(fields, ["id", "title", "release_date"]);
         let asked = Context::default().with_request(Some("Which has the most votes?"), None);
