@@ -4,6 +4,12 @@
 //! (ToolBench instead cuts the text at 1,024 characters, often mid-item).
 //!
 //! Within the budget:
+//! - list items go last: where the view below would leave items of a list of objects out, the
+//!   whole is first trimmed, rung by rung across all of it, of the fields worth least (links
+//!   and image paths, restated names, long texts shortened, lists of codes, flags, numbers,
+//!   ...; never identities, dates, roles or the fields the request names, see `trim`), and the
+//!   first rung that fits with every item is the view (a TV episode's five cast members, 1.7k
+//!   characters, keep all five where the view below showed two);
 //! - every object keeps its identity fields (`id`, `*_id`, `name`, `title`,
 //!   `uri`, `type`, and the like, at any depth) before any other field (the
 //!   items of a list, their core identities first, as below), and an object
@@ -82,7 +88,8 @@
 //!
 //! [`left_out`] says what a view left out of the whole (the items of its lists, the fields of
 //! its objects, the texts it shortened, or the whole text cut short), so that an agent shown
-//! the view can be told what reading the whole would add.
+//! the view can be told what reading the whole would add. A field the view shows somewhere is
+//! named by where it was left out (`items[].album.id`), never by its name alone.
 //!
 //! ```
 //! use serde_json::json;
@@ -108,6 +115,7 @@ mod left_out;
 mod qualify;
 mod render;
 mod skeleton;
+mod trim;
 
 use serde_json::{Map, Value};
 
@@ -163,7 +171,7 @@ pub fn compact_with(value: &Value, hints: Hints<'_>, budget: usize) -> String {
     let ctx = Context::new(hints.endpoint, hints.schema)
         .with_arguments(hints.arguments)
         .with_request(hints.task, hints.thought);
-    let shown = render(value, budget, &ctx);
+    let shown = trim::keep_items(value, render(value, budget, &ctx), budget, &ctx);
     let out = shown.to_string();
     if chars(&out) <= budget {
         return out;
@@ -617,17 +625,116 @@ mod tests {
         assert_eq!(emptied_objects(&value, &text), 0);
         let (kept, total) = shown_identities_kept(&value, &text);
         assert_eq!(kept, total, "{text}");
-        // "Rated" is not `vote_average`: only a thought naming it brings it.
-        let task = Some("Which show on the air is the highest rated?");
-        let (text, back) = compacted(&value, hints(task, None), 1024);
+        // Without a request the shows' ratings give way to more shows.
+        let (text, back) = compacted(&value, hints(None, None), 1024);
         assert_eq!(showing(&back, "vote_average").0, 0, "{text}");
-        // Its `vote_count` shares "vote" too: fewer shows, each with both.
+        // "Rated" reaches `vote_average` and `vote_count` (see `asked`), as a thought naming
+        // them does: fewer shows, each with both.
+        let task = Some("Which show on the air is the highest rated?");
         let thought = Some("I will list the shows on the air and compare their vote average.");
-        let (text, back) = compacted(&value, hints(task, thought), 1024);
-        let (with, shown) = showing(&back, "vote_average");
-        assert!(shown >= 6, "{text}");
-        assert_eq!(showing(&back, "vote_count").0, shown, "{text}");
+        for thought in [None, thought] {
+            let (text, back) = compacted(&value, hints(task, thought), 1024);
+            let (with, shown) = showing(&back, "vote_average");
+            assert!(shown >= 6, "{text}");
+            assert_eq!(showing(&back, "vote_count").0, shown, "{text}");
+            assert_eq!(with, shown, "{text}");
+        }
+    }
+
+    /// A Spotify search's page of `n` tracks, each with its album (and the album's date).
+    fn found_tracks(n: usize) -> Value {
+        let items: Vec<Value> = (0..n)
+            .map(|i| {
+                let album = json!({"album_type": "album", "id": format!("4aawyAB9vmqN3uQ7Fj{i:04}"),
+                    "name": format!("Album {i}"), "release_date": format!("20{i:02}-06-07"),
+                    "total_tracks": 11, "type": "album"});
+                json!({"album": album, "disc_number": 1, "duration_ms": 200_000 + i,
+                       "explicit": false, "id": format!("3n3Ppam7vgaVa1iaRUc{i:03}"),
+                       "name": format!("Song {i}"), "popularity": 50 + i, "track_number": 2,
+                       "type": "track"})
+            })
+            .collect();
+        json!({"tracks": {"items": items, "limit": 20, "offset": 0, "total": 20}})
+    }
+
+    /// A TMDB movie with its credits appended: ten cast members, ten crew members (the
+    /// director third), each in TMDB's order of fields.
+    fn movie_with_credits() -> Value {
+        let person = |i: usize| {
+            json!({"adult": false, "credit_id": format!("52fe4250c3a36847f8{i:06}"), "gender": 2,
+                   "id": 7000 + i, "known_for_department": "Acting",
+                   "name": format!("Person {i}"), "original_name": format!("Person {i}"),
+                   "popularity": 12.5, "profile_path": "/7Jahy5LZX2Fo8fGJltMreAI49hC.jpg"})
+        };
+        let cast: Vec<Value> = (0..10)
+            .map(|i| {
+                let mut member = person(i);
+                member["character"] = json!(format!("Role {i}"));
+                member["order"] = json!(i);
+                member
+            })
+            .collect();
+        let jobs = ["Producer", "Writer", "Director", "Editor", "Composer"];
+        let crew: Vec<Value> = (0..10)
+            .map(|i| {
+                let mut member = person(100 + i);
+                member["department"] = json!("Crew");
+                member["job"] = json!(jobs[i % jobs.len()]);
+                member
+            })
+            .collect();
+        json!({"adult": false, "budget": 165_000_000, "id": 438_631,
+               "overview": "A gifted young man travels to a dangerous planet. ".repeat(4),
+               "popularity": 312.4, "release_date": "2021-09-15", "runtime": 155,
+               "title": "Dune", "vote_average": 7.8, "vote_count": 9000,
+               "credits": {"cast": cast, "crew": crew}})
+    }
+
+    #[test]
+    fn a_question_word_keeps_the_field_it_names_by_another_word() {
+        // "Latest": a nested date (a track's album's), which more tracks otherwise outrank.
+        let value = found_tracks(20);
+        let dated = |task| {
+            let hints = Hints {
+                endpoint: Some("/search"),
+                task,
+                ..Hints::default()
+            };
+            let (text, back) = compacted(&value, hints, 1024);
+            let shown = objects_in(&back["tracks"], "items");
+            let with = shown
+                .iter()
+                .filter(|t| t["album"]["release_date"].is_string());
+            (text, with.count(), shown.len())
+        };
+        let (text, with, _) = dated(None);
+        assert_eq!(with, 0, "{text}");
+        let (text, with, shown) = dated(Some("What is the latest song of Band of Horses?"));
+        assert!(shown >= 5, "{text}");
         assert_eq!(with, shown, "{text}");
+        // "Who directed": the crew's jobs, in more of the appended crew (the director is the
+        // third).
+        let value = movie_with_credits();
+        let jobs = |task| {
+            let hints = Hints {
+                endpoint: Some("/movie/{movie_id}"),
+                task,
+                ..Hints::default()
+            };
+            let (text, back) = compacted(&value, hints, 760);
+            let crew = objects_in(&back["credits"], "crew");
+            let jobs: Vec<String> = crew
+                .iter()
+                .filter_map(|c| c["job"].as_str())
+                .map(str::to_owned)
+                .collect();
+            (text, jobs, crew.len())
+        };
+        let (text, without, _) = jobs(None);
+        assert!(!without.contains(&"Director".to_owned()), "{text}");
+        let (text, with, shown) = jobs(Some("Who directed Dune?"));
+        assert!(with.contains(&"Director".to_owned()), "{text}");
+        assert_eq!(with.len(), shown, "{text}");
     }
 
     /// A Spotify paging object of `n` albums (of 100), as `GET /browse/new-releases` nests it.
@@ -858,6 +965,127 @@ mod tests {
             assert_eq!(back["item"]["name"], "Mr. Brightside", "{budget}: {text}");
             assert_eq!(emptied_objects(&value, &text), 0);
         }
+    }
+
+    /// A TMDB episode's credits (`GET /tv/{tv_id}/season/{s}/episode/{e}/credits`): five
+    /// cast members and a director, in TMDB's order of fields; 1.7k characters.
+    fn episode_credits() -> Value {
+        let person = |id: usize, name: &str| {
+            json!({"adult": false, "gender": 2, "id": id, "known_for_department": "Acting",
+                   "name": name, "original_name": name, "popularity": 12.345,
+                   "profile_path": "/7Jahy5LZX2Fo8fGJltMreAI49hC.jpg"})
+        };
+        let names = [
+            "Bryan Cranston",
+            "Aaron Paul",
+            "Anna Gunn",
+            "RJ Mitte",
+            "Dean Norris",
+        ];
+        let roles = [
+            "Walter White",
+            "Jesse Pinkman",
+            "Skyler White",
+            "Walter White Jr.",
+            "Hank",
+        ];
+        let cast: Vec<Value> = (0..5)
+            .map(|i| {
+                let mut member = person(17_419 + i, names[i]);
+                member["character"] = json!(roles[i]);
+                member["credit_id"] = json!(format!("52542282760ee31328001{i:03}"));
+                member["order"] = json!(i);
+                member
+            })
+            .collect();
+        let mut director = person(66_633, "Vince Gilligan");
+        director["department"] = json!("Directing");
+        director["job"] = json!("Director");
+        director["credit_id"] = json!("52542287760ee31328001af1");
+        json!({"cast": cast, "crew": [director], "guest_stars": [], "id": 62_085})
+    }
+
+    #[test]
+    fn a_result_a_little_over_the_budget_loses_fields_before_list_items() {
+        let value = json!({"error": "", "response": episode_credits()});
+        assert!((1600..1800).contains(&chars(&value.to_string())));
+        let hints = Hints {
+            endpoint: Some("/tv/{tv_id}/season/{season_number}/episode/{episode_number}/credits"),
+            ..Hints::default()
+        };
+        // At the limit, and at what a cut note leaves of it.
+        for budget in [1024, 760] {
+            let (text, back) = compacted(&value, hints, budget);
+            let cast = objects_in(&back["response"], "cast");
+            assert_eq!(cast.len(), 5, "{budget}: {text}");
+            for (member, whole) in cast
+                .iter()
+                .zip(value["response"]["cast"].as_array().unwrap())
+            {
+                for field in ["id", "name", "character"] {
+                    assert_eq!(member[field], whole[field], "{budget}: {text}");
+                }
+            }
+            let crew = objects_in(&back["response"], "crew");
+            assert_eq!(crew[0]["job"], "Director", "{budget}: {text}");
+            assert_eq!(crew[0]["name"], "Vince Gilligan", "{budget}: {text}");
+            // The image paths went first.
+            assert!(!text.contains("profile_path"), "{text}");
+            let cut = left_out(&value.to_string(), &text);
+            assert_eq!(cut.items, 0, "{cut:?}");
+            assert_eq!(emptied_objects(&value, &text), 0);
+        }
+    }
+
+    /// The names of the fields `value` has anywhere.
+    fn keys_anywhere(value: &Value, out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            Value::Object(map) => {
+                for (name, sub) in map {
+                    out.insert(name.clone());
+                    keys_anywhere(sub, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|sub| keys_anywhere(sub, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn left_out_names_alone_only_the_fields_the_view_shows_nowhere() {
+        let fixtures = [
+            (found_tracks(20), "/search"),
+            (new_releases(20), "/browse/new-releases"),
+            (playback(), "/me/player"),
+            (on_the_air(20), "/tv/on_the_air"),
+            (movie_with_credits(), "/movie/{movie_id}"),
+        ];
+        let mut located = 0;
+        for (value, endpoint) in &fixtures {
+            for budget in [520, 760, 1024] {
+                let hints = Hints {
+                    endpoint: Some(endpoint),
+                    ..Hints::default()
+                };
+                let (text, back) = compacted(value, hints, budget);
+                let mut seen = std::collections::BTreeSet::new();
+                keys_anywhere(&back, &mut seen);
+                let cut = left_out(&value.to_string(), &text);
+                for field in &cut.fields {
+                    let alone = !field.contains(['.', '[']);
+                    assert!(!alone || !seen.contains(field), "{field}: {text}");
+                    located += usize::from(!alone);
+                }
+            }
+        }
+        // A nested album's long id is left out where the track's is shown.
+        assert!(located > 0);
+        let (text, _) = compacted(&found_tracks(20), Hints::default(), 1024);
+        let cut = left_out(&found_tracks(20).to_string(), &text);
+        assert!(
+            cut.fields.contains(&"tracks.items[].album.id".to_owned()),
+            "{cut:?}: {text}"
+        );
     }
 
     #[test]

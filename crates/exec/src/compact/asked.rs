@@ -5,8 +5,14 @@
 //!
 //! Words are split on anything but letters and digits, field names on `_`, `-`, `.` and
 //! camelCase; words under three letters, numbers and common English words are ignored, and the
-//! rest are compared by their English (Snowball) stem. There is no list of synonyms: "rated"
-//! does not reach `vote_average`.
+//! rest are compared by their English (Snowball) stem.
+//!
+//! A few question words name a field by another word than its own: a rating is voted or
+//! scored ("the highest rated film": `vote_average`), the newest is found by a date or a time
+//! ("the latest album": `release_date`, `added_at`), who directed or wrote is a crew member's
+//! job ("who directed": `job`), and a famous one is a popular one. [`ALIASES`]
+//! maps those words to the words of field names they reach besides their own; it is matched
+//! against the words of field names, whatever the API, not against one API's fields.
 
 use std::collections::BTreeSet;
 
@@ -26,10 +32,44 @@ const STOP_WORDS: &[&str] = &[
     "you", "your",
 ];
 
-/// The stems of a request's words.
+/// Question words that reach fields by other words, and those words of field names (matched
+/// whole, lowercase, or by stem). A question word counts when a word of the request shares its
+/// stem ("rating" as "rated"). Each entry is a concept a question ranks or filters on, named in
+/// general words.
+const ALIASES: &[(&str, &[&str])] = &[
+    // A rating: "highest rated", "best rating".
+    ("rated", &["vote", "rating", "score"]),
+    // The newest or oldest: a date or a time (`release_date`, `played_at`).
+    ("latest", DATE_WORDS),
+    ("newest", DATE_WORDS),
+    ("recent", DATE_WORDS),
+    ("oldest", DATE_WORDS),
+    ("earliest", DATE_WORDS),
+    // A crew member's part: who directed, wrote, produced or composed.
+    ("directed", CREW_WORDS),
+    ("director", CREW_WORDS),
+    ("wrote", CREW_WORDS),
+    ("written", CREW_WORDS),
+    ("writer", CREW_WORDS),
+    ("produced", CREW_WORDS),
+    ("composed", CREW_WORDS),
+    // How well known: "famous" as "popular" (whose own stem reaches `popularity`).
+    ("famous", &["popularity"]),
+];
+
+/// Words of the field names that say when (`release_date`, `first_air_date`, `added_at`).
+const DATE_WORDS: &[&str] = &["date", "at", "time", "year"];
+
+/// Words of the field names that say a crew member's part (`job`; not `department`, which
+/// a cast member's `known_for_department` shares).
+const CREW_WORDS: &[&str] = &["job"];
+
+/// The stems of a request's words, and the field-name words its question words reach (see
+/// [`ALIASES`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Asked {
     stems: BTreeSet<String>,
+    aliases: BTreeSet<String>,
 }
 
 impl Asked {
@@ -41,19 +81,31 @@ impl Asked {
             let words = text.split(|c: char| !c.is_alphanumeric());
             stems.extend(words.filter_map(|w| stem(&stemmer, w)));
         }
-        Self { stems }
+        let mut aliases = BTreeSet::new();
+        for (word, reached) in ALIASES {
+            if stem(&stemmer, word).is_some_and(|s| stems.contains(&s)) {
+                for target in *reached {
+                    aliases.insert((*target).to_owned());
+                    aliases.extend(stem(&stemmer, target));
+                }
+            }
+        }
+        Self { stems, aliases }
     }
 
-    /// Whether field `name` shares a word stem with the request.
+    /// Whether field `name` shares a word stem with the request, or has a word one of the
+    /// request's question words reaches (see [`ALIASES`]).
     pub(crate) fn names(&self, name: &str) -> bool {
         if self.stems.is_empty() {
             return false;
         }
         let stemmer = Stemmer::create(Algorithm::English);
-        name_words(name)
-            .iter()
-            .filter_map(|w| stem(&stemmer, w))
-            .any(|s| self.stems.contains(&s))
+        name_words(name).iter().any(|word| {
+            let lower = word.to_lowercase();
+            let stemmed = stem(&stemmer, word);
+            self.aliases.contains(&lower)
+                || stemmed.is_some_and(|s| self.stems.contains(&s) || self.aliases.contains(&s))
+        })
     }
 }
 
@@ -98,9 +150,7 @@ mod tests {
         assert!(asked.names("popularity"));
         assert!(!asked.names("vote_average"));
         assert!(!asked.names("first_air_date"));
-        // "rated" is not "vote": no synonyms; the model's thought can name the field.
-        let rated = Asked::of([Some("the highest rated film"), None]);
-        assert!(!rated.names("vote_average"));
+        // The model's thought can name the field.
         let thought = Some("I will compare their vote averages");
         let rated = Asked::of([Some("the highest rated film"), thought]);
         assert!(rated.names("vote_average"));
@@ -112,6 +162,47 @@ mod tests {
         assert!(!plain.names("what_2013"));
         assert!(plain.names("total_results"));
         assert!(!Asked::default().names("popularity"));
+    }
+
+    #[test]
+    fn question_words_reach_the_fields_they_name_by_other_words() {
+        let reaches = |question: &str, field: &str| Asked::of([Some(question), None]).names(field);
+        // A rating is a vote or a score.
+        for field in ["vote_average", "vote_count", "rating", "score"] {
+            assert!(
+                reaches("Which is the highest rated film?", field),
+                "{field}"
+            );
+        }
+        assert!(reaches("the best rating of the shows", "vote_average"));
+        // The newest or the oldest is found by a date or a time.
+        for question in [
+            "the latest album",
+            "their newest film",
+            "my most recent tracks",
+        ] {
+            for field in ["release_date", "first_air_date", "added_at", "played_at"] {
+                assert!(reaches(question, field), "{question}: {field}");
+            }
+        }
+        assert!(reaches("the oldest show", "air_date"));
+        // Who directed or wrote is a crew member's job.
+        for question in ["Who directed Dune?", "the director of Dune", "who wrote it"] {
+            assert!(reaches(question, "job"), "{question}");
+            assert!(!reaches(question, "known_for_department"), "{question}");
+        }
+        // Popular reaches popularity by its own stem, famous by the map.
+        assert!(reaches("the most popular show", "popularity"));
+        assert!(reaches("the most famous actor", "popularity"));
+        // The map reaches only the fields of its concept.
+        let rated = Asked::of([Some("Which is the highest rated film?"), None]);
+        for field in ["release_date", "job", "popularity", "id", "overview"] {
+            assert!(!rated.names(field), "{field}");
+        }
+        let directed = Asked::of([Some("Who directed Dune?"), None]);
+        for field in ["vote_average", "release_date", "character", "name"] {
+            assert!(!directed.names(field), "{field}");
+        }
     }
 
     #[test]

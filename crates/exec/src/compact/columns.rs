@@ -25,10 +25,10 @@ pub(super) const NESTED_ITEMS: usize = 3;
 const ROLE_FLOOR_SHARE: (usize, usize) = (3, 4);
 
 /// Longest string that counts as a short scalar (a date, a code, a short label).
-const SHORT_TEXT: usize = 40;
+pub(super) const SHORT_TEXT: usize = 40;
 
 /// Characters a long text is first shown in, before it is shown whole.
-const LONG_TEXT_CAP: usize = 120;
+pub(super) const LONG_TEXT_CAP: usize = 120;
 
 /// Characters the snippets of a text the API exists to return grow to early (its core form
 /// shows [`IDENTITY_CAP`] of them), then as a long text, before it is shown whole.
@@ -132,7 +132,7 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    fn of(name: &str, value: &Value) -> Self {
+    pub(super) fn of(name: &str, value: &Value) -> Self {
         let lower = name.to_ascii_lowercase();
         let dated = ["_at", "date", "time", "_on"]
             .iter()

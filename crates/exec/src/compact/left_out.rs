@@ -1,7 +1,14 @@
 //! What a compacted view left out of the whole: the items its lists left out, the fields its
 //! objects left out, the texts it shortened, or the whole text cut short (the last resort). An
 //! agent told a view was cut learns from this what reading the whole would add.
+//!
+//! A field is named alone only where the view shows no field of that name anywhere: an agent
+//! that sees `id` in every shown item must not be told `id` was left out because a nested
+//! album left out its own. Else it is named by where it was left out: its path from the top,
+//! a list's items written `[]` where every shown item left it out, and by their positions
+//! where only some did (`results[3..].overview`: from the fourth shown item on).
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 use serde_json::Value;
@@ -16,7 +23,9 @@ const NAMED_FIELDS: usize = 5;
 pub struct LeftOut {
     /// Items that the view's lists left out, over all lists.
     pub items: usize,
-    /// The names of the fields some shown object left out, each once, in the order met.
+    /// The fields some shown object left out, each once, in the order met: a field's name
+    /// where the view shows no field of that name, else the path where it was left out
+    /// (`items[].album.id`, `results[3..].overview`; see the module doc).
     pub fields: Vec<String>,
     /// Strings the view shortened (they end in `…`).
     pub texts: usize,
@@ -84,18 +93,56 @@ fn plural(n: usize, word: &str) -> String {
 /// resort: the text cut, as one string) is [`LeftOut::cut_short`]; so is any shorter view of
 /// a whole that is no JSON.
 pub fn left_out(whole: &str, shown: &str) -> LeftOut {
-    let mut out = LeftOut::default();
     match (
         serde_json::from_str::<Value>(whole),
         serde_json::from_str::<Value>(shown),
     ) {
-        (Ok(whole), Ok(shown)) if same_kind(&whole, &shown) => {
-            compare(&whole, &shown, &mut out);
-        }
-        (Ok(_), _) => out.cut_short = true,
-        (Err(_), _) => out.cut_short = whole != shown,
+        (Ok(whole), Ok(shown)) => left_out_of(&whole, &shown),
+        (Err(_), _) => LeftOut {
+            cut_short: whole != shown,
+            ..LeftOut::default()
+        },
+        (Ok(_), Err(_)) => LeftOut {
+            cut_short: true,
+            ..LeftOut::default()
+        },
     }
-    out
+}
+
+/// How many items of lists of objects `shown` (a view of `whole`) left out, those of a list
+/// it left out whole too: entities, not the codes of a list of scalars.
+pub(crate) fn objects_left_out(whole: &Value, shown: &Value) -> usize {
+    let mut walk = Walk::default();
+    if same_kind(whole, shown) {
+        walk.compare(whole, shown, &mut Vec::new());
+    }
+    walk.objects
+}
+
+/// [`left_out`] of parsed values.
+fn left_out_of(whole: &Value, shown: &Value) -> LeftOut {
+    if !same_kind(whole, shown) {
+        return LeftOut {
+            cut_short: true,
+            ..LeftOut::default()
+        };
+    }
+    let mut walk = Walk::default();
+    walk.compare(whole, shown, &mut Vec::new());
+    LeftOut {
+        items: walk.items,
+        fields: walk.named(),
+        texts: walk.texts,
+        cut_short: false,
+    }
+}
+
+/// The items of `value` if it is a list of objects.
+fn objects_in(value: &Value) -> usize {
+    match value {
+        Value::Array(items) if items.iter().any(Value::is_object) => items.len(),
+        _ => 0,
+    }
 }
 
 /// Whether two values are both objects, both lists, or both something else.
@@ -103,28 +150,253 @@ fn same_kind(a: &Value, b: &Value) -> bool {
     a.is_object() == b.is_object() && a.is_array() == b.is_array()
 }
 
-/// Adds what `shown` left out of `whole` to `out`, matching objects by key and lists by
-/// position (a list's note of items left out aside).
-fn compare(whole: &Value, shown: &Value, out: &mut LeftOut) {
-    match (whole, shown) {
-        (Value::Object(whole), Value::Object(shown)) => {
-            for (name, value) in whole {
-                match shown.get(name) {
-                    Some(kept) => compare(value, kept, out),
-                    None if !out.fields.contains(name) => out.fields.push(name.clone()),
-                    None => {}
+/// One step from the top of a value to a field: an object's key or a list's item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Item(usize),
+}
+
+/// What a walk of a whole and its view found.
+#[derive(Default)]
+struct Walk {
+    items: usize,
+    /// Of `items`, those that are objects.
+    objects: usize,
+    texts: usize,
+    /// Names of the fields the view shows, anywhere.
+    seen: BTreeSet<String>,
+    /// Paths of the fields shown objects left out, in the order met.
+    missing: Vec<Vec<Step>>,
+    /// Paths of the fields shown objects show.
+    shown: Vec<Vec<Step>>,
+}
+
+impl Walk {
+    /// Adds what `shown` left out of `whole` (both at `path`), matching objects by key and
+    /// lists by position (a list's note of items left out aside).
+    fn compare(&mut self, whole: &Value, shown: &Value, path: &mut Vec<Step>) {
+        match (whole, shown) {
+            (Value::Object(whole), Value::Object(shown)) => {
+                for (name, value) in whole {
+                    path.push(Step::Key(name.clone()));
+                    match shown.get(name) {
+                        Some(kept) => {
+                            self.seen.insert(name.clone());
+                            self.shown.push(path.clone());
+                            self.compare(value, kept, path);
+                        }
+                        None => {
+                            self.objects += objects_in(value);
+                            self.missing.push(path.clone());
+                        }
+                    }
+                    path.pop();
+                }
+            }
+            (Value::Array(whole), Value::Array(shown)) => {
+                let kept: Vec<&Value> = shown.iter().filter(|v| !is_note(v)).collect();
+                let left = whole.len().saturating_sub(kept.len());
+                self.items += left;
+                if whole.iter().any(Value::is_object) {
+                    self.objects += left;
+                }
+                for (i, (value, kept)) in whole.iter().zip(kept).enumerate() {
+                    path.push(Step::Item(i));
+                    self.compare(value, kept, path);
+                    path.pop();
+                }
+            }
+            (Value::String(whole), Value::String(shown)) if whole != shown => self.texts += 1,
+            _ => {}
+        }
+    }
+
+    /// The fields left out, each once in the order met: by name where the view shows no
+    /// field of that name, else by where.
+    fn named(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut done: Vec<Vec<Pattern>> = Vec::new();
+        for path in &self.missing {
+            let Some(Step::Key(name)) = path.last() else {
+                continue;
+            };
+            let text = if self.seen.contains(name) {
+                let pattern = abstracted(path);
+                if done.contains(&pattern) {
+                    continue;
+                }
+                let text = self.located(&pattern);
+                done.push(pattern);
+                text
+            } else {
+                name.clone()
+            };
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+        out
+    }
+
+    /// Where the fields at `pattern` were left out: the pattern, each list written by the
+    /// positions of the items that left the field out (`[]` for all of those that have it);
+    /// the first such paths themselves where that would take in a shown one.
+    fn located(&self, pattern: &[Pattern]) -> String {
+        let missing: Vec<&Vec<Step>> = self
+            .missing
+            .iter()
+            .filter(|p| abstracted(p) == pattern)
+            .collect();
+        let shown: Vec<&Vec<Step>> = self
+            .shown
+            .iter()
+            .filter(|p| abstracted(p) == pattern)
+            .collect();
+        let levels: Vec<Positions> = (0..lists_in(pattern))
+            .map(|level| Positions::at(level, &missing, &shown))
+            .collect();
+        if shown.iter().any(|p| levels_take(&levels, p)) {
+            let mut concrete: Vec<String> = missing
+                .iter()
+                .take(CONCRETE_PATHS)
+                .map(|p| written(p))
+                .collect();
+            if missing.len() > CONCRETE_PATHS {
+                concrete.push("…".to_owned());
+            }
+            return concrete.join(", ");
+        }
+        let mut text = String::new();
+        let mut level = 0;
+        for step in pattern {
+            match step {
+                Pattern::Key(key) => {
+                    if !text.is_empty() {
+                        text.push('.');
+                    }
+                    text.push_str(key);
+                }
+                Pattern::Each => {
+                    text.push_str(
+                        &levels
+                            .get(level)
+                            .map(Positions::written)
+                            .unwrap_or_default(),
+                    );
+                    level += 1;
                 }
             }
         }
-        (Value::Array(whole), Value::Array(shown)) => {
-            let kept: Vec<&Value> = shown.iter().filter(|v| !is_note(v)).collect();
-            out.items += whole.len().saturating_sub(kept.len());
-            for (value, kept) in whole.iter().zip(kept) {
-                compare(value, kept, out);
+        text
+    }
+}
+
+/// A step of a path with its list positions left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Pattern {
+    Key(String),
+    Each,
+}
+
+/// Paths written one by one, at most, where a pattern would take in a shown field.
+const CONCRETE_PATHS: usize = 2;
+
+/// Runs of positions written, at most, before `…`.
+const POSITION_RUNS: usize = 3;
+
+fn abstracted(path: &[Step]) -> Vec<Pattern> {
+    path.iter()
+        .map(|step| match step {
+            Step::Key(key) => Pattern::Key(key.clone()),
+            Step::Item(_) => Pattern::Each,
+        })
+        .collect()
+}
+
+fn lists_in(pattern: &[Pattern]) -> usize {
+    pattern.iter().filter(|p| **p == Pattern::Each).count()
+}
+
+/// The list positions of `path`, outermost first.
+fn positions(path: &[Step]) -> impl Iterator<Item = usize> + '_ {
+    path.iter().filter_map(|step| match step {
+        Step::Item(i) => Some(*i),
+        Step::Key(_) => None,
+    })
+}
+
+/// Whether the positions of `path` are within `levels` at every list.
+fn levels_take(levels: &[Positions], path: &[Step]) -> bool {
+    positions(path)
+        .zip(levels)
+        .all(|(i, level)| level.all || level.left.contains(&i))
+}
+
+/// `path` written out: `results[3].overview`.
+fn written(path: &[Step]) -> String {
+    let mut text = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => {
+                if !text.is_empty() {
+                    text.push('.');
+                }
+                text.push_str(key);
+            }
+            Step::Item(i) => text.push_str(&format!("[{i}]")),
+        }
+    }
+    text
+}
+
+/// The positions, at one list of a pattern, of the items that left a field out.
+struct Positions {
+    /// Every item there that has the field left it out.
+    all: bool,
+    left: BTreeSet<usize>,
+    last: usize,
+}
+
+impl Positions {
+    fn at(level: usize, missing: &[&Vec<Step>], shown: &[&Vec<Step>]) -> Self {
+        let nth = |p: &&Vec<Step>| positions(p).nth(level);
+        let left: BTreeSet<usize> = missing.iter().filter_map(nth).collect();
+        let kept: BTreeSet<usize> = shown.iter().filter_map(nth).collect();
+        let last = left.iter().chain(&kept).max().copied().unwrap_or(0);
+        Self {
+            all: kept.is_subset(&left),
+            left,
+            last,
+        }
+    }
+
+    /// `[]` for all; else the runs of positions (`[3..]` to the last item that has the field,
+    /// `[1..2]`, `[0,4]`).
+    fn written(&self) -> String {
+        if self.all {
+            return "[]".to_owned();
+        }
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for &i in &self.left {
+            match runs.last_mut() {
+                Some((_, end)) if *end + 1 == i => *end = i,
+                _ => runs.push((i, i)),
             }
         }
-        (Value::String(whole), Value::String(shown)) if whole != shown => out.texts += 1,
-        _ => {}
+        let mut parts: Vec<String> = runs
+            .iter()
+            .take(POSITION_RUNS)
+            .map(|&(start, end)| match (start, end) {
+                _ if end == self.last && end > start => format!("{start}.."),
+                _ if start == end => start.to_string(),
+                _ => format!("{start}..{end}"),
+            })
+            .collect();
+        if runs.len() > POSITION_RUNS {
+            parts.push("…".to_owned());
+        }
+        format!("[{}]", parts.join(","))
     }
 }
 
@@ -158,10 +430,64 @@ mod tests {
         assert_eq!(cut.items, 0);
         assert_eq!(cut.to_string(), "fields left out: b, c, d, e, f and 1 more");
         let shown = json!({"results": [{"id": 1, "a": 1, "b": 2, "c": 3, "d": 4, "e": 5}, item]});
-        assert_eq!(of(&whole, &shown).to_string(), "fields left out: f and g");
+        // The second item shows them: the first is where they were left out.
+        assert_eq!(
+            of(&whole, &shown).to_string(),
+            "fields left out: results[0].f and results[0].g"
+        );
         let shown = json!({"results": [{"id": 1, "a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6},
-                                       item]});
-        assert_eq!(of(&whole, &shown).to_string(), "fields left out: g");
+                                       {"id": 1}]});
+        assert_eq!(
+            of(&whole, &shown).to_string(),
+            "fields left out: g, results[1].a, results[1].b, results[1].c, results[1].d and \
+             2 more"
+        );
+    }
+
+    #[test]
+    fn a_field_shown_elsewhere_is_named_by_where_it_was_left_out() {
+        // Shown in the first three items, left out from the fourth on.
+        let items: Vec<Value> = (0..6)
+            .map(|i| json!({"id": i, "overview": format!("story {i}")}))
+            .collect();
+        let whole = json!({"results": items});
+        let shown: Vec<Value> = (0..6)
+            .map(|i| match i {
+                0..3 => json!({"id": i, "overview": format!("story {i}")}),
+                _ => json!({"id": i}),
+            })
+            .collect();
+        let cut = of(&whole, &json!({"results": shown}));
+        assert_eq!(cut.fields, ["results[3..].overview"]);
+        // An item's `id` is shown, its album's left out in every shown item (and the track's
+        // `name`, which its album shows); the album's `href` is nowhere in the view: its name
+        // alone says so.
+        let track = |i: usize| {
+            json!({"id": format!("t{i}"), "name": "Song",
+                   "album": {"id": format!("a{i}"), "name": "Album", "href": "https://x/a"}})
+        };
+        let whole = json!({"items": [track(0), track(1), track(2)]});
+        let shown = json!({"items": [{"id": "t0", "album": {"name": "Album"}},
+                                     {"id": "t1", "album": {"name": "Album"}},
+                                     "… 1 more items left out"]});
+        let cut = of(&whole, &shown);
+        assert_eq!(cut.items, 1);
+        assert_eq!(cut.fields, ["items[].name", "items[].album.id", "href"]);
+        assert_eq!(
+            cut.to_string(),
+            "1 item left out; fields left out: items[].name, items[].album.id and href"
+        );
+        // Left out in the first and last of four, shown between.
+        let whole = json!({"r": [{"a": 1}, {"a": 2}, {"a": 3}, {"a": 4}]});
+        let shown = json!({"r": [{}, {"a": 2}, {"a": 3}, {}]});
+        assert_eq!(of(&whole, &shown).fields, ["r[0,3].a"]);
+    }
+
+    #[test]
+    fn a_pattern_that_would_take_in_a_shown_field_gives_the_paths_themselves() {
+        let whole = json!({"r": [{"s": [{"a": 1}, {"a": 2}]}, {"s": [{"a": 3}, {"a": 4}]}]});
+        let shown = json!({"r": [{"s": [{"a": 1}, {}]}, {"s": [{}, {"a": 4}]}]});
+        assert_eq!(of(&whole, &shown).fields, ["r[0].s[1].a, r[1].s[0].a"]);
     }
 
     #[test]

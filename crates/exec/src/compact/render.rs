@@ -31,7 +31,7 @@ const FLOOR_SHARE: (usize, usize) = (2, 3);
 const WHOLE_FLOOR_SHARE: (usize, usize) = (3, 4);
 
 /// Items of a list whose fields are read to find its columns.
-const PROBE_ITEMS: usize = 20;
+pub(super) const PROBE_ITEMS: usize = 20;
 
 /// `value` in at most `budget` characters where its least form allows, else its least form.
 pub(crate) fn render(value: &Value, budget: usize, ctx: &Context) -> Value {
