@@ -41,7 +41,8 @@ pub struct FieldWeights {
     /// doc version rewrote it: BM25 counts it like the other fields; the dense index embeds
     /// it as one more view of the API (the doc's text with the source description in place of
     /// the chosen one, see [`CorpusDoc::source_text`]), never inside the doc's own vector.
-    /// Off (0) in every preset until measured.
+    /// 1 in the BM25 and dense defaults ([`crate::SOURCE_WEIGHT`]: measured there); 0 in
+    /// [`FieldWeights::ALL`].
     pub source: f32,
 }
 

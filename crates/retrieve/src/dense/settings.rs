@@ -153,7 +153,7 @@ impl DenseSettings {
         examples: 1.0,
         returns: 0.0,
         queries: 0.0,
-        source: 0.0,
+        source: crate::bm25::SOURCE_WEIGHT,
     };
 }
 

@@ -136,7 +136,8 @@ async fn bm25_finds_a_refined_api_by_its_source_words_only_when_the_source_count
         let before = top(&bm25(today.clone(), 0.0), query).await;
         assert_eq!(top(&bm25(refined.clone(), 0.0), query).await, before);
         let default = Bm25Index::build(refined.clone(), Bm25Settings::default());
-        assert_eq!(top(&default, query).await, before, "the default is off");
+        let counted = top(&bm25(refined.clone(), 1.0), query).await;
+        assert_eq!(top(&default, query).await, counted, "the default counts it");
     }
     // The explanation names the field the words matched in.
     let why = bm25(refined, 1.0)
@@ -208,7 +209,7 @@ async fn dense_embeds_the_source_as_a_view_that_raises_the_api_on_every_backend(
             toolsmith_retrieve::dot(&embedder.vector(DETAILS_QUERY), &embedder.vector(&source));
         assert!((hits[0].score - cosine).abs() < 1e-5, "{name}: {hits:?}");
         // Off: no view, and the same vectors and ranking as a corpus without the field.
-        let off = DenseIndex::build(refined.clone(), &embedder, base)
+        let off = DenseIndex::build(refined.clone(), &embedder, dense_settings(base, 0.0))
             .await
             .unwrap();
         assert_eq!(off.views(), 0, "{name}");
