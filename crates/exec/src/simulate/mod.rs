@@ -12,7 +12,9 @@
 //! applied before seeding (no `page` and `page=1` agree), paged lists hold
 //! a page of the documented size (else [`SimulatorSettings::page_items`])
 //! that agrees with `total_results` and `total_pages` (a search's counting a few
-//! pages at most, not thousands: `paging`), a paging object links
+//! pages at most, not thousands, the user's own saved things and a playlist's tracks
+//! tens, or the count the session showed for them: `extent`, one rule for the draft
+//! and the answer), a paging object links
 //! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
 //! `vote_average.gte`, `primary_release_date.gte`, `year`, `*_min`...),
@@ -72,6 +74,7 @@
 
 mod ask;
 mod count;
+mod extent;
 mod fill;
 mod fresh;
 mod held;
@@ -340,7 +343,11 @@ impl Simulator {
             .as_ref()
             .filter(|s| has_usable_schema(Some(s)))
         {
-            let request = Request::new(entry, &args_map, &self.limits);
+            let known = match (nesting, self.session.lock()) {
+                (0, Ok(session)) => session.counts.of(entry, &args_map),
+                _ => None,
+            };
+            let request = Request::new(entry, &args_map, &self.limits).knowing(known);
             let mut value = {
                 let synth = Synth::new(
                     schema,
@@ -661,8 +668,10 @@ impl Executor for Simulator {
                 (None, Some(task)) => session.know_owner_named(task, value),
                 (None, None) => {}
             }
-            let request = Request::new(entry, &args, &self.limits);
+            let known = session.counts.of(entry, &args);
+            let request = Request::new(entry, &args, &self.limits).knowing(known);
             paging::settle(value, &paging::Call::of(entry, &args, &request));
+            session.counts.observe(entry, &args, value);
             if provenance == Provenance::SimulatedLlm {
                 let mine = me::mine(entry).is_some();
                 session.remember(value, &recall::Place::of(entry, &args), mine);
@@ -674,6 +683,9 @@ impl Executor for Simulator {
                 let seed =
                     stable_hash(&[api.to_string().as_bytes(), canonical_json(&args).as_bytes()]);
                 version::refresh(value, seed, &session.versions, &kept);
+                if let Value::Object(args) = &args {
+                    session.counts.forget(entry, args);
+                }
                 session.record_write(call, &args);
             }
             if session.versions.len() < MAX_VERSIONS {

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 use toolsmith_catalog::ApiId;
 
+use super::extent::Counts;
 use super::held::{self, Held};
 use super::identity::{LABELS, is_dated};
 use super::me::{self, Mine, Owner};
@@ -67,6 +68,9 @@ pub(crate) struct Session {
     pub(crate) versions: HashSet<String>,
     /// The changes the session's calls made.
     pub(crate) state: State,
+    /// How many things the entities shown hold (a playlist's `tracks.total`), which their
+    /// sub-collections' pages then count (see `extent`).
+    pub(crate) counts: Counts,
     /// The account's owner, as the first response about them showed them (see `me`).
     pub(crate) owner: Option<Owner>,
     /// The user's own things (devices, playlists) that calls about the user showed,

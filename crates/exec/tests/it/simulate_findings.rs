@@ -57,10 +57,28 @@ fn music() -> Value {
         "/me/albums": {"get": {"parameters": [limit.clone(), offset.clone()],
             "responses": ok(page_of(json!({"type": "object", "properties": {
                 "added_at": {"type": "string"}, "album": album.clone()}})))}},
+        "/playlists/{playlist_id}": {"get": {
+            "parameters": [path_id("playlist_id"), {"name": "fields", "in": "query",
+                "schema": {"type": "string"}, "description": "Filters for the query: a \
+                comma-separated list of the fields to return. If omitted, all fields are \
+                returned."}],
+            "responses": ok(json!({"type": "object", "properties": {
+                "id": {"type": "string"}, "name": {"type": "string"},
+                "description": {"type": "string"}, "snapshot_id": {"type": "string"},
+                "owner": {"type": "object", "properties": {"id": {"type": "string"},
+                    "display_name": {"type": "string"}}},
+                "tracks": {"type": "object", "properties": {"href": {"type": "string"},
+                    "total": {"type": "integer"}}}}}))}},
         "/playlists/{playlist_id}/tracks": {"get": {
             "parameters": [path_id("playlist_id"), limit.clone(), offset.clone()],
             "responses": ok(page_of(json!({"type": "object", "properties": {
-                "added_at": {"type": "string"}, "track": track.clone()}})))}},
+                "added_at": {"type": "string"}, "track": track.clone()}})))},
+            "delete": {"parameters": [path_id("playlist_id")],
+                "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+                    "properties": {"tracks": {"type": "array", "items": {"type": "object",
+                        "properties": {"uri": {"type": "string"}}}}}}}}},
+                "responses": ok(json!({"type": "object", "properties": {
+                    "snapshot_id": {"type": "string"}}}))}},
         "/browse/new-releases": {"get": {"parameters": [limit, offset],
             "responses": ok(json!({"type": "object", "properties": {
                 "albums": page_of(album)}}))}}
@@ -118,4 +136,130 @@ async fn a_search_by_name_is_drafted_with_a_few_pages_of_results() {
         assert_eq!(totals.len(), 2, "{prompt}");
         assert!(totals.iter().all(|t| *t <= 60), "{totals:?}");
     }
+}
+
+/// The call's own page of a body: the root, or its one page (`albums` of new releases).
+fn own_page(body: &Value) -> &Value {
+    if body.get("items").is_some() {
+        body
+    } else {
+        body.as_object()
+            .and_then(|m| m.values().find(|v| v.get("items").is_some()))
+            .expect("a page")
+    }
+}
+
+/// A page claiming `total` results, showing `n` items (from `offset`).
+fn page(total: u64, offset: u64, n: u64) -> Value {
+    let items: Vec<Value> = (offset..offset + n)
+        .map(|i| {
+            json!({"added_at": "2024-01-01", "album": {"id": format!("a{i}"),
+            "name": format!("Album {i}")}, "track": {"id": format!("t{i}"),
+            "name": format!("Track {i}")}})
+        })
+        .collect();
+    json!({"items": items, "total": total, "limit": 20, "offset": offset, "href": "",
+        "next": null, "previous": null})
+}
+
+/// The user's own saved albums count tens, in the draft the model is shown and in the
+/// answer (a model's 3,184 is held to the bound), while a catalog-wide list (new releases)
+/// keeps the thousands the model gave it.
+#[tokio::test]
+async fn the_users_own_list_counts_tens_and_a_catalog_list_its_thousands() {
+    let book = book();
+    let saved = op(&book, "GET", "/me/albums");
+    let releases = op(&book, "GET", "/browse/new-releases");
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(page(3184, 0, 20).to_string()),
+        Reply::text(page(3184, 40, 20).to_string()),
+        Reply::text(json!({"albums": page(9000, 0, 20)}).to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    let calls = [
+        (&saved, json!({})),
+        (&saved, json!({"offset": 40})),
+        (&releases, json!({})),
+    ];
+    let mut totals = Vec::new();
+    for (api, args) in calls {
+        let got = sim.call(api, &args).await.unwrap();
+        totals.push(
+            own_page(got.body.json().unwrap())["total"]
+                .as_u64()
+                .unwrap(),
+        );
+    }
+    let prompts = prompts(&llm);
+    for prompt in &prompts[..2] {
+        let drafted = drafted_page_total(prompt);
+        assert!(
+            (1..=60).contains(&drafted),
+            "drafted {drafted} saved albums"
+        );
+    }
+    assert_eq!(totals, [50, 60, 9000], "{totals:?}");
+}
+
+/// The total of the page a fill prompt's draft shows (its root's, or its one page's).
+fn drafted_page_total(prompt: &str) -> u64 {
+    let draft = prompt
+        .split("Draft response:\\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\\n").next())
+        .expect("a draft in the prompt")
+        .replace("\\\"", "\"");
+    let draft: Value = serde_json::from_str(&draft).expect("the draft is JSON");
+    own_page(&draft)["total"].as_u64().expect("a total")
+}
+
+/// A playlist the session showed with 34 tracks lists 34 tracks: its tracks' draft counts
+/// them (20 on the first page, 14 on the second) and a model's 8,485 is held to them; once
+/// tracks are removed, the count is forgotten (the next read tells the new one).
+#[tokio::test]
+async fn a_playlist_shown_with_34_tracks_lists_34() {
+    let book = book();
+    let read = op(&book, "GET", "/playlists/{playlist_id}");
+    let tracks = op(&book, "GET", "/playlists/{playlist_id}/tracks");
+    let remove = op(&book, "DELETE", "/playlists/{playlist_id}/tracks");
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(
+            json!({"id": "p1", "name": "Road trip", "snapshot_id": "MTAsZDVm",
+            "tracks": {"href": "", "total": 34}})
+            .to_string(),
+        ),
+        Reply::text(page(8485, 0, 20).to_string()),
+        Reply::text(page(8485, 20, 20).to_string()),
+        Reply::text(json!({"snapshot_id": "MTEsYWJj"}).to_string()),
+        Reply::text(page(8485, 0, 20).to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    let p1 = json!({"playlist_id": "p1"});
+    sim.call(&read, &p1).await.unwrap();
+    let first = sim.call(&tracks, &p1).await.unwrap();
+    let second = sim
+        .call(&tracks, &json!({"playlist_id": "p1", "offset": 20}))
+        .await
+        .unwrap();
+    let body = |o: &toolsmith_exec::Observation| o.body.json().cloned().unwrap();
+    let (first, second) = (body(&first), body(&second));
+    assert_eq!(first["total"], 34, "{first}");
+    assert_eq!(second["total"], 34);
+    assert_eq!(second["items"].as_array().map(Vec::len), Some(14));
+    let prompts = prompts(&llm);
+    assert_eq!(drafted_page_total(&prompts[1]), 34);
+    assert_eq!(drafted_page_total(&prompts[2]), 34);
+    assert!(prompts[2].contains("\\\"offset\\\":20"), "{}", prompts[2]);
+    sim.call(
+        &remove,
+        &json!({"playlist_id": "p1", "tracks": [{"uri": "t1"}]}),
+    )
+    .await
+    .unwrap();
+    let after = sim.call(&tracks, &p1).await.unwrap();
+    assert_eq!(
+        body(&after)["total"],
+        50,
+        "a count from before the removal is no fact"
+    );
 }
