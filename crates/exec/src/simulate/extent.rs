@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use toolsmith_catalog::ParamLocation;
+use toolsmith_catalog::{ParamLocation, id_entity};
 
 use super::me::{self, Mine};
 use super::state::canonical_id;
@@ -123,8 +123,7 @@ fn owner_of(entry: &BookEntry, args: &Map<String, Value>) -> Option<(String, Str
         .next()?
         .strip_prefix('{')?
         .strip_suffix('}')?;
-    let lower = param.to_ascii_lowercase();
-    let names_id = lower == "id" || lower.ends_with("_id") || param.ends_with("Id");
+    let names_id = param.eq_ignore_ascii_case("id") || id_entity(param).is_some();
     let in_path = api
         .params
         .iter()

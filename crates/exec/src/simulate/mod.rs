@@ -459,6 +459,9 @@ impl Simulator {
         let mut draft = self.synthesize(entry, &args_value);
         if let Some(draft) = draft.as_mut() {
             self.owned(entry, draft);
+            if let Ok(session) = self.session.lock() {
+                session.current.carry(draft);
+            }
         }
         let api = &entry.api.api.id;
         match (draft, &self.oracle) {
@@ -502,7 +505,9 @@ impl Simulator {
             Ok(session) => {
                 let empty = Map::new();
                 let args_map = args.as_object().unwrap_or(&empty);
-                let shown = session.recalled(entry, args_map, draft.as_ref());
+                let mut shown = session.recalled(entry, args_map, draft.as_ref());
+                // An entity shown before a write changed it is told at its version now.
+                shown.iter_mut().for_each(|e| session.current.carry(e));
                 (session.filled(api, args), shown)
             }
             Err(_) => (None, Vec::new()),
@@ -662,6 +667,7 @@ impl Executor for Simulator {
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }
+            session.current.carry(value);
             invariants::restore(value);
             match (me::mine(entry), &self.task) {
                 (Some(mine), _) => session.know_owner(mine, value),
@@ -685,12 +691,14 @@ impl Executor for Simulator {
                 version::refresh(value, seed, &session.versions, &kept);
                 if let Value::Object(args) = &args {
                     session.counts.forget(entry, args);
+                    session.current.written(entry, args, value, seed);
                 }
                 session.record_write(call, &args);
             }
             if session.versions.len() < MAX_VERSIONS {
                 version::tokens(value, &mut session.versions);
             }
+            session.current.observe(value);
         }
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))
     }

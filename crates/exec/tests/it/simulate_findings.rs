@@ -68,7 +68,11 @@ fn music() -> Value {
                 "owner": {"type": "object", "properties": {"id": {"type": "string"},
                     "display_name": {"type": "string"}}},
                 "tracks": {"type": "object", "properties": {"href": {"type": "string"},
-                    "total": {"type": "integer"}}}}}))}},
+                    "total": {"type": "integer"}}}}}))},
+            "put": {"parameters": [path_id("playlist_id")],
+                "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+                    "properties": {"name": {"type": "string"}}}}}},
+                "responses": {"200": {"description": "Playlist updated"}}}},
         "/playlists/{playlist_id}/tracks": {"get": {
             "parameters": [path_id("playlist_id"), limit.clone(), offset.clone()],
             "responses": ok(page_of(json!({"type": "object", "properties": {
@@ -262,4 +266,55 @@ async fn a_playlist_shown_with_34_tracks_lists_34() {
         50,
         "a count from before the removal is no fact"
     );
+}
+
+/// A playlist read after its tracks were removed shows the new `snapshot_id` the removal
+/// answered, in the draft its model is shown and in the answer, though the model copies
+/// the one it was read with before; a change answering no body moves it on too.
+#[tokio::test]
+async fn a_removal_moves_the_playlist_to_a_new_snapshot() {
+    let book = book();
+    let read = op(&book, "GET", "/playlists/{playlist_id}");
+    let remove = op(&book, "DELETE", "/playlists/{playlist_id}/tracks");
+    let rename = op(&book, "PUT", "/playlists/{playlist_id}");
+    let old = "MTAsZDVmZDQ2OWE5";
+    let playlist = json!({"id": "p1", "name": "Road trip", "snapshot_id": old,
+        "tracks": {"href": "", "total": 34}});
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(playlist.to_string()),
+        Reply::text(json!({"snapshot_id": old}).to_string()),
+        Reply::text(playlist.to_string()),
+        Reply::text("null"),
+        Reply::text(playlist.to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    let p1 = json!({"playlist_id": "p1"});
+    let snapshot = |o: &toolsmith_exec::Observation| o.body.json().unwrap()["snapshot_id"].clone();
+    assert_eq!(snapshot(&sim.call(&read, &p1).await.unwrap()), old);
+    let removed = sim
+        .call(
+            &remove,
+            &json!({"playlist_id": "p1", "tracks": [{"uri": "t1"}]}),
+        )
+        .await
+        .unwrap();
+    let new = snapshot(&removed);
+    assert_ne!(new, old);
+    let again = sim.call(&read, &p1).await.unwrap();
+    assert_eq!(snapshot(&again), new, "{again:?}");
+    let prompts = prompts(&llm);
+    let new_text = new.as_str().unwrap();
+    assert!(
+        prompts[2].contains(new_text) && !prompts[2].contains(old),
+        "{}",
+        prompts[2]
+    );
+    sim.call(
+        &rename,
+        &json!({"playlist_id": "p1", "name": "Road trip 2"}),
+    )
+    .await
+    .unwrap();
+    let renamed = snapshot(&sim.call(&read, &p1).await.unwrap());
+    assert!(renamed != new && renamed != old, "{renamed}");
 }
