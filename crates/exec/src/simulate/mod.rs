@@ -18,7 +18,8 @@
 //! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
 //! `vote_average.gte`, `primary_release_date.gte`, `year`, `*_min`...),
-//! and `append_to_response` adds the named sub-resources. Values are drawn
+//! and `append_to_response` adds the named sub-resources, and a fields filter
+//! (`fields=description,uri`) keeps only the fields it names (`fields`). Values are drawn
 //! per entity type (a company's name from companies), one entity's fields
 //! from one example record, and an entity shown by a search keeps its name
 //! in later responses of the same simulator. An argument fills only the
@@ -75,6 +76,7 @@
 mod ask;
 mod count;
 mod extent;
+mod fields;
 mod fill;
 mod fresh;
 mod held;
@@ -699,6 +701,10 @@ impl Executor for Simulator {
                 version::tokens(value, &mut session.versions);
             }
             session.current.observe(value);
+        }
+        // The session keeps the whole; the answer holds what a fields filter selects.
+        if let Some(value) = body.as_mut() {
+            fields::select(entry, &args, value);
         }
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))
     }

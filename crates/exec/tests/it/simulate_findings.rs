@@ -318,3 +318,31 @@ async fn a_removal_moves_the_playlist_to_a_new_snapshot() {
     let renamed = snapshot(&sim.call(&read, &p1).await.unwrap());
     assert!(renamed != new && renamed != old, "{renamed}");
 }
+
+/// A read naming the fields it wants (`fields=...`, Spotify's filter) answers only those,
+/// while the session keeps the whole playlist (a later read without the filter shows it).
+#[tokio::test]
+async fn a_fields_filter_keeps_only_the_fields_it_names() {
+    let book = book();
+    let read = op(&book, "GET", "/playlists/{playlist_id}");
+    let playlist = json!({"id": "p1", "name": "Road trip", "description": "Songs",
+        "snapshot_id": "MTAsZDVm", "owner": {"id": "u1", "display_name": "Ann"},
+        "tracks": {"href": "", "total": 34}});
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(playlist.to_string()),
+        Reply::text(playlist.to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    let args = json!({"playlist_id": "p1", "fields": "name,owner.display_name,tracks(total)"});
+    let got = sim.call(&read, &args).await.unwrap();
+    assert_eq!(
+        got.body.json().unwrap(),
+        &json!({"name": "Road trip", "owner": {"display_name": "Ann"},
+            "tracks": {"total": 34}})
+    );
+    let whole = sim
+        .call(&read, &json!({"playlist_id": "p1"}))
+        .await
+        .unwrap();
+    assert_eq!(whole.body.json().unwrap()["description"], "Songs");
+}
