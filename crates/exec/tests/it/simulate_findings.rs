@@ -346,3 +346,22 @@ async fn a_fields_filter_keeps_only_the_fields_it_names() {
         .unwrap();
     assert_eq!(whole.body.json().unwrap()["description"], "Songs");
 }
+
+/// TMDB types `next_episode_to_air` only as `{"nullable": true}`; its twin
+/// `last_episode_to_air` is an episode. The draft of a show drew a word there, which the
+/// filling model kept: it is now an episode, as its twin is.
+#[tokio::test]
+async fn an_untyped_field_takes_the_shape_of_its_twin() {
+    let book = crate::tmdb();
+    let show = op(&book, "GET", "/tv/{tv_id}");
+    let sim = toolsmith_exec::Simulator::new(Arc::clone(&book));
+    for id in [1399, 1396, 66732] {
+        let got = sim.call(&show, &json!({"tv_id": id})).await.unwrap();
+        let next = &got.body.json().unwrap()["next_episode_to_air"];
+        assert!(
+            next.get("episode_number").is_some_and(Value::is_number)
+                && next.get("air_date").is_some_and(Value::is_string),
+            "{next}"
+        );
+    }
+}
