@@ -32,6 +32,7 @@ use toolsmith_catalog::{ParamLocation, id_entity};
 
 use super::rng::Rng;
 use super::state::canonical_id;
+use crate::dates::{Precision, starts_as_date};
 use crate::executor::BookEntry;
 
 /// How deep in a response version fields are looked for.
@@ -180,15 +181,7 @@ pub(crate) fn is_release(text: &str) -> bool {
 /// Whether `text` starts as an ISO date (`2024-01-15`, `2024-01-15T10:00:00Z`): a dated
 /// version, which a digit-by-digit redraw would turn into no date at all.
 fn is_date(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() >= 10
-        && bytes.iter().take(10).enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                *b == b'-'
-            } else {
-                b.is_ascii_digit()
-            }
-        })
+    starts_as_date(text, Precision::Day)
 }
 
 /// The values of `body`'s version fields (down to [`MAX_DEPTH`], as [`refresh`] reads
