@@ -27,7 +27,9 @@
 //! wraps), a `limit`-style argument sizes the page (one that counts list items,
 //! never a measure such as a `size` in pixels; a cap bounds it: `count`), an argument that names
 //! parts of the response (`type=track` of a search answering tracks, albums,
-//! ...) keeps only those (`select`), ids take the shape the spec's examples
+//! ...) keeps only those (`select`), an argument naming a kind of thing
+//! (`media_type=tv`) lists things of that kind in the shape the tool's own lists of
+//! that kind give them (`kinds`), ids take the shape the spec's examples
 //! show (22 base62 characters, digits; `idshape`), and the invariants of the
 //! `invariants` module are restored.
 //!
@@ -83,6 +85,7 @@ mod held;
 mod identity;
 mod idshape;
 mod invariants;
+mod kinds;
 mod limits;
 mod me;
 mod missing;
@@ -208,6 +211,8 @@ impl Default for SimulatorSettings {
 pub struct Simulator {
     book: Arc<ApiBook>,
     pools: Arc<HashMap<ToolId, Pool>>,
+    /// The shape of each kind of thing each tool lists, for a call naming a kind.
+    kinds: Arc<HashMap<ToolId, kinds::Kinds>>,
     /// Sub-resources by tool and `METHOD path`, for `append_to_response`.
     paths: Arc<HashMap<(ToolId, String), ApiId>>,
     /// The labels (names, titles) each entity was shown with, so a detail
@@ -260,9 +265,11 @@ impl Simulator {
         let mut ids: Vec<&ApiId> = book.ids().collect();
         ids.sort();
         let mut pools: HashMap<ToolId, Pool> = HashMap::new();
+        let mut kinds: HashMap<ToolId, kinds::Kinds> = HashMap::new();
         let mut paths = HashMap::new();
         for id in ids {
             if let Some(entry) = book.get(id) {
+                kinds.entry(id.tool().clone()).or_default().learn(entry);
                 let pool = pools.entry(id.tool().clone()).or_default();
                 let entity = request::api_entity(entry, &Map::new());
                 for example in &entry.api.api.response_examples {
@@ -282,6 +289,7 @@ impl Simulator {
         Self {
             book,
             pools: Arc::new(pools),
+            kinds: Arc::new(kinds),
             paths: Arc::new(paths),
             labels: Arc::new(Mutex::new(Labels::default())),
             limits: Limits {
@@ -345,6 +353,12 @@ impl Simulator {
             .as_ref()
             .filter(|s| has_usable_schema(Some(s)))
         {
+            // A call naming a kind of thing lists things of that kind (see `kinds`).
+            let fitted = self
+                .kinds
+                .get(api.id.tool())
+                .and_then(|k| k.fitted(entry, &args_map, schema));
+            let schema = fitted.as_ref().unwrap_or(schema);
             let known = match (nesting, self.session.lock()) {
                 (0, Ok(session)) => session.counts.of(entry, &args_map),
                 _ => None,

@@ -365,3 +365,36 @@ async fn an_untyped_field_takes_the_shape_of_its_twin() {
         );
     }
 }
+
+/// TMDB documents trending as films only; trending TV is drafted with a show's keys (`name`,
+/// `first_air_date`), as the tool's own lists of shows give them, and trending films keep
+/// a film's.
+#[tokio::test]
+async fn trending_tv_is_drafted_with_a_shows_keys() {
+    let book = crate::tmdb();
+    let trending = op(&book, "GET", "/trending/{media_type}/{time_window}");
+    let sim = toolsmith_exec::Simulator::new(Arc::clone(&book));
+    let first = |media: &str| {
+        let args = json!({"media_type": media, "time_window": "week"});
+        let sim = sim.clone();
+        let trending = trending.clone();
+        async move {
+            let got = sim.call(&trending, &args).await.unwrap();
+            got.body.json().unwrap()["results"][0].clone()
+        }
+    };
+    let show = first("tv").await;
+    assert!(
+        show.get("name").is_some() && show.get("first_air_date").is_some(),
+        "{show}"
+    );
+    assert!(
+        show.get("title").is_none() && show.get("release_date").is_none(),
+        "{show}"
+    );
+    let film = first("movie").await;
+    assert!(
+        film.get("title").is_some() && film.get("name").is_none(),
+        "{film}"
+    );
+}
