@@ -137,15 +137,10 @@ pub(crate) fn booleans_from_strings(schema: &mut Value) -> usize {
     let mut changed = 0;
     each_schema(schema, &mut |map| {
         for key in BOOLEAN_KEYWORDS {
-            let Some(Value::String(text)) = map.get(key) else {
+            let Some(text @ Value::String(_)) = map.get(key) else {
                 continue;
             };
-            let flag = match text.trim().to_ascii_lowercase().as_str() {
-                "true" => Some(true),
-                "false" => Some(false),
-                _ => None,
-            };
-            match flag {
+            match flag(text) {
                 Some(b) => map.insert(key.to_owned(), Value::Bool(b)),
                 None => map.remove(key),
             };
@@ -153,6 +148,20 @@ pub(crate) fn booleans_from_strings(schema: &mut Value) -> usize {
         }
     });
     changed
+}
+
+/// A flag of a spec: a boolean, or `"true"`/`"false"` written as text (Spotify's OpenAPI
+/// description writes `"required": "true"` on its parameters); `None` for anything else.
+pub(crate) fn flag(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        Value::String(text) => match text.trim().to_ascii_lowercase().as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The number in `text`: a non-negative integer when `count`, else any finite number.

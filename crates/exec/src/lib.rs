@@ -87,6 +87,7 @@ pub use toolsmith_plumbing::retry::RetrySettings;
 mod canonical;
 pub mod compact;
 mod credentials;
+mod dates;
 mod error;
 mod executor;
 mod gate;

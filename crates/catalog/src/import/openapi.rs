@@ -463,11 +463,7 @@ fn parameter(
 /// A boolean field of a spec: `true`, or the string `"true"` that some specs write
 /// (Spotify's `required: "true"`).
 fn flag(value: Option<&Value>) -> bool {
-    match value {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::String(s)) => s.trim().eq_ignore_ascii_case("true"),
-        _ => false,
-    }
+    value.and_then(crate::repair::flag).unwrap_or(false)
 }
 
 /// How a query parameter's list value goes on the wire: OpenAPI 3's `style` and `explode`
@@ -477,7 +473,7 @@ fn list_format(raw: &Value, dialect: Dialect, location: ParamLocation) -> ListFo
     if location != ParamLocation::Query {
         return ListFormat::Repeat;
     }
-    let explode = raw.get("explode").and_then(Value::as_bool);
+    let explode = raw.get("explode").and_then(crate::repair::flag);
     match dialect {
         Dialect::Swagger2 => match str_at(raw, "collectionFormat") {
             "multi" => ListFormat::Repeat,
@@ -722,6 +718,29 @@ mod tests {
         for generic in ["API", "", "REST API", "OpenAPI spec", "x", "My API v2"] {
             assert_eq!(tool_name_from_title(generic), None, "{generic:?}");
         }
+    }
+
+    /// Spotify's OpenAPI description writes its flags as text (`"required": "true"`,
+    /// `"explode": "false"`): they mean what the booleans do. Its search's `type` is a list
+    /// sent comma-separated (`type=album,track`), not repeated.
+    #[test]
+    fn flags_written_as_text_are_flags() {
+        let spec = serde_json::json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+            "paths": {"/search": {"get": {"parameters": [
+                {"name": "q", "in": "query", "required": "true", "schema": {"type": "string"}},
+                {"name": "type", "in": "query", "required": "true", "explode": "false",
+                    "schema": {"type": "array", "items": {"type": "string"}}},
+                {"name": "market", "in": "query", "required": "false",
+                    "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok"}}}}}});
+        let batch = read(Path::new("music.json"), &spec, &ImportOptions::default()).unwrap();
+        let params = &batch.tools[0].apis[0].params;
+        let required: Vec<(&str, bool)> = params
+            .iter()
+            .map(|p| (p.name.as_str(), p.required))
+            .collect();
+        assert_eq!(required, [("q", true), ("type", true), ("market", false)]);
+        assert_eq!(params[1].list_format, ListFormat::Comma);
     }
 
     #[test]

@@ -149,12 +149,7 @@ impl Kind {
 
 /// Whether `s` starts as an ISO date does (`2024-05-01...`).
 fn looks_like_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() >= 10
-        && b[..4].iter().all(u8::is_ascii_digit)
-        && b[4] == b'-'
-        && b[5..7].iter().all(u8::is_ascii_digit)
-        && b[7] == b'-'
+    crate::dates::starts_as_date(s, crate::dates::Precision::Day)
 }
 
 impl Column {

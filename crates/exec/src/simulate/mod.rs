@@ -12,11 +12,14 @@
 //! applied before seeding (no `page` and `page=1` agree), paged lists hold
 //! a page of the documented size (else [`SimulatorSettings::page_items`])
 //! that agrees with `total_results` and `total_pages` (a search's counting a few
-//! pages at most, not thousands: `paging`), a paging object links
+//! pages at most, not thousands, the user's own saved things and a playlist's tracks
+//! tens, or the count the session showed for them: `extent`, one rule for the draft
+//! and the answer), a paging object links
 //! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
 //! `vote_average.gte`, `primary_release_date.gte`, `year`, `*_min`...),
-//! and `append_to_response` adds the named sub-resources. Values are drawn
+//! and `append_to_response` adds the named sub-resources, and a fields filter
+//! (`fields=description,uri`) keeps only the fields it names (`fields`). Values are drawn
 //! per entity type (a company's name from companies), one entity's fields
 //! from one example record, and an entity shown by a search keeps its name
 //! in later responses of the same simulator. An argument fills only the
@@ -24,7 +27,9 @@
 //! wraps), a `limit`-style argument sizes the page (one that counts list items,
 //! never a measure such as a `size` in pixels; a cap bounds it: `count`), an argument that names
 //! parts of the response (`type=track` of a search answering tracks, albums,
-//! ...) keeps only those (`select`), ids take the shape the spec's examples
+//! ...) keeps only those (`select`), an argument naming a kind of thing
+//! (`media_type=tv`) lists things of that kind in the shape the tool's own lists of
+//! that kind give them (`kinds`), ids take the shape the spec's examples
 //! show (22 base62 characters, digits; `idshape`), and the invariants of the
 //! `invariants` module are restored.
 //!
@@ -72,12 +77,15 @@
 
 mod ask;
 mod count;
+mod extent;
+mod fields;
 mod fill;
 mod fresh;
 mod held;
 mod identity;
 mod idshape;
 mod invariants;
+mod kinds;
 mod limits;
 mod me;
 mod missing;
@@ -203,6 +211,8 @@ impl Default for SimulatorSettings {
 pub struct Simulator {
     book: Arc<ApiBook>,
     pools: Arc<HashMap<ToolId, Pool>>,
+    /// The shape of each kind of thing each tool lists, for a call naming a kind.
+    kinds: Arc<HashMap<ToolId, kinds::Kinds>>,
     /// Sub-resources by tool and `METHOD path`, for `append_to_response`.
     paths: Arc<HashMap<(ToolId, String), ApiId>>,
     /// The labels (names, titles) each entity was shown with, so a detail
@@ -255,9 +265,11 @@ impl Simulator {
         let mut ids: Vec<&ApiId> = book.ids().collect();
         ids.sort();
         let mut pools: HashMap<ToolId, Pool> = HashMap::new();
+        let mut kinds: HashMap<ToolId, kinds::Kinds> = HashMap::new();
         let mut paths = HashMap::new();
         for id in ids {
             if let Some(entry) = book.get(id) {
+                kinds.entry(id.tool().clone()).or_default().learn(entry);
                 let pool = pools.entry(id.tool().clone()).or_default();
                 let entity = request::api_entity(entry, &Map::new());
                 for example in &entry.api.api.response_examples {
@@ -277,6 +289,7 @@ impl Simulator {
         Self {
             book,
             pools: Arc::new(pools),
+            kinds: Arc::new(kinds),
             paths: Arc::new(paths),
             labels: Arc::new(Mutex::new(Labels::default())),
             limits: Limits {
@@ -340,7 +353,17 @@ impl Simulator {
             .as_ref()
             .filter(|s| has_usable_schema(Some(s)))
         {
-            let request = Request::new(entry, &args_map, &self.limits);
+            // A call naming a kind of thing lists things of that kind (see `kinds`).
+            let fitted = self
+                .kinds
+                .get(api.id.tool())
+                .and_then(|k| k.fitted(entry, &args_map, schema));
+            let schema = fitted.as_ref().unwrap_or(schema);
+            let known = match (nesting, self.session.lock()) {
+                (0, Ok(session)) => session.counts.of(entry, &args_map),
+                _ => None,
+            };
+            let request = Request::new(entry, &args_map, &self.limits).knowing(known);
             let mut value = {
                 let synth = Synth::new(
                     schema,
@@ -452,6 +475,9 @@ impl Simulator {
         let mut draft = self.synthesize(entry, &args_value);
         if let Some(draft) = draft.as_mut() {
             self.owned(entry, draft);
+            if let Ok(session) = self.session.lock() {
+                session.current.carry(draft);
+            }
         }
         let api = &entry.api.api.id;
         match (draft, &self.oracle) {
@@ -495,7 +521,9 @@ impl Simulator {
             Ok(session) => {
                 let empty = Map::new();
                 let args_map = args.as_object().unwrap_or(&empty);
-                let shown = session.recalled(entry, args_map, draft.as_ref());
+                let mut shown = session.recalled(entry, args_map, draft.as_ref());
+                // An entity shown before a write changed it is told at its version now.
+                shown.iter_mut().for_each(|e| session.current.carry(e));
                 (session.filled(api, args), shown)
             }
             Err(_) => (None, Vec::new()),
@@ -655,14 +683,17 @@ impl Executor for Simulator {
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }
+            session.current.carry(value);
             invariants::restore(value);
             match (me::mine(entry), &self.task) {
                 (Some(mine), _) => session.know_owner(mine, value),
                 (None, Some(task)) => session.know_owner_named(task, value),
                 (None, None) => {}
             }
-            let request = Request::new(entry, &args, &self.limits);
+            let known = session.counts.of(entry, &args);
+            let request = Request::new(entry, &args, &self.limits).knowing(known);
             paging::settle(value, &paging::Call::of(entry, &args, &request));
+            session.counts.observe(entry, &args, value);
             if provenance == Provenance::SimulatedLlm {
                 let mine = me::mine(entry).is_some();
                 session.remember(value, &recall::Place::of(entry, &args), mine);
@@ -674,11 +705,20 @@ impl Executor for Simulator {
                 let seed =
                     stable_hash(&[api.to_string().as_bytes(), canonical_json(&args).as_bytes()]);
                 version::refresh(value, seed, &session.versions, &kept);
+                if let Value::Object(args) = &args {
+                    session.counts.forget(entry, args);
+                    session.current.written(entry, args, value, seed);
+                }
                 session.record_write(call, &args);
             }
             if session.versions.len() < MAX_VERSIONS {
                 version::tokens(value, &mut session.versions);
             }
+            session.current.observe(value);
+        }
+        // The session keeps the whole; the answer holds what a fields filter selects.
+        if let Some(value) = body.as_mut() {
+            fields::select(entry, &args, value);
         }
         Ok(answered(entry, body, provenance).with_latency(start.elapsed()))
     }

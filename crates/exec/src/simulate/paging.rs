@@ -9,11 +9,10 @@
 //!   `href` is the called URL (the server, the path with its arguments, the
 //!   query), `next` and `previous` that URL a page on or back (`null` past the
 //!   ends); `limit` and `offset` are the call's, and `total` counts at least
-//!   the items shown (exactly, when they fall short of the limit). A lookup's
-//!   page (a call giving free text, such as a search by name: see
-//!   [`toolsmith_catalog::Api::lookup_inputs`]) counts at most [`LOOKUP_PAGES`]
-//!   pages' worth, or up to its own page when it asks for a later one: a search
-//!   for one exact name finds a few things, not thousands.
+//!   the items shown (exactly, when they fall short of the limit), within what the
+//!   list's extent allows (`extent`: a search by name counts a few pages, the user's
+//!   own saved albums tens, a playlist's tracks the count the session showed for it;
+//!   the same rule the skeleton drew the draft's total by).
 //! - A page inside a thing with an `href` (an album's `tracks`) is that
 //!   thing's sub-collection: `href` is the thing's URL and the key, from its
 //!   own offset and limit; its numbers agree with its items the same way.
@@ -30,6 +29,7 @@ use serde_json::{Map, Value};
 use toolsmith_catalog::ParamLocation;
 
 use super::count;
+use super::extent::Extent;
 use super::request::{self, Request};
 use crate::executor::BookEntry;
 use crate::paging_fields::{
@@ -50,8 +50,6 @@ const CURSOR_ARGS: &[&str] = &[
 ];
 /// How deep in a response pages are looked for.
 const MAX_DEPTH: usize = 8;
-/// Most pages' worth of results a lookup's full page counts (see [`settle_total`]).
-const LOOKUP_PAGES: u64 = 3;
 
 /// Everything but RFC 3986's unreserved characters (a path argument stays one segment).
 const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
@@ -74,9 +72,8 @@ pub(crate) struct Call {
     page: u64,
     /// How the API pages, from its parameters.
     cursor: Cursor,
-    /// Whether the call is a lookup's: it gives the free text of an input the API
-    /// requires ([`toolsmith_catalog::Api::lookup_inputs`]), as a search by name does.
-    lookup: bool,
+    /// How many results the call's own list counts.
+    extent: Extent,
 }
 
 /// Whether, and by which argument, an API pages by cursor.
@@ -114,14 +111,9 @@ impl Call {
             href: called_url(entry, args, &[]),
             base: called_url(entry, args, CURSOR_ARGS),
         };
-        let lookup = entry.api.api.lookup_inputs().iter().any(|name| {
-            args.get(*name)
-                .and_then(Value::as_str)
-                .is_some_and(|text| !text.trim().is_empty())
-        });
         Self {
             cursor,
-            lookup,
+            extent: request.extent,
             url: called_url(entry, args, &paging),
             start: request.start,
             size: u64::try_from(request.page_size).unwrap_or(20).max(1),
@@ -130,17 +122,6 @@ impl Call {
             size_key,
             page_key,
         }
-    }
-
-    /// The most results the call's own full page may count: for a lookup, [`LOOKUP_PAGES`]
-    /// pages' worth, or up to the end of its own page when that lies further; no bound
-    /// for any other list (what is popular, the user's saved items).
-    fn most_total(&self) -> Option<u64> {
-        self.lookup.then(|| {
-            LOOKUP_PAGES
-                .saturating_mul(self.size)
-                .max(self.start.saturating_add(self.size))
-        })
     }
 
     /// The URL of the page starting at `start` (numbered `page`), of the call's size.
@@ -205,6 +186,9 @@ fn items(map: &Map<String, Value>) -> Option<u64> {
 
 /// The call's own page: its numbers the call's, its links the called URL's.
 fn own_page(page: &mut Map<String, Value>, call: &Call) {
+    if let Some(known) = call.extent.known() {
+        keep_items(page, known.saturating_sub(call.start));
+    }
     let shown = items(page).unwrap_or(0);
     if call.cursor.only || by_cursor(page) {
         cursor_page(page, call, shown);
@@ -212,7 +196,7 @@ fn own_page(page: &mut Map<String, Value>, call: &Call) {
     }
     set_numbers(page, OFFSET_FIELDS, call.start);
     set_numbers(page, SIZE_FIELDS, call.size);
-    let total = settle_total(page, call.start, call.size, shown, call.most_total());
+    let total = settle_total(page, call.start, call.size, shown, call.extent);
     let Some(base) = &call.url else {
         return;
     };
@@ -249,7 +233,7 @@ fn by_cursor(page: &Map<String, Value>) -> bool {
 fn cursor_page(page: &mut Map<String, Value>, call: &Call, shown: u64) {
     set_numbers(page, SIZE_FIELDS, call.size);
     let has_total = TOTAL_FIELDS.iter().any(|k| page.contains_key(*k));
-    let total = settle_total(page, call.start, call.size, shown, call.most_total());
+    let total = settle_total(page, call.start, call.size, shown, call.extent);
     let (Some(href), Some(base)) = (&call.cursor.href, &call.cursor.base) else {
         return;
     };
@@ -344,7 +328,7 @@ fn sub_page(page: &mut Map<String, Value>, owner: Option<&Url>, key: &str) {
         .max(shown)
         .max(1);
     set_numbers(page, SIZE_FIELDS, size);
-    let total = settle_total(page, start, size, shown, None);
+    let total = settle_total(page, start, size, shown, Extent::Open);
     let Some(owner) = owner else {
         return;
     };
@@ -374,30 +358,26 @@ fn sub_page(page: &mut Map<String, Value>, owner: Option<&Url>, key: &str) {
     set_links(page, link(start), next, previous);
 }
 
-/// Sets the total of a page that shows `shown` items from `start` in pages of `size`:
-/// exactly `start + shown` when the page is short (the list ends on it), else at least
-/// that and, when the call bounds it (`most`: a lookup's page, see [`Call::most_total`]),
-/// at most `most`, the number the skeleton or the model drew kept within. A search for
-/// "Christopher Nolan" thus counts a page or a few, while what is popular keeps its
-/// thousands. Returns the total (that count when the page has no total field).
+/// Sets the total of a page that shows `shown` items from `start` in pages of `size`, as
+/// the list's extent says ([`Extent::total`]): exactly `start + shown` when the page is
+/// short (the list ends on it), else at least that and at most what the extent allows,
+/// the number the skeleton or the model drew kept within; a count the session showed
+/// exactly. A search for "Christopher Nolan" thus counts a page or a few, while what is
+/// popular keeps its thousands. Returns the total (that count when the page has no total
+/// field).
 fn settle_total(
     page: &mut Map<String, Value>,
     start: u64,
     size: u64,
     shown: u64,
-    most: Option<u64>,
+    extent: Extent,
 ) -> u64 {
     let least = start.saturating_add(shown);
-    let most = most.unwrap_or(u64::MAX).max(least);
-    let mut out = least;
+    let mut out = extent.known().map_or(least, |known| known.max(least));
     for key in TOTAL_FIELDS {
         if let Some(slot) = page.get_mut(*key).filter(|v| v.is_number()) {
             let now = slot.as_u64().unwrap_or(0);
-            let total = if shown < size {
-                least
-            } else {
-                now.clamp(least, most)
-            };
+            let total = extent.total(now, start, size, shown);
             *slot = Value::from(total);
             out = total;
         }
@@ -406,6 +386,20 @@ fn settle_total(
         *slot = Value::from(out.div_ceil(size).max(1));
     }
     out
+}
+
+/// Cuts the page's items (its `items`, else its one list) to the first `most`.
+fn keep_items(page: &mut Map<String, Value>, most: u64) {
+    let most = usize::try_from(most).unwrap_or(usize::MAX);
+    let list = if page.get("items").is_some_and(Value::is_array) {
+        page.get_mut("items")
+    } else {
+        let mut lists = page.values_mut().filter(|v| v.is_array());
+        lists.next().filter(|_| lists.next().is_none())
+    };
+    if let Some(Value::Array(items)) = list {
+        items.truncate(most);
+    }
 }
 
 /// Sets the numeric fields among `keys` to `number`.

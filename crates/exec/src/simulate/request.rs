@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use toolsmith_catalog::{HttpMethod, Param, ParamLocation};
 
 use super::count;
+use super::extent::Extent;
 use super::limits::Limits;
 use super::rng::Rng;
 use crate::canonical::{canonical_json, stable_hash};
@@ -248,6 +249,8 @@ pub(crate) struct Request {
     pub(crate) unnamed: Option<(String, bool)>,
     /// The seed of the paging numbers: the call's without `page`.
     paging_seed: u64,
+    /// How many results the list the call pages through counts (see [`Extent`]).
+    pub(crate) extent: Extent,
 }
 
 impl Request {
@@ -318,7 +321,15 @@ impl Request {
             filter_args,
             unnamed,
             paging_seed,
+            extent: Extent::of(entry, args),
         }
+    }
+
+    /// This request, its list counting `known` results where the session showed that many
+    /// (see [`Extent::knowing`]).
+    pub(crate) fn knowing(mut self, known: Option<u64>) -> Self {
+        self.extent = self.extent.knowing(known);
+        self
     }
 
     /// The filters that apply to items with the given fields (property
@@ -347,18 +358,22 @@ impl Request {
     pub(crate) fn paging(&self, filtered: bool) -> (u64, u64, usize) {
         let mut rng = Rng::new(self.paging_seed);
         let size = u64::try_from(self.page_size).unwrap_or(20).max(1);
-        let total = if filtered || rng.below(3) == 0 {
+        let total = if filtered || self.extent.small() || rng.below(3) == 0 {
             u64::try_from(rng.range(1, 60)).unwrap_or(1)
         } else {
             u64::try_from(rng.range(60, 10_000)).unwrap_or(60)
         };
         let shown = self.shown.map_or(0, |n| u64::try_from(n).unwrap_or(0));
-        let total = if self.shown < self.requested {
+        let least = self.start.saturating_add(shown);
+        let total = if let Some(known) = self.extent.known() {
+            known
+        } else if self.shown < self.requested {
             // Fewer than a cap: the list ends on this page.
-            self.start.saturating_add(shown)
+            least
         } else {
-            // A call that asks for a number of items gets that many.
-            total.max(self.start.saturating_add(shown))
+            // A call that asks for a number of items gets that many, within the extent.
+            let most = self.extent.most(self.start, size).unwrap_or(u64::MAX);
+            total.min(most).max(least)
         };
         let pages = total.div_ceil(size);
         let count = total.saturating_sub(self.start).min(size);

@@ -11,11 +11,13 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 use toolsmith_catalog::ApiId;
 
+use super::extent::Counts;
 use super::held::{self, Held};
 use super::identity::{LABELS, is_dated};
 use super::me::{self, Mine, Owner};
 use super::recall::{self, Place, Wanted};
 use super::state::State;
+use super::version::Current;
 use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 
@@ -65,8 +67,13 @@ pub(crate) struct Session {
     /// The version tokens (`snapshot_id`, `etag`, ...) the session's responses showed, as
     /// text: a write's response that repeats one gets a fresh one.
     pub(crate) versions: HashSet<String>,
+    /// The version each entity shown is at, moved on by the writes that change it.
+    pub(crate) current: Current,
     /// The changes the session's calls made.
     pub(crate) state: State,
+    /// How many things the entities shown hold (a playlist's `tracks.total`), which their
+    /// sub-collections' pages then count (see `extent`).
+    pub(crate) counts: Counts,
     /// The account's owner, as the first response about them showed them (see `me`).
     pub(crate) owner: Option<Owner>,
     /// The user's own things (devices, playlists) that calls about the user showed,

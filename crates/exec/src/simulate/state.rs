@@ -246,7 +246,7 @@ fn classify(entry: &BookEntry, args: &Map<String, Value>) -> Option<(String, Op,
 }
 
 /// An id as text, so that `7` and `"7"` name one item.
-fn canonical_id(id: &Value) -> String {
+pub(crate) fn canonical_id(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         other => canonical_json(other),

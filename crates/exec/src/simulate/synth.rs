@@ -668,6 +668,7 @@ impl<'a> Synth<'a> {
                 Some(named) => named,
                 None => continue,
             };
+            let sub = self.typed_by_twin(&key, sub, props);
             let resolved = self.resolve(&sub);
             if (paged || sized) && !list_done && schema_type(resolved) == Some("array") {
                 list_done = true;
@@ -825,6 +826,27 @@ impl<'a> Synth<'a> {
                 .contains(&key)
                 .then(|| (key.to_owned(), sub.clone())),
         }
+    }
+
+    /// The schema of property `key`, or, when it says nothing of the value's type (TMDB's
+    /// `next_episode_to_air` is only `{"nullable": true}`), the typed schema of its twin: the
+    /// sibling named alike but for its first word (`last_episode_to_air`, an episode). An
+    /// untyped schema was drawn as a word, and the model filling the draft kept a string.
+    fn typed_by_twin(&self, key: &str, sub: Value, props: &Map<String, Value>) -> Value {
+        if !is_untyped(self.resolve(&sub)) {
+            return sub;
+        }
+        let Some((_, tail)) = key.split_once('_').filter(|(_, t)| !t.is_empty()) else {
+            return sub;
+        };
+        props
+            .iter()
+            .find(|(other, schema)| {
+                other.as_str() != key
+                    && other.split_once('_').is_some_and(|(_, t)| t == tail)
+                    && !is_untyped(self.resolve(schema))
+            })
+            .map_or(sub, |(_, schema)| schema.clone())
     }
 
     /// Whether an example record's value can stand for a field: same type,
@@ -1200,6 +1222,26 @@ impl<'a> Synth<'a> {
         let mut rng = Rng::new(seed);
         Value::String(word(&mut rng).to_owned())
     }
+}
+
+/// Whether a schema says nothing of its value's type: no type, no shape (properties,
+/// items), no reference, no alternatives, no choices.
+fn is_untyped(schema: &Value) -> bool {
+    const SHAPING: &[&str] = &[
+        "type",
+        "properties",
+        "items",
+        "$ref",
+        "oneOf",
+        "anyOf",
+        "allOf",
+        "enum",
+        "const",
+        "additionalProperties",
+    ];
+    schema
+        .as_object()
+        .is_some_and(|map| !SHAPING.iter().any(|k| map.contains_key(*k)))
 }
 
 /// Whether a field name names an identifier (`id`, `movie_id`, `userId`):

@@ -18,12 +18,21 @@
 //! that neither the call's arguments nor the API's documented values hold
 //! ([`Documented`]). A field whose name is a token's (`etag`, `snapshot_id`, ...)
 //! is always a token.
+//!
+//! The session keeps the version each entity is at ([`Current`]): a write names a new
+//! one for the entity its path names (`DELETE /playlists/{playlist_id}/tracks` answers the
+//! playlist's new `snapshot_id`; a write answering none moves the known one on), and every
+//! later draft and answer showing that entity shows that version. A playlist read after
+//! its tracks were removed used to show the `snapshot_id` it was read with before.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
+use toolsmith_catalog::{ParamLocation, id_entity};
 
 use super::rng::Rng;
+use super::state::canonical_id;
+use crate::dates::{Precision, starts_as_date};
 use crate::executor::BookEntry;
 
 /// How deep in a response version fields are looked for.
@@ -172,15 +181,7 @@ pub(crate) fn is_release(text: &str) -> bool {
 /// Whether `text` starts as an ISO date (`2024-01-15`, `2024-01-15T10:00:00Z`): a dated
 /// version, which a digit-by-digit redraw would turn into no date at all.
 fn is_date(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() >= 10
-        && bytes.iter().take(10).enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                *b == b'-'
-            } else {
-                b.is_ascii_digit()
-            }
-        })
+    starts_as_date(text, Precision::Day)
 }
 
 /// The values of `body`'s version fields (down to [`MAX_DEPTH`], as [`refresh`] reads
@@ -239,6 +240,129 @@ fn walk(value: &mut Value, seed: u64, depth: usize, stale: &Stale<'_>) {
             .for_each(|v| walk(v, seed, depth + 1, stale)),
         _ => {}
     }
+}
+
+/// Most entities whose version a session keeps.
+const MAX_ENTITIES: usize = 10_000;
+
+/// The version fields of each entity a session showed, by id as text: what it is at now.
+#[derive(Debug, Default)]
+pub(crate) struct Current(HashMap<String, Map<String, Value>>);
+
+impl Current {
+    /// Makes every entity of `body` (down to [`MAX_DEPTH`]) show the version the session
+    /// holds it at, in the version fields it has.
+    pub(crate) fn carry(&self, body: &mut Value) {
+        self.carry_in(body, 0);
+    }
+
+    fn carry_in(&self, value: &mut Value, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match value {
+            Value::Object(map) => {
+                let known = map.get("id").and_then(|id| self.0.get(&canonical_id(id)));
+                if let Some(known) = known {
+                    for (key, token) in known {
+                        if let Some(slot) = map.get_mut(key) {
+                            *slot = token.clone();
+                        }
+                    }
+                }
+                map.values_mut().for_each(|v| self.carry_in(v, depth + 1));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.carry_in(v, depth + 1)),
+            _ => {}
+        }
+    }
+
+    /// Keeps the versions the entities of `body` show.
+    pub(crate) fn observe(&mut self, body: &Value) {
+        self.observe_in(body, 0);
+    }
+
+    fn observe_in(&mut self, value: &Value, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match value {
+            Value::Object(map) => {
+                if let Some(id) = map.get("id").filter(|v| v.is_string() || v.is_number()) {
+                    let fields = version_fields(map);
+                    if !fields.is_empty() {
+                        self.keep(canonical_id(id), fields);
+                    }
+                }
+                map.values().for_each(|v| self.observe_in(v, depth + 1));
+            }
+            Value::Array(items) => items.iter().for_each(|v| self.observe_in(v, depth + 1)),
+            _ => {}
+        }
+    }
+
+    /// Moves the entity a successful write names (the last id parameter of its path) to a
+    /// new version: the one its response gives (`{"snapshot_id": ...}`, already fresh, see
+    /// [`refresh`]), else each token the session held it at drawn anew from `seed`.
+    pub(crate) fn written(
+        &mut self,
+        entry: &BookEntry,
+        args: &Map<String, Value>,
+        body: &Value,
+        seed: u64,
+    ) {
+        let Some(id) = written_entity(entry, args) else {
+            return;
+        };
+        let mut answered = body.clone();
+        let given = super::state::main_object(&mut answered)
+            .map(|object| version_fields(object))
+            .unwrap_or_default();
+        if !given.is_empty() {
+            self.keep(id, given);
+        } else if let Some(known) = self.0.get_mut(&id) {
+            for (key, token) in known.iter_mut() {
+                let opaque = token_text(token).is_some_and(|t| is_opaque(&t));
+                if names_token(key) || opaque {
+                    renew(token, super::rng::child_seed(seed, key));
+                }
+            }
+        }
+    }
+
+    fn keep(&mut self, id: String, fields: Map<String, Value>) {
+        if self.0.len() < MAX_ENTITIES || self.0.contains_key(&id) {
+            self.0.entry(id).or_default().extend(fields);
+        }
+    }
+}
+
+/// The version fields of one object (its own, not its parts'), scalars only.
+fn version_fields(map: &Map<String, Value>) -> Map<String, Value> {
+    map.iter()
+        .filter(|(key, value)| is_version_field(key) && token_text(value).is_some())
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
+}
+
+/// The id of the entity a write changes: the value of the last path parameter of an id's
+/// name (`playlist_id` of `/playlists/{playlist_id}/tracks`), as text.
+fn written_entity(entry: &BookEntry, args: &Map<String, Value>) -> Option<String> {
+    let api = &entry.api.api;
+    let path = api.endpoint.path()?;
+    path.split('/')
+        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+        .rfind(|name| {
+            let names_id = name.eq_ignore_ascii_case("id") || id_entity(name).is_some();
+            names_id
+                && api
+                    .params
+                    .iter()
+                    .any(|p| p.name == *name && p.location == ParamLocation::Path)
+        })
+        .and_then(|name| args.get(name))
+        .filter(|v| !v.is_null())
+        .map(canonical_id)
 }
 
 /// A fresh value for one version token (other kinds of value stay).

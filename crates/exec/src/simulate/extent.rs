@@ -1,0 +1,231 @@
+//! How many results a paged list counts, by what it lists: one rule for the skeleton's
+//! draw (the draft a filling model is shown) and for the settling of the final response
+//! (`paging`), so that the two never disagree.
+//!
+//! - A lookup's list (a call giving the free text of an input the API requires, as a
+//!   search by name does: [`toolsmith_catalog::Api::lookup_inputs`]) counts at most
+//!   [`LOOKUP_PAGES`] pages' worth, or up to the end of its own page when it asks for a
+//!   later one: a search for one exact name finds a few things, not thousands.
+//! - A collection with one owner counts tens ([`OWNED_MOST`]): the current user's own
+//!   things (a path under `/me`: saved albums, followed artists; see `me`) and the
+//!   sub-collection of one entity (`/playlists/{playlist_id}/tracks`, `/albums/{id}/tracks`:
+//!   a path ending in a noun after an id parameter). Stand-ins were drafted 3,184 saved
+//!   albums and 9,919 followed artists.
+//! - Where the session already showed how many things an entity holds (a playlist's
+//!   `tracks.total`, an album's `total_tracks`), its sub-collection of that name counts
+//!   exactly that ([`Counts`]): a playlist shown with 34 tracks was once listed with 8,485.
+//!   A write to the sub-collection (tracks added or removed) forgets the count.
+//! - Any other list (what is popular, top rated, new releases) keeps its thousands.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+use toolsmith_catalog::{ParamLocation, id_entity};
+
+use super::me::{self, Mine};
+use super::state::canonical_id;
+use crate::executor::BookEntry;
+use crate::paging_fields::TOTAL_FIELDS;
+
+/// Most pages' worth of results a lookup's full page counts.
+const LOOKUP_PAGES: u64 = 3;
+/// Most results a collection with one owner counts (unless its own page lies further).
+const OWNED_MOST: u64 = 50;
+/// Most sub-collection counts a session remembers.
+const MAX_COUNTS: usize = 10_000;
+/// How deep in a response counts are looked for.
+const MAX_DEPTH: usize = 6;
+
+/// What a paged list answering a call is, for how many results it counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Extent {
+    /// A catalog-wide list: any total.
+    Open,
+    /// A lookup's results: a few pages.
+    Lookup,
+    /// A collection with one owner: tens.
+    Owned,
+    /// A collection whose size the session already showed: exactly that many.
+    Known(u64),
+}
+
+impl Extent {
+    /// The extent of the list a call of `entry` with `args` pages through, before the
+    /// session's counts are known (see [`Extent::knowing`]).
+    pub(crate) fn of(entry: &BookEntry, args: &Map<String, Value>) -> Self {
+        let lookup = entry.api.api.lookup_inputs().iter().any(|name| {
+            args.get(*name)
+                .and_then(Value::as_str)
+                .is_some_and(|text| !text.trim().is_empty())
+        });
+        if lookup {
+            Self::Lookup
+        } else if me::mine(entry) == Some(Mine::Things) || owner_of(entry, args).is_some() {
+            Self::Owned
+        } else {
+            Self::Open
+        }
+    }
+
+    /// This extent, or the count the session showed for the collection (`known`).
+    pub(crate) fn knowing(self, known: Option<u64>) -> Self {
+        known.map_or(self, Self::Known)
+    }
+
+    /// Whether the skeleton draws the list's total small (tens), never thousands.
+    pub(crate) fn small(self) -> bool {
+        matches!(self, Self::Owned | Self::Known(_))
+    }
+
+    /// The exact count, when the session showed it.
+    pub(crate) fn known(self) -> Option<u64> {
+        match self {
+            Self::Known(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The most results the list may count, for a page starting at `start` of `size`
+    /// items: `None` for an open list.
+    pub(crate) fn most(self, start: u64, size: u64) -> Option<u64> {
+        let own_page_end = start.saturating_add(size);
+        match self {
+            Self::Open => None,
+            Self::Lookup => Some(LOOKUP_PAGES.saturating_mul(size).max(own_page_end)),
+            Self::Owned => Some(OWNED_MOST.max(own_page_end)),
+            Self::Known(n) => Some(n),
+        }
+    }
+
+    /// The total of a page showing `shown` items from `start` in pages of `size`, whose
+    /// drawn or written total is `now`: exactly the known count where there is one (never
+    /// below what is shown); `start + shown` when the page is short (the list ends on it);
+    /// else `now` within at least `start + shown` and the extent's most.
+    pub(crate) fn total(self, now: u64, start: u64, size: u64, shown: u64) -> u64 {
+        let least = start.saturating_add(shown);
+        match self {
+            Self::Known(n) => n.max(least),
+            _ if shown < size => least,
+            _ => now.clamp(least, self.most(start, size).unwrap_or(u64::MAX).max(least)),
+        }
+    }
+}
+
+/// The entity that owns the sub-collection a call lists, and the sub-collection's name:
+/// (`p1`, `tracks`) for `/playlists/{playlist_id}/tracks` called with `playlist_id=p1`.
+/// `None` unless the path ends in a noun right after an id parameter the call gives.
+fn owner_of(entry: &BookEntry, args: &Map<String, Value>) -> Option<(String, String)> {
+    let api = &entry.api.api;
+    let path = api.endpoint.path()?.trim_end_matches('/');
+    let (parent, key) = path.rsplit_once('/')?;
+    let param = parent
+        .rsplit('/')
+        .next()?
+        .strip_prefix('{')?
+        .strip_suffix('}')?;
+    let names_id = param.eq_ignore_ascii_case("id") || id_entity(param).is_some();
+    let in_path = api
+        .params
+        .iter()
+        .any(|p| p.name == param && p.location == ParamLocation::Path);
+    let noun = !key.is_empty() && !key.starts_with('{');
+    if !(names_id && in_path && noun) {
+        return None;
+    }
+    let owner = args.get(param).filter(|v| !v.is_null())?;
+    Some((canonical_id(owner), key.to_owned()))
+}
+
+/// How many things the entities a session showed hold, by entity id and sub-collection
+/// name: a playlist's `tracks.total`, an album's `total_tracks`, the total of the page a
+/// call of the sub-collection itself answered.
+#[derive(Debug, Default)]
+pub(crate) struct Counts(HashMap<(String, String), u64>);
+
+impl Counts {
+    /// The count the session showed for the sub-collection a call lists, if any.
+    pub(crate) fn of(&self, entry: &BookEntry, args: &Map<String, Value>) -> Option<u64> {
+        self.0.get(&owner_of(entry, args)?).copied()
+    }
+
+    /// Keeps the counts `body` shows: of the sub-collection the call lists (its own page's
+    /// total), and of every entity in it with an id (`tracks: {"total": 34}`,
+    /// `"total_tracks": 12`). The latest showing wins.
+    pub(crate) fn observe(&mut self, entry: &BookEntry, args: &Map<String, Value>, body: &Value) {
+        if let (Some(owner), Value::Object(page)) = (owner_of(entry, args), body)
+            && let Some(total) = total_of(page)
+        {
+            self.keep(owner, total);
+        }
+        self.walk(body, 0);
+    }
+
+    /// Forgets the count of the sub-collection a write changes (tracks added or removed).
+    pub(crate) fn forget(&mut self, entry: &BookEntry, args: &Map<String, Value>) {
+        if let Some(owner) = owner_of(entry, args) {
+            self.0.remove(&owner);
+        }
+    }
+
+    fn keep(&mut self, key: (String, String), total: u64) {
+        if self.0.len() < MAX_COUNTS || self.0.contains_key(&key) {
+            self.0.insert(key, total);
+        }
+    }
+
+    fn walk(&mut self, value: &Value, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match value {
+            Value::Object(map) => {
+                if let Some(id) = map.get("id").filter(|v| v.is_string() || v.is_number()) {
+                    let id = canonical_id(id);
+                    for (key, field) in map {
+                        let count = match field {
+                            Value::Object(inner) => total_of(inner).map(|n| (key.as_str(), n)),
+                            Value::Number(n) => key
+                                .strip_prefix("total_")
+                                .filter(|k| !k.is_empty())
+                                .zip(n.as_u64()),
+                            _ => None,
+                        };
+                        if let Some((name, n)) = count {
+                            self.keep((id.clone(), name.to_owned()), n);
+                        }
+                    }
+                }
+                map.values().for_each(|v| self.walk(v, depth + 1));
+            }
+            Value::Array(items) => items.iter().for_each(|v| self.walk(v, depth + 1)),
+            _ => {}
+        }
+    }
+}
+
+/// The total an object of a count or a page states.
+fn total_of(map: &Map<String, Value>) -> Option<u64> {
+    TOTAL_FIELDS
+        .iter()
+        .find_map(|k| map.get(*k).and_then(Value::as_u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_known_count_is_exact_and_an_owned_list_counts_tens() {
+        // A full page of 20 from the start.
+        assert_eq!(Extent::Known(34).total(9000, 0, 20, 20), 34);
+        assert_eq!(Extent::Known(34).total(9000, 20, 20, 14), 34);
+        assert_eq!(Extent::Owned.total(9000, 0, 20, 20), 50);
+        assert_eq!(Extent::Owned.total(30, 0, 20, 20), 30);
+        assert_eq!(Extent::Owned.total(9000, 100, 20, 20), 120);
+        assert_eq!(Extent::Lookup.total(9000, 0, 10, 10), 30);
+        assert_eq!(Extent::Open.total(9000, 0, 10, 10), 9000);
+        // A short page ends the list.
+        assert_eq!(Extent::Open.total(9000, 0, 10, 4), 4);
+        assert!(Extent::Owned.small() && !Extent::Lookup.small());
+    }
+}
