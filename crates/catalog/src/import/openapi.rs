@@ -319,7 +319,7 @@ fn operation(
         {
             request_body = Some(resolver.schema(schema, &format!("{media_at}/schema"))?);
         }
-        if let (Some(schema), true) = (&request_body, flag(body.get("required"))) {
+        if let (Some(schema), true) = (&request_body, is_set(body.get("required"))) {
             // Remember that the body as a whole is required.
             let mut schema = schema.clone();
             if let Value::Object(map) = &mut schema {
@@ -442,7 +442,7 @@ fn parameter(
             resolver.schema(&Value::Object(map), at)?
         }
     };
-    let required = location == ParamLocation::Path || flag(raw.get("required"));
+    let required = location == ParamLocation::Path || is_set(raw.get("required"));
     // Many specs (Spotify's among them) describe a parameter only inside its schema.
     let description = [str_at(raw, "description"), str_at(&schema, "description")]
         .into_iter()
@@ -460,9 +460,8 @@ fn parameter(
     }))
 }
 
-/// A boolean field of a spec: `true`, or the string `"true"` that some specs write
-/// (Spotify's `required: "true"`).
-fn flag(value: Option<&Value>) -> bool {
+/// Whether a spec's flag is set ([`crate::repair::flag`]: a boolean or `"true"` as text).
+fn is_set(value: Option<&Value>) -> bool {
     value.and_then(crate::repair::flag).unwrap_or(false)
 }
 
