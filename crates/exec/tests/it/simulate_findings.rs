@@ -98,15 +98,20 @@ fn prompts(llm: &ScriptedLlm) -> Vec<String> {
     llm.requests().iter().map(|r| format!("{r:?}")).collect()
 }
 
-/// The paging numbers of the pages (`albums`, `tracks`) in the draft a fill prompt shows.
-fn drafted_totals(prompt: &str) -> Vec<u64> {
+/// The draft a fill prompt (as recorded by [`prompts`]) shows.
+fn drafted(prompt: &str) -> Value {
     let draft = prompt
         .split("Draft response:\\n")
         .nth(1)
         .and_then(|rest| rest.split("\\n").next())
         .expect("a draft in the prompt")
         .replace("\\\"", "\"");
-    let draft: Value = serde_json::from_str(&draft).expect("the draft is JSON");
+    serde_json::from_str(&draft).expect("the draft is JSON")
+}
+
+/// The paging numbers of the pages (`albums`, `tracks`) in the draft a fill prompt shows.
+fn drafted_totals(prompt: &str) -> Vec<u64> {
+    let draft = drafted(prompt);
     let pages = draft.as_object().expect("an object");
     pages.values().filter_map(|p| p["total"].as_u64()).collect()
 }
@@ -207,14 +212,9 @@ async fn the_users_own_list_counts_tens_and_a_catalog_list_its_thousands() {
 
 /// The total of the page a fill prompt's draft shows (its root's, or its one page's).
 fn drafted_page_total(prompt: &str) -> u64 {
-    let draft = prompt
-        .split("Draft response:\\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\\n").next())
-        .expect("a draft in the prompt")
-        .replace("\\\"", "\"");
-    let draft: Value = serde_json::from_str(&draft).expect("the draft is JSON");
-    own_page(&draft)["total"].as_u64().expect("a total")
+    own_page(&drafted(prompt))["total"]
+        .as_u64()
+        .expect("a total")
 }
 
 /// A playlist the session showed with 34 tracks lists 34 tracks: its tracks' draft counts

@@ -1,20 +1,18 @@
 //! The source's description beside a refined doc ([`Field::Source`]): a rewrite adds words for
 //! search but, with the source's weight above 0, never takes the spec's own words away; at
-//! weight 0 (the default) everything ranks as before.
+//! weight 0 everything ranks as before (the default is 1).
 
 use std::sync::Arc;
 
 use toolsmith_catalog::testing::tmdb_store;
-use toolsmith_catalog::{
-    Activate, ApiId, Catalog, Doc, DocLabel, DocSelector, DocTarget, NewDoc, Scope, Store,
-};
+use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector, Scope, Store};
 use toolsmith_llm::testing::ScriptedEmbedder;
 use toolsmith_retrieve::{
     Bm25Index, Bm25Settings, Corpus, DenseIndex, DenseRetriever, DenseSettings, Explanation, Field,
     FieldWeights, Filter, Hit, Retriever,
 };
 
-use crate::views::{backends, corpus};
+use crate::views::{add_active_doc, backends, corpus};
 
 /// TMDB's words for `GET /movie/{movie_id}` (as imported) that its refined description drops.
 const DETAILS_QUERY: &str = "primary information about a movie";
@@ -23,25 +21,9 @@ const DETAILS_REWRITE: &str = "Look up one film by its numeric id: title, runtim
 
 /// Adds and activates a `draft` doc version of the API at `path` with `description`.
 fn refine(store: &mut Store, path: &str, description: &str) -> ApiId {
-    let api = store.resolve_api(path).unwrap().remove(0);
-    let current = view(store, &DocSelector::Active)
-        .apis()
-        .find(|(_, a)| a.api.id == api)
-        .and_then(|(_, a)| a.doc.clone())
-        .map(|d| d.doc)
-        .unwrap_or_default();
-    let doc = NewDoc {
-        label: "draft".parse::<DocLabel>().unwrap(),
-        source: "test".into(),
-        doc: Doc {
-            description: description.to_owned(),
-            ..current
-        },
-    };
-    store
-        .add_doc(&DocTarget::Api(api.clone()), doc, Activate::Always)
-        .unwrap();
-    api
+    add_active_doc(store, path, "draft", |doc| {
+        description.clone_into(&mut doc.description);
+    })
 }
 
 fn view(store: &Store, selector: &DocSelector) -> Catalog {

@@ -91,13 +91,23 @@ async fn bm25_explain_names_the_queries_field() {
     assert!(text.contains("queries 1 x w1"), "{text}");
 }
 
-/// Adds a doc version with `queries` to the API at `GET /movie/{movie_id}`.
+/// Adds `queries` as the `queries` views of TMDB's details API (active), keeping its doc.
 pub(crate) fn add_views(store: &mut Store, queries: &[&str]) -> toolsmith_catalog::ApiId {
-    let api = store
-        .resolve_api("GET /movie/{movie_id}")
-        .unwrap()
-        .remove(0);
-    let current = store
+    add_active_doc(store, "GET /movie/{movie_id}", "queries", |doc| {
+        doc.queries = queries.iter().map(|q| (*q).to_owned()).collect();
+    })
+}
+
+/// Adds and activates a doc version `label` of the API at `path`: its active doc as `edit`
+/// changes it.
+pub(crate) fn add_active_doc(
+    store: &mut Store,
+    path: &str,
+    label: &str,
+    edit: impl FnOnce(&mut Doc),
+) -> toolsmith_catalog::ApiId {
+    let api = store.resolve_api(path).unwrap().remove(0);
+    let mut doc = store
         .catalog(&DocSelector::Active, &Scope::default())
         .unwrap()
         .apis()
@@ -105,13 +115,11 @@ pub(crate) fn add_views(store: &mut Store, queries: &[&str]) -> toolsmith_catalo
         .and_then(|(_, a)| a.doc.clone())
         .map(|d| d.doc)
         .unwrap_or_default();
+    edit(&mut doc);
     let doc = NewDoc {
-        label: "queries".parse::<DocLabel>().unwrap(),
+        label: label.parse::<DocLabel>().unwrap(),
         source: "test".into(),
-        doc: Doc {
-            queries: queries.iter().map(|q| (*q).to_owned()).collect(),
-            ..current
-        },
+        doc,
     };
     store
         .add_doc(
