@@ -37,8 +37,15 @@ pub struct Bm25Settings {
     /// Reduce plurals (`movies` -> `movie`) in docs and queries. By default on: measured on
     /// restbench-tmdb and toolbench-draft282 (see the crate docs).
     pub stem: bool,
-    /// Field weights. By default [`Bm25Settings::DEFAULT_WEIGHTS`].
+    /// Field weights. By default [`Bm25Settings::DEFAULT_WEIGHTS`]; a table naming some
+    /// fields changes only those.
+    #[serde(deserialize_with = "default_weights_with")]
     pub weights: FieldWeights,
+}
+
+/// A `weights` table over [`Bm25Settings::DEFAULT_WEIGHTS`].
+fn default_weights_with<'de, D: serde::Deserializer<'de>>(d: D) -> Result<FieldWeights, D::Error> {
+    crate::corpus::weights_over(d, Bm25Settings::DEFAULT_WEIGHTS)
 }
 
 /// The weight of the response's field names ([`FieldWeights::returns`]): off by default.

@@ -77,6 +77,42 @@ impl FieldWeights {
     }
 }
 
+/// A weight table as written in a config: the fields it names, each `None` where it is silent.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WrittenWeights {
+    tool_name: Option<f32>,
+    api_name: Option<f32>,
+    tool_description: Option<f32>,
+    api_description: Option<f32>,
+    params: Option<f32>,
+    examples: Option<f32>,
+    returns: Option<f32>,
+    queries: Option<f32>,
+    source: Option<f32>,
+}
+
+/// Reads a weight table over `base`: a field the table leaves out keeps `base`'s weight, so
+/// `[retrieve.bm25.weights] source = 0.0` changes that one weight and no other (a table read
+/// as a whole would give every field it does not name the weight 1).
+pub(crate) fn weights_over<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+    base: FieldWeights,
+) -> Result<FieldWeights, D::Error> {
+    let w = WrittenWeights::deserialize(deserializer)?;
+    Ok(FieldWeights {
+        tool_name: w.tool_name.unwrap_or(base.tool_name),
+        api_name: w.api_name.unwrap_or(base.api_name),
+        tool_description: w.tool_description.unwrap_or(base.tool_description),
+        api_description: w.api_description.unwrap_or(base.api_description),
+        params: w.params.unwrap_or(base.params),
+        examples: w.examples.unwrap_or(base.examples),
+        returns: w.returns.unwrap_or(base.returns),
+        queries: w.queries.unwrap_or(base.queries),
+        source: w.source.unwrap_or(base.source),
+    })
+}
+
 impl Default for FieldWeights {
     /// [`FieldWeights::ALL`].
     fn default() -> Self {
@@ -458,5 +494,35 @@ fn example_keys(value: &Value, names: &mut Vec<String>, depth: usize) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::FieldWeights;
+    use crate::{Bm25Settings, DenseSettings};
+
+    #[test]
+    fn a_weight_table_changes_only_the_weights_it_names() {
+        let bm25: Bm25Settings =
+            serde_json::from_value(json!({"weights": {"source": 0.0}})).unwrap();
+        let expected = FieldWeights {
+            source: 0.0,
+            ..Bm25Settings::DEFAULT_WEIGHTS
+        };
+        assert_eq!(bm25.weights, expected);
+        let dense: DenseSettings =
+            serde_json::from_value(json!({"fields": {"params": 1.0}})).unwrap();
+        let expected = FieldWeights {
+            params: 1.0,
+            ..DenseSettings::DEFAULT_FIELDS
+        };
+        assert_eq!(dense.fields, expected);
+        let silent: Bm25Settings = serde_json::from_value(json!({})).unwrap();
+        assert_eq!(silent, Bm25Settings::default());
+        let typo = serde_json::from_value::<Bm25Settings>(json!({"weights": {"sauce": 1.0}}));
+        assert!(typo.unwrap_err().to_string().contains("sauce"));
     }
 }

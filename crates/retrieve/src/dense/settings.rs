@@ -30,7 +30,8 @@ pub enum VectorFormat {
 #[serde(default, deny_unknown_fields)]
 pub struct DenseSettings {
     /// Which fields make up the embedded text (those with weight above 0). By default
-    /// [`DenseSettings::DEFAULT_FIELDS`].
+    /// [`DenseSettings::DEFAULT_FIELDS`]; a table naming some fields changes only those.
+    #[serde(deserialize_with = "default_fields_with")]
     pub fields: FieldWeights,
     /// Texts per call to the embedder. By default 256.
     pub batch_size: usize,
@@ -237,4 +238,9 @@ fn passage_cut(rest: &str, end: usize) -> Option<usize> {
         .flatten()
         .find(|&i| i > half)
         .or(space.filter(|&i| i > 0))
+}
+
+/// A `fields` table over [`DenseSettings::DEFAULT_FIELDS`].
+fn default_fields_with<'de, D: serde::Deserializer<'de>>(d: D) -> Result<FieldWeights, D::Error> {
+    crate::corpus::weights_over(d, DenseSettings::DEFAULT_FIELDS)
 }
