@@ -41,8 +41,7 @@ pub struct FieldWeights {
     /// doc version rewrote it: BM25 counts it like the other fields; the dense index embeds
     /// it as one more view of the API (the doc's text with the source description in place of
     /// the chosen one, see [`CorpusDoc::source_text`]), never inside the doc's own vector.
-    /// 1 in the BM25 and dense defaults ([`crate::SOURCE_WEIGHT`]: measured there); 0 in
-    /// [`FieldWeights::ALL`].
+    /// Off (0) by default ([`crate::SOURCE_WEIGHT`] says why, with what it measured).
     pub source: f32,
 }
 

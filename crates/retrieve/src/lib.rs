@@ -104,12 +104,14 @@
 //!   description ×1, parameters ×0.5, usage examples ×1, tool description left out. Every API
 //!   of a tool shares the tool's description, so it cannot rank them, and ToolBench's long
 //!   ones drown the API's own words: dropping it gains 3 to 10 NDCG@10 on draft282.
-//! - **The source's description** ([`SOURCE_WEIGHT`], [`FieldWeights::source`]) counts 1 in
-//!   BM25 and is one more dense view wherever a refined doc rewrote it. Refinement helps search
-//!   on some catalogs and hurts on others, because a rewrite drops words requests share with
-//!   the spec's text; the field gives them back. Hybrid NDCG@10, off -> on: Spotify, EasyTool
-//!   docs 71.2 -> 74.3 (original 73.8); TMDB, DRAFT's published docs 53.5 -> 55.7, EasyTool's
-//!   52.3 -> 53.9; draft282, DRAFT's 59.4 -> 59.0 (there the loss is what the rewrite adds).
+//! - **The source's description** ([`SOURCE_WEIGHT`], [`FieldWeights::source`]) is off by
+//!   default; at 1 it counts in BM25 and is one more dense view wherever a refined doc rewrote
+//!   it. Refinement helps search on some catalogs and hurts on others, because a rewrite drops
+//!   words requests share with the spec's text; the field gives them back. Hybrid NDCG@10,
+//!   off -> on: Spotify, EasyTool docs 71.2 -> 74.3 (original 73.8); TMDB, DRAFT's published
+//!   docs 53.5 -> 55.7, EasyTool's 52.3 -> 53.9; draft282, DRAFT's 59.4 -> 59.0 (there the
+//!   loss is what the rewrite adds). Off by default because it would blind `docs gate`, which
+//!   ranks a candidate doc against the active one by search.
 //! - **Stemming** (plural-only, [`stem`]) is on: +2 to +4 NDCG@10 on TMDB, ±1.5 on draft282.
 //! - **Dense text** ([`DenseSettings::DEFAULT_FIELDS`]): names, API description, examples.
 //! - **Long docs embedded whole** ([`DenseSettings::CHUNK_CHARS`] = 0): passages of 500 to

@@ -315,7 +315,7 @@ pub(crate) struct RefineConfig {
 /// rescore = 4
 /// views = "max"           # max (Re-Invoke: best of doc and views) | mean_top2 | doc_only
 /// [retrieve.dense.fields]  # and [retrieve.bm25.weights]: a field left out keeps its default
-/// source = 1.0             # the description as imported, beside a refined doc (a view; a BM25 field); 0: off
+/// source = 0.0             # > 0: the description as imported, beside a refined doc (a view; a BM25 field)
 /// [retrieve.hybrid]
 /// fusion = { kind = "zscore", bm25 = 0.5 }   # default | { kind = "rrf", k = 60.0, dense_weight = 1.0 }
 /// [retrieve.intents]
