@@ -16,7 +16,7 @@
 //! is ignored: the whole response answers, as a server ignoring an unknown field would.
 
 use serde_json::{Map, Value};
-use toolsmith_catalog::ParamLocation;
+use toolsmith_catalog::{Param, ParamLocation};
 
 use crate::executor::BookEntry;
 
@@ -61,17 +61,20 @@ pub(crate) fn select(entry: &BookEntry, args: &Map<String, Value>, body: &mut Va
 /// The text of the call's fields filter argument.
 fn filter_arg<'a>(entry: &BookEntry, args: &'a Map<String, Value>) -> Option<&'a str> {
     entry.api.api.params.iter().find_map(|p| {
-        let name = p.name.trim_start_matches('$').to_ascii_lowercase();
-        let speaks_of_fields =
-            p.description.is_empty() || p.description.to_ascii_lowercase().contains("field");
-        let is_filter = p.location == ParamLocation::Query
-            && FILTER_NAMES.contains(&name.as_str())
-            && speaks_of_fields;
-        is_filter
+        is_selector(p)
             .then(|| args.get(&p.name).and_then(Value::as_str))
             .flatten()
             .filter(|t| !t.trim().is_empty())
     })
+}
+
+/// Whether `p` is a fields filter: it chooses what a response shows, so it says nothing of
+/// what the response's items hold (the simulator never reads it as an item filter).
+pub(crate) fn is_selector(p: &Param) -> bool {
+    let name = p.name.trim_start_matches('$').to_ascii_lowercase();
+    let speaks_of_fields =
+        p.description.is_empty() || p.description.to_ascii_lowercase().contains("field");
+    p.location == ParamLocation::Query && FILTER_NAMES.contains(&name.as_str()) && speaks_of_fields
 }
 
 /// Keeps in `value` what `selection` selects: in an object its fields, in a list each item.

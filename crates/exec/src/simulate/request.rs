@@ -256,9 +256,20 @@ pub(crate) struct Request {
 impl Request {
     pub(crate) fn new(entry: &BookEntry, args: &Map<String, Value>, limits: &Limits) -> Self {
         let api = &entry.api.api;
+        // A search's own words and a fields selector say what to find or show, not what
+        // the items hold (read as filters, Spotify's `q` was forced into `popularity`, whose
+        // name its description mentions, and `fields` into `track`).
+        let lookup = api.lookup_inputs();
+        let selector = |name: &str| {
+            api.params
+                .iter()
+                .any(|p| p.name == name && super::fields::is_selector(p))
+        };
         let mut filter_args = Vec::new();
         for (name, value) in args {
             if NOT_FILTERS.contains(&name.as_str())
+                || lookup.contains(&name.as_str())
+                || selector(name)
                 || value.is_object()
                 || value.is_array()
                 || value.is_boolean()
@@ -518,11 +529,12 @@ pub(crate) fn force(item: &mut Map<String, Value>, filters: &[Filter], rng: &mut
             let first = wanted(&eq.value).into_iter().next().unwrap_or(Value::Null);
             match current {
                 Value::Array(mut values) => {
-                    let typed = like(values.first(), &first);
-                    values.insert(0, typed);
+                    if let Some(typed) = like(values.first(), &first) {
+                        values.insert(0, typed);
+                    }
                     Value::Array(values)
                 }
-                other => like(Some(&other), &first),
+                other => like(Some(&other), &first).unwrap_or(other),
             }
         } else if let Some(year) = on_field.iter().find(|f| f.op == Op::Year) {
             let year = text_of(&year.value).unwrap_or_default();
@@ -592,20 +604,24 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// `value` in the JSON type of `model` (a number where the field holds numbers).
-fn like(model: Option<&Value>, value: &Value) -> Value {
+/// `value` in the JSON type of `model` (a number where the field holds numbers); `None`
+/// when it has no such form (a text where numbers or objects are held), so a filter never
+/// gives a field a value of another type.
+fn like(model: Option<&Value>, value: &Value) -> Option<Value> {
     match model {
-        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {
-            number_of(value).map_or(value.clone(), |x| {
-                #[allow(clippy::cast_possible_truncation)]
-                Value::from(x as i64)
-            })
-        }
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => number_of(value).map(|x| {
+            #[allow(clippy::cast_possible_truncation)]
+            Value::from(x as i64)
+        }),
         Some(Value::Number(_)) => number_of(value)
             .and_then(serde_json::Number::from_f64)
-            .map_or(value.clone(), Value::Number),
-        Some(Value::String(_)) => text_of(value).map_or(value.clone(), Value::String),
-        _ => value.clone(),
+            .map(Value::Number),
+        Some(Value::String(_)) => text_of(value).map(Value::String),
+        Some(Value::Bool(_)) => value.is_boolean().then(|| value.clone()),
+        Some(Value::Object(_) | Value::Array(_)) => {
+            (value.is_object() || value.is_array()).then(|| value.clone())
+        }
+        Some(Value::Null) | None => Some(value.clone()),
     }
 }
 

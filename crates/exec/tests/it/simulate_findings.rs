@@ -398,3 +398,72 @@ async fn trending_tv_is_drafted_with_a_shows_keys() {
         "{film}"
     );
 }
+
+/// A search whose `q` description names a field of the results (Spotify's mentions
+/// popularity), and a playlist's tracks with a fields selector whose description names
+/// `track` and `total`: neither is a filter on what the items hold.
+fn described_search() -> Value {
+    let ok = |schema: Value| {
+        json!({"200": {"description": "ok",
+        "content": {"application/json": {"schema": schema}}}})
+    };
+    let page = |item: Value| {
+        json!({"type": "object", "properties": {"href": {"type": "string"},
+        "limit": {"type": "integer"}, "offset": {"type": "integer"},
+        "next": {"type": "string", "nullable": true}, "total": {"type": "integer"},
+        "items": {"type": "array", "items": item}}})
+    };
+    json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+        "servers": [{"url": "https://music.example/v1"}],
+        "paths": {
+        "/search": {"get": {"parameters": [
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "default": 20}},
+            {"name": "q", "in": "query", "required": true, "schema": {"type": "string",
+                "description": "Search words. The tag:hipster filter keeps albums of the \
+                lowest popularity."}}],
+            "responses": ok(json!({"type": "object", "properties": {"albums": page(json!(
+                {"type": "object", "properties": {"id": {"type": "string"},
+                "name": {"type": "string"}, "popularity": {"type": "integer"}}}))}}))}},
+        "/playlists/{playlist_id}/tracks": {"get": {"parameters": [
+            {"name": "playlist_id", "in": "path", "required": true,
+                "schema": {"type": "string"}},
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "default": 20}},
+            {"name": "fields", "in": "query", "schema": {"type": "string"}, "description":
+                "The fields to return, e.g. total,items(track(name))."}],
+            "responses": ok(page(json!({"type": "object", "properties": {
+                "added_at": {"type": "string"}, "track": {"type": "object", "properties": {
+                    "id": {"type": "string"}, "name": {"type": "string"}}}}})))}}
+    }})
+}
+
+/// Stand-ins filling Spotify saw `"popularity": "album:Mojito"` and `"track": "total"`: the
+/// search words and the fields selector were read as item filters and forced into the
+/// fields their descriptions name, whatever the type.
+#[tokio::test]
+async fn search_words_and_a_fields_selector_never_fill_item_fields() {
+    let book = book_of(&described_search());
+    let sim = toolsmith_exec::Simulator::new(Arc::clone(&book));
+    let search = op(&book, "GET", "/search");
+    let got = sim
+        .call(&search, &json!({"q": "album:Mojito"}))
+        .await
+        .unwrap();
+    let items = got.body.json().unwrap()["albums"]["items"].clone();
+    let items = items.as_array().expect("a list of albums");
+    assert!(!items.is_empty());
+    for item in items {
+        assert!(item["popularity"].is_u64(), "{item}");
+    }
+    let tracks = op(&book, "GET", "/playlists/{playlist_id}/tracks");
+    let got = sim
+        .call(
+            &tracks,
+            &json!({"playlist_id": "p1", "fields": "total,items(track(name))"}),
+        )
+        .await
+        .unwrap();
+    let items = got.body.json().unwrap()["items"].clone();
+    for item in items.as_array().expect("a list of items") {
+        assert!(item["track"].is_object(), "{item}");
+    }
+}
