@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use toolsmith_catalog::{ParamLocation, id_entity};
 
 use super::me::{self, Mine};
-use super::state::canonical_id;
+use super::state::{canonical_id, each_entity};
 use crate::executor::BookEntry;
 use crate::paging_fields::TOTAL_FIELDS;
 
@@ -157,7 +157,7 @@ impl Counts {
         {
             self.keep(owner, total);
         }
-        self.walk(body, 0);
+        self.walk(body);
     }
 
     /// Forgets the count of the sub-collection a write changes (tracks added or removed).
@@ -173,33 +173,24 @@ impl Counts {
         }
     }
 
-    fn walk(&mut self, value: &Value, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        match value {
-            Value::Object(map) => {
-                if let Some(id) = map.get("id").filter(|v| v.is_string() || v.is_number()) {
-                    let id = canonical_id(id);
-                    for (key, field) in map {
-                        let count = match field {
-                            Value::Object(inner) => total_of(inner).map(|n| (key.as_str(), n)),
-                            Value::Number(n) => key
-                                .strip_prefix("total_")
-                                .filter(|k| !k.is_empty())
-                                .zip(n.as_u64()),
-                            _ => None,
-                        };
-                        if let Some((name, n)) = count {
-                            self.keep((id.clone(), name.to_owned()), n);
-                        }
-                    }
+    /// Keeps the counts every entity of `value` shows (`tracks: {"total": 34}`,
+    /// `"total_tracks": 12`).
+    fn walk(&mut self, value: &Value) {
+        each_entity(value, MAX_DEPTH, &mut |id, map| {
+            for (key, field) in map {
+                let count = match field {
+                    Value::Object(inner) => total_of(inner).map(|n| (key.as_str(), n)),
+                    Value::Number(n) => key
+                        .strip_prefix("total_")
+                        .filter(|k| !k.is_empty())
+                        .zip(n.as_u64()),
+                    _ => None,
+                };
+                if let Some((name, n)) = count {
+                    self.keep((id.clone(), name.to_owned()), n);
                 }
-                map.values().for_each(|v| self.walk(v, depth + 1));
             }
-            Value::Array(items) => items.iter().for_each(|v| self.walk(v, depth + 1)),
-            _ => {}
-        }
+        });
     }
 }
 

@@ -253,6 +253,41 @@ pub(crate) fn canonical_id(id: &Value) -> String {
     }
 }
 
+/// Calls `visit` with the id (as [`canonical_id`] writes it) and the fields of every object
+/// in `value` that has a string or number `id`, down to `max_depth` levels of objects and
+/// lists: the entities a response shows, for the session's records of them.
+pub(crate) fn each_entity(
+    value: &Value,
+    max_depth: usize,
+    visit: &mut impl FnMut(String, &Map<String, Value>),
+) {
+    each_entity_at(value, 0, max_depth, visit);
+}
+
+fn each_entity_at(
+    value: &Value,
+    depth: usize,
+    max_depth: usize,
+    visit: &mut impl FnMut(String, &Map<String, Value>),
+) {
+    if depth > max_depth {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            if let Some(id) = map.get("id").filter(|v| v.is_string() || v.is_number()) {
+                visit(canonical_id(id), map);
+            }
+            map.values()
+                .for_each(|v| each_entity_at(v, depth + 1, max_depth, visit));
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| each_entity_at(v, depth + 1, max_depth, visit)),
+        _ => {}
+    }
+}
+
 /// The arguments that describe the item itself: body fields (flattened or
 /// inside a `body` object) and query arguments, not path parameters.
 pub(crate) fn same_level_args(

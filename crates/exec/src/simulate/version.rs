@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 use toolsmith_catalog::{ParamLocation, id_entity};
 
 use super::rng::Rng;
-use super::state::canonical_id;
+use super::state::{canonical_id, each_entity};
 use crate::dates::{Precision, starts_as_date};
 use crate::executor::BookEntry;
 
@@ -279,26 +279,12 @@ impl Current {
 
     /// Keeps the versions the entities of `body` show.
     pub(crate) fn observe(&mut self, body: &Value) {
-        self.observe_in(body, 0);
-    }
-
-    fn observe_in(&mut self, value: &Value, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        match value {
-            Value::Object(map) => {
-                if let Some(id) = map.get("id").filter(|v| v.is_string() || v.is_number()) {
-                    let fields = version_fields(map);
-                    if !fields.is_empty() {
-                        self.keep(canonical_id(id), fields);
-                    }
-                }
-                map.values().for_each(|v| self.observe_in(v, depth + 1));
+        each_entity(body, MAX_DEPTH, &mut |id, map| {
+            let fields = version_fields(map);
+            if !fields.is_empty() {
+                self.keep(id, fields);
             }
-            Value::Array(items) => items.iter().for_each(|v| self.observe_in(v, depth + 1)),
-            _ => {}
-        }
+        });
     }
 
     /// Moves the entity a successful write names (the last id parameter of its path) to a
