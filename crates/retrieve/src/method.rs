@@ -79,6 +79,16 @@ pub struct RetrieveSettings {
     pub hybrid: HybridSettings,
 }
 
+impl RetrieveSettings {
+    /// Whether search reads [`Field::Source`](crate::Field::Source): BM25 or the dense index
+    /// gives it a weight above 0. When neither does, a corpus need not carry the source
+    /// descriptions ([`Corpus::from_catalog_with_source`](crate::Corpus::from_catalog_with_source)),
+    /// and leaving them out ranks exactly as with them.
+    pub fn weighs_source(&self) -> bool {
+        self.bm25.weights.source > 0.0 || self.dense.fields.source > 0.0
+    }
+}
+
 /// Where dense and hybrid search get their document vectors.
 pub enum DenseInput {
     /// Embed every document with this embedder (wrap it in a `CachedEmbedder` to keep the

@@ -181,7 +181,11 @@ fn pipeline(
     if spec.expansion == Expansion::Off {
         pipeline = pipeline.without_expansion();
     }
-    let corpus = retrieval::corpus(&loaded.store, &loaded.selector)?;
+    let corpus = retrieval::corpus(
+        &loaded.store,
+        &loaded.selector,
+        retrieval::SourceField::configured(ctx)?,
+    )?;
     Ok(Some(rt.block_on(retrieval::Pipeline::build(
         ctx, corpus, pipeline,
     ))?))

@@ -314,7 +314,7 @@ async fn ranker(
     docs: DocSelector,
     method: Option<Method>,
 ) -> anyhow::Result<retrieval::Pipeline> {
-    let corpus = retrieval::corpus(store, &docs)?;
+    let corpus = retrieval::corpus(store, &docs, retrieval::SourceField::configured(ctx)?)?;
     let spec = retrieval::PipelineSpec {
         vectors: retrieval::Vectors::EmbedMissing,
         ..retrieval::PipelineSpec::new(ctx, method)?

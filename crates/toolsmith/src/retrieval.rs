@@ -9,4 +9,4 @@ mod rankers;
 
 pub(crate) use pipeline::{GraphSource, Pipeline, PipelineSpec, Vectors};
 pub(crate) use quality::query_quality;
-pub(crate) use rankers::{corpus, corpus_of, embedder};
+pub(crate) use rankers::{SourceField, corpus, corpus_of, embedder};

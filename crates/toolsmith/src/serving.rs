@@ -15,8 +15,8 @@ use crate::context::Context;
 use crate::retrieval;
 
 /// The service over `catalog`, a view of `store` (whose original docs give the retrieval
-/// corpus its source descriptions, as every command's); `solver` and `runs` enable
-/// `/v1/solve` and `/v1/runs`.
+/// corpus its source descriptions when `[retrieve]` weighs them, as every command's); `solver`
+/// and `runs` enable `/v1/solve` and `/v1/runs`.
 pub(crate) async fn service(
     ctx: &Context,
     store: &Store,
@@ -26,7 +26,7 @@ pub(crate) async fn service(
     solver: Option<MakeSolver>,
     runs: Option<PathBuf>,
 ) -> anyhow::Result<Arc<ToolService>> {
-    let corpus = retrieval::corpus_of(store, &catalog)?;
+    let corpus = retrieval::corpus_of(store, &catalog, retrieval::SourceField::configured(ctx)?)?;
     // A large catalog without its dense index is served at once with BM25 (and a note).
     let spec = retrieval::PipelineSpec {
         vectors: retrieval::Vectors::Indexed,

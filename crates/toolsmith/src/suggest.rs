@@ -18,7 +18,11 @@ pub(crate) fn unknown_api(ctx: &Context, store: &Store, id: &ApiId) -> anyhow::E
         .map(|c| if c.is_alphanumeric() { c } else { ' ' })
         .collect();
     let closest = (|| -> anyhow::Result<Vec<String>> {
-        let corpus = retrieval::corpus(store, &DocSelector::Active)?;
+        let corpus = retrieval::corpus(
+            store,
+            &DocSelector::Active,
+            retrieval::SourceField::configured(ctx)?,
+        )?;
         // A typo first (edit distance on the id), then BM25 over the id's words fills up.
         let mut ids = toolsmith_catalog::closest_ids(
             &id.to_string(),

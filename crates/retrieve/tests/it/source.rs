@@ -9,7 +9,7 @@ use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector, Scope, Store};
 use toolsmith_llm::testing::ScriptedEmbedder;
 use toolsmith_retrieve::{
     Bm25Index, Bm25Settings, Corpus, DenseIndex, DenseRetriever, DenseSettings, Explanation, Field,
-    FieldWeights, Filter, Hit, Retriever,
+    FieldWeights, Filter, Hit, RetrieveSettings, Retriever,
 };
 
 use crate::views::{add_active_doc, backends, corpus};
@@ -101,6 +101,19 @@ fn the_source_field_holds_the_imported_description_only_where_the_chosen_doc_rew
             .iter()
             .all(|d| d.field(Field::Source).is_empty())
     );
+}
+
+/// The source is read (a second pass over the catalog) only when BM25 or dense weighs it.
+#[test]
+fn the_settings_weigh_the_source_only_when_bm25_or_dense_gives_it_a_weight() {
+    let default = RetrieveSettings::default();
+    assert!(!default.weighs_source(), "off by default");
+    let mut bm25 = default;
+    bm25.bm25.weights.source = 1.0;
+    assert!(bm25.weighs_source());
+    let mut dense = default;
+    dense.dense.fields.source = 0.5;
+    assert!(dense.weighs_source());
 }
 
 #[tokio::test]

@@ -14,7 +14,11 @@ use crate::{printer, retrieval};
 /// Runs `toolsmith index`.
 pub(super) fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<ExitCode> {
     let store = ctx.store()?;
-    let corpus = retrieval::corpus(&store, &args.docs.selector())?;
+    let corpus = retrieval::corpus(
+        &store,
+        &args.docs.selector(),
+        retrieval::SourceField::configured(ctx)?,
+    )?;
     let mode = if args.rebuild {
         CacheMode::Off
     } else {

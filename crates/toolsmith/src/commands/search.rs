@@ -13,7 +13,11 @@ use crate::{printer, retrieval, table};
 /// Runs `toolsmith search`.
 pub(super) fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let store = ctx.store()?;
-    let corpus = retrieval::corpus(&store, &args.docs.selector())?;
+    let corpus = retrieval::corpus(
+        &store,
+        &args.docs.selector(),
+        retrieval::SourceField::configured(ctx)?,
+    )?;
     if corpus.is_empty() {
         anyhow::bail!(
             "the catalog {} has no APIs: import some first",

@@ -44,7 +44,8 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     let assisted =
         args.solver == SolverName::Anytool && agents::anytool_settings(ctx, paper)?.search_assisted;
     let pipeline = if args.retrieve.is_some() || args.search_tool || assisted {
-        let corpus = retrieval::corpus(&store, &selector)?;
+        let corpus =
+            retrieval::corpus(&store, &selector, retrieval::SourceField::configured(ctx)?)?;
         let spec = retrieval::PipelineSpec {
             cache: args.llm.cache.into(),
             ..retrieval::PipelineSpec::new(ctx, None)?

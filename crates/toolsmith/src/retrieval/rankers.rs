@@ -11,39 +11,81 @@ use toolsmith_catalog::{ApiId, Catalog, DocLabel, DocSelector, Scope, Store};
 use toolsmith_graph::{GraphStore, Need};
 use toolsmith_llm::{CacheDb, CacheMode, CachedEmbedder, Embedder, LocalEmbedder, OpenAiEmbedder};
 use toolsmith_retrieve::{
-    Bm25Index, Corpus, DenseBackend, DenseIndex, DenseRetriever, Method, Retriever, build_retriever,
+    Bm25Index, Corpus, DenseBackend, DenseIndex, DenseRetriever, Method, RetrieveSettings,
+    Retriever, build_retriever,
 };
 
 use crate::context::Context;
 use crate::printer;
 use crate::settings::EmbedderKind;
 
+/// Whether a corpus carries, where the chosen doc rewrote an API's description, the
+/// description as imported ([`toolsmith_retrieve::Field::Source`]). Filling it reads the
+/// catalog a second time (its `original` view), so a corpus reads it only when search weighs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SourceField {
+    /// Fill the field from the `original` docs.
+    Read,
+    /// Leave it empty: search then ranks as with the source's weight at 0, whatever the
+    /// configured one.
+    Skip,
+}
+
+impl SourceField {
+    /// As `settings` weigh it: read when BM25's or the dense index's `source` weight is above
+    /// 0 ([`RetrieveSettings::weighs_source`]).
+    pub(crate) fn weighed_by(settings: &RetrieveSettings) -> Self {
+        if settings.weighs_source() {
+            Self::Read
+        } else {
+            Self::Skip
+        }
+    }
+
+    /// As `[retrieve.bm25.weights]` and `[retrieve.dense.fields]` of the config weigh it.
+    pub(crate) fn configured(ctx: &Context) -> anyhow::Result<Self> {
+        Ok(Self::weighed_by(&ctx.config()?.retrieve.settings()))
+    }
+}
+
 /// The retrieval corpus of a catalog view, with each API's description as imported beside
-/// the chosen one (see [`corpus_of`]).
-pub(crate) fn corpus(store: &Store, selector: &DocSelector) -> anyhow::Result<Arc<Corpus>> {
+/// the chosen one when `source` says so (see [`corpus_of`]).
+pub(crate) fn corpus(
+    store: &Store,
+    selector: &DocSelector,
+    source: SourceField,
+) -> anyhow::Result<Arc<Corpus>> {
     let catalog = store
         .catalog(selector, &Scope::default())
         .context("reading the catalog")?;
-    corpus_of(store, &catalog)
+    corpus_of(store, &catalog, source)
 }
 
-/// The retrieval corpus of `catalog`, a view of `store`: where its doc of an API is not the
-/// original, the `original` view's description fills the source field
-/// ([`Corpus::from_catalog_with_source`]), so refinement adds words for search without taking
-/// the source's away once `[retrieve.bm25.weights]` or `[retrieve.dense.fields]` weigh
-/// `source`. A view whose docs are all originals is not read twice.
-pub(crate) fn corpus_of(store: &Store, catalog: &Catalog) -> anyhow::Result<Arc<Corpus>> {
+/// The retrieval corpus of `catalog`, a view of `store`. With [`SourceField::Read`], where
+/// its doc of an API is not the original, the `original` view's description fills the source
+/// field ([`Corpus::from_catalog_with_source`]), so refinement adds words for search without
+/// taking the source's away. A view whose docs are all originals is not read twice, nor is
+/// any view with [`SourceField::Skip`].
+pub(crate) fn corpus_of(
+    store: &Store,
+    catalog: &Catalog,
+    source: SourceField,
+) -> anyhow::Result<Arc<Corpus>> {
     let original = DocLabel::original();
-    let refined = catalog
-        .apis()
-        .any(|(_, api)| api.doc.as_ref().is_some_and(|d| d.label != original));
-    if !refined {
+    let refined = || {
+        catalog
+            .apis()
+            .any(|(_, api)| api.doc.as_ref().is_some_and(|d| d.label != original))
+    };
+    if source == SourceField::Skip || !refined() {
         return Ok(Arc::new(Corpus::from_catalog(catalog)));
     }
-    let source = store
+    let originals = store
         .catalog(&DocSelector::Label(original), &Scope::default())
         .context("reading the catalog's original docs")?;
-    Ok(Arc::new(Corpus::from_catalog_with_source(catalog, &source)))
+    Ok(Arc::new(Corpus::from_catalog_with_source(
+        catalog, &originals,
+    )))
 }
 
 /// The configured embedder (the local MiniLM, or the `[llm]` endpoint's embedding model),
@@ -191,16 +233,18 @@ mod tests {
     use super::*;
 
     /// Search over a refined doc version keeps each rewritten API's description as imported
-    /// beside it; over the original docs the field stays empty.
+    /// beside it when the settings weigh it; over the original docs the field stays empty, and
+    /// with the source unweighted (the default) no corpus carries it.
     #[test]
-    fn a_refined_views_corpus_carries_the_imported_descriptions() -> anyhow::Result<()> {
+    fn a_refined_views_corpus_carries_the_imported_descriptions_only_when_weighed()
+    -> anyhow::Result<()> {
         let mut store = tmdb_store();
         let api = store
             .resolve_api("GET /movie/{movie_id}")?
             .into_iter()
             .next()
             .context("the details API")?;
-        let original = corpus(&store, &DocSelector::Active)?;
+        let original = corpus(&store, &DocSelector::Active, SourceField::Read)?;
         let imported = original
             .docs()
             .iter()
@@ -224,14 +268,31 @@ mod tests {
                 .map(|d| (d.api.clone(), d.field(Field::Source).to_owned()))
                 .collect()
         };
-        let refined = corpus(&store, &DocSelector::Label(draft))?;
-        assert_eq!(sources(&refined), [(api, imported.trim().to_owned())]);
+        let refined = DocSelector::Label(draft);
+        let mut weighed = RetrieveSettings::default();
+        weighed.dense.fields.source = 1.0;
+        let read = SourceField::weighed_by(&weighed);
+        assert_eq!(read, SourceField::Read);
+        assert_eq!(
+            sources(&*corpus(&store, &refined, read)?),
+            [(api, imported.trim().to_owned())]
+        );
         for chosen in [
             DocSelector::Active,
             DocSelector::Label(DocLabel::original()),
         ] {
-            assert!(sources(&*corpus(&store, &chosen)?).is_empty(), "{chosen:?}");
+            assert!(
+                sources(&*corpus(&store, &chosen, read)?).is_empty(),
+                "{chosen:?}"
+            );
         }
+        // Unweighted, the refined view's corpus is the one without the field.
+        let unweighed = SourceField::weighed_by(&RetrieveSettings::default());
+        assert_eq!(unweighed, SourceField::Skip);
+        let skipped = corpus(&store, &refined, unweighed)?;
+        assert!(sources(&skipped).is_empty());
+        let catalog = store.catalog(&refined, &Scope::default())?;
+        assert_eq!(skipped.docs(), Corpus::from_catalog(&catalog).docs());
         Ok(())
     }
 }

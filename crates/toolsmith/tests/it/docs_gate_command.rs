@@ -62,6 +62,10 @@ pub(crate) fn workspace() -> Workspace {
     ws
 }
 
+/// `[retrieve]` weights that count the source field in BM25 and dense search.
+pub(crate) const SOURCE_WEIGHED: &str =
+    "[retrieve.bm25.weights]\nsource = 1.0\n[retrieve.dense.fields]\nsource = 1.0\n";
+
 /// The active version of an API's doc.
 fn active(ws: &Workspace, api: &str) -> u64 {
     let out = ws.ok(&["docs", "history", api, "--json"]);

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::docs_gate_command::{SOURCE_WEIGHED, workspace};
 use crate::support::model::{Prompts, embedding_model};
 use crate::support::{Workspace, shared};
 
@@ -263,4 +264,33 @@ async fn search_explain_gives_the_fusions_parts_which_add_up_to_the_score() {
             assert!(close(raw, dense["detail"]["similarity"].as_f64().unwrap()));
         }
     }
+}
+
+/// The top API `search` gives a movie query over the cinema catalog's `easytool` docs, whose
+/// movie-search doc lost the words the query shares with the imported one (`None`: no API
+/// holds a word of it).
+fn easytool_top(ws: &Workspace) -> Option<String> {
+    let out = ws.ok(&[
+        "search",
+        "films titled Alien",
+        "--method",
+        "bm25",
+        "--doc-version",
+        "easytool",
+        "-k",
+        "1",
+        "--json",
+    ]);
+    let hits: Vec<Value> = serde_json::from_str(&out).unwrap();
+    hits.first().map(|h| h["api"].as_str().unwrap().to_owned())
+}
+
+/// Search reads the imported descriptions beside a refined label only when `[retrieve]`
+/// weighs the source field: weighed, the movie search is found by them again.
+#[test]
+fn search_reads_the_source_descriptions_only_when_the_config_weighs_them() {
+    let ws = workspace();
+    assert_eq!(easytool_top(&ws), None, "off by default");
+    std::fs::write(ws.dir.path().join("toolsmith.toml"), SOURCE_WEIGHED).unwrap();
+    assert_eq!(easytool_top(&ws).as_deref(), Some("cinema/searchmovie"));
 }

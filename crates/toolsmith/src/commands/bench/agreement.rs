@@ -183,7 +183,7 @@ async fn pipeline(
     docs: &DocLabel,
 ) -> anyhow::Result<retrieval::Pipeline> {
     let selector = DocSelector::Label(docs.clone());
-    let corpus = retrieval::corpus(store, &selector)?;
+    let corpus = retrieval::corpus(store, &selector, retrieval::SourceField::configured(ctx)?)?;
     let catalog = store.catalog(&selector, &Scope::default())?;
     let spec = retrieval::PipelineSpec {
         method,

@@ -131,7 +131,8 @@ fn doc_sample(ctx: &Context, args: &BenchEmbedArgs) -> anyhow::Result<(Vec<Strin
         &[args.data.path().join(TOOLENV2404)],
         *ctx.progress(),
     )?;
-    let corpus = retrieval::corpus(&store, &DocSelector::Active)?;
+    // Docs as imported, embedded with the default fields: no source field to read.
+    let corpus = retrieval::corpus(&store, &DocSelector::Active, retrieval::SourceField::Skip)?;
     let settings = DenseSettings::default();
     let all = corpus.docs();
     let step = (all.len() / args.docs.max(1)).max(1);

@@ -169,7 +169,11 @@ impl Job {
             "reading the {} catalog and deriving its dependency edges",
             self.benchmark.name()
         ));
-        let corpus = retrieval::corpus(&self.store, &args.docs.selector())?;
+        let corpus = retrieval::corpus(
+            &self.store,
+            &args.docs.selector(),
+            retrieval::SourceField::configured(ctx)?,
+        )?;
         let catalog = self
             .store
             .catalog(&args.docs.selector(), &Scope::default())?;

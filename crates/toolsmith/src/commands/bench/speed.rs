@@ -91,7 +91,11 @@ impl Job {
         let started = Instant::now();
         let mut store = Store::in_memory()?;
         benchmarks::import_all(&mut store, &[data.join(TOOLENV2404)], progress)?;
-        let full = retrieval::corpus(&store, &DocSelector::Active)?;
+        let full = retrieval::corpus(
+            &store,
+            &DocSelector::Active,
+            retrieval::SourceField::configured(ctx)?,
+        )?;
         printer::note(format!(
             "imported {} APIs of ToolEnv2404 in {:.1}s",
             full.len(),
