@@ -66,11 +66,11 @@ pub const QUERIES_WEIGHT: f32 = 1.0;
 /// with the spec's own text; this field gives them back without taking the rewrite's away.
 /// Measured (NDCG@10, hybrid, weight 0 -> 1 in BM25 and dense): Spotify with EasyTool docs
 /// 71.2 -> 74.3 (original 73.8), TMDB with DRAFT's published docs 53.5 -> 55.7 and
-/// EasyTool's 52.3 -> 53.9, draft282 with DRAFT's 59.4 -> 59.0. It stays off because it
-/// also hides a poor rewrite from `docs gate`, which compares a candidate doc with the active
+/// EasyTool's 52.3 -> 53.9, draft282 with DRAFT's 59.4 -> 59.0. It was left off because it
+/// also hid a poor rewrite from `docs gate`, which compares a candidate doc with the active
 /// one by the ranks search gives them: with the source counted, a rewrite that lost the API's
-/// words ranks as well as the original, and the gate would activate a doc the agent reads
-/// worse.
+/// words ranks as well as the original. The gate (and `bench agreement`) now rank without the
+/// field whatever its weight.
 pub const SOURCE_WEIGHT: f32 = 0.0;
 
 impl Bm25Settings {

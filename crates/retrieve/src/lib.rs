@@ -110,8 +110,10 @@
 //!   words requests share with the spec's text; the field gives them back. Hybrid NDCG@10,
 //!   off -> on: Spotify, EasyTool docs 71.2 -> 74.3 (original 73.8); TMDB, DRAFT's published
 //!   docs 53.5 -> 55.7, EasyTool's 52.3 -> 53.9; draft282, DRAFT's 59.4 -> 59.0 (there the
-//!   loss is what the rewrite adds). Off by default because it would blind `docs gate`, which
-//!   ranks a candidate doc against the active one by search.
+//!   loss is what the rewrite adds). It was left off while it blinded `docs gate`, which
+//!   ranks a candidate doc against the active one by search; the gate and `bench agreement`
+//!   now rank without it whatever its weight, and a corpus reads the imported descriptions
+//!   only when a weight counts them ([`RetrieveSettings::weighs_source`]).
 //! - **Stemming** (plural-only, [`stem`]) is on: +2 to +4 NDCG@10 on TMDB, ±1.5 on draft282.
 //! - **Dense text** ([`DenseSettings::DEFAULT_FIELDS`]): names, API description, examples.
 //! - **Long docs embedded whole** ([`DenseSettings::CHUNK_CHARS`] = 0): passages of 500 to

@@ -3,6 +3,9 @@
 //! the eval queries (eval's `gate::judge`, under the `[refine.gate]` rule): as a whole label
 //! by default, or API by API on the queries whose gold path touches each (`scope = "api"`).
 //! A label with views is judged without the eval requests that repeat one of its views.
+//! Both rankings leave out the source field (each API's description as imported), whatever
+//! `source` weight `[retrieve]` gives it: it would copy the original's words into every
+//! candidate and hide a rewrite that lost them.
 //! Every decision lands in the catalog with its figures, in one round that `docs rollback`
 //! undoes.
 
@@ -307,14 +310,17 @@ async fn paired_ranks(
     Ok(pairs)
 }
 
-/// The ranking (no expansion: the gold API's own rank is the measure) over a doc view.
+/// The ranking (no expansion: the gold API's own rank is the measure) over a doc view,
+/// without the source field whatever `source` weight `[retrieve]` gives it
+/// ([`retrieval::SourceField::Skip`]): counted, the original's words would stand in every
+/// candidate, and a rewrite that lost them would rank as well as the doc it replaces.
 async fn ranker(
     ctx: &Context,
     store: &Store,
     docs: DocSelector,
     method: Option<Method>,
 ) -> anyhow::Result<retrieval::Pipeline> {
-    let corpus = retrieval::corpus(store, &docs, retrieval::SourceField::configured(ctx)?)?;
+    let corpus = retrieval::corpus(store, &docs, retrieval::SourceField::Skip)?;
     let spec = retrieval::PipelineSpec {
         vectors: retrieval::Vectors::EmbedMissing,
         ..retrieval::PipelineSpec::new(ctx, method)?

@@ -27,7 +27,9 @@ pub(crate) enum SourceField {
     /// Fill the field from the `original` docs.
     Read,
     /// Leave it empty: search then ranks as with the source's weight at 0, whatever the
-    /// configured one.
+    /// configured one. `docs gate` and `bench agreement` judge doc versions so: the field
+    /// copies the original's words into every refined version, which blurs the very difference
+    /// between versions they measure.
     Skip,
 }
 

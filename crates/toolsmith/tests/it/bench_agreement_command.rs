@@ -1,7 +1,7 @@
 //! `bench agreement` on the five-API cinema catalog of the gate tests: two query sets that
 //! prefer opposite doc versions rank the configurations in reverse order.
 
-use crate::docs_gate_command::workspace;
+use crate::docs_gate_command::{SOURCE_WEIGHED, workspace};
 use crate::support::Workspace;
 
 /// Five queries the `easytool` docs serve better (the person's), five the original docs serve
@@ -100,4 +100,23 @@ fn sets_preferring_opposite_docs_disagree_and_a_set_agrees_with_itself() {
         text.contains("Noise, secondary (200 bootstrap resamples"),
         "{text}"
     );
+}
+
+/// With the source field weighed in `[retrieve]`, the movie search's `easytool` doc would
+/// carry its imported words and serve the movie set as well as the original: the grid ranks
+/// doc versions without it.
+#[test]
+fn the_grid_ranks_doc_versions_without_the_configured_source_field() {
+    let ws = workspace();
+    with_sets(&ws);
+    std::fs::write(ws.dir.path().join("toolsmith.toml"), SOURCE_WEIGHED).unwrap();
+    let report = agreement(&ws, "person.json", "movie.json");
+    let easytool_off = report["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["docs"] == "easytool" && c["expansion"] == "off")
+        .unwrap();
+    assert_eq!(easytool_off["scores"][1]["ndcg_10"], 0.0, "{report}");
+    assert_eq!(report["tau_ndcg_10"], -1.0, "{report}");
 }

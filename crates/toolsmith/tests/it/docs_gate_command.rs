@@ -148,6 +148,24 @@ fn the_gate_keeps_a_worse_candidate_and_activates_a_better_one() {
     assert!(index.contains("gate.html"));
 }
 
+/// The source field would put the movie search's imported words ("Find films by their title")
+/// beside its worse candidate, which would then rank as well as the active doc: the gate
+/// judges docs without it, whatever the config weighs.
+#[test]
+fn the_gate_keeps_a_worse_candidate_when_the_config_weighs_the_source() {
+    let ws = workspace();
+    std::fs::write(ws.dir.path().join("toolsmith.toml"), SOURCE_WEIGHED).unwrap();
+    let report = gate(&ws, &["--scope", "api"]);
+    let movie = decision(&report, "cinema/searchmovie");
+    assert_eq!(movie["outcome"], "kept", "{report}");
+    assert_eq!(movie["figures"]["worse"], 5, "{report}");
+    assert_eq!(active(&ws, "cinema/searchmovie"), 1);
+    assert_eq!(
+        decision(&report, "cinema/getperson")["outcome"],
+        "activated"
+    );
+}
+
 #[test]
 fn by_default_one_decision_covers_the_whole_label() {
     // Five pairs better (the person), five worse (the movie search): no worse on balance, so

@@ -2,7 +2,10 @@
 //! configurations as a reference set (real users' queries) does. Every configuration of the
 //! grid (method x doc version x expansion) is scored on both sets through the retrieval
 //! pipeline, with `bench retrieval`'s measures (NDCG@10 and Recall@10 of the ranking, offered-path coverage
-//! at K), and Kendall's tau-b compares the two orders per measure.
+//! at K), and Kendall's tau-b compares the two orders per measure. Every configuration
+//! searches without the source field (each API's description as imported), whatever `source`
+//! weight `[retrieve]` gives it: the grid ranks doc versions, and the field would copy the
+//! original's words into each.
 //!
 //! The per-query values are kept, so each set's own noise is measured without retrieving
 //! again: bootstrap resamples of its queries give the spread of tau-b between the set's
@@ -175,7 +178,10 @@ async fn score_grid(
     Ok(configs)
 }
 
-/// The pipeline `bench retrieval` measures, over a doc version of the `--db` catalog.
+/// The pipeline `bench retrieval` measures, over a doc version of the `--db` catalog, but
+/// without the source field whatever `source` weight `[retrieve]` gives it
+/// ([`retrieval::SourceField::Skip`]): it would copy the original's words into every refined
+/// version and blur the difference between doc versions the grid ranks.
 async fn pipeline(
     ctx: &Context,
     store: &Store,
@@ -183,7 +189,7 @@ async fn pipeline(
     docs: &DocLabel,
 ) -> anyhow::Result<retrieval::Pipeline> {
     let selector = DocSelector::Label(docs.clone());
-    let corpus = retrieval::corpus(store, &selector, retrieval::SourceField::configured(ctx)?)?;
+    let corpus = retrieval::corpus(store, &selector, retrieval::SourceField::Skip)?;
     let catalog = store.catalog(&selector, &Scope::default())?;
     let spec = retrieval::PipelineSpec {
         method,
