@@ -64,7 +64,10 @@
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection; a
 //!   call about a record deleted, or named by an id none can have (`-1`),
-//!   is a `404` the executor reports as `not_found` (`missing`).
+//!   is a `404` the executor reports as `not_found` (`missing`);
+//! - a change whose API documents no response body (`PUT`, `PATCH`, `DELETE`; or a
+//!   `POST` the oracle answers with nothing) is an empty success, as live, never its
+//!   own arguments shown back as if the API had returned them (`silent`).
 //!
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
@@ -103,6 +106,7 @@ mod select;
 mod session;
 mod shape;
 mod shrink;
+mod silent;
 mod state;
 mod synth;
 mod today;
@@ -114,7 +118,7 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
-use toolsmith_catalog::{ApiId, HttpMethod, ToolId};
+use toolsmith_catalog::{ApiId, ToolId};
 
 use crate::canonical::{canonical_json, stable_hash};
 use crate::error::Result;
@@ -464,8 +468,8 @@ type Answer = (Option<Value>, Provenance);
 impl Simulator {
     /// The answer to a call before the session's state is applied: the
     /// draft from the schema, filled by the oracle when asked to; the
-    /// oracle's invention where there is no schema; no content for a
-    /// `DELETE` with nothing documented. `Err` is the observation to return.
+    /// oracle's invention where there is no schema; no content for a change
+    /// with nothing documented (see [`silent`]). `Err` is the observation to return.
     async fn answer(
         &self,
         entry: &BookEntry,
@@ -486,13 +490,11 @@ impl Simulator {
                 .await
                 .map(|body| (Some(body), Provenance::SimulatedLlm)),
             (Some(draft), _) => Ok((Some(draft), Provenance::Simulated)),
+            (None, _) if silent::answers_nothing(entry) => Ok((None, Provenance::Simulated)),
             (None, Some(oracle)) => self
                 .ask(oracle.as_ref(), entry, &args_value, None)
                 .await
-                .map(|body| (Some(body), Provenance::SimulatedLlm)),
-            (None, None) if entry.api.api.endpoint.method() == Some(HttpMethod::Delete) => {
-                Ok((None, Provenance::Simulated))
-            }
+                .map(|body| (silent::invented(entry, body), Provenance::SimulatedLlm)),
             (None, None) => Err(Observation::tool_error(
                 FailureKind::Unsupported,
                 format!(
