@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolsmith_exec::{ApiBook, Body, Executor, Outcome, Simulator};
+use toolsmith_exec::{
+    ApiBook, Body, Executor, Fill, LlmOracle, Outcome, Simulator, SimulatorSettings,
+};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
 use crate::{book_of, filling, op};
@@ -169,4 +171,74 @@ async fn a_post_the_model_answers_with_nothing_is_an_empty_success() {
     assert_eq!(llm.requests().len(), 1, "the model was asked");
     assert_eq!(queued.outcome, Outcome::Ok, "{queued:?}");
     assert_eq!(queued.body, Body::Empty, "{queued:?}");
+}
+
+/// A simulator whose values `llm` fills, with fill prompts of at most `chars` characters.
+fn filling_within(book: &Arc<ApiBook>, llm: &Arc<ScriptedLlm>, chars: usize) -> Simulator {
+    let settings = SimulatorSettings {
+        fill: Fill::Llm,
+        max_prompt_chars: chars,
+        ..SimulatorSettings::default()
+    };
+    Simulator::with_settings(Arc::clone(book), &settings)
+        .with_oracle(Arc::new(LlmOracle::new(llm.clone())))
+}
+
+/// A saved album as a model writes it.
+fn saved(id: &str, name: &str) -> Value {
+    json!({"added_at": "2025-03-01T10:00:00Z", "album": {"id": id, "name": name,
+        "album_type": "album", "artists": [{"id": "ar1", "name": "John Coltrane",
+        "type": "artist"}], "images": [{"url": "https://i.example/1", "height": 640,
+        "width": 640}], "release_date": "1958-01-01", "total_tracks": 5, "type": "album"}})
+}
+
+/// `GET /me/albums?limit=50` drafts fifty deep albums; its fill prompt went over the
+/// budget (25,763 characters of 24,000) and the agent got an error. The draft shown is
+/// shortened until the prompt the model receives fits, and the page still holds every
+/// item it counts: the two the model wrote out (counting fifty), then the draft's own,
+/// each id once.
+#[tokio::test]
+async fn an_over_budget_page_is_shown_shorter_and_still_answers_the_whole_page() {
+    let book = book();
+    let albums = op(&book, "GET", "/me/albums");
+    // Three albums shown make 14,526 characters of prompt, which the guess took to fit.
+    let budget = 14_000;
+    let written = json!({"href": "", "items": [saved("m1", "Blue Train"),
+        saved("m2", "Giant Steps")], "limit": 50, "next": null, "offset": 0,
+        "previous": null, "total": 50});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(written.to_string())]));
+    let sim = filling_within(&book, &llm, budget);
+    let page = sim.call(&albums, &json!({"limit": 50})).await.unwrap();
+    assert_eq!(page.outcome, Outcome::Ok, "{page:?}");
+    let prompt = llm.requests()[0].last_message().to_owned();
+    assert!(prompt.len() <= budget, "{} > {budget}", prompt.len());
+    assert!(
+        prompt.contains("holds"),
+        "the prompt says what was cut: {prompt}"
+    );
+    let body = page.body.json().unwrap();
+    let items = body["items"].as_array().unwrap();
+    let total = body["total"].as_u64().unwrap();
+    assert!(
+        items.len() > 2,
+        "completed past the model's two: {}",
+        items.len()
+    );
+    assert_eq!(u64::try_from(items.len()).unwrap(), total.min(50), "{body}");
+    assert_eq!(items[0]["album"]["name"], "Blue Train");
+    assert_eq!(items[1]["album"]["name"], "Giant Steps");
+    let mut ids: Vec<&str> = items
+        .iter()
+        .map(|i| i["album"]["id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), items.len(), "each album once: {ids:?}");
+
+    // A budget smaller than the prompt's own text: refused, nothing sent.
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(written.to_string())]));
+    let sim = filling_within(&book, &llm, 3_000);
+    let refused = sim.call(&albums, &json!({"limit": 50})).await.unwrap();
+    assert!(refused.outcome.failure().is_some(), "{refused:?}");
+    assert!(llm.requests().is_empty());
 }
