@@ -480,6 +480,7 @@ impl Simulator {
         if let Some(draft) = draft.as_mut() {
             self.owned(entry, draft);
             if let Ok(session) = self.session.lock() {
+                self.made(entry, args, session.owner.as_ref(), draft);
                 session.current.carry(draft);
             }
         }
@@ -591,6 +592,34 @@ impl Simulator {
         }
     }
 
+    /// Makes the thing a creating call answers with agree with the request (see
+    /// [`fresh`]): owned by the owner its path names (the session's user, names and all,
+    /// when that is who it names), its boolean fields as the request set or its doc
+    /// defaults them.
+    fn made(
+        &self,
+        entry: &BookEntry,
+        args: &Map<String, Value>,
+        user: Option<&me::Owner>,
+        body: &mut Value,
+    ) {
+        if !self.creates(entry) {
+            return;
+        }
+        fresh::documented_flags(entry, args, body);
+        if let Some((param, id)) = fresh::path_owner(entry, args) {
+            fresh::owned_by(&param, &id, body);
+            if !fresh::names_owner(&param) {
+                return;
+            }
+            let owner = user
+                .filter(|u| u.id() == &id)
+                .cloned()
+                .unwrap_or_else(|| me::Owner::with_id(id));
+            owner.carry(me::Mine::Things, body);
+        }
+    }
+
     /// Whether a call of `entry` creates the resource it answers with (see [`fresh`]).
     fn creates(&self, entry: &BookEntry) -> bool {
         let tool = entry.api.api.id.tool();
@@ -682,6 +711,7 @@ impl Executor for Simulator {
             if self.creates(entry) {
                 fresh::empty_collections(entry, &args, value);
             }
+            self.made(entry, &args, session.owner.as_ref(), value);
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }

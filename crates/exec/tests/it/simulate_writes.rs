@@ -242,3 +242,72 @@ async fn an_over_budget_page_is_shown_shorter_and_still_answers_the_whole_page()
     assert!(refused.outcome.failure().is_some(), "{refused:?}");
     assert!(llm.requests().is_empty());
 }
+
+/// The draft a fill prompt shows.
+fn drafted(prompt: &str) -> Value {
+    let line = prompt
+        .split("Draft response:\n")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .expect("a draft in the prompt");
+    serde_json::from_str(line).expect("the draft is JSON")
+}
+
+/// A playlist created under `/users/{user_id}/playlists` is that user's (the model made it
+/// a stranger's), public as the request says, else as the doc defaults it ("Defaults to
+/// `true`"), in the draft the model is shown and in the answer; the name the request gave
+/// stays (the response documented is the playlist itself). The user the session knows
+/// lends their name too.
+#[tokio::test]
+async fn a_created_playlist_is_its_users_and_as_public_as_asked_or_documented() {
+    let book = book();
+    let (me, create) = (
+        op(&book, "GET", "/me"),
+        op(&book, "POST", "/users/{user_id}/playlists"),
+    );
+    let stranger = |id: &str, name: &str, public: bool| {
+        json!({"id": id, "name": name, "description": "", "public": public,
+            "collaborative": true, "snapshot_id": "MTAsZDVm",
+            "owner": {"id": "u9", "display_name": "Sam", "type": "user"},
+            "tracks": {"href": "", "total": 0}, "type": "playlist"})
+    };
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(
+            json!({"id": "alex", "display_name": "Alex Rivera", "type": "user"}).to_string(),
+        ),
+        Reply::text(stranger("n1", "Road", true).to_string()),
+        Reply::text(stranger("n2", "Jazz", false).to_string()),
+    ]));
+    let sim = filling(&book, &llm);
+    sim.call(&me, &json!({})).await.unwrap();
+    let private = sim
+        .call(
+            &create,
+            &json!({"user_id": "alex", "name": "Road", "public": false}),
+        )
+        .await
+        .unwrap();
+    let public = sim
+        .call(&create, &json!({"user_id": "alex", "name": "Jazz"}))
+        .await
+        .unwrap();
+    let prompts: Vec<String> = llm
+        .requests()
+        .iter()
+        .map(|r| r.last_message().to_owned())
+        .collect();
+    for (prompt, public) in [(&prompts[1], false), (&prompts[2], true)] {
+        let draft = drafted(prompt);
+        assert_eq!(draft["owner"]["id"], "alex", "{draft}");
+        assert_eq!(draft["owner"]["display_name"], "Alex Rivera", "{draft}");
+        assert_eq!(draft["public"], public, "{draft}");
+        assert_eq!(draft["collaborative"], false, "documented default: {draft}");
+    }
+    for (answer, name, public) in [(&private, "Road", false), (&public, "Jazz", true)] {
+        let body = answer.body.json().unwrap();
+        assert_eq!(body["name"], name, "{body}");
+        assert_eq!(body["owner"]["id"], "alex", "{body}");
+        assert_eq!(body["owner"]["display_name"], "Alex Rivera", "{body}");
+        assert_eq!(body["public"], public, "{body}");
+    }
+}
