@@ -161,8 +161,9 @@ pub struct SimulatorSettings {
     /// simulator and the LLM filling it honour a requested count up to this.
     pub max_requested_items: usize,
     /// Most characters of one prompt to the model filling a response: a
-    /// larger draft is shown shortened (lists cut, then deep parts), and a
-    /// call whose prompt cannot fit is refused, never sent.
+    /// larger draft is shown shortened (lists cut, then deep parts) until the
+    /// rendered prompt fits, a page cut for space completed from the draft's own
+    /// items, and only a call whose shortest prompt cannot fit is refused, never sent.
     pub max_prompt_chars: usize,
     /// How the values of a response are chosen: from the schema and the
     /// examples (`schema`, the default), or then rewritten by the configured
