@@ -77,4 +77,11 @@ pub struct OracleAsk<'a> {
 pub trait ResponseOracle: Send + Sync {
     /// The response body for `ask`, or why there is none.
     async fn respond(&self, ask: &OracleAsk<'_>) -> std::result::Result<Value, String>;
+
+    /// The characters of the prompt `respond` would send for `ask`, for an oracle that
+    /// writes one; `None` (the default) when it cannot tell. The simulator shortens the
+    /// draft it shows until this is within [`OracleAsk::max_prompt_chars`].
+    fn prompt_chars(&self, _ask: &OracleAsk<'_>) -> Option<usize> {
+        None
+    }
 }

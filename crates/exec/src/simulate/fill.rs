@@ -18,10 +18,14 @@ use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 use crate::observation::{FailureKind, Observation, Provenance};
 
-/// Characters a fill prompt holds besides its draft and the parts measured
+/// A first guess of the characters a fill prompt holds besides its draft and the parts measured
 /// apart (the doc, the arguments, the task, the entities shown): the template,
 /// with room for the parameters.
 const PROMPT_FRAME: usize = 3_800;
+
+/// Most times a draft is shortened further because the rendered prompt was still over
+/// its budget (each time by what it was over; the cut levels of `shrink` are few).
+const MAX_FITTINGS: usize = 16;
 
 /// Oracle requests in flight, by what makes their prompt (task, API, arguments,
 /// entities shown): a call that arrives while the same one is being answered
@@ -79,15 +83,10 @@ impl Asking<'_> {
         oracle: &dyn ResponseOracle,
         entry: &BookEntry,
         args: &Value,
-        Shown {
-            creates,
-            draft,
-            shape,
-            seen,
-        }: Shown<'_>,
+        shown: Shown<'_>,
     ) -> Result<Value, Observation> {
         let api = &entry.api.api.id;
-        let what = if draft.is_some() {
+        let what = if shown.draft.is_some() {
             (FailureKind::UnparsableResponse, "fill the response of")
         } else {
             (FailureKind::Unsupported, "simulate")
@@ -101,62 +100,119 @@ impl Asking<'_> {
         };
         let empty = Map::new();
         let args_map = args.as_object().unwrap_or(&empty);
-        let optional = match (draft, entry.api.api.response_schema.as_ref()) {
+        let optional = match (shown.draft, entry.api.api.response_schema.as_ref()) {
             (Some(draft), Some(schema)) => optional::optional_keys(schema, draft, args_map),
             _ => Vec::new(),
         };
-        let budget = self.limits.max_prompt_chars;
-        let frame = PROMPT_FRAME
-            + optional.iter().map(|k| k.len() + 2).sum::<usize>()
-            + entry.api.description().len()
-            + canonical_json(args).len()
-            + self.task.map_or(0, str::len)
-            + shape.map_or(0, |s| canonical_json(s).len())
-            + seen
-                .iter()
-                .map(|e| canonical_json(e).len() + 3)
-                .sum::<usize>();
-        let shown = match draft {
-            Some(draft) => Some(
-                shrink::within(draft, budget.saturating_sub(frame)).ok_or_else(|| {
-                    refuse(format!(
-                        "even shortened, its draft does not fit the prompt budget of {budget} \
-                         characters (`[exec.simulate] max_prompt_chars`)"
-                    ))
-                })?,
-            ),
-            None => None,
-        };
-        let request = Request::new(entry, args_map, self.limits);
-        let list_cap = list_cap(entry);
-        let ask = OracleAsk {
+        let call = Call {
             entry,
             args,
-            draft: shown.as_ref().map(|s| &s.draft),
-            cuts: shown.as_ref().map_or(&[], |s| s.notes.as_slice()),
             optional: &optional,
-            open: shown
-                .as_ref()
-                .is_some_and(|s| optional::has_open_object(&s.draft)),
-            seen,
-            shape,
+            request: Request::new(entry, args_map, self.limits),
+        };
+        let cut = self.fitted(oracle, &call, shown).map_err(refuse)?;
+        let answer = oracle
+            .respond(&self.ask(&call, shown, cut.as_ref()))
+            .await
+            .map_err(refuse)?;
+        let mut body = made_valid(entry, args, shown.draft, &optional, answer);
+        if let (Some(draft), Some(cut)) = (shown.draft, &cut) {
+            shrink::complete(&mut body, draft, &cut.lists);
+        }
+        Ok(body)
+    }
+
+    /// The draft as the prompt shows it: shortened until the prompt the oracle would
+    /// send fits `max_prompt_chars` (the room first guessed from the parts measured
+    /// apart, then narrowed by what the rendered prompt was over); `Err` only when even
+    /// the shortest draft does not fit. `None` for a call with no draft.
+    fn fitted(
+        &self,
+        oracle: &dyn ResponseOracle,
+        call: &Call<'_>,
+        shown: Shown<'_>,
+    ) -> Result<Option<shrink::Shown>, String> {
+        let Some(draft) = shown.draft else {
+            return Ok(None);
+        };
+        let budget = self.limits.max_prompt_chars;
+        let too_big = || {
+            format!(
+                "even shortened, its draft does not fit the prompt budget of {budget} \
+                 characters (`[exec.simulate] max_prompt_chars`)"
+            )
+        };
+        let mut room = budget.saturating_sub(self.frame(call, shown));
+        for _ in 0..MAX_FITTINGS {
+            let cut = shrink::within(draft, room).ok_or_else(too_big)?;
+            let over = oracle
+                .prompt_chars(&self.ask(call, shown, Some(&cut)))
+                .map_or(0, |chars| chars.saturating_sub(budget));
+            if over == 0 {
+                return Ok(Some(cut));
+            }
+            room = room.saturating_sub(over);
+        }
+        Err(too_big())
+    }
+
+    /// The characters of a fill prompt besides its draft, as guessed before rendering.
+    fn frame(&self, call: &Call<'_>, shown: Shown<'_>) -> usize {
+        PROMPT_FRAME
+            + call.optional.iter().map(|k| k.len() + 2).sum::<usize>()
+            + call.entry.api.description().len()
+            + canonical_json(call.args).len()
+            + self.task.map_or(0, str::len)
+            + shown.shape.map_or(0, |s| canonical_json(s).len())
+            + shown
+                .seen
+                .iter()
+                .map(|e| canonical_json(e).len() + 3)
+                .sum::<usize>()
+    }
+
+    /// The request to the oracle for `call`, showing the draft as `cut` holds it.
+    fn ask<'a>(
+        &'a self,
+        call: &'a Call<'a>,
+        shown: Shown<'a>,
+        cut: Option<&'a shrink::Shown>,
+    ) -> OracleAsk<'a> {
+        let list_cap = list_cap(call.entry);
+        OracleAsk {
+            entry: call.entry,
+            args: call.args,
+            draft: cut.map(|s| &s.draft),
+            cuts: cut.map_or(&[], |s| s.notes.as_slice()),
+            optional: call.optional,
+            open: cut.is_some_and(|s| optional::has_open_object(&s.draft)),
+            seen: shown.seen,
+            shape: shown.shape,
             task: self.task,
             today: self.today,
-            requested: request
+            requested: call
+                .request
                 .requested
                 .map(|n| n.min(list_cap.unwrap_or(usize::MAX))),
             // A count the call asks for sizes its page instead.
-            page_size: page_size(&request, draft),
+            page_size: page_size(&call.request, shown.draft),
             page_items: self.limits.page_size,
             list_cap,
-            creates,
+            creates: shown.creates,
             list_items: (self.limits.min_items, self.limits.max_items),
             max_items: self.limits.max_requested,
-            max_prompt_chars: budget,
-        };
-        let answer = oracle.respond(&ask).await.map_err(refuse)?;
-        Ok(made_valid(entry, args, draft, &optional, answer))
+            max_prompt_chars: self.limits.max_prompt_chars,
+        }
     }
+}
+
+/// The call a fill is for, read once: the API, the arguments, the draft's keys the
+/// schema leaves optional, and what the call asks for.
+struct Call<'a> {
+    entry: &'a BookEntry,
+    args: &'a Value,
+    optional: &'a [String],
+    request: Request,
 }
 
 /// The oracle's answer brought within the schema: an empty object (the model declining

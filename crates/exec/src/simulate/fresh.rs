@@ -7,8 +7,16 @@
 //! playlist's `images`) are empty and its pages of things (its `tracks`)
 //! hold no items and count none, whatever the draft or the model drew;
 //! a field the request set keeps the request's value (see `state`).
+//!
+//! It also agrees with the request that made it, in the draft the model is shown and in
+//! the answer: a thing created under an owner's path parameter is that owner's (the
+//! playlist `POST /users/{user_id}/playlists` makes has `owner.id` = `user_id`: its
+//! `owner` is stamped by `me`; a `user_id` field, or a `user` object's id, here), and a
+//! boolean body parameter the request sets, or documents a default for (Spotify's
+//! `public`: "Defaults to `true`"), is the created thing's same-named field.
 
 use serde_json::{Map, Value};
+use toolsmith_catalog::{Param, ParamLocation};
 
 use super::{request, state};
 use crate::executor::BookEntry;
@@ -41,6 +49,97 @@ pub(crate) fn creates<'a>(entry: &BookEntry, mut paths: impl Iterator<Item = &'a
 /// Whether a response schema describes a thing with an `id` of its own.
 fn answers_with_an_identity(schema: &Value) -> bool {
     schema.pointer("/properties/id").is_some()
+}
+
+/// How a parameter's description states a boolean default (lowercase, before `true` or
+/// `false`): "Defaults to `true`.", "Default: false".
+const DEFAULT_SAYINGS: &[&str] = &["defaults to ", "default: ", "default is ", "default "];
+
+/// What a path parameter naming the account a thing is created for is named after
+/// (`user_id`, `owner`, `account_id`, `username`).
+const OWNER_STEMS: &[&str] = &["user", "owner", "account", "member", "username", "login"];
+
+/// Whether a path parameter names the account a thing created under it belongs to.
+pub(crate) fn names_owner(param: &str) -> bool {
+    let lower = param.to_ascii_lowercase();
+    let stem = lower
+        .strip_suffix("_id")
+        .or_else(|| lower.strip_suffix("id"))
+        .unwrap_or(&lower);
+    OWNER_STEMS.contains(&stem)
+}
+
+/// The parent a creating call's path names, and the call's value for it: the last path
+/// parameter (`user_id` of `/users/{user_id}/playlists`, `post_id` of a comment's).
+pub(crate) fn path_owner(entry: &BookEntry, args: &Map<String, Value>) -> Option<(String, Value)> {
+    let path = entry.api.api.endpoint.path()?;
+    let name = path
+        .split('/')
+        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+        .next_back()?;
+    Some((name.to_owned(), args.get(name)?.clone()))
+}
+
+/// Gives the created thing (one with an id) the path's parent in a field named for its
+/// parameter: `user_id` (`post_id`) itself, or the id of a `user` (`post`) object. (An
+/// `owner` object is stamped by `me` when the parameter [`names_owner`].)
+pub(crate) fn owned_by(param: &str, id: &Value, body: &mut Value) {
+    let Some(thing) = state::main_object(body).filter(|t| t.contains_key("id")) else {
+        return;
+    };
+    let stem = param
+        .strip_suffix("_id")
+        .or_else(|| param.strip_suffix("Id"))
+        .unwrap_or(param);
+    match (thing.get_mut(param), stem != param) {
+        (Some(slot), _) if !slot.is_object() && !slot.is_array() => *slot = id.clone(),
+        (_, true) => {
+            if let Some(Value::Object(owner)) = thing.get_mut(stem) {
+                owner.insert("id".to_owned(), id.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Gives the created thing (one with an id) each boolean body parameter the request sets,
+/// else the default it documents, in its same-named boolean field.
+pub(crate) fn documented_flags(entry: &BookEntry, args: &Map<String, Value>, body: &mut Value) {
+    let Some(thing) = state::main_object(body).filter(|t| t.contains_key("id")) else {
+        return;
+    };
+    for param in &entry.api.api.params {
+        let is_flag = param.schema.get("type").and_then(Value::as_str) == Some("boolean");
+        if param.location != ParamLocation::Body || !is_flag {
+            continue;
+        }
+        let value = match args.get(&param.name) {
+            Some(Value::Bool(set)) => Some(*set),
+            Some(_) => None,
+            None => flag_default(param),
+        };
+        if let (Some(value), Some(slot)) = (value, thing.get_mut(&param.name))
+            && (slot.is_boolean() || slot.is_null())
+        {
+            *slot = Value::Bool(value);
+        }
+    }
+}
+
+/// A boolean parameter's default: its schema's, else the one its description states.
+fn flag_default(param: &Param) -> Option<bool> {
+    if let Some(set) = param.schema.get("default").and_then(Value::as_bool) {
+        return Some(set);
+    }
+    let text = param.description.to_ascii_lowercase().replace('`', "");
+    DEFAULT_SAYINGS.iter().find_map(|saying| {
+        let (_, after) = text.split_once(saying)?;
+        match after.split(|c: char| !c.is_ascii_alphabetic()).next()? {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    })
 }
 
 /// Fields of a page that link pages on and back.

@@ -82,6 +82,19 @@ pub(crate) struct Owner {
 }
 
 impl Owner {
+    /// A user known only by id (`user_id` of the path a playlist was created under).
+    pub(crate) fn with_id(id: Value) -> Self {
+        Self {
+            id,
+            names: Map::new(),
+        }
+    }
+
+    /// The user's id.
+    pub(crate) fn id(&self) -> &Value {
+        &self.id
+    }
+
     /// What a fill prompt is told of the user (`{"current_user": {"id", "display_name"}}`).
     pub(crate) fn fact(&self) -> Value {
         let mut user = self.names.clone();

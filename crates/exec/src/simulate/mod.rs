@@ -64,7 +64,10 @@
 //! - the session's state (`state`): an item created, changed or deleted by
 //!   a call is seen so by the next read or listing of its collection; a
 //!   call about a record deleted, or named by an id none can have (`-1`),
-//!   is a `404` the executor reports as `not_found` (`missing`).
+//!   is a `404` the executor reports as `not_found` (`missing`);
+//! - a change whose API documents no response body (`PUT`, `PATCH`, `DELETE`; or a
+//!   `POST` the oracle answers with nothing) is an empty success, as live, never its
+//!   own arguments shown back as if the API had returned them (`silent`).
 //!
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
@@ -103,6 +106,7 @@ mod select;
 mod session;
 mod shape;
 mod shrink;
+mod silent;
 mod state;
 mod synth;
 mod today;
@@ -114,7 +118,7 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
-use toolsmith_catalog::{ApiId, HttpMethod, ToolId};
+use toolsmith_catalog::{ApiId, ToolId};
 
 use crate::canonical::{canonical_json, stable_hash};
 use crate::error::Result;
@@ -157,8 +161,9 @@ pub struct SimulatorSettings {
     /// simulator and the LLM filling it honour a requested count up to this.
     pub max_requested_items: usize,
     /// Most characters of one prompt to the model filling a response: a
-    /// larger draft is shown shortened (lists cut, then deep parts), and a
-    /// call whose prompt cannot fit is refused, never sent.
+    /// larger draft is shown shortened (lists cut, then deep parts) until the
+    /// rendered prompt fits, a page cut for space completed from the draft's own
+    /// items, and only a call whose shortest prompt cannot fit is refused, never sent.
     pub max_prompt_chars: usize,
     /// How the values of a response are chosen: from the schema and the
     /// examples (`schema`, the default), or then rewritten by the configured
@@ -464,8 +469,8 @@ type Answer = (Option<Value>, Provenance);
 impl Simulator {
     /// The answer to a call before the session's state is applied: the
     /// draft from the schema, filled by the oracle when asked to; the
-    /// oracle's invention where there is no schema; no content for a
-    /// `DELETE` with nothing documented. `Err` is the observation to return.
+    /// oracle's invention where there is no schema; no content for a change
+    /// with nothing documented (see [`silent`]). `Err` is the observation to return.
     async fn answer(
         &self,
         entry: &BookEntry,
@@ -476,6 +481,7 @@ impl Simulator {
         if let Some(draft) = draft.as_mut() {
             self.owned(entry, draft);
             if let Ok(session) = self.session.lock() {
+                self.made(entry, args, session.owner.as_ref(), draft);
                 session.current.carry(draft);
             }
         }
@@ -486,13 +492,11 @@ impl Simulator {
                 .await
                 .map(|body| (Some(body), Provenance::SimulatedLlm)),
             (Some(draft), _) => Ok((Some(draft), Provenance::Simulated)),
+            (None, _) if silent::answers_nothing(entry) => Ok((None, Provenance::Simulated)),
             (None, Some(oracle)) => self
                 .ask(oracle.as_ref(), entry, &args_value, None)
                 .await
-                .map(|body| (Some(body), Provenance::SimulatedLlm)),
-            (None, None) if entry.api.api.endpoint.method() == Some(HttpMethod::Delete) => {
-                Ok((None, Provenance::Simulated))
-            }
+                .map(|body| (silent::invented(entry, body), Provenance::SimulatedLlm)),
             (None, None) => Err(Observation::tool_error(
                 FailureKind::Unsupported,
                 format!(
@@ -589,6 +593,34 @@ impl Simulator {
         }
     }
 
+    /// Makes the thing a creating call answers with agree with the request (see
+    /// [`fresh`]): owned by the owner its path names (the session's user, names and all,
+    /// when that is who it names), its boolean fields as the request set or its doc
+    /// defaults them.
+    fn made(
+        &self,
+        entry: &BookEntry,
+        args: &Map<String, Value>,
+        user: Option<&me::Owner>,
+        body: &mut Value,
+    ) {
+        if !self.creates(entry) {
+            return;
+        }
+        fresh::documented_flags(entry, args, body);
+        if let Some((param, id)) = fresh::path_owner(entry, args) {
+            fresh::owned_by(&param, &id, body);
+            if !fresh::names_owner(&param) {
+                return;
+            }
+            let owner = user
+                .filter(|u| u.id() == &id)
+                .cloned()
+                .unwrap_or_else(|| me::Owner::with_id(id));
+            owner.carry(me::Mine::Things, body);
+        }
+    }
+
     /// Whether a call of `entry` creates the resource it answers with (see [`fresh`]).
     fn creates(&self, entry: &BookEntry) -> bool {
         let tool = entry.api.api.id.tool();
@@ -680,6 +712,7 @@ impl Executor for Simulator {
             if self.creates(entry) {
                 fresh::empty_collections(entry, &args, value);
             }
+            self.made(entry, &args, session.owner.as_ref(), value);
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }

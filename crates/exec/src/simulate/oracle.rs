@@ -53,9 +53,9 @@ impl LlmOracle {
     }
 }
 
-#[async_trait]
-impl ResponseOracle for LlmOracle {
-    async fn respond(&self, ask: &OracleAsk<'_>) -> Result<Value, String> {
+impl LlmOracle {
+    /// The prompt for `ask`: its text and the template it was rendered from.
+    fn prompt(ask: &OracleAsk<'_>) -> Result<(String, &'static Prompt), String> {
         let api = &ask.entry.api.api;
         let params: Vec<Value> = api
             .params
@@ -104,6 +104,14 @@ impl ResponseOracle for LlmOracle {
             &SIMULATE
         };
         let text = prompt.render(&slots).map_err(|e| e.to_string())?;
+        Ok((text, prompt))
+    }
+}
+
+#[async_trait]
+impl ResponseOracle for LlmOracle {
+    async fn respond(&self, ask: &OracleAsk<'_>) -> Result<Value, String> {
+        let (text, prompt) = Self::prompt(ask)?;
         if text.len() > ask.max_prompt_chars {
             return Err(format!(
                 "its prompt has {} characters, over the budget of {} \
@@ -119,5 +127,9 @@ impl ResponseOracle for LlmOracle {
             .await
             .map(|answer| answer.value)
             .map_err(|e| format!("the model gave no usable response: {e}"))
+    }
+
+    fn prompt_chars(&self, ask: &OracleAsk<'_>) -> Option<usize> {
+        Self::prompt(ask).ok().map(|(text, _)| text.len())
     }
 }

@@ -130,20 +130,24 @@ impl State {
                 }
             }
             Op::Create | Op::Update => {
-                let Some(object) = main_object(body) else {
-                    return Ok(());
-                };
+                let written = same_level_args(entry, args);
+                // The response shows the item (a created or updated pet), or answers
+                // something else (`{"snapshot_id"}`) or nothing, which stays as it is.
+                let mut shown = main_object(body).filter(|o| shows_item(o, &written));
                 let mut item = collection
                     .items
                     .get(&id)
                     .cloned()
-                    .unwrap_or_else(|| object.clone());
-                for (field, value) in same_level_args(entry, args) {
+                    .or_else(|| shown.as_deref().cloned())
+                    .unwrap_or_default();
+                for (field, value) in written {
                     if item.get(&field).is_none_or(|old| same_type(old, &value)) {
                         item.insert(field, value);
                     }
                 }
-                object.extend(item.clone());
+                if let Some(object) = shown.as_mut() {
+                    object.extend(item.clone());
+                }
                 if collection.items.len() < MAX_ITEMS {
                     if op == Op::Create && !collection.created.contains(&id) {
                         collection.created.push(id.clone());
@@ -309,6 +313,13 @@ pub(crate) fn same_level_args(
         }
     }
     out
+}
+
+/// Whether a write's response object is the item it wrote: it has an id, or a field
+/// the call set. `{}` and `{"snapshot_id": ...}` are not, and never get the call's
+/// arguments written into them (the agent would read them as the API's answer).
+fn shows_item(object: &Map<String, Value>, written: &[(String, Value)]) -> bool {
+    object.contains_key("id") || written.iter().any(|(field, _)| object.contains_key(field))
 }
 
 fn same_type(a: &Value, b: &Value) -> bool {

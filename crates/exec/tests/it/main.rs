@@ -25,6 +25,7 @@ mod simulate_reports;
 mod simulate_session;
 mod simulate_shapes;
 mod simulate_world;
+mod simulate_writes;
 
 use std::sync::Arc;
 

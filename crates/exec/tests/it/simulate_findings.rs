@@ -284,7 +284,7 @@ async fn a_removal_moves_the_playlist_to_a_new_snapshot() {
         Reply::text(playlist.to_string()),
         Reply::text(json!({"snapshot_id": old}).to_string()),
         Reply::text(playlist.to_string()),
-        Reply::text("null"),
+        // The rename documents no body: it is answered without the model.
         Reply::text(playlist.to_string()),
     ]));
     let sim = filling(&book, &llm);
