@@ -116,7 +116,10 @@ impl Asking<'_> {
                 .iter()
                 .map(|e| canonical_json(e).len() + 3)
                 .sum::<usize>();
-        let shown = match draft {
+        let shown = match draft
+            .map(|d| super::fields::selected(entry, args_map, d))
+            .as_deref()
+        {
             Some(draft) => Some(
                 shrink::within(draft, budget.saturating_sub(frame)).ok_or_else(|| {
                     refuse(format!(
