@@ -10,6 +10,10 @@
 //! A count is a cap when its name or description says so (`limit`, `max_results`,
 //! "the maximum number of results"): the list then holds at most that many, and
 //! fewer where the API's examples show fewer ([`Asked::shown`]).
+//!
+//! A response holding several lists has the one the count's description names sized
+//! (Spotify's recommendations: `limit` counts the `tracks`, not the `seeds` beside them),
+//! else the one of the API's own kind, else the first ([`sized_list`]).
 
 use serde_json::Value;
 
@@ -100,16 +104,38 @@ pub(crate) fn asked(
     if !holds_list(entry) {
         return None;
     }
-    let named: Vec<(String, &String, &Value)> =
-        args.iter().map(|(k, v)| (normal(k), k, v)).collect();
+    let (count, n, description) = counting(entry, args)?;
+    let cap = CAP_NAMES.contains(&count) || CAP_WORDS.iter().any(|w| description.contains(w));
+    Some(Asked {
+        n: n.min(most.max(1)),
+        cap,
+    })
+}
+
+/// The description (lowercase) of the argument that counts list items, if the call
+/// gives one: what names the list it sizes ([`sized_list`]).
+pub(crate) fn counting_description(
+    entry: &BookEntry,
+    args: &serde_json::Map<String, Value>,
+) -> Option<String> {
+    counting(entry, args).map(|(_, _, description)| description)
+}
+
+/// The argument that counts list items, the first of [`COUNT_NAMES`] the call gives as a
+/// whole number of at least 1 and whose description speaks of no unit: the name as
+/// [`COUNT_NAMES`] spells it, the number, and the parameter's description (lowercase).
+fn counting(
+    entry: &BookEntry,
+    args: &serde_json::Map<String, Value>,
+) -> Option<(&'static str, usize, String)> {
     COUNT_NAMES.iter().find_map(|count| {
-        let (_, name, value) = named.iter().find(|(n, _, _)| n == count)?;
+        let (name, value) = args.iter().find(|(k, _)| normal(k) == *count)?;
         let description = entry
             .api
             .api
             .params
             .iter()
-            .find(|p| &p.name == *name)
+            .find(|p| &p.name == name)
             .map(|p| p.description.to_ascii_lowercase())
             .unwrap_or_default();
         if has_unit(&description) {
@@ -118,12 +144,30 @@ pub(crate) fn asked(
         let n = whole_number(value)
             .and_then(|n| usize::try_from(n).ok())
             .filter(|n| *n >= 1)?;
-        let cap = CAP_NAMES.contains(count) || CAP_WORDS.iter().any(|w| description.contains(w));
-        Some(Asked {
-            n: n.min(most.max(1)),
-            cap,
-        })
+        Some((*count, n, description))
     })
+}
+
+/// Of the lists an object holds (`keys`, in the schema's order), the one a count sizes:
+/// the one the count's `description` names first (`limit`, "the target size of the list of
+/// recommended tracks", sizes the `tracks` of recommendations, not their `seeds`), else
+/// the one of the API's own kind (`entity`), else the first.
+pub(crate) fn sized_list<'k>(description: &str, entity: &str, keys: &[&'k str]) -> Option<&'k str> {
+    let named = description
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|word| !word.is_empty())
+        .find_map(|word| keys.iter().find(|k| singular(k) == singular(word)));
+    let own = || keys.iter().find(|k| singular(k) == singular(entity));
+    named.or_else(own).or(keys.first()).copied()
+}
+
+/// A word lowercase, without a plural `s` (`tracks` and `Track` are one).
+fn singular(word: &str) -> String {
+    let lower = word.to_ascii_lowercase();
+    match lower.strip_suffix('s') {
+        Some(stem) if !stem.is_empty() => stem.to_owned(),
+        _ => lower,
+    }
 }
 
 /// The name of the API's parameter that counts list items (`limit`), if it has one.
@@ -227,6 +271,20 @@ pub(crate) fn whole_number(value: &Value) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_sizes_the_list_it_names_else_the_apis_own_else_the_first() {
+        let keys = ["seeds", "tracks"];
+        let limit = "the target size of the list of recommended tracks. for seeds with \
+                     small pools it may fall short.";
+        assert_eq!(sized_list(limit, "recommendations", &keys), Some("tracks"));
+        assert_eq!(sized_list("", "track", &keys), Some("tracks"));
+        assert_eq!(
+            sized_list("how many to return", "recommendations", &keys),
+            Some("seeds")
+        );
+        assert_eq!(sized_list(limit, "x", &[]), None);
+    }
 
     #[test]
     fn a_measure_is_no_count_and_a_limit_is_a_cap() {

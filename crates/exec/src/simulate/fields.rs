@@ -1,6 +1,8 @@
 //! A call that names the fields it wants (Spotify's `GET /playlists/{id}?fields=...`, an
-//! OData `$select`) gets only those: the simulator drafts and remembers the whole thing,
-//! and the answer is cut to the selection at the end.
+//! OData `$select`) gets only those: the simulator drafts the whole thing, a model filling
+//! it is shown the draft cut to the selection (it writes no detail the answer drops, and
+//! the prompt stays short) and its answer is completed from the whole draft where the
+//! schema requires, and the answer is cut to the selection at the end.
 //!
 //! A fields filter is a query parameter named `fields` or `select` (a leading `$` aside)
 //! whose description, if any, speaks of fields. Its value is a comma-separated list
@@ -14,6 +16,8 @@
 //!
 //! A selection naming no field of the response (a misspelling), or that does not parse,
 //! is ignored: the whole response answers, as a server ignoring an unknown field would.
+
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 use toolsmith_catalog::{Param, ParamLocation};
@@ -41,20 +45,35 @@ struct Selection {
 
 /// Cuts `body` to the fields the call's fields filter names, if it names any.
 pub(crate) fn select(entry: &BookEntry, args: &Map<String, Value>, body: &mut Value) {
+    if let Cow::Owned(cut) = selected(entry, args, body) {
+        *body = cut;
+    }
+}
+
+/// What of `body` the call's fields filter selects (`body` itself when it selects nothing
+/// of it): the answer's cut, and the draft's a fill is shown, so that the model writes
+/// only what the answer will hold.
+pub(crate) fn selected<'b>(
+    entry: &BookEntry,
+    args: &Map<String, Value>,
+    body: &'b Value,
+) -> Cow<'b, Value> {
     let Some(text) = filter_arg(entry, args) else {
-        return;
+        return Cow::Borrowed(body);
     };
     let Some(selection) = parse(text) else {
         tracing::debug!(
             filter = text,
             "a fields filter that does not parse is ignored"
         );
-        return;
+        return Cow::Borrowed(body);
     };
     let mut cut = body.clone();
     apply(&selection, &mut cut);
     if cut.as_object().is_some_and(|m| !m.is_empty()) || !body.is_object() {
-        *body = cut;
+        Cow::Owned(cut)
+    } else {
+        Cow::Borrowed(body)
     }
 }
 

@@ -100,23 +100,36 @@ impl Asking<'_> {
         };
         let empty = Map::new();
         let args_map = args.as_object().unwrap_or(&empty);
-        let optional = match (shown.draft, entry.api.api.response_schema.as_ref()) {
-            (Some(draft), Some(schema)) => optional::optional_keys(schema, draft, args_map),
-            _ => Vec::new(),
+        let optional_in =
+            |draft: Option<&Value>| match (draft, entry.api.api.response_schema.as_ref()) {
+                (Some(draft), Some(schema)) => optional::optional_keys(schema, draft, args_map),
+                _ => Vec::new(),
+            };
+        let optional = optional_in(shown.draft);
+        // A `fields` selection cuts the draft the model is shown, as it cuts the answer;
+        // the answer is still made valid against the whole draft (a required field the
+        // selection leaves out is restored from it).
+        let selected = shown
+            .draft
+            .map(|d| super::fields::selected(entry, args_map, d));
+        let asked = Shown {
+            draft: selected.as_deref(),
+            ..shown
         };
+        let asked_optional = optional_in(asked.draft);
         let call = Call {
             entry,
             args,
-            optional: &optional,
+            optional: &asked_optional,
             request: Request::new(entry, args_map, self.limits),
         };
-        let cut = self.fitted(oracle, &call, shown).map_err(refuse)?;
+        let cut = self.fitted(oracle, &call, asked).map_err(refuse)?;
         let answer = oracle
-            .respond(&self.ask(&call, shown, cut.as_ref()))
+            .respond(&self.ask(&call, asked, cut.as_ref()))
             .await
             .map_err(refuse)?;
         let mut body = made_valid(entry, args, shown.draft, &optional, answer);
-        if let (Some(draft), Some(cut)) = (shown.draft, &cut) {
+        if let (Some(draft), Some(cut)) = (asked.draft, &cut) {
             shrink::complete(&mut body, draft, &cut.lists);
         }
         Ok(body)

@@ -25,7 +25,8 @@
 //! in later responses of the same simulator. An argument fills only the
 //! field of its name at its own level (the root, or the one object the root
 //! wraps), a `limit`-style argument sizes the page (one that counts list items,
-//! never a measure such as a `size` in pixels; a cap bounds it: `count`), an argument that names
+//! never a measure such as a `size` in pixels; a cap bounds it; of several lists, the
+//! one its description names, else the one of the API's kind: `count`), an argument that names
 //! parts of the response (`type=track` of a search answering tracks, albums,
 //! ...) keeps only those (`select`), an argument naming a kind of thing
 //! (`media_type=tv`) lists things of that kind in the shape the tool's own lists of

@@ -241,6 +241,9 @@ pub(crate) struct Request {
     pub(crate) shown: Option<usize>,
     /// The page size the API's description documents ("10 per page").
     pub(crate) documented: Option<usize>,
+    /// The description of the argument that counts items (empty when none does): it
+    /// names the list the count sizes (see [`count::sized_list`]).
+    pub(crate) counted: String,
     /// Filter arguments by name, resolved against item fields when a list
     /// is generated (the item schema tells which fields exist).
     filter_args: Vec<(String, String, Value)>,
@@ -329,6 +332,7 @@ impl Request {
             requested,
             shown,
             documented,
+            counted: count::counting_description(entry, args).unwrap_or_default(),
             filter_args,
             unnamed,
             paging_seed,

@@ -22,6 +22,7 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Number, Value};
 
+use super::count;
 use super::idshape::{self, IdShape};
 use super::limits::Limits;
 use super::pattern;
@@ -657,6 +658,7 @@ impl<'a> Synth<'a> {
         let (seed, record) = self.identify(props, entity, seed, depth, &mut out);
         let paged = depth <= 2 && self.lists.get() == 0 && is_page(props);
         let sized = depth == 0 && !paged && self.request.shown.is_some();
+        let own_list = (paged || sized).then(|| self.own_list_key(props)).flatten();
         let mut list_done = false;
         let mut filtered = false;
         let deep = depth >= self.limits.max_depth;
@@ -664,13 +666,14 @@ impl<'a> Synth<'a> {
             if key == "id" || (deep && !required.contains(&key.as_str())) {
                 continue;
             }
+            let own = own_list.is_none_or(|k| k == key.as_str());
             let (key, sub) = match self.named(key, sub, depth, props, &required) {
                 Some(named) => named,
                 None => continue,
             };
             let sub = self.typed_by_twin(&key, sub, props);
             let resolved = self.resolve(&sub);
-            if (paged || sized) && !list_done && schema_type(resolved) == Some("array") {
+            if (paged || sized) && own && !list_done && schema_type(resolved) == Some("array") {
                 list_done = true;
                 let (value, by_filters) = self.own_list(resolved, &key, seed, depth, paged);
                 filtered = by_filters;
@@ -682,6 +685,19 @@ impl<'a> Synth<'a> {
         }
         self.settle_object(&mut out, props, entity, paged, filtered);
         Value::Object(out)
+    }
+
+    /// Of the lists among an object's properties, the one the call's page or count sizes
+    /// (see [`count::sized_list`]): the one the count names, else of the API's kind.
+    fn own_list_key<'p>(&self, props: &'p Map<String, Value>) -> Option<&'p str> {
+        let lists: Vec<&str> = props
+            .iter()
+            .filter(|(key, sub)| {
+                key.as_str() != "id" && schema_type(self.resolve(sub)) == Some("array")
+            })
+            .map(|(key, _)| key.as_str())
+            .collect();
+        count::sized_list(&self.request.counted, &self.request.entity, &lists)
     }
 
     /// Draws the object's own `id` into `out`, when its schema has one, and returns the seed

@@ -16,6 +16,7 @@ mod replay;
 mod sandbox;
 mod simulate;
 mod simulate_drafts;
+mod simulate_drafts22;
 mod simulate_findings;
 mod simulate_fixes;
 mod simulate_issue27;

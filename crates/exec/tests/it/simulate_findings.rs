@@ -94,12 +94,12 @@ fn book() -> Arc<ApiBook> {
 }
 
 /// The text of every request the model received.
-fn prompts(llm: &ScriptedLlm) -> Vec<String> {
+pub(crate) fn prompts(llm: &ScriptedLlm) -> Vec<String> {
     llm.requests().iter().map(|r| format!("{r:?}")).collect()
 }
 
 /// The draft a fill prompt (as recorded by [`prompts`]) shows.
-fn drafted(prompt: &str) -> Value {
+pub(crate) fn drafted(prompt: &str) -> Value {
     let draft = prompt
         .split("Draft response:\\n")
         .nth(1)
