@@ -19,7 +19,11 @@
 //!   dropped, and before any field grows, every object holding identities
 //!   shows its skeleton: the identities of the objects it holds, level by
 //!   level (a track's album and artists keep their ids and names before a
-//!   sibling device keeps its settings); then, before any field grows toward
+//!   sibling device keeps its settings; a list's skeleton is its first item's,
+//!   and it gives way to the list's own view, grown by columns as below, as soon
+//!   as that view shows more of its items, though in fewer characters: three
+//!   saved albums by their ids and names, not one with its first track's
+//!   locators); then, before any field grows toward
 //!   whole, the short scalars of the objects it holds (a device's
 //!   `volume_percent` beside a whole track); the fields the request names
 //!   (see below) in the objects it holds come before the skeletons;

@@ -728,3 +728,35 @@ fn an_artists_albums_page_shows_five_albums_or_more_at_the_default_budget() {
     }
     assert_eq!(emptied_objects(&value, &text), 0, "{text}");
 }
+
+/// `GET /me/albums` as Spotify answers it: three saved albums, each a whole album with its
+/// tracks (`tracks.items`), images, copyrights and markets.
+const SAVED_ALBUMS: &str = include_str!("spotify_saved_albums.json");
+
+fn fixture(text: &str) -> Value {
+    observation(serde_json::from_str(text).unwrap())
+}
+
+/// Budgets from what a cut note leaves of the default 1,024 characters up to the default.
+fn noted_budgets() -> impl Iterator<Item = usize> {
+    (700..=1024).step_by(20)
+}
+
+#[test]
+fn saved_albums_show_every_album_before_any_albums_tracks() {
+    let value = fixture(SAVED_ALBUMS);
+    let whole = value["response"]["items"].as_array().unwrap();
+    for budget in noted_budgets() {
+        let text = compact_with(&value, hints("/me/albums"), budget);
+        assert!(text.chars().count() <= budget, "{budget}: {text}");
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let shown = shown_items(&back["response"]["items"]);
+        // Not one album with its first track's locators: all three, by id and name.
+        assert_eq!(shown.len(), 3, "{budget}: {text}");
+        for (item, full) in shown.iter().zip(whole) {
+            assert_eq!(item["album"]["id"], full["album"]["id"], "{budget}: {text}");
+            assert_eq!(item["album"]["name"], full["album"]["name"], "{text}");
+        }
+        assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    }
+}
