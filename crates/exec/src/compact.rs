@@ -48,7 +48,9 @@
 //!   them), the fields at any depth whose names share a word stem with the
 //!   request (the user's task and the model's thought when it made the
 //!   call, see [`Hints`]: `popularity` for "the most popular show"; they take
-//!   items away as roles do), the item's own short scalars (those of its
+//!   items away as roles do; a word naming one of the response's lists of
+//!   objects names what to show, not a field: "some tracks" does not ask for
+//!   `track_number`), the item's own short scalars (those of its
 //!   sub-objects without identities too, such as a forecast's `main.temp`;
 //!   dates first, then positions counting from 0 or 1 and categories such as a
 //!   language, then texts, numbers, booleans),
@@ -174,7 +176,8 @@ pub fn compact_with(value: &Value, hints: Hints<'_>, budget: usize) -> String {
     }
     let ctx = Context::new(hints.endpoint, hints.schema)
         .with_arguments(hints.arguments)
-        .with_request(hints.task, hints.thought);
+        .with_request(hints.task, hints.thought)
+        .with_kinds_of(value);
     let shown = trim::keep_items(value, render(value, budget, &ctx), budget, &ctx);
     let out = shown.to_string();
     if chars(&out) <= budget {

@@ -93,6 +93,21 @@ impl Asked {
         Self { stems, aliases }
     }
 
+    /// The same request without the words of `kinds`, the names of the lists of entities the
+    /// response holds: "recommend me some tracks" asks for the `tracks`, not for their
+    /// `track_number` or their album's `total_tracks`.
+    pub(crate) fn without_kinds<'k>(mut self, kinds: impl IntoIterator<Item = &'k str>) -> Self {
+        let stemmer = Stemmer::create(Algorithm::English);
+        for kind in kinds {
+            for word in name_words(kind) {
+                if let Some(stemmed) = stem(&stemmer, &word) {
+                    self.stems.remove(&stemmed);
+                }
+            }
+        }
+        self
+    }
+
     /// Whether field `name` shares a word stem with the request, or has a word one of the
     /// request's question words reaches (see [`ALIASES`]).
     pub(crate) fn names(&self, name: &str) -> bool {
@@ -203,6 +218,18 @@ mod tests {
         for field in ["vote_average", "release_date", "character", "name"] {
             assert!(!directed.names(field), "{field}");
         }
+    }
+
+    #[test]
+    fn a_word_naming_the_lists_of_the_response_asks_for_no_field() {
+        let asked = Asked::of([Some("Recommend me some tracks of the latest albums"), None]);
+        assert!(asked.names("track_number"));
+        let asked = asked.without_kinds(["tracks", "artists"]);
+        assert!(!asked.names("track_number"));
+        assert!(!asked.names("total_tracks"));
+        // The other words still count, the question words too.
+        assert!(asked.names("album_type"));
+        assert!(asked.names("release_date"));
     }
 
     #[test]
