@@ -58,7 +58,13 @@
 //!   nested entity's long id), the identities of deeper objects, short
 //!   scalars of nested entities (an album's `release_date` within a track),
 //!   long texts, other values, maps of flags, and links last, with the locators
-//!   that only restate their object's key (a `uri` holding its `id`). The
+//!   of nested entities that only restate their key (an album's `uri` holding its
+//!   `id` within a track); the item's own locator (the first entity's `uri`, even
+//!   one holding its `id`) is one of its other identities, shown where it fits
+//!   across the shown items: it is what a next call takes to act on the item
+//!   (Spotify's `POST /playlists/{id}/tracks` takes `uris`, not ids), and a
+//!   request putting items somewhere ("add", "append", "insert", "queue") asks
+//!   for it as it asks for any field it names. The
 //!   budget is split so: a list whose items all fit by their skeletons is
 //!   shown whole, and its own dates may take a quarter of its items away at
 //!   most; else as many items are shown as their units (skeleton and own

@@ -55,7 +55,17 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("composed", CREW_WORDS),
     // How well known: "famous" as "popular" (whose own stem reaches `popularity`).
     ("famous", &["popularity"]),
+    // Putting entities somewhere ("add them to my playlist", "queue the song"): the calls
+    // that do take the entities by their locator (Spotify's `uris`), not by their key.
+    ("add", LOCATOR_WORDS),
+    ("append", LOCATOR_WORDS),
+    ("insert", LOCATOR_WORDS),
+    ("queue", LOCATOR_WORDS),
 ];
+
+/// Words of the field names that locate an entity for another call (`uri`, `urn`). Not
+/// "play": its stem is that of "played" and "playing", which describe rather than act.
+const LOCATOR_WORDS: &[&str] = &["uri", "urn"];
 
 /// Words of the field names that say when (`release_date`, `first_air_date`, `added_at`).
 const DATE_WORDS: &[&str] = &["date", "at", "time", "year"];
@@ -218,6 +228,24 @@ mod tests {
         for field in ["vote_average", "release_date", "character", "name"] {
             assert!(!directed.names(field), "{field}");
         }
+    }
+
+    #[test]
+    fn putting_items_somewhere_asks_for_their_locators() {
+        let reaches = |question: &str, field: &str| Asked::of([Some(question), None]).names(field);
+        for question in [
+            "Add Summertime Sadness to my first playlist",
+            "Append the first track to My Rock",
+            "queue the first song of the album",
+        ] {
+            assert!(reaches(question, "uri"), "{question}");
+            assert!(!reaches(question, "release_date"), "{question}");
+        }
+        // Songs played are no songs to put anywhere.
+        assert!(!reaches(
+            "Follow the artist of the song recently played",
+            "uri"
+        ));
     }
 
     #[test]

@@ -793,3 +793,32 @@ fn recommendations_show_several_tracks_with_their_artists_before_a_seeds_details
         assert_eq!(emptied_objects(&value, &text), 0, "{text}");
     }
 }
+
+#[test]
+fn a_request_that_adds_items_somewhere_shows_each_shown_items_own_uri() {
+    let value = fixture(RECOMMENDATIONS);
+    let whole = value["response"]["tracks"].as_array().unwrap();
+    let with = |task| Hints {
+        task: Some(task),
+        ..hints("/recommendations")
+    };
+    for task in [
+        "Add some tracks like the one playing to my playlist",
+        "Queue three songs like this one",
+    ] {
+        for budget in noted_budgets() {
+            let text = compact_with(&value, with(task), budget);
+            assert!(text.chars().count() <= budget, "{budget}: {text}");
+            let back: Value = serde_json::from_str(&text).unwrap();
+            let tracks = shown_items(&back["response"]["tracks"]);
+            // Fewer tracks, each with what the next call takes.
+            assert!(tracks.len() >= 2, "{task} at {budget}: {text}");
+            for (track, full) in tracks.iter().zip(whole) {
+                assert_eq!(track["uri"], full["uri"], "{task} at {budget}: {text}");
+                // A nested entity's uri, which restates its id, is not what the call adds.
+                assert!(track["album"].get("uri").is_none(), "{text}");
+            }
+            assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+        }
+    }
+}
