@@ -19,7 +19,11 @@
 //!   dropped, and before any field grows, every object holding identities
 //!   shows its skeleton: the identities of the objects it holds, level by
 //!   level (a track's album and artists keep their ids and names before a
-//!   sibling device keeps its settings); then, before any field grows toward
+//!   sibling device keeps its settings; a list's skeleton is its first item's,
+//!   and it gives way to the list's own view, grown by columns as below, as soon
+//!   as that view shows more of its items, though in fewer characters: three
+//!   saved albums by their ids and names, not one with its first track's
+//!   locators); then, before any field grows toward
 //!   whole, the short scalars of the objects it holds (a device's
 //!   `volume_percent` beside a whole track); the fields the request names
 //!   (see below) in the objects it holds come before the skeletons;
@@ -44,7 +48,9 @@
 //!   them), the fields at any depth whose names share a word stem with the
 //!   request (the user's task and the model's thought when it made the
 //!   call, see [`Hints`]: `popularity` for "the most popular show"; they take
-//!   items away as roles do), the item's own short scalars (those of its
+//!   items away as roles do; a word naming one of the response's lists of
+//!   objects names what to show, not a field: "some tracks" does not ask for
+//!   `track_number`), the item's own short scalars (those of its
 //!   sub-objects without identities too, such as a forecast's `main.temp`;
 //!   dates first, then positions counting from 0 or 1 and categories such as a
 //!   language, then texts, numbers, booleans),
@@ -52,7 +58,13 @@
 //!   nested entity's long id), the identities of deeper objects, short
 //!   scalars of nested entities (an album's `release_date` within a track),
 //!   long texts, other values, maps of flags, and links last, with the locators
-//!   that only restate their object's key (a `uri` holding its `id`). The
+//!   of nested entities that only restate their key (an album's `uri` holding its
+//!   `id` within a track); the item's own locator (the first entity's `uri`, even
+//!   one holding its `id`) is one of its other identities, shown where it fits
+//!   across the shown items: it is what a next call takes to act on the item
+//!   (Spotify's `POST /playlists/{id}/tracks` takes `uris`, not ids), and a
+//!   request putting items somewhere ("add", "append", "insert", "queue") asks
+//!   for it as it asks for any field it names. The
 //!   budget is split so: a list whose items all fit by their skeletons is
 //!   shown whole, and its own dates may take a quarter of its items away at
 //!   most; else as many items are shown as their units (skeleton and own
@@ -170,7 +182,8 @@ pub fn compact_with(value: &Value, hints: Hints<'_>, budget: usize) -> String {
     }
     let ctx = Context::new(hints.endpoint, hints.schema)
         .with_arguments(hints.arguments)
-        .with_request(hints.task, hints.thought);
+        .with_request(hints.task, hints.thought)
+        .with_kinds_of(value);
     let shown = trim::keep_items(value, render(value, budget, &ctx), budget, &ctx);
     let out = shown.to_string();
     if chars(&out) <= budget {

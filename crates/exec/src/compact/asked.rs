@@ -55,7 +55,17 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("composed", CREW_WORDS),
     // How well known: "famous" as "popular" (whose own stem reaches `popularity`).
     ("famous", &["popularity"]),
+    // Putting entities somewhere ("add them to my playlist", "queue the song"): the calls
+    // that do take the entities by their locator (Spotify's `uris`), not by their key.
+    ("add", LOCATOR_WORDS),
+    ("append", LOCATOR_WORDS),
+    ("insert", LOCATOR_WORDS),
+    ("queue", LOCATOR_WORDS),
 ];
+
+/// Words of the field names that locate an entity for another call (`uri`, `urn`). Not
+/// "play": its stem is that of "played" and "playing", which describe rather than act.
+const LOCATOR_WORDS: &[&str] = &["uri", "urn"];
 
 /// Words of the field names that say when (`release_date`, `first_air_date`, `added_at`).
 const DATE_WORDS: &[&str] = &["date", "at", "time", "year"];
@@ -91,6 +101,21 @@ impl Asked {
             }
         }
         Self { stems, aliases }
+    }
+
+    /// The same request without the words of `kinds`, the names of the lists of entities the
+    /// response holds: "recommend me some tracks" asks for the `tracks`, not for their
+    /// `track_number` or their album's `total_tracks`.
+    pub(crate) fn without_kinds<'k>(mut self, kinds: impl IntoIterator<Item = &'k str>) -> Self {
+        let stemmer = Stemmer::create(Algorithm::English);
+        for kind in kinds {
+            for word in name_words(kind) {
+                if let Some(stemmed) = stem(&stemmer, &word) {
+                    self.stems.remove(&stemmed);
+                }
+            }
+        }
+        self
     }
 
     /// Whether field `name` shares a word stem with the request, or has a word one of the
@@ -203,6 +228,36 @@ mod tests {
         for field in ["vote_average", "release_date", "character", "name"] {
             assert!(!directed.names(field), "{field}");
         }
+    }
+
+    #[test]
+    fn putting_items_somewhere_asks_for_their_locators() {
+        let reaches = |question: &str, field: &str| Asked::of([Some(question), None]).names(field);
+        for question in [
+            "Add Summertime Sadness to my first playlist",
+            "Append the first track to My Rock",
+            "queue the first song of the album",
+        ] {
+            assert!(reaches(question, "uri"), "{question}");
+            assert!(!reaches(question, "release_date"), "{question}");
+        }
+        // Songs played are no songs to put anywhere.
+        assert!(!reaches(
+            "Follow the artist of the song recently played",
+            "uri"
+        ));
+    }
+
+    #[test]
+    fn a_word_naming_the_lists_of_the_response_asks_for_no_field() {
+        let asked = Asked::of([Some("Recommend me some tracks of the latest albums"), None]);
+        assert!(asked.names("track_number"));
+        let asked = asked.without_kinds(["tracks", "artists"]);
+        assert!(!asked.names("track_number"));
+        assert!(!asked.names("total_tracks"));
+        // The other words still count, the question words too.
+        assert!(asked.names("album_type"));
+        assert!(asked.names("release_date"));
     }
 
     #[test]

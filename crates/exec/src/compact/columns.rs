@@ -87,7 +87,8 @@ pub(crate) enum Rank {
     Other,
     /// A map of booleans.
     Flags,
-    /// A URL or an image of another API, or a locator that restates the object's key.
+    /// A URL or an image of another API, or a nested entity's locator that restates its key
+    /// (an album's `uri` within a track; the item's own is an [`Rank::Identity`]).
     Link,
 }
 
@@ -115,6 +116,9 @@ pub(crate) struct Column {
     /// field before any shows its second.
     index: usize,
     kind: Kind,
+    /// A nested entity's locator that restates its key: the request naming locators ("add
+    /// them to my playlist") asks for the items' own, not for these.
+    restated: bool,
 }
 
 /// What a scalar column holds, in the order the columns of one rank and level are added: a
@@ -224,7 +228,7 @@ impl Column {
             Form::Core => return,
             Form::Whole(name) | Form::Shortened(name, _) | Form::Rendered(name, _) => name,
         };
-        if self.rank > Rank::Asked && ctx.is_asked(name) {
+        if self.rank > Rank::Asked && !self.restated && ctx.is_asked(name) {
             self.rank = Rank::Asked;
         }
     }
@@ -296,14 +300,21 @@ fn walk(
         match value {
             _ if class == Class::Purpose && reach == Reach::Held => {}
             _ if matches!(class, Class::Identity(_)) => {
-                let rank = if restates(map, name, ctx) {
+                // A nested entity's locator restating its key is worth least; the item's
+                // own (its first entity's) is what a next call takes to act on the item.
+                let restated = level.under && restates(map, name, ctx);
+                let rank = if restated {
                     Rank::Link
                 } else {
                     rest_rank(level.depth)
                 };
                 let form = Form::Shortened(name.to_owned(), IDENTITY_CAP);
                 path.pop();
-                push(out, path, form, rank, at);
+                push(out, path, form.clone(), rank, at);
+                let same = |c: &&mut Column| c.path == *path && c.form == form;
+                if restated && let Some(column) = out.iter_mut().find(same) {
+                    column.restated = true;
+                }
                 continue;
             }
             Value::Object(sub) if nests(class, level.depth) => {
@@ -479,6 +490,7 @@ fn push(out: &mut Vec<Column>, path: &[Step], form: Form, rank: Rank, at: Place)
         depth: at.level.depth,
         index: at.index,
         kind: at.kind,
+        restated: false,
     });
 }
 
@@ -533,7 +545,12 @@ mod tests {
     /// The rank and path of each column, in order, with the field it adds.
     fn ranked(items: &[&Value]) -> Vec<(Rank, String)> {
         let ctx = Context::new(Some("/me/player/recently-played"), None);
-        columns(items, Reach::All, &ctx)
+        ranked_in(items, &ctx)
+    }
+
+    /// [`ranked`] in a context.
+    fn ranked_in(items: &[&Value], ctx: &Context) -> Vec<(Rank, String)> {
+        columns(items, Reach::All, ctx)
             .iter()
             .map(|c| {
                 let mut path: Vec<String> = c
@@ -628,6 +645,28 @@ mod tests {
         // mean anything (the track's `t`) does not make its uri a restatement.
         assert_eq!(rank("track.album.uri"), Rank::Link, "{order:?}");
         assert_eq!(rank("track.uri"), Rank::Identity, "{order:?}");
+    }
+
+    #[test]
+    fn an_items_own_locator_is_an_identity_and_a_request_adding_items_asks_for_it() {
+        let (track, album) = ("3n3Ppam7vgaVa1iaRUc9Lp", "4aawyAB9vmqN3uQ7FjRGTy");
+        let item = json!({"id": track, "name": "Song", "uri": format!("spotify:track:{track}"),
+                          "album": {"id": album, "name": "Album",
+                                    "uri": format!("spotify:album:{album}")}});
+        let rank = |task: Option<&str>, path: &str| {
+            let ctx = Context::new(Some("/recommendations"), None).with_request(task, None);
+            ranked_in(&[&item], &ctx)
+                .into_iter()
+                .find(|(_, p)| p == path)
+                .map(|(r, _)| r)
+        };
+        // The track's uri restates its id, yet it is what a call adding the track takes; the
+        // album's stays with the links.
+        assert_eq!(rank(None, "uri"), Some(Rank::Identity));
+        assert_eq!(rank(None, "album.uri"), Some(Rank::Link));
+        let task = Some("Add these songs to my playlist");
+        assert_eq!(rank(task, "uri"), Some(Rank::Asked));
+        assert_eq!(rank(task, "album.uri"), Some(Rank::Link));
     }
 
     #[test]

@@ -273,6 +273,15 @@ impl Context {
         self
     }
 
+    /// This context with the request's words naming the lists of objects `value` holds left
+    /// out (see [`Asked::without_kinds`]).
+    pub(crate) fn with_kinds_of(mut self, value: &Value) -> Self {
+        let mut kinds = BTreeSet::new();
+        list_names(value, &mut kinds, 0);
+        self.asked = self.asked.without_kinds(kinds.iter().map(String::as_str));
+        self
+    }
+
     /// Whether field `name` shares a word stem with the request.
     pub(crate) fn is_asked(&self, name: &str) -> bool {
         self.asked.names(name)
@@ -516,6 +525,36 @@ fn collect_url_fields(schema: &Value, out: &mut BTreeSet<String>, depth: usize) 
         Value::Array(items) => {
             for sub in items {
                 collect_url_fields(sub, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Deepest level [`list_names`] looks at.
+const KIND_DEPTH: usize = 6;
+
+/// Adds to `out` the names of the fields of `value` that hold lists of objects, down to
+/// [`KIND_DEPTH`] levels.
+fn list_names(value: &Value, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > KIND_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (name, sub) in map {
+                if sub
+                    .as_array()
+                    .is_some_and(|items| items.first().is_some_and(Value::is_object))
+                {
+                    out.insert(name.clone());
+                }
+                list_names(sub, out, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for item in items.iter().take(3) {
+                list_names(item, out, depth + 1);
             }
         }
         _ => {}

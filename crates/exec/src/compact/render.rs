@@ -11,7 +11,7 @@ use super::columns::{Column, Rank, Reach, columns};
 use super::core::core;
 use super::fields::{Class, Context, is_paging};
 use super::grow::{Grower, list_size};
-use super::least::{least, omitted_note, ordered, shorten, size};
+use super::least::{is_note, least, omitted_note, ordered, shorten, size};
 use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
 
 /// Share of a list's budget its least-form items may take before its first items grow (a
@@ -203,11 +203,23 @@ fn grow_fields(
         let now = size(shown);
         let grown = render(whole, now + extra, ctx);
         let new = size(&grown);
-        if new <= now + extra && new > now {
-            *used = *used + new - now;
+        if new <= now + extra && (new > now || shows_more_items(&grown, shown)) {
+            *used = (*used + new).saturating_sub(now);
             *shown = grown;
         }
     }
+}
+
+/// Whether `grown` shows more of a list's own items than `shown` does: a list held in its
+/// skeleton (one item, deep, with every identity) gives way to its rendered view showing
+/// more items, though that view may take fewer characters (three saved albums each by its
+/// id and name, not one with its first track's locators).
+fn shows_more_items(grown: &Value, shown: &Value) -> bool {
+    let items = |v: &Value| {
+        v.as_array()
+            .map_or(0, |items| items.iter().filter(|i| !is_note(i)).count())
+    };
+    items(grown) > items(shown)
 }
 
 /// A list of objects grows by columns (see [`render_table`]); any other list keeps its first

@@ -728,3 +728,97 @@ fn an_artists_albums_page_shows_five_albums_or_more_at_the_default_budget() {
     }
     assert_eq!(emptied_objects(&value, &text), 0, "{text}");
 }
+
+/// `GET /me/albums` as Spotify answers it: three saved albums, each a whole album with its
+/// tracks (`tracks.items`), images, copyrights and markets.
+const SAVED_ALBUMS: &str = include_str!("spotify_saved_albums.json");
+
+/// `GET /recommendations` as Spotify answers it: three seeds and ten whole tracks, each with
+/// its album (images, artists) and artists.
+const RECOMMENDATIONS: &str = include_str!("spotify_recommendations.json");
+
+fn fixture(text: &str) -> Value {
+    observation(serde_json::from_str(text).unwrap())
+}
+
+/// Budgets from what a cut note leaves of the default 1,024 characters up to the default.
+fn noted_budgets() -> impl Iterator<Item = usize> {
+    (700..=1024).step_by(20)
+}
+
+#[test]
+fn saved_albums_show_every_album_before_any_albums_tracks() {
+    let value = fixture(SAVED_ALBUMS);
+    let whole = value["response"]["items"].as_array().unwrap();
+    for budget in noted_budgets() {
+        let text = compact_with(&value, hints("/me/albums"), budget);
+        assert!(text.chars().count() <= budget, "{budget}: {text}");
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let shown = shown_items(&back["response"]["items"]);
+        // Not one album with its first track's locators: all three, by id and name.
+        assert_eq!(shown.len(), 3, "{budget}: {text}");
+        for (item, full) in shown.iter().zip(whole) {
+            assert_eq!(item["album"]["id"], full["album"]["id"], "{budget}: {text}");
+            assert_eq!(item["album"]["name"], full["album"]["name"], "{text}");
+        }
+        assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    }
+}
+
+#[test]
+fn recommendations_show_several_tracks_with_their_artists_before_a_seeds_details() {
+    let value = fixture(RECOMMENDATIONS);
+    let whole = value["response"]["tracks"].as_array().unwrap();
+    let task = "Recommend me some tracks with the same genre of the music currently playing";
+    let hints = Hints {
+        task: Some(task),
+        ..hints("/recommendations")
+    };
+    for budget in noted_budgets() {
+        let text = compact_with(&value, hints, budget);
+        assert!(text.chars().count() <= budget, "{budget}: {text}");
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let tracks = shown_items(&back["response"]["tracks"]);
+        assert!(tracks.len() >= 3, "{budget}: {text}");
+        for (track, full) in tracks.iter().zip(whole) {
+            assert_eq!(track["id"], full["id"], "{budget}: {text}");
+            assert_eq!(track["name"], full["name"], "{budget}: {text}");
+            let artist = &track["artists"][0]["name"];
+            assert_eq!(artist, &full["artists"][0]["name"], "{budget}: {text}");
+        }
+        // A seed shows what it is, not its pool sizes.
+        for seed in shown_items(&back["response"]["seeds"]) {
+            assert!(seed.get("afterFilteringSize").is_none(), "{budget}: {text}");
+        }
+        assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+    }
+}
+
+#[test]
+fn a_request_that_adds_items_somewhere_shows_each_shown_items_own_uri() {
+    let value = fixture(RECOMMENDATIONS);
+    let whole = value["response"]["tracks"].as_array().unwrap();
+    let with = |task| Hints {
+        task: Some(task),
+        ..hints("/recommendations")
+    };
+    for task in [
+        "Add some tracks like the one playing to my playlist",
+        "Queue three songs like this one",
+    ] {
+        for budget in noted_budgets() {
+            let text = compact_with(&value, with(task), budget);
+            assert!(text.chars().count() <= budget, "{budget}: {text}");
+            let back: Value = serde_json::from_str(&text).unwrap();
+            let tracks = shown_items(&back["response"]["tracks"]);
+            // Fewer tracks, each with what the next call takes.
+            assert!(tracks.len() >= 2, "{task} at {budget}: {text}");
+            for (track, full) in tracks.iter().zip(whole) {
+                assert_eq!(track["uri"], full["uri"], "{task} at {budget}: {text}");
+                // A nested entity's uri, which restates its id, is not what the call adds.
+                assert!(track["album"].get("uri").is_none(), "{text}");
+            }
+            assert_eq!(emptied_objects(&value, &text), 0, "{text}");
+        }
+    }
+}
