@@ -10,7 +10,9 @@
 //! A few question words name a field by another word than its own: a rating is voted or
 //! scored ("the highest rated film": `vote_average`), the newest is found by a date or a time
 //! ("the latest album": `release_date`, `added_at`), who directed or wrote is a crew member's
-//! job ("who directed": `job`), and a famous one is a popular one. [`ALIASES`]
+//! job ("who directed": `job`), a famous one is a popular one, a question asking when is
+//! answered by a date, and a cover, photo or picture is an image however the API names its
+//! path (`poster_path`, `profile_path`, `logo_path`). [`ALIASES`]
 //! maps those words to the words of field names they reach besides their own; it is matched
 //! against the words of field names, whatever the API, not against one API's fields.
 
@@ -28,8 +30,8 @@ const STOP_WORDS: &[&str] = &[
     "list", "me", "more", "most", "need", "now", "one", "only", "our", "out", "own", "please",
     "same", "she", "should", "some", "tell", "than", "that", "the", "their", "them", "then",
     "there", "these", "they", "this", "those", "use", "using", "want", "was", "were", "what",
-    "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would",
-    "you", "your",
+    "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would", "you",
+    "your",
 ];
 
 /// Question words that reach fields by other words, and those words of field names (matched
@@ -45,6 +47,8 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("recent", DATE_WORDS),
     ("oldest", DATE_WORDS),
     ("earliest", DATE_WORDS),
+    // A question asking when ("When did the show start?"): its answer is a date.
+    ("when", DATE_WORDS),
     // A crew member's part: who directed, wrote, produced or composed.
     ("directed", CREW_WORDS),
     ("director", CREW_WORDS),
@@ -55,6 +59,12 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("composed", CREW_WORDS),
     // How well known: "famous" as "popular" (whose own stem reaches `popularity`).
     ("famous", &["popularity"]),
+    // A picture of the thing: its image, however the API names it (`poster_path`).
+    ("cover", PICTURE_WORDS),
+    ("photo", PICTURE_WORDS),
+    ("picture", PICTURE_WORDS),
+    ("image", PICTURE_WORDS),
+    ("artwork", PICTURE_WORDS),
     // Putting entities somewhere ("add them to my playlist", "queue the song"): the calls
     // that do take the entities by their locator (Spotify's `uris`), not by their key.
     ("add", LOCATOR_WORDS),
@@ -66,6 +76,24 @@ const ALIASES: &[(&str, &[&str])] = &[
 /// Words of the field names that locate an entity for another call (`uri`, `urn`). Not
 /// "play": its stem is that of "played" and "playing", which describe rather than act.
 const LOCATOR_WORDS: &[&str] = &["uri", "urn"];
+
+/// Words of the field names that hold a picture (`poster_path`, `profile_path`, `images`).
+const PICTURE_WORDS: &[&str] = &[
+    "image",
+    "images",
+    "poster",
+    "backdrop",
+    "logo",
+    "still",
+    "profile",
+    "photo",
+    "picture",
+    "thumbnail",
+    "avatar",
+    "artwork",
+    "cover",
+    "icon",
+];
 
 /// Words of the field names that say when (`release_date`, `first_air_date`, `added_at`).
 const DATE_WORDS: &[&str] = &["date", "at", "time", "year"];
@@ -171,7 +199,7 @@ mod tests {
 
     #[test]
     fn a_field_is_asked_for_when_a_word_of_its_name_shares_a_stem_with_the_request() {
-        let asked = Asked::of([Some("When did the most popular TV show start?"), None]);
+        let asked = Asked::of([Some("Which TV show is the most popular?"), None]);
         assert!(asked.names("popularity"));
         assert!(!asked.names("vote_average"));
         assert!(!asked.names("first_air_date"));
@@ -223,6 +251,30 @@ mod tests {
         let rated = Asked::of([Some("Which is the highest rated film?"), None]);
         for field in ["release_date", "job", "popularity", "id", "overview"] {
             assert!(!rated.names(field), "{field}");
+        }
+        // A question asking when is answered by a date.
+        for field in ["first_air_date", "release_date", "added_at"] {
+            assert!(
+                reaches("When did the most popular TV show start?", field),
+                "{field}"
+            );
+        }
+        assert!(!reaches("Where was the show filmed?", "first_air_date"));
+        // A cover, photo or picture is an image, however the API names its path.
+        for (question, field) in [
+            ("Give me one cover image of the movie", "poster_path"),
+            ("cover images of the films", "backdrop_path"),
+            ("a photo of the lead actor", "profile_path"),
+            ("What does the logo look like?", "logo_path"),
+            ("show me a picture of the episode", "still_path"),
+        ] {
+            assert!(reaches(question, field), "{question}: {field}");
+        }
+        for field in ["poster_path", "profile_path"] {
+            assert!(
+                !reaches("Which is the highest rated film?", field),
+                "{field}"
+            );
         }
         let directed = Asked::of([Some("Who directed Dune?"), None]);
         for field in ["vote_average", "release_date", "character", "name"] {
