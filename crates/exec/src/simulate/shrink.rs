@@ -64,18 +64,23 @@ pub(crate) fn within(draft: &Value, budget: usize) -> Option<Shown> {
 /// completed with the draft's items after them (one whose id the answer already shows
 /// left out), up to the draft's count: a page of saved albums the model was shown three
 /// of, and counted fifty of, holds fifty. A page whose count the model made as short as
-/// its items (a search for one exact title, a single with one track) stays so.
+/// its items (a search for one exact title, a single with one track) stays so, and so
+/// does a list with no count beside it (a recommendation's three seeds): only the model's
+/// own count says items are missing, and a completed item shows the draft's placeholders.
 pub(crate) fn complete(answer: &mut Value, draft: &Value, lists: &[String]) {
     for at in lists {
-        let counted = page_of(at)
+        let Some(counted) = page_of(at)
             .and_then(|page| answer.pointer(page))
-            .and_then(room);
+            .and_then(room)
+        else {
+            continue;
+        };
         let (Some(Value::Array(full)), Some(Value::Array(written))) =
             (draft.pointer(at), answer.pointer_mut(at))
         else {
             continue;
         };
-        let wanted = counted.map_or(full.len(), |n| n.min(full.len()));
+        let wanted = counted.min(full.len());
         let ids: Vec<Value> = written
             .iter()
             .filter_map(|i| i.get("id").cloned())
@@ -273,5 +278,17 @@ mod tests {
             complete(&mut answer, &draft, &shown.lists);
             assert_eq!(answer["tracks"]["items"].as_array().unwrap().len(), len);
         }
+    }
+
+    /// A list with no count beside it (a recommendation's seeds) keeps the model's length:
+    /// nothing says items are missing, and completed ones would show the draft's placeholders.
+    #[test]
+    fn a_list_without_a_count_is_not_completed() {
+        let draft = json!({"seeds": (0..50).map(track).collect::<Vec<_>>(), "total": 50});
+        let shown = within(&draft, 2000).unwrap();
+        assert_eq!(shown.lists, ["/seeds"], "{:?}", shown.notes);
+        let mut answer = json!({"seeds": [{"id": "s1", "name": "rock"}]});
+        complete(&mut answer, &draft, &shown.lists);
+        assert_eq!(answer["seeds"].as_array().unwrap().len(), 1);
     }
 }
