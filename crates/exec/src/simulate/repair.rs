@@ -311,7 +311,10 @@ fn graft(value: &mut Value, path: &str, draft: &Value) {
 ///   property the object does not require admit `null` (an API sends `null` for
 ///   what it does not know);
 /// - `oneOf` is read as `anyOf`: a value that meets two alternatives (`7.0` is an
-///   integer and a number) is not wrong.
+///   integer and a number) is not wrong;
+/// - `integer` is read as `number`: specs type measures as integers that their APIs send
+///   with a fraction (TMDB's `vote_average` and `popularity`), and rounding the model's
+///   `5.312` to `5` would change what the agent compares.
 fn lenient(schema: &Value) -> Value {
     match schema {
         Value::Object(map) => {
@@ -339,6 +342,9 @@ fn lenient(schema: &Value) -> Value {
                     "oneOf" if !map.contains_key("anyOf") => {
                         out.insert("anyOf".to_owned(), lenient(value));
                     }
+                    "type" => {
+                        out.insert(key.clone(), integer_as_number(value));
+                    }
                     _ => {
                         out.insert(key.clone(), lenient(value));
                     }
@@ -354,6 +360,18 @@ fn lenient(schema: &Value) -> Value {
         }
         Value::Array(items) => Value::Array(items.iter().map(lenient).collect()),
         other => other.clone(),
+    }
+}
+
+/// A `type` (a name or a list of names) with `integer` read as `number`.
+fn integer_as_number(types: &Value) -> Value {
+    let name = |t: &Value| match t.as_str() {
+        Some("integer") => Value::from("number"),
+        _ => t.clone(),
+    };
+    match types {
+        Value::Array(names) => Value::Array(names.iter().map(name).collect()),
+        one => name(one),
     }
 }
 
@@ -551,21 +569,25 @@ mod kept {
         assert_eq!(out.repairs, 0);
     }
 
+    /// TMDB types some averages as integers, and its API sends them with a fraction: a
+    /// model's `5.312` there is kept, not rounded to 5 nor replaced by the draft's value.
+    #[test]
+    fn a_fraction_where_the_schema_wants_an_integer_is_kept() {
+        let schema = json!({"type": "object", "properties": {"vote_average": {"type": "integer"},
+            "id": {"type": "integer"}, "count": {"type": ["integer", "null"]}}});
+        let draft = json!({"vote_average": 0, "id": 7, "count": 1});
+        let answer = json!({"vote_average": 5.612, "id": 7, "count": 2.5});
+        let fixed = conform(&schema, answer.clone(), &draft);
+        assert_eq!(fixed.value, answer);
+        assert_eq!(fixed.repairs, 0);
+        // What is not a number at all is still repaired.
+        let fixed = conform(&schema, json!({"vote_average": "high", "id": 7}), &draft);
+        assert_eq!(fixed.value["vote_average"], json!(0));
+    }
+
     /// A `null` for a field the schema does not require is kept (an API leaves
     /// out what it does not know); a required one comes from the draft, and
     /// OpenAPI's `nullable` written as the string `"true"` admits null too.
-    /// TMDB types some averages as integers; a model's `5.312` there becomes 5, not the
-    /// draft's placeholder.
-    #[test]
-    fn a_fraction_where_the_schema_wants_an_integer_is_rounded_not_replaced() {
-        let schema = json!({"type": "object", "properties": {"vote_average": {"type": "integer"},
-            "id": {"type": "integer"}}});
-        let draft = json!({"vote_average": 0, "id": 7});
-        let fixed = conform(&schema, json!({"vote_average": 5.612, "id": 7}), &draft);
-        assert_eq!(fixed.value, json!({"vote_average": 6, "id": 7}));
-        assert_eq!(fixed.repairs, 1);
-    }
-
     #[test]
     fn a_null_for_an_optional_field_is_kept() {
         let schema = json!({"type": "object", "required": ["id", "title"], "properties": {
