@@ -16,7 +16,7 @@
 //! `public`: "Defaults to `true`"), is the created thing's same-named field.
 
 use serde_json::{Map, Value};
-use toolsmith_catalog::{Param, ParamLocation};
+use toolsmith_catalog::{Param, ParamLocation, id_entity};
 
 use super::{request, state};
 use crate::executor::BookEntry;
@@ -72,11 +72,7 @@ pub(crate) fn names_owner(param: &str) -> bool {
 /// The parent a creating call's path names, and the call's value for it: the last path
 /// parameter (`user_id` of `/users/{user_id}/playlists`, `post_id` of a comment's).
 pub(crate) fn path_owner(entry: &BookEntry, args: &Map<String, Value>) -> Option<(String, Value)> {
-    let path = entry.api.api.endpoint.path()?;
-    let name = path
-        .split('/')
-        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
-        .next_back()?;
+    let name = request::path_params(entry.api.api.endpoint.path()?).next_back()?;
     Some((name.to_owned(), args.get(name)?.clone()))
 }
 
@@ -87,14 +83,10 @@ pub(crate) fn owned_by(param: &str, id: &Value, body: &mut Value) {
     let Some(thing) = state::main_object(body).filter(|t| t.contains_key("id")) else {
         return;
     };
-    let stem = param
-        .strip_suffix("_id")
-        .or_else(|| param.strip_suffix("Id"))
-        .unwrap_or(param);
-    match (thing.get_mut(param), stem != param) {
+    match (thing.get_mut(param), id_entity(param)) {
         (Some(slot), _) if !slot.is_object() && !slot.is_array() => *slot = id.clone(),
-        (_, true) => {
-            if let Some(Value::Object(owner)) = thing.get_mut(stem) {
+        (_, Some(stem)) => {
+            if let Some(Value::Object(owner)) = thing.get_mut(&stem) {
                 owner.insert("id".to_owned(), id.clone());
             }
         }

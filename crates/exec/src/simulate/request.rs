@@ -74,17 +74,20 @@ pub(crate) fn path_of(entry: &BookEntry) -> &str {
     entry.api.api.endpoint.path().unwrap_or_default()
 }
 
+/// The names of a path template's parameters, in order (`user_id` of
+/// `/users/{user_id}/playlists`).
+pub(crate) fn path_params(path: &str) -> impl DoubleEndedIterator<Item = &str> {
+    path.split('/')
+        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+}
+
 /// The value of the path parameter that names the response's own entity, if any: the
 /// last parameter of the path (`movie_id` of `/movie/{movie_id}` and of its sub-resource
 /// `/movie/{movie_id}/credits`), when its name is an id's. A `POST` to a collection
 /// (`/users/{user_id}/playlists`) creates: its object gets a new id, never the owner's.
 pub(crate) fn path_id(entry: &BookEntry, args: &Map<String, Value>) -> Option<Value> {
     let api = &entry.api.api;
-    let path = api.endpoint.path()?;
-    let last = path
-        .split('/')
-        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
-        .next_back()?;
+    let last = path_params(api.endpoint.path()?).next_back()?;
     let lower = last.to_ascii_lowercase();
     if !(lower == "id" || lower.ends_with("id")) {
         return None;

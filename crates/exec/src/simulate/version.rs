@@ -335,9 +335,7 @@ fn version_fields(map: &Map<String, Value>) -> Map<String, Value> {
 /// name (`playlist_id` of `/playlists/{playlist_id}/tracks`), as text.
 fn written_entity(entry: &BookEntry, args: &Map<String, Value>) -> Option<String> {
     let api = &entry.api.api;
-    let path = api.endpoint.path()?;
-    path.split('/')
-        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+    super::request::path_params(api.endpoint.path()?)
         .rfind(|name| {
             let names_id = name.eq_ignore_ascii_case("id") || id_entity(name).is_some();
             names_id
