@@ -186,24 +186,11 @@ impl<'a> Walk<'a> {
     }
 
     /// The schema a local `$ref` points to.
-    fn resolve<'s>(&self, mut schema: &'s Value) -> &'s Value
+    fn resolve<'s>(&self, schema: &'s Value) -> &'s Value
     where
         'a: 's,
     {
-        for _ in 0..16 {
-            let Some(pointer) = schema
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(|r| r.strip_prefix('#'))
-            else {
-                break;
-            };
-            match self.root.pointer(pointer) {
-                Some(target) => schema = target,
-                None => break,
-            }
-        }
-        schema
+        super::synth::resolve(self.root, schema)
     }
 }
 

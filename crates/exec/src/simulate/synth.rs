@@ -342,23 +342,11 @@ impl<'a> Synth<'a> {
         self.node(schema, None, seed, 0, None)
     }
 
-    fn resolve<'s>(&'s self, mut schema: &'s Value) -> &'s Value
+    fn resolve<'s>(&'s self, schema: &'s Value) -> &'s Value
     where
         'a: 's,
     {
-        for _ in 0..16 {
-            let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
-                break;
-            };
-            let Some(pointer) = reference.strip_prefix('#') else {
-                break;
-            };
-            match self.root.pointer(pointer) {
-                Some(target) => schema = target,
-                None => break,
-            }
-        }
-        schema
+        resolve(self.root, schema)
     }
 
     fn node(
@@ -1378,6 +1366,25 @@ fn type_matches(schema: &Value, value: &Value) -> bool {
         "null" => value.is_null(),
         _ => true,
     })
+}
+
+/// The schema a local `$ref` of `schema` points to in `root` (through a chain of them, a
+/// few links at most); `schema` itself when it is no such reference.
+pub(crate) fn resolve<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
+    for _ in 0..16 {
+        let Some(pointer) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+        else {
+            break;
+        };
+        match root.pointer(pointer) {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
 }
 
 fn is_null_schema(schema: &Value) -> bool {
