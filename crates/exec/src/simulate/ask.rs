@@ -26,6 +26,10 @@ pub struct OracleAsk<'a> {
     /// track), whose values are placeholders: the answer may leave them out,
     /// or null, where the real API would not send them.
     pub optional: &'a [String],
+    /// Where the draft's value took one of several object shapes its schema allows (a
+    /// film among the things a person is known for, which may be a show), how each other
+    /// shape differs: the answer gives each thing the shape true of it.
+    pub shapes: &'a [String],
     /// Whether the draft holds empty objects its schema leaves open, which the
     /// answer fills with the keys the real API returns there.
     pub open: bool,

@@ -13,7 +13,7 @@ use tokio::sync::OnceCell;
 use super::ask::{OracleAsk, ResponseOracle};
 use super::limits::Limits;
 use super::request::{self, Request, path_id};
-use super::{optional, repair, shrink, state, synth};
+use super::{alternatives, optional, repair, shrink, state, synth};
 use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 use crate::observation::{FailureKind, Observation, Provenance};
@@ -117,10 +117,15 @@ impl Asking<'_> {
             ..shown
         };
         let asked_optional = optional_in(asked.draft);
+        let shapes = match (asked.draft, entry.api.api.response_schema.as_ref()) {
+            (Some(draft), Some(schema)) => alternatives::told(schema, draft),
+            _ => Vec::new(),
+        };
         let call = Call {
             entry,
             args,
             optional: &asked_optional,
+            shapes: &shapes,
             request: Request::new(entry, args_map, self.limits),
         };
         let cut = self.fitted(oracle, &call, asked).map_err(refuse)?;
@@ -173,6 +178,7 @@ impl Asking<'_> {
     fn frame(&self, call: &Call<'_>, shown: Shown<'_>) -> usize {
         PROMPT_FRAME
             + call.optional.iter().map(|k| k.len() + 2).sum::<usize>()
+            + call.shapes.iter().map(|n| n.len() + 3).sum::<usize>()
             + call.entry.api.description().len()
             + canonical_json(call.args).len()
             + self.task.map_or(0, str::len)
@@ -198,6 +204,7 @@ impl Asking<'_> {
             draft: cut.map(|s| &s.draft),
             cuts: cut.map_or(&[], |s| s.notes.as_slice()),
             optional: call.optional,
+            shapes: call.shapes,
             open: cut.is_some_and(|s| optional::has_open_object(&s.draft)),
             seen: shown.seen,
             shape: shown.shape,
@@ -220,18 +227,20 @@ impl Asking<'_> {
 }
 
 /// The call a fill is for, read once: the API, the arguments, the draft's keys the
-/// schema leaves optional, and what the call asks for.
+/// schema leaves optional, the other shapes its unions allow, and what the call asks for.
 struct Call<'a> {
     entry: &'a BookEntry,
     args: &'a Value,
     optional: &'a [String],
+    shapes: &'a [String],
     request: Request,
 }
 
 /// The oracle's answer brought within the schema: an empty object (the model declining
 /// to fill) is the draft, so that nothing (not the arguments a write echoes into it)
-/// stands in for the response; the keys it may leave out, left out where hollow; what
-/// breaks the schema repaired from the draft; the ids the call names kept.
+/// stands in for the response; the keys it may leave out, left out where hollow; each
+/// value of a union in one shape, tagged as it (see `alternatives`); what breaks the
+/// schema repaired from the draft; the ids the call names kept.
 fn made_valid(
     entry: &BookEntry,
     args: &Value,
@@ -251,6 +260,7 @@ fn made_valid(
         (Some(draft), Some(schema)) => {
             let mut answer = answer;
             optional::drop_hollow(&mut answer, optional);
+            alternatives::agree(schema, &mut answer);
             let conformed = repair::conform(schema, answer, draft);
             if conformed.repairs > 0 {
                 tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");

@@ -72,13 +72,16 @@
 //!
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
-//! open, which it fills (`optional`); a few short facts of each entity shown
+//! open, which it fills (`optional`); where a value may take one of several object shapes
+//! (a `known_for` item: a film, or a show), the other shapes' tags and keys, and each item
+//! of the answer comes back tagged as the shape its keys take (`alternatives`); a few short facts of each entity shown
 //! that an id-like argument names, of its kind and tool (`session`, `recall`), with the
 //! records it was shown holding (a person's `known_for` films, told to their credits as
 //! films the person is known for: `held`); the session's date ([`SimulatorSettings::today`]). A default
 //! or example that is really prose is no value (`prose`), and a write's
 //! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
 
+mod alternatives;
 mod ask;
 mod count;
 mod extent;

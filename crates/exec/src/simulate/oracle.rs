@@ -96,6 +96,7 @@ impl LlmOracle {
             "draft": ask.draft.map(canonical_json),
             "cuts": ask.cuts,
             "optional": ask.optional.join(", "),
+            "shapes": ask.shapes,
             "open": ask.open,
         });
         let prompt = if ask.draft.is_some() {
