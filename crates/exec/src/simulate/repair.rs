@@ -609,6 +609,42 @@ mod kept {
         assert!(valid(&schema, &out.value), "{}", out.value);
     }
 
+    /// An item of a list of films or shows that the model wrote as a show stays a show:
+    /// it meets the show's alternative, so neither the draft's film nor the film's
+    /// required keys replace it, and a broken value in it is mended within the show.
+    #[test]
+    fn an_item_in_another_alternative_than_the_drafts_stays_whole() {
+        let kind = |k: &str| json!({"type": "string", "enum": [k]});
+        let film = json!({"type": "object", "required": ["media_type", "title"],
+            "properties": {"id": {"type": "integer"}, "title": {"type": "string"},
+                "release_date": {"type": "string"}, "vote_average": {"type": "number"},
+                "media_type": kind("movie")}});
+        let show = json!({"type": "object", "required": ["media_type", "name"],
+            "properties": {"id": {"type": "integer"}, "name": {"type": "string"},
+                "first_air_date": {"type": "string"}, "vote_average": {"type": "number"},
+                "media_type": kind("tv")}});
+        let schema = json!({"type": "object", "properties": {"known_for": {"type": "array",
+            "items": {"oneOf": [film, show]}}}});
+        let draft = json!({"known_for": [{"id": 1, "title": "ivory", "release_date": "x",
+            "vote_average": 5.5, "media_type": "movie"}]});
+        let top_gear = json!({"id": 1433, "name": "Top Gear", "first_air_date": "2002-10-20",
+            "vote_average": 8.1, "media_type": "tv"});
+        let answer = json!({"known_for": [
+            {"id": 214, "title": "Ice Age", "release_date": "2002-03-10", "vote_average": 7.3,
+                "media_type": "movie"},
+            top_gear,
+            {"id": 2, "name": "The Grand Tour", "vote_average": "high", "media_type": "tv"}]});
+        let out = conform(&schema, answer.clone(), &draft);
+        let known = &out.value["known_for"];
+        assert_eq!(known[0], answer["known_for"][0]);
+        assert_eq!(known[1], top_gear);
+        assert_eq!(
+            known[2],
+            json!({"id": 2, "name": "The Grand Tour", "vote_average": 5.5, "media_type": "tv"})
+        );
+        assert!(valid(&schema, &out.value), "{}", out.value);
+    }
+
     /// A broken field inside one alternative of a `oneOf` (a track missing a
     /// required field, in a playlist's track-or-episode) is mended in place: the
     /// model's album name stays, not the draft's placeholder words.
