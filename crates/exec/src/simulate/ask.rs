@@ -54,6 +54,10 @@ pub struct OracleAsk<'a> {
     /// draft, those of its own page (a full page, fewer only on the last); without
     /// one, the page size the API documents ("10 per page").
     pub page_size: Option<usize>,
+    /// For a search for one name, whose page holds the few things that carry it (then
+    /// `page_size` is `None`): the most items the page may hold, the count being the
+    /// answer's to decide and the totals following it.
+    pub matches: Option<usize>,
     /// Items a page of a longer list holds when neither the API nor the call sizes
     /// it ([`crate::SimulatorSettings::page_items`]).
     pub page_items: usize,

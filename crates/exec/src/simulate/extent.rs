@@ -2,6 +2,15 @@
 //! draw (the draft a filling model is shown) and for the settling of the final response
 //! (`paging`), so that the two never disagree.
 //!
+//! - A search for one name ([`Extent::Named`]) is a short last page: the few things
+//!   that carry the name, however large a page the API serves. A call searches when it
+//!   gives the text of a query-like argument (`query`, `q`, `search`, `keyword`, ...), or
+//!   of a lookup input (below) of an API under a `/search` path; the text names one thing
+//!   when it reads as a name: a quoted phrase, several words, or a word with a capital
+//!   ("The Dark Knight", "Christopher Nolan", "Titanic"), where one lowercase word
+//!   ("comedy") is a broad query. Only the first page of a call that asks for no count is
+//!   so: a later page, or a count asked (`limit=10`, already a most), presumes a longer
+//!   list. Stand-ins were drafted ten films and thirty results for "The Dark Knight".
 //! - A lookup's list (a call giving the free text of an input the API requires, as a
 //!   search by name does: [`toolsmith_catalog::Api::lookup_inputs`]) counts at most
 //!   [`LOOKUP_PAGES`] pages' worth, or up to the end of its own page when it asks for a
@@ -23,12 +32,27 @@ use serde_json::{Map, Value};
 use toolsmith_catalog::{ParamLocation, id_entity};
 
 use super::me::{self, Mine};
+use super::rng::Rng;
 use super::state::{canonical_id, each_entity};
 use crate::executor::BookEntry;
 use crate::paging_fields::TOTAL_FIELDS;
 
 /// Most pages' worth of results a lookup's full page counts.
 const LOOKUP_PAGES: u64 = 3;
+/// Most results the draft of a search for one name shows (it draws one to this many).
+const NAMED_FEW: u64 = 3;
+/// Names of arguments (lowercase, without `_` or `-`) that carry a search's text.
+const SEARCH_ARGS: &[&str] = &[
+    "q",
+    "query",
+    "search",
+    "searchquery",
+    "searchterm",
+    "searchtext",
+    "term",
+    "keyword",
+    "keywords",
+];
 /// Most results a collection with one owner counts (unless its own page lies further).
 const OWNED_MOST: u64 = 50;
 /// Most sub-collection counts a session remembers.
@@ -41,6 +65,8 @@ const MAX_DEPTH: usize = 6;
 pub(crate) enum Extent {
     /// A catalog-wide list: any total.
     Open,
+    /// A search for one name, on its first page: the few things that carry it.
+    Named,
     /// A lookup's results: a few pages.
     Lookup,
     /// A collection with one owner: tens.
@@ -51,8 +77,12 @@ pub(crate) enum Extent {
 
 impl Extent {
     /// The extent of the list a call of `entry` with `args` pages through, before the
-    /// session's counts are known (see [`Extent::knowing`]).
-    pub(crate) fn of(entry: &BookEntry, args: &Map<String, Value>) -> Self {
+    /// session's counts are known (see [`Extent::knowing`]); `first_page` says whether
+    /// the call asks for the API's own first page (no later page, no count of items).
+    pub(crate) fn of(entry: &BookEntry, args: &Map<String, Value>, first_page: bool) -> Self {
+        if first_page && search_text(entry, args).is_some_and(reads_as_name) {
+            return Self::Named;
+        }
         let lookup = entry.api.api.lookup_inputs().iter().any(|name| {
             args.get(*name)
                 .and_then(Value::as_str)
@@ -91,10 +121,22 @@ impl Extent {
         let own_page_end = start.saturating_add(size);
         match self {
             Self::Open => None,
-            Self::Lookup => Some(LOOKUP_PAGES.saturating_mul(size).max(own_page_end)),
+            Self::Named | Self::Lookup => Some(LOOKUP_PAGES.saturating_mul(size).max(own_page_end)),
             Self::Owned => Some(OWNED_MOST.max(own_page_end)),
             Self::Known(n) => Some(n),
         }
+    }
+
+    /// Whether the number of results is the filling model's to decide (a search for one
+    /// name): the prompt then states no page size, only a most.
+    pub(crate) fn counted_by_model(self) -> bool {
+        self == Self::Named
+    }
+
+    /// The total a draft's list counts: for a search for one name, one to [`NAMED_FEW`]
+    /// drawn by `rng`; else `None` (the list's own draw).
+    pub(crate) fn drafted_few(self, rng: &mut Rng) -> Option<u64> {
+        (self == Self::Named).then(|| rng.below(NAMED_FEW) + 1)
     }
 
     /// The total of a page showing `shown` items from `start` in pages of `size`, whose
@@ -109,6 +151,44 @@ impl Extent {
             _ => now.clamp(least, self.most(start, size).unwrap_or(u64::MAX).max(least)),
         }
     }
+}
+
+/// The text a call searches for: the argument of a query-like parameter, else, under a
+/// `/search` path, of a lookup input; `None` when blank or not text.
+fn search_text<'a>(entry: &BookEntry, args: &'a Map<String, Value>) -> Option<&'a str> {
+    let api = &entry.api.api;
+    let query_like = |name: &str| {
+        let plain: String = name
+            .chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .collect::<String>()
+            .to_ascii_lowercase();
+        SEARCH_ARGS.contains(&plain.as_str())
+    };
+    let under_search = api.endpoint.path().is_some_and(|path| {
+        path.split('/')
+            .any(|segment| segment.eq_ignore_ascii_case("search"))
+    });
+    let lookup = api.lookup_inputs();
+    api.params
+        .iter()
+        .map(|p| p.name.as_str())
+        .filter(|name| query_like(name) || (under_search && lookup.contains(name)))
+        .find_map(|name| args.get(name)?.as_str())
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
+}
+
+/// Whether a search's text names one thing rather than a kind of things: a quoted phrase,
+/// several words, or a word that starts with a capital ("Titanic"); one lowercase word
+/// ("comedy", "jazz") is a broad query.
+fn reads_as_name(text: &str) -> bool {
+    let quoted = ['"', '\'', '\u{201c}']
+        .iter()
+        .any(|q| text.starts_with(*q) && text.len() > 2);
+    let several = text.split_whitespace().nth(1).is_some();
+    let capital = text.chars().next().is_some_and(char::is_uppercase);
+    quoted || several || capital
 }
 
 /// The entity that owns the sub-collection a call lists, and the sub-collection's name:
@@ -218,5 +298,33 @@ mod tests {
         // A short page ends the list.
         assert_eq!(Extent::Open.total(9000, 0, 10, 4), 4);
         assert!(Extent::Owned.small() && !Extent::Lookup.small());
+        // A search for one name: a short page is the last, a full one counts a few pages.
+        assert_eq!(Extent::Named.total(30, 0, 10, 2), 2);
+        assert_eq!(Extent::Named.total(9000, 0, 10, 10), 30);
+    }
+
+    #[test]
+    fn a_name_reads_as_one_and_a_kind_of_thing_does_not() {
+        for name in [
+            "The Dark Knight",
+            "Titanic",
+            "\"heat\"",
+            "christopher nolan",
+            "Wong Kar-wai",
+        ] {
+            assert!(reads_as_name(name), "{name}");
+        }
+        for broad in ["comedy", "jazz", "\"", "1917"] {
+            assert!(!reads_as_name(broad), "{broad}");
+        }
+    }
+
+    #[test]
+    fn a_drafted_name_search_shows_one_to_a_few() {
+        for seed in 0..50 {
+            let few = Extent::Named.drafted_few(&mut Rng::new(seed));
+            assert!(few.is_some_and(|n| (1..=NAMED_FEW).contains(&n)), "{few:?}");
+            assert_eq!(Extent::Lookup.drafted_few(&mut Rng::new(seed)), None);
+        }
     }
 }

@@ -135,7 +135,8 @@ impl Asking<'_> {
             .map_err(refuse)?;
         let mut body = made_valid(entry, args, shown.draft, &optional, answer);
         if let (Some(draft), Some(cut)) = (asked.draft, &cut) {
-            shrink::complete(&mut body, draft, &cut.lists);
+            let lists = completed(&cut.lists, &call.request);
+            shrink::complete(&mut body, draft, &lists);
         }
         Ok(body)
     }
@@ -214,8 +215,11 @@ impl Asking<'_> {
                 .request
                 .requested
                 .map(|n| n.min(list_cap.unwrap_or(usize::MAX))),
-            // A count the call asks for sizes its page instead.
-            page_size: page_size(&call.request, shown.draft),
+            // A count the call asks for sizes its page instead; a search for one name
+            // has no page size, only a most (see `extent`).
+            page_size: page_size(&call.request, shown.draft)
+                .filter(|_| !call.request.extent.counted_by_model()),
+            matches: matches(&call.request, shown.draft),
             page_items: self.limits.page_size,
             list_cap,
             creates: shown.creates,
@@ -285,6 +289,26 @@ fn page_size(request: &Request, draft: Option<&Value>) -> Option<usize> {
         Some(draft) => synth::own_page_len(draft).or(request.documented),
         None => request.documented,
     }
+}
+
+/// The most items the call's page holds where how many match is the model's to decide
+/// (a search for one name: see `extent`), told instead of a page size: the call's page
+/// size, when the draft holds a page or there is no draft.
+fn matches(request: &Request, draft: Option<&Value>) -> Option<usize> {
+    let paged = draft.is_none_or(|d| synth::own_page_len(d).is_some());
+    (request.extent.counted_by_model() && paged).then_some(request.page_size)
+}
+
+/// The cut lists an answer short of them is completed in ([`shrink::complete`]): all of
+/// them, but the call's own page (the root's list, or one of a page among the root's
+/// fields) of a search for one name, whose count is the model's, whatever totals it left.
+fn completed(lists: &[String], request: &Request) -> Vec<String> {
+    let own_page = |at: &str| at.matches('/').count() <= 2;
+    lists
+        .iter()
+        .filter(|at| !(request.extent.counted_by_model() && own_page(at)))
+        .cloned()
+        .collect()
 }
 
 /// The `maxItems` of the response's lists: of a root list, or of the lists among

@@ -11,10 +11,11 @@
 //! A response also follows what the call asked for: parameter defaults are
 //! applied before seeding (no `page` and `page=1` agree), paged lists hold
 //! a page of the documented size (else [`SimulatorSettings::page_items`])
-//! that agrees with `total_results` and `total_pages` (a search's counting a few
-//! pages at most, not thousands, the user's own saved things and a playlist's tracks
-//! tens, or the count the session showed for them: `extent`, one rule for the draft
-//! and the answer), a paging object links
+//! that agrees with `total_results` and `total_pages` (a search for one name the few
+//! things that carry it on one short page, whose number the filling model decides;
+//! another search a few pages at most, not thousands; the user's own saved things and a
+//! playlist's tracks tens, or the count the session showed for them: `extent`, one rule
+//! for the draft and the answer), a paging object links
 //! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
 //! `vote_average.gte`, `primary_release_date.gte`, `year`, `*_min`...),

@@ -87,6 +87,7 @@ impl LlmOracle {
             "today": ask.today.to_string(),
             "requested": ask.requested,
             "page_size": ask.page_size,
+            "matches": ask.matches,
             "page_items": ask.page_items,
             "list_cap": ask.list_cap,
             "creates": ask.creates,

@@ -10,9 +10,10 @@
 //!   query), `next` and `previous` that URL a page on or back (`null` past the
 //!   ends); `limit` and `offset` are the call's, and `total` counts at least
 //!   the items shown (exactly, when they fall short of the limit), within what the
-//!   list's extent allows (`extent`: a search by name counts a few pages, the user's
-//!   own saved albums tens, a playlist's tracks the count the session showed for it;
-//!   the same rule the skeleton drew the draft's total by).
+//!   list's extent allows (`extent`: a search for one name what its short page shows,
+//!   another search a few pages, the user's own saved albums tens, a playlist's tracks
+//!   the count the session showed for it; the same rule the skeleton drew the draft's
+//!   total by).
 //! - A page inside a thing with an `href` (an album's `tracks`) is that
 //!   thing's sub-collection: `href` is the thing's URL and the key, from its
 //!   own offset and limit; its numbers agree with its items the same way.

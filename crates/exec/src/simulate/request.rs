@@ -339,7 +339,7 @@ impl Request {
             filter_args,
             unnamed,
             paging_seed,
-            extent: Extent::of(entry, args),
+            extent: Extent::of(entry, args, start == 0 && requested.is_none()),
         }
     }
 
@@ -385,6 +385,9 @@ impl Request {
         let least = self.start.saturating_add(shown);
         let total = if let Some(known) = self.extent.known() {
             known
+        } else if let Some(few) = self.extent.drafted_few(&mut rng) {
+            // A search for one name: a few matches, however large the page.
+            few
         } else if self.shown < self.requested {
             // Fewer than a cap: the list ends on this page.
             least

@@ -20,6 +20,7 @@ mod simulate_drafts22;
 mod simulate_findings;
 mod simulate_fixes;
 mod simulate_issue27;
+mod simulate_matches;
 mod simulate_oneof;
 mod simulate_pages;
 mod simulate_recall;
