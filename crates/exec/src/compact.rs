@@ -41,8 +41,10 @@
 //!   Columns rank: the item's skeleton (the core identities of the objects
 //!   within two levels, such as a track's `artists[].name`), the item's
 //!   roles (its own short fields saying its role in the list, found by their
-//!   values across the items: a string telling apart two credits of one person,
-//!   or a role's name such as `job`, `character`, `order`; they may take items
+//!   values across the items: a role's name such as `job`, `character`, `order`,
+//!   or one saying who made or gave the item, such as a review's `author`, first,
+//!   then a string telling apart two credits of one person; a crew's
+//!   `department` only groups it, after its own dates; they may take items
 //!   away as dates do, further; so are those of the items of a list nested in
 //!   the items, such as a season's `episodes[].crew[].job`, found across
 //!   them), the fields at any depth whose names share a word stem with the
@@ -88,7 +90,7 @@
 //!   or name says reviews, comments, messages, posts, notes, lyrics, ...:
 //!   their `content`, `body`, `text`, ...), shown in every shown item as a
 //!   snippet ending in `…` that grows, across the items, before their own
-//!   dates do; maps of booleans (Spotify's `actions.disallows`)
+//!   dates do (its first step may take items away as a date does); maps of booleans (Spotify's `actions.disallows`)
 //!   grow after everything else but URLs and images of other APIs, which come
 //!   last;
 //! - the fields that page a list (a page's `next` and `previous`, its

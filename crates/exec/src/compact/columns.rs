@@ -164,13 +164,19 @@ impl Column {
 
     /// Whether this column may take shown items away to fit across the rest: the items'
     /// skeletons, their roles and their own dates (fewer items, each saying its role and
-    /// when, rather than more without); a position (mostly the list's own order), a mere
-    /// category (a language) and an item's other own scalars are not worth an item.
+    /// when, rather than more without), and the first snippet of the text the API exists to
+    /// return, which is grown before those dates (fewer reviews, each with its author and a
+    /// readable snippet); a position (mostly the list's own order), a mere category (a
+    /// language) and an item's other own scalars are not worth an item.
     pub(crate) fn takes_items(&self) -> bool {
+        let first_snippet = matches!(self.form, Form::Shortened(_, cap) if cap == SNIPPET_CAPS[0]);
         matches!(
             self.rank,
-            Rank::Skeleton | Rank::Qualifier(Qualifier::Role) | Rank::Asked
+            Rank::Skeleton
+                | Rank::Qualifier(Qualifier::Role | Qualifier::Distinction)
+                | Rank::Asked
         ) || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
+            || (self.rank == Rank::Snippet && first_snippet)
     }
 
     /// Whether this column is grown with the items' units, before the columns of lower rank:
@@ -215,8 +221,11 @@ impl Column {
             for item in items {
                 reach(item, &self.path, &mut inner);
             }
-            if inner.len() > 1 && qualifier(name, &inner, ctx) == Some(Qualifier::Role) {
-                self.rank = Rank::Qualifier(Qualifier::Role);
+            let how = qualifier(name, &inner, ctx);
+            if let (true, Some(how @ (Qualifier::Role | Qualifier::Distinction))) =
+                (inner.len() > 1, how)
+            {
+                self.rank = Rank::Qualifier(how);
             }
         }
     }

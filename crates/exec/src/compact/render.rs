@@ -243,11 +243,14 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
     let all = columns(&probe, Reach::All, ctx);
     let skeleton: Vec<&Column> = all.iter().filter(|c| c.rank() == Rank::Skeleton).collect();
-    // Qualifiers and asked fields take items from those the units show, down to the floor,
-    // not before.
+    // Qualifiers, asked fields and snippets take items from those the units show, down to
+    // the floor, not before.
     let unit: Vec<&Column> = all
         .iter()
-        .filter(|c| c.takes_items() && !matches!(c.rank(), Rank::Qualifier(_) | Rank::Asked))
+        .filter(|c| {
+            let later = matches!(c.rank(), Rank::Qualifier(_) | Rank::Asked | Rank::Snippet);
+            c.takes_items() && !later
+        })
         .collect();
     let (count, floor) = unit_count(items, &skeleton, &unit, &grower, room);
     let mut out: Vec<Value> = items
