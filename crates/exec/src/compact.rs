@@ -72,8 +72,11 @@
 //!   most; else as many items are shown as their units (skeleton and own
 //!   dates) fit in four fifths of the list's room, and a unit column that
 //!   does not fit takes items away from the end, down to two thirds of them
-//!   (fewer items, each showing its date, rather than more without), and a
-//!   role down to three quarters of that floor; then
+//!   (fewer items, each showing its date, rather than more without), a
+//!   role down to three quarters of that floor and a field the request names
+//!   down to half of it (a person's crew credits, beside her cast credits, keep
+//!   their air dates for "her latest show"), and a unit column that did not fit
+//!   is tried again once a later one has taken items away; then
 //!   more items are shown in that form while they fit, and only then the
 //!   other columns grow across all shown items where they fit (an item's
 //!   `uri` or `type` is not worth an item);

@@ -265,6 +265,15 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     // A snippet that did not fit is tried again once dates have taken items away.
     let rest: Vec<Column> = all.into_iter().filter(|c| !c.takes_items()).collect();
     let mut added = grower.grow(&unit, items, &mut out, room, floor);
+    // A unit column that did not fit the items then shown (a crew's `job`) is tried again
+    // once a later one (their asked air date) has taken items away.
+    let missed: Vec<Column> = unit
+        .iter()
+        .filter(|c| !added.iter().any(|a| std::ptr::eq(*a, *c)))
+        .cloned()
+        .collect();
+    let shown = out.len();
+    added.extend(grower.grow(&missed, items, &mut out, room, shown));
     fill(items, &mut out, &added, &grower, room);
     let kept = out.len();
     added.extend(grower.grow(&rest, items, &mut out, room, kept));

@@ -1,6 +1,7 @@
 //! Compaction keeps what a question about credits and reviews needs on every shown item: a
-//! review's author and a crew member's job beside their department. Fixtures are
-//! TMDB-shaped with invented names.
+//! review's author, a crew member's job beside their department, and an asked-for date in
+//! every list of the response that has it, not only in the first. Fixtures are TMDB-shaped
+//! with invented names.
 
 use serde_json::{Value, json};
 use toolsmith_exec::compact::{Hints, compact_with, emptied_objects};
@@ -138,5 +139,84 @@ fn every_shown_crew_member_keeps_their_job() {
     assert!(cast.len() >= 2, "{text}");
     for actor in cast {
         assert!(actor["character"].is_string(), "{text}");
+    }
+}
+
+/// The shows of [`person_tv_credits`]: the ones she produced have long titles.
+const TITLES: [&str; 7] = [
+    "Undertow",
+    "Glass Orchard",
+    "The Ferryman",
+    "Low Tide",
+    "Paper Lanterns",
+    "Saltmarsh: The Long Winter of the Keepers",
+    "The Cartographers of Nowhere in Particular",
+];
+
+/// A person's TV credits as an actor (`cast`) and behind the camera (`crew`), each with the
+/// show's first air date and much else.
+fn person_tv_credits() -> Value {
+    let show = |i: usize, date: &str| {
+        json!({"adult": false, "backdrop_path": format!("/backdrop{i:02}abcdefghijklmn.jpg"),
+               "credit_id": format!("6e2f1a3b4c5d6e7f8091{i:04}"), "episode_count": 3 + i,
+               "first_air_date": date, "genre_ids": [18, 9648], "id": 830_000 + i,
+               "name": TITLES[i], "origin_country": ["NZ"],
+               "original_language": "en", "original_name": TITLES[i],
+               "overview": "A quiet coastal drama about people who keep secrets. ".repeat(3),
+               "popularity": 11.5, "poster_path": format!("/poster{i:02}abcdefghijklmn.jpg"),
+               "vote_average": 7.25, "vote_count": 120 + i})
+    };
+    let dates = [
+        "2024-09-13",
+        "2021-03-02",
+        "2019-06-21",
+        "2016-01-30",
+        "2012-11-05",
+    ];
+    let cast: Vec<Value> = dates
+        .iter()
+        .enumerate()
+        .map(|(i, date)| {
+            let mut credit = show(i, date);
+            credit["character"] = json!(format!("Character {i}"));
+            credit
+        })
+        .collect();
+    let crew: Vec<Value> = [(5, "2023-02-17"), (6, "2020-08-08"), (5, "2023-02-17")]
+        .iter()
+        .zip(
+            [
+                ("Production", "Executive Producer"),
+                ("Production", "Producer"),
+            ]
+            .iter()
+            .cycle(),
+        )
+        .map(|((i, date), (department, job))| {
+            let mut credit = show(*i, date);
+            credit["department"] = json!(department);
+            credit["job"] = json!(job);
+            credit
+        })
+        .collect();
+    observation(json!({"id": 77_001, "cast": cast, "crew": crew}))
+}
+
+#[test]
+fn an_asked_date_is_shown_on_every_shown_item_of_every_list() {
+    let value = person_tv_credits();
+    let task = "give me some reviews of Wren Talbot's latest TV show";
+    let (text, back) = view(&value, "/person/{person_id}/tv_credits", task);
+    for list in ["cast", "crew"] {
+        let whole = value["response"][list].as_array().unwrap();
+        let items = shown(&back["response"][list]);
+        assert!(!items.is_empty(), "{list}: {text}");
+        for (item, full) in items.iter().zip(whole) {
+            assert_eq!(item["id"], full["id"], "{list}: {text}");
+            assert_eq!(
+                item["first_air_date"], full["first_air_date"],
+                "{list}: {text}"
+            );
+        }
     }
 }
