@@ -41,8 +41,10 @@
 //!   Columns rank: the item's skeleton (the core identities of the objects
 //!   within two levels, such as a track's `artists[].name`), the item's
 //!   roles (its own short fields saying its role in the list, found by their
-//!   values across the items: a string telling apart two credits of one person,
-//!   or a role's name such as `job`, `character`, `order`; they may take items
+//!   values across the items: a role's name such as `job`, `character`, `order`,
+//!   or one saying who made or gave the item, such as a review's `author`, first,
+//!   then a string telling apart two credits of one person; a crew's
+//!   `department` only groups it, after its own dates; they may take items
 //!   away as dates do, further; so are those of the items of a list nested in
 //!   the items, such as a season's `episodes[].crew[].job`, found across
 //!   them), the fields at any depth whose names share a word stem with the
@@ -70,8 +72,11 @@
 //!   most; else as many items are shown as their units (skeleton and own
 //!   dates) fit in four fifths of the list's room, and a unit column that
 //!   does not fit takes items away from the end, down to two thirds of them
-//!   (fewer items, each showing its date, rather than more without), and a
-//!   role down to three quarters of that floor; then
+//!   (fewer items, each showing its date, rather than more without), a
+//!   role down to three quarters of that floor and a field the request names
+//!   down to half of it (a person's crew credits, beside her cast credits, keep
+//!   their air dates for "her latest show"), and a unit column that did not fit
+//!   is tried again once a later one has taken items away; then
 //!   more items are shown in that form while they fit, and only then the
 //!   other columns grow across all shown items where they fit (an item's
 //!   `uri` or `type` is not worth an item);
@@ -88,7 +93,7 @@
 //!   or name says reviews, comments, messages, posts, notes, lyrics, ...:
 //!   their `content`, `body`, `text`, ...), shown in every shown item as a
 //!   snippet ending in `…` that grows, across the items, before their own
-//!   dates do; maps of booleans (Spotify's `actions.disallows`)
+//!   dates do (its first step may take items away as a date does); maps of booleans (Spotify's `actions.disallows`)
 //!   grow after everything else but URLs and images of other APIs, which come
 //!   last;
 //! - the fields that page a list (a page's `next` and `previous`, its

@@ -173,7 +173,7 @@ fn stem(stemmer: &Stemmer, word: &str) -> Option<String> {
 
 /// The words of a field name: split on `_`, `-`, `.`, and where a capital follows a small
 /// letter (`voteAverage`).
-fn name_words(name: &str) -> Vec<String> {
+pub(crate) fn name_words(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut previous_small = false;

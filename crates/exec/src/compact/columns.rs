@@ -24,6 +24,12 @@ pub(super) const NESTED_ITEMS: usize = 3;
 /// role may not take away.
 const ROLE_FLOOR_SHARE: (usize, usize) = (3, 4);
 
+/// Share of the floor of shown items a field the request asks about may not take away: the
+/// request ranks or filters the items on it, so an item shown without it says little (a
+/// person's three crew credits, shown beside her cast credits in half the room, keep two
+/// with their air dates rather than three without).
+const ASKED_FLOOR_SHARE: (usize, usize) = (1, 2);
+
 /// Longest string that counts as a short scalar (a date, a code, a short label).
 pub(super) const SHORT_TEXT: usize = 40;
 
@@ -164,13 +170,19 @@ impl Column {
 
     /// Whether this column may take shown items away to fit across the rest: the items'
     /// skeletons, their roles and their own dates (fewer items, each saying its role and
-    /// when, rather than more without); a position (mostly the list's own order), a mere
-    /// category (a language) and an item's other own scalars are not worth an item.
+    /// when, rather than more without), and the first snippet of the text the API exists to
+    /// return, which is grown before those dates (fewer reviews, each with its author and a
+    /// readable snippet); a position (mostly the list's own order), a mere category (a
+    /// language) and an item's other own scalars are not worth an item.
     pub(crate) fn takes_items(&self) -> bool {
+        let first_snippet = matches!(self.form, Form::Shortened(_, cap) if cap == SNIPPET_CAPS[0]);
         matches!(
             self.rank,
-            Rank::Skeleton | Rank::Qualifier(Qualifier::Role) | Rank::Asked
+            Rank::Skeleton
+                | Rank::Qualifier(Qualifier::Role | Qualifier::Distinction)
+                | Rank::Asked
         ) || (self.rank == Rank::OwnScalar && self.kind == Kind::Date)
+            || (self.rank == Rank::Snippet && first_snippet)
     }
 
     /// Whether this column is grown with the items' units, before the columns of lower rank:
@@ -180,15 +192,15 @@ impl Column {
     }
 
     /// The fewest items this column may leave where the other columns that take items leave
-    /// `floor`: a qualifier or a field the request asks about may take more of them (fewer
-    /// crew members, each saying their job).
+    /// `floor`: a qualifier may take more of them (fewer crew members, each saying their
+    /// job), and a field the request asks about more still.
     pub(crate) fn floor(&self, floor: usize) -> usize {
-        match self.rank {
-            Rank::Qualifier(_) | Rank::Asked => {
-                (floor * ROLE_FLOOR_SHARE.0).div_ceil(ROLE_FLOOR_SHARE.1)
-            }
-            _ => floor,
-        }
+        let share = match self.rank {
+            Rank::Qualifier(_) => ROLE_FLOOR_SHARE,
+            Rank::Asked => ASKED_FLOOR_SHARE,
+            _ => return floor,
+        };
+        (floor * share.0).div_ceil(share.1)
     }
 
     /// Ranks this column a qualifier if it is an own short field of the items (not a date
@@ -215,8 +227,11 @@ impl Column {
             for item in items {
                 reach(item, &self.path, &mut inner);
             }
-            if inner.len() > 1 && qualifier(name, &inner, ctx) == Some(Qualifier::Role) {
-                self.rank = Rank::Qualifier(Qualifier::Role);
+            let how = qualifier(name, &inner, ctx);
+            if let (true, Some(how @ (Qualifier::Role | Qualifier::Distinction))) =
+                (inner.len() > 1, how)
+            {
+                self.rank = Rank::Qualifier(how);
             }
         }
     }

@@ -1,14 +1,18 @@
 //! Qualifiers: the short fields of a list's items that say each item's role or relation
-//! within the list (a crew member's `job` and `department`, a cast member's `character` and
-//! billing `order`, a member's `status`). A request filters on them ("who directed", "the
-//! lead actor"), so they rank right after the items' identities (see [`super::columns`]).
+//! within the list (a crew member's `job`, a cast member's `character` and billing `order`, a
+//! member's `status`), or who made or gave the item (a review's `author`, a post's `owner`).
+//! A request filters on them ("who directed", "the lead actor"), and an item is not cited
+//! without them (a review without its author), so they rank right after the items'
+//! identities (see [`super::columns`]).
 //!
 //! A field of the items themselves is one when, across the list's items, its values are
 //! short strings or whole numbers and:
+//! - its name says a role (`job`, `role`, `character`, ...) or who made the item (`author`,
+//!   `creator`, `owner`, `username`, `created_by`, ...): the surest, shown first;
 //! - a distinction: a string that differs between two items of the same entity (the same
 //!   `id`, in a list of mostly distinct ones): one person credited for directing and for
-//!   writing;
-//! - or, as a hint, its name says a role (`job`, `role`, `character`, ...);
+//!   writing; a crew member's `department` is one where it tells such credits apart, else
+//!   it only groups the crew (a category, below), and comes after their `job` either way;
 //! - a position: distinct whole numbers counting from 0 or 1 (a billing order, a season
 //!   number);
 //! - a category: strings, few of them, some shared by several items (two at least: a value
@@ -34,12 +38,13 @@ const QUALIFIER_TEXT: usize = 40;
 /// Fewest items with a value that can show a category or a position.
 const MIN_ITEMS: usize = 3;
 
-/// Field names that say an item's role or relation: a hint beside the rules on values.
+/// Field names that say an item's role or relation: a hint beside the rules on values. Not
+/// `department`: it groups a crew (several jobs in one department) rather than says one
+/// member's part.
 const ROLE_NAMES: &[&str] = &[
     "job",
     "role",
     "character",
-    "department",
     "position",
     "status",
     "order",
@@ -48,11 +53,25 @@ const ROLE_NAMES: &[&str] = &[
     "relationship",
 ];
 
+/// Words of field names that say who made or gave an item (`author`, `review_author`,
+/// `creatorName`), matched against any word of the name.
+const MAKER_WORDS: &[&str] = &[
+    "author", "creator", "owner", "uploader", "reviewer", "sender",
+];
+
+/// Whole field names that say who made or gave an item, where their words alone would say
+/// too much (`user_rating` is a rating, not a user).
+const MAKER_NAMES: &[&str] = &["by", "user", "username", "user_name", "screen_name"];
+
 /// How surely a field says the items' role, surest first: the order qualifiers are shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Qualifier {
-    /// It tells apart two items of the same entity, or its name says a role.
+    /// Its name says a role (a crew member's `job`) or who made the item (a review's
+    /// `author`).
     Role,
+    /// It tells apart two items of the same entity (a crew member's `department` where one
+    /// person is credited in two): a role, after those named so.
+    Distinction,
     /// A position in the list: mostly the list's own order, so it takes no item away and
     /// comes after the items' own dates.
     Position,
@@ -72,10 +91,10 @@ pub(crate) fn qualifier(name: &str, items: &[&Value], ctx: &Context) -> Option<Q
         .collect();
     if values.is_empty() || !values.iter().all(|v| is_short(v)) {
         None
-    } else if tells_apart(name, items, ctx)
-        || ROLE_NAMES.contains(&name.to_ascii_lowercase().as_str())
-    {
+    } else if says_role(name) {
         Some(Qualifier::Role)
+    } else if tells_apart(name, items, ctx) {
+        Some(Qualifier::Distinction)
     } else if is_position(&values) {
         Some(Qualifier::Position)
     } else if is_category(&values) {
@@ -83,6 +102,20 @@ pub(crate) fn qualifier(name: &str, items: &[&Value], ctx: &Context) -> Option<Q
     } else {
         None
     }
+}
+
+/// Whether field `name` says an item's role ([`ROLE_NAMES`]) or who made or gave it
+/// ([`MAKER_WORDS`], [`MAKER_NAMES`], or a name ending in `by`: `created_by`, `addedBy`).
+fn says_role(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let words = super::asked::name_words(name);
+    let last = words.last().map(|w| w.to_ascii_lowercase());
+    ROLE_NAMES.contains(&lower.as_str())
+        || MAKER_NAMES.contains(&lower.as_str())
+        || words
+            .iter()
+            .any(|w| MAKER_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+        || (words.len() > 1 && last.as_deref() == Some("by"))
 }
 
 /// A short string or a whole number: what a role or a place in a list is said with.
@@ -188,7 +221,7 @@ mod tests {
             json!({"id": 1, "name": "A", "credit": "Script"}),
             json!({"id": 2, "name": "B", "credit": "Music"}),
         ];
-        assert_eq!(how("credit", &credits), Some(Qualifier::Role));
+        assert_eq!(how("credit", &credits), Some(Qualifier::Distinction));
         assert!(!is("credit", &credits[1..]));
         // Not in a list of one entity over and over (a simulator's, say).
         let one: Vec<Value> = (0..4)
@@ -208,5 +241,36 @@ mod tests {
             json!({"id": 2, "role": "y"}),
         ];
         assert!(!is("role", &long));
+    }
+
+    #[test]
+    fn a_role_or_a_maker_named_so_comes_before_a_department() {
+        // A crew's jobs are their roles; their departments only group them.
+        let crew: Vec<Value> = [
+            ("Production", "Producer"),
+            ("Production", "Executive Producer"),
+        ]
+        .iter()
+        .chain(&[("Sound", "Composer"), ("Sound", "Sound Designer")])
+        .enumerate()
+        .map(|(i, (department, job))| json!({"id": i, "department": department, "job": job}))
+        .collect();
+        assert_eq!(how("job", &crew), Some(Qualifier::Role));
+        assert_eq!(how("department", &crew), Some(Qualifier::Category));
+        // Who made or gave the item, however the API names it.
+        let reviews: Vec<Value> = ["ana", "bo", "cy"]
+            .iter()
+            .enumerate()
+            .map(|(i, who)| {
+                json!({"id": i, "author": who, "created_by": who, "uploaderName": who,
+                       "username": who, "user_rating": 3 + i, "byline": who})
+            })
+            .collect();
+        for field in ["author", "created_by", "uploaderName"] {
+            assert_eq!(how(field, &reviews), Some(Qualifier::Role), "{field}");
+        }
+        // A rating given by a user is no user; a byline is not named `by`.
+        assert_eq!(how("user_rating", &reviews), None);
+        assert_eq!(how("byline", &reviews), None);
     }
 }

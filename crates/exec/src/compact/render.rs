@@ -243,11 +243,14 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
     let all = columns(&probe, Reach::All, ctx);
     let skeleton: Vec<&Column> = all.iter().filter(|c| c.rank() == Rank::Skeleton).collect();
-    // Qualifiers and asked fields take items from those the units show, down to the floor,
-    // not before.
+    // Qualifiers, asked fields and snippets take items from those the units show, down to
+    // the floor, not before.
     let unit: Vec<&Column> = all
         .iter()
-        .filter(|c| c.takes_items() && !matches!(c.rank(), Rank::Qualifier(_) | Rank::Asked))
+        .filter(|c| {
+            let later = matches!(c.rank(), Rank::Qualifier(_) | Rank::Asked | Rank::Snippet);
+            c.takes_items() && !later
+        })
         .collect();
     let (count, floor) = unit_count(items, &skeleton, &unit, &grower, room);
     let mut out: Vec<Value> = items
@@ -262,6 +265,15 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     // A snippet that did not fit is tried again once dates have taken items away.
     let rest: Vec<Column> = all.into_iter().filter(|c| !c.takes_items()).collect();
     let mut added = grower.grow(&unit, items, &mut out, room, floor);
+    // A unit column that did not fit the items then shown (a crew's `job`) is tried again
+    // once a later one (their asked air date) has taken items away.
+    let missed: Vec<Column> = unit
+        .iter()
+        .filter(|c| !added.iter().any(|a| std::ptr::eq(*a, *c)))
+        .cloned()
+        .collect();
+    let shown = out.len();
+    added.extend(grower.grow(&missed, items, &mut out, room, shown));
     fill(items, &mut out, &added, &grower, room);
     let kept = out.len();
     added.extend(grower.grow(&rest, items, &mut out, room, kept));
