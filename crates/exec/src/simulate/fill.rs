@@ -137,8 +137,9 @@ impl Asking<'_> {
 
     /// The draft as the prompt shows it: shortened until the prompt the oracle would
     /// send fits `max_prompt_chars` (the room first guessed from the parts measured
-    /// apart, then narrowed by what the rendered prompt was over); `Err` only when even
-    /// the shortest draft does not fit. `None` for a call with no draft.
+    /// apart, then each time below the draft shown by what the rendered prompt was
+    /// over); `Err` only when even the shortest draft does not fit. `None` for a call
+    /// with no draft.
     fn fitted(
         &self,
         oracle: &dyn ResponseOracle,
@@ -164,7 +165,11 @@ impl Asking<'_> {
             if over == 0 {
                 return Ok(Some(cut));
             }
-            room = room.saturating_sub(over);
+            // Below the draft shown, not the room guessed: the cuts are coarse, and a
+            // prompt a few characters over would otherwise get the same cut until the
+            // fittings ran out (TMDB query 38: a review page 10 characters over).
+            let shown_chars = canonical_json(&cut.draft).len();
+            room = room.min(shown_chars).saturating_sub(over);
         }
         Err(too_big())
     }

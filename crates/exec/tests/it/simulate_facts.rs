@@ -1,0 +1,109 @@
+//! What a fill is told of the session (brief facts23): the entities whose ids the agent
+//! holds (passed in its calls) reach a later fill, with the ids they were shown under; and
+//! the session's facts never make a fill fail for the prompt budget.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolsmith_exec::{Executor, Fill, LlmOracle, Simulator, SimulatorSettings};
+use toolsmith_llm::testing::{Reply, ScriptedLlm};
+
+use crate::op;
+
+/// The lines of a fill prompt that list what the session showed.
+fn shown_lines(prompt: &str) -> Vec<&str> {
+    prompt.lines().filter(|l| l.starts_with("- {")).collect()
+}
+
+/// A simulator filling with `llm` under a prompt budget of `chars`, on a pinned date.
+fn filling_within(
+    book: &Arc<toolsmith_exec::ApiBook>,
+    llm: &Arc<ScriptedLlm>,
+    chars: usize,
+) -> Simulator {
+    let settings = SimulatorSettings {
+        fill: Fill::Llm,
+        max_prompt_chars: chars,
+        today: Some(jiff::civil::date(2026, 11, 30)),
+        ..SimulatorSettings::default()
+    };
+    Simulator::with_settings(Arc::clone(book), &settings)
+        .with_oracle(Arc::new(LlmOracle::new(llm.clone())))
+}
+
+/// A collection of ten films, each with a long overview, as a stand-in filled it in the
+/// RestBench TMDB run (query 38).
+fn collection() -> Value {
+    let parts: Vec<Value> = (0..10)
+        .map(|i| {
+            let id = if i == 0 { 70033 } else { 759_930 + i };
+            json!({"adult": false, "backdrop_path": null, "genre_ids": [28, 80, 53],
+                "id": id, "original_language": "en", "original_title": format!("Road Film {i}"),
+                "overview": format!("Part {i} of the saga. {}", "A crew of drivers takes \
+                    on one more job across another city, and the family it made holds \
+                    together against a new enemy. ".repeat(3)),
+                "popularity": 30.5 + f64::from(i), "poster_path": "/p.jpg",
+                "release_date": format!("{}-06-22", 2001 + 2 * i), "title": format!("Road Film {i}"),
+                "video": false, "vote_average": 6.9, "vote_count": 11042})
+        })
+        .collect();
+    json!({"backdrop_path": "/b.jpg", "id": 235_718, "name": "The Road Film Collection",
+        "overview": "Street racers who become a family.", "parts": parts, "poster_path": "/c.jpg"})
+}
+
+/// Query 38's shape: a session showed a collection of ten parts with long overviews, then
+/// the reviews of its first part are filled. Whatever the budget near the default, the
+/// prompt fits (never "does not fit the prompt budget") and is told the film's own fact.
+#[tokio::test]
+async fn the_reviews_of_a_collections_first_part_fit_the_budget() {
+    let book = crate::tmdb();
+    let search = op(&book, "GET", "/search/collection");
+    let detail = op(&book, "GET", "/collection/{collection_id}");
+    let reviews = op(&book, "GET", "/movie/{movie_id}/reviews");
+    let task = "Give me a review of a movie from the collection The Road Film Collection.";
+    let found = json!({"page": 1, "results": [{"backdrop_path": "/b.jpg", "id": 235_718,
+        "name": "The Road Film Collection", "poster_path": "/c.jpg"}],
+        "total_pages": 1, "total_results": 1});
+    let mut refused = Vec::new();
+    for chars in (23_000..25_000).step_by(10) {
+        let llm = Arc::new(ScriptedLlm::new([
+            Reply::text(found.to_string()),
+            Reply::text(collection().to_string()),
+            Reply::text("{}"),
+        ]));
+        let sim = filling_within(&book, &llm, chars)
+            .fork_for(Some(task))
+            .unwrap();
+        sim.call(&search, &json!({"query": "The Road Film Collection"}))
+            .await
+            .unwrap();
+        sim.call(&detail, &json!({"collection_id": 235_718}))
+            .await
+            .unwrap();
+        let got = sim
+            .call(&reviews, &json!({"movie_id": 70033}))
+            .await
+            .unwrap();
+        if got.body.json().is_none() {
+            refused.push((chars, format!("{got:?}")));
+            continue;
+        }
+        let requests = llm.requests();
+        let said = requests[2].messages[0].text();
+        assert!(said.len() <= chars, "{chars}: {}", said.len());
+        assert!(
+            shown_lines(said)
+                .iter()
+                .any(|l| l.contains(r#""id":70033"#) && l.contains("Road Film 0")),
+            "{chars}: the film's own fact is missing: {:?}",
+            shown_lines(said)
+        );
+    }
+    let budgets: Vec<usize> = refused.iter().map(|(c, _)| *c).collect();
+    assert!(
+        refused.is_empty(),
+        "refused at {budgets:?}: {:?}",
+        refused.first()
+    );
+}
+
