@@ -75,7 +75,8 @@
 //! open, which it fills (`optional`); a few short facts of each entity shown
 //! that an id-like argument names, of its kind and tool (`session`, `recall`), with the
 //! records it was shown holding (a person's `known_for` films, told to their credits as
-//! films the person is known for: `held`); the session's date ([`SimulatorSettings::today`]). A default
+//! films the person is known for: `held`), and the entities whose ids the session's calls
+//! passed (the agent holds them: `session`); the session's date ([`SimulatorSettings::today`]). A default
 //! or example that is really prose is no value (`prose`), and a write's
 //! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
 
@@ -732,6 +733,7 @@ impl Executor for Simulator {
                 let mine = me::mine(entry).is_some();
                 session.remember(value, &recall::Place::of(entry, &args), mine);
             }
+            session.note_passed(entry, &args);
             if let Some(call) = write_call(entry) {
                 let kept = version::Documented::of(entry, &args);
                 let args = Value::Object(args.clone());

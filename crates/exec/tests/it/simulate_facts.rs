@@ -107,3 +107,74 @@ async fn the_reviews_of_a_collections_first_part_fit_the_budget() {
     );
 }
 
+/// Stand-in u2 (RestBench TMDB, "the latest movie directed by Christopher Nolan"): a
+/// person search showed Nolan as 66185 and the agent passed that id to a discover as
+/// `with_crew`; the credits fill of the film found is told Nolan by that id and name, so
+/// it does not make him up under another. A person the search showed but the agent never
+/// passed is not told.
+#[tokio::test]
+async fn a_person_the_agent_passed_reaches_a_films_credits_fill() {
+    let book = crate::tmdb();
+    let search = op(&book, "GET", "/search/person");
+    let discover = op(&book, "GET", "/discover/movie");
+    let credits = op(&book, "GET", "/movie/{movie_id}/credits");
+    let people = json!({"page": 1, "results": [
+        {"id": 66185, "name": "Christopher Nolan", "known_for_department": "Directing",
+            "popularity": 12.5},
+        {"id": 72001, "name": "Christopher Nolan Smith", "known_for_department": "Acting",
+            "popularity": 0.6}],
+        "total_pages": 1, "total_results": 2});
+    let films = json!({"page": 1, "results": [{"id": 512_775, "title": "The Odyssey",
+        "release_date": "2026-07-16", "vote_average": 7.9}],
+        "total_pages": 1, "total_results": 1});
+    let llm = Arc::new(ScriptedLlm::new([
+        Reply::text(people.to_string()),
+        Reply::text(films.to_string()),
+        Reply::text("{}"),
+    ]));
+    let task = "What is the latest movie directed by Christopher Nolan?";
+    let sim = filling_within(&book, &llm, 24_000)
+        .fork_for(Some(task))
+        .unwrap();
+    for (api, args) in [
+        (&search, json!({"query": "Christopher Nolan"})),
+        (
+            &discover,
+            json!({"with_crew": "66185", "sort_by": "primary_release_date.desc"}),
+        ),
+        (&credits, json!({"movie_id": 512_775})),
+    ] {
+        let got = sim.call(api, &args).await.unwrap();
+        assert!(got.body.json().is_some(), "{api}: {got:?}");
+    }
+    let requests = llm.requests();
+    let told = |at: usize| -> Vec<String> {
+        shown_lines(requests[at].messages[0].text())
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    };
+    let nolan = |lines: &[String]| {
+        lines
+            .iter()
+            .any(|l| l.contains(r#""id":66185"#) && l.contains(r#""name":"Christopher Nolan""#))
+    };
+    // The discover passes Nolan's id itself; the credits after it list people.
+    for at in [1, 2] {
+        assert!(
+            nolan(&told(at)),
+            "call {at} is not told Nolan: {:?}",
+            told(at)
+        );
+        assert!(
+            told(at).iter().all(|l| !l.contains("72001")),
+            "a person never passed is told: {:?}",
+            told(at)
+        );
+    }
+    assert!(
+        told(2).iter().any(|l| l.contains(r#""id":512775"#)),
+        "{:?}",
+        told(2)
+    );
+}
