@@ -123,7 +123,9 @@ impl Asking<'_> {
             optional: &asked_optional,
             request: Request::new(entry, args_map, self.limits),
         };
-        let cut = self.fitted(oracle, &call, asked).map_err(refuse)?;
+        let (asked, cut) = self
+            .fitted_beside_facts(oracle, &call, asked)
+            .map_err(refuse)?;
         let answer = oracle
             .respond(&self.ask(&call, asked, cut.as_ref()))
             .await
@@ -172,6 +174,26 @@ impl Asking<'_> {
             room = room.min(shown_chars).saturating_sub(over);
         }
         Err(too_big())
+    }
+
+    /// The facts and the draft as the prompt shows them: when even the shortest draft
+    /// does not fit beside the session's facts, the facts give way first (their latter,
+    /// least relevant half at a time, down to none), so no fill fails for its facts.
+    fn fitted_beside_facts<'s>(
+        &self,
+        oracle: &dyn ResponseOracle,
+        call: &Call<'_>,
+        mut shown: Shown<'s>,
+    ) -> Result<(Shown<'s>, Option<shrink::Shown>), String> {
+        loop {
+            match self.fitted(oracle, call, shown) {
+                Ok(cut) => return Ok((shown, cut)),
+                Err(_) if !shown.seen.is_empty() => {
+                    shown.seen = shown.seen.get(..shown.seen.len() / 2).unwrap_or_default();
+                }
+                Err(too_big) => return Err(too_big),
+            }
+        }
     }
 
     /// The characters of a fill prompt besides its draft, as guessed before rendering.

@@ -178,3 +178,52 @@ async fn a_person_the_agent_passed_reaches_a_films_credits_fill() {
         told(2)
     );
 }
+
+/// The session's facts have a bound of their own: eight writes whose long descriptions
+/// alone are over the whole prompt budget leave a later read answered, told the writes
+/// with their texts shortened and marked so, instead of refused for its prompt.
+#[tokio::test]
+async fn long_facts_are_shortened_within_their_share_of_the_budget() {
+    let list = json!({"type": "object", "properties": {"id": {"type": "integer"},
+        "name": {"type": "string"}, "description": {"type": "string"}}});
+    let spec = json!({"openapi": "3.0.0", "info": {"title": "Lists", "version": "1"},
+        "paths": {
+            "/lists": {"post": {"requestBody": {"content": {"application/json":
+                {"schema": list.clone()}}}, "responses": {"201": {"description": "made",
+                "content": {"application/json": {"schema": list.clone()}}}}}},
+            "/lists/{list_id}": {"get": {"parameters": [{"name": "list_id", "in": "path",
+                "required": true, "schema": {"type": "integer"}}], "responses": {"200": {
+                "description": "the list", "content": {"application/json":
+                {"schema": list}}}}}}}});
+    let book = crate::book_of(&spec);
+    let create = op(&book, "POST", "/lists");
+    let read = op(&book, "GET", "/lists/{list_id}");
+    let long = "A list of films to watch on long winter evenings. ".repeat(40);
+    let mut replies: Vec<Reply> = (0..8)
+        .map(|i| Reply::text(json!({"id": i + 1, "name": format!("List {i}")}).to_string()))
+        .collect();
+    replies.push(Reply::text("{}"));
+    let llm = Arc::new(ScriptedLlm::new(replies));
+    let sim = filling_within(&book, &llm, 12_000).fork_for(None).unwrap();
+    for i in 0..8 {
+        let args = json!({"name": format!("List {i}"), "description": long});
+        let got = sim.call(&create, &args).await.unwrap();
+        assert!(got.is_ok(), "{got:?}");
+    }
+    let got = sim.call(&read, &json!({"list_id": 1})).await.unwrap();
+    assert!(got.body.json().is_some(), "{got:?}");
+    let requests = llm.requests();
+    let said = requests[8].messages[0].text();
+    assert!(said.len() <= 12_000, "{}", said.len());
+    let writes: Vec<&str> = shown_lines(said)
+        .into_iter()
+        .filter(|l| l.contains(r#""done":"POST /lists""#))
+        .collect();
+    assert!(!writes.is_empty(), "no write told: {said}");
+    assert!(
+        writes
+            .iter()
+            .all(|l| l.contains("[cut short here]") && l.len() < 600),
+        "{writes:?}"
+    );
+}
