@@ -128,7 +128,9 @@ impl Asking<'_> {
             shapes: &shapes,
             request: Request::new(entry, args_map, self.limits),
         };
-        let cut = self.fitted(oracle, &call, asked).map_err(refuse)?;
+        let (asked, cut) = self
+            .fitted_beside_facts(oracle, &call, asked)
+            .map_err(refuse)?;
         let answer = oracle
             .respond(&self.ask(&call, asked, cut.as_ref()))
             .await
@@ -143,8 +145,9 @@ impl Asking<'_> {
 
     /// The draft as the prompt shows it: shortened until the prompt the oracle would
     /// send fits `max_prompt_chars` (the room first guessed from the parts measured
-    /// apart, then narrowed by what the rendered prompt was over); `Err` only when even
-    /// the shortest draft does not fit. `None` for a call with no draft.
+    /// apart, then each time below the draft shown by what the rendered prompt was
+    /// over); `Err` only when even the shortest draft does not fit. `None` for a call
+    /// with no draft.
     fn fitted(
         &self,
         oracle: &dyn ResponseOracle,
@@ -170,9 +173,33 @@ impl Asking<'_> {
             if over == 0 {
                 return Ok(Some(cut));
             }
-            room = room.saturating_sub(over);
+            // Below the draft shown, not the room guessed: the cuts are coarse, and a
+            // prompt a few characters over would otherwise get the same cut until the
+            // fittings ran out (TMDB query 38: a review page 10 characters over).
+            let shown_chars = canonical_json(&cut.draft).len();
+            room = room.min(shown_chars).saturating_sub(over);
         }
         Err(too_big())
+    }
+
+    /// The facts and the draft as the prompt shows them: when even the shortest draft
+    /// does not fit beside the session's facts, the facts give way first (their latter,
+    /// least relevant half at a time, down to none), so no fill fails for its facts.
+    fn fitted_beside_facts<'s>(
+        &self,
+        oracle: &dyn ResponseOracle,
+        call: &Call<'_>,
+        mut shown: Shown<'s>,
+    ) -> Result<(Shown<'s>, Option<shrink::Shown>), String> {
+        loop {
+            match self.fitted(oracle, call, shown) {
+                Ok(cut) => return Ok((shown, cut)),
+                Err(_) if !shown.seen.is_empty() => {
+                    shown.seen = shown.seen.get(..shown.seen.len() / 2).unwrap_or_default();
+                }
+                Err(too_big) => return Err(too_big),
+            }
+        }
     }
 
     /// The characters of a fill prompt besides its draft, as guessed before rendering.

@@ -78,7 +78,9 @@
 //! of the answer comes back tagged as the shape its keys take (`alternatives`); a few short facts of each entity shown
 //! that an id-like argument names, of its kind and tool (`session`, `recall`), with the
 //! records it was shown holding (a person's `known_for` films, told to their credits as
-//! films the person is known for: `held`); the session's date ([`SimulatorSettings::today`]). A default
+//! films the person is known for: `held`), and the entities whose ids the session's calls
+//! passed (the agent holds them: `session`), all within a share of the budget (`facts`);
+//! the session's date ([`SimulatorSettings::today`]). A default
 //! or example that is really prose is no value (`prose`), and a write's
 //! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
 
@@ -86,6 +88,7 @@ mod alternatives;
 mod ask;
 mod count;
 mod extent;
+mod facts;
 mod fields;
 mod fill;
 mod fresh;
@@ -168,7 +171,9 @@ pub struct SimulatorSettings {
     /// Most characters of one prompt to the model filling a response: a
     /// larger draft is shown shortened (lists cut, then deep parts) until the
     /// rendered prompt fits, a page cut for space completed from the draft's own
-    /// items, and only a call whose shortest prompt cannot fit is refused, never sent.
+    /// items; the session's facts take at most a quarter of it (the least relevant left
+    /// out) and give way before a draft is refused, and only a call whose shortest
+    /// prompt cannot fit even without them is refused, never sent.
     pub max_prompt_chars: usize,
     /// How the values of a response are chosen: from the schema and the
     /// examples (`schema`, the default), or then rewritten by the configured
@@ -533,6 +538,7 @@ impl Simulator {
                 let mut shown = session.recalled(entry, args_map, draft.as_ref());
                 // An entity shown before a write changed it is told at its version now.
                 shown.iter_mut().for_each(|e| session.current.carry(e));
+                let shown = facts::within(shown, self.limits.max_prompt_chars);
                 (session.filled(api, args), shown)
             }
             Err(_) => (None, Vec::new()),
@@ -736,6 +742,7 @@ impl Executor for Simulator {
                 let mine = me::mine(entry).is_some();
                 session.remember(value, &recall::Place::of(entry, &args), mine);
             }
+            session.note_passed(entry, &args);
             if let Some(call) = write_call(entry) {
                 let kept = version::Documented::of(entry, &args);
                 let args = Value::Object(args.clone());

@@ -159,12 +159,53 @@ fn resource(entry: &BookEntry, args: &Map<String, Value>) -> String {
         .map_or(entity, |s| request::singular(&s.to_ascii_lowercase()))
 }
 
+/// Parts of argument names that never pass a record's id: a page, a count, a size, a
+/// date or a bound (`page=2`, `year=1999`, `vote_count.gte=100`).
+const NOT_IDS: &[&str] = &[
+    "page", "limit", "offset", "count", "size", "year", "date", "total", "gte", "lte", "min",
+    "max", "vote", "runtime",
+];
+
+/// The ids a call's arguments pass, whatever the arguments are named (`person_id=31`,
+/// `with_crew=66185`, `with_cast=1|2`, `ids=a,b`), each of the kind an id-like argument
+/// names (see [`wanted`]; any kind for another name), but for arguments whose names say
+/// they page, count, date or bound, and free texts (a `query` with spaces). Which of them
+/// name a record is for the caller to say: the session counts only ids it showed.
+pub(crate) fn passed(entry: &BookEntry, args: &Map<String, Value>) -> Vec<Wanted> {
+    let mut out = Vec::new();
+    for (name, value) in args {
+        let kind = match kind_named(entry, args, name) {
+            Some(kind) => kind,
+            None if passes_ids(name) => None,
+            None => continue,
+        };
+        for id in ids_in(value) {
+            if !id.contains(char::is_whitespace) {
+                out.push(Wanted {
+                    id,
+                    kind: kind.clone(),
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out.dedup();
+    out
+}
+
+/// Whether an argument not named as an id may still pass ids: not one whose name says it
+/// pages, counts, dates or bounds.
+fn passes_ids(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    !NOT_IDS.iter().any(|part| lower.contains(part))
+}
+
 /// The ids in an argument's value: a scalar, the items of a list, or the parts of a
-/// comma-separated text.
+/// comma- or `|`-separated text (TMDB's `with_crew=1|2` is either of two people).
 fn ids_in(value: &Value) -> Vec<String> {
     match value {
         Value::String(s) => s
-            .split(',')
+            .split([',', '|'])
             .map(str::trim)
             .filter(|p| !p.is_empty())
             .map(str::to_owned)
@@ -207,6 +248,10 @@ mod tests {
             assert_eq!(id_stem(other).filter(|s| !s.is_empty()), None, "{other}");
         }
         assert_eq!(ids_in(&serde_json::json!("a, b")), ["a", "b"]);
+        for name in ["page", "year", "vote_count.gte", "primary_release_date.lte"] {
+            assert!(!passes_ids(name), "{name}");
+        }
+        assert!(passes_ids("with_crew") && passes_ids("with_cast"));
         assert_eq!(one_word("Artist").as_deref(), Some("artist"));
         assert_eq!(one_word("a premium plan"), None);
     }

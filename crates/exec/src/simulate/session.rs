@@ -3,8 +3,17 @@
 //! call reads the same body, and the model is asked once), the entities
 //! shown so far (the context of the next fill, each with the records it holds: `held`;
 //! which of them a call recalls is `recall`'s rule, and a call about the user recalls the
-//! user and their own things of the kinds its draft shows: `me`), and the changes calls
-//! made ([`State`]).
+//! user and their own things of the kinds its draft shows: `me`), the entities the agent
+//! holds, and the changes calls made ([`State`]).
+//!
+//! The agent holds an entity once one of the session's calls passed its id, under any
+//! argument (`person_id=66185`, `with_crew=66185`, `ids=a,b`; not a page, a count or a
+//! date: see [`recall::passed`]), and the session had shown an entity of that id from
+//! the same tool. A fill is told, besides the entities its call names by id-like arguments,
+//! those its call passes under other names (a discover by `with_crew`: the director),
+//! then the latest few the agent holds of a kind its draft lists (the director searched
+//! before, to the credits of a film; a film looked up, to its director's credits), each
+//! with the id and name it was shown under: one real thing keeps one id in the session.
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,6 +36,10 @@ const MAX_SEEN: usize = 100_000;
 const PER_ID: usize = 4;
 /// Most entities put in one prompt.
 const MAX_SHOWN: usize = 12;
+/// Most entities the agent holds remembered (the latest passed).
+const MAX_HELD_IDS: usize = 32;
+/// Most entities the agent holds told to one fill besides those its call passes.
+const MAX_HELD_SHOWN: usize = 6;
 /// Most filled responses kept.
 const MAX_FILLED: usize = 10_000;
 /// Most sightings of the user's own things kept (the latest).
@@ -80,6 +93,9 @@ pub(crate) struct Session {
     /// latest first: a later such call showing things of the same kind recalls them,
     /// having no id argument to recall them by.
     own: Vec<Sighting>,
+    /// The entities the agent holds: shown, then passed by a call's argument; by tool and
+    /// id, the latest passed first.
+    held_ids: Vec<(String, Wanted)>,
 }
 
 impl Session {
@@ -156,11 +172,28 @@ impl Session {
         }
     }
 
-    /// What the fill of a call of `entry` with `args` is told the session showed and did:
-    /// for a call about the user or one whose `draft` shows owners, the user (see `me`);
-    /// the entities its id arguments name, with the records each was shown holding, and
-    /// those of them of a kind its `draft` lists (see `held`); for a call about the user,
-    /// their own things of the kinds its `draft` shows; the latest writes.
+    /// Notes the entities shown before whose ids a call of `entry` passes in `args` as
+    /// ones the agent holds (see the module's doc).
+    pub(crate) fn note_passed(&mut self, entry: &BookEntry, args: &Map<String, Value>) {
+        let tool = entry.api.api.id.tool().to_string();
+        for wanted in recall::passed(entry, args) {
+            if self.named(&tool, &wanted).next().is_none() {
+                continue;
+            }
+            let key = (tool.clone(), wanted);
+            self.held_ids.retain(|k| k != &key);
+            self.held_ids.insert(0, key);
+        }
+        self.held_ids.truncate(MAX_HELD_IDS);
+    }
+
+    /// What the fill of a call of `entry` with `args` is told the session showed and did,
+    /// the most relevant first: for a call about the user or one whose `draft` shows
+    /// owners, the user (see `me`); the entities its id arguments name, with the records
+    /// each was shown holding, then those its other arguments pass; the entities the agent
+    /// holds of a kind its `draft` lists (see the module's doc); the named entities'
+    /// records of a kind its `draft` lists (see `held`); for a call about the user, their
+    /// own things of the kinds its `draft` shows; the latest writes.
     pub(crate) fn recalled(
         &self,
         entry: &BookEntry,
@@ -171,8 +204,16 @@ impl Session {
         let wanted = recall::wanted(entry, args);
         let place = Place::of(entry, args);
         let mut shown = self.relevant(&tool, &wanted);
+        let passed = recall::passed(entry, args);
+        let passed_now = passed.iter().filter(|w| !wanted.contains(w));
+        self.add_held(&tool, passed_now, None, MAX_SHOWN, &mut shown);
         if let Some(draft) = draft {
-            shown.extend(self.known(&tool, &wanted, &held::listed_kinds(draft, &place)));
+            let listed = held::listed_kinds(draft, &place);
+            let held_ids = self.held_ids.iter().filter(|(t, _)| *t == tool);
+            let most = (shown.len() + MAX_HELD_SHOWN).min(MAX_SHOWN);
+            let ids = held_ids.map(|(_, w)| w);
+            self.add_held(&tool, ids, Some(&listed), most, &mut shown);
+            shown.extend(self.known(&tool, &wanted, &listed));
         }
         if me::mine(entry).is_some() {
             let own = draft.map(|d| self.own_things(d, &place, &shown));
@@ -187,6 +228,29 @@ impl Session {
         }
         shown.extend(self.writes.iter().cloned());
         shown
+    }
+
+    /// Adds to `shown`, up to `most` entries, the latest sighting by `tool` of each entity
+    /// `ids` name, of one of the `listed` kinds when given, unless one with its id is there.
+    fn add_held<'a>(
+        &self,
+        tool: &str,
+        ids: impl Iterator<Item = &'a Wanted>,
+        listed: Option<&[String]>,
+        most: usize,
+        shown: &mut Vec<Value>,
+    ) {
+        for wanted in ids {
+            let Some(sighting) = self.named(tool, wanted).next() else {
+                continue;
+            };
+            let of_kind = listed.is_none_or(|l| sighting.kinds.iter().any(|k| l.contains(k)));
+            let id = sighting.shown.get("id");
+            let told = shown.iter().any(|e| e.get("id") == id);
+            if of_kind && !told && shown.len() < most {
+                shown.push(sighting.shown.clone());
+            }
+        }
     }
 
     /// The user's own things shown before by calls of `tool` about the user, of the kinds
