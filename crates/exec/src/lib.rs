@@ -77,7 +77,7 @@ pub use crate::redact::{REDACTED, Redactor};
 pub use crate::replay::{Coverage, Mode, ModeExecutor, ResponseCache};
 pub use crate::sandbox::{JqError, JqOutput, JqSandbox, SandboxSettings};
 pub use crate::simulate::{
-    Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings, filled_default,
+    Fill, OracleAsk, ResponseOracle, Simulator, SimulatorSettings, filled_default, utc_today,
 };
 #[cfg(feature = "llm-oracle")]
 pub use crate::simulate::{LlmOracle, ORACLE_ROLE};

@@ -19,7 +19,7 @@ use toolsmith_llm::{ChatModel, ChatRequest, Message, StructuredSettings, ToolCho
 use crate::agent_role::ConAgentsRole;
 use crate::error::Result;
 use crate::finish::Finish;
-use crate::prompts::{EXECUTION, GROUNDING, GROUNDING_USER, OBSERVING, tool_lines};
+use crate::prompts::{EXECUTION, GROUNDING, GROUNDING_USER, OBSERVING, stated_today, tool_lines};
 use crate::run::Run;
 use crate::runtime::{Runtime, Stop, observation_text};
 use crate::settings::ConAgentsSettings;
@@ -111,7 +111,10 @@ impl ConAgents {
     ) -> std::result::Result<(Finish, Option<String>, Option<String>), Stop> {
         let mut steps: Vec<Step> = Vec::new();
         let system = GROUNDING
-            .render(&serde_json::json!({"tools": tool_lines(&toolset.api_specs())}))
+            .render(&serde_json::json!({
+                "tools": tool_lines(&toolset.api_specs()),
+                "today": stated_today(&self.runtime.settings),
+            }))
             .map_err(render_error)?;
         let model = self.runtime.traced();
         for _ in 0..self.settings.max_turns {

@@ -3,6 +3,7 @@
 use serde::Serialize;
 use toolsmith_llm::{Prompt, ToolSpec};
 
+use crate::settings::AgentSettings;
 use crate::trace::cut;
 
 pub(crate) const AGENT_SYSTEM: Prompt = Prompt::new(
@@ -45,4 +46,12 @@ pub(crate) fn tool_lines(specs: &[ToolSpec]) -> Vec<ToolLine> {
             description: cut(&s.description.replace('\n', " "), 300),
         })
         .collect()
+}
+
+/// The date an agent prompt states as today (`Monday, 2026-11-30`: the weekday too, for "this
+/// week" and "airing today"), none under the paper's protocol ([`AgentSettings::stated_today`]).
+pub(crate) fn stated_today(settings: &AgentSettings) -> Option<String> {
+    settings
+        .stated_today()
+        .map(|date| date.strftime("%A, %Y-%m-%d").to_string())
 }

@@ -8,7 +8,7 @@ use toolsmith_llm::{ChatResponse, Message, ToolSpec};
 use crate::error::Result;
 use crate::finish::Finish;
 use crate::names::{FINISH, SEARCH_TOOLS};
-use crate::prompts::{AGENT_SYSTEM, tool_lines};
+use crate::prompts::{AGENT_SYSTEM, stated_today, tool_lines};
 use crate::run::Run;
 use crate::runtime::{Runtime, Stop};
 use crate::settings::AgentSettings;
@@ -115,7 +115,8 @@ pub(crate) fn search_budget_stop(toolset: &Toolset, settings: &AgentSettings) ->
 /// The system prompt of a chain over `toolset` as it stands: it lists every function offered
 /// but `search_tools`, which it explains in words, and `Finish`, which it lists in its own
 /// words after the others (so `read_result` is listed once an observation was cut, and the
-/// functions a search found once it found them).
+/// functions a search found once it found them); under toolsmith's protocol it states today's
+/// date.
 pub(crate) fn system_prompt(
     toolset: &Toolset,
     settings: &AgentSettings,
@@ -132,6 +133,7 @@ pub(crate) fn system_prompt(
             "tools": tool_lines(&listed),
             "search": search,
             "max_searches": max_searches,
+            "today": stated_today(settings),
         }))
         .map_err(|e| Stop::error(Finish::Error, e.to_string()))
 }

@@ -39,6 +39,13 @@ pub struct AgentSettings {
     /// every step, so the path could not finish; 10 is that path twice over, room for a retry
     /// of each call.
     pub max_steps: usize,
+    /// The date the agent is told is today, so that "the latest", "upcoming" or "airing today"
+    /// mean what they mean in the world its tools answer from: the caller sets the date of that
+    /// world (the simulated one's, else the real one). Stated only under
+    /// [`Protocol::Toolsmith`] ([`Self::stated_today`]); `None` states no date. Not read from
+    /// `[solve]`: the binary's one date setting is `[exec.simulate] today`.
+    #[serde(skip)]
+    pub today: Option<jiff::civil::Date>,
 }
 
 /// Whose rules a run follows where toolsmith departs from the papers.
@@ -104,6 +111,7 @@ impl AgentSettings {
         observation_style: ObservationStyle::Paper,
         observation_slack_percent: 0,
         max_steps: 10,
+        today: None,
     };
 
     /// What users get: ToolBench's runtime with toolsmith's protocol (a search budget of 4
@@ -140,6 +148,12 @@ impl AgentSettings {
     /// Whether the run follows the paper's rules.
     pub fn paper(&self) -> bool {
         self.protocol == Protocol::Paper
+    }
+
+    /// The date the agent's prompts state as today: [`Self::today`] under toolsmith's
+    /// protocol, none under the paper's (its prompts state no date).
+    pub fn stated_today(&self) -> Option<jiff::civil::Date> {
+        self.today.filter(|_| !self.paper())
     }
 }
 

@@ -191,6 +191,26 @@ fn pipeline(
     ))?))
 }
 
+/// The date of the run's world, fixed when it starts ([`executor::world_date`]) and kept in its
+/// spec: its agents are told it and its simulator answers as of it, so resuming or replaying the
+/// run on a later day sends the same prompts. A resumed run stored before the date was recorded
+/// fixes it now, and stores it.
+fn fix_date(
+    bench: &BenchStore,
+    job: &mut Job<'_>,
+    simulate: &toolsmith_exec::SimulatorSettings,
+) -> anyhow::Result<jiff::civil::Date> {
+    if let Some(today) = job.spec.today {
+        return Ok(today);
+    }
+    let today = executor::world_date(simulate, job.spec.mode);
+    job.spec.today = Some(today);
+    if let Some(id) = job.resumed {
+        bench.update_spec(id, &job.spec)?;
+    }
+    Ok(today)
+}
+
 /// Runs (or resumes) `job` to the end, judges it when asked, and summarizes it.
 pub(crate) fn execute(
     ctx: &Context,
@@ -199,6 +219,7 @@ pub(crate) fn execute(
 ) -> anyhow::Result<Outcome> {
     let config = ctx.config()?;
     let loaded = load(ctx, &mut job)?;
+    let today = fix_date(bench, &mut job, &config.exec.simulate)?;
     let spec = &job.spec;
     let book = Arc::new(ApiBook::from_catalog(&loaded.catalog));
     let rt = ctx.runtime()?;
@@ -206,17 +227,19 @@ pub(crate) fn execute(
     let llm = agents::llm(ctx, job.llm)?;
     let runtime = Runtime {
         llm: Arc::clone(&llm),
-        executor: executor::build(
+        executor: executor::build_dated(
             ctx,
             Arc::clone(&book),
             spec.mode,
             job.llm.cache.into(),
             executor::Writes::Agent(job.allow_write),
+            today,
         )?,
         retriever: pipeline.as_ref().map(retrieval::Pipeline::retriever),
         book: Arc::clone(&book),
         settings: AgentSettings {
             seed: Some(spec.seed),
+            today: Some(today),
             ..config.solve.clone()
         }
         .with_protocol(spec.protocol),

@@ -6,11 +6,12 @@
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use jiff::civil::Date;
 use toolsmith_catalog::ApiId;
 use toolsmith_exec::{
     ApiBook, Credentials, Executor, Fill, HttpExecutor, HttpSettings, LlmOracle, McpAddress,
     McpExecutor, Mode, ModeExecutor, NativeTools, Provenance, Redactor, ResponseCache, Simulator,
-    Validated, WriteGate, WritePolicy,
+    SimulatorSettings, Validated, WriteGate, WritePolicy,
 };
 use toolsmith_llm::{Budget, CacheMode, ChatModel, Metered};
 
@@ -41,6 +42,18 @@ impl Writes<'_> {
     }
 }
 
+/// The date of the world the tools of `mode` answer from, which agents are told is today: the
+/// simulated world's when the mode simulates (`[exec.simulate] today`, else the real UTC date),
+/// the real UTC date when tools answer live or from recordings. The one place that date is
+/// chosen; a run that fixes it passes it on to the simulator with [`build_dated`].
+pub(crate) fn world_date(simulate: &SimulatorSettings, mode: Mode) -> Date {
+    let simulates = matches!(mode, Mode::Simulate | Mode::ReplayOrSimulate);
+    simulate
+        .today
+        .filter(|_| simulates)
+        .unwrap_or_else(toolsmith_exec::utc_today)
+}
+
 /// The executor for a mode: live HTTP, MCP servers (tools imported from an
 /// MCP address) or the built-in tools, the response cache, and the
 /// simulator, over the catalog's APIs. When an LLM endpoint is configured, the
@@ -54,7 +67,20 @@ pub(crate) fn build(
     oracle_cache: CacheMode,
     writes: Writes<'_>,
 ) -> anyhow::Result<Arc<dyn Executor>> {
-    build_charged(ctx, book, mode, oracle_cache, None, writes)
+    build_with(ctx, book, mode, oracle_cache, None, writes, None)
+}
+
+/// [`build`], with the simulated world at `today` whatever `[exec.simulate] today` says: the
+/// date a run fixed and told its agents, so the simulator and the agents agree on it.
+pub(crate) fn build_dated(
+    ctx: &Context,
+    book: Arc<ApiBook>,
+    mode: Mode,
+    oracle_cache: CacheMode,
+    writes: Writes<'_>,
+    today: Date,
+) -> anyhow::Result<Arc<dyn Executor>> {
+    build_with(ctx, book, mode, oracle_cache, None, writes, Some(today))
 }
 
 /// [`build`], with the simulator's LLM calls charged to `budget` when one is given: a
@@ -66,6 +92,20 @@ pub(crate) fn build_charged(
     oracle_cache: CacheMode,
     budget: Option<Arc<Budget>>,
     writes: Writes<'_>,
+) -> anyhow::Result<Arc<dyn Executor>> {
+    build_with(ctx, book, mode, oracle_cache, budget, writes, None)
+}
+
+/// The executor of [`build_charged`], its simulated world at `today` when given (else as
+/// `[exec.simulate] today` says).
+fn build_with(
+    ctx: &Context,
+    book: Arc<ApiBook>,
+    mode: Mode,
+    oracle_cache: CacheMode,
+    budget: Option<Arc<Budget>>,
+    writes: Writes<'_>,
+    today: Option<Date>,
 ) -> anyhow::Result<Arc<dyn Executor>> {
     // Every backend checks arguments against its schemas first; a refusal
     // carries that backend's provenance.
@@ -102,7 +142,7 @@ pub(crate) fn build_charged(
         native,
         mcp: None,
         other: Arc::new(Validated::new(
-            simulator(ctx, Arc::clone(&book), oracle_cache, budget)?,
+            simulator(ctx, Arc::clone(&book), oracle_cache, budget, today)?,
             book,
             Provenance::Simulated,
         )),
@@ -132,14 +172,20 @@ fn redactor(ctx: &Context) -> anyhow::Result<Redactor> {
 }
 
 /// The schema simulator, with the configured LLM as its oracle when there is one (required by
-/// `[exec.simulate] fill = "llm"`), its calls charged to `budget` when given.
+/// `[exec.simulate] fill = "llm"`), its calls charged to `budget` when given, its world at
+/// `today` when given.
 fn simulator(
     ctx: &Context,
     book: Arc<ApiBook>,
     cache: CacheMode,
     budget: Option<Arc<Budget>>,
+    today: Option<Date>,
 ) -> anyhow::Result<Simulator> {
-    let settings = &ctx.config()?.exec.simulate;
+    let configured = &ctx.config()?.exec.simulate;
+    let settings = &SimulatorSettings {
+        today: today.or(configured.today),
+        ..configured.clone()
+    };
     let simulator = Simulator::with_settings(book, settings);
     // `fill = "llm"` needs the model (cached_chat says how to configure one); otherwise the
     // model, when there is one, only invents what has no schema.

@@ -154,6 +154,12 @@ pub struct BenchSpec {
     /// reranked, so a resumed run reranks as it began whatever `[retrieve.rerank]` says now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rerank_settings: Option<toolsmith_retrieve::RerankSettings>,
+    /// The date the run's world is at, fixed when it started: its agents are told it is today
+    /// and its simulator answers as of it, so a resumed or replayed run sends the prompts it
+    /// began with (and hits the LLM cache) on any later day. `None`: not fixed yet (a new run,
+    /// or one stored before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub today: Option<jiff::civil::Date>,
 }
 
 impl BenchSpec {
@@ -187,6 +193,7 @@ impl BenchSpec {
             intents: None,
             rerank: None,
             rerank_settings: None,
+            today: None,
         }
     }
 

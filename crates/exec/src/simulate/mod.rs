@@ -221,6 +221,11 @@ impl Default for SimulatorSettings {
     }
 }
 
+/// The real current date in UTC: the simulated world's date when `today` is unset.
+pub fn utc_today() -> jiff::civil::Date {
+    today::utc_today()
+}
+
 /// The simulating executor.
 #[derive(Clone)]
 pub struct Simulator {

@@ -11,4 +11,5 @@ mod protocol;
 mod react;
 mod read_result;
 mod support;
+mod today;
 mod trace;

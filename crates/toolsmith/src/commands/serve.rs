@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use toolsmith_catalog::{DocSelector, Scope};
-use toolsmith_exec::{ApiBook, Executor};
+use toolsmith_exec::{ApiBook, Executor, Mode};
 use toolsmith_llm::{Budget, BudgetLimits, CacheMode, ChatModel, Metered, OpenAiClient};
 use toolsmith_plumbing::Secret;
 use toolsmith_serve::{CancellationToken, HttpOptions, MakeSolver, SHUTDOWN_GRACE, ToolService};
@@ -40,14 +40,15 @@ pub(super) fn run(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let (stdio, http) = transports(args)?;
     let token = token(args)?;
     let book = Arc::new(ApiBook::from_catalog(&catalog));
+    let mode = args.mode.mode.into();
     let executor = executor::build(
         ctx,
         Arc::clone(&book),
-        args.mode.mode.into(),
+        mode,
         CacheMode::ReadWrite,
         executor::Writes::Agent(&args.writes.allow_write),
     )?;
-    let solver = solver_factory(ctx, Arc::clone(&executor), book, &catalog)?;
+    let solver = solver_factory(ctx, Arc::clone(&executor), book, &catalog, mode)?;
     let method = ctx
         .config()?
         .retrieve
@@ -177,11 +178,14 @@ fn token(args: &ServeArgs) -> anyhow::Result<Option<Secret>> {
 
 /// ReAct over the configured LLM for `/v1/solve`, when an LLM is configured. Its answers are
 /// kept in memory under `[serve] solve_cache_entries`, never in the db (see [`solve_cache`]).
+/// Each run's agent is told the date the tools of `mode` answer as of on the day it runs (the
+/// server outlives days; the simulator's sessions take theirs when they start, alike).
 fn solver_factory(
     ctx: &Context,
     executor: Arc<dyn Executor>,
     book: Arc<ApiBook>,
     catalog: &toolsmith_catalog::Catalog,
+    mode: Mode,
 ) -> anyhow::Result<Option<MakeSolver>> {
     if !crate::llm::is_configured(&ctx.config()?.llm) {
         return Ok(None);
@@ -194,6 +198,7 @@ fn solver_factory(
         config.serve.solve_cache_entries,
     ));
     let make = agents::solvers(ctx, SolverName::React, catalog)?;
+    let simulate = config.exec.simulate.clone();
     Ok(Some(Arc::new(move || {
         let budget = Arc::new(Budget::new(BudgetLimits {
             max_calls: Some(SOLVE_MAX_LLM_CALLS),
@@ -204,7 +209,10 @@ fn solver_factory(
             executor: Arc::clone(&executor),
             retriever: None,
             book: Arc::clone(&book),
-            settings: AgentSettings::default(),
+            settings: AgentSettings {
+                today: Some(executor::world_date(&simulate, mode)),
+                ..AgentSettings::default()
+            },
             tracer: Tracer::new(),
             jq: crate::agents::jq_sandbox(),
         })

@@ -1,5 +1,6 @@
 //! `toolsmith solve`: answer a query with tools, printing the trace as it goes. The steps:
-//! [`offered_tools`], the LLM and the solver from `agents`, [`executor::build`],
+//! [`offered_tools`], the LLM and the solver from `agents`, the world's date
+//! ([`executor::world_date`], told to the agent) and [`executor::build_dated`],
 //! [`build_tracer`], then the run is saved and [`print_run`] shows it.
 
 use std::fmt;
@@ -58,12 +59,16 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     };
     let retriever = pipeline.as_ref().map(retrieval::Pipeline::retriever);
     let toolset = offered_tools(&rt, args, &book, retriever.as_deref())?;
-    let executor = executor::build(
+    let mode = args.mode.mode.into();
+    // The agent is told the date the tools answer as of, and the simulator kept to it.
+    let today = executor::world_date(&ctx.config()?.exec.simulate, mode);
+    let executor = executor::build_dated(
         ctx,
         Arc::clone(&book),
-        args.mode.mode.into(),
+        mode,
         args.llm.cache.into(),
         executor::Writes::Agent(&args.writes.allow_write),
+        today,
     )?;
     // The simulator's session serves this query as its task (the user's premises).
     let executor = toolsmith_exec::task_session(&executor, &args.query);
@@ -74,7 +79,10 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
         retriever,
         book,
         settings: {
-            let settings: AgentSettings = ctx.config()?.solve.clone();
+            let settings = AgentSettings {
+                today: Some(today),
+                ..ctx.config()?.solve.clone()
+            };
             match args.protocol.protocol {
                 Some(protocol) => settings.with_protocol(protocol.into()),
                 None => settings,

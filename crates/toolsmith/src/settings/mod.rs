@@ -62,6 +62,11 @@ pub(crate) struct Config {
 /// today = "2026-11-29"  # the simulated world's date (unset: the real UTC date); pin it for exact replays
 /// ```
 ///
+/// `today` is the one date setting: agents are told the date of the world their tools answer
+/// from (`executor::world_date`: this date when the mode simulates, the real UTC date live or
+/// replayed; none under `--protocol paper`), and `bench run` fixes its date when it starts and
+/// stores it with the run, so a resumed run tells its agents and its simulator that date.
+///
 /// `allow_writes = ["library", "tmdb/delete_list"]` (top of `[exec]`) lets agents make unsafe
 /// calls (POST, PUT, PATCH, DELETE, MCP tools not declared read-only) to these tools or APIs
 /// in live and record modes; nothing else but safe calls goes through.

@@ -5,6 +5,7 @@ mod anytool_command;
 mod architecture;
 mod bench_agreement_command;
 mod bench_command;
+mod bench_date_command;
 mod bench_matrix_command;
 mod catalog_commands;
 mod cli_output;
