@@ -480,9 +480,23 @@ fn resolve_filter(name: &str, description: &str, fields: &[&str]) -> Option<(Str
     let mut by_description: Vec<&&str> = fields
         .iter()
         .filter(|f| f.len() > 3 && description.contains(&f.replace('_', " ")))
+        .filter(|f| !another_attribute(stripped, f))
         .collect();
     by_description.sort_by_key(|f| std::cmp::Reverse(f.len()));
     by_description.first().map(|f| ((**f).to_owned(), op))
+}
+
+/// Whether the argument `name` filters on another attribute of the thing `field`
+/// describes: the two share a word and each has one the other lacks
+/// (`with_release_type` names release *types*, not the `release_date` its description
+/// mentions), so a description naming the field does not make it the argument's.
+fn another_attribute(name: &str, field: &str) -> bool {
+    let name_words: Vec<&str> = name.split(['_', '.']).filter(|w| !w.is_empty()).collect();
+    let field_words: Vec<&str> = field.split('_').filter(|w| !w.is_empty()).collect();
+    let shares = name_words.iter().any(|w| field_words.contains(w));
+    let name_own = name_words.iter().any(|w| !field_words.contains(w));
+    let field_own = field_words.iter().any(|w| !name_words.contains(w));
+    shares && name_own && field_own
 }
 
 impl Filter {
@@ -615,10 +629,13 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 /// `value` in the JSON type of `model` (a number where the field holds numbers); `None`
-/// when it has no such form (a text where numbers or objects are held), so a filter never
-/// gives a field a value of another type.
+/// when it has no such form (a text where numbers or objects are held, a non-date where
+/// a date is held), so a filter never gives a field a value of another type.
 fn like(model: Option<&Value>, value: &Value) -> Option<Value> {
     match model {
+        Some(Value::String(held)) if days(held).is_some() => text_of(value)
+            .filter(|t| days(t).is_some())
+            .map(Value::String),
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => number_of(value).map(|x| {
             #[allow(clippy::cast_possible_truncation)]
             Value::from(x as i64)
@@ -716,6 +733,13 @@ mod tests {
             );
         }
         assert_eq!(resolve_filter("certification_country", "", &fields), None);
+        let release_type = "filter release types by. these release types map to the \
+            values found on the movie release date method.";
+        assert_eq!(
+            resolve_filter("with_release_type", release_type, &fields),
+            None,
+            "a release type is not a release date"
+        );
         assert_eq!(
             resolve_filter("lang", "filter by the original language", &fields),
             Some(("original_language".to_owned(), Op::Eq))

@@ -18,6 +18,7 @@ mod sandbox;
 mod simulate;
 mod simulate_drafts;
 mod simulate_drafts22;
+mod simulate_drafts23;
 mod simulate_facts;
 mod simulate_findings;
 mod simulate_fixes;
