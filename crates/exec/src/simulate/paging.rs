@@ -22,7 +22,9 @@
 //!   cursor argument and no offset or page number) is never linked by offset:
 //!   `href` is the called URL with the call's own query, `next` that URL with
 //!   the cursor argument set to the page's cursor (`after=...`), `null` at the
-//!   end; no offset is added.
+//!   end; no offset is added. Where the page's own `next` pages by a cursor argument
+//!   the API takes (`before=...`: Spotify's recently played goes back in time), that
+//!   argument and its value are kept.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::Url;
@@ -82,6 +84,8 @@ pub(crate) struct Call {
 struct Cursor {
     /// The argument that asks for the page after a cursor (`after`), if the API has one.
     key: Option<String>,
+    /// Every cursor argument the API takes (`after` and `before`), the forward ones first.
+    keys: Vec<String>,
     /// Whether the API pages only by cursor: a cursor argument, no offset nor page number.
     only: bool,
     /// The called URL with every query argument of the call, paging ones included.
@@ -105,10 +109,15 @@ impl Call {
         let page_key = named(PAGE_FIELDS).unwrap_or_else(|| "page".to_owned());
         let paging = [offset_key.as_str(), size_key.as_str(), page_key.as_str()];
         let has = |names: &[&str]| params.iter().any(|p| names.contains(&p.name.as_str()));
-        let key = named(CURSOR_ARGS);
+        let keys: Vec<String> = CURSOR_ARGS
+            .iter()
+            .filter(|name| has(&[**name]))
+            .map(|name| (*name).to_owned())
+            .collect();
         let cursor = Cursor {
-            only: key.is_some() && !has(request::OFFSET_ARGS) && !has(PAGE_FIELDS),
-            key,
+            only: !keys.is_empty() && !has(request::OFFSET_ARGS) && !has(PAGE_FIELDS),
+            key: keys.first().cloned(),
+            keys,
             href: called_url(entry, args, &[]),
             base: called_url(entry, args, CURSOR_ARGS),
         };
@@ -243,12 +252,45 @@ fn cursor_page(page: &mut Map<String, Value>, call: &Call, shown: u64) {
     } else {
         shown >= call.size
     };
-    let key = call.cursor.key.as_deref().unwrap_or("after");
+    let forward = call.cursor.key.as_deref().unwrap_or("after");
     let next = more
-        .then(|| next_cursor(page))
-        .flatten()
-        .map(|cursor| after_cursor(base, key, &cursor));
+        .then(|| match answered_cursor(page, &call.cursor.keys, forward) {
+            Some((key, cursor)) => Some(after_cursor(base, &key, &cursor)),
+            None => next_cursor(page).map(|cursor| after_cursor(base, forward, &cursor)),
+        })
+        .flatten();
     set_links(page, href.to_string(), next, None);
+}
+
+/// The cursor argument and value the page's own `next` link pages by, where it names one
+/// the API takes (any cursor argument, where the API lists none) other than `forward`:
+/// a list that pages back in time (Spotify's recently played, by `before`) keeps its
+/// direction, and the page's `cursors` object is made to agree with the link. A link by
+/// `forward` itself is left to [`next_cursor`] (the last item's id, where items have one).
+fn answered_cursor(
+    page: &mut Map<String, Value>,
+    keys: &[String],
+    forward: &str,
+) -> Option<(String, String)> {
+    let link = Url::parse(page.get("next")?.as_str()?).ok()?;
+    let takes = |name: &str| {
+        if keys.is_empty() {
+            CURSOR_ARGS.contains(&name)
+        } else {
+            keys.iter().any(|k| k == name)
+        }
+    };
+    let (key, cursor) = link
+        .query_pairs()
+        .find(|(name, value)| takes(name) && !value.is_empty())
+        .filter(|(name, _)| name != forward)
+        .map(|(name, value)| (name.into_owned(), value.into_owned()))?;
+    if let Some(Value::Object(cursors)) = page.get_mut("cursors")
+        && cursors.contains_key(&key)
+    {
+        cursors.insert(key.clone(), Value::String(cursor.clone()));
+    }
+    Some((key, cursor))
 }
 
 /// `base` with the cursor argument `key` set to `cursor`.

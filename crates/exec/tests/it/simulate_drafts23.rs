@@ -96,3 +96,64 @@ async fn a_release_type_is_not_written_into_the_release_date() {
         );
     }
 }
+
+/// Spotify's recently played, written for these tests: a cursor page of plays (no ids of
+/// their own) taking `after` and `before`.
+fn recently_played_spec() -> Value {
+    let play = json!({"type": "object", "properties": {"played_at": {"type": "string"},
+        "track": {"type": "object", "properties": {"id": {"type": "string"},
+            "name": {"type": "string"}}}}});
+    let page = json!({"type": "object", "properties": {
+        "cursors": {"type": "object", "properties": {"after": {"type": "string"},
+            "before": {"type": "string"}}},
+        "href": {"type": "string"}, "limit": {"type": "integer"},
+        "next": {"type": "string", "nullable": true}, "total": {"type": "integer"},
+        "items": {"type": "array", "items": play}}});
+    let params = vec![
+        query("limit", "integer", "Most items to return."),
+        query(
+            "after",
+            "integer",
+            "Plays after this Unix time in milliseconds.",
+        ),
+        query(
+            "before",
+            "integer",
+            "Plays before this Unix time in milliseconds.",
+        ),
+    ];
+    json!({"openapi": "3.0.0", "info": {"title": "Music", "version": "1"},
+        "servers": [{"url": "https://api.spotify.com/v1"}],
+        "paths": {"/me/player/recently-played": {"get": {"parameters": params,
+            "responses": ok(page, None)}}}})
+}
+
+/// The model wrote recently played's `next` by `before` (it pages back in time), and the
+/// agent was shown a `next` by `after` of the newest play: the direction the answer
+/// pages in, and its cursor, are kept, with `cursors.before` agreeing.
+#[tokio::test]
+async fn a_page_that_goes_back_in_time_keeps_its_before_cursor() {
+    let book = book_of(&recently_played_spec());
+    let recent = op(&book, "GET", "/me/player/recently-played");
+    let url = "https://api.spotify.com/v1/me/player/recently-played";
+    let plays: Vec<Value> = (0..5)
+        .map(|i| {
+            json!({"played_at": format!("2026-11-30T08:4{i}:00Z"),
+                "track": {"id": format!("t{i}"), "name": format!("Song {i}")}})
+        })
+        .collect();
+    let answer = json!({"cursors": {"after": "1796028072345", "before": "1796025730980"},
+        "href": format!("{url}?limit=5"), "limit": 5, "total": 50, "items": plays,
+        "next": format!("{url}?before=1796025730980&limit=5")});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(answer.to_string())]));
+    let sim = filling(&book, &llm);
+    let got = sim.call(&recent, &json!({"limit": 5})).await.unwrap();
+    let page = got.body.json().unwrap();
+    assert_eq!(
+        page["next"],
+        format!("{url}?limit=5&before=1796025730980"),
+        "{page:#}"
+    );
+    assert_eq!(page["cursors"]["before"], "1796025730980", "{page:#}");
+    assert_eq!(page["href"], format!("{url}?limit=5"), "{page:#}");
+}
