@@ -112,8 +112,11 @@ impl Asking<'_> {
         let selected = shown
             .draft
             .map(|d| super::fields::selected(entry, args_map, d));
+        // Long example texts are shown by their openings; a cut list is completed from
+        // the whole draft.
+        let brief = selected.as_deref().map(shrink::short_texts);
         let asked = Shown {
-            draft: selected.as_deref(),
+            draft: brief.as_ref(),
             ..shown
         };
         let asked_optional = optional_in(asked.draft);
@@ -136,7 +139,7 @@ impl Asking<'_> {
             .await
             .map_err(refuse)?;
         let mut body = made_valid(entry, args, shown.draft, &optional, answer);
-        if let (Some(draft), Some(cut)) = (asked.draft, &cut) {
+        if let (Some(draft), Some(cut)) = (selected.as_deref(), &cut) {
             let lists = completed(&cut.lists, &call.request);
             shrink::complete(&mut body, draft, &lists);
         }

@@ -45,7 +45,8 @@
 //!   APIs are written, is kept), an empty `{}` answer taken as declining (the
 //!   draft answers), or refused when it is not JSON
 //!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
-//!   model request per distinct call in flight);
+//!   model request per distinct call in flight); the draft it is shown holds each
+//!   long text of prose (an example review, a biography) by its opening (`shrink`);
 //! - an API that documents no response keeps one layout for the run: the
 //!   oracle inventing it is told the skeleton of its first answer (`shape`),
 //!   and a draft from its examples takes only those of its main layout;

@@ -157,3 +157,71 @@ async fn a_page_that_goes_back_in_time_keeps_its_before_cursor() {
     assert_eq!(page["cursors"]["before"], "1796025730980", "{page:#}");
     assert_eq!(page["href"], format!("{url}?limit=5"), "{page:#}");
 }
+
+/// A review text of about five thousand characters, in sentences.
+fn long_review() -> String {
+    let sentence = "The film takes its time with a quiet story of a family by the sea, and \
+                    the ending earns every minute of it. ";
+    sentence.repeat(5_000 / sentence.len() + 1)
+}
+
+/// A film's reviews in TMDB's shape, written for these tests: a page of reviews whose
+/// example holds one long review.
+fn reviews_spec() -> Value {
+    let review = json!({"type": "object", "properties": {"id": {"type": "string"},
+        "author": {"type": "string"}, "content": {"type": "string"},
+        "url": {"type": "string"}}});
+    let page = json!({"type": "object", "properties": {"id": {"type": "integer"},
+        "page": {"type": "integer"}, "results": {"type": "array", "items": review},
+        "total_pages": {"type": "integer"}, "total_results": {"type": "integer"}}});
+    let example = json!({"id": 550, "page": 1, "total_pages": 4, "total_results": 40,
+        "results": [{"id": "5b1c13b9c3a36848f2026384", "author": "Goddard",
+            "content": long_review(), "url": "https://films.example/review/5b1c"}]});
+    json!({"openapi": "3.0.0", "info": {"title": "Films", "version": "1"},
+        "servers": [{"url": "https://films.example/3"}],
+        "paths": {"/movie/{movie_id}/reviews": {"get": {"parameters": [
+            {"name": "movie_id", "in": "path", "required": true,
+                "schema": {"type": "integer"}},
+            query("page", "integer", "The page of results.")],
+            "responses": ok(page, Some(example))}}}})
+}
+
+/// Drafts carried the spec's example texts in full: a five-thousand-character review in
+/// each of ten items took a reviews prompt to nearly the whole budget. The draft the model
+/// is shown holds each long text by its opening (it rewrites every value anyway), and the
+/// answer is still whole: a review the model left out is completed from the whole draft.
+#[tokio::test]
+async fn long_example_texts_are_shown_by_their_openings() {
+    let book = book_of(&reviews_spec());
+    let reviews = op(&book, "GET", "/movie/{movie_id}/reviews");
+    let llm = Arc::new(ScriptedLlm::new([Reply::text("{}")]));
+    let sim = filling(&book, &llm);
+    let got = sim.call(&reviews, &json!({"movie_id": 550})).await.unwrap();
+
+    let sent = prompt(&llm, 0);
+    let draft = drafted(&sent);
+    let shown = draft["results"].as_array().expect("a list of reviews");
+    let whole = got.body.json().unwrap();
+    let answered = whole["results"].as_array().expect("a list of reviews");
+    eprintln!(
+        "10-review fill: prompt {} characters, draft shown {} of {} reviews, answer {} \
+         characters",
+        sent.len(),
+        shown.len(),
+        answered.len(),
+        whole.to_string().len()
+    );
+    assert!(!shown.is_empty(), "{draft:#}");
+    for review in shown {
+        let content = review["content"].as_str().expect("a content");
+        assert!(content.len() < 150, "shown by its opening: {content}");
+        assert!(content.starts_with("The film takes its time"), "{content}");
+        assert!(content.ends_with('…'), "{content}");
+    }
+    assert!(sent.len() < 8_000, "prompt of {} characters", sent.len());
+    // The model declined: the response is the whole draft, its texts in full.
+    assert_eq!(answered.len(), 10, "{whole:#}");
+    for review in answered {
+        assert!(review["content"].as_str().expect("a content").len() > 4_000);
+    }
+}
