@@ -114,7 +114,9 @@ impl Asking<'_> {
             .map(|d| super::fields::selected(entry, args_map, d));
         // Long example texts are shown by their openings; a cut list is completed from
         // the whole draft.
-        let brief = selected.as_deref().map(shrink::short_texts);
+        let brief = selected
+            .as_deref()
+            .map(|d| shrink::short_texts(d, args_map));
         let asked = Shown {
             draft: brief.as_ref(),
             ..shown

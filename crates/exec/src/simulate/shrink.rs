@@ -35,18 +35,25 @@ pub(crate) struct Shown {
 }
 
 /// `draft` with each long text of prose (an overview, a biography, a review's content:
-/// over [`LONG_TEXT`] characters that read as sentences) shown as its opening and `…`.
-/// The spec's example texts fill such fields, one five-thousand-character review in each
-/// of ten items, while the model rewrites every value anyway: in full they only spend the
-/// prompt's budget, and may be kept as facts of another thing (one actor's biography in
-/// another's draft). The answer is still made valid against the whole draft.
-pub(crate) fn short_texts(draft: &Value) -> Value {
-    match draft {
-        Value::String(text) if is_long_prose(text) => Value::String(opening(text)),
-        Value::Array(items) => Value::Array(items.iter().map(short_texts).collect()),
+/// over [`LONG_TEXT`] characters that read as sentences) shown as its opening and `…`,
+/// but a text the call's arguments gave (a new playlist's description), which the answer
+/// keeps whole. The spec's example texts fill such fields, one five-thousand-character
+/// review in each of ten items, while the model rewrites every value anyway: in full
+/// they only spend the prompt's budget, and may be kept as facts of another thing (one
+/// actor's biography in another's draft). The answer is still made valid against the
+/// whole draft.
+pub(crate) fn short_texts(draft: &Value, args: &Map<String, Value>) -> Value {
+    let given = |text: &str| args.values().any(|v| v.as_str() == Some(text));
+    shortened(draft, &given)
+}
+
+fn shortened(value: &Value, given: &dyn Fn(&str) -> bool) -> Value {
+    match value {
+        Value::String(text) if is_long_prose(text) && !given(text) => Value::String(opening(text)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| shortened(v, given)).collect()),
         Value::Object(map) => Value::Object(
             map.iter()
-                .map(|(key, value)| (key.clone(), short_texts(value)))
+                .map(|(key, v)| (key.clone(), shortened(v, given)))
                 .collect(),
         ),
         other => other.clone(),
@@ -337,5 +344,22 @@ mod tests {
         let mut answer = json!({"seeds": [{"id": "s1", "name": "rock"}]});
         complete(&mut answer, &draft, &shown.lists);
         assert_eq!(answer["seeds"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn long_prose_is_shown_by_its_opening_but_a_given_text_whole() {
+        let review = "A slow and tender film about a lighthouse keeper. ".repeat(10);
+        let given = "My favourite songs for long drives along the coast, ".repeat(5);
+        let draft = json!({"content": review, "description": given,
+            "url": format!("https://x/{}", "a".repeat(300))});
+        let args: Map<String, Value> =
+            serde_json::from_value(json!({"description": given})).unwrap();
+        let shown = short_texts(&draft, &args);
+        assert_eq!(
+            shown["content"],
+            "A slow and tender film about a lighthouse keeper. …"
+        );
+        assert_eq!(shown["description"], draft["description"]);
+        assert_eq!(shown["url"], draft["url"], "no prose");
     }
 }
