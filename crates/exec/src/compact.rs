@@ -28,7 +28,9 @@
 //!   `volume_percent` beside a whole track); the fields the request names
 //!   (see below) in the objects it holds come before the skeletons;
 //! - a list keeps its first items and ends with a note saying how many items
-//!   it left out; the items of a list of objects are grown alike, by columns
+//!   it left out, unless the request ranks its items by a field they carry ("the latest
+//!   movie": `release_date`, see `ranked`): then a list that is cut shows the items ranked
+//!   first, in that order, and its note says which they are; the items of a list of objects are grown alike, by columns
 //!   (a field at a path, such as `played_at` or `track.album.release_date`):
 //!   a column is added to every shown item before a column of lower rank is
 //!   added to any, and a column that does not fit across all of them is left
@@ -130,6 +132,7 @@ mod grow;
 mod least;
 mod left_out;
 mod qualify;
+mod ranked;
 mod render;
 mod skeleton;
 mod trim;

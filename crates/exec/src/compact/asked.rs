@@ -73,6 +73,15 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("queue", LOCATOR_WORDS),
 ];
 
+/// The words of field names question word `word` reaches besides its own (see [`ALIASES`]),
+/// none if it is no question word there.
+pub(crate) fn reached_by(word: &str) -> &'static [&'static str] {
+    ALIASES
+        .iter()
+        .find(|(question, _)| *question == word)
+        .map_or(&[], |(_, reached)| *reached)
+}
+
 /// Words of the field names that locate an entity for another call (`uri`, `urn`). Not
 /// "play": its stem is that of "played" and "playing", which describe rather than act.
 const LOCATOR_WORDS: &[&str] = &["uri", "urn"];
@@ -108,6 +117,9 @@ const CREW_WORDS: &[&str] = &["job"];
 pub(crate) struct Asked {
     stems: BTreeSet<String>,
     aliases: BTreeSet<String>,
+    /// The request's words, lowercased, in order, each text's ended by an empty word: how
+    /// they stand together says what the request ranks by (see [`super::ranked`]).
+    words: Vec<String>,
 }
 
 impl Asked {
@@ -115,9 +127,13 @@ impl Asked {
     pub(crate) fn of<'t>(texts: impl IntoIterator<Item = Option<&'t str>>) -> Self {
         let stemmer = Stemmer::create(Algorithm::English);
         let mut stems = BTreeSet::new();
+        let mut ordered = Vec::new();
         for text in texts.into_iter().flatten() {
             let words = text.split(|c: char| !c.is_alphanumeric());
-            stems.extend(words.filter_map(|w| stem(&stemmer, w)));
+            let words: Vec<&str> = words.filter(|w| !w.is_empty()).collect();
+            stems.extend(words.iter().filter_map(|w| stem(&stemmer, w)));
+            ordered.extend(words.iter().map(|w| w.to_lowercase()));
+            ordered.push(String::new());
         }
         let mut aliases = BTreeSet::new();
         for (word, reached) in ALIASES {
@@ -128,7 +144,25 @@ impl Asked {
                 }
             }
         }
-        Self { stems, aliases }
+        Self {
+            stems,
+            aliases,
+            words: ordered,
+        }
+    }
+
+    /// The request's words, lowercased, in order; an empty word ends each text.
+    pub(crate) fn words(&self) -> &[String] {
+        &self.words
+    }
+
+    /// Whether field `name` shares a word stem with the request itself, not through a
+    /// question word's aliases (`release_date` for "first released").
+    pub(crate) fn shares_stem(&self, name: &str) -> bool {
+        let stemmer = Stemmer::create(Algorithm::English);
+        name_words(name)
+            .iter()
+            .any(|word| stem(&stemmer, word).is_some_and(|s| self.stems.contains(&s)))
     }
 
     /// The same request without the words of `kinds`, the names of the lists of entities the

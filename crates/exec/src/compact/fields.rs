@@ -282,6 +282,11 @@ impl Context {
         self
     }
 
+    /// The request's words (see [`super::asked`]).
+    pub(crate) fn request(&self) -> &Asked {
+        &self.asked
+    }
+
     /// Whether field `name` shares a word stem with the request.
     pub(crate) fn is_asked(&self, name: &str) -> bool {
         self.asked.names(name)

@@ -12,6 +12,7 @@ use super::core::core;
 use super::fields::{Class, Context, is_paging};
 use super::grow::{Grower, list_size};
 use super::least::{is_note, least, omitted_note, ordered, shorten, size};
+use super::ranked::Ranking;
 use super::skeleton::{SKELETON_DEPTH, is_nested, skeleton};
 
 /// Share of a list's budget its least-form items may take before its first items grow (a
@@ -237,8 +238,27 @@ fn render_list(items: &[Value], budget: usize, ctx: &Context) -> Value {
 /// all of them (a unit column may take items away, down to a floor), then more items in that
 /// same form while they fit, then the columns of lower rank (the items' other identities,
 /// nested details, links) that fit across all of them, and a note of the items left out.
+/// When the request ranks the items (see [`Ranking`]) and they do not all fit, the items
+/// ranked first are shown instead, in that order, and the note says so.
 fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
-    let room = budget.saturating_sub(size(&omitted_note(items.len())) + 1);
+    if let Some(ranking) = Ranking::of(items, ctx) {
+        let sorted = ranking.sorted(items);
+        let view = render_rows(&sorted, budget, ctx, &|shown, left| {
+            ranking.note(shown, left)
+        });
+        if view.as_array().is_some_and(|out| out.iter().any(is_note)) {
+            return view;
+        }
+    }
+    render_rows(items, budget, ctx, &|_, left| omitted_note(left))
+}
+
+/// A list's note of items left out, given how many items it shows and how many it left out.
+type Note<'n> = &'n dyn Fn(usize, usize) -> Value;
+
+/// [`render_table`] of `items` in the order given, ended by `note` when it leaves items out.
+fn render_rows(items: &[Value], budget: usize, ctx: &Context, note: Note<'_>) -> Value {
+    let room = budget.saturating_sub(size(&note(items.len(), items.len())) + 1);
     let grower = Grower { ctx, render };
     let probe: Vec<&Value> = items.iter().take(PROBE_ITEMS).collect();
     let all = columns(&probe, Reach::All, ctx);
@@ -279,7 +299,7 @@ fn render_table(items: &[Value], budget: usize, ctx: &Context) -> Value {
     added.extend(grower.grow(&rest, items, &mut out, room, kept));
     fill(items, &mut out, &added, &grower, room);
     if out.len() < items.len() {
-        out.push(omitted_note(items.len() - out.len()));
+        out.push(note(out.len(), items.len() - out.len()));
     }
     Value::Array(out)
 }

@@ -1,0 +1,339 @@
+//! A cut list shows the items the request ranks first. "What is the latest movie directed by
+//! X?" asks for the credit with the latest `release_date`; an API listing credits oldest first
+//! would otherwise show the oldest ones and leave the answer out. When the request's words
+//! rank by one field the items carry (a superlative: "latest", "most popular", "highest
+//! rated", "the first ... released"), a list too long to show whole shows its items in that
+//! order, first ranked first, and its note says so.
+//!
+//! The ranking holds only when it is plain: one superlative's kind and direction in the
+//! request, one field of that kind among the items' own fields (the one the request names by
+//! its own words when several are), and its values comparable (ISO dates, or numbers); items
+//! without a value rank last. The kinds and the field words they reach are those of
+//! [`super::asked`].
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::asked::{Asked, name_words, reached_by};
+use super::fields::Context;
+
+/// Words after "first" within which a word of making must come for "first" to rank by date
+/// ("the first movie X directed", "first released"), not by the API's order ("my first
+/// playlist").
+const FIRST_REACH: usize = 5;
+
+/// Words saying an entity was made or came out: "the first ... directed" ranks by date.
+const MAKING_WORDS: &[&str] = &[
+    "released",
+    "directed",
+    "made",
+    "produced",
+    "written",
+    "wrote",
+    "aired",
+    "published",
+    "recorded",
+    "starred",
+    "appeared",
+    "debuted",
+    "created",
+    "composed",
+    "filmed",
+];
+
+/// Words before "rated"/"popular" that rank it highest first, and lowest first.
+const HIGH_WORDS: &[&str] = &["highest", "best", "top", "most"];
+const LOW_WORDS: &[&str] = &["lowest", "worst", "least"];
+
+/// What a superlative ranks by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Date,
+    Rating,
+    Popularity,
+}
+
+impl Kind {
+    /// The field-name words of this kind: those its question word reaches in [`super::asked`].
+    fn field_words(self) -> &'static [&'static str] {
+        reached_by(match self {
+            Self::Date => "latest",
+            Self::Rating => "rated",
+            Self::Popularity => "famous",
+        })
+    }
+}
+
+/// How a list's items are ranked for a request: by `field`, highest (latest) first or not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Ranking {
+    field: String,
+    kind: Kind,
+    descending: bool,
+}
+
+impl Ranking {
+    /// The ranking the request asks of `items` (objects), if it is plain (see the module doc).
+    pub(crate) fn of(items: &[Value], ctx: &Context) -> Option<Self> {
+        let (kind, descending) = superlative(ctx.request())?;
+        let field = ranked_field(items, kind, ctx.request())?;
+        Some(Self {
+            field,
+            kind,
+            descending,
+        })
+    }
+
+    /// `items` in this ranking's order, first ranked first; ties and items without a value
+    /// keep their order, the latter last.
+    pub(crate) fn sorted(&self, items: &[Value]) -> Vec<Value> {
+        let mut out: Vec<Value> = items.to_vec();
+        out.sort_by(|a, b| match (self.value(a), self.value(b)) {
+            (Some(a), Some(b)) => {
+                let order = compare(a, b);
+                if self.descending {
+                    order.reverse()
+                } else {
+                    order
+                }
+            }
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        });
+        out
+    }
+
+    /// The note ending a list ranked so, showing `shown` of `shown + left` items: which items
+    /// are shown and in what order, then how many were left out.
+    pub(crate) fn note(&self, shown: usize, left: usize) -> Value {
+        let (word, first) = match (self.kind, self.descending) {
+            (Kind::Date, true) => ("latest", "latest"),
+            (Kind::Date, false) => ("earliest", "earliest"),
+            (_, true) => ("highest", "highest"),
+            (_, false) => ("lowest", "lowest"),
+        };
+        let total = shown + left;
+        Value::String(format!(
+            "… shown: the {shown} with the {word} {} of {total}, {first} first, not in the \
+             API's order; {left} more items left out",
+            self.field
+        ))
+    }
+
+    /// The item's value of the ranked field, if it has one to compare.
+    fn value<'v>(&self, item: &'v Value) -> Option<&'v Value> {
+        item.get(&self.field).filter(|v| comparable(v))
+    }
+}
+
+/// The one kind and direction the request's superlatives rank by, if they agree.
+fn superlative(asked: &Asked) -> Option<(Kind, bool)> {
+    let words = asked.words();
+    let mut found = BTreeSet::new();
+    for (i, word) in words.iter().enumerate() {
+        let before = i
+            .checked_sub(1)
+            .and_then(|j| words.get(j))
+            .map(String::as_str);
+        let ranks = match word.as_str() {
+            "latest" | "newest" => Some((Kind::Date, true)),
+            "recent" if before == Some("most") => Some((Kind::Date, true)),
+            "oldest" | "earliest" => Some((Kind::Date, false)),
+            "first" if makes_within(&words[i + 1..]) => Some((Kind::Date, false)),
+            "rated" | "rating" => graded(before).map(|d| (Kind::Rating, d)),
+            "popular" | "famous" => graded(before).map(|d| (Kind::Popularity, d)),
+            _ => None,
+        };
+        found.extend(ranks);
+    }
+    let mut found = found.into_iter();
+    match (found.next(), found.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
+}
+
+/// Whether a word of making comes within [`FIRST_REACH`] words of the same text.
+fn makes_within(after: &[String]) -> bool {
+    after
+        .iter()
+        .take(FIRST_REACH)
+        .take_while(|w| !w.is_empty())
+        .any(|w| MAKING_WORDS.contains(&w.as_str()))
+}
+
+/// Whether the word before "rated"/"popular" ranks highest first (`true`) or lowest first.
+fn graded(before: Option<&str>) -> Option<bool> {
+    let before = before?;
+    if HIGH_WORDS.contains(&before) {
+        Some(true)
+    } else if LOW_WORDS.contains(&before) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The one own field of `items` of `kind` whose values compare: the one the request names by
+/// its own words when several are.
+fn ranked_field(items: &[Value], kind: Kind, asked: &Asked) -> Option<String> {
+    let mut fields = BTreeSet::new();
+    for map in items.iter().filter_map(Value::as_object) {
+        fields.extend(map.keys().filter(|name| is_of_kind(name, kind)).cloned());
+    }
+    let fields: Vec<String> = fields
+        .into_iter()
+        .filter(|name| values_compare(items, name))
+        .collect();
+    if let [one] = fields.as_slice() {
+        return Some(one.clone());
+    }
+    let named: Vec<&String> = fields.iter().filter(|f| asked.shares_stem(f)).collect();
+    match named.as_slice() {
+        [one] => Some((*one).clone()),
+        _ => None,
+    }
+}
+
+/// Whether field `name` is of `kind` by its words (a count of votes is no rating).
+fn is_of_kind(name: &str, kind: Kind) -> bool {
+    let words: Vec<String> = name_words(name).iter().map(|w| w.to_lowercase()).collect();
+    !words.iter().any(|w| w == "count")
+        && words
+            .iter()
+            .any(|w| kind.field_words().contains(&w.as_str()))
+}
+
+/// Whether the values of field `name` in `items` compare: two at least, all ISO dates or
+/// all numbers (missing, null and empty values aside).
+fn values_compare(items: &[Value], name: &str) -> bool {
+    let values: Vec<&Value> = items
+        .iter()
+        .filter_map(|item| item.get(name))
+        .filter(|v| !v.is_null() && v.as_str() != Some(""))
+        .collect();
+    values.len() >= 2 && (values.iter().all(|v| v.is_number()) || values.iter().all(|v| is_date(v)))
+}
+
+fn is_date(value: &Value) -> bool {
+    value
+        .as_str()
+        .is_some_and(|s| crate::dates::starts_as_date(s, crate::dates::Precision::Day))
+}
+
+/// Whether `value` has a place in a ranking (a number or an ISO date).
+fn comparable(value: &Value) -> bool {
+    value.is_number() || is_date(value)
+}
+
+/// Numbers by value, dates by their text (ISO dates sort as text).
+fn compare(a: &Value, b: &Value) -> Ordering {
+    match (a.as_f64(), b.as_f64(), a.as_str(), b.as_str()) {
+        (Some(a), Some(b), _, _) => a.total_cmp(&b),
+        (_, _, Some(a), Some(b)) => a.cmp(b),
+        _ => Ordering::Equal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn ranking(task: &str, items: &[Value]) -> Option<(String, bool)> {
+        let ctx = Context::default().with_request(Some(task), None);
+        Ranking::of(items, &ctx).map(|r| (r.field, r.descending))
+    }
+
+    fn films() -> Vec<Value> {
+        (0..4)
+            .map(|i| {
+                json!({"id": i, "title": format!("F{i}"), "release_date": format!("200{i}-01-01"),
+                       "credit_id": format!("c{i}"), "popularity": 3.5 - f64::from(i),
+                       "vote_average": 6.0 + f64::from(i), "vote_count": 10 * i})
+            })
+            .collect()
+    }
+
+    #[test]
+    fn superlatives_rank_by_the_one_field_of_their_kind() {
+        let items = films();
+        let by = |field: &str, descending| Some((field.to_owned(), descending));
+        assert_eq!(ranking("the latest film", &items), by("release_date", true));
+        assert_eq!(
+            ranking("their most recent film", &items),
+            by("release_date", true)
+        );
+        assert_eq!(ranking("the oldest one", &items), by("release_date", false));
+        assert_eq!(
+            ranking("the first film she released", &items),
+            by("release_date", false)
+        );
+        assert_eq!(
+            ranking("the most popular film", &items),
+            by("popularity", true)
+        );
+        assert_eq!(
+            ranking("the least famous film", &items),
+            by("popularity", false)
+        );
+        // A count of votes is no rating.
+        assert_eq!(
+            ranking("the highest rated film", &items),
+            by("vote_average", true)
+        );
+        assert_eq!(
+            ranking("the worst rated film", &items),
+            by("vote_average", false)
+        );
+    }
+
+    #[test]
+    fn no_ranking_unless_it_is_plain() {
+        let items = films();
+        for task in [
+            "Which films did she make?",
+            "Add it to my first playlist",
+            "the most popular of the latest films",
+            "recent films",
+        ] {
+            assert_eq!(ranking(task, &items), None, "{task}");
+        }
+        // Two dates of one kind, neither named by the request's own words.
+        let two: Vec<Value> = (0..3)
+            .map(|i| json!({"id": i, "created_at": "2020-01-01", "updated_at": "2021-01-01"}))
+            .collect();
+        assert_eq!(ranking("the latest one", &two), None);
+        assert_eq!(
+            ranking("the latest updated one", &two),
+            Some(("updated_at".to_owned(), true))
+        );
+        // Values that do not compare.
+        let texts: Vec<Value> = (0..3)
+            .map(|i| json!({"id": i, "release_date": "soon"}))
+            .collect();
+        assert_eq!(ranking("the latest film", &texts), None);
+    }
+
+    #[test]
+    fn items_without_a_value_rank_last_and_ties_keep_their_order() {
+        let items = vec![
+            json!({"id": 0, "release_date": "2001-01-01"}),
+            json!({"id": 1, "release_date": ""}),
+            json!({"id": 2, "release_date": "2009-01-01"}),
+            json!({"id": 3, "release_date": "2001-01-01"}),
+        ];
+        let ctx = Context::default().with_request(Some("the latest film"), None);
+        let ranking = Ranking::of(&items, &ctx).unwrap();
+        let ids: Vec<Value> = ranking
+            .sorted(&items)
+            .iter()
+            .map(|i| i["id"].clone())
+            .collect();
+        assert_eq!(ids, [json!(2), json!(0), json!(3), json!(1)]);
+    }
+}
