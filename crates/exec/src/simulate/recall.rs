@@ -75,21 +75,7 @@ pub(crate) struct Wanted {
 
 /// The ids the call's id-like arguments name (a list's each, `ids=a,b` both).
 pub(crate) fn wanted(entry: &BookEntry, args: &Map<String, Value>) -> Vec<Wanted> {
-    let mut out = Vec::new();
-    for (name, value) in args {
-        let Some(kind) = kind_named(entry, args, name) else {
-            continue;
-        };
-        for id in ids_in(value) {
-            out.push(Wanted {
-                id,
-                kind: kind.clone(),
-            });
-        }
-    }
-    out.sort_by(|a, b| a.id.cmp(&b.id));
-    out.dedup();
-    out
+    ids_passed(entry, args, Names::IdLike)
 }
 
 /// The kind an argument names when it is id-like (`Some(None)`: a kind the API does
@@ -172,15 +158,30 @@ const NOT_IDS: &[&str] = &[
 /// they page, count, date or bound, and free texts (a `query` with spaces). Which of them
 /// name a record is for the caller to say: the session counts only ids it showed.
 pub(crate) fn passed(entry: &BookEntry, args: &Map<String, Value>) -> Vec<Wanted> {
+    ids_passed(entry, args, Names::Any)
+}
+
+/// Which arguments [`ids_passed`] reads ids from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Names {
+    /// Only id-like arguments ([`wanted`]).
+    IdLike,
+    /// Any argument that may pass ids, free texts aside ([`passed`]).
+    Any,
+}
+
+/// The ids the call's arguments pass, sorted and each once.
+fn ids_passed(entry: &BookEntry, args: &Map<String, Value>, names: Names) -> Vec<Wanted> {
+    let any = names == Names::Any;
     let mut out = Vec::new();
     for (name, value) in args {
         let kind = match kind_named(entry, args, name) {
             Some(kind) => kind,
-            None if passes_ids(name) => None,
+            None if any && passes_ids(name) => None,
             None => continue,
         };
         for id in ids_in(value) {
-            if !id.contains(char::is_whitespace) {
+            if !(any && id.contains(char::is_whitespace)) {
                 out.push(Wanted {
                     id,
                     kind: kind.clone(),
