@@ -117,8 +117,8 @@ impl Ranking {
         };
         let total = shown + left;
         Value::String(format!(
-            "… shown: the {shown} with the {word} {} of {total}, {first} first, not in the \
-             API's order; {left} more items left out",
+            "… shown: {shown} of {total} items, those with the {word} {}, {first} first (not \
+             in the API's order); {left} more items left out",
             self.field
         ))
     }

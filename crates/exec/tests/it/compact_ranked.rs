@@ -85,8 +85,14 @@ fn the_latest_credits_are_shown_when_the_question_asks_for_the_latest() {
     );
     let left = CREDITS - shown;
     assert!(note.contains("latest release_date"), "{note}");
-    assert!(note.contains(&format!("the {shown} with")), "{note}");
-    assert!(note.contains(&format!("of {CREDITS}")), "{note}");
+    // "3 of 15 items, those with the latest release_date": never "the 3 with the latest
+    // release_date of 15", which reads as a value of 15.
+    assert!(
+        note.contains(&format!(
+            "{shown} of {CREDITS} items, those with the latest release_date"
+        )),
+        "{note}"
+    );
     assert!(
         note.ends_with(&format!("{left} more items left out")),
         "{note}"
