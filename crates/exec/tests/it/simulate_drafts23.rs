@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use toolsmith_exec::{Executor, Simulator};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
+use crate::simulate_writes::drafted;
 use crate::{book_of, filling, op};
 
 /// A `200` response of `schema`, with `example` where given.
@@ -29,16 +30,6 @@ fn query(name: &str, kind: &str, description: &str) -> Value {
 /// The text of the `i`-th request `llm` was sent.
 fn prompt(llm: &ScriptedLlm, i: usize) -> String {
     llm.requests()[i].messages[0].text().to_owned()
-}
-
-/// The draft a fill prompt shows (the line after `Draft response:`).
-fn drafted(prompt: &str) -> Value {
-    let line = prompt
-        .split("Draft response:\n")
-        .nth(1)
-        .and_then(|rest| rest.lines().next())
-        .expect("a draft in the prompt");
-    serde_json::from_str(line).expect("the draft is JSON")
 }
 
 /// A film discovery endpoint in TMDB's shape, written for these tests: a page of films

@@ -243,8 +243,8 @@ async fn an_over_budget_page_is_shown_shorter_and_still_answers_the_whole_page()
     assert!(llm.requests().is_empty());
 }
 
-/// The draft a fill prompt shows.
-fn drafted(prompt: &str) -> Value {
+/// The draft a fill prompt shows (the line after `Draft response:`).
+pub(crate) fn drafted(prompt: &str) -> Value {
     let line = prompt
         .split("Draft response:\n")
         .nth(1)
