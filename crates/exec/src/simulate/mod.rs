@@ -486,7 +486,8 @@ impl Simulator {
     /// The answer to a call before the session's state is applied: the
     /// draft from the schema, filled by the oracle when asked to; the
     /// oracle's invention where there is no schema; no content for a change
-    /// with nothing documented (see [`silent`]). `Err` is the observation to return.
+    /// with nothing documented or an API documenting no content (see [`silent`]). `Err` is
+    /// the observation to return.
     async fn answer(
         &self,
         entry: &BookEntry,
@@ -503,6 +504,7 @@ impl Simulator {
         }
         let api = &entry.api.api.id;
         match (draft, &self.oracle) {
+            _ if silent::documents_no_content(entry) => Ok((None, Provenance::Simulated)),
             (Some(draft), Some(oracle)) if self.fill == Fill::Llm => self
                 .ask(oracle.as_ref(), entry, &args_value, Some(draft))
                 .await

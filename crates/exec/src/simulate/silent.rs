@@ -25,6 +25,20 @@ pub(crate) fn answers_nothing(entry: &BookEntry) -> bool {
     )
 }
 
+/// Whether the spec says outright that the API answers no body (a 204, 202 or 205 without
+/// content, as the importer marks it): whatever its method, the simulator answers an empty
+/// success, as the live call does. Asking a model to fill its `null` draft only spent a call
+/// (Spotify's follow, pause and skip, round 24).
+pub(crate) fn documents_no_content(entry: &BookEntry) -> bool {
+    entry
+        .api
+        .api
+        .response_schema
+        .as_ref()
+        .and_then(toolsmith_catalog::lint::no_content_status)
+        .is_some()
+}
+
 /// The body a model invented for an API that documents none, `None` when it wrote
 /// nothing (`{}`, `null`, `""`) for a write: an empty success, not an empty object the
 /// session would fill with the call's arguments.

@@ -173,6 +173,38 @@ async fn a_post_the_model_answers_with_nothing_is_an_empty_success() {
     assert_eq!(queued.body, Body::Empty, "{queued:?}");
 }
 
+/// An API documenting a 204 with no body (Spotify's follow, pause and skip) answers an empty
+/// success whatever its method, with or without a model: stand-ins were sent its `null`
+/// draft to fill, one wasted call per follow, pause or skip (round 24).
+#[tokio::test]
+async fn an_api_documenting_no_content_answers_empty_without_asking_the_model() {
+    let no_content = json!({"204": {"description": "Done"}});
+    let book = book_of(
+        &json!({"openapi": "3.0.0", "info": {"title": "Player", "version": "1"},
+        "servers": [{"url": "https://api.player.example/v1"}],
+        "paths": {
+            "/me/following": {"put": {"operationId": "follow", "parameters": [
+                {"name": "ids", "in": "query", "required": true, "schema": {"type": "string"}}],
+                "responses": no_content.clone()}},
+            "/me/player/next": {"post": {"operationId": "skip", "responses": no_content}}}}),
+    );
+    let llm = Arc::new(ScriptedLlm::new(Vec::<Reply>::new()));
+    let sim = filling(&book, &llm);
+    let plain = Simulator::new(Arc::clone(&book));
+    for (method, path, args) in [
+        ("PUT", "/me/following", json!({"ids": "a1"})),
+        ("POST", "/me/player/next", json!({})),
+    ] {
+        let api = op(&book, method, path);
+        for simulator in [&sim, &plain] {
+            let done = simulator.call(&api, &args).await.unwrap();
+            assert_eq!(done.outcome, Outcome::Ok, "{method} {path}: {done:?}");
+            assert_eq!(done.body, Body::Empty, "{method} {path}: {done:?}");
+        }
+    }
+    assert!(llm.requests().is_empty(), "no model was asked");
+}
+
 /// A simulator whose values `llm` fills, with fill prompts of at most `chars` characters.
 fn filling_within(book: &Arc<ApiBook>, llm: &Arc<ScriptedLlm>, chars: usize) -> Simulator {
     let settings = SimulatorSettings {
