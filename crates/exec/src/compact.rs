@@ -30,7 +30,9 @@
 //! - a list keeps its first items and ends with a note saying how many items
 //!   it left out, unless the request ranks its items by a field they carry ("the latest
 //!   movie": `release_date`, see `ranked`): then a list that is cut shows the items ranked
-//!   first, in that order, and its note says which they are; the items of a list of objects are grown alike, by columns
+//!   first, in that order, those playing the part the request names first when the items
+//!   carry it ("directed by": a crew credit's `job` Director, see `role`), and its note says
+//!   which they are; the items of a list of objects are grown alike, by columns
 //!   (a field at a path, such as `played_at` or `track.album.release_date`):
 //!   a column is added to every shown item before a column of lower rank is
 //!   added to any, and a column that does not fit across all of them is left
@@ -134,6 +136,7 @@ mod left_out;
 mod qualify;
 mod ranked;
 mod render;
+mod role;
 mod skeleton;
 mod trim;
 

@@ -14,6 +14,7 @@ use toolsmith_eval::{
     QueryScores, RunId, RunSummary, ToolsOffered, judge_pass_rates,
 };
 use toolsmith_exec::ApiBook;
+use toolsmith_llm::ChatModel;
 use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Tracer};
 
 use crate::cli::LlmArgs;
@@ -220,66 +221,27 @@ pub(crate) fn execute(
     let config = ctx.config()?;
     let loaded = load(ctx, &mut job)?;
     let today = fix_date(bench, &mut job, &config.exec.simulate)?;
-    let spec = &job.spec;
     let book = Arc::new(ApiBook::from_catalog(&loaded.catalog));
     let rt = ctx.runtime()?;
     let pipeline = pipeline(ctx, &rt, &job, &loaded)?;
-    let llm = agents::llm(ctx, job.llm)?;
-    let runtime = Runtime {
-        llm: Arc::clone(&llm),
-        executor: executor::build_dated(
-            ctx,
-            Arc::clone(&book),
-            spec.mode,
-            job.llm.cache.into(),
-            executor::Writes::Agent(job.allow_write),
-            today,
-        )?,
-        retriever: pipeline.as_ref().map(retrieval::Pipeline::retriever),
-        book: Arc::clone(&book),
-        settings: AgentSettings {
-            seed: Some(spec.seed),
-            today: Some(today),
-            ..config.solve.clone()
-        }
-        .with_protocol(spec.protocol),
-        tracer: Tracer::new(),
-        jq: crate::agents::jq_sandbox(),
+    let shared = Shared {
+        llm: agents::llm(ctx, job.llm)?,
+        book,
+        today,
     };
-    let solvers = agents::solvers_with(
-        ctx,
-        spec.solver.into(),
-        &loaded.catalog,
-        agents::AnyToolOverrides::default(),
-        pipeline.as_ref().and_then(retrieval::Pipeline::expanding),
-    )?;
-    let harness = Harness::new(runtime, solvers)
-        .with_render(RenderOptions::default())
-        .with_query_budget(agents::budget(job.llm));
+    let harness = harness(ctx, &job, &loaded, pipeline.as_ref(), &shared)?;
     let id = match job.resumed {
         Some(id) => id,
-        None => bench.create_run(spec)?,
+        None => bench.create_run(&job.spec)?,
     };
-    printer::note(format!("bench run {id} ({})", spec.name));
+    printer::note(format!("bench run {id} ({})", job.spec.name));
     let bar = Bar::new(*ctx.progress());
-    rt.block_on(harness.run(bench, id, spec, &loaded.queries, &bar))?;
+    rt.block_on(harness.run(bench, id, &job.spec, &loaded.queries, &bar))?;
     bar.finish();
     if let Some(note) = pipeline.as_ref().and_then(retrieval::Pipeline::usage_note) {
         printer::note(note);
     }
-    let judged = match job.judging {
-        Judging::Runs(runs) => {
-            let judge = LlmJudge::new(llm, config.judge.llm()).with_book(book);
-            let settings = config.judge.settings(runs);
-            printer::note(format!(
-                "judging run {id} ({} judge run{})",
-                settings.runs,
-                if settings.runs == 1 { "" } else { "s" }
-            ));
-            Some(rt.block_on(judge_pass_rates(&judge, bench, id, &settings))?)
-        }
-        Judging::No => bench.pass_rates(id)?,
-    };
+    let judged = judged(ctx, &rt, bench, id, job.judging, shared)?;
     let summary = RunSummary::priced(
         bench.scores(id)?.iter().map(|(_, s)| s),
         config.prices.as_ref(),
@@ -292,6 +254,85 @@ pub(crate) fn execute(
         summary,
         judged,
     })
+}
+
+/// What a run's agents and its judge share: the model, the book of the catalog's APIs, and
+/// the date of the run's world.
+struct Shared {
+    llm: Arc<dyn ChatModel>,
+    book: Arc<ApiBook>,
+    today: jiff::civil::Date,
+}
+
+/// The harness that runs `job`'s queries: its agents' runtime (the model, the executor as of
+/// the run's date, the retriever of `pipeline`, the configured agent settings with the spec's
+/// seed and protocol) and the spec's solvers.
+fn harness(
+    ctx: &Context,
+    job: &Job<'_>,
+    loaded: &Loaded,
+    pipeline: Option<&retrieval::Pipeline>,
+    shared: &Shared,
+) -> anyhow::Result<Harness> {
+    let config = ctx.config()?;
+    let spec = &job.spec;
+    let runtime = Runtime {
+        llm: Arc::clone(&shared.llm),
+        executor: executor::build_dated(
+            ctx,
+            Arc::clone(&shared.book),
+            spec.mode,
+            job.llm.cache.into(),
+            executor::Writes::Agent(job.allow_write),
+            shared.today,
+        )?,
+        retriever: pipeline.map(retrieval::Pipeline::retriever),
+        book: Arc::clone(&shared.book),
+        settings: AgentSettings {
+            seed: Some(spec.seed),
+            today: Some(shared.today),
+            ..config.solve.clone()
+        }
+        .with_protocol(spec.protocol),
+        tracer: Tracer::new(),
+        jq: crate::agents::jq_sandbox(),
+    };
+    let solvers = agents::solvers_with(
+        ctx,
+        spec.solver.into(),
+        &loaded.catalog,
+        agents::AnyToolOverrides::default(),
+        pipeline.and_then(retrieval::Pipeline::expanding),
+    )?;
+    Ok(Harness::new(runtime, solvers)
+        .with_render(RenderOptions::default())
+        .with_query_budget(agents::budget(job.llm)))
+}
+
+/// The judged pass rates of run `id`: judged now by the shared model when `judging` asks,
+/// else those stored earlier, if any.
+fn judged(
+    ctx: &Context,
+    rt: &tokio::runtime::Runtime,
+    bench: &BenchStore,
+    id: RunId,
+    judging: Judging,
+    shared: Shared,
+) -> anyhow::Result<Option<PassRates>> {
+    let Judging::Runs(runs) = judging else {
+        return Ok(bench.pass_rates(id)?);
+    };
+    let config = ctx.config()?;
+    let judge = LlmJudge::new(shared.llm, config.judge.llm()).with_book(shared.book);
+    let settings = config.judge.settings(runs);
+    printer::note(format!(
+        "judging run {id} ({} judge run{})",
+        settings.runs,
+        if settings.runs == 1 { "" } else { "s" }
+    ));
+    Ok(Some(rt.block_on(judge_pass_rates(
+        &judge, bench, id, &settings,
+    ))?))
 }
 
 /// The progress bar of a run: queries done, pass (success) and CP so far, tokens; elapsed and

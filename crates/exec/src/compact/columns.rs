@@ -311,62 +311,89 @@ fn walk(
             index,
             kind: Kind::Text,
         };
-        path.push(Step::Key(name.to_owned()));
         match value {
             _ if class == Class::Purpose && reach == Reach::Held => {}
             _ if matches!(class, Class::Identity(_)) => {
-                // A nested entity's locator restating its key is worth least; the item's
-                // own (its first entity's) is what a next call takes to act on the item.
-                let restated = level.under && restates(map, name, ctx);
-                let rank = if restated {
-                    Rank::Link
-                } else {
-                    rest_rank(level.depth)
-                };
-                let form = Form::Shortened(name.to_owned(), IDENTITY_CAP);
-                path.pop();
-                push(out, path, form.clone(), rank, at);
-                let same = |c: &&mut Column| c.path == *path && c.form == form;
-                if restated && let Some(column) = out.iter_mut().find(same) {
-                    column.restated = true;
-                }
-                continue;
+                identity_column(map, name, path, at, ctx, out);
             }
             Value::Object(sub) if nests(class, level.depth) => {
-                let entity = has_identity(sub, ctx);
-                if entity {
-                    push(
-                        out,
-                        path,
-                        Form::Core,
-                        identity_rank(level.depth + 1),
-                        at.down(here),
-                    );
-                }
-                walk(sub, path, level.below(entity, here), reach, ctx, out);
+                path.push(Step::Key(name.to_owned()));
+                walk_object(sub, path, at, here, reach, ctx, out);
+                path.pop();
             }
             Value::Array(subs) if walks_list(class, level.depth, reach) && holds_objects(subs) => {
-                path.push(Step::Each);
-                push(
-                    out,
-                    path,
-                    Form::Core,
-                    identity_rank(level.depth + 1),
-                    at.down(here),
-                );
-                for sub in subs.iter().take(NESTED_ITEMS).filter_map(Value::as_object) {
-                    walk(sub, path, level.below(true, here), reach, ctx, out);
-                }
+                path.push(Step::Key(name.to_owned()));
+                walk_list(subs, path, at, here, reach, ctx, out);
                 path.pop();
             }
-            _ => {
-                path.pop();
-                leaf(name, value, class, path, at, out);
-                continue;
-            }
+            _ => leaf(name, value, class, path, at, out),
         }
-        path.pop();
     }
+}
+
+/// Adds the column of the identity field `name` of `map` (at `path`, in place `at`) to `out`.
+/// A nested entity's locator restating its key is worth least; the item's own (its first
+/// entity's) is what a next call takes to act on the item.
+fn identity_column(
+    map: &Map<String, Value>,
+    name: &str,
+    path: &[Step],
+    at: Place,
+    ctx: &Context,
+    out: &mut Vec<Column>,
+) {
+    let restated = at.level.under && restates(map, name, ctx);
+    let rank = if restated {
+        Rank::Link
+    } else {
+        rest_rank(at.level.depth)
+    };
+    let form = Form::Shortened(name.to_owned(), IDENTITY_CAP);
+    push(out, path, form.clone(), rank, at);
+    let same = |c: &&mut Column| c.path == path && c.form == form;
+    if restated && let Some(column) = out.iter_mut().find(same) {
+        column.restated = true;
+    }
+}
+
+/// Adds the columns of the object `sub` at `path`, held by a field in place `at` of an
+/// object that is an entity (`here`) or not: its core identities if it is an entity, then
+/// its own columns.
+fn walk_object(
+    sub: &Map<String, Value>,
+    path: &mut Vec<Step>,
+    at: Place,
+    here: bool,
+    reach: Reach,
+    ctx: &Context,
+    out: &mut Vec<Column>,
+) {
+    let entity = has_identity(sub, ctx);
+    if entity {
+        let rank = identity_rank(at.level.depth + 1);
+        push(out, path, Form::Core, rank, at.down(here));
+    }
+    walk(sub, path, at.level.below(entity, here), reach, ctx, out);
+}
+
+/// Adds the columns of the list of objects `subs` at `path`, held as [`walk_object`]'s
+/// object is: its items' core identities, then the columns of its first items.
+fn walk_list(
+    subs: &[Value],
+    path: &mut Vec<Step>,
+    at: Place,
+    here: bool,
+    reach: Reach,
+    ctx: &Context,
+    out: &mut Vec<Column>,
+) {
+    path.push(Step::Each);
+    let rank = identity_rank(at.level.depth + 1);
+    push(out, path, Form::Core, rank, at.down(here));
+    for sub in subs.iter().take(NESTED_ITEMS).filter_map(Value::as_object) {
+        walk(sub, path, at.level.below(true, here), reach, ctx, out);
+    }
+    path.pop();
 }
 
 /// Adds the columns that grow the texts of `core` (the fields of `map`'s core form) that it

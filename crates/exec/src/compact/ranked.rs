@@ -10,6 +10,12 @@
 //! its own words when several are), and its values comparable (ISO dates, or numbers); items
 //! without a value rank last. The kinds and the field words they reach are those of
 //! [`super::asked`].
+//!
+//! A ranking ranks within the part the request names ("directed by", "produced", "written",
+//! see [`super::role`]) when the items carry it: the items playing it rank first, each group
+//! by the field ("the highest rated film directed by X" shows X's directing credits, not a
+//! better rated one X only produced), and the note names the part. When no item plays it, the
+//! ranking is over all items, as without a part.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -18,6 +24,7 @@ use serde_json::Value;
 
 use super::asked::{Asked, name_words, reached_by};
 use super::fields::Context;
+use super::role::RoleFilter;
 
 /// Words after "first" within which a word of making must come for "first" to rank by date
 /// ("the first movie X directed", "first released"), not by the API's order ("my first
@@ -72,6 +79,8 @@ pub(crate) struct Ranking {
     field: String,
     kind: Kind,
     descending: bool,
+    /// The part the request names, and how many items play it: those rank first.
+    part: Option<(RoleFilter, usize)>,
 }
 
 impl Ranking {
@@ -79,18 +88,42 @@ impl Ranking {
     pub(crate) fn of(items: &[Value], ctx: &Context) -> Option<Self> {
         let (kind, descending) = superlative(ctx.request())?;
         let field = ranked_field(items, kind, ctx.request())?;
+        let part = RoleFilter::of(items, ctx.request()).map(|filter| {
+            let playing = items.iter().filter(|item| filter.passes(item)).count();
+            (filter, playing)
+        });
         Some(Self {
             field,
             kind,
             descending,
+            part,
         })
     }
 
-    /// `items` in this ranking's order, first ranked first; ties and items without a value
-    /// keep their order, the latter last.
+    /// `items` in this ranking's order, first ranked first: those playing the part named
+    /// before the others, then by value; ties and items without a value keep their order, the
+    /// latter last.
     pub(crate) fn sorted(&self, items: &[Value]) -> Vec<Value> {
         let mut out: Vec<Value> = items.to_vec();
-        out.sort_by(|a, b| match (self.value(a), self.value(b)) {
+        out.sort_by(|a, b| {
+            self.plays(b)
+                .cmp(&self.plays(a))
+                .then_with(|| self.by_value(a, b))
+        });
+        out
+    }
+
+    /// Whether `item` plays the part the request names (every item does when it names none).
+    fn plays(&self, item: &Value) -> bool {
+        self.part
+            .as_ref()
+            .is_none_or(|(filter, _)| filter.passes(item))
+    }
+
+    /// The order of two items by the ranked field, first ranked first, items without a
+    /// value last.
+    fn by_value(&self, a: &Value, b: &Value) -> Ordering {
+        match (self.value(a), self.value(b)) {
             (Some(a), Some(b)) => {
                 let order = compare(a, b);
                 if self.descending {
@@ -102,8 +135,7 @@ impl Ranking {
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (None, None) => Ordering::Equal,
-        });
-        out
+        }
     }
 
     /// The note ending a list ranked so, showing `shown` of `shown + left` items: which items
@@ -116,10 +148,25 @@ impl Ranking {
             (_, false) => ("lowest", "lowest"),
         };
         let total = shown + left;
+        let field = &self.field;
+        let which = match &self.part {
+            None => format!("those with the {word} {field}, {first} first"),
+            Some((filter, playing)) if shown <= *playing => format!(
+                "those with {} and the {word} {field}, {first} first",
+                filter.describe()
+            ),
+            Some((filter, playing)) => {
+                let others = shown - playing;
+                let noun = if others == 1 { "other" } else { "others" };
+                format!(
+                    "all {playing} with {}, then {others} {noun}, each group {first} {field} first",
+                    filter.describe()
+                )
+            }
+        };
         Value::String(format!(
-            "… shown: {shown} of {total} items, those with the {word} {}, {first} first (not \
-             in the API's order); {left} more items left out",
-            self.field
+            "… shown: {shown} of {total} items, {which} (not in the API's order); {left} more \
+             items left out"
         ))
     }
 
@@ -335,5 +382,34 @@ mod tests {
             .map(|i| i["id"].clone())
             .collect();
         assert_eq!(ids, [json!(2), json!(0), json!(3), json!(1)]);
+    }
+
+    #[test]
+    fn the_items_playing_the_part_named_rank_first_and_the_note_names_it() {
+        let items = vec![
+            json!({"id": 0, "job": "Producer", "vote_average": 9.5}),
+            json!({"id": 1, "job": "Director", "vote_average": 7.0}),
+            json!({"id": 2, "job": "Writer", "vote_average": 8.0}),
+            json!({"id": 3, "job": "Director", "vote_average": 8.5}),
+        ];
+        let ctx = Context::default().with_request(Some("the best rated film she directed"), None);
+        let ranking = Ranking::of(&items, &ctx).unwrap();
+        let ids: Vec<Value> = ranking
+            .sorted(&items)
+            .iter()
+            .map(|i| i["id"].clone())
+            .collect();
+        assert_eq!(ids, [json!(3), json!(1), json!(0), json!(2)]);
+        assert_eq!(
+            ranking.note(2, 2),
+            "… shown: 2 of 4 items, those with job Director and the highest vote_average, \
+             highest first (not in the API's order); 2 more items left out"
+        );
+        // Showing more items than play the part: the note says where they end.
+        assert_eq!(
+            ranking.note(3, 1),
+            "… shown: 3 of 4 items, all 2 with job Director, then 1 other, each group highest \
+             vote_average first (not in the API's order); 1 more items left out"
+        );
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, bail};
 use serde::Serialize;
 use tokio::runtime::Runtime as AsyncRuntime;
+use toolsmith_catalog::{DocSelector, Store};
 use toolsmith_exec::ApiBook;
 use toolsmith_llm::{Budget, Metered};
 use toolsmith_retrieve::{Filter, Retriever};
@@ -29,36 +30,84 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     let store = ctx.store()?;
     let catalog = store.catalog(&selector, &toolsmith_catalog::Scope::default())?;
     let book = Arc::new(ApiBook::from_catalog(&catalog));
-    let paper = args
+    let paper = runs_paper_protocol(ctx, args)?;
+    let overrides = anytool_overrides(args)?;
+    let pipeline = pipeline(ctx, &rt, args, &store, &selector, paper)?;
+    let retriever = pipeline.as_ref().map(retrieval::Pipeline::retriever);
+    let toolset = offered_tools(&rt, args, &book, retriever.as_deref())?;
+    let runtime = agent_runtime(ctx, args, book, retriever)?;
+    let expanding = pipeline.as_ref().and_then(retrieval::Pipeline::expanding);
+    let solver = agents::solvers_with(ctx, args.solver, &catalog, overrides, expanding)?(runtime);
+    let run = rt.block_on(solver.solve(&args.query, toolset))?;
+    if let Some(note) = pipeline.as_ref().and_then(retrieval::Pipeline::usage_note) {
+        printer::note(note);
+    }
+    let id = RunStore::open(ctx.db())?.save(&run)?;
+    print_run(&run, id, args.json.json)?;
+    Ok(if run.finish == Finish::Answered {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Whether the run follows the paper's protocol: `--protocol` when given, else `[solve]`.
+fn runs_paper_protocol(ctx: &Context, args: &SolveArgs) -> anyhow::Result<bool> {
+    Ok(args
         .protocol
         .protocol
         .map_or(ctx.config()?.solve.paper(), |p| {
             toolsmith_solve::Protocol::from(p) == toolsmith_solve::Protocol::Paper
-        });
+        }))
+}
+
+/// AnyTool's `--seed-k` and `--trim-pool`, refused for any other solver.
+fn anytool_overrides(args: &SolveArgs) -> anyhow::Result<agents::AnyToolOverrides> {
     if args.solver != SolverName::Anytool && (args.seed_k.is_some() || args.trim_pool().is_some()) {
         bail!("--seed-k and --trim-pool/--no-trim-pool apply to --solver anytool only");
     }
-    let overrides = agents::AnyToolOverrides {
+    Ok(agents::AnyToolOverrides {
         seed_k: args.seed_k,
         trim_pool: args.trim_pool(),
-    };
+    })
+}
+
+/// The retrieval pipeline over the selected docs of `store`, when the run retrieves
+/// (`--retrieve K`, `--search-tool`, or search-assisted AnyTool).
+fn pipeline(
+    ctx: &Context,
+    rt: &AsyncRuntime,
+    args: &SolveArgs,
+    store: &Store,
+    selector: &DocSelector,
+    paper: bool,
+) -> anyhow::Result<Option<retrieval::Pipeline>> {
     let assisted =
         args.solver == SolverName::Anytool && agents::anytool_settings(ctx, paper)?.search_assisted;
-    let pipeline = if args.retrieve.is_some() || args.search_tool || assisted {
-        let corpus =
-            retrieval::corpus(&store, &selector, retrieval::SourceField::configured(ctx)?)?;
-        let spec = retrieval::PipelineSpec {
-            cache: args.llm.cache.into(),
-            ..retrieval::PipelineSpec::new(ctx, None)?
-        }
-        .with_intents(ctx, args.intents.choice())?
-        .with_rerank(ctx, args.rerank.choice())?;
-        Some(rt.block_on(retrieval::Pipeline::build(ctx, corpus, spec))?)
-    } else {
-        None
-    };
-    let retriever = pipeline.as_ref().map(retrieval::Pipeline::retriever);
-    let toolset = offered_tools(&rt, args, &book, retriever.as_deref())?;
+    if args.retrieve.is_none() && !args.search_tool && !assisted {
+        return Ok(None);
+    }
+    let corpus = retrieval::corpus(store, selector, retrieval::SourceField::configured(ctx)?)?;
+    let spec = retrieval::PipelineSpec {
+        cache: args.llm.cache.into(),
+        ..retrieval::PipelineSpec::new(ctx, None)?
+    }
+    .with_intents(ctx, args.intents.choice())?
+    .with_rerank(ctx, args.rerank.choice())?;
+    Ok(Some(
+        rt.block_on(retrieval::Pipeline::build(ctx, corpus, spec))?,
+    ))
+}
+
+/// What the agent runs with: the metered model within the query's budget, the executor as of
+/// the world's date serving this query as its task, the retriever, the configured settings
+/// (told the date, with `--protocol`'s rules when given) and the tracer.
+fn agent_runtime(
+    ctx: &Context,
+    args: &SolveArgs,
+    book: Arc<ApiBook>,
+    retriever: Option<Arc<dyn Retriever>>,
+) -> anyhow::Result<Runtime> {
     let mode = args.mode.mode.into();
     // The agent is told the date the tools answer as of, and the simulator kept to it.
     let today = executor::world_date(&ctx.config()?.exec.simulate, mode);
@@ -73,36 +122,22 @@ pub(super) fn run(ctx: &Context, args: &SolveArgs) -> anyhow::Result<ExitCode> {
     // The simulator's session serves this query as its task (the user's premises).
     let executor = toolsmith_exec::task_session(&executor, &args.query);
     let budget = Arc::new(Budget::new(agents::budget(&args.llm)));
-    let runtime = Runtime {
+    let settings = AgentSettings {
+        today: Some(today),
+        ..ctx.config()?.solve.clone()
+    };
+    let settings = match args.protocol.protocol {
+        Some(protocol) => settings.with_protocol(protocol.into()),
+        None => settings,
+    };
+    Ok(Runtime {
         llm: Arc::new(Metered::new(agents::llm(ctx, &args.llm)?, budget)),
         executor,
         retriever,
         book,
-        settings: {
-            let settings = AgentSettings {
-                today: Some(today),
-                ..ctx.config()?.solve.clone()
-            };
-            match args.protocol.protocol {
-                Some(protocol) => settings.with_protocol(protocol.into()),
-                None => settings,
-            }
-        },
+        settings,
         tracer: build_tracer(args)?,
         jq: crate::agents::jq_sandbox(),
-    };
-    let expanding = pipeline.as_ref().and_then(retrieval::Pipeline::expanding);
-    let solver = agents::solvers_with(ctx, args.solver, &catalog, overrides, expanding)?(runtime);
-    let run = rt.block_on(solver.solve(&args.query, toolset))?;
-    if let Some(note) = pipeline.as_ref().and_then(retrieval::Pipeline::usage_note) {
-        printer::note(note);
-    }
-    let id = RunStore::open(ctx.db())?.save(&run)?;
-    print_run(&run, id, args.json.json)?;
-    Ok(if run.finish == Finish::Answered {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
     })
 }
 
