@@ -281,6 +281,25 @@ async fn the_fill_prompt_keeps_complete_lists_and_documented_pages() {
     assert!(!text.contains("exactly"), "{text}");
 }
 
+/// A count the call asks for bounds a complete list too: stand-in x2 was told that an
+/// album's tracks hold every member up to 100 for a call asking `limit=1`. With nothing
+/// shown earlier in the session, the id rule points at no list above (x2 again).
+#[tokio::test]
+async fn a_count_asked_for_bounds_a_complete_list_and_no_list_is_cited_before_one_is_shown() {
+    let book = book_of(&wallpapers_spec());
+    let walls = op(&book, "GET", "/wallpapers");
+    let llm = Arc::new(ScriptedLlm::new([Reply::text("{}")]));
+    let sim = filling(&book, &llm);
+    sim.call(&walls, &json!({"category": "sea", "limit": 3}))
+        .await
+        .unwrap();
+    let text = prompt(&llm, 0);
+    assert!(text.contains("holds every member, up to 3."), "{text}");
+    assert!(!text.contains("up to 100"), "{text}");
+    assert!(!text.contains("as in the list above"), "{text}");
+    assert!(text.contains("keeps one id everywhere."), "{text}");
+}
+
 /// A pet shop written for these tests: pets by a positive integer id, their photos.
 fn shop_spec() -> Value {
     let pet = json!({"type": "object", "properties": {"id": {"type": "integer"},
