@@ -351,6 +351,26 @@ mod tests {
     }
 
     #[test]
+    fn a_narrowed_listing_counts_what_the_model_decides_within_its_most() {
+        // The model's forty on a full page stay; its count below the page is raised.
+        assert_eq!(Extent::Narrowed.total(40, 0, 10, 10), 40);
+        assert_eq!(Extent::Narrowed.total(4, 0, 10, 10), 10);
+        assert_eq!(Extent::Narrowed.total(13, 0, 10, 6), 6);
+        assert_eq!(Extent::Narrowed.total(u64::MAX, 0, 10, 10), NARROWED_MOST);
+        assert_eq!(Extent::Narrowed.decided(0, 10), Some(NARROWED_MOST));
+        assert_eq!(Extent::Owned.decided(0, 10), Some(OWNED_MOST));
+        for told in [
+            Extent::Open,
+            Extent::Named,
+            Extent::Lookup,
+            Extent::Known(34),
+        ] {
+            assert_eq!(told.decided(0, 10), None, "{told:?}");
+        }
+        assert!(!Extent::Narrowed.small() && !Extent::Narrowed.counted_by_model());
+    }
+
+    #[test]
     fn a_name_reads_as_one_and_a_kind_of_thing_does_not() {
         for name in [
             "The Dark Knight",

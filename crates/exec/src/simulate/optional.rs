@@ -392,4 +392,46 @@ mod tests {
             ["linked_from", "popularity", "reason", "restrictions", "uri"]
         );
     }
+
+    #[test]
+    fn an_open_object_may_be_null_where_the_schema_or_an_example_says_so() {
+        let open = json!({"type": "object"});
+        let schema = json!({"type": "object",
+            "definitions": {"open": open},
+            "properties": {
+                "collection": {"type": "object", "nullable": true},
+                "swagger": {"type": "object", "x-nullable": true},
+                "typed": {"type": ["object", "null"]},
+                "either": {"anyOf": [{"$ref": "#/definitions/open"}, {"type": "null"}]},
+                "shown": open, "plain": open, "filled": {"type": "object", "nullable": true,
+                    "properties": {"id": {"type": "integer"}}},
+                "items": {"type": "array", "items": {"type": "object",
+                    "properties": {"parent": {"type": "object", "nullable": "true"}}}}}});
+        let draft = json!({"collection": {}, "swagger": {}, "typed": {}, "either": {},
+            "shown": {}, "plain": {}, "filled": {"id": 1}, "items": [{"parent": {}}]});
+        let examples = [json!({"shown": null, "plain": {"a": 1}})];
+        let keys = nullable_open_keys(&schema, &draft, &examples);
+        assert_eq!(
+            keys,
+            [
+                "collection",
+                "either",
+                "parent",
+                "shown",
+                "swagger",
+                "typed"
+            ]
+        );
+        // A null the model wrote there is kept; one for a key not listed is not a place.
+        let answer = json!({"collection": null, "plain": null, "filled": null,
+            "items": [{"parent": null}, {"parent": {"id": 2}}]});
+        let places = null_places(&answer, &draft, &keys);
+        assert_eq!(places, ["/collection", "/items/0/parent"]);
+        let mut body = json!({"collection": {}, "plain": {}, "items": [{"parent": {}}]});
+        put_nulls(&mut body, &places);
+        assert_eq!(
+            body,
+            json!({"collection": null, "plain": {}, "items": [{"parent": null}]})
+        );
+    }
 }
