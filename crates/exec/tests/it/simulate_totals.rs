@@ -224,3 +224,29 @@ async fn only_an_open_object_that_may_be_null_keeps_a_null() {
     assert_eq!(body["details"], json!({}), "{body}");
     assert_eq!(body["name"], "desk");
 }
+
+/// The reviews of one show are a collection with one owner: how many there are is the
+/// model's to decide, up to tens (a miniseries of 2024 was drafted 46), and its two
+/// reviews come back as the whole list.
+#[tokio::test]
+async fn a_shows_reviews_are_counted_by_the_model() {
+    let book = tmdb();
+    let reviews = op(&book, "GET", "/tv/{tv_id}/reviews");
+    let review = |id: &str, author: &str| {
+        json!({"id": id, "author": author, "content": "Tense and well made.",
+            "url": format!("https://www.themoviedb.org/review/{id}")})
+    };
+    let answer = json!({"id": 94997, "page": 1, "results": [review("r1", "ana"),
+        review("r2", "ben")], "total_results": 46, "total_pages": 5});
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(answer.to_string())]));
+    let sim = filling(&book, &llm);
+    let got = sim.call(&reviews, &json!({"tv_id": 94997})).await.unwrap();
+    let body = got.body.json().unwrap();
+    assert_eq!(numbers(body), (2, 1, 2), "{body}");
+    let said = prompt(&llm);
+    assert!(
+        said.contains("is yours to decide from the world, from none up to 50"),
+        "{said}"
+    );
+    assert!(!said.contains("make this page hold"), "{said}");
+}
