@@ -33,6 +33,10 @@ pub struct OracleAsk<'a> {
     /// Whether the draft holds empty objects its schema leaves open, which the
     /// answer fills with the keys the real API returns there.
     pub open: bool,
+    /// Of the draft's open objects, the keys of those that may be null (the schema admits
+    /// null there, or the API's examples show it: a film in no collection): the answer
+    /// writes null where the real API has nothing there.
+    pub open_nullable: &'a [String],
     /// Entities the session has shown already (`{"id", "name"/"title",
     /// "in"}` and a few short facts such as `"followers.total"`), the ones the
     /// arguments name first, so the answer agrees with them.
@@ -58,6 +62,11 @@ pub struct OracleAsk<'a> {
     /// `page_size` is `None`): the most items the page may hold, the count being the
     /// answer's to decide and the totals following it.
     pub matches: Option<usize>,
+    /// For a listing whose number of results is the answer's to decide (one the call's
+    /// arguments narrow, a collection with one owner), the most it may count: the draft's
+    /// totals are then a guess, `page_size` the most the page holds, and the totals
+    /// follow the answer.
+    pub total_most: Option<u64>,
     /// Items a page of a longer list holds when neither the API nor the call sizes
     /// it ([`crate::SimulatorSettings::page_items`]).
     pub page_items: usize,

@@ -1,6 +1,8 @@
 //! How many results a paged list counts, by what it lists: one rule for the skeleton's
 //! draw (the draft a filling model is shown) and for the settling of the final response
-//! (`paging`), so that the two never disagree.
+//! (`paging`), so that the two never disagree. Who decides the number differs: the draft's
+//! draw, where the list is the whole catalog or the session knows the count; the filling
+//! model, where only the world knows how many things meet the call ([`Extent::decided`]).
 //!
 //! - A search for one name ([`Extent::Named`]) is a short last page: the few things
 //!   that carry the name, however large a page the API serves. A call searches when it
@@ -11,20 +13,37 @@
 //!   ("comedy") is a broad query. Only the first page of a call that asks for no count is
 //!   so: a later page, or a count asked (`limit=10`, already a most), presumes a longer
 //!   list. Stand-ins were drafted ten films and thirty results for "The Dark Knight".
+//!   The model decides how many match, up to a page; the page is the last.
 //! - A lookup's list (a call giving the free text of an input the API requires, as a
 //!   search by name does: [`toolsmith_catalog::Api::lookup_inputs`]) counts at most
 //!   [`LOOKUP_PAGES`] pages' worth, or up to the end of its own page when it asks for a
 //!   later one: a search for one exact name finds a few things, not thousands.
 //! - A collection with one owner counts tens ([`OWNED_MOST`]): the current user's own
 //!   things (a path under `/me`: saved albums, followed artists; see `me`) and the
-//!   sub-collection of one entity (`/playlists/{playlist_id}/tracks`, `/albums/{id}/tracks`:
-//!   a path ending in a noun after an id parameter). Stand-ins were drafted 3,184 saved
-//!   albums and 9,919 followed artists.
+//!   sub-collection of one entity (`/playlists/{playlist_id}/tracks`, `/movie/{id}/reviews`:
+//!   a path ending in a noun after an id parameter). How many it holds is the model's to
+//!   decide within that (a miniseries of 2024 has a few reviews, not 46). Stand-ins were
+//!   drafted 3,184 saved albums and 9,919 followed artists.
 //! - Where the session already showed how many things an entity holds (a playlist's
 //!   `tracks.total`, an album's `total_tracks`), its sub-collection of that name counts
 //!   exactly that ([`Counts`]): a playlist shown with 34 tracks was once listed with 8,485.
 //!   A write to the sub-collection (tracks added or removed) forgets the count.
-//! - Any other list (what is popular, top rated, new releases) keeps its thousands.
+//! - A listing the call narrows ([`Extent::Narrowed`]: an argument that filters what it
+//!   lists, as `with_crew`, `year` or `vote_average.gte` of a discover, given and not its
+//!   default) counts what the world has that meets the filters: one director's films of a
+//!   year are one or two, the films since 2021 rated over 7 hundreds. The filling model
+//!   decides the number, from none to [`NARROWED_MOST`]; the draft's full page and its total
+//!   are only a guess in that range. Stand-ins were drafted 8 to 13 films for such calls and
+//!   told to keep them.
+//! - Any other list (what is popular, top rated, trending, a discover with no narrowing
+//!   argument) is the catalog's: the draft counts thousands of results in hundreds of pages
+//!   ([`OPEN_LEAST`] and more), and the model keeps them (stand-ins were once drafted 44
+//!   popular people in all).
+//!
+//! Whatever the model writes, the settled numbers agree with each other and with the page
+//! (`paging`): a page holds at most its size; a short page is the last, its total what it
+//! shows; a full one counts at least what it shows, within the extent's most; the pages
+//! are the total over the page size, rounded up.
 
 use std::collections::HashMap;
 
@@ -55,6 +74,12 @@ const SEARCH_ARGS: &[&str] = &[
 ];
 /// Most results a collection with one owner counts (unless its own page lies further).
 const OWNED_MOST: u64 = 50;
+/// Most results a listing its call narrows counts: TMDB's discover serves 500 pages of 20.
+const NARROWED_MOST: u64 = 10_000;
+/// Fewest results the draft of a catalog-wide list counts: thousands, hundreds of pages.
+pub(crate) const OPEN_LEAST: u64 = 1_000;
+/// Most results the draft of a catalog-wide list counts.
+pub(crate) const OPEN_MOST: u64 = 10_000;
 /// Most sub-collection counts a session remembers.
 const MAX_COUNTS: usize = 10_000;
 /// How deep in a response counts are looked for.
@@ -71,6 +96,8 @@ pub(crate) enum Extent {
     Lookup,
     /// A collection with one owner: tens.
     Owned,
+    /// A listing the call's arguments narrow: as many as meet them, the model's to decide.
+    Narrowed,
     /// A collection whose size the session already showed: exactly that many.
     Known(u64),
 }
@@ -78,8 +105,14 @@ pub(crate) enum Extent {
 impl Extent {
     /// The extent of the list a call of `entry` with `args` pages through, before the
     /// session's counts are known (see [`Extent::knowing`]); `first_page` says whether
-    /// the call asks for the API's own first page (no later page, no count of items).
-    pub(crate) fn of(entry: &BookEntry, args: &Map<String, Value>, first_page: bool) -> Self {
+    /// the call asks for the API's own first page (no later page, no count of items);
+    /// `narrowed` whether an argument of the call filters what it lists.
+    pub(crate) fn of(
+        entry: &BookEntry,
+        args: &Map<String, Value>,
+        first_page: bool,
+        narrowed: bool,
+    ) -> Self {
         if first_page && search_text(entry, args).is_some_and(reads_as_name) {
             return Self::Named;
         }
@@ -92,6 +125,8 @@ impl Extent {
             Self::Lookup
         } else if me::mine(entry) == Some(Mine::Things) || owner_of(entry, args).is_some() {
             Self::Owned
+        } else if narrowed {
+            Self::Narrowed
         } else {
             Self::Open
         }
@@ -123,10 +158,22 @@ impl Extent {
             Self::Open => None,
             Self::Named | Self::Lookup => Some(LOOKUP_PAGES.saturating_mul(size).max(own_page_end)),
             Self::Owned => Some(OWNED_MOST.max(own_page_end)),
+            Self::Narrowed => Some(NARROWED_MOST.max(own_page_end)),
             Self::Known(n) => Some(n),
         }
     }
 
+    /// Where the filling model decides how many results the list counts, beyond its one
+    /// page (a listing the call narrows, a collection with one owner the session has not
+    /// counted): the most it may count, for a page starting at `start` of `size` items.
+    /// The prompt then states the page's size as a most and the range of the total, not
+    /// the draft's total; the totals follow what the model writes.
+    pub(crate) fn decided(self, start: u64, size: u64) -> Option<u64> {
+        match self {
+            Self::Narrowed | Self::Owned => self.most(start, size),
+            _ => None,
+        }
+    }
     /// Whether the number of results is the filling model's to decide (a search for one
     /// name): the prompt then states no page size, only a most.
     pub(crate) fn counted_by_model(self) -> bool {
@@ -301,6 +348,26 @@ mod tests {
         // A search for one name: a short page is the last, a full one counts a few pages.
         assert_eq!(Extent::Named.total(30, 0, 10, 2), 2);
         assert_eq!(Extent::Named.total(9000, 0, 10, 10), 30);
+    }
+
+    #[test]
+    fn a_narrowed_listing_counts_what_the_model_decides_within_its_most() {
+        // The model's forty on a full page stay; its count below the page is raised.
+        assert_eq!(Extent::Narrowed.total(40, 0, 10, 10), 40);
+        assert_eq!(Extent::Narrowed.total(4, 0, 10, 10), 10);
+        assert_eq!(Extent::Narrowed.total(13, 0, 10, 6), 6);
+        assert_eq!(Extent::Narrowed.total(u64::MAX, 0, 10, 10), NARROWED_MOST);
+        assert_eq!(Extent::Narrowed.decided(0, 10), Some(NARROWED_MOST));
+        assert_eq!(Extent::Owned.decided(0, 10), Some(OWNED_MOST));
+        for told in [
+            Extent::Open,
+            Extent::Named,
+            Extent::Lookup,
+            Extent::Known(34),
+        ] {
+            assert_eq!(told.decided(0, 10), None, "{told:?}");
+        }
+        assert!(!Extent::Narrowed.small() && !Extent::Narrowed.counted_by_model());
     }
 
     #[test]

@@ -126,10 +126,12 @@ impl Asking<'_> {
             (Some(draft), Some(schema)) => alternatives::told(schema, draft),
             _ => Vec::new(),
         };
+        let nullable = nullable_open_in(entry, asked.draft);
         let call = Call {
             entry,
             args,
             optional: &asked_optional,
+            nullable: &nullable,
             shapes: &shapes,
             request: Request::new(entry, args_map, self.limits),
         };
@@ -142,7 +144,7 @@ impl Asking<'_> {
             .map_err(refuse)?;
         let mut body = made_valid(entry, args, shown.draft, &optional, answer);
         if let (Some(draft), Some(cut)) = (selected.as_deref(), &cut) {
-            let lists = completed(&cut.lists, &call.request);
+            let lists = completed(&cut.lists, &call.request, shown.draft);
             shrink::complete(&mut body, draft, &lists);
         }
         Ok(body)
@@ -211,6 +213,7 @@ impl Asking<'_> {
     fn frame(&self, call: &Call<'_>, shown: Shown<'_>) -> usize {
         PROMPT_FRAME
             + call.optional.iter().map(|k| k.len() + 2).sum::<usize>()
+            + call.nullable.iter().map(|k| k.len() + 4).sum::<usize>()
             + call.shapes.iter().map(|n| n.len() + 3).sum::<usize>()
             + call.entry.api.description().len()
             + canonical_json(call.args).len()
@@ -239,6 +242,7 @@ impl Asking<'_> {
             optional: call.optional,
             shapes: call.shapes,
             open: cut.is_some_and(|s| optional::has_open_object(&s.draft)),
+            open_nullable: call.nullable,
             seen: shown.seen,
             shape: shown.shape,
             task: self.task,
@@ -248,10 +252,12 @@ impl Asking<'_> {
                 .requested
                 .map(|n| n.min(list_cap.unwrap_or(usize::MAX))),
             // A count the call asks for sizes its page instead; a search for one name
-            // has no page size, only a most (see `extent`).
+            // has no page size, only a most; a total the model decides, the page's size as
+            // a most (see `extent`).
             page_size: page_size(&call.request, shown.draft)
                 .filter(|_| !call.request.extent.counted_by_model()),
             matches: matches(&call.request, shown.draft),
+            total_most: total_most(&call.request, shown.draft),
             page_items: self.limits.page_size,
             list_cap,
             creates: shown.creates,
@@ -268,15 +274,30 @@ struct Call<'a> {
     entry: &'a BookEntry,
     args: &'a Value,
     optional: &'a [String],
+    /// The keys of the draft's open objects that may be null (see `optional`).
+    nullable: &'a [String],
     shapes: &'a [String],
     request: Request,
+}
+
+/// The keys of `draft`'s open objects that may be null (see `optional`), for the API's
+/// schema and examples; none without a draft or a schema.
+fn nullable_open_in(entry: &BookEntry, draft: Option<&Value>) -> Vec<String> {
+    let api = &entry.api.api;
+    match (draft, api.response_schema.as_ref()) {
+        (Some(draft), Some(schema)) => {
+            optional::nullable_open_keys(schema, draft, &api.response_examples)
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The oracle's answer brought within the schema: an empty object (the model declining
 /// to fill) is the draft, so that nothing (not the arguments a write echoes into it)
 /// stands in for the response; the keys it may leave out, left out where hollow; each
 /// value of a union in one shape, tagged as it (see `alternatives`); what breaks the
-/// schema repaired from the draft; the ids the call names kept.
+/// schema repaired from the draft; a null the model wrote for an open object that may be
+/// null kept (see `optional`); the ids the call names kept.
 fn made_valid(
     entry: &BookEntry,
     args: &Value,
@@ -297,11 +318,14 @@ fn made_valid(
             let mut answer = answer;
             optional::drop_hollow(&mut answer, optional);
             alternatives::agree(schema, &mut answer);
+            let nulls =
+                optional::null_places(&answer, draft, &nullable_open_in(entry, Some(draft)));
             let conformed = repair::conform(schema, answer, draft);
             if conformed.repairs > 0 {
                 tracing::debug!(%api, repairs = conformed.repairs, "repaired the model's response from the draft");
             }
             let mut body = conformed.value;
+            optional::put_nulls(&mut body, &nulls);
             keep_ids(entry, args, draft, &mut body);
             body
         }
@@ -317,10 +341,25 @@ fn page_size(request: &Request, draft: Option<&Value>) -> Option<usize> {
     if request.requested.is_some() {
         return None;
     }
+    if total_most(request, draft).is_some() {
+        // The page's size, not the draft's count: the model decides how many are left.
+        return Some(request.page_size);
+    }
     match draft {
         Some(draft) => synth::own_page_len(draft).or(request.documented),
         None => request.documented,
     }
+}
+
+/// The most results the call's list may count where the model decides how many (a
+/// listing the call narrows, a collection with one owner: see `extent`), told instead of
+/// the draft's totals: when the call asks for no count and the draft holds a page.
+fn total_most(request: &Request, draft: Option<&Value>) -> Option<u64> {
+    let paged = draft.is_some_and(|d| synth::own_page_len(d).is_some());
+    let size = u64::try_from(request.page_size).unwrap_or(u64::MAX);
+    (request.requested.is_none() && paged)
+        .then(|| request.extent.decided(request.start, size))
+        .flatten()
 }
 
 /// The most items the call's page holds where how many match is the model's to decide
@@ -333,12 +372,14 @@ fn matches(request: &Request, draft: Option<&Value>) -> Option<usize> {
 
 /// The cut lists an answer short of them is completed in ([`shrink::complete`]): all of
 /// them, but the call's own page (the root's list, or one of a page among the root's
-/// fields) of a search for one name, whose count is the model's, whatever totals it left.
-fn completed(lists: &[String], request: &Request) -> Vec<String> {
+/// fields) where its count is the model's (a search for one name, a total it decides),
+/// whatever totals it left.
+fn completed(lists: &[String], request: &Request, draft: Option<&Value>) -> Vec<String> {
     let own_page = |at: &str| at.matches('/').count() <= 2;
+    let models = request.extent.counted_by_model() || total_most(request, draft).is_some();
     lists
         .iter()
-        .filter(|at| !(request.extent.counted_by_model() && own_page(at)))
+        .filter(|at| !(models && own_page(at)))
         .cloned()
         .collect()
 }

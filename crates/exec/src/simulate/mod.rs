@@ -14,8 +14,9 @@
 //! that agrees with `total_results` and `total_pages` (a search for one name the few
 //! things that carry it on one short page, whose number the filling model decides;
 //! another search a few pages at most, not thousands; the user's own saved things and a
-//! playlist's tracks tens, or the count the session showed for them: `extent`, one rule
-//! for the draft and the answer), a paging object links
+//! playlist's tracks tens, or the count the session showed for them; a listing its
+//! arguments narrow, as many as the filling model says meet them; what is popular
+//! thousands: `extent`, one rule for the draft and the answer), a paging object links
 //! the called URL (`href`, `next`, `previous`; `paging`), list items satisfy
 //! the filters that map to their fields (`with_original_language`,
 //! `vote_average.gte`, `primary_release_date.gte`, `year`, `*_min`...),
@@ -74,7 +75,8 @@
 //!
 //! What a fill prompt also tells the model: the keys the schema does not
 //! require, which it may leave out, and the empty objects a schema leaves
-//! open, which it fills (`optional`); where a value may take one of several object shapes
+//! open, which it fills, or leaves null where the schema or the examples allow null
+//! there, a null then kept (`optional`); where a value may take one of several object shapes
 //! (a `known_for` item: a film, or a show), the other shapes' tags and keys, and each item
 //! of the answer comes back tagged as the shape its keys take (`alternatives`); a few short facts of each entity shown
 //! that an id-like argument names, of its kind and tool (`session`, `recall`), with the

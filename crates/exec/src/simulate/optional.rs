@@ -5,6 +5,14 @@
 //! required key is added back from the draft. The other way round, an empty object
 //! in a draft is one its schema leaves open (RapidAPI's envelope `{"get", "errors",
 //! "response": [{}]}` of many ToolBench tools): the model may fill it with keys.
+//!
+//! An open object may also be absent in the world: TMDB's `belongs_to_collection` is
+//! `null` for a film in no collection. Where the schema admits null there (OpenAPI's
+//! `nullable`, Swagger's `x-nullable`, a `null` type or alternative) or the API's examples
+//! show null under that key, the prompt names the key as one that may be null
+//! ([`nullable_open_keys`]), and a `null` the model answers there stays ([`null_places`],
+//! [`put_nulls`]) instead of being refilled from the draft's `{}` (stand-ins were told
+//! to fill it, and a real null clashed with that).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -101,6 +109,128 @@ pub(crate) fn has_open_object(draft: &Value) -> bool {
     open(draft, 0)
 }
 
+/// The keys of the draft's empty objects (open ones, see [`has_open_object`]) that may be
+/// null: where the schema admits null for them, or the API's `examples` show null under
+/// that key; sorted, at most [`MAX_KEYS`].
+pub(crate) fn nullable_open_keys(schema: &Value, draft: &Value, examples: &[Value]) -> Vec<String> {
+    let mut shown_null = BTreeSet::new();
+    for example in examples {
+        null_keys(example, 0, &mut shown_null);
+    }
+    let walk = Walk {
+        root: schema,
+        optional: BTreeSet::new(),
+        required: BTreeSet::new(),
+    };
+    let mut out = BTreeSet::new();
+    walk.open_nulls(schema, draft, 0, &shown_null, &mut out);
+    out.into_iter().take(MAX_KEYS).collect()
+}
+
+/// The names of the keys whose value is null anywhere in `value`.
+fn null_keys(value: &Value, depth: usize, out: &mut BTreeSet<String>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                if item.is_null() {
+                    out.insert(key.clone());
+                }
+                null_keys(item, depth + 1, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| null_keys(v, depth + 1, out)),
+        _ => {}
+    }
+}
+
+/// Whether a schema (before or after resolving its `$ref`) admits null: `nullable` (`true`
+/// or `"true"`), `x-nullable`, a `null` type, or a `null` alternative of its union.
+fn admits_null(root: &Value, schema: &Value) -> bool {
+    let flagged = |s: &Value| {
+        ["nullable", "x-nullable"].iter().any(|k| {
+            matches!(s.get(*k), Some(Value::Bool(true)))
+                || s.get(*k).and_then(Value::as_str) == Some("true")
+        })
+    };
+    let null_type = |s: &Value| match s.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        _ => false,
+    };
+    let resolved = super::synth::resolve(root, schema);
+    let null_part = |s: &Value| {
+        ["anyOf", "oneOf"].iter().any(|k| {
+            s.get(*k).and_then(Value::as_array).is_some_and(|parts| {
+                parts
+                    .iter()
+                    .any(|p| null_type(super::synth::resolve(root, p)))
+            })
+        })
+    };
+    [schema, resolved]
+        .iter()
+        .any(|s| flagged(s) || null_type(s) || null_part(s))
+}
+
+/// Where `answer` holds null for a key of `keys` whose value the draft shows as an empty
+/// object: the JSON pointers, for [`put_nulls`] to keep after repair.
+pub(crate) fn null_places(answer: &Value, draft: &Value, keys: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if !keys.is_empty() {
+        null_places_at(answer, draft, keys, String::new(), 0, &mut out);
+    }
+    out
+}
+
+fn null_places_at(
+    answer: &Value,
+    draft: &Value,
+    keys: &[String],
+    at: String,
+    depth: usize,
+    out: &mut Vec<String>,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match (answer, draft) {
+        (Value::Object(written), Value::Object(drafted)) => {
+            for (key, value) in written {
+                let Some(drafted) = drafted.get(key) else {
+                    continue;
+                };
+                let path = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                let open = drafted.as_object().is_some_and(Map::is_empty);
+                if value.is_null() && open && keys.contains(key) {
+                    out.push(path);
+                } else {
+                    null_places_at(value, drafted, keys, path, depth + 1, out);
+                }
+            }
+        }
+        (Value::Array(written), Value::Array(drafted)) => {
+            for (i, value) in written.iter().enumerate() {
+                if let Some(drafted) = drafted.get(i).or_else(|| drafted.first()) {
+                    null_places_at(value, drafted, keys, format!("{at}/{i}"), depth + 1, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Sets `body` to null at each of `places` that it still has (see [`null_places`]).
+pub(crate) fn put_nulls(body: &mut Value, places: &[String]) {
+    for place in places {
+        if let Some(slot) = body.pointer_mut(place) {
+            *slot = Value::Null;
+        }
+    }
+}
+
 /// The walk of a draft beside its schema.
 struct Walk<'a> {
     /// The response schema, for local `$ref`s.
@@ -141,6 +271,49 @@ impl<'a> Walk<'a> {
                 if let Some(sub) = schema.get("items") {
                     for item in items {
                         self.value(sub, item, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds to `out` the keys of the draft's empty objects under `schema` that may be null
+    /// (the schema admits it, or `shown_null` has the key from the API's examples).
+    fn open_nulls<'s>(
+        &self,
+        schema: &'s Value,
+        value: &Value,
+        depth: usize,
+        shown_null: &BTreeSet<String>,
+        out: &mut BTreeSet<String>,
+    ) where
+        'a: 's,
+    {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let schema = self.resolve(schema);
+        match value {
+            Value::Object(map) => {
+                let mut props = BTreeMap::new();
+                self.shape(schema, &mut props, &mut BTreeSet::new(), 0);
+                for (key, item) in map {
+                    let sub = props.get(key.as_str()).copied();
+                    let open = item.as_object().is_some_and(Map::is_empty);
+                    let nullable =
+                        sub.is_some_and(|s| admits_null(self.root, s)) || shown_null.contains(key);
+                    if open && nullable {
+                        out.insert(key.clone());
+                    } else if let Some(sub) = sub {
+                        self.open_nulls(sub, item, depth + 1, shown_null, out);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(sub) = schema.get("items") {
+                    for item in items {
+                        self.open_nulls(sub, item, depth + 1, shown_null, out);
                     }
                 }
             }
@@ -217,6 +390,48 @@ mod tests {
         assert_eq!(
             keys,
             ["linked_from", "popularity", "reason", "restrictions", "uri"]
+        );
+    }
+
+    #[test]
+    fn an_open_object_may_be_null_where_the_schema_or_an_example_says_so() {
+        let open = json!({"type": "object"});
+        let schema = json!({"type": "object",
+            "definitions": {"open": open},
+            "properties": {
+                "collection": {"type": "object", "nullable": true},
+                "swagger": {"type": "object", "x-nullable": true},
+                "typed": {"type": ["object", "null"]},
+                "either": {"anyOf": [{"$ref": "#/definitions/open"}, {"type": "null"}]},
+                "shown": open, "plain": open, "filled": {"type": "object", "nullable": true,
+                    "properties": {"id": {"type": "integer"}}},
+                "items": {"type": "array", "items": {"type": "object",
+                    "properties": {"parent": {"type": "object", "nullable": "true"}}}}}});
+        let draft = json!({"collection": {}, "swagger": {}, "typed": {}, "either": {},
+            "shown": {}, "plain": {}, "filled": {"id": 1}, "items": [{"parent": {}}]});
+        let examples = [json!({"shown": null, "plain": {"a": 1}})];
+        let keys = nullable_open_keys(&schema, &draft, &examples);
+        assert_eq!(
+            keys,
+            [
+                "collection",
+                "either",
+                "parent",
+                "shown",
+                "swagger",
+                "typed"
+            ]
+        );
+        // A null the model wrote there is kept; one for a key not listed is not a place.
+        let answer = json!({"collection": null, "plain": null, "filled": null,
+            "items": [{"parent": null}, {"parent": {"id": 2}}]});
+        let places = null_places(&answer, &draft, &keys);
+        assert_eq!(places, ["/collection", "/items/0/parent"]);
+        let mut body = json!({"collection": {}, "plain": {}, "items": [{"parent": {}}]});
+        put_nulls(&mut body, &places);
+        assert_eq!(
+            body,
+            json!({"collection": null, "plain": {}, "items": [{"parent": null}]})
         );
     }
 }

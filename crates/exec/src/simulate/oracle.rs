@@ -88,6 +88,7 @@ impl LlmOracle {
             "requested": ask.requested,
             "page_size": ask.page_size,
             "matches": ask.matches,
+            "total_most": ask.total_most,
             "page_items": ask.page_items,
             "list_cap": ask.list_cap,
             "creates": ask.creates,
@@ -99,6 +100,7 @@ impl LlmOracle {
             "optional": ask.optional.join(", "),
             "shapes": ask.shapes,
             "open": ask.open,
+            "open_nullable": ask.open_nullable.join(", "),
         });
         let prompt = if ask.draft.is_some() {
             &FILL

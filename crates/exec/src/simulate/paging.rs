@@ -8,12 +8,15 @@
 //!   holds beside no `id` of its own, as a search holds `albums` and `tracks`):
 //!   `href` is the called URL (the server, the path with its arguments, the
 //!   query), `next` and `previous` that URL a page on or back (`null` past the
-//!   ends); `limit` and `offset` are the call's, and `total` counts at least
-//!   the items shown (exactly, when they fall short of the limit), within what the
-//!   list's extent allows (`extent`: a search for one name what its short page shows,
-//!   another search a few pages, the user's own saved albums tens, a playlist's tracks
-//!   the count the session showed for it; the same rule the skeleton drew the draft's
-//!   total by).
+//!   ends); `page`, `limit` and `offset` are the call's, the page holds at most `limit`
+//!   items (the first ones), and `total` counts at least the items shown (exactly, when
+//!   they fall short of the limit: the page is the last), within what the list's extent
+//!   allows (`extent`: a search for one name what its short page shows, another search a
+//!   few pages, the user's own saved albums tens, a playlist's tracks the count the
+//!   session showed for it, a listing the call narrows what the model counted; the same
+//!   rule the skeleton drew the draft's total by); `total_pages` is the total over the
+//!   page size, rounded up. So whatever totals a model writes (fewer than its items,
+//!   more pages than the total needs), the numbers agree with each other and the page.
 //! - A page inside a thing with an `href` (an album's `tracks`) is that
 //!   thing's sub-collection: `href` is the thing's URL and the key, from its
 //!   own offset and limit; its numbers agree with its items the same way.
@@ -199,11 +202,15 @@ fn own_page(page: &mut Map<String, Value>, call: &Call) {
     if let Some(known) = call.extent.known() {
         keep_items(page, known.saturating_sub(call.start));
     }
+    // A page holds at most its size: a model that wrote more (a longer page than the one
+    // it was told) would otherwise show items the next page repeats.
+    keep_items(page, call.size);
     let shown = items(page).unwrap_or(0);
     if call.cursor.only || by_cursor(page) {
         cursor_page(page, call, shown);
         return;
     }
+    set_numbers(page, PAGE_FIELDS, call.page);
     set_numbers(page, OFFSET_FIELDS, call.start);
     set_numbers(page, SIZE_FIELDS, call.size);
     let total = settle_total(page, call.start, call.size, shown, call.extent);

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use toolsmith_catalog::{HttpMethod, Param, ParamLocation};
 
 use super::count;
-use super::extent::Extent;
+use super::extent::{Extent, OPEN_LEAST, OPEN_MOST};
 use super::limits::Limits;
 use super::rng::Rng;
 use crate::canonical::{canonical_json, stable_hash};
@@ -41,6 +41,24 @@ const NOT_FILTERS: &[&str] = &[
     "size",
     "num",
     "rows",
+];
+
+/// Arguments that say where, in which market or in what form a list is shown, or how it
+/// pages, never which things it holds: they do not narrow a listing (see [`narrows`]).
+const NOT_NARROWING: &[&str] = &[
+    "market",
+    "country",
+    "locale",
+    "timezone",
+    "watch_region",
+    "certification_country",
+    "time_range",
+    "after",
+    "before",
+    "cursor",
+    "skip",
+    "start",
+    "from",
 ];
 
 /// Path segments that say how a list is chosen, not what it lists.
@@ -326,6 +344,7 @@ impl Request {
             (Some(a), None) => Some(a.shown(example, limits.max_items, paging_seed)),
             (None, documented) => documented,
         };
+        let narrowed = narrows(entry, &filter_args);
         Self {
             entity: api_entity(entry, args),
             path: path_of(entry).to_owned(),
@@ -339,7 +358,7 @@ impl Request {
             filter_args,
             unnamed,
             paging_seed,
-            extent: Extent::of(entry, args, start == 0 && requested.is_none()),
+            extent: Extent::of(entry, args, start == 0 && requested.is_none(), narrowed),
         }
     }
 
@@ -376,10 +395,21 @@ impl Request {
     pub(crate) fn paging(&self, filtered: bool) -> (u64, u64, usize) {
         let mut rng = Rng::new(self.paging_seed);
         let size = u64::try_from(self.page_size).unwrap_or(20).max(1);
-        let total = if filtered || self.extent.small() || rng.below(3) == 0 {
+        let open = self.extent == Extent::Open && !filtered;
+        let total = if open {
+            // The catalog's own list (what is popular): thousands, never a few tens.
+            OPEN_LEAST + rng.below(OPEN_MOST - OPEN_LEAST + 1)
+        } else if filtered || self.extent.small() || rng.below(3) == 0 {
             u64::try_from(rng.range(1, 60)).unwrap_or(1)
         } else {
             u64::try_from(rng.range(60, 10_000)).unwrap_or(60)
+        };
+        // A listing the call narrows shows a full page: the model filling it keeps as many
+        // of its items as the world has (see `extent`).
+        let total = if self.extent == Extent::Narrowed {
+            total.max(self.start.saturating_add(size))
+        } else {
+            total
         };
         let shown = self.shown.map_or(0, |n| u64::try_from(n).unwrap_or(0));
         let least = self.start.saturating_add(shown);
@@ -400,6 +430,21 @@ impl Request {
         let count = total.saturating_sub(self.start).min(size);
         (total, pages, usize::try_from(count).unwrap_or(0))
     }
+}
+
+/// Whether a call's filter arguments (`filter_args`: by name, with their description and
+/// value) narrow the listing it answers: one of them a query or body argument, not a path
+/// parameter (an owner's id: see `extent`), not one of [`NOT_NARROWING`], and not the
+/// parameter's documented default (a default the simulator filled in asks for nothing).
+fn narrows(entry: &BookEntry, filter_args: &[(String, String, Value)]) -> bool {
+    let params = &entry.api.api.params;
+    filter_args.iter().any(|(name, _, value)| {
+        let param = params.iter().find(|p| &p.name == name);
+        let in_path = param.is_some_and(|p| p.location == ParamLocation::Path);
+        let default = param.and_then(filled_default).is_some_and(|d| d == value);
+        let blank = value.as_str().is_some_and(|t| t.trim().is_empty());
+        !(in_path || default || blank || NOT_NARROWING.contains(&name.as_str()))
+    })
 }
 
 /// A page size the description documents ("20 items per page").

@@ -31,6 +31,7 @@ mod simulate_recall;
 mod simulate_reports;
 mod simulate_session;
 mod simulate_shapes;
+mod simulate_totals;
 mod simulate_world;
 mod simulate_writes;
 
