@@ -12,14 +12,18 @@
 //! its draft lists records of (`genres: [{id, name}]`) or a kind its id arguments name;
 //! but no kind that an entity the call recalls by id referred to itself (a film's
 //! details keep that film's genres, which its sighting tells, and are not told other
-//! films'). Those naming an id the call passes come first, then the latest; one is told
-//! only when it adds an id of its kind not told yet, and at most [`MAX_TOLD`] are.
+//! films'). Where the call's path names the kind of some of the things that referred
+//! (`/genre/tv/list` names shows), only those things' references are told: a show's genres
+//! are TV genres, not a film's. Those naming an id the call passes come first, then the
+//! latest; one is told only when it adds an id of its kind not told yet, and at most
+//! [`MAX_TOLD`] are.
 
 use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::recall::{self, Wanted};
+use super::recall::{self, Place, Wanted};
+use super::request;
 
 /// Most fields of ids kept per entity (the first the response has).
 const MAX_FIELDS: usize = 3;
@@ -62,13 +66,20 @@ pub(crate) fn of_entity(entity: &Map<String, Value>) -> Vec<Reference> {
         .collect()
 }
 
-/// A reference as the session keeps it: which tool showed it, and the entity that made it
-/// (its id as text, and its id and first label as a prompt names it).
+/// The entity that made references: the tool that showed it, its id as text, its id and
+/// first label as a prompt names it, and the kinds it was shown as.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Referrer {
+    pub(crate) tool: String,
+    pub(crate) id: String,
+    pub(crate) named: Value,
+    pub(crate) kinds: Vec<String>,
+}
+
+/// A reference as the session keeps it, with the entity that made it.
 #[derive(Clone, Debug, PartialEq)]
 struct Referral {
-    tool: String,
-    by_id: String,
-    by: Value,
+    by: Referrer,
     reference: Reference,
 }
 
@@ -79,7 +90,7 @@ impl Referral {
             "refers_to": self.reference.kind,
             "ids": self.reference.ids,
             "as": self.reference.field,
-            "by": self.by,
+            "by": self.by.named,
         })
     }
 
@@ -97,40 +108,37 @@ impl Referral {
 pub(crate) struct Referrals(Vec<Referral>);
 
 impl Referrals {
-    /// Keeps the references the entity `by` (shown by `tool`, with id `by_id`) made, each
-    /// replacing the one it made under the same field before.
-    pub(crate) fn remember(&mut self, tool: &str, by_id: &str, by: &Value, refs: &[Reference]) {
+    /// Keeps the references `by` made, each replacing the one it made under the same
+    /// field before.
+    pub(crate) fn remember(&mut self, by: &Referrer, refs: &[Reference]) {
         for reference in refs.iter().rev() {
             self.0.retain(|r| {
-                !(r.tool == tool && r.by_id == by_id && r.reference.field == reference.field)
+                !(r.by.tool == by.tool && r.by.id == by.id && r.reference.field == reference.field)
             });
-            self.0.insert(
-                0,
-                Referral {
-                    tool: tool.to_owned(),
-                    by_id: by_id.to_owned(),
-                    by: by.clone(),
-                    reference: reference.clone(),
-                },
-            );
+            let referral = Referral {
+                by: by.clone(),
+                reference: reference.clone(),
+            };
+            self.0.insert(0, referral);
         }
         self.0.truncate(MAX_KEPT);
     }
 
-    /// The facts told to a fill of a call of `tool` about the kinds `about`, which names
-    /// or passes the ids `named` and recalls by id the entities `recalled` (see the
-    /// module's doc for the rule).
+    /// The facts told to a fill of a call at `place` about the kinds `about`, which names
+    /// or passes the ids `named` and recalls the entities `recalled` (see the module's doc
+    /// for the rule).
     pub(crate) fn told(
         &self,
-        tool: &str,
+        place: &Place,
         about: &[String],
         named: &[Wanted],
         recalled: &[&str],
     ) -> Vec<Value> {
+        let tool = place.tool.as_str();
         let own_kinds: HashSet<&str> = self
             .0
             .iter()
-            .filter(|r| r.tool == tool && recalled.contains(&r.by_id.as_str()))
+            .filter(|r| r.by.tool == tool && recalled.contains(&r.by.id.as_str()))
             .map(|r| r.reference.kind.as_str())
             .collect();
         let about: Vec<&str> = about
@@ -139,12 +147,17 @@ impl Referrals {
             .chain(named.iter().filter_map(|w| w.kind.as_deref()))
             .filter(|kind| !own_kinds.contains(kind))
             .collect();
-        let ids: Vec<&str> = named.iter().map(|w| w.id.as_str()).collect();
-        let candidates: Vec<&Referral> = self
+        let mut candidates: Vec<&Referral> = self
             .0
             .iter()
-            .filter(|r| r.tool == tool && about.contains(&r.reference.kind.as_str()))
+            .filter(|r| r.by.tool == tool && about.contains(&r.reference.kind.as_str()))
             .collect();
+        let words = path_words(&place.path);
+        let by_kind_named = |r: &&Referral| r.by.kinds.iter().any(|k| words.contains(k));
+        if candidates.iter().any(by_kind_named) {
+            candidates.retain(by_kind_named);
+        }
+        let ids: Vec<&str> = named.iter().map(|w| w.id.as_str()).collect();
         let (naming, others): (Vec<&Referral>, Vec<&Referral>) =
             candidates.into_iter().partition(|r| r.names_any(&ids));
         let mut told_ids: HashSet<(&str, String)> = HashSet::new();
@@ -171,6 +184,14 @@ impl Referrals {
     }
 }
 
+/// The words of a path, singular, its parameters aside (`/genre/tv/list`: genre, tv, list).
+fn path_words(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|s| !s.is_empty() && !s.starts_with('{'))
+        .map(|s| request::singular(&s.to_ascii_lowercase()))
+        .collect()
+}
+
 /// An id as text (`12`, `"a1"`: `a1`).
 fn id_text(id: &Value) -> String {
     match id {
@@ -183,38 +204,47 @@ fn id_text(id: &Value) -> String {
 mod tests {
     use super::*;
 
-    fn film(id: u32, genres: &[u32]) -> (String, Value, Vec<Reference>) {
+    /// A thing of `kind` referring to `genres`, and its references.
+    fn shown(kind: &str, id: u32, genres: &[u32]) -> (Referrer, Vec<Reference>) {
         let entity = json!({"id": id, "title": format!("Film {id}"), "genre_ids": genres,
             "origin_country": ["US"], "ids": [1, 2]});
         let refs = of_entity(entity.as_object().unwrap());
-        (
-            id.to_string(),
-            json!({"id": id, "title": format!("Film {id}")}),
-            refs,
-        )
+        let by = Referrer {
+            tool: "tmdb".to_owned(),
+            id: id.to_string(),
+            named: json!({"id": id, "title": format!("Film {id}")}),
+            kinds: vec![kind.to_owned()],
+        };
+        (by, refs)
     }
 
     fn referrals(films: &[(u32, &[u32])]) -> Referrals {
         let mut kept = Referrals::default();
         for (id, genres) in films {
-            let (by_id, by, refs) = film(*id, genres);
-            kept.remember("tmdb", &by_id, &by, &refs);
+            let (by, refs) = shown("movie", *id, genres);
+            kept.remember(&by, &refs);
         }
         kept
+    }
+
+    fn place(tool: &str, path: &str) -> Place {
+        Place {
+            tool: tool.to_owned(),
+            tops: Vec::new(),
+            path: path.to_owned(),
+        }
     }
 
     /// Only a field named as a list of ids is a reference, its ids bounded.
     #[test]
     fn a_field_of_ids_is_a_reference_of_its_kind() {
         let many: Vec<u32> = (0..20).collect();
-        let (_, _, refs) = film(1, &many);
+        let (_, refs) = shown("movie", 1, &many);
         let [one] = refs.as_slice() else {
             panic!("{refs:?}")
         };
-        assert_eq!(
-            (one.field.as_str(), one.kind.as_str()),
-            ("genre_ids", "genre")
-        );
+        assert_eq!(one.field, "genre_ids");
+        assert_eq!(one.kind, "genre");
         assert_eq!(one.ids.len(), MAX_IDS);
     }
 
@@ -224,27 +254,38 @@ mod tests {
     fn references_reach_the_calls_about_their_kind_only() {
         let kept = referrals(&[(1, &[12, 14]), (2, &[14]), (3, &[28, 12])]);
         let genres = ["genre".to_owned()];
-        let told = kept.told("tmdb", &genres, &[], &[]);
+        let list = place("tmdb", "/genre/movie/list");
+        let told = kept.told(&list, &genres, &[], &[]);
         assert_eq!(told.len(), 2, "{told:?}");
         assert_eq!(told[0]["by"]["id"], 3);
         assert_eq!(told[0]["as"], "genre_ids");
-        assert_eq!(
-            told[1]["ids"],
-            json!([14]),
-            "film 1 adds no genre: {told:?}"
-        );
-        assert!(
-            kept.told("tmdb", &["movie".to_owned()], &[], &[])
-                .is_empty()
-        );
-        assert!(kept.told("other", &genres, &[], &[]).is_empty());
-        assert!(kept.told("tmdb", &genres, &[], &["2"]).is_empty());
+        assert_eq!(told[1]["ids"], json!([14]), "film 1 adds none: {told:?}");
+        let movies = ["movie".to_owned()];
+        assert!(kept.told(&list, &movies, &[], &[]).is_empty());
+        let elsewhere = place("other", "/genres");
+        assert!(kept.told(&elsewhere, &genres, &[], &[]).is_empty());
+        assert!(kept.told(&list, &genres, &[], &["2"]).is_empty());
         let mut wide = Referrals::default();
         for i in 0..20 {
-            let (by_id, by, refs) = film(i, &[100 + i]);
-            wide.remember("tmdb", &by_id, &by, &refs);
+            let (by, refs) = shown("movie", i, &[100 + i]);
+            wide.remember(&by, &refs);
         }
-        assert_eq!(wide.told("tmdb", &genres, &[], &[]).len(), MAX_TOLD);
+        assert_eq!(wide.told(&list, &genres, &[], &[]).len(), MAX_TOLD);
+    }
+
+    /// A show's genres go to the TV genre list, not a film's; a path naming neither kind
+    /// is told both.
+    #[test]
+    fn a_path_naming_the_referring_kind_is_told_only_its_references() {
+        let mut kept = referrals(&[(1, &[28])]);
+        let (show, refs) = shown("tv", 50, &[10765]);
+        kept.remember(&show, &refs);
+        let genres = ["genre".to_owned()];
+        let tv = kept.told(&place("tmdb", "/genre/tv/list"), &genres, &[], &[]);
+        assert_eq!(tv.len(), 1, "{tv:?}");
+        assert_eq!(tv[0]["ids"], json!([10765]));
+        let any = kept.told(&place("tmdb", "/genres"), &genres, &[], &[]);
+        assert_eq!(any.len(), 2, "{any:?}");
     }
 
     /// A call naming a genre by id is told first the films that referred to it.
@@ -255,7 +296,7 @@ mod tests {
             id: "99".to_owned(),
             kind: Some("genre".to_owned()),
         };
-        let told = kept.told("tmdb", &[], &[wanted], &[]);
+        let told = kept.told(&place("tmdb", "/genre/{genre_id}"), &[], &[wanted], &[]);
         assert_eq!(told[0]["by"]["id"], 1, "{told:?}");
         assert_eq!(told.len(), 3);
     }

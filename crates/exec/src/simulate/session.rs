@@ -30,7 +30,7 @@ use super::identity::{LABELS, is_dated};
 use super::me::{self, Mine, Owner};
 use super::named::{self, MAX_NAMED, Names, Told};
 use super::recall::{self, Place, Wanted};
-use super::references::{self, Reference, Referrals};
+use super::references::{self, Reference, Referrals, Referrer};
 use super::state::State;
 use super::version::Current;
 use crate::canonical::canonical_json;
@@ -173,9 +173,13 @@ impl Session {
         for sighting in found.iter().rev() {
             if let Some(id) = sighting.shown.get("id").and_then(scalar) {
                 self.names.remember(&id, &sighting.shown);
-                let by = named_by(&sighting.shown);
-                self.referrals
-                    .remember(&sighting.tool, &id, &by, &sighting.refs);
+                let by = Referrer {
+                    tool: sighting.tool.clone(),
+                    id,
+                    named: named_by(&sighting.shown),
+                    kinds: sighting.kinds.clone(),
+                };
+                self.referrals.remember(&by, &sighting.refs);
             }
         }
         for sighting in found {
@@ -255,7 +259,7 @@ impl Session {
             .filter_map(|e| e.get("id").and_then(scalar))
             .collect();
         let recalled: Vec<&str> = recalled.iter().map(String::as_str).collect();
-        shown.extend(self.referrals.told(&tool, &about, &passed, &recalled));
+        shown.extend(self.referrals.told(&place, &about, &passed, &recalled));
         if me::mine(entry).is_some() {
             let own = draft.map(|d| self.own_things(d, &place, &shown));
             shown.extend(own.unwrap_or_default());
