@@ -1,6 +1,7 @@
 //! The session's facts as a fill prompt tells them, within a share of its budget of their
 //! own ([`SHARE`] of `max_prompt_chars`): they come most relevant first (see
-//! `Session::recalled`: the call's own ids, then the ids the agent holds, then the rest),
+//! `Session::recalled`: the call's own ids, then the entities it names by text or those the
+//! agent holds, then the rest, the ids entities referred to among it),
 //! a long text among them (a write's description, a long name) is shortened and says so,
 //! and those past the share are left out, the last first. The draft has the rest of the
 //! budget, so the facts never crowd it out.

@@ -82,7 +82,11 @@
 //! that an id-like argument names, of its kind and tool (`session`, `recall`), with the
 //! records it was shown holding (a person's `known_for` films, told to their credits as
 //! films the person is known for: `held`), and the entities whose ids the session's calls
-//! passed (the agent holds them: `session`), all within a share of the budget (`facts`);
+//! passed (the agent holds them: `session`); to a read that names things by the text it
+//! searches for, the entities shown under that name, whose ids its answer keeps (`named`: two
+//! searches of one turn give one film one id); to a call that lists or details things of a
+//! kind, the ids entities referred to under fields of ids of that kind (a film's `genre_ids`,
+//! to the genre list: `references`), all within a share of the budget (`facts`);
 //! the session's date ([`SimulatorSettings::today`]). A default
 //! or example that is really prose is no value (`prose`), and a write's
 //! response carries a fresh version token, a release number (`3.3.0`) staying (`version`).
@@ -103,6 +107,7 @@ mod kinds;
 mod limits;
 mod me;
 mod missing;
+mod named;
 mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
@@ -110,6 +115,7 @@ mod paging;
 mod pattern;
 mod prose;
 mod recall;
+mod references;
 mod repair;
 mod request;
 mod rng;
@@ -734,6 +740,8 @@ impl Executor for Simulator {
                 fresh::empty_collections(entry, &args, value);
             }
             self.made(entry, &args, session.owner.as_ref(), value);
+            // A thing the call names by text keeps the id the session showed it under.
+            session.keep_named_ids(entry, &args, value);
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }

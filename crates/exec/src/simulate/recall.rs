@@ -128,6 +128,16 @@ fn id_stem(name: &str) -> Option<String> {
     Some(stem.rsplit('_').next().unwrap_or(&stem).to_owned())
 }
 
+/// The kind of thing a field holding a list of ids refers to (`genre_ids`: genre,
+/// `artistIds`: artist), `None` for a field not named as a list of ids (`id`, `ids`,
+/// `genre_id`, `genres`).
+pub(crate) fn listed_ids_kind(field: &str) -> Option<String> {
+    let plural = field.to_ascii_lowercase().ends_with("_ids") || field.ends_with("Ids");
+    id_stem(field)
+        .filter(|stem| plural && !stem.is_empty())
+        .map(|stem| request::singular(&stem))
+}
+
 /// What a path is about, singular, with a bare `{id}` read by the segment before it
 /// (`/artists/{id}`: artist), where [`request::api_entity`] would say `id`.
 fn resource(entry: &BookEntry, args: &Map<String, Value>) -> String {
@@ -249,6 +259,11 @@ mod tests {
             assert_eq!(id_stem(other).filter(|s| !s.is_empty()), None, "{other}");
         }
         assert_eq!(ids_in(&serde_json::json!("a, b")), ["a", "b"]);
+        assert_eq!(listed_ids_kind("genre_ids").as_deref(), Some("genre"));
+        assert_eq!(listed_ids_kind("artistIds").as_deref(), Some("artist"));
+        for other in ["ids", "genre_id", "genres", "paid"] {
+            assert_eq!(listed_ids_kind(other), None, "{other}");
+        }
         for name in ["page", "year", "vote_count.gte", "primary_release_date.lte"] {
             assert!(!passes_ids(name), "{name}");
         }

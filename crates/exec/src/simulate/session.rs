@@ -14,6 +14,10 @@
 //! then the latest few the agent holds of a kind its draft lists (the director searched
 //! before, to the credits of a film; a film looked up, to its director's credits), each
 //! with the id and name it was shown under: one real thing keeps one id in the session.
+//! A read that names things by text (a search's `query`) is told instead the entities shown
+//! under that name, and its answer keeps their ids (see `named`); a call about things of a
+//! kind is told the ids entities referred to of that kind (a film's `genre_ids`, to the
+//! genre list: see `references`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -24,7 +28,9 @@ use super::extent::Counts;
 use super::held::{self, Held};
 use super::identity::{LABELS, is_dated};
 use super::me::{self, Mine, Owner};
+use super::named::{self, MAX_NAMED, Names, Told};
 use super::recall::{self, Place, Wanted};
+use super::references::{self, Reference, Referrals, Referrer};
 use super::state::State;
 use super::version::Current;
 use crate::canonical::canonical_json;
@@ -64,6 +70,8 @@ struct Sighting {
     kinds: Vec<String>,
     shown: Value,
     held: Vec<Held>,
+    /// The lists of ids it referred to (see `references`), which `shown` holds too.
+    refs: Vec<Reference>,
 }
 
 /// The session memory of a simulator.
@@ -96,6 +104,10 @@ pub(crate) struct Session {
     /// The entities the agent holds: shown, then passed by a call's argument; by tool and
     /// id, the latest passed first.
     held_ids: Vec<(String, Wanted)>,
+    /// The labels the entities were shown under, for a call naming them by text (`named`).
+    names: Names,
+    /// The ids the entities shown referred to under fields of ids (`references`).
+    referrals: Referrals,
 }
 
 impl Session {
@@ -158,6 +170,18 @@ impl Session {
             }
             self.own.truncate(MAX_OWN);
         }
+        for sighting in found.iter().rev() {
+            if let Some(id) = sighting.shown.get("id").and_then(scalar) {
+                self.names.remember(&id, &sighting.shown);
+                let by = Referrer {
+                    tool: sighting.tool.clone(),
+                    id,
+                    named: named_by(&sighting.shown),
+                    kinds: sighting.kinds.clone(),
+                };
+                self.referrals.remember(&by, &sighting.refs);
+            }
+        }
         for sighting in found {
             let Some(id) = sighting.shown.get("id").and_then(scalar) else {
                 continue;
@@ -190,10 +214,12 @@ impl Session {
     /// What the fill of a call of `entry` with `args` is told the session showed and did,
     /// the most relevant first: for a call about the user or one whose `draft` shows
     /// owners, the user (see `me`); the entities its id arguments name, with the records
-    /// each was shown holding, then those its other arguments pass; the entities the agent
+    /// each was shown holding, then those its other arguments pass; for a call naming
+    /// things by text, the entities it names (see `named`), else the entities the agent
     /// holds of a kind its `draft` lists (see the module's doc); the named entities'
-    /// records of a kind its `draft` lists (see `held`); for a call about the user, their
-    /// own things of the kinds its `draft` shows; the latest writes.
+    /// records of a kind its `draft` lists (see `held`); the ids entities referred to of a
+    /// kind the call is about (see `references`); for a call about the user, their own
+    /// things of the kinds its `draft` shows; the latest writes.
     pub(crate) fn recalled(
         &self,
         entry: &BookEntry,
@@ -207,14 +233,33 @@ impl Session {
         let passed = recall::passed(entry, args);
         let passed_now = passed.iter().filter(|w| !wanted.contains(w));
         self.add_held(&tool, passed_now, None, MAX_SHOWN, &mut shown);
-        if let Some(draft) = draft {
-            let listed = held::listed_kinds(draft, &place);
+        let listed = draft.map(|d| held::listed_kinds(d, &place));
+        let about = about_kinds(&place, listed.as_deref().unwrap_or_default());
+        let texts = named::texts(entry, args);
+        if !texts.is_empty() {
+            for sighting in self.named_sightings(&tool, &texts, &about) {
+                let told = shown
+                    .iter()
+                    .any(|e| e.get("id") == sighting.shown.get("id"));
+                if !told && shown.len() < MAX_SHOWN {
+                    shown.push(sighting.shown.clone());
+                }
+            }
+        } else if let Some(listed) = &listed {
             let held_ids = self.held_ids.iter().filter(|(t, _)| *t == tool);
             let most = (shown.len() + MAX_HELD_SHOWN).min(MAX_SHOWN);
             let ids = held_ids.map(|(_, w)| w);
-            self.add_held(&tool, ids, Some(&listed), most, &mut shown);
-            shown.extend(self.known(&tool, &wanted, &listed));
+            self.add_held(&tool, ids, Some(listed), most, &mut shown);
         }
+        if let Some(listed) = &listed {
+            shown.extend(self.known(&tool, &wanted, listed));
+        }
+        let recalled: Vec<String> = shown
+            .iter()
+            .filter_map(|e| e.get("id").and_then(scalar))
+            .collect();
+        let recalled: Vec<&str> = recalled.iter().map(String::as_str).collect();
+        shown.extend(self.referrals.told(&place, &about, &passed, &recalled));
         if me::mine(entry).is_some() {
             let own = draft.map(|d| self.own_things(d, &place, &shown));
             shown.extend(own.unwrap_or_default());
@@ -228,6 +273,49 @@ impl Session {
         }
         shown.extend(self.writes.iter().cloned());
         shown
+    }
+
+    /// Makes the entities an answer to a call naming things by text shows keep the ids of
+    /// those the session showed under the same labels (see `named`), as its fill was told.
+    pub(crate) fn keep_named_ids(
+        &self,
+        entry: &BookEntry,
+        args: &Map<String, Value>,
+        answer: &mut Value,
+    ) {
+        let texts = named::texts(entry, args);
+        if texts.is_empty() {
+            return;
+        }
+        let tool = entry.api.api.id.tool().to_string();
+        let place = Place::of(entry, args);
+        let about = about_kinds(&place, &held::listed_kinds(answer, &place));
+        let sightings = self.named_sightings(&tool, &texts, &about);
+        let told: Vec<Told<'_>> = sightings
+            .iter()
+            .map(|s| Told {
+                kinds: &s.kinds,
+                shown: &s.shown,
+            })
+            .collect();
+        named::keep_ids(answer, &place, &told);
+    }
+
+    /// The latest sighting by `tool`, of one of the kinds `about` and under a label `texts`
+    /// name, of each entity they name (see `named`), at most [`MAX_NAMED`].
+    fn named_sightings(&self, tool: &str, texts: &[String], about: &[String]) -> Vec<&Sighting> {
+        self.names
+            .named(texts)
+            .into_iter()
+            .filter_map(|id| {
+                self.seen.get(id)?.iter().find(|s| {
+                    s.tool == tool
+                        && s.kinds.iter().any(|k| about.contains(k))
+                        && named::names_any(texts, &s.shown)
+                })
+            })
+            .take(MAX_NAMED)
+            .collect()
     }
 
     /// Adds to `shown`, up to `most` entries, the latest sighting by `tool` of each entity
@@ -338,11 +426,16 @@ fn entities(
                     shown[field] = Value::Array(identities);
                     kept.extend(records);
                 }
+                let refs = references::of_entity(map);
+                for reference in &refs {
+                    shown[&reference.field] = Value::Array(reference.ids.clone());
+                }
                 out.push(Sighting {
                     tool: place.tool.clone(),
                     kinds: place.kinds(key, map),
                     shown,
                     held: kept,
+                    refs,
                 });
             }
             for (k, v) in map {
@@ -427,6 +520,15 @@ fn fact_rank(value: &Value) -> Option<u8> {
         Value::Bool(_) => Some(2),
         _ => None,
     }
+}
+
+/// The kinds a call at `place` is about: what its path is about, and the kinds of the
+/// records its draft (or answer) lists.
+fn about_kinds(place: &Place, listed: &[String]) -> Vec<String> {
+    let mut about: Vec<String> = place.tops.iter().chain(listed).cloned().collect();
+    about.sort();
+    about.dedup();
+    about
 }
 
 /// An entity as a prompt entry names it: its id and first label.
