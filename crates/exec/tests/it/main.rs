@@ -25,6 +25,7 @@ mod simulate_findings;
 mod simulate_fixes;
 mod simulate_issue27;
 mod simulate_matches;
+mod simulate_neutral;
 mod simulate_oneof;
 mod simulate_pages;
 mod simulate_recall;
