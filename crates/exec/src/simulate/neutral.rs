@@ -195,7 +195,10 @@ impl Walk<'_> {
         if text.starts_with('/') && !text.contains(char::is_whitespace) {
             return self.place(text);
         }
-        if let Some((_, domain)) = text.split_once('@').filter(|_| !text.contains(' ')) {
+        let email = text
+            .split_once('@')
+            .filter(|(user, domain)| !user.is_empty() && domain.contains('.'));
+        if let Some((_, domain)) = email.filter(|_| !text.contains(char::is_whitespace)) {
             self.places += 1;
             return format!("placeholder-{}@{domain}", self.places);
         }
@@ -334,7 +337,7 @@ mod tests {
             "profile_path": "/tpEczFclQZeKAiCeKZZ0adRvtfz.jpg", "country": "US",
             "homepage": "http://www.foxmovies.com/movies/fight-club?x=1",
             "released": "1999-10-15", "email": "info@fox.example",
-            "site": "http://www.lucasfilm.com", "unit": "Art"}]});
+            "site": "http://www.lucasfilm.com", "unit": "Art", "handle": "@Fincher"}]});
         let draft = json!({"id": 550, "crew": [
             example["crew"][0].clone(),
             {"name": "Ann Lee", "job": "Director",
@@ -366,6 +369,7 @@ mod tests {
             first["unit"], "<unit of crew 1>",
             "a short word, not a code"
         );
+        assert_eq!(first["handle"], "<handle of crew 1>", "no email");
         let second = &shown["crew"][1];
         assert_eq!(second["name"], "Ann Lee", "not an example's");
         assert_eq!(
