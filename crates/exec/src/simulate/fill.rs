@@ -13,7 +13,7 @@ use tokio::sync::OnceCell;
 use super::ask::{OracleAsk, ResponseOracle};
 use super::limits::Limits;
 use super::request::{self, Request, path_id};
-use super::{alternatives, optional, repair, shrink, state, synth};
+use super::{alternatives, neutral, optional, repair, shrink, state, synth};
 use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 use crate::observation::{FailureKind, Observation, Provenance};
@@ -65,13 +65,16 @@ pub(crate) struct Asking<'a> {
     pub(crate) today: jiff::civil::Date,
 }
 
-/// What a fill is shown besides the call: whether it creates, the draft, the layout an
-/// API without one was first answered in, and the entities the session has shown.
+/// What a fill is shown besides the call: whether it creates, the draft and the texts of
+/// the examples it was drawn from, the layout an API without one was first answered in,
+/// and the entities the session has shown.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shown<'a> {
     /// Whether the call creates the resource it answers with (see `fresh`).
     pub(crate) creates: bool,
     pub(crate) draft: Option<&'a Value>,
+    /// The tool's example texts, shown in the draft as placeholders (see `neutral`).
+    pub(crate) examples: &'a neutral::Examples,
     pub(crate) shape: Option<&'a Value>,
     pub(crate) seen: &'a [Value],
 }
@@ -112,11 +115,16 @@ impl Asking<'_> {
         let selected = shown
             .draft
             .map(|d| super::fields::selected(entry, args_map, d));
-        // Long example texts are shown by their openings; a cut list is completed from
-        // the whole draft.
+        // What the examples gave is shown as placeholders; the answer is made valid, and a
+        // cut list completed, from the whole draft.
+        let kept = neutral::Kept {
+            args: args_map,
+            seen: shown.seen,
+            schema: entry.api.api.response_schema.as_ref(),
+        };
         let brief = selected
             .as_deref()
-            .map(|d| shrink::short_texts(d, args_map));
+            .map(|d| neutral::neutral(d, shown.examples, &kept));
         let asked = Shown {
             draft: brief.as_ref(),
             ..shown

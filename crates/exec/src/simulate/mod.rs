@@ -46,8 +46,9 @@
 //!   APIs are written, is kept), an empty `{}` answer taken as declining (the
 //!   draft answers), or refused when it is not JSON
 //!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
-//!   model request per distinct call in flight); the draft it is shown holds each
-//!   long text of prose (an example review, a biography) by its opening (`shrink`);
+//!   model request per distinct call in flight); the draft it is shown holds what
+//!   came from the spec's examples (names, titles, a biography, image paths) as
+//!   placeholders that state no fact (`<name of crew 1>`, `/placeholder-3.jpg`: `neutral`);
 //! - an API that documents no response keeps one layout for the run: the
 //!   oracle inventing it is told the skeleton of its first answer (`shape`),
 //!   and a draft from its examples takes only those of its main layout;
@@ -108,6 +109,7 @@ mod limits;
 mod me;
 mod missing;
 mod named;
+mod neutral;
 mod optional;
 #[cfg(feature = "llm-oracle")]
 mod oracle;
@@ -305,7 +307,7 @@ impl Simulator {
                     pool.add_example(example, &entity, request::path_of(entry));
                 }
                 if let Some(schema) = &entry.api.api.response_schema {
-                    pool.add_schema_ids(schema);
+                    pool.add_schema_examples(schema);
                 }
                 if let (Some(method), Some(path)) = (
                     entry.api.api.endpoint.method(),
@@ -580,9 +582,12 @@ impl Simulator {
             task: self.task.as_deref(),
             today: self.today,
         };
+        let default_pool = Pool::default();
+        let pool = self.pools.get(api.tool()).unwrap_or(&default_pool);
         let shown = fill::Shown {
             creates: self.creates(entry),
             draft: draft.as_ref(),
+            examples: pool.examples(),
             shape: shape.as_ref(),
             seen: &seen,
         };

@@ -17,10 +17,6 @@ use crate::paging_fields::{OFFSET_FIELDS, TOTAL_FIELDS};
 
 /// Most notes listed; the rest are counted.
 const MAX_NOTES: usize = 12;
-/// Characters from which a text of prose is shown as its opening ([`short_texts`]).
-const LONG_TEXT: usize = 200;
-/// Most characters of the opening a long text is shown as.
-const OPENING: usize = 100;
 
 /// A draft cut to fit, and what was cut.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,56 +28,6 @@ pub(crate) struct Shown {
     /// The lists cut outside any other list (`/items`, `/tracks/items`), by JSON
     /// pointer: an answer short of the draft's items there is completed ([`complete`]).
     pub(crate) lists: Vec<String>,
-}
-
-/// `draft` with each long text of prose (an overview, a biography, a review's content:
-/// over [`LONG_TEXT`] characters that read as sentences) shown as its opening and `…`,
-/// but a text the call's arguments gave (a new playlist's description), which the answer
-/// keeps whole. The spec's example texts fill such fields, one five-thousand-character
-/// review in each of ten items, while the model rewrites every value anyway: in full
-/// they only spend the prompt's budget, and may be kept as facts of another thing (one
-/// actor's biography in another's draft). The answer is still made valid against the
-/// whole draft.
-pub(crate) fn short_texts(draft: &Value, args: &Map<String, Value>) -> Value {
-    let given = |text: &str| args.values().any(|v| v.as_str() == Some(text));
-    shortened(draft, &given)
-}
-
-fn shortened(value: &Value, given: &dyn Fn(&str) -> bool) -> Value {
-    match value {
-        Value::String(text) if is_long_prose(text) && !given(text) => Value::String(opening(text)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| shortened(v, given)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(key, v)| (key.clone(), shortened(v, given)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// Whether `text` is prose long enough to be shown by its opening.
-fn is_long_prose(text: &str) -> bool {
-    text.chars().count() > LONG_TEXT && super::prose::reads_like_sentence(text)
-}
-
-/// The first sentence of `text` when it is short enough, else its first words within
-/// [`OPENING`] characters; then `…`.
-fn opening(text: &str) -> String {
-    let within: String = text.chars().take(OPENING).collect();
-    let sentence = within
-        .char_indices()
-        .find(|&(i, c)| {
-            matches!(c, '.' | '!' | '?')
-                && within
-                    .get(i + c.len_utf8()..)
-                    .is_some_and(|rest| rest.starts_with(' '))
-        })
-        .and_then(|(i, c)| within.get(..i + c.len_utf8()));
-    let words = within
-        .rsplit_once(char::is_whitespace)
-        .map_or(within.as_str(), |(head, _)| head);
-    format!("{} …", sentence.unwrap_or(words).trim_end())
 }
 
 /// `draft` within `budget` characters of JSON, or `None` when even its top
@@ -344,22 +290,5 @@ mod tests {
         let mut answer = json!({"seeds": [{"id": "s1", "name": "rock"}]});
         complete(&mut answer, &draft, &shown.lists);
         assert_eq!(answer["seeds"].as_array().unwrap().len(), 1);
-    }
-
-    #[test]
-    fn long_prose_is_shown_by_its_opening_but_a_given_text_whole() {
-        let review = "A slow and tender film about a lighthouse keeper. ".repeat(10);
-        let given = "My favourite songs for long drives along the coast, ".repeat(5);
-        let draft = json!({"content": review, "description": given,
-            "url": format!("https://x/{}", "a".repeat(300))});
-        let args: Map<String, Value> =
-            serde_json::from_value(json!({"description": given})).unwrap();
-        let shown = short_texts(&draft, &args);
-        assert_eq!(
-            shown["content"],
-            "A slow and tender film about a lighthouse keeper. …"
-        );
-        assert_eq!(shown["description"], draft["description"]);
-        assert_eq!(shown["url"], draft["url"], "no prose");
     }
 }

@@ -25,6 +25,7 @@ use serde_json::{Map, Number, Value};
 use super::count;
 use super::idshape::{self, IdShape};
 use super::limits::Limits;
+use super::neutral::Examples;
 use super::pattern;
 use super::prose;
 use super::request::{self, Request};
@@ -155,6 +156,8 @@ pub(crate) struct Pool {
     /// Example ids of the whole tool (from response examples and the schemas'
     /// `example`s), for the shape of ids no example of their own shows.
     ids: Vec<String>,
+    /// Every text of the tool's examples, which a fill's draft shows as placeholders.
+    examples: Examples,
 }
 
 /// Most values or records kept per slot.
@@ -164,6 +167,7 @@ impl Pool {
     /// Adds the values of one example of an API whose response is about
     /// `entity`, at `path`.
     pub(crate) fn add_example(&mut self, example: &Value, entity: &str, path: &str) {
+        self.examples.add_example(example);
         match example {
             Value::Object(map) => self.add_object(map, entity, entity, path, 0),
             Value::Array(items) => {
@@ -231,9 +235,10 @@ impl Pool {
         }
     }
 
-    /// Adds the `example`s of id fields anywhere in a response schema to the
-    /// tool's example ids.
-    pub(crate) fn add_schema_ids(&mut self, schema: &Value) {
+    /// Adds the `example`s anywhere in a response schema: of id fields to the tool's
+    /// example ids, and all of them to its example texts.
+    pub(crate) fn add_schema_examples(&mut self, schema: &Value) {
+        self.examples.add_schema(schema);
         let mut stack = vec![(schema, 0usize)];
         while let Some((node, depth)) = stack.pop() {
             if depth > 64 {
@@ -255,6 +260,11 @@ impl Pool {
                 _ => {}
             }
         }
+    }
+
+    /// The texts of the tool's examples.
+    pub(crate) fn examples(&self) -> &Examples {
+        &self.examples
     }
 
     fn add_id(&mut self, id: &str) {

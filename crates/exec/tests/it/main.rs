@@ -26,6 +26,7 @@ mod simulate_fixes;
 mod simulate_issue27;
 mod simulate_matches;
 mod simulate_names;
+mod simulate_neutral;
 mod simulate_oneof;
 mod simulate_pages;
 mod simulate_recall;
