@@ -11,7 +11,9 @@
 //!   first rung that fits with every item is the view (a TV episode's five cast members, 1.7k
 //!   characters, keep all five where the view below showed two);
 //! - every object keeps its identity fields (`id`, `*_id`, `name`, `title`,
-//!   `uri`, `type`, and the like, at any depth) before any other field (the
+//!   `uri`, `type`, and the like, at any depth; not an opaque version token such as
+//!   `snapshot_id`, `etag`, a cursor or a hash, which says which state an entity is in, not
+//!   which entity, and ranks as an ordinary field) before any other field (the
 //!   items of a list, their core identities first, as below), and an object
 //!   that had content is never emptied: one without identities keeps its most
 //!   telling field;
@@ -43,7 +45,10 @@
 //!   keys (a long code, such as a 22-character Spotify id, waits for a later
 //!   column); an object with neither its kind (`type`), else its `uri`.
 //!   Columns rank: the item's skeleton (the core identities of the objects
-//!   within two levels, such as a track's `artists[].name`), the item's
+//!   within two levels, such as a track's `artists[].name`), the long keys of those
+//!   nested entities (an album's `artists[].id`: what a next call such as "follow the
+//!   artist" takes; grown right after the columns that decide how many items show, and
+//!   before any other), the item's
 //!   roles (its own short fields saying its role in the list, found by their
 //!   values across the items: a role's name such as `job`, `character`, `order`,
 //!   or one saying who made or gave the item, such as a review's `author`, first,
@@ -104,6 +109,10 @@
 //!   totals, `page`, `offset`, `limit`, cursors) are kept whole, right after
 //!   the least forms of the identities and content: they say there is more
 //!   and how to ask for it;
+//! - a null, an empty list and an empty object say nothing: a view that is cut leaves them
+//!   out first and does not count them among the fields it left out; a small object
+//!   counting something of its holder (a playlist's `tracks: {href, total}`) is content, its
+//!   count one of the holder's own numbers;
 //! - long strings are shortened, ending in `…`;
 //! - as a last resort the text is cut and given back as one JSON string.
 //!

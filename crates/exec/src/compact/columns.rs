@@ -6,7 +6,9 @@
 use serde_json::{Map, Value};
 
 use super::core::{core_fields, has_identity, restates};
-use super::fields::{Class, Context};
+use super::fields::{
+    Class, Context, identity_rank as identity_rank_of, is_count_holder, is_locator,
+};
 use super::least::{IDENTITY_CAP, ordered};
 use super::qualify::{Qualifier, qualifier};
 
@@ -64,6 +66,15 @@ pub(crate) enum Rank {
     /// The core identities (see [`super::core`]) of an object within [`CORE_DEPTH`] levels:
     /// the item's skeleton.
     Skeleton,
+    /// A key of an entity nested within [`CORE_DEPTH`] levels that its core form leaves out
+    /// for being long (an album's `artists[].id`, a 22-character Spotify id): the first
+    /// column after the items' units (skeleton, roles, asked fields, own dates, which decide
+    /// how many items are shown), before any other field of the item, since the next call
+    /// takes the key (follow the artist), not the name. The name comes first (in the core
+    /// form) because it is what tells the agent which entity this is, and the key is not
+    /// worth an item: three recently played tracks with their album and artist ids are
+    /// worth less than four without.
+    NestedKey,
     /// A short field of the item itself that says its role or relation in the list (a crew
     /// member's `job`, a cast member's billing `order`), the surer ones first: see
     /// [`super::qualify`].
@@ -343,10 +354,11 @@ fn identity_column(
     out: &mut Vec<Column>,
 ) {
     let restated = at.level.under && restates(map, name, ctx);
-    let rank = if restated {
-        Rank::Link
-    } else {
-        rest_rank(at.level.depth)
+    let nested_key = at.level.under && !is_locator(name) && identity_rank_of(name) == Some(0);
+    let rank = match rest_rank(at.level.depth) {
+        _ if restated => Rank::Link,
+        Rank::Identity if nested_key => Rank::NestedKey,
+        rank => rank,
     };
     let form = Form::Shortened(name.to_owned(), IDENTITY_CAP);
     push(out, path, form.clone(), rank, at);
@@ -373,7 +385,13 @@ fn walk_object(
         let rank = identity_rank(at.level.depth + 1);
         push(out, path, Form::Core, rank, at.down(here));
     }
-    walk(sub, path, at.level.below(entity, here), reach, ctx, out);
+    // A count of the object (a playlist's `tracks.total`) is one of its own fields.
+    let level = if !entity && is_count_holder(sub) {
+        at.level.beside(here)
+    } else {
+        at.level.below(entity, here)
+    };
+    walk(sub, path, level, reach, ctx, out);
 }
 
 /// Adds the columns of the list of objects `subs` at `path`, held as [`walk_object`]'s
@@ -465,6 +483,8 @@ fn leaf(name: &str, value: &Value, class: Class, path: &[Step], at: Place, out: 
     let whole = Form::Whole(name.to_owned());
     let capped = |cap| Form::Rendered(name.to_owned(), cap);
     match (class, value) {
+        // An empty value says nothing: no column shows it.
+        (Class::Empty, _) => {}
         (Class::Link, Value::Object(_) | Value::Array(_)) => {
             push(out, path, capped(LINK_CAP), Rank::Link, at);
         }
@@ -547,6 +567,15 @@ struct Level {
 }
 
 impl Level {
+    /// The level of a sub-object that is no entity and counts as its holder's own fields (see
+    /// [`is_count_holder`]): the same depth, held by an entity if `here` is one.
+    fn beside(self, here: bool) -> Self {
+        Self {
+            under: self.under || here,
+            ..self
+        }
+    }
+
     /// The level of a sub-object, an entity of its own or not, of an object that is one
     /// (`here`) or not.
     fn below(self, entity: bool, here: bool) -> Self {
@@ -670,11 +699,21 @@ mod tests {
                 .unwrap_or(Rank::Link)
         };
         let at = |path: &str| order.iter().position(|(_, p)| p == path);
-        // The album's core is its name; its long id, its kinds and the context's uri (its
-        // core is its kind) come after the item's date.
+        // The album's core is its name; its long id is the first column after the items'
+        // units (it takes no item, so it grows after the item's date), its kinds and the
+        // context's uri (its core is its kind) come after the item's date.
         assert_eq!(rank("track.album.*"), Rank::Skeleton, "{order:?}");
+        let album_id = order.iter().find(|(_, p)| p == "track.album.id");
+        assert_eq!(
+            album_id.map(|(r, _)| *r),
+            Some(Rank::NestedKey),
+            "{order:?}"
+        );
+        let ctx = Context::new(Some("/me/player/recently-played"), None);
+        let columns = columns(&[&item], Reach::All, &ctx);
+        let key = columns.iter().find(|c| c.rank() == Rank::NestedKey);
+        assert!(key.is_some_and(|c| !c.grows_early()), "{order:?}");
         for path in [
-            "track.album.id",
             "track.album.type",
             "track.album.album_type",
             "track.type",

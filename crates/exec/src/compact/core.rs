@@ -1,7 +1,7 @@
 //! The core form of a list item's objects: the few identities that say which entity each is,
 //! so that many items fit before any grows. An object's other identities (its `uri`, its
 //! `type`, a nested entity's long id) are columns of their own that come after the item's own
-//! dates (see [`super::columns`]).
+//! dates (see [`super::columns`]); a nested entity's long id is the first of them.
 //!
 //! The rule: the first entity on the way into an item (the item itself when it has
 //! identities, else the track of a recently played item) shows its keys (`id`, `*_id`) and

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::asked::Asked;
+use super::least::says_nothing;
 use crate::paging_fields::is_paging_name;
 
 /// Field names that identify an entity by a key.
@@ -26,6 +27,16 @@ const NAME_FIELDS: &[&str] = &[
     "original_name",
     "original_title",
 ];
+
+/// Words of a field name that mark an opaque version token or position (`snapshot_id`,
+/// `etag`, `next_cursor`, `page_token`): it changes as the entity does, so it says which
+/// state an entity is in, not which entity it is, and ranks as an ordinary field.
+const VERSION_WORDS: &[&str] = &[
+    "snapshot", "etag", "cursor", "token", "version", "checksum", "hash", "nonce",
+];
+
+/// Field names that count something (a playlist's `tracks.total`).
+const COUNT_NAMES: &[&str] = &["total", "count"];
 
 /// Field names that say what kind of entity an object is.
 const TYPE_FIELDS: &[&str] = &["type", "object", "kind"];
@@ -186,12 +197,17 @@ pub(crate) enum Class {
     Flags,
     /// A URL or an image, when the API is not for them.
     Link,
+    /// A null, an empty list or an empty object: it says nothing, so a cut view leaves it
+    /// out first and its note does not count it.
+    Empty,
 }
 
 /// The identity rank of a field name: 0 for keys, 1 for names, 2 for kinds.
 pub(crate) fn identity_rank(name: &str) -> Option<u8> {
     let lower = name.to_ascii_lowercase();
-    if ID_NAMES.contains(&lower.as_str())
+    if is_version_token(name) {
+        None
+    } else if ID_NAMES.contains(&lower.as_str())
         || lower.ends_with("_id")
         || (name.ends_with("Id") && name.len() > 2)
     {
@@ -203,6 +219,39 @@ pub(crate) fn identity_rank(name: &str) -> Option<u8> {
     } else {
         None
     }
+}
+
+/// Whether field `name` holds an opaque version token (see [`VERSION_WORDS`]): one of its
+/// words, split at `_`, `-` and lower-to-upper case changes (`snapshotId`), is one of them.
+pub(crate) fn is_version_token(name: &str) -> bool {
+    let mut words: Vec<String> = vec![String::new()];
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' {
+            words.push(String::new());
+        } else {
+            if c.is_ascii_uppercase() && previous_lower {
+                words.push(String::new());
+            }
+            if let Some(word) = words.last_mut() {
+                word.push(c.to_ascii_lowercase());
+            }
+        }
+        previous_lower = c.is_ascii_lowercase();
+    }
+    words.iter().any(|w| VERSION_WORDS.contains(&w.as_str()))
+}
+
+/// Whether `map` is an object counting something of its holder (a playlist's
+/// `tracks: {href, total}`, an artist's `followers`), of scalars only: its count is content,
+/// as the holder's own numbers are, not a map of details.
+pub(crate) fn is_count_holder(map: &Map<String, Value>) -> bool {
+    // A page of items (an album's `tracks: {items, total}`) is a holder, not a count.
+    let flat = map.values().all(|v| !v.is_object() && !v.is_array());
+    flat && map.iter().any(|(name, v)| {
+        let lower = name.to_ascii_lowercase();
+        v.is_number() && (COUNT_NAMES.contains(&lower.as_str()) || lower.ends_with("_count"))
+    })
 }
 
 /// Whether an identity field is a locator (`uri`, `urn`): a key that mostly restates the
@@ -316,6 +365,7 @@ impl Context {
             return Class::Purpose;
         }
         match value {
+            _ if says_nothing(value) => Class::Empty,
             Value::Object(_) if is_flag_map(value) => Class::Flags,
             Value::Object(_) | Value::Array(_) if holds_identity(value, 3) => Class::Holder,
             _ if link => Class::Link,
@@ -600,7 +650,7 @@ mod tests {
             albums.class("device", &json!({"id": "d", "is_active": true})),
             Class::Holder
         );
-        assert_eq!(albums.class("empty", &json!({})), Class::Other);
+        assert_eq!(albums.class("empty", &json!({})), Class::Empty);
         assert_eq!(singular("categories"), "category");
         let image = json!({"height": 64, "url": "https://i.example/a", "width": 64});
         let image = image.as_object().unwrap();
@@ -625,7 +675,7 @@ mod tests {
         let asked = plain.clone().with_arguments(Some(&args));
         assert_eq!(asked.class("job", &json!("Director")), Class::Purpose);
         assert_eq!(asked.class("GENDER", &json!(2)), Class::Purpose);
-        assert_eq!(asked.class("crew", &json!([])), Class::Other);
+        assert_eq!(asked.class("crew", &json!([1])), Class::Other);
         // A list of names, under OData's name; an argument that selects nothing is no
         // selection.
         let args = json!({"$select": ["Budget", "owner/bio"], "query": "name,adult"});
@@ -647,6 +697,29 @@ mod tests {
         let movies = Context::new(Some("/movie/{movie_id}"), None);
         assert!(!movies.texts);
         assert_eq!(movies.class("body", &json!("x")), Class::Plain);
+    }
+
+    #[test]
+    fn version_tokens_are_no_identities() {
+        for name in [
+            "snapshot_id",
+            "snapshotId",
+            "etag",
+            "next_cursor",
+            "page_token",
+            "hash",
+        ] {
+            assert!(is_version_token(name), "{name}");
+            assert_eq!(identity_rank(name), None, "{name}");
+        }
+        for name in ["id", "album_id", "playlistId", "sha", "uri", "hashtag_id"] {
+            assert!(!is_version_token(name), "{name}");
+            assert_eq!(identity_rank(name), Some(0), "{name}");
+        }
+        let ctx = Context::new(None, None);
+        assert_eq!(ctx.class("images", &json!([])), Class::Empty);
+        assert_eq!(ctx.class("preview_url", &json!(null)), Class::Empty);
+        assert_eq!(ctx.class("followers", &json!({"total": 3})), Class::Other);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::least::{ELLIPSIS, is_note};
+use super::least::{ELLIPSIS, is_note, says_nothing};
 
 /// How many of the fields left out [`LeftOut`]'s text names; it counts the rest.
 const NAMED_FIELDS: usize = 5;
@@ -186,6 +186,8 @@ impl Walk {
                             self.shown.push(path.clone());
                             self.compare(value, kept, path);
                         }
+                        // A null or an empty value says nothing: leaving it out is not news.
+                        None if says_nothing(value) => {}
                         None => {
                             self.objects += objects_in(value);
                             self.missing.push(path.clone());

@@ -31,6 +31,10 @@ const FLOOR_SHARE: (usize, usize) = (2, 3);
 /// away: a whole list is worth more than a cut one, so it gives up fewer items.
 const WHOLE_FLOOR_SHARE: (usize, usize) = (3, 4);
 
+/// The growth tier of values that say nothing (see [`Class::Empty`]): never grown or shown in
+/// a view that is cut.
+const EMPTY_TIER: u8 = 4;
+
 /// Items of a list whose fields are read to find its columns.
 pub(super) const PROBE_ITEMS: usize = 20;
 
@@ -84,6 +88,7 @@ fn growth_tier(class: Class) -> u8 {
         Class::Holder | Class::Plain | Class::Other => 1,
         Class::Flags => 2,
         Class::Link => 3,
+        Class::Empty => EMPTY_TIER,
     }
 }
 
@@ -118,7 +123,8 @@ fn render_object(map: &Map<String, Value>, budget: usize, ctx: &Context) -> Valu
         }
     }
     // Then the least forms of the other fields but links.
-    for (name, _) in order.iter().filter(|f| !core(f.1) && f.1 != Class::Link) {
+    let rest = |class: Class| !core(class) && !matches!(class, Class::Link | Class::Empty);
+    for (name, _) in order.iter().filter(|f| rest(f.1)) {
         if let Some(value) = map.get(*name) {
             shown.offer(name, least(value, ctx));
         }

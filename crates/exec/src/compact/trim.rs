@@ -3,11 +3,13 @@
 //! fields before it loses items (a TV episode's five cast members, 1.7k characters, keep all
 //! five with their ids, names and characters where rendering showed two).
 //!
-//! Rungs, each trimming all that the ones before it trim and more: links (URLs, image paths
+//! Rungs, each trimming all that the ones before it trim and more: values that say nothing
+//! (nulls, empty lists and objects), links (URLs, image paths
 //! and images of an API that is not for images), maps of flags, and locators that restate
 //! their object's key (a `uri` holding its `id`); long
 //! texts shortened (an overview to 120 characters); lists and maps of scalars without
-//! identities (a list of market codes, a forecast's `wind`), and nulls; booleans; long texts;
+//! identities (a list of market codes, a forecast's `wind`; not a small object counting
+//! something, such as a playlist's `tracks: {href, total}`, trimmed within); booleans; long texts;
 //! numbers; short texts; last, names equal to a better name of their object (an
 //! `original_name` equal to the `name`). A list or a map holding objects is trimmed within,
 //! never left out. A rung never leaves out an
@@ -27,7 +29,7 @@ use serde_json::{Map, Value};
 
 use super::columns::{Kind, LONG_TEXT_CAP, SHORT_TEXT};
 use super::core::restates;
-use super::fields::{Class, Context, is_paging, name_preference};
+use super::fields::{Class, Context, is_count_holder, is_paging, name_preference};
 use super::least::{IDENTITY_CAP, capped, least, most_telling, ordered, shorten, size};
 use super::left_out::objects_left_out;
 use super::qualify::qualifier;
@@ -36,7 +38,7 @@ use super::render::PROBE_ITEMS;
 /// What a rung leaves out or shortens, on top of the rungs before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Rung {
-    /// Links, maps of flags, locators restating their object's key.
+    /// Values that say nothing, links, maps of flags, locators restating their object's key.
     Links,
     /// Long texts shortened to [`LONG_TEXT_CAP`].
     ShortTexts,
@@ -221,10 +223,14 @@ impl<'a> Field<'a> {
             Class::Identity(_) if restates(self.map, self.name, ctx) => Some(Rung::Links),
             Class::Identity(_) if self.restates_a_name(ctx) => Some(Rung::RestatedNames),
             Class::Identity(_) | Class::Purpose | Class::Holder => None,
-            Class::Link | Class::Flags => Some(Rung::Links),
+            Class::Link | Class::Flags | Class::Empty => Some(Rung::Links),
             _ if roles.contains(self.name) || ctx.is_asked(self.name) => None,
             _ if !value.is_null() && Kind::of(self.name, value) == Kind::Date => None,
-            Class::Other if holds_objects(value) => None,
+            Class::Other
+                if holds_objects(value) || value.as_object().is_some_and(is_count_holder) =>
+            {
+                None
+            }
             _ => Some(match value {
                 Value::Null | Value::Object(_) | Value::Array(_) => Rung::Others,
                 Value::Bool(_) => Rung::Switches,
@@ -250,7 +256,11 @@ impl<'a> Field<'a> {
             }
             (_, Value::String(s)) => Value::String(shortened(s, rung, LONG_TEXT_CAP)),
             (Class::Purpose | Class::Holder, _) => trim(value, rung, ctx),
-            (Class::Other, _) if holds_objects(value) => trim(value, rung, ctx),
+            (Class::Other, _)
+                if holds_objects(value) || value.as_object().is_some_and(is_count_holder) =>
+            {
+                trim(value, rung, ctx)
+            }
             _ => value.clone(),
         }
     }

@@ -8,6 +8,7 @@
 
 mod auth;
 mod compact;
+mod compact_nested_ids;
 mod compact_ranked;
 mod compact_roles;
 mod funcqa;
