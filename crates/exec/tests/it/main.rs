@@ -94,3 +94,16 @@ pub fn filling(book: &Arc<ApiBook>, llm: &Arc<ScriptedLlm>) -> Simulator {
     Simulator::with_settings(Arc::clone(book), &settings)
         .with_oracle(Arc::new(LlmOracle::new(llm.clone())))
 }
+
+/// The text of the `i`-th request `llm` was sent.
+pub fn prompt(llm: &ScriptedLlm, i: usize) -> String {
+    llm.requests()[i].messages[0].text().to_owned()
+}
+
+/// The text of every request `llm` was sent, in order.
+pub fn prompts(llm: &ScriptedLlm) -> Vec<String> {
+    llm.requests()
+        .iter()
+        .map(|r| r.messages[0].text().to_owned())
+        .collect()
+}

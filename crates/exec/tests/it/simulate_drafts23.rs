@@ -10,7 +10,7 @@ use toolsmith_exec::{Executor, Simulator};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
 use crate::simulate_writes::drafted;
-use crate::{book_of, filling, op};
+use crate::{book_of, filling, op, prompt};
 
 /// A `200` response of `schema`, with `example` where given.
 fn ok(schema: Value, example: Option<Value>) -> Value {
@@ -25,11 +25,6 @@ fn ok(schema: Value, example: Option<Value>) -> Value {
 fn query(name: &str, kind: &str, description: &str) -> Value {
     json!({"name": name, "in": "query", "description": description,
         "schema": {"type": kind}})
-}
-
-/// The text of the `i`-th request `llm` was sent.
-fn prompt(llm: &ScriptedLlm, i: usize) -> String {
-    llm.requests()[i].messages[0].text().to_owned()
 }
 
 /// A film discovery endpoint in TMDB's shape, written for these tests: a page of films

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use toolsmith_exec::{Body, Executor, Simulator};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
-use crate::{book_of, filling, op};
+use crate::{book_of, filling, op, prompt};
 
 /// A `200` response of `schema`.
 fn ok(schema: Value) -> Value {
@@ -124,11 +124,6 @@ fn schemaless_spec() -> Value {
         "paths": {"/generate": {"get": {"description": "Makes a QR code of a text.",
             "parameters": [query("text", "string")],
             "responses": {"200": {"description": "ok"}}}}}})
-}
-
-/// The text of the `i`-th request `llm` was sent.
-fn prompt(llm: &ScriptedLlm, i: usize) -> String {
-    llm.requests()[i].messages[0].text().to_owned()
 }
 
 /// An API with no response schema keeps the layout of its first answer: later calls

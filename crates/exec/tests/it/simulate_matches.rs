@@ -14,7 +14,7 @@ use toolsmith_llm::testing::{Reply, ScriptedLlm};
 use crate::{filling, op, tmdb};
 
 /// `(total_results, total_pages, items shown)` of a TMDB page.
-fn numbers(page: &Value) -> (u64, u64, u64) {
+pub(crate) fn numbers(page: &Value) -> (u64, u64, u64) {
     (
         page["total_results"].as_u64().unwrap(),
         page["total_pages"].as_u64().unwrap(),
@@ -23,7 +23,7 @@ fn numbers(page: &Value) -> (u64, u64, u64) {
 }
 
 /// The text of the one prompt the model received.
-fn prompt(llm: &ScriptedLlm) -> String {
+pub(crate) fn only_prompt(llm: &ScriptedLlm) -> String {
     let requests = llm.requests();
     assert_eq!(requests.len(), 1, "{requests:?}");
     requests[0].messages[0].text().to_owned()
@@ -70,7 +70,7 @@ async fn an_exact_name_search_prompt_leaves_the_count_to_the_model() {
         (shown, 1),
         "the draft answers: {shown} items"
     );
-    let said = prompt(&llm);
+    let said = only_prompt(&llm);
     for page_size in ["hold 10 items", "write all", "a full page"] {
         assert!(!said.contains(page_size), "{page_size}: {said}");
     }
@@ -129,7 +129,7 @@ async fn two_matches_of_a_name_search_are_kept_with_totals_of_two() {
             .collect();
         assert_eq!(ids, [155, 49026], "{case}");
         if query == "Batman Begins" {
-            let said = prompt(&llm);
+            let said = only_prompt(&llm);
             assert!(said.contains("`/results` holds 3 items"), "{said}");
         }
     }
@@ -155,7 +155,7 @@ async fn a_ranking_and_a_broad_search_still_ask_for_a_full_page() {
         let (total, pages, shown) = numbers(got.body.json().unwrap());
         assert_eq!(shown, total.min(10), "{api} {args}");
         assert_eq!(pages, total.div_ceil(10), "{api} {args}");
-        let said = prompt(&llm);
+        let said = only_prompt(&llm);
         assert!(
             said.contains(&format!(
                 "make this page hold {shown} items: write all {shown}"
@@ -183,7 +183,7 @@ async fn a_search_without_a_schema_is_told_the_count_is_its_own() {
     sim.call(&search, &json!({"q": "Blade Runner"}))
         .await
         .unwrap();
-    let said = prompt(&llm);
+    let said = only_prompt(&llm);
     assert!(
         said.contains("how many things match it is yours to decide, up to 10"),
         "{said}"

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use toolsmith_exec::Executor;
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
-use crate::{filling, op};
+use crate::{filling, op, prompts};
 
 /// The lines of a fill prompt that list what the session showed.
 fn shown_lines(prompt: &str) -> Vec<&str> {
@@ -117,11 +117,7 @@ async fn a_search_is_told_only_what_its_name_names_and_a_few() {
         let got = sim.call(api, &args).await.unwrap();
         assert!(got.body.json().is_some(), "{api}: {got:?}");
     }
-    let asked: Vec<String> = llm
-        .requests()
-        .iter()
-        .map(|r| r.messages[0].text().to_owned())
-        .collect();
+    let asked = prompts(&llm);
     assert_eq!(asked.len(), 4);
     let inception = shown_lines(&asked[2]);
     assert!(inception.is_empty(), "{inception:?}");

@@ -10,12 +10,7 @@ use toolsmith_exec::{ApiBook, Executor, Simulator, canonical_json};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
 use crate::simulate_writes::drafted;
-use crate::{filling, op, tmdb};
-
-/// The text of the `i`-th request `llm` was sent.
-fn prompt(llm: &ScriptedLlm, i: usize) -> String {
-    llm.requests()[i].messages[0].text().to_owned()
-}
+use crate::{filling, op, prompt, tmdb};
 
 /// Every string of `value`, at any depth.
 fn strings(value: &Value) -> Vec<&str> {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use toolsmith_exec::Executor;
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
-use crate::{book_of, filling, op};
+use crate::{book_of, filling, op, prompts};
 
 /// A JSON response of `schema`.
 fn ok(schema: Value) -> Value {
@@ -80,11 +80,7 @@ async fn the_films_a_person_was_shown_known_for_reach_their_credits_fill() {
         let got = sim.call(api, &args).await.unwrap();
         assert!(got.body.json().is_some(), "{api}: {got:?}");
     }
-    let asked: Vec<String> = llm
-        .requests()
-        .iter()
-        .map(|r| r.messages[0].text().to_owned())
-        .collect();
+    let asked = prompts(&llm);
     assert_eq!(asked.len(), 3);
     let goodfellas = r#"{"id":11,"release_date":"1990-09-12","title":"GoodFellas"}"#;
     // The person, recalled by the detail and by the credits, carries the films shown.

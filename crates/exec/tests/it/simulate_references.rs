@@ -9,7 +9,7 @@ use serde_json::json;
 use toolsmith_exec::Executor;
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
-use crate::{filling, op};
+use crate::{filling, op, prompts};
 
 /// The lines of a fill prompt that list what the session showed.
 fn shown_lines(prompt: &str) -> Vec<&str> {
@@ -44,11 +44,7 @@ async fn the_genre_ids_a_search_showed_reach_the_genre_list_and_the_details() {
         let got = sim.call(api, &args).await.unwrap();
         assert!(got.body.json().is_some(), "{api}: {got:?}");
     }
-    let asked: Vec<String> = llm
-        .requests()
-        .iter()
-        .map(|r| r.messages[0].text().to_owned())
-        .collect();
+    let asked = prompts(&llm);
     assert_eq!(asked.len(), 3);
     // The genre list is told each film's genre ids, the field and the film.
     let refs: Vec<&str> = shown_lines(&asked[1])

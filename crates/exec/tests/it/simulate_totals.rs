@@ -13,23 +13,8 @@ use serde_json::{Value, json};
 use toolsmith_exec::{Executor, Simulator};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
+use crate::simulate_matches::{numbers, only_prompt};
 use crate::{book_of, filling, op, tmdb};
-
-/// `(total_results, total_pages, items shown)` of a TMDB page.
-fn numbers(page: &Value) -> (u64, u64, u64) {
-    (
-        page["total_results"].as_u64().unwrap(),
-        page["total_pages"].as_u64().unwrap(),
-        page["results"].as_array().unwrap().len() as u64,
-    )
-}
-
-/// The text of the one prompt the model received.
-fn prompt(llm: &ScriptedLlm) -> String {
-    let requests = llm.requests();
-    assert_eq!(requests.len(), 1, "{requests:?}");
-    requests[0].messages[0].text().to_owned()
-}
 
 /// A TMDB film as a list shows it.
 fn film(id: u64, title: &str, date: &str) -> Value {
@@ -63,7 +48,7 @@ async fn a_narrowed_discover_leaves_its_total_to_the_model() {
     let got = sim.call(&discover, &args).await.unwrap();
     let body = got.body.json().unwrap();
     assert_eq!(numbers(body), (6, 1, 6), "{body}");
-    let said = prompt(&llm);
+    let said = only_prompt(&llm);
     for fixed in ["make this page hold", "write all"] {
         assert!(!said.contains(fixed), "{fixed}: {said}");
     }
@@ -112,7 +97,7 @@ async fn a_catalog_wide_list_keeps_a_large_total() {
     let got = sim.call(&popular, &json!({})).await.unwrap();
     let (total, _, _) = numbers(got.body.json().unwrap());
     assert!(total >= 1_000, "{total}");
-    let said = prompt(&llm);
+    let said = only_prompt(&llm);
     assert!(said.contains("make this page hold 10 items"), "{said}");
     assert!(!said.contains("yours to decide"), "{said}");
 }
@@ -176,7 +161,7 @@ async fn a_nullable_open_object_answered_null_stays_null() {
     let body = got.body.json().unwrap();
     assert_eq!(body["belongs_to_collection"], Value::Null, "{body}");
     assert_eq!(body["title"], "The Shawshank Redemption");
-    let said = prompt(&llm);
+    let said = only_prompt(&llm);
     let draft = crate::simulate_writes::drafted(&said);
     assert_eq!(draft["belongs_to_collection"], json!({}), "{draft}");
     assert!(
@@ -214,7 +199,7 @@ async fn only_an_open_object_that_may_be_null_keeps_a_null() {
     let sim = filling(&book, &llm);
     let got = sim.call(&thing, &json!({"thing_id": 7})).await.unwrap();
     let body = got.body.json().unwrap();
-    let said = prompt(&llm);
+    let said = only_prompt(&llm);
     let draft = crate::simulate_writes::drafted(&said);
     assert_eq!(draft["extra"], json!({}), "{said}");
     assert_eq!(draft["details"], json!({}), "{said}");
@@ -243,7 +228,7 @@ async fn a_shows_reviews_are_counted_by_the_model() {
     let got = sim.call(&reviews, &json!({"tv_id": 94997})).await.unwrap();
     let body = got.body.json().unwrap();
     assert_eq!(numbers(body), (2, 1, 2), "{body}");
-    let said = prompt(&llm);
+    let said = only_prompt(&llm);
     assert!(
         said.contains("is yours to decide from the world, from none up to 50"),
         "{said}"
