@@ -277,38 +277,46 @@ pub(crate) struct Request {
     pub(crate) extent: Extent,
 }
 
+/// The call's arguments that may filter a list's items, each with its parameter's
+/// description in lower case. A search's own words and a fields selector say what to find
+/// or show, not what the items hold (read as filters, Spotify's `q` was forced into
+/// `popularity`, whose name its description mentions, and `fields` into `track`); objects,
+/// lists, flags and nulls filter nothing either.
+fn filter_args(entry: &BookEntry, args: &Map<String, Value>) -> Vec<(String, String, Value)> {
+    let api = &entry.api.api;
+    let lookup = api.lookup_inputs();
+    let selector = |name: &str| {
+        api.params
+            .iter()
+            .any(|p| p.name == name && super::fields::is_selector(p))
+    };
+    let mut filter_args = Vec::new();
+    for (name, value) in args {
+        if NOT_FILTERS.contains(&name.as_str())
+            || lookup.contains(&name.as_str())
+            || selector(name)
+            || value.is_object()
+            || value.is_array()
+            || value.is_boolean()
+            || value.is_null()
+        {
+            continue;
+        }
+        let description = api
+            .params
+            .iter()
+            .find(|p| p.name == *name)
+            .map(|p| p.description.to_ascii_lowercase())
+            .unwrap_or_default();
+        filter_args.push((name.clone(), description, value.clone()));
+    }
+    filter_args
+}
+
 impl Request {
     pub(crate) fn new(entry: &BookEntry, args: &Map<String, Value>, limits: &Limits) -> Self {
         let api = &entry.api.api;
-        // A search's own words and a fields selector say what to find or show, not what
-        // the items hold (read as filters, Spotify's `q` was forced into `popularity`, whose
-        // name its description mentions, and `fields` into `track`).
-        let lookup = api.lookup_inputs();
-        let selector = |name: &str| {
-            api.params
-                .iter()
-                .any(|p| p.name == name && super::fields::is_selector(p))
-        };
-        let mut filter_args = Vec::new();
-        for (name, value) in args {
-            if NOT_FILTERS.contains(&name.as_str())
-                || lookup.contains(&name.as_str())
-                || selector(name)
-                || value.is_object()
-                || value.is_array()
-                || value.is_boolean()
-                || value.is_null()
-            {
-                continue;
-            }
-            let description = api
-                .params
-                .iter()
-                .find(|p| p.name == *name)
-                .map(|p| p.description.to_ascii_lowercase())
-                .unwrap_or_default();
-            filter_args.push((name.clone(), description, value.clone()));
-        }
+        let filter_args = filter_args(entry, args);
         let page = args
             .get("page")
             .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
