@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::asked::Asked;
-use super::least::says_nothing;
 use crate::paging_fields::is_paging_name;
 
 /// Field names that identify an entity by a key.
@@ -613,6 +612,17 @@ fn list_names(value: &Value, out: &mut BTreeSet<String>, depth: usize) {
             }
         }
         _ => {}
+    }
+}
+
+/// Whether `value` says nothing: a null, an empty list or an empty object (see
+/// [`Class::Empty`]).
+pub(crate) fn says_nothing(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
     }
 }
 

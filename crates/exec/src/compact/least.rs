@@ -92,17 +92,6 @@ pub(crate) fn most_telling<'m>(
     Some((name, map.get(*name)?))
 }
 
-/// Whether `value` says nothing: a null, an empty list or an empty object (see
-/// [`super::fields::Class::Empty`]).
-pub(crate) fn says_nothing(value: &Value) -> bool {
-    match value {
-        Value::Null => true,
-        Value::Object(map) => map.is_empty(),
-        Value::Array(items) => items.is_empty(),
-        _ => false,
-    }
-}
-
 pub(crate) fn has_content(value: &Value) -> bool {
     match value {
         Value::Object(map) => !map.is_empty(),

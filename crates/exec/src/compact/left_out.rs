@@ -13,7 +13,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::least::{ELLIPSIS, is_note, says_nothing};
+use super::fields::says_nothing;
+use super::least::{ELLIPSIS, is_note};
 
 /// How many of the fields left out [`LeftOut`]'s text names; it counts the rest.
 const NAMED_FIELDS: usize = 5;
