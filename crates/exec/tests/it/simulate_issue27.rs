@@ -276,9 +276,11 @@ async fn the_fill_prompt_keeps_complete_lists_and_documented_pages() {
     assert!(!text.contains("exactly"), "{text}");
 }
 
-/// A count the call asks for bounds a complete list too: stand-in x2 was told that an
-/// album's tracks hold every member up to 100 for a call asking `limit=1`. With nothing
-/// shown earlier in the session, the id rule points at no list above (x2 again).
+/// A count the call asks for bounds a complete list too when it is the list the call pages:
+/// stand-in x2 was told that an album's tracks hold every member up to 100 for a call asking
+/// `limit=1`, and y6 that an album's nested tracks held "up to 1" when the call's `limit=1`
+/// paged the albums. With nothing shown earlier in the session, the id rule points at no
+/// list above (x2 again).
 #[tokio::test]
 async fn a_count_asked_for_bounds_a_complete_list_and_no_list_is_cited_before_one_is_shown() {
     let book = book_of(&wallpapers_spec());
@@ -289,8 +291,10 @@ async fn a_count_asked_for_bounds_a_complete_list_and_no_list_is_cited_before_on
         .await
         .unwrap();
     let text = prompt(&llm, 0);
-    assert!(text.contains("holds every member, up to 3."), "{text}");
-    assert!(!text.contains("up to 100"), "{text}");
+    assert!(
+        text.contains("up to the 3 the call asks for when it is the list the call pages, not a list inside its items"),
+        "{text}"
+    );
     assert!(!text.contains("as in the list above"), "{text}");
     assert!(text.contains("keeps one id everywhere."), "{text}");
 }
