@@ -6,8 +6,9 @@
 //! Pitt's biography, and five people shared one profile picture.
 //!
 //! The rule is by source, not by key: a string that the tool's examples hold (its response
-//! examples, and the `example`s of its schemas: see [`Examples`]) is a placeholder, and the
-//! draft shows it as one. A text becomes a tag naming its field and item
+//! examples, and the `example`s of its schemas: see [`Examples`]), or that the draft made up
+//! from the simulator's filler words (a namesake `Star Wars Garden`), is a placeholder, and
+//! the draft shows it as one. A text becomes a tag naming its field and item
 //! (`<name of crew 1>`); a path or URL keeps its shape with a name of its own at each place
 //! (`/placeholder-3.jpg`), so no two things share one, and a URL keeps its host only where
 //! the examples show it serving many URLs (an image store; a studio's homepage is named by
@@ -25,6 +26,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::idshape;
+use super::synth::WORDS;
 use crate::canonical::stable_hash;
 
 /// Deepest level of a schema or example searched for texts (a bound on recursive specs).
@@ -178,7 +180,13 @@ impl Walk<'_> {
     /// The string `text` as shown: a placeholder when an example gave it and nothing
     /// keeps it.
     fn text(&mut self, text: &str) -> String {
-        if !self.examples.holds(text) || self.keep.contains(text) || self.names_id() {
+        if self.keep.contains(text) || self.names_id() {
+            return text.to_owned();
+        }
+        if made_up(text) {
+            return tag(&self.at);
+        }
+        if !self.examples.holds(text) {
             return text.to_owned();
         }
         if let Some((host, path)) = split_url(text) {
@@ -231,6 +239,15 @@ impl Walk<'_> {
             None => format!("/placeholder-{}", self.places),
         }
     }
+}
+
+/// Whether the draft made `text` up from the simulator's filler words ([`WORDS`]): a
+/// namesake padding a search (`Star Wars Garden`), a `type` or a language drawn as words
+/// (`island amber`, `garden`). Stand-ins took such values for facts as readily as the
+/// examples' (round 24).
+fn made_up(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|word| WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)))
 }
 
 /// The host and the path of a URL (`http://www.hbo.com/game-of-thrones`).
@@ -377,6 +394,32 @@ mod tests {
             "a path of its own"
         );
         assert_eq!(shown["id"], 550);
+    }
+
+    #[test]
+    fn texts_made_of_filler_words_become_placeholders_unless_the_call_gave_them() {
+        let draft = json!({"results": [
+            {"title": "Star Wars", "type": "island amber", "languages": ["garden", "en"]},
+            {"title": "Star Wars Garden", "note": "Lucasfilm"}],
+            "query": "Star Wars Echo"});
+        let args = json!({"query": "Star Wars Echo"});
+        let shown = neutral(
+            &draft,
+            &Examples::default(),
+            &Kept {
+                args: args.as_object().unwrap(),
+                seen: &[],
+                schema: None,
+            },
+        );
+        let first = &shown["results"][0];
+        assert_eq!(first["title"], "Star Wars", "not made up");
+        assert_eq!(first["type"], "<type of results 1>");
+        assert_eq!(first["languages"][0], "<languages 1 of results 1>");
+        assert_eq!(first["languages"][1], "en");
+        assert_eq!(shown["results"][1]["title"], "<title of results 2>");
+        assert_eq!(shown["results"][1]["note"], "Lucasfilm");
+        assert_eq!(shown["query"], "Star Wars Echo", "the call's own words");
     }
 
     #[test]

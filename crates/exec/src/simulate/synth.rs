@@ -100,7 +100,10 @@ pub(crate) fn own_page_len(draft: &Value) -> Option<usize> {
 /// Properties beside a wrapped entity that are not an entity themselves.
 const WRAPPER_METAS: &[&str] = &["links", "_links", "meta", "pagination", "paging"];
 
-const WORDS: &[&str] = &[
+/// The filler words drafted texts are made of where no example gives one (a namesake
+/// `Star Wars Garden`, a `type` of `island amber`); [`super::neutral`] shows them as
+/// placeholders.
+pub(super) const WORDS: &[&str] = &[
     "river", "silver", "north", "garden", "echo", "harbor", "lantern", "meadow", "summit",
     "velvet", "amber", "canyon", "falcon", "island", "marble", "orbit", "prairie", "quartz",
     "raven", "stone", "timber", "willow", "zenith", "crimson", "delta", "ember", "frost", "glade",

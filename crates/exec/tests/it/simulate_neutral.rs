@@ -191,3 +191,50 @@ async fn a_schema_fill_is_unchanged() {
         assert_eq!(fingerprint(&body), expected, "{path}: {body}");
     }
 }
+
+/// A search's draft pads its results with namesakes the simulator makes up from its filler
+/// words ("Star Wars Garden", "Breaking Bad River"), which five stand-ins of round 24 took
+/// for real titles: the fill model is shown them as placeholders, while the schema response
+/// still has them.
+#[tokio::test]
+async fn a_search_draft_shows_no_made_up_namesakes() {
+    let book = tmdb();
+    let search = op(&book, "GET", "/search/movie");
+    let plain = Simulator::new(Arc::clone(&book));
+    let queries = [
+        "Star Wars",
+        "Breaking Bad",
+        "The Matrix",
+        "Titanic",
+        "Inception",
+        "Oppenheimer",
+        "Twin Peaks",
+        "Barbie",
+        "Avatar",
+        "Harry Potter",
+    ];
+    let llm = Arc::new(ScriptedLlm::new(queries.map(|_| Reply::text("{}"))));
+    let sim = filling(&book, &llm);
+    let mut padded_in_all = 0;
+    for (i, query) in queries.iter().enumerate() {
+        let args = json!({"query": query});
+        let answered = plain.call(&search, &args).await.unwrap();
+        let body = answered.body.json().unwrap();
+        let padded: Vec<String> = body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["title"].as_str())
+            .filter(|t| t.len() > query.len() && t.starts_with(query))
+            .map(str::to_owned)
+            .collect();
+        padded_in_all += padded.len();
+        sim.call(&search, &args).await.unwrap();
+        let shown = drafted(&prompt(&llm, i));
+        let texts = strings(&shown);
+        for title in &padded {
+            assert!(!texts.contains(&title.as_str()), "{title} shown in {shown}");
+        }
+    }
+    assert!(padded_in_all > 0, "some schema response pads a search");
+}
