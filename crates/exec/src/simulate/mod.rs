@@ -99,6 +99,7 @@ mod extent;
 mod facts;
 mod fields;
 mod fill;
+mod filler;
 mod fresh;
 mod held;
 mod identity;

@@ -25,8 +25,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
+use super::filler::made_up;
 use super::idshape;
-use super::synth::WORDS;
 use crate::canonical::stable_hash;
 
 /// Deepest level of a schema or example searched for texts (a bound on recursive specs).
@@ -239,15 +239,6 @@ impl Walk<'_> {
             None => format!("/placeholder-{}", self.places),
         }
     }
-}
-
-/// Whether the draft made `text` up from the simulator's filler words ([`WORDS`]): a
-/// namesake padding a search (`Star Wars Garden`), a `type` or a language drawn as words
-/// (`island amber`, `garden`). Stand-ins took such values for facts as readily as the
-/// examples' (round 24).
-fn made_up(text: &str) -> bool {
-    text.split(|c: char| !c.is_alphanumeric())
-        .any(|word| WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)))
 }
 
 /// The host and the path of a URL (`http://www.hbo.com/game-of-thrones`).

@@ -23,6 +23,7 @@ use std::sync::Mutex;
 use serde_json::{Map, Number, Value};
 
 use super::count;
+use super::filler::WORDS;
 use super::idshape::{self, IdShape};
 use super::limits::Limits;
 use super::neutral::Examples;
@@ -99,16 +100,6 @@ pub(crate) fn own_page_len(draft: &Value) -> Option<usize> {
 
 /// Properties beside a wrapped entity that are not an entity themselves.
 const WRAPPER_METAS: &[&str] = &["links", "_links", "meta", "pagination", "paging"];
-
-/// The filler words drafted texts are made of where no example gives one (a namesake
-/// `Star Wars Garden`, a `type` of `island amber`); [`super::neutral`] shows them as
-/// placeholders.
-pub(super) const WORDS: &[&str] = &[
-    "river", "silver", "north", "garden", "echo", "harbor", "lantern", "meadow", "summit",
-    "velvet", "amber", "canyon", "falcon", "island", "marble", "orbit", "prairie", "quartz",
-    "raven", "stone", "timber", "willow", "zenith", "crimson", "delta", "ember", "frost", "glade",
-    "horizon", "ivory",
-];
 
 /// Most entities whose labels a simulator remembers.
 const MAX_LABELS: usize = 200_000;
