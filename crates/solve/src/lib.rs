@@ -76,7 +76,8 @@ pub use crate::refusal::is_refusal;
 pub use crate::run::Run;
 pub use crate::runtime::{Answered, Asking, Runtime, Stop};
 pub use crate::settings::{
-    AgentSettings, ConAgentsSettings, DfsdtSettings, ObservationStyle, Protocol, ReactSettings,
+    AgentSettings, ConAgentsSettings, DfsdtSettings, ItemRecords, ObservationStyle, Protocol,
+    ReactSettings,
 };
 pub use crate::solver::{MakeSolver, Solver};
 pub use crate::store::RunStore;

@@ -116,7 +116,7 @@ pub(crate) fn search_budget_stop(toolset: &Toolset, settings: &AgentSettings) ->
 /// but `search_tools`, which it explains in words, and `Finish`, which it lists in its own
 /// words after the others (so `read_result` is listed once an observation was cut, and the
 /// functions a search found once it found them); under toolsmith's protocol it states today's
-/// date.
+/// date and, by default, asks that an item be read from its own record.
 pub(crate) fn system_prompt(
     toolset: &Toolset,
     settings: &AgentSettings,
@@ -134,6 +134,7 @@ pub(crate) fn system_prompt(
             "search": search,
             "max_searches": max_searches,
             "today": stated_today(settings),
+            "item_records": settings.states_item_records(),
         }))
         .map_err(|e| Stop::error(Finish::Error, e.to_string()))
 }

@@ -39,6 +39,11 @@ pub struct AgentSettings {
     /// every step, so the path could not finish; 10 is that path twice over, room for a retry
     /// of each call.
     pub max_steps: usize,
+    /// Whether the agent is told to read what a request asks about one particular item from
+    /// that item's own record (its details, dates, images, credits) when an offered function
+    /// returns it, rather than from the short entry a search or a list showed ([`ItemRecords`]).
+    /// Stated only under [`Protocol::Toolsmith`] ([`Self::states_item_records`]).
+    pub item_records: ItemRecords,
     /// The date the agent is told is today, so that "the latest", "upcoming" or "airing today"
     /// mean what they mean in the world its tools answer from: the caller sets the date of that
     /// world (the simulated one's, else the real one). Stated only under
@@ -85,6 +90,25 @@ impl std::str::FromStr for Protocol {
     }
 }
 
+/// Where the agent reads what a request asks about one particular item.
+///
+/// A search or a list describes each item by a short entry that an API may abridge (Spotify's
+/// simplified objects, GitHub's search items) or keep from a summary (TMDB's one release date
+/// of a film, where its release dates give each country's); the item's own record is where
+/// the API answers for the item. On RestBench TMDB, 11 of the 22 paths that missed the gold
+/// (stand-in model, session 24) answered from a search entry where the gold path reads the
+/// record; the judges passed them, so the rule buys agreement with how people call the API,
+/// at one more call per such request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemRecords {
+    /// Read the item's record when a function offered returns it (toolsmith's default).
+    #[default]
+    Prefer,
+    /// Answer from whichever result shows the value (ToolBench's prompt says nothing).
+    Any,
+}
+
 /// How observations longer than the limit are shortened.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -111,6 +135,7 @@ impl AgentSettings {
         observation_style: ObservationStyle::Paper,
         observation_slack_percent: 0,
         max_steps: 10,
+        item_records: ItemRecords::Prefer,
         today: None,
     };
 
@@ -148,6 +173,12 @@ impl AgentSettings {
     /// Whether the run follows the paper's rules.
     pub fn paper(&self) -> bool {
         self.protocol == Protocol::Paper
+    }
+
+    /// Whether the agent's prompt asks it to read an item's own record ([`Self::item_records`]):
+    /// under toolsmith's protocol only, as the paper's prompt says nothing of it.
+    pub fn states_item_records(&self) -> bool {
+        self.item_records == ItemRecords::Prefer && !self.paper()
     }
 
     /// The date the agent's prompts state as today: [`Self::today`] under toolsmith's

@@ -7,6 +7,7 @@ mod anytool_measure;
 mod coerce;
 mod conagents;
 mod dfsdt;
+mod item_records;
 mod protocol;
 mod react;
 mod read_result;
