@@ -114,6 +114,7 @@ impl ConAgents {
             .render(&serde_json::json!({
                 "tools": tool_lines(&toolset.api_specs()),
                 "today": stated_today(&self.runtime.settings),
+                "item_records": self.runtime.settings.states_item_records(),
             }))
             .map_err(render_error)?;
         let model = self.runtime.traced();

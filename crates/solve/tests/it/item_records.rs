@@ -3,16 +3,18 @@
 
 use std::sync::Arc;
 
+use toolsmith_exec::JqSandbox;
 use toolsmith_exec::testing::ScriptedExecutor;
 use toolsmith_llm::Message;
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 use toolsmith_solve::{
-    AgentSettings, Dfsdt, DfsdtSettings, ItemRecords, React, ReactSettings, Solver,
+    AgentSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, ItemRecords, React,
+    ReactSettings, Solver,
 };
 
 use crate::support::*;
 
-const RULE: &str = "call that function with the item's id and answer from what it returns";
+const RULE: &str = "an API may abridge it. When the request asks about one particular item";
 
 /// The system prompt of the first request a run of `solver` under `settings` sent.
 async fn system_prompt(settings: AgentSettings, dfsdt: bool) -> String {
@@ -41,12 +43,41 @@ async fn system_prompt(settings: AgentSettings, dfsdt: bool) -> String {
     }
 }
 
+/// The grounding agent's system prompt of a ConAgents run under `settings`.
+async fn grounding_prompt(settings: AgentSettings) -> String {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(
+        r#"{"action": "finish", "answer": "1997-12-19"}"#,
+    )]));
+    let mut rt = runtime(llm.clone(), Arc::new(ScriptedExecutor::new()), fx.book);
+    rt.settings = settings;
+    let sandbox = Arc::new(JqSandbox::new(env!(
+        "CARGO_BIN_EXE_toolsmith-solve-sandbox"
+    )));
+    ConAgents::new(rt, sandbox, ConAgentsSettings::PAPER)
+        .solve("When was Titanic released?", fx.toolset)
+        .await
+        .unwrap();
+    match llm.requests()[0].messages.first() {
+        Some(Message::System(text)) => text.clone(),
+        other => panic!("the grounding agent was opened with {other:?}"),
+    }
+}
+
 #[tokio::test]
-async fn react_and_dfsdt_are_asked_for_the_items_record_by_default() {
+async fn every_solver_is_asked_for_the_items_record_by_default() {
     for dfsdt in [false, true] {
         let prompt = system_prompt(AgentSettings::default(), dfsdt).await;
         assert!(prompt.contains(RULE), "dfsdt {dfsdt}: {prompt}");
     }
+    let grounding = grounding_prompt(AgentSettings::default()).await;
+    assert!(grounding.contains(RULE), "{grounding}");
+    let any = AgentSettings {
+        item_records: ItemRecords::Any,
+        ..AgentSettings::TOOLSMITH
+    };
+    assert!(!grounding_prompt(any).await.contains(RULE));
+    assert!(!grounding_prompt(AgentSettings::PAPER).await.contains(RULE));
 }
 
 #[tokio::test]
