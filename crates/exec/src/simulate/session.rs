@@ -326,7 +326,8 @@ impl Session {
     }
 
     /// The ids of the entities `tool` showed under the normalized `label`, of one of the
-    /// `kinds`, with no date in another year than `entity`'s; each once.
+    /// `kinds`, with no date in another year than `entity`'s and placed nowhere else; each
+    /// once.
     fn shown_as(
         &self,
         tool: &str,
@@ -341,6 +342,7 @@ impl Session {
                     && s.kinds.iter().any(|k| kinds.contains(k))
                     && named::labelled_as(label, &s.shown)
                     && named::dates_agree(entity, &s.shown)
+                    && shared::places_agree(entity, &s.shown)
             });
             if let Some(id) = sighting.and_then(|s| s.shown.get("id"))
                 && !out.contains(id)

@@ -18,7 +18,9 @@
 //!   another id (a list may hold two people named alike), or the session showed several;
 //! - when the shown id belongs to another entity of a kind in common in the answer;
 //! - when it is a numbered part of something (`episode_number`, `season_number`,
-//!   `track_number`): many shows have an episode called "Pilot".
+//!   `track_number`): many shows have an episode called "Pilot";
+//! - against a shown entity placed elsewhere ([`places_agree`]: a hotel of a chain in
+//!   another city is another hotel of the same name).
 
 use serde_json::{Map, Value};
 
@@ -198,6 +200,26 @@ fn refer(value: &mut Value, kind: &str, swaps: &[Swap]) {
     }
 }
 
+/// Parts of the names of fields that place a thing (`city`, `country`, `address`,
+/// `place_of_birth`): two things of one name placed apart are two things.
+const PLACE_FIELDS: &[&str] = &["city", "country", "address", "place"];
+
+/// Whether no text field placing a thing ([`PLACE_FIELDS`]) that both `entity` and
+/// `shown` have differs (case, punctuation and spacing aside).
+pub(crate) fn places_agree(entity: &Map<String, Value>, shown: &Value) -> bool {
+    let Some(shown) = shown.as_object() else {
+        return true;
+    };
+    shown.iter().all(|(field, was)| {
+        let lower = field.to_ascii_lowercase();
+        let placing = PLACE_FIELDS.iter().any(|p| lower.contains(p));
+        match (was.as_str(), entity.get(field).and_then(Value::as_str)) {
+            (Some(was), Some(now)) if placing => normalized(was) == normalized(now),
+            _ => true,
+        }
+    })
+}
+
 /// Whether an entity is a numbered part of something (`episode_number: 1`), whose label
 /// other things' parts share.
 fn is_part(entity: &Map<String, Value>) -> bool {
@@ -283,5 +305,16 @@ mod tests {
             "episode_number": 1}]});
         keep_shown_ids(&mut part, &place, &[], |_, _, _| vec![json!(12)]);
         assert_eq!(part["episodes"][0]["id"], 5);
+    }
+
+    /// A thing shown in one city is not the thing of that name in another.
+    #[test]
+    fn things_placed_apart_are_two_things() {
+        let hotel = json!({"id": 1, "name": "Grand Hotel", "city": "Paris"});
+        let there = json!({"id": 2, "name": "Grand Hotel", "city": "london"});
+        let here = json!({"id": 3, "name": "Grand Hotel", "city": "PARIS", "stars": 4});
+        assert!(!places_agree(there.as_object().unwrap(), &hotel));
+        assert!(places_agree(here.as_object().unwrap(), &hotel));
+        assert!(places_agree(&Map::new(), &hotel));
     }
 }
