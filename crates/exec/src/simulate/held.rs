@@ -44,7 +44,7 @@ pub(crate) fn held(entity: &Map<String, Value>, place: &Place) -> Vec<(String, V
             .filter_map(|item| {
                 let record = identity(item)?;
                 Some(Held {
-                    kinds: kinds(field, item, place),
+                    kinds: kinds(Some(field), item, place),
                     record,
                 })
             })
@@ -77,12 +77,13 @@ fn identity(item: &Map<String, Value>) -> Option<Value> {
     Some(Value::Object(out))
 }
 
-/// The kinds of a record under `field`: its own `type` or `media_type` when it says one
-/// (a `known_for` show is a show), else what its place and field say (see [`Place::kinds`]).
-fn kinds(field: &str, item: &Map<String, Value>, place: &Place) -> Vec<String> {
+/// The kinds of a record under `key` (`None`: the response's top): its own `type` or
+/// `media_type` when it says one (a `known_for` show is a show), else what its place and
+/// field say (see [`Place::kinds`]).
+pub(crate) fn kinds(key: Option<&str>, item: &Map<String, Value>, place: &Place) -> Vec<String> {
     match recall::own_kind(item) {
         Some(kind) => vec![kind],
-        None => place.kinds(Some(field), item),
+        None => place.kinds(key, item),
     }
 }
 
@@ -103,7 +104,7 @@ pub(crate) fn listed_kinds(draft: &Value, place: &Place) -> Vec<String> {
                 for item in items {
                     if let Some(map) = item.as_object().filter(|m| m.contains_key("id")) {
                         out.extend(match key {
-                            Some(field) => kinds(field, map, place),
+                            Some(_) => kinds(key, map, place),
                             None => place.kinds(None, map),
                         });
                     }

@@ -85,7 +85,9 @@
 //! films the person is known for: `held`), and the entities whose ids the session's calls
 //! passed (the agent holds them: `session`); to a read that names things by the text it
 //! searches for, the entities shown under that name, whose ids its answer keeps (`named`: two
-//! searches of one turn give one film one id); to a call that lists or details things of a
+//! searches of one turn give one film one id), as any answer keeps the id of a thing of its
+//! kind the session showed once under the same label, read after the fill (`shared`: one
+//! director in a film's credits and a show's); to a call that lists or details things of a
 //! kind, the ids entities referred to under fields of ids of that kind (a film's `genre_ids`,
 //! to the genre list: `references`), all within a share of the budget (`facts`);
 //! the session's date ([`SimulatorSettings::today`]). A default
@@ -125,6 +127,7 @@ mod rng;
 mod select;
 mod session;
 mod shape;
+mod shared;
 mod shrink;
 mod silent;
 mod state;
@@ -748,6 +751,8 @@ impl Executor for Simulator {
             self.made(entry, &args, session.owner.as_ref(), value);
             // A thing the call names by text keeps the id the session showed it under.
             session.keep_named_ids(entry, &args, value);
+            // A thing shown before, by any call, keeps its id too (see `shared`).
+            session.keep_shown_ids(entry, &args, value);
             if let Err(Gone(why)) = session.state.apply(entry, &args, value) {
                 return Ok(missing::not_found(api, &why, provenance).with_latency(start.elapsed()));
             }

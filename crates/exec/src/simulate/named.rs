@@ -72,6 +72,14 @@ impl Names {
         self.0.truncate(MAX_NAMES);
     }
 
+    /// The ids of the entities shown under the normalized `label` exactly, the latest first.
+    pub(crate) fn labelled<'a>(&'a self, label: &'a str) -> impl Iterator<Item = &'a str> {
+        self.0
+            .iter()
+            .filter(move |(l, _)| l == label)
+            .map(|(_, id)| id.as_str())
+    }
+
     /// The ids of the entities `texts` name: those labelled exactly so, then those whose
     /// label holds a text as whole words, each the latest first, each id once.
     pub(crate) fn named(&self, texts: &[String]) -> Vec<&str> {
@@ -91,6 +99,16 @@ impl Names {
         }
         out
     }
+}
+
+/// Whether the entity `shown` was shown under the normalized `label` exactly.
+pub(crate) fn labelled_as(label: &str, shown: &Value) -> bool {
+    LABELS.iter().any(|l| {
+        shown
+            .get(*l)
+            .and_then(Value::as_str)
+            .is_some_and(|text| normalized(text) == label)
+    })
 }
 
 /// Whether `texts` name the entity `shown` (see [`Names::named`]): it was shown under a
@@ -189,13 +207,9 @@ fn same_thing(
         .map(normalized)?;
     let kinds = place.kinds(key, entity);
     let mut same = told.iter().filter(|t| {
-        let labelled = LABELS.iter().any(|l| {
-            t.shown
-                .get(*l)
-                .and_then(Value::as_str)
-                .is_some_and(|text| normalized(text) == label)
-        });
-        labelled && t.kinds.iter().any(|k| kinds.contains(k)) && dates_agree(entity, t.shown)
+        labelled_as(&label, t.shown)
+            && t.kinds.iter().any(|k| kinds.contains(k))
+            && dates_agree(entity, t.shown)
     });
     let one = same.next()?;
     same.next()
@@ -204,7 +218,7 @@ fn same_thing(
 }
 
 /// Whether no date field both `entity` and `shown` have falls in different years.
-fn dates_agree(entity: &Map<String, Value>, shown: &Value) -> bool {
+pub(crate) fn dates_agree(entity: &Map<String, Value>, shown: &Value) -> bool {
     let Some(shown) = shown.as_object() else {
         return true;
     };

@@ -42,17 +42,19 @@ pub(crate) fn optional_keys(
     draft: &Value,
     args: &Map<String, Value>,
 ) -> Vec<String> {
-    let mut walk = Walk {
-        root: schema,
-        optional: BTreeSet::new(),
-        required: BTreeSet::new(),
-    };
-    walk.value(schema, draft, 0);
-    walk.optional
+    let mut optional = BTreeSet::new();
+    let mut required = BTreeSet::new();
+    Walk { root: schema }.keys(schema, draft, 0, &mut |key, _, sub, needed| {
+        if needed {
+            required.insert(key.to_owned());
+        } else if sub.is_some() {
+            optional.insert(key.to_owned());
+        }
+        true
+    });
+    optional
         .into_iter()
-        .filter(|k| {
-            !walk.required.contains(k) && !KEPT.contains(&k.as_str()) && !args.contains_key(k)
-        })
+        .filter(|k| !required.contains(k) && !KEPT.contains(&k.as_str()) && !args.contains_key(k))
         .take(MAX_KEYS)
         .collect()
 }
@@ -117,13 +119,16 @@ pub(crate) fn nullable_open_keys(schema: &Value, draft: &Value, examples: &[Valu
     for example in examples {
         null_keys(example, 0, &mut shown_null);
     }
-    let walk = Walk {
-        root: schema,
-        optional: BTreeSet::new(),
-        required: BTreeSet::new(),
-    };
     let mut out = BTreeSet::new();
-    walk.open_nulls(schema, draft, 0, &shown_null, &mut out);
+    // An open object that may be null is named, and not gone into.
+    Walk { root: schema }.keys(schema, draft, 0, &mut |key, item, sub, _| {
+        let open = item.as_object().is_some_and(Map::is_empty);
+        let nullable = sub.is_some_and(|s| admits_null(schema, s)) || shown_null.contains(key);
+        if open && nullable {
+            out.insert(key.to_owned());
+        }
+        !(open && nullable)
+    });
     out.into_iter().take(MAX_KEYS).collect()
 }
 
@@ -231,20 +236,23 @@ pub(crate) fn put_nulls(body: &mut Value, places: &[String]) {
     }
 }
 
-/// The walk of a draft beside its schema.
+/// The walk of a draft beside its schema, which both readers of the draft share: where
+/// the schema admits optional keys ([`optional_keys`]) and where it admits null
+/// ([`nullable_open_keys`]).
 struct Walk<'a> {
     /// The response schema, for local `$ref`s.
     root: &'a Value,
-    /// Keys seen where the schema does not require them.
-    optional: BTreeSet<String>,
-    /// Keys seen where the schema requires them.
-    required: BTreeSet<String>,
 }
 
 impl<'a> Walk<'a> {
-    fn value<'s>(&mut self, schema: &'s Value, value: &Value, depth: usize)
+    /// Calls `visit` on each key of each object of `value` (under `schema`, down to
+    /// [`MAX_DEPTH`]) with the key's value, the schema of that value (`None`: the schema
+    /// does not describe the key) and whether the schema requires the key; then goes into
+    /// the value under its schema, when there is one and `visit` answered `true`.
+    fn keys<'s, F>(&self, schema: &'s Value, value: &Value, depth: usize, visit: &mut F)
     where
         'a: 's,
+        F: FnMut(&str, &Value, Option<&'s Value>, bool) -> bool,
     {
         if depth > MAX_DEPTH {
             return;
@@ -257,63 +265,16 @@ impl<'a> Walk<'a> {
                 self.shape(schema, &mut props, &mut required, 0);
                 for (key, item) in map {
                     let sub = props.get(key.as_str()).copied();
-                    if required.contains(key.as_str()) {
-                        self.required.insert(key.clone());
-                    } else if sub.is_some() {
-                        self.optional.insert(key.clone());
-                    }
-                    if let Some(sub) = sub {
-                        self.value(sub, item, depth + 1);
+                    let go_on = visit(key, item, sub, required.contains(key.as_str()));
+                    if let (true, Some(sub)) = (go_on, sub) {
+                        self.keys(sub, item, depth + 1, visit);
                     }
                 }
             }
             Value::Array(items) => {
                 if let Some(sub) = schema.get("items") {
                     for item in items {
-                        self.value(sub, item, depth + 1);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Adds to `out` the keys of the draft's empty objects under `schema` that may be null
-    /// (the schema admits it, or `shown_null` has the key from the API's examples).
-    fn open_nulls<'s>(
-        &self,
-        schema: &'s Value,
-        value: &Value,
-        depth: usize,
-        shown_null: &BTreeSet<String>,
-        out: &mut BTreeSet<String>,
-    ) where
-        'a: 's,
-    {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        let schema = self.resolve(schema);
-        match value {
-            Value::Object(map) => {
-                let mut props = BTreeMap::new();
-                self.shape(schema, &mut props, &mut BTreeSet::new(), 0);
-                for (key, item) in map {
-                    let sub = props.get(key.as_str()).copied();
-                    let open = item.as_object().is_some_and(Map::is_empty);
-                    let nullable =
-                        sub.is_some_and(|s| admits_null(self.root, s)) || shown_null.contains(key);
-                    if open && nullable {
-                        out.insert(key.clone());
-                    } else if let Some(sub) = sub {
-                        self.open_nulls(sub, item, depth + 1, shown_null, out);
-                    }
-                }
-            }
-            Value::Array(items) => {
-                if let Some(sub) = schema.get("items") {
-                    for item in items {
-                        self.open_nulls(sub, item, depth + 1, shown_null, out);
+                        self.keys(sub, item, depth + 1, visit);
                     }
                 }
             }

@@ -138,6 +138,14 @@ pub(crate) fn listed_ids_kind(field: &str) -> Option<String> {
         .map(|stem| request::singular(&stem))
 }
 
+/// The kind of thing a field holding one id or a list of ids refers to (`person_id`,
+/// `genre_ids`: genre), `None` for a field not so named (`id`, `ids`, `genres`).
+pub(crate) fn id_field_kind(field: &str) -> Option<String> {
+    id_stem(field)
+        .filter(|stem| !stem.is_empty())
+        .map(|stem| request::singular(&stem))
+}
+
 /// What a path is about, singular, with a bare `{id}` read by the segment before it
 /// (`/artists/{id}`: artist), where [`request::api_entity`] would say `id`.
 fn resource(entry: &BookEntry, args: &Map<String, Value>) -> String {
@@ -264,6 +272,9 @@ mod tests {
         for other in ["ids", "genre_id", "genres", "paid"] {
             assert_eq!(listed_ids_kind(other), None, "{other}");
         }
+        assert_eq!(id_field_kind("person_id").as_deref(), Some("person"));
+        assert_eq!(id_field_kind("genre_ids").as_deref(), Some("genre"));
+        assert_eq!(id_field_kind("id"), None);
         for name in ["page", "year", "vote_count.gte", "primary_release_date.lte"] {
             assert!(!passes_ids(name), "{name}");
         }

@@ -17,7 +17,9 @@
 //! A read that names things by text (a search's `query`) is told instead the entities shown
 //! under that name, and its answer keeps their ids (see `named`); a call about things of a
 //! kind is told the ids entities referred to of that kind (a film's `genre_ids`, to the
-//! genre list: see `references`).
+//! genre list: see `references`). Whatever the call, an entity its answer shows under the
+//! label of one thing of its kind the session showed takes that thing's id, unless the
+//! call's arguments pass its own (see `shared`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -31,6 +33,7 @@ use super::me::{self, Mine, Owner};
 use super::named::{self, MAX_NAMED, Names, Told};
 use super::recall::{self, Place, Wanted};
 use super::references::{self, Reference, Referrals, Referrer};
+use super::shared;
 use super::state::State;
 use super::version::Current;
 use crate::canonical::canonical_json;
@@ -299,6 +302,55 @@ impl Session {
             })
             .collect();
         named::keep_ids(answer, &place, &told);
+    }
+
+    /// Makes the entities an answer of a call of `entry` with `args` shows keep the ids the
+    /// session showed them under, whatever call showed them, but those the call's arguments
+    /// pass (see `shared`).
+    pub(crate) fn keep_shown_ids(
+        &self,
+        entry: &BookEntry,
+        args: &Map<String, Value>,
+        answer: &mut Value,
+    ) {
+        let tool = entry.api.api.id.tool().to_string();
+        let place = Place::of(entry, args);
+        let fixed: Vec<String> = recall::passed(entry, args)
+            .into_iter()
+            .map(|w| w.id)
+            .collect();
+        let shown = |label: &str, kinds: &[String], entity: &Map<String, Value>| {
+            self.shown_as(&tool, label, kinds, entity)
+        };
+        shared::keep_shown_ids(answer, &place, &fixed, shown);
+    }
+
+    /// The ids of the entities `tool` showed under the normalized `label`, of one of the
+    /// `kinds`, with no date in another year than `entity`'s and placed nowhere else; each
+    /// once.
+    fn shown_as(
+        &self,
+        tool: &str,
+        label: &str,
+        kinds: &[String],
+        entity: &Map<String, Value>,
+    ) -> Vec<Value> {
+        let mut out: Vec<Value> = Vec::new();
+        for id in self.names.labelled(label) {
+            let sighting = self.seen.get(id).into_iter().flatten().find(|s| {
+                s.tool == tool
+                    && s.kinds.iter().any(|k| kinds.contains(k))
+                    && named::labelled_as(label, &s.shown)
+                    && named::dates_agree(entity, &s.shown)
+                    && shared::places_agree(entity, &s.shown)
+            });
+            if let Some(id) = sighting.and_then(|s| s.shown.get("id"))
+                && !out.contains(id)
+            {
+                out.push(id.clone());
+            }
+        }
+        out
     }
 
     /// The latest sighting by `tool`, of one of the kinds `about` and under a label `texts`

@@ -35,6 +35,7 @@ mod simulate_references;
 mod simulate_reports;
 mod simulate_session;
 mod simulate_shapes;
+mod simulate_shared;
 mod simulate_totals;
 mod simulate_world;
 mod simulate_writes;
