@@ -58,25 +58,10 @@ impl Examples {
 
     /// Adds the strings of the `example`s and `examples` anywhere in a schema.
     pub(crate) fn add_schema(&mut self, schema: &Value) {
-        let mut stack = vec![(schema, 0usize)];
-        while let Some((node, depth)) = stack.pop() {
-            if depth > MAX_DEPTH {
-                continue;
-            }
-            match node {
-                Value::Object(map) => {
-                    for (key, sub) in map {
-                        if key == "example" || key == "examples" {
-                            self.add_example(sub);
-                        } else {
-                            stack.push((sub, depth + 1));
-                        }
-                    }
-                }
-                Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
-                _ => {}
-            }
-        }
+        under_keys(schema, &["example", "examples"], |_, example| {
+            self.add_example(example);
+            true
+        });
     }
 
     /// Adds `text`, and `text` without the line break a YAML block leaves at its end
@@ -302,6 +287,25 @@ fn collect_strings<'v>(value: &'v Value, depth: usize, out: &mut Vec<&'v str>) {
 
 /// The strings of every `enum` and `const` in a schema.
 fn collect_enums<'v>(schema: &'v Value, out: &mut Vec<&'v str>) {
+    under_keys(schema, &["enum", "const"], |key, value| {
+        match (key, value) {
+            ("enum", Value::Array(choices)) => {
+                out.extend(choices.iter().filter_map(Value::as_str));
+                true
+            }
+            ("const", Value::String(text)) => {
+                out.push(text);
+                true
+            }
+            _ => false,
+        }
+    });
+}
+
+/// Walks a schema (a bounded stack walk) and hands each value under one of `keys`
+/// (`example`, `enum`) to `take` with its key; a value `take` refuses is walked into like
+/// any other.
+fn under_keys<'v>(schema: &'v Value, keys: &[&str], mut take: impl FnMut(&str, &'v Value) -> bool) {
     let mut stack = vec![(schema, 0usize)];
     while let Some((node, depth)) = stack.pop() {
         if depth > MAX_DEPTH {
@@ -310,12 +314,9 @@ fn collect_enums<'v>(schema: &'v Value, out: &mut Vec<&'v str>) {
         match node {
             Value::Object(map) => {
                 for (key, sub) in map {
-                    match (key.as_str(), sub) {
-                        ("enum", Value::Array(choices)) => {
-                            out.extend(choices.iter().filter_map(Value::as_str));
-                        }
-                        ("const", Value::String(text)) => out.push(text),
-                        _ => stack.push((sub, depth + 1)),
+                    let taken = keys.contains(&key.as_str()) && take(key, sub);
+                    if !taken {
+                        stack.push((sub, depth + 1));
                     }
                 }
             }
