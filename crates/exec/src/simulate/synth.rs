@@ -12,7 +12,7 @@
 //! - values come from the tool's examples per entity type (the schema path
 //!   and field name tell a company from a person), and an entity takes all
 //!   its example fields from one example record (a film's title, original
-//!   title and overview belong together);
+//!   title and overview belong together), but its dates, drawn for it (`dates`);
 //! - the labels an entity was shown with are remembered (see [`Labels`]),
 //!   so the detail of a company found by a search carries that name.
 
