@@ -302,7 +302,9 @@ fn nullable_open_in(entry: &BookEntry, draft: Option<&Value>) -> Vec<String> {
 
 /// The oracle's answer brought within the schema: an empty object (the model declining
 /// to fill) is the draft, so that nothing (not the arguments a write echoes into it)
-/// stands in for the response; the keys it may leave out, left out where hollow; each
+/// stands in for the response; a placeholder of the draft copied back, the whole draft's
+/// value there or nothing (see `repair::unplace`); the keys it may leave out, left out
+/// where hollow; each
 /// value of a union in one shape, tagged as it (see `alternatives`); what breaks the
 /// schema repaired from the draft; a null the model wrote for an open object that may be
 /// null kept (see `optional`); the ids the call names kept.
@@ -324,6 +326,10 @@ fn made_valid(
     match (draft, entry.api.api.response_schema.as_ref()) {
         (Some(draft), Some(schema)) => {
             let mut answer = answer;
+            let unplaced = repair::unplace(&mut answer, draft, neutral::is_placeholder);
+            if unplaced > 0 {
+                tracing::debug!(%api, unplaced, "the model copied placeholders; the draft's values replace them");
+            }
             optional::drop_hollow(&mut answer, optional);
             alternatives::agree(schema, &mut answer);
             let nulls =

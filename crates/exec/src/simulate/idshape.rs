@@ -3,6 +3,9 @@
 //! id is 22 base62 characters too, not a 12-hex placeholder that gives itself
 //! away when a model copies it into an answer. A shape is an optional literal
 //! prefix the examples share (`tt` of `tt0137523`), an alphabet and a length.
+//! A URI naming a thing by its id keeps the `scheme:kind:id` form its examples share
+//! ([`UriShape`]: `spotify:artist:<id>`, where a scheme of the drafter's own,
+//! `urn:artist:<id>`, told a model nothing it could use).
 
 use super::rng::Rng;
 
@@ -112,6 +115,70 @@ impl IdShape {
     }
 }
 
+/// The `scheme:kind:id` form the examples of a field share
+/// (`spotify:track:6rqhFgbbKwnb9MLmUQDhG6`): its scheme, and its kind when they all
+/// name one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct UriShape {
+    scheme: String,
+    kind: Option<String>,
+}
+
+impl UriShape {
+    /// The form all of `examples` share, when there is at least one and each is a
+    /// `scheme:kind:id` of one scheme (a letter first, then letters and digits), a kind of
+    /// letters and an id of letters and digits.
+    pub(crate) fn of<'t>(examples: impl IntoIterator<Item = &'t str>) -> Option<Self> {
+        let mut shape: Option<Self> = None;
+        for example in examples {
+            let mut parts = example.trim_end().split(':');
+            let (Some(scheme), Some(kind), Some(id), None) =
+                (parts.next(), parts.next(), parts.next(), parts.next())
+            else {
+                return None;
+            };
+            let word = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme.bytes().all(|b| b.is_ascii_alphanumeric())
+                && !kind.is_empty()
+                && kind.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_')
+                && !id.is_empty()
+                && id.bytes().all(|b| b.is_ascii_alphanumeric());
+            if !word {
+                return None;
+            }
+            match &mut shape {
+                None => {
+                    shape = Some(Self {
+                        scheme: scheme.to_owned(),
+                        kind: Some(kind.to_owned()),
+                    });
+                }
+                Some(known) if known.scheme != scheme => return None,
+                Some(known) => {
+                    if known.kind.as_deref() != Some(kind) {
+                        known.kind = None;
+                    }
+                }
+            }
+        }
+        shape
+    }
+
+    /// The same form for things of any kind: its scheme only.
+    pub(crate) fn of_any_kind(self) -> Self {
+        Self { kind: None, ..self }
+    }
+
+    /// The URI of the thing `id` of kind `kind`, when the examples name that kind or none
+    /// (a track's form is no artist's).
+    pub(crate) fn uri(&self, kind: &str, id: &str) -> Option<String> {
+        let named = self.kind.as_deref().unwrap_or(kind);
+        named
+            .eq_ignore_ascii_case(kind)
+            .then(|| format!("{}:{named}:{id}", self.scheme))
+    }
+}
+
 /// The letters (and `_`, `-`, `:`) every one of two or more samples starts with; of a
 /// single sample, the letters before its digits (`tt` of `tt0137523`).
 fn common_prefix<'s>(samples: &[&'s str]) -> &'s str {
@@ -182,5 +249,35 @@ mod tests {
         assert_eq!(hex.alphabet, Alphabet::HexLower);
         assert!(IdShape::of(&["spotify:user:abc def"], 1.0).is_none());
         assert!(names_id("playlist_id") && names_id("userId") && !names_id("valid"));
+    }
+
+    #[test]
+    fn uris_keep_the_form_their_examples_share() {
+        let tracks = [
+            "spotify:track:6rqhFgbbKwnb9MLmUQDhG6",
+            "spotify:track:2takcwOaAZ",
+        ];
+        let track = UriShape::of(tracks).unwrap();
+        assert_eq!(
+            track.uri("track", "abc1").as_deref(),
+            Some("spotify:track:abc1")
+        );
+        assert_eq!(track.uri("artist", "abc1"), None, "another kind's form");
+        let scheme = track.of_any_kind().uri("artist", "abc1");
+        assert_eq!(scheme.as_deref(), Some("spotify:artist:abc1"));
+        let mixed = UriShape::of(["spotify:album:2up3OPMp9T", "spotify:episode:512ojhOuo"]);
+        let any = mixed.unwrap();
+        assert_eq!(
+            any.uri("artist", "x9").as_deref(),
+            Some("spotify:artist:x9")
+        );
+        for odd in [
+            &["https://api.spotify.com/v1/tracks/1"][..],
+            &["spotify:track:1", "deezer:track:2"][..],
+            &["12:30:45"][..],
+            &[][..],
+        ] {
+            assert_eq!(UriShape::of(odd.iter().copied()), None, "{odd:?}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Relations between fields that any real response keeps, restored after a
 //! value is synthesized or filled: a total counts at least the items shown,
 //! a thing is created before it is modified, a minimum is not above its
-//! maximum, and a start not after its end.
+//! maximum, and a start not after its end (a show's first air date not after its
+//! last, a person's birthday not after their deathday: drafts drew the two apart).
 
 use serde_json::{Map, Value};
 
@@ -30,7 +31,8 @@ const CHANGED: &[&str] = &[
 ];
 
 /// Word pairs of a lower and an upper bound (`min_price`/`max_price`,
-/// `start_date`/`end_date`, `temp_min`/`temp_max`).
+/// `start_date`/`end_date`, `temp_min`/`temp_max`, `first_air_date`/`last_air_date`,
+/// `birthday`/`deathday`).
 const BOUNDS: &[(&str, &str)] = &[
     ("min", "max"),
     ("minimum", "maximum"),
@@ -38,6 +40,8 @@ const BOUNDS: &[(&str, &str)] = &[
     ("low", "high"),
     ("lowest", "highest"),
     ("from", "to"),
+    ("first", "last"),
+    ("birth", "death"),
 ];
 
 /// Restores the invariants in every object of `value`.
@@ -97,10 +101,17 @@ fn bounds_in_order(map: &mut Map<String, Value>) {
 }
 
 /// The key with the word `lo` replaced by `hi` (`min_price` -> `max_price`,
-/// `tempMin` -> `tempMax`), when `key` has `lo` as a whole word.
+/// `tempMin` -> `tempMax`), when `key` has `lo` as a whole word, or starts a compound of
+/// lowercase letters with it (`birthday` -> `deathday`).
 fn counterpart(key: &str, lo: &str, hi: &str) -> Option<String> {
     let lower = key.to_ascii_lowercase();
     let words: Vec<&str> = lower.split('_').collect();
+    if let Some(rest) = key
+        .strip_prefix(lo)
+        .filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase()))
+    {
+        return Some(format!("{hi}{rest}"));
+    }
     if words.len() > 1 && words.contains(&lo) {
         let swapped: Vec<&str> = words
             .iter()
@@ -169,6 +180,9 @@ mod tests {
             "file": {"created_at": "2024-05-01T00:00:00Z", "modified_at": "2023-01-01T00:00:00Z"},
             "range": {"min_price": 9.5, "max_price": 2, "tempMin": 30, "tempMax": 10,
                       "start_date": "2020-02-01", "end_date": "2020-01-01"},
+            "show": {"first_air_date": "2016-08-22", "last_air_date": "2009-03-01",
+                     "first_name": "Zoe", "last_name": "Adams"},
+            "person": {"birthday": "1991-05-02", "deathday": "1975-10-30"},
         });
         restore(&mut value);
         assert_eq!(value["total"], 3);
@@ -177,6 +191,10 @@ mod tests {
         assert_eq!(value["range"]["max_price"], 9.5);
         assert_eq!(value["range"]["tempMin"], 10);
         assert_eq!(value["range"]["start_date"], "2020-01-01");
+        assert_eq!(value["show"]["first_air_date"], "2009-03-01");
+        assert_eq!(value["show"]["first_name"], "Zoe", "names are no bounds");
+        assert_eq!(value["person"]["birthday"], "1975-10-30");
+        assert_eq!(value["person"]["deathday"], "1991-05-02");
         // Text of different shapes is left alone.
         let mut odd = json!({"created_at": "yesterday", "updated_at": "2020-01-01"});
         restore(&mut odd);

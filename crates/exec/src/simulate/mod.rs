@@ -33,8 +33,11 @@
 //! ...) keeps only those (`select`), an argument naming a kind of thing
 //! (`media_type=tv`) lists things of that kind in the shape the tool's own lists of
 //! that kind give them (`kinds`), ids take the shape the spec's examples
-//! show (22 base62 characters, digits; `idshape`), and the invariants of the
-//! `invariants` module are restored.
+//! show (22 base62 characters, digits; `idshape`) and a URI the `scheme:kind:id` form
+//! they share (`spotify:artist:<id>`), a list of plain values holds the items the
+//! examples list there (a film's `genre_ids` the ids of genres the examples give), each
+//! once (`listed`), a date an example gives is drawn anew for each entity (`dates`), and
+//! the invariants of the `invariants` module are restored (a show ends after it starts).
 //!
 //! Two more things make a session believable:
 //! - with [`Fill::Llm`], the oracle (the configured model) rewrites the
@@ -48,7 +51,8 @@
 //!   (`fill`: the requested count, a prompt within `max_prompt_chars`, one
 //!   model request per distinct call in flight); the draft it is shown holds what
 //!   came from the spec's examples (names, titles, a biography, image paths) as
-//!   placeholders that state no fact (`<name of crew 1>`, `/placeholder-3.jpg`: `neutral`);
+//!   placeholders that state no fact (`<name of crew 1>`, `/placeholder-3.jpg`: `neutral`),
+//!   and a placeholder the model copies back is a break, repaired from the whole draft;
 //! - an API that documents no response keeps one layout for the run: the
 //!   oracle inventing it is told the skeleton of its first answer (`shape`),
 //!   and a draft from its examples takes only those of its main layout;
@@ -97,6 +101,7 @@
 mod alternatives;
 mod ask;
 mod count;
+mod dates;
 mod extent;
 mod facts;
 mod fields;
@@ -109,6 +114,7 @@ mod idshape;
 mod invariants;
 mod kinds;
 mod limits;
+mod listed;
 mod me;
 mod missing;
 mod named;

@@ -16,10 +16,16 @@
 //! facts hold it, the schema enumerates it, it is the value of an id field, or it is a
 //! token that states no fact on its own: a two-letter code (`US`), a lowercase kind
 //! (`movie`), anything with a digit (a date, a version, a code). Numbers and booleans stay
-//! too: they are formats, which the model rewrites.
+//! too: they are formats, which the model rewrites. A token that names someone or
+//! something (the value of a `name`, `title`, `author` or `username`) states who it is,
+//! though: most reviews a draft showed were by the example's author `lmao7`, which looked
+//! like a code.
 //!
 //! Only the prompt's draft is neutral: with `fill = "schema"` the user sees the draft
-//! itself, and an answer is still repaired and completed from the whole draft.
+//! itself, and an answer is still repaired and completed from the whole draft. A
+//! placeholder the model copies back into its answer (stand-ins z1-z5 returned
+//! `/placeholder-2.jpg` as a film's backdrop) is told by its form ([`is_placeholder`]), and
+//! the repair takes the whole draft's value there instead (`repair::unplace`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -34,9 +40,14 @@ const MAX_DEPTH: usize = 64;
 /// Longest code kept as it is though it has capitals (`US`, `PG`); a longer one may be a
 /// name (`HBO`).
 const CODE_CHARS: usize = 2;
+/// The last words of the fields whose value names someone or something (`name`,
+/// `original_title`, `author`, `username`).
+const NAMING: &[&str] = &["name", "title", "author", "login", "nickname", "label"];
 /// Fewest different example URLs on one host that make it a service's (an image store,
 /// the API itself), kept in a URL shown; a host fewer show names a site (`hbo.com`).
 const SERVICE_URLS: u32 = 3;
+/// The name a path, host or address of a placeholder starts with, before its number.
+const PLACE: &str = "placeholder-";
 
 /// The texts of a tool's examples, by hash: what a draft may have taken from them; and the
 /// number of different example URLs on each host.
@@ -58,25 +69,10 @@ impl Examples {
 
     /// Adds the strings of the `example`s and `examples` anywhere in a schema.
     pub(crate) fn add_schema(&mut self, schema: &Value) {
-        let mut stack = vec![(schema, 0usize)];
-        while let Some((node, depth)) = stack.pop() {
-            if depth > MAX_DEPTH {
-                continue;
-            }
-            match node {
-                Value::Object(map) => {
-                    for (key, sub) in map {
-                        if key == "example" || key == "examples" {
-                            self.add_example(sub);
-                        } else {
-                            stack.push((sub, depth + 1));
-                        }
-                    }
-                }
-                Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
-                _ => {}
-            }
-        }
+        under_keys(schema, &["example", "examples"], |_, example| {
+            self.add_example(example);
+            true
+        });
     }
 
     /// Adds `text`, and `text` without the line break a YAML block leaves at its end
@@ -197,7 +193,7 @@ impl Walk<'_> {
             return if self.examples.serves(host) {
                 format!("{scheme}://{host}{path}")
             } else {
-                format!("{scheme}://placeholder-{}.example{path}", self.places)
+                format!("{scheme}://{PLACE}{}.example{path}", self.places)
             };
         }
         if text.starts_with('/') && !text.contains(char::is_whitespace) {
@@ -208,12 +204,22 @@ impl Walk<'_> {
             .filter(|(user, domain)| !user.is_empty() && domain.contains('.'));
         if let Some((_, domain)) = email.filter(|_| !text.contains(char::is_whitespace)) {
             self.places += 1;
-            return format!("placeholder-{}@{domain}", self.places);
+            return format!("{PLACE}{}@{domain}", self.places);
         }
-        if states_no_fact(text) {
+        if text.trim().is_empty() || states_no_fact(text) && !self.names_something() {
             return text.to_owned();
         }
         tag(&self.at)
+    }
+
+    /// Whether the value walked is a field's that names someone or something (see
+    /// [`NAMING`]).
+    fn names_something(&self) -> bool {
+        let key = self.at.iter().rev().find_map(|step| match step {
+            Step::Key(key) => Some(key.to_ascii_lowercase()),
+            Step::Index(_) => None,
+        });
+        key.is_some_and(|k| NAMING.iter().any(|word| k.ends_with(word)))
     }
 
     /// Whether the value walked is an id field's (`credit_id`), or an item of a list of ids.
@@ -235,10 +241,42 @@ impl Walk<'_> {
             (1..=5).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_alphanumeric())
         });
         match extension {
-            Some(ext) => format!("/placeholder-{}.{ext}", self.places),
-            None => format!("/placeholder-{}", self.places),
+            Some(ext) => format!("/{PLACE}{}.{ext}", self.places),
+            None => format!("/{PLACE}{}", self.places),
         }
     }
+}
+
+/// Whether `text` has the form of a placeholder a neutral draft shows: a tag
+/// (`<name of crew 1>`), or a path, URL or address named by a numbered place
+/// (`/placeholder-2.jpg`, `https://placeholder-4.example`, `placeholder-3@fox.example`),
+/// the draft's own or one a model made up after them. No real value has either form.
+pub(crate) fn is_placeholder(text: &str) -> bool {
+    let tag = text
+        .strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .is_some_and(|inner| !inner.trim().is_empty() && !inner.contains(['<', '>', '\n']));
+    tag || names_a_place(text)
+}
+
+/// Whether `text` is a path, URL or address that a numbered place names (see [`PLACE`]).
+fn names_a_place(text: &str) -> bool {
+    let numbered = |name: &str| {
+        name.strip_prefix(PLACE)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let placed_path = |path: &str| {
+        path.strip_prefix('/')
+            .map(|p| p.split_once('.').map_or(p, |(stem, _)| stem))
+            .is_some_and(numbered)
+    };
+    if let Some((host, path)) = split_url(text) {
+        return host.strip_suffix(".example").is_some_and(numbered) || placed_path(path);
+    }
+    if text.starts_with('/') {
+        return placed_path(text);
+    }
+    text.split_once('@').is_some_and(|(user, _)| numbered(user))
 }
 
 /// The host and the path of a URL (`http://www.hbo.com/game-of-thrones`).
@@ -251,7 +289,7 @@ fn split_url(text: &str) -> Option<(&str, &str)> {
 /// Whether `text` states no fact on its own: empty, or one token of plain ASCII that is a
 /// lowercase kind or word (`movie`, `en`), a short code (`US`), or has a digit (a date, a
 /// version, a rating such as `PG-13`).
-fn states_no_fact(text: &str) -> bool {
+pub(crate) fn states_no_fact(text: &str) -> bool {
     let token = !text.is_empty() && text.bytes().all(|b| b.is_ascii_graphic());
     text.trim().is_empty()
         || token
@@ -302,6 +340,25 @@ fn collect_strings<'v>(value: &'v Value, depth: usize, out: &mut Vec<&'v str>) {
 
 /// The strings of every `enum` and `const` in a schema.
 fn collect_enums<'v>(schema: &'v Value, out: &mut Vec<&'v str>) {
+    under_keys(schema, &["enum", "const"], |key, value| {
+        match (key, value) {
+            ("enum", Value::Array(choices)) => {
+                out.extend(choices.iter().filter_map(Value::as_str));
+                true
+            }
+            ("const", Value::String(text)) => {
+                out.push(text);
+                true
+            }
+            _ => false,
+        }
+    });
+}
+
+/// Walks a schema (a bounded stack walk) and hands each value under one of `keys`
+/// (`example`, `enum`) to `take` with its key; a value `take` refuses is walked into like
+/// any other.
+fn under_keys<'v>(schema: &'v Value, keys: &[&str], mut take: impl FnMut(&str, &'v Value) -> bool) {
     let mut stack = vec![(schema, 0usize)];
     while let Some((node, depth)) = stack.pop() {
         if depth > MAX_DEPTH {
@@ -310,12 +367,9 @@ fn collect_enums<'v>(schema: &'v Value, out: &mut Vec<&'v str>) {
         match node {
             Value::Object(map) => {
                 for (key, sub) in map {
-                    match (key.as_str(), sub) {
-                        ("enum", Value::Array(choices)) => {
-                            out.extend(choices.iter().filter_map(Value::as_str));
-                        }
-                        ("const", Value::String(text)) => out.push(text),
-                        _ => stack.push((sub, depth + 1)),
+                    let taken = keys.contains(&key.as_str()) && take(key, sub);
+                    if !taken {
+                        stack.push((sub, depth + 1));
                     }
                 }
             }
@@ -435,7 +489,7 @@ mod tests {
     #[test]
     fn what_the_call_the_session_or_the_schema_gives_stays() {
         let example = json!({"name": "Fight Club", "status": "Released",
-            "tagline": "Mischief. Mayhem. Soap.", "title": "Se7en"});
+            "tagline": "Mischief. Mayhem. Soap.", "certification": "PG-13"});
         let draft = example.clone();
         let args = json!({"query": "Fight Club"});
         let seen = [json!({"id": 1, "tagline": "Mischief. Mayhem. Soap."})];
@@ -450,6 +504,71 @@ mod tests {
             },
         );
         assert_eq!(shown, draft);
+    }
+
+    #[test]
+    fn every_form_a_draft_shows_is_told_as_a_placeholder() {
+        let example = json!({"crew": [{"name": "David Fincher", "job": "Director",
+            "profile_path": "/tpEczFclQZeKAiCeKZZ0adRvtfz.jpg",
+            "homepage": "http://www.foxmovies.com/movies/fight-club",
+            "email": "info@fox.example", "site": "http://www.lucasfilm.com"}]});
+        let shown = neutral(
+            &example,
+            &examples(&example),
+            &Kept {
+                args: &Map::new(),
+                seen: &[],
+                schema: None,
+            },
+        );
+        let texts = {
+            let mut texts = Vec::new();
+            collect_strings(&shown, 0, &mut texts);
+            texts
+        };
+        assert_eq!(texts.len(), 6, "{shown}");
+        assert!(texts.iter().all(|t| is_placeholder(t)), "{shown}");
+        let made_up_after_them = ["/placeholder-14.png", "https://img.example/placeholder-9"];
+        assert!(made_up_after_them.iter().all(|t| is_placeholder(t)));
+        let real = [
+            "/tpEczFclQZeKAiCeKZZ0adRvtfz.jpg",
+            "/placeholder.jpg",
+            "/placeholder-x.jpg",
+            "https://placeholder.com/a.jpg",
+            "a <b> c",
+            "<>",
+            "placeholder-2",
+            "Director",
+        ];
+        for text in real {
+            assert!(!is_placeholder(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_one_token_name_from_an_example_is_a_placeholder_and_a_code_stays() {
+        let example = json!({"results": [{"author": "lmao7", "iso_639_1": "en",
+            "author_details": {"username": "lmao7", "rating": "7"}, "status": "released",
+            "media_title": "Se7en"}]});
+        let shown = neutral(
+            &example,
+            &examples(&example),
+            &Kept {
+                args: &Map::new(),
+                seen: &[],
+                schema: None,
+            },
+        );
+        let review = &shown["results"][0];
+        assert_eq!(review["author"], "<author of results 1>");
+        assert_eq!(
+            review["author_details"]["username"],
+            "<username of author_details of results 1>"
+        );
+        assert_eq!(review["iso_639_1"], "en");
+        assert_eq!(review["author_details"]["rating"], "7");
+        assert_eq!(review["status"], "released");
+        assert_eq!(review["media_title"], "<media_title of results 1>");
     }
 
     #[test]

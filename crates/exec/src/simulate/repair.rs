@@ -5,7 +5,9 @@
 //! union (`oneOf`/`anyOf`) is mended inside the alternative the answer comes
 //! closest to; any other break at a parent is mended one child at a time
 //! before the parent is replaced. The schema is read leniently (see
-//! [`lenient`]): what a real API would send for it is not a break.
+//! [`lenient`]): what a real API would send for it is not a break. A placeholder of the
+//! draft shown to the model, copied back, is a break though the schema admits it
+//! ([`unplace`]).
 
 use jsonschema::JsonType;
 use jsonschema::ValidationError;
@@ -64,6 +66,65 @@ pub(crate) fn conform(schema: &Value, answer: Value, draft: &Value) -> Conformed
     Conformed {
         value: if valid { value } else { draft.clone() },
         repairs: repairs + usize::from(!valid),
+    }
+}
+
+/// Takes out of `answer` every string that `placeholder` tells (a placeholder of the
+/// draft the model was shown, copied back: `/placeholder-2.jpg`, `<name of crew 1>`): the
+/// whole draft's value at that very place replaces it, or, where the draft has none there
+/// (an item the model added), the key or list item goes, for [`conform`] to restore from
+/// the draft if the schema requires it. Returns how many it took out.
+pub(crate) fn unplace(
+    answer: &mut Value,
+    draft: &Value,
+    placeholder: impl Fn(&str) -> bool,
+) -> usize {
+    let mut places = Vec::new();
+    placed(answer, &mut String::new(), &placeholder, &mut places);
+    // Deepest first, a list's last item first, so no removal moves a place still to mend.
+    places.sort_by(|a, b| b.len().cmp(&a.len()).then(b.cmp(a)));
+    for path in &places {
+        let own = draft
+            .pointer(path)
+            .filter(|v| v.as_str().is_none_or(|t| !placeholder(t)));
+        match own {
+            Some(from) => {
+                if let Some(slot) = answer.pointer_mut(path) {
+                    *slot = from.clone();
+                }
+            }
+            None => remove(answer, path),
+        }
+    }
+    places.len()
+}
+
+/// The paths (JSON pointers below `at`) of the strings in `value` that `placeholder` tells.
+fn placed(
+    value: &Value,
+    at: &mut String,
+    placeholder: &impl Fn(&str) -> bool,
+    out: &mut Vec<String>,
+) {
+    let len = at.len();
+    match value {
+        Value::String(text) if placeholder(text) => out.push(at.clone()),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                at.push_str(&format!("/{i}"));
+                placed(item, at, placeholder, out);
+                at.truncate(len);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                at.push('/');
+                at.push_str(&escape(key));
+                placed(item, at, placeholder, out);
+                at.truncate(len);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -283,25 +344,28 @@ fn graft(value: &mut Value, path: &str, draft: &Value) {
                 *slot = from.clone();
             }
         }
-        None => {
-            let Some((parent, last)) = path.rsplit_once('/') else {
-                return;
-            };
-            let key = unescape(last);
-            match value.pointer_mut(parent) {
-                Some(Value::Object(map)) => {
-                    map.remove(&key);
-                }
-                Some(Value::Array(items)) => {
-                    if let Ok(i) = key.parse::<usize>()
-                        && i < items.len()
-                    {
-                        items.remove(i);
-                    }
-                }
-                _ => {}
+        None => remove(value, path),
+    }
+}
+
+/// Removes the part of `value` at `path`: a key of its object, or an item of its list.
+fn remove(value: &mut Value, path: &str) {
+    let Some((parent, last)) = path.rsplit_once('/') else {
+        return;
+    };
+    let key = unescape(last);
+    match value.pointer_mut(parent) {
+        Some(Value::Object(map)) => {
+            map.remove(&key);
+        }
+        Some(Value::Array(items)) => {
+            if let Ok(i) = key.parse::<usize>()
+                && i < items.len()
+            {
+                items.remove(i);
             }
         }
+        _ => {}
     }
 }
 
@@ -536,6 +600,33 @@ mod tests {
             let out = conform(schema, answer.clone(), &draft);
             assert_eq!(out.value, want, "{answer}");
         }
+    }
+
+    /// A placeholder the model copied back takes the whole draft's value at its place, or
+    /// goes where the draft has nothing there; a required key that went comes back from
+    /// the draft, and the model's other values stay.
+    #[test]
+    fn a_placeholder_copied_back_is_mended_from_the_whole_draft() {
+        let placeholder = |t: &str| t.starts_with("/placeholder-") || t.starts_with('<');
+        let schema = json!({"type": "object", "properties": {"results": {"type": "array",
+            "items": {"type": "object", "required": ["id", "title"], "properties": {
+                "id": {"type": "integer"}, "title": {"type": "string"},
+                "poster_path": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}}}}}}});
+        let draft = json!({"results": [{"id": 1, "title": "Heat", "poster_path": "/a1.jpg",
+            "tags": ["crime"]}]});
+        let mut answer = json!({"results": [
+            {"id": 1, "title": "Heat", "poster_path": "/placeholder-1.jpg",
+                "tags": ["<tags 1 of results 1>", "heist", "<tags 3 of results 1>"]},
+            {"id": 2, "title": "<title of results 2>", "poster_path": "/placeholder-4.jpg"}]});
+        assert_eq!(unplace(&mut answer, &draft, placeholder), 5);
+        let out = conform(&schema, answer, &draft);
+        assert_eq!(
+            out.value,
+            json!({"results": [
+                {"id": 1, "title": "Heat", "poster_path": "/a1.jpg", "tags": ["crime", "heist"]},
+                {"id": 2, "title": "Heat"}]})
+        );
     }
 }
 

@@ -12,7 +12,7 @@
 //! - values come from the tool's examples per entity type (the schema path
 //!   and field name tell a company from a person), and an entity takes all
 //!   its example fields from one example record (a film's title, original
-//!   title and overview belong together);
+//!   title and overview belong together), but its dates, drawn for it (`dates`);
 //! - the labels an entity was shown with are remembered (see [`Labels`]),
 //!   so the detail of a company found by a search carries that name.
 
@@ -23,9 +23,11 @@ use std::sync::Mutex;
 use serde_json::{Map, Number, Value};
 
 use super::count;
+use super::dates;
 use super::filler::WORDS;
-use super::idshape::{self, IdShape};
+use super::idshape::{self, IdShape, UriShape};
 use super::limits::Limits;
+use super::listed::{self, Listed};
 use super::neutral::Examples;
 use super::pattern;
 use super::prose;
@@ -152,6 +154,10 @@ pub(crate) struct Pool {
     ids: Vec<String>,
     /// Every text of the tool's examples, which a fill's draft shows as placeholders.
     examples: Examples,
+    /// The items of the examples' lists of plain values, by field (see `listed`).
+    listed: Listed,
+    /// The texts the schemas' properties give as their `example`, by field name.
+    documented: HashMap<String, Vec<Value>>,
 }
 
 /// Most values or records kept per slot.
@@ -207,6 +213,9 @@ impl Pool {
                     if let Some(id) = scalar.as_str().filter(|_| idshape::names_id(key)) {
                         self.add_id(id);
                     }
+                    if let Value::Array(items) = scalar {
+                        self.listed.add(key, items);
+                    }
                     record.insert(key.clone(), scalar.clone());
                     push_unique(self.by_field.entry(key.clone()).or_default(), scalar);
                     push_unique(
@@ -230,7 +239,8 @@ impl Pool {
     }
 
     /// Adds the `example`s anywhere in a response schema: of id fields to the tool's
-    /// example ids, and all of them to its example texts.
+    /// example ids, of lists of plain values to the items listed, of texts to the texts
+    /// documented by field, and all of them to its example texts.
     pub(crate) fn add_schema_examples(&mut self, schema: &Value) {
         self.examples.add_schema(schema);
         let mut stack = vec![(schema, 0usize)];
@@ -242,9 +252,16 @@ impl Pool {
                 Value::Object(map) => {
                     if let Some(Value::Object(props)) = map.get("properties") {
                         for (key, sub) in props {
-                            let example = sub.get("example").and_then(Value::as_str);
-                            if let Some(id) = example.filter(|_| idshape::names_id(key)) {
-                                self.add_id(id);
+                            match sub.get("example") {
+                                Some(Value::String(text)) if idshape::names_id(key) => {
+                                    self.add_id(text);
+                                }
+                                Some(text @ Value::String(_)) => push_unique(
+                                    self.documented.entry(key.clone()).or_default(),
+                                    text,
+                                ),
+                                Some(Value::Array(items)) => self.listed.add(key, items),
+                                _ => {}
                             }
                         }
                     }
@@ -277,6 +294,37 @@ impl Pool {
                     .then(|| self.by_field.get(name))
                     .flatten()
             })
+    }
+
+    /// What the items of a list of plain values under `field` are drawn from (see `listed`):
+    /// the ids the examples give things of the kind it lists the ids of, and the items the
+    /// examples list under it; with the length of the examples' longest such list.
+    fn list_choices(&self, field: &str) -> (Vec<&Value>, Option<usize>) {
+        let mut choices: Vec<&Value> = Vec::new();
+        if let Some(kind) = listed::kind_of_ids(field) {
+            let ids = self.by_entity.get(&(kind, "id".to_owned()));
+            choices.extend(ids.into_iter().flatten());
+        }
+        let (items, longest) = self.listed.of(field);
+        for item in items {
+            if !choices.contains(&item) {
+                choices.push(item);
+            }
+        }
+        (choices, longest)
+    }
+
+    /// The texts the tool's examples give a field named `field`, in its responses' examples
+    /// and its schemas'.
+    fn texts_of(&self, field: &str) -> Vec<&str> {
+        let documented = self.documented.get(field).into_iter().flatten();
+        self.by_field
+            .get(field)
+            .into_iter()
+            .flatten()
+            .chain(documented)
+            .filter_map(Value::as_str)
+            .collect()
     }
 
     /// One example record of the entity type, chosen by `seed`.
@@ -775,7 +823,8 @@ impl<'a> Synth<'a> {
         filtered: bool,
     ) {
         if let Some(id_schema) = props.get("id") {
-            carry_own_id(out, self.resolve(id_schema), entity);
+            let uris = self.uri_shapes(props);
+            carry_own_id(out, self.resolve(id_schema), entity, &uris);
         }
         if paged {
             self.page_numbers(out, filtered);
@@ -785,6 +834,38 @@ impl<'a> Synth<'a> {
         if out.contains_key("id") {
             self.remember_labels(entity, out);
         }
+    }
+
+    /// The `scheme:kind:id` forms of an object's text properties whose examples share one
+    /// (see [`UriShape`]): the property's own examples, else, where it has none, those the
+    /// tool's examples give a field of its name, whose kind is another thing's where the
+    /// field is a `uri`, every thing's own (a track's form gives an artist's its scheme).
+    fn uri_shapes(&self, props: &Map<String, Value>) -> Vec<(String, UriShape)> {
+        let mut shapes = Vec::new();
+        for (key, sub) in props {
+            let sub = self.resolve(sub);
+            if schema_type(sub) != Some("string") {
+                continue;
+            }
+            let own: Vec<&str> = sub
+                .get("examples")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .chain(sub.get("example"))
+                .filter_map(Value::as_str)
+                .collect();
+            let shape = if own.is_empty() {
+                let tools = UriShape::of(self.pool.texts_of(key));
+                tools.map(|s| if key == "uri" { s.of_any_kind() } else { s })
+            } else {
+                UriShape::of(own)
+            };
+            if let Some(shape) = shape {
+                shapes.push((key.clone(), shape));
+            }
+        }
+        shapes
     }
 
     /// An object's own `id`: the one the call's path names when the object is the
@@ -870,11 +951,14 @@ impl<'a> Synth<'a> {
             || value
                 .as_str()
                 .is_some_and(|text| !string_fits(schema, text));
-        // An id copied from a record would give one id to every entity drawn from it.
+        // An id copied from a record would give one id to every entity drawn from it, and a
+        // date the record's birthday to every person (see `dates`).
         let other_id = idshape::names_id(key);
+        let dated = value.as_str().is_some_and(dates::is_dated);
         !by_term
             && !constrained
             && !other_id
+            && !dated
             && self.arg(Some(key)).is_none()
             && type_matches(schema, value)
             && schema
@@ -1048,6 +1132,16 @@ impl<'a> Synth<'a> {
                     .collect(),
             );
         };
+        let plain = is_plain(self.resolve(items));
+        let asked = depth == 0 && self.request.shown.is_some();
+        let wanted = (count, min_items, asked);
+        if let Some(drawn) = name
+            .filter(|_| plain)
+            .and_then(|name| self.listed_items(items, name, wanted, &mut rng))
+        {
+            return Value::Array(drawn);
+        }
+        // A list of plain values repeats none (`["US", "US"]`), unless to reach its minimum.
         let unique = schema
             .get("uniqueItems")
             .and_then(Value::as_bool)
@@ -1059,12 +1153,40 @@ impl<'a> Synth<'a> {
             let at = out.len();
             let value = self.in_list(|| self.node(items, name, item_seed, depth + 1, Some(at)));
             attempt += 1;
-            if unique && out.contains(&value) {
-                continue;
+            let repeats = (unique || plain && out.len() >= min_items) && out.contains(&value);
+            if !repeats {
+                out.push(value);
             }
-            out.push(value);
         }
         Value::Array(out)
+    }
+
+    /// The items of a list of plain values named `name`, drawn from those its examples
+    /// give (see [`listed`]): `count` of them (no more than the examples' longest such list
+    /// holds, unless the call `asked` for them), each once; `None` when the examples give
+    /// none that fits the items' schema, or fewer than the list's `min_items`.
+    fn listed_items(
+        &self,
+        items: &Value,
+        name: &str,
+        (count, min_items, asked): (usize, usize, bool),
+        rng: &mut Rng,
+    ) -> Option<Vec<Value>> {
+        let items = self.resolve(items);
+        let (choices, longest) = self.pool.list_choices(name);
+        let choices: Vec<&Value> = choices
+            .into_iter()
+            .filter(|v| type_matches(items, v))
+            .filter(|v| v.as_str().is_none_or(|t| string_fits(items, t)))
+            .collect();
+        if choices.is_empty() || choices.len() < min_items {
+            return None;
+        }
+        let count = match longest {
+            Some(most) if !asked => count.min(most.max(min_items)),
+            _ => count,
+        };
+        Some(listed::draw(&choices, count, rng))
     }
 
     /// `build`'s value, built as an item of a list.
@@ -1112,11 +1234,12 @@ impl<'a> Synth<'a> {
         } else if let Some(Value::String(s)) = documented(schema, seed).filter(|v| {
             !is_id_name(&lower) && v.as_str().is_some_and(|t| prose::usable_example(&lower, t))
         }) {
-            s
+            // An example's date is the example's, not every entity's (see `dates`).
+            dates::redrawn(s, &mut rng)
         } else if let Some(Value::String(s)) = self.pooled(name, seed, |v| {
             v.as_str().is_some_and(|t| string_fits(schema, t))
         }) {
-            s
+            dates::redrawn(s, &mut rng)
         } else {
             by_format_or_name(schema, &lower, &mut rng)
         };
@@ -1230,6 +1353,13 @@ impl<'a> Synth<'a> {
         let mut rng = Rng::new(seed);
         Value::String(word(&mut rng).to_owned())
     }
+}
+
+/// Whether a schema is of plain values (texts or numbers) free to draw: no choices.
+fn is_plain(schema: &Value) -> bool {
+    matches!(schema_type(schema), Some("string" | "integer" | "number"))
+        && schema.get("enum").is_none()
+        && schema.get("const").is_none()
 }
 
 /// Whether a schema says nothing of its value's type: no type, no shape (properties,
@@ -1438,9 +1568,15 @@ fn coerce(value: &Value, schema: &Value) -> Option<Value> {
 /// Makes an entity's other fields name its own id where the spec's examples show they do:
 /// a field whose example holds the id's example (Spotify's album `uri`
 /// `spotify:album:2up3OPMp9Tb4dAKM2erWXQ` beside the id `2up3OPMp9Tb4dAKM2erWXQ`) gets the
-/// drawn id in its place, so every album does not share one uri; and a `uri` drawn as plain
-/// words becomes `urn:<type>:<id>`.
-fn carry_own_id(out: &mut Map<String, Value>, id_schema: &Value, entity: &str) {
+/// drawn id in its place, so every album does not share one uri; a field whose examples
+/// share a `scheme:kind:id` form (`uris`) takes that form with the entity's kind and id
+/// (`spotify:artist:<id>`); and a `uri` drawn as plain words becomes `urn:<type>:<id>`.
+fn carry_own_id(
+    out: &mut Map<String, Value>,
+    id_schema: &Value,
+    entity: &str,
+    uris: &[(String, UriShape)],
+) {
     let id = match out.get("id") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
@@ -1458,8 +1594,14 @@ fn carry_own_id(out: &mut Map<String, Value>, id_schema: &Value, entity: &str) {
         .to_owned();
     for (key, value) in out.iter_mut().filter(|(k, _)| k.as_str() != "id") {
         let Value::String(text) = value else { continue };
+        let shaped = uris
+            .iter()
+            .find(|(field, _)| field == key)
+            .and_then(|(_, shape)| shape.uri(&kind, &id));
         if let Some(example) = example.filter(|e| text.contains(e)) {
             *text = text.replace(example, &id);
+        } else if let Some(uri) = shaped {
+            *text = uri;
         } else if key == "uri" && !text.contains(':') {
             *text = format!("urn:{kind}:{id}");
         }
@@ -1501,15 +1643,6 @@ fn hex(rng: &mut Rng, len: usize) -> String {
     out
 }
 
-fn date(rng: &mut Rng) -> String {
-    format!(
-        "{}-{:02}-{:02}",
-        rng.range(1970, 2024),
-        rng.range(1, 12),
-        rng.range(1, 28)
-    )
-}
-
 /// `text` if it matches `pattern`, else the first of a few common shapes
 /// (its slug, a string drawn from the pattern itself, digits, decimal, hex,
 /// uuid, date, letters) that does; `text` when none does. The pattern is checked with the JSON Schema validator itself.
@@ -1542,7 +1675,7 @@ fn fit_pattern(pattern: &str, text: String, rng: &mut Rng) -> String {
         format!("{}.{:02}", rng.range(1, 9_999), rng.range(0, 99)),
         hex(rng, 8),
         uuid(rng),
-        date(rng),
+        dates::drawn(rng),
         word(rng).to_ascii_uppercase(),
         word(rng).to_owned(),
         String::new(),
@@ -1564,11 +1697,11 @@ fn uuid(rng: &mut Rng) -> String {
 
 fn by_format_or_name(schema: &Value, lower: &str, rng: &mut Rng) -> String {
     match schema.get("format").and_then(Value::as_str) {
-        Some("date") => return date(rng),
+        Some("date") => return dates::drawn(rng),
         Some("date-time") => {
             return format!(
                 "{}T{:02}:{:02}:00Z",
-                date(rng),
+                dates::drawn(rng),
                 rng.range(0, 23),
                 rng.range(0, 59)
             );
@@ -1605,7 +1738,7 @@ fn by_format_or_name(schema: &Value, lower: &str, rng: &mut Rng) -> String {
     }
     if lower.ends_with("date") || lower.ends_with("_at") || matches!(lower, "birthday" | "deathday")
     {
-        date(rng)
+        dates::drawn(rng)
     } else if lower.ends_with("_path") {
         format!("/{}.jpg", hex(rng, 12))
     } else if lower.contains("url")

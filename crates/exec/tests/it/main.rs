@@ -21,6 +21,7 @@ mod simulate;
 mod simulate_drafts;
 mod simulate_drafts22;
 mod simulate_drafts23;
+mod simulate_drafts25;
 mod simulate_facts;
 mod simulate_findings;
 mod simulate_fixes;
