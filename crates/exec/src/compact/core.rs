@@ -16,7 +16,7 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::{Class, Context, is_locator, name_preference};
+use super::fields::{Class, Context, is_locator, name_preference, only_kinded};
 use super::least::{IDENTITY_CAP, capped, least, most_telling, omitted_note, ordered};
 
 /// The fields of `map` its core form shows, in its order: see the module doc. `nested` says
@@ -67,11 +67,13 @@ pub(crate) fn core_fields<'m>(
     out
 }
 
-/// Whether an object has identity fields of its own.
+/// Whether an object has identity fields of its own (a kind alone beside content of its own
+/// is none: a copyright's bare `type` code says nothing, see [`only_kinded`]).
 pub(crate) fn has_identity(map: &Map<String, Value>, ctx: &Context) -> bool {
-    ordered(map, ctx)
-        .iter()
-        .any(|(_, class)| matches!(class, Class::Identity(_)))
+    !only_kinded(map)
+        && ordered(map, ctx)
+            .iter()
+            .any(|(_, class)| matches!(class, Class::Identity(_)))
 }
 
 /// The core form of `value` (see the module doc); `nested` says an object with identities
