@@ -1,6 +1,8 @@
-//! What a cut view keeps for the next call: a playlist's tracks keep the locator a next call
-//! takes (`uri`) before album-level numbers (`disc_number`), and a copyright is not shown as a
-//! bare type code. The fixtures are Spotify-shaped with invented values.
+//! What a cut view keeps for the next call, and what order it keeps: a playlist's tracks keep
+//! the locator a next call takes (`uri`) before album-level numbers (`disc_number`), and a
+//! copyright is not shown as a bare type code; "the first movie similar to X" keeps the API's
+//! order, where "the first movie X directed" ranks by date. The fixtures are Spotify- and
+//! TMDB-shaped with invented values.
 
 use serde_json::{Value, json};
 use toolsmith_exec::compact::{Hints, compact_with, emptied_objects};
@@ -192,4 +194,75 @@ fn a_copyright_is_not_shown_as_a_bare_type_code() {
     let (text, _) = view(&value, hints);
     assert!(!text.contains(r#"{"type":"C"}"#), "{text}");
     assert!(!text.contains(r#"{"type":"P"}"#), "{text}");
+}
+
+/// A TMDB page of `n` movies (`GET /movie/{movie_id}/similar`, or a person's crew credits with
+/// `job`), most popular last and released in no order: movie `i` came out in `YEARS[i % 7]`.
+fn movies(n: usize, job: Option<&str>) -> Vec<Value> {
+    const YEARS: [usize; 7] = [2004, 1998, 2012, 2001, 2009, 1995, 2017];
+    (0..n)
+        .map(|i| {
+            let mut movie = json!({
+                "adult": false, "backdrop_path": format!("/bk{i}abcdefghijklmnop.jpg"),
+                "genre_ids": [18, 10749], "id": 4100 + i, "original_language": "en",
+                "original_title": format!("Invented Film {i}"),
+                "overview": "Two strangers meet on a long voyage and nothing goes to plan. ".repeat(2),
+                "popularity": 10.0 + i as f64, "poster_path": format!("/ps{i}qrstuvwxyzabcd.jpg"),
+                "release_date": format!("{}-05-1{}", YEARS[i % 7], i % 10),
+                "title": format!("Invented Film {i}"), "video": false,
+                "vote_average": 6.5, "vote_count": 300 + i
+            });
+            if let Some(job) = job {
+                movie["job"] = json!(job);
+                movie["department"] = json!("Directing");
+                movie["credit_id"] = json!(format!("52fe4{i:03}c3a36847f8"));
+            }
+            movie
+        })
+        .collect()
+}
+
+/// The ids of the shown objects of `list`, and its note.
+fn ids_and_note(list: &Value) -> (Vec<i64>, String) {
+    let items = list.as_array().unwrap();
+    let ids = items.iter().filter_map(|i| i["id"].as_i64()).collect();
+    let note = items.iter().filter_map(Value::as_str).next_back();
+    (ids, note.unwrap_or_default().to_owned())
+}
+
+#[test]
+fn the_first_movie_similar_to_another_keeps_the_apis_order() {
+    let value = json!({"error": "", "response": {"page": 1, "results": movies(20, None),
+                        "total_pages": 2, "total_results": 40}});
+    let hints = Hints {
+        endpoint: Some("/movie/{movie_id}/similar"),
+        task: Some("give me some reviews of the first movie that is similar to Titanic"),
+        thought: Some(
+            "The most popular Titanic (1997) has id 597; I will get movies similar to it.",
+        ),
+        ..Hints::default()
+    };
+    let (text, back) = view(&value, hints);
+    let (ids, note) = ids_and_note(&back["response"]["results"]);
+    assert!(ids.len() >= 2 && ids.len() < 20, "{text}");
+    let first: Vec<i64> = (0..ids.len()).map(|k| 4100 + k as i64).collect();
+    assert_eq!(ids, first, "{text}");
+    assert_eq!(note, format!("… {} more items left out", 20 - ids.len()));
+}
+
+#[test]
+fn the_first_movie_a_director_made_still_ranks_by_release_date() {
+    let value = json!({"error": "", "response": {"cast": [], "crew": movies(20, Some("Director")),
+                        "id": 525}});
+    let hints = Hints {
+        endpoint: Some("/person/{person_id}/movie_credits"),
+        task: Some("What was the first movie Nolan directed?"),
+        ..Hints::default()
+    };
+    let (text, back) = view(&value, hints);
+    let (ids, note) = ids_and_note(&back["response"]["crew"]);
+    assert!(!ids.is_empty(), "{text}");
+    // Credits 5, 12 and 19 came out in 1995, 12 first (on the 12th of May).
+    assert_eq!(ids[..3], [4112, 4105, 4119], "{text}");
+    assert!(note.contains("earliest release_date"), "{note}");
 }
