@@ -77,7 +77,8 @@ pub(crate) enum Rank {
     /// A key of an entity nested within [`CORE_DEPTH`] levels that its core form leaves out
     /// for being long (an album's `artists[].id`, a 22-character Spotify id): the first
     /// column after the items' units (skeleton, roles, asked fields, own dates, which decide
-    /// how many items are shown), before any other field of the item, since the next call
+    /// how many items are shown) and a wrapper item's handle, before any other field of the
+    /// item, since the next call
     /// takes the key (follow the artist), not the name. The name comes first (in the core
     /// form) because it is what tells the agent which entity this is, and the key is not
     /// worth an item: three recently played tracks with their album and artist ids are
@@ -278,8 +279,8 @@ impl Column {
     }
 
     /// Ranks this column [`Rank::Asked`] if its field's name shares a word stem with the
-    /// request, unless it ranks higher already (a [`Rank::Handle`] does not: an asked field
-    /// takes items, a handle does not).
+    /// request, unless it ranks higher already; a wrapper item's [`Rank::Handle`] ranks higher
+    /// but takes no items, so the request asking for it still makes it asked.
     fn ask(&mut self, ctx: &Context) {
         let name = match &self.form {
             Form::Core => return,
@@ -414,12 +415,13 @@ fn numbers_own_kind(map: &Map<String, Value>, name: &str, value: &Value) -> bool
     let Some(kind) = map.get("type").and_then(Value::as_str) else {
         return false;
     };
-    let words = super::asked::name_words(name);
-    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let words: Vec<String> = super::asked::name_words(name)
+        .iter()
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let numbers = |word: &str| ["number", "index", "position", "no"].contains(&word);
     value.is_u64()
-        && lower.len() == 2
-        && lower[0] == kind.to_ascii_lowercase()
-        && ["number", "index", "position", "no"].contains(&lower[1].as_str())
+        && matches!(words.as_slice(), [own, place] if own.eq_ignore_ascii_case(kind) && numbers(place))
 }
 
 /// Adds the column of the identity field `name` of `map` (at `path`, in place `at`) to `out`.

@@ -214,7 +214,7 @@ pub(crate) fn identity_rank(name: &str) -> Option<u8> {
     } else if NAME_FIELDS.contains(&lower.as_str()) {
         Some(1)
     } else if TYPE_FIELDS.contains(&lower.as_str()) {
-        Some(2)
+        Some(KIND_RANK)
     } else {
         None
     }
@@ -548,7 +548,7 @@ fn is_flag_map(value: &Value) -> bool {
 }
 
 /// The identity rank of a field saying an object's kind (`type`).
-const KIND_RANK: u8 = 2;
+pub(crate) const KIND_RANK: u8 = 2;
 
 /// Whether `map` says which entity it is by its kind alone, beside content of its own: a
 /// copyright's `{"text": "...", "type": "C"}`. Shown by its identities, it would be a bare
