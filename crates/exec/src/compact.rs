@@ -64,18 +64,24 @@
 //!   `track_number`), the item's own short scalars (those of its
 //!   sub-objects without identities too, such as a forecast's `main.temp`;
 //!   dates first, then positions counting from 0 or 1 and categories such as a
-//!   language, then texts, numbers, booleans),
+//!   language, then texts, numbers, booleans), the item's handle (below), its own numbers
+//!   that every item shares (every track's `disc_number` 1: they tell no item apart),
 //!   the other identities of those objects (`type`, `*_type`, a `uri`, a
 //!   nested entity's long id), the identities of deeper objects, short
 //!   scalars of nested entities (an album's `release_date` within a track),
 //!   long texts, other values, maps of flags, and links last, with the locators
 //!   of nested entities that only restate their key (an album's `uri` holding its
-//!   `id` within a track); the item's own locator (the first entity's `uri`, even
-//!   one holding its `id`) is one of its other identities, shown where it fits
-//!   across the shown items: it is what a next call takes to act on the item
-//!   (Spotify's `POST /playlists/{id}/tracks` takes `uris`, not ids), and a
-//!   request putting items somewhere ("add", "append", "insert", "queue") asks
-//!   for it as it asks for any field it names. The
+//!   `id` within a track); the item's handle is the locator of the entity the item is
+//!   (its `uri`, even one holding its `id`; not that of a bare reference without a name,
+//!   such as a playlist item's `added_by`) and its number within its own kind (a track's
+//!   `track_number`, named by its `type`), shown where it fits across the shown items: it
+//!   is what a next call takes to act on the item (Spotify's `POST /playlists/{id}/tracks`
+//!   takes `uris`, not ids); it comes right after the skeleton where the item wraps the
+//!   entity (a playlist item's `track`: before its album's long id), else after the item's
+//!   own scalars (a playlist's track count) and before the numbers every item shares, so
+//!   that a track never shows its `disc_number` or its album's `total_tracks` without its
+//!   `uri`; it is not worth an item, but a request putting items somewhere ("add",
+//!   "append", "insert", "queue") asks for it as it asks for any field it names. The
 //!   budget is split so: a list whose items all fit by their skeletons is
 //!   shown whole, and its own dates may take a quarter of its items away at
 //!   most; else as many items are shown as their units (skeleton and own
@@ -94,7 +100,8 @@
 //!   shown is shown with its url;
 //! - the fields an API exists to return are kept first and never dropped as a
 //!   category: its payload (`results`, `items`, `data`, ...), the fields named
-//!   by its path or function name (`albums` of `/me/albums`), the fields the
+//!   by its path or function name (`albums` of `/me/albums`; not a count of them, such as
+//!   an album's `total_tracks` in a playlist's tracks), the fields the
 //!   call asked for by a field-selection argument (`fields=name,job`, `select`,
 //!   `$select`, `include`, TMDB's `append_to_response`; a comma-separated text
 //!   or a list), at any depth, the images of an images endpoint, and the
@@ -109,6 +116,9 @@
 //!   totals, `page`, `offset`, `limit`, cursors) are kept whole, right after
 //!   the least forms of the identities and content: they say there is more
 //!   and how to ask for it;
+//! - an object that says which one it is by its kind alone, beside content of its own (a
+//!   copyright's `{"text": ..., "type": "C"}`), holds no identities: shown by them it would
+//!   be a bare code, so it is a plain value, grown late;
 //! - a null, an empty list and an empty object say nothing: a view that is cut leaves them
 //!   out first and does not count them among the fields it left out; a small object
 //!   counting something of its holder (a playlist's `tracks: {href, total}`) is content, its

@@ -120,6 +120,8 @@ pub(crate) struct Asked {
     /// The request's words, lowercased, in order, each text's ended by an empty word: how
     /// they stand together says what the request ranks by (see [`super::ranked`]).
     words: Vec<String>,
+    /// How many of `words` are the user's task's (the first text's).
+    task_len: usize,
 }
 
 impl Asked {
@@ -128,12 +130,18 @@ impl Asked {
         let stemmer = Stemmer::create(Algorithm::English);
         let mut stems = BTreeSet::new();
         let mut ordered = Vec::new();
-        for text in texts.into_iter().flatten() {
+        let mut task_len = None;
+        for text in texts {
+            let Some(text) = text else {
+                task_len.get_or_insert(0);
+                continue;
+            };
             let words = text.split(|c: char| !c.is_alphanumeric());
             let words: Vec<&str> = words.filter(|w| !w.is_empty()).collect();
             stems.extend(words.iter().filter_map(|w| stem(&stemmer, w)));
             ordered.extend(words.iter().map(|w| w.to_lowercase()));
             ordered.push(String::new());
+            task_len.get_or_insert(ordered.len());
         }
         let mut aliases = BTreeSet::new();
         for (word, reached) in ALIASES {
@@ -148,12 +156,18 @@ impl Asked {
             stems,
             aliases,
             words: ordered,
+            task_len: task_len.unwrap_or(0),
         }
     }
 
     /// The request's words, lowercased, in order; an empty word ends each text.
     pub(crate) fn words(&self) -> &[String] {
         &self.words
+    }
+
+    /// The words of the user's task alone (the first text), as [`Self::words`] gives them.
+    pub(crate) fn task_words(&self) -> &[String] {
+        self.words.get(..self.task_len).unwrap_or(&[])
     }
 
     /// Whether field `name` shares a word stem with the request itself, not through a

@@ -66,10 +66,19 @@ pub(crate) enum Rank {
     /// The core identities (see [`super::core`]) of an object within [`CORE_DEPTH`] levels:
     /// the item's skeleton.
     Skeleton,
+    /// What places a wrapper item's entity for a next call (a playlist item's, a saved
+    /// track's `track`: the item has no identities of its own, so that entity is what it is):
+    /// the entity's locator (its `uri`, which Spotify's `POST /playlists/{id}/tracks` takes,
+    /// even where it holds its id) and its number within its own kind (a track's
+    /// `track_number`, named by its `type`). Before the keys of the entities it holds (its
+    /// album's id): acting on the item comes before acting on its parts. Not worth an item
+    /// (four recently played tracks without their uris rather than three with them).
+    Handle,
     /// A key of an entity nested within [`CORE_DEPTH`] levels that its core form leaves out
     /// for being long (an album's `artists[].id`, a 22-character Spotify id): the first
     /// column after the items' units (skeleton, roles, asked fields, own dates, which decide
-    /// how many items are shown), before any other field of the item, since the next call
+    /// how many items are shown) and a wrapper item's handle, before any other field of the
+    /// item, since the next call
     /// takes the key (follow the artist), not the name. The name comes first (in the core
     /// form) because it is what tells the agent which entity this is, and the key is not
     /// worth an item: three recently played tracks with their album and artist ids are
@@ -91,6 +100,15 @@ pub(crate) enum Rank {
     /// A short scalar of the item itself (a date, a count, a timestamp), or of a sub-object
     /// with no identities of its own (a forecast's `main.temp`): it says something of the item.
     OwnScalar,
+    /// The same for an item that is itself the entity (a track of an artist's top tracks, a
+    /// playlist of the user's): its locator and its number within its own kind, after its
+    /// own scalars (a playlist's track count) and before its other identities. Not worth an
+    /// item either: a request putting items somewhere asks for the locator (see
+    /// [`Rank::Asked`]), and that takes items.
+    OwnHandle,
+    /// An own number every item of the list shares (every track's `disc_number` 1): it tells
+    /// no item apart, so it waits for the items' handles.
+    Alike,
     /// The other identities of an object within [`CORE_DEPTH`] levels (a `type`, a nested
     /// entity's id, an `album_type`).
     Identity,
@@ -226,6 +244,19 @@ impl Column {
         }
     }
 
+    /// Ranks this column [`Rank::Alike`] if it is an own number of the items that every one
+    /// of them has, with one value.
+    fn alike(&mut self, items: &[&Value]) {
+        let own = self.rank == Rank::OwnScalar && self.path.is_empty();
+        if let (true, Kind::Number, Form::Whole(name)) = (own, self.kind, &self.form) {
+            let mut values = items.iter().map(|item| item.get(name.as_str()));
+            let first = values.next().flatten();
+            if first.is_some() && values.all(|v| v == first) {
+                self.rank = Rank::Alike;
+            }
+        }
+    }
+
     /// Ranks this column a role if it is a short field of the items of a list nested in the
     /// items (a season's `episodes[].crew[].job`) that [`qualifier`] finds says their role
     /// in that list, across the nested items of all of `items`.
@@ -248,13 +279,17 @@ impl Column {
     }
 
     /// Ranks this column [`Rank::Asked`] if its field's name shares a word stem with the
-    /// request, unless it ranks higher already.
+    /// request, unless it ranks higher already; a wrapper item's [`Rank::Handle`] ranks higher
+    /// but takes no items, so the request asking for it still makes it asked.
     fn ask(&mut self, ctx: &Context) {
         let name = match &self.form {
             Form::Core => return,
             Form::Whole(name) | Form::Shortened(name, _) | Form::Rendered(name, _) => name,
         };
-        if self.rank > Rank::Asked && !self.restated && ctx.is_asked(name) {
+        // A handle the request asks for ("add them to my playlist": the `uri`) takes items
+        // as an asked field does.
+        let lower = self.rank > Rank::Asked || self.rank == Rank::Handle;
+        if lower && !self.restated && ctx.is_asked(name) {
             self.rank = Rank::Asked;
         }
     }
@@ -283,11 +318,12 @@ pub(crate) fn columns(items: &[&Value], reach: Reach, ctx: &Context) -> Vec<Colu
             walk(map, &mut Vec::new(), top, reach, ctx, &mut out);
         }
     }
-    // Roles say something only across several items.
+    // Roles say something only across several items; so does a number they all share.
     if items.len() > 1 {
         for column in &mut out {
             column.qualify(items, ctx);
             column.qualify_nested(items, ctx);
+            column.alike(items);
         }
     }
     for column in &mut out {
@@ -337,9 +373,55 @@ fn walk(
                 walk_list(subs, path, at, here, reach, ctx, out);
                 path.pop();
             }
+            _ if !level.under && is_subject(map, level) && numbers_own_kind(map, name, value) => {
+                let at = Place {
+                    kind: Kind::Number,
+                    ..at
+                };
+                push(
+                    out,
+                    path,
+                    Form::Whole(name.to_owned()),
+                    handle_rank(level),
+                    at,
+                );
+            }
             _ => leaf(name, value, class, path, at, out),
         }
     }
+}
+
+/// The rank of a handle (see [`Rank::Handle`]) of the entity at `level`: the item itself, or
+/// one a wrapper item holds.
+fn handle_rank(level: Level) -> Rank {
+    if level.depth == 0 {
+        Rank::OwnHandle
+    } else {
+        Rank::Handle
+    }
+}
+
+/// Whether `map` (at `level`, no entity above it) is the entity an item is: the item itself,
+/// or an entity it holds that has a name (a playlist item's `track`), not a bare reference
+/// such as the item's `added_by` user, which has only a key.
+fn is_subject(map: &Map<String, Value>, level: Level) -> bool {
+    level.depth == 0 || map.keys().any(|name| identity_rank_of(name) == Some(1))
+}
+
+/// Whether field `name` of `map` numbers the object within its own kind: a whole number whose
+/// name starts with the object's `type` (`track_number` in a track, `episode_number` in an
+/// episode), unlike a number of a larger whole (`disc_number`, an album's `total_tracks`).
+fn numbers_own_kind(map: &Map<String, Value>, name: &str, value: &Value) -> bool {
+    let Some(kind) = map.get("type").and_then(Value::as_str) else {
+        return false;
+    };
+    let words: Vec<String> = super::asked::name_words(name)
+        .iter()
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let numbers = |word: &str| ["number", "index", "position", "no"].contains(&word);
+    value.is_u64()
+        && matches!(words.as_slice(), [own, place] if own.eq_ignore_ascii_case(kind) && numbers(place))
 }
 
 /// Adds the column of the identity field `name` of `map` (at `path`, in place `at`) to `out`.
@@ -355,9 +437,11 @@ fn identity_column(
 ) {
     let restated = at.level.under && restates(map, name, ctx);
     let nested_key = at.level.under && !is_locator(name) && identity_rank_of(name) == Some(0);
+    let own_locator = !at.level.under && is_locator(name) && is_subject(map, at.level);
     let rank = match rest_rank(at.level.depth) {
         _ if restated => Rank::Link,
         Rank::Identity if nested_key => Rank::NestedKey,
+        Rank::Identity if own_locator => handle_rank(at.level),
         rank => rank,
     };
     let form = Form::Shortened(name.to_owned(), IDENTITY_CAP);
@@ -725,11 +809,14 @@ mod tests {
         // A uri holding its object's key only restates it: with the links. A key too short to
         // mean anything (the track's `t`) does not make its uri a restatement.
         assert_eq!(rank("track.album.uri"), Rank::Link, "{order:?}");
-        assert_eq!(rank("track.uri"), Rank::Identity, "{order:?}");
+        assert_eq!(rank("track.uri"), Rank::Handle, "{order:?}");
+        // The track's uri is its handle, before the album's long id; the context, which has
+        // no name, is no subject of the item: its uri is one of its other identities.
+        assert!(at("track.uri") < at("track.album.id"), "{order:?}");
     }
 
     #[test]
-    fn an_items_own_locator_is_an_identity_and_a_request_adding_items_asks_for_it() {
+    fn an_items_own_locator_is_its_handle_and_a_request_adding_items_asks_for_it() {
         let (track, album) = ("3n3Ppam7vgaVa1iaRUc9Lp", "4aawyAB9vmqN3uQ7FjRGTy");
         let item = json!({"id": track, "name": "Song", "uri": format!("spotify:track:{track}"),
                           "album": {"id": album, "name": "Album",
@@ -743,7 +830,7 @@ mod tests {
         };
         // The track's uri restates its id, yet it is what a call adding the track takes; the
         // album's stays with the links.
-        assert_eq!(rank(None, "uri"), Some(Rank::Identity));
+        assert_eq!(rank(None, "uri"), Some(Rank::OwnHandle));
         assert_eq!(rank(None, "album.uri"), Some(Rank::Link));
         let task = Some("Add these songs to my playlist");
         assert_eq!(rank(task, "uri"), Some(Rank::Asked));

@@ -16,7 +16,7 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::{Class, Context, is_locator, name_preference};
+use super::fields::{Class, Context, KIND_RANK, is_locator, name_preference, only_kinded};
 use super::least::{IDENTITY_CAP, capped, least, most_telling, omitted_note, ordered};
 
 /// The fields of `map` its core form shows, in its order: see the module doc. `nested` says
@@ -49,6 +49,8 @@ pub(crate) fn core_fields<'m>(
             .collect(),
         (Some(_), false) => keys.into_iter().chain(names).collect(),
         (None, _) if !keys.is_empty() => keys,
+        // A bare kind beside content says nothing: the object shows its most telling field.
+        (None, _) if only_kinded(map) => Vec::new(),
         // A locator is a long code: an object's kind says more in fewer characters.
         (None, _) => order
             .iter()
@@ -67,11 +69,19 @@ pub(crate) fn core_fields<'m>(
     out
 }
 
-/// Whether an object has identity fields of its own.
+/// Whether an object has identity fields of its own (a kind alone beside content of its own
+/// is none: a copyright's bare `type` code says nothing, see [`only_kinded`]).
 pub(crate) fn has_identity(map: &Map<String, Value>, ctx: &Context) -> bool {
-    ordered(map, ctx)
+    let ranks: Vec<u8> = ordered(map, ctx)
         .iter()
-        .any(|(_, class)| matches!(class, Class::Identity(_)))
+        .filter_map(|(_, class)| match class {
+            Class::Identity(rank) => Some(*rank),
+            _ => None,
+        })
+        .collect();
+    // An image's url is its identity beside a kind (see `Context::image_url_field`).
+    let bare_kind = ranks.iter().all(|rank| *rank == KIND_RANK) && only_kinded(map);
+    !ranks.is_empty() && !bare_kind
 }
 
 /// The core form of `value` (see the module doc); `nested` says an object with identities
@@ -103,7 +113,12 @@ fn core_object(map: &Map<String, Value>, nested: bool, ctx: &Context) -> Value {
     if out.is_empty() {
         // No identities: the first field with content, in the order fields matter (as the
         // least form has it), itself in its core form.
-        if let Some((name, value)) = most_telling(map, &ordered(map, ctx)) {
+        // A bare kind beside content (a copyright's `type`) is not what tells most.
+        let mut order = ordered(map, ctx);
+        if only_kinded(map) {
+            order.retain(|(_, class)| !matches!(class, Class::Identity(_)));
+        }
+        if let Some((name, value)) = most_telling(map, &order) {
             out.insert(name.to_owned(), core(value, nested, ctx));
         }
     }
@@ -199,6 +214,23 @@ mod tests {
             core(&image, true, &ctx),
             json!({"url": "https://i.example/a.jpg"})
         );
+    }
+
+    #[test]
+    fn a_kind_beside_content_is_no_identity_unless_an_image_url_is_there() {
+        let ctx = Context::default();
+        let map = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let copyright = json!({"text": "(C) 2004 The Label", "type": "C"});
+        assert!(!has_identity(&map(copyright.clone()), &ctx));
+        assert_eq!(
+            core(&copyright, true, &ctx),
+            json!({"text": "(C) 2004 The Label"})
+        );
+        let image = json!({"height": 64, "type": "thumbnail",
+                           "url": "https://i.example/a.jpg", "width": 64});
+        assert!(has_identity(&map(image), &ctx));
+        // A kind alone is what an object says of itself.
+        assert!(has_identity(&map(json!({"type": "album"})), &ctx));
     }
 
     #[test]

@@ -214,7 +214,7 @@ pub(crate) fn identity_rank(name: &str) -> Option<u8> {
     } else if NAME_FIELDS.contains(&lower.as_str()) {
         Some(1)
     } else if TYPE_FIELDS.contains(&lower.as_str()) {
-        Some(2)
+        Some(KIND_RANK)
     } else {
         None
     }
@@ -410,10 +410,18 @@ impl Context {
         {
             return true;
         }
+        // A count of what the API returns (an album's `total_tracks` in a playlist's tracks)
+        // is a number of its holder, not the content.
+        let counts = lower
+            .split('_')
+            .next()
+            .is_some_and(|first| COUNT_NAMES.contains(&first));
         let single = singular(&lower);
-        self.words
-            .iter()
-            .any(|w| w.len() > 2 && (single == *w || single.ends_with(&format!("_{w}"))))
+        !counts
+            && self
+                .words
+                .iter()
+                .any(|w| w.len() > 2 && (single == *w || single.ends_with(&format!("_{w}"))))
     }
 
     /// Whether field `name` holding `value` is the text of an endpoint that exists to return
@@ -539,15 +547,33 @@ fn is_flag_map(value: &Value) -> bool {
     })
 }
 
-/// Whether an identity field appears in `value` within `depth` levels.
+/// The identity rank of a field saying an object's kind (`type`).
+pub(crate) const KIND_RANK: u8 = 2;
+
+/// Whether `map` says which entity it is by its kind alone, beside content of its own: a
+/// copyright's `{"text": "...", "type": "C"}`. Shown by its identities, it would be a bare
+/// code (`{"type":"C"}`) that says nothing, so it holds no identities: it is a plain value.
+pub(crate) fn only_kinded(map: &Map<String, Value>) -> bool {
+    let ranks: Vec<Option<u8>> = map.keys().map(|name| identity_rank(name)).collect();
+    let content = map
+        .iter()
+        .any(|(name, v)| identity_rank(name).is_none() && !says_nothing(v));
+    content && ranks.iter().all(|r| r.is_none_or(|r| r == KIND_RANK))
+}
+
+/// Whether an identity field appears in `value` within `depth` levels (a kind alone beside
+/// content of its own does not count, see [`only_kinded`]).
 pub(crate) fn holds_identity(value: &Value, depth: usize) -> bool {
     if depth == 0 {
         return false;
     }
     match value {
         Value::Object(map) => map.iter().any(|(name, sub)| {
-            (identity_rank(name).is_some() && is_identity_value(sub))
-                || holds_identity(sub, depth - 1)
+            let identity = match identity_rank(name) {
+                Some(KIND_RANK) => !only_kinded(map),
+                rank => rank.is_some(),
+            };
+            (identity && is_identity_value(sub)) || holds_identity(sub, depth - 1)
         }),
         Value::Array(items) => items.iter().take(3).any(|i| holds_identity(i, depth - 1)),
         _ => false,

@@ -5,6 +5,11 @@
 //! rated", "the first ... released"), a list too long to show whole shows its items in that
 //! order, first ranked first, and its note says so.
 //!
+//! "First" and "last" rank by date only where a word of making or of time binds them ("the
+//! first movie X directed", "the last time it aired"); after a determiner without one ("the
+//! first movie similar to Titanic", "my last playlist") the user's task asks for a place in the
+//! API's list, and no ranking holds, whatever else the request ranks by.
+//!
 //! The ranking holds only when it is plain: one superlative's kind and direction in the
 //! request, one field of that kind among the items' own fields (the one the request names by
 //! its own words when several are), and its values comparable (ISO dates, or numbers); items
@@ -26,10 +31,17 @@ use super::asked::{Asked, name_words, reached_by};
 use super::fields::Context;
 use super::role::RoleFilter;
 
-/// Words after "first" within which a word of making must come for "first" to rank by date
-/// ("the first movie X directed", "first released"), not by the API's order ("my first
-/// playlist").
+/// Words after "first" or "last" within which a word of making or of time must come for it to
+/// rank by date ("the first movie X directed", "first released", "the last time it aired"),
+/// not by the API's order ("my first playlist", "the first movie similar to Titanic").
 const FIRST_REACH: usize = 5;
+
+/// Words saying when, that bind "first" or "last" to a date as a word of making does.
+const TIME_WORDS: &[&str] = &["time", "date", "year"];
+
+/// Words before "first" or "last" that make it a place in a list ("the first movie", "my
+/// last playlist").
+const DETERMINERS: &[&str] = &["the", "my", "your", "his", "her", "their", "its", "our"];
 
 /// Words saying an entity was made or came out: "the first ... directed" ranks by date.
 const MAKING_WORDS: &[&str] = &[
@@ -176,8 +188,13 @@ impl Ranking {
     }
 }
 
-/// The one kind and direction the request's superlatives rank by, if they agree.
+/// The one kind and direction the request's superlatives rank by, if they agree; none when
+/// the user's task asks for a place in the API's list ("the first movie similar to Titanic":
+/// the API's first, however the model's thought ranks).
 fn superlative(asked: &Asked) -> Option<(Kind, bool)> {
+    if asks_for_place(asked.task_words()) {
+        return None;
+    }
     let words = asked.words();
     let mut found = BTreeSet::new();
     for (i, word) in words.iter().enumerate() {
@@ -190,6 +207,7 @@ fn superlative(asked: &Asked) -> Option<(Kind, bool)> {
             "recent" if before == Some("most") => Some((Kind::Date, true)),
             "oldest" | "earliest" => Some((Kind::Date, false)),
             "first" if makes_within(&words[i + 1..]) => Some((Kind::Date, false)),
+            "last" if makes_within(&words[i + 1..]) => Some((Kind::Date, true)),
             "rated" | "rating" => graded(before).map(|d| (Kind::Rating, d)),
             "popular" | "famous" => graded(before).map(|d| (Kind::Popularity, d)),
             _ => None,
@@ -203,13 +221,27 @@ fn superlative(asked: &Asked) -> Option<(Kind, bool)> {
     }
 }
 
-/// Whether a word of making comes within [`FIRST_REACH`] words of the same text.
+/// Whether a word of making or of time comes within [`FIRST_REACH`] words of the same text.
 fn makes_within(after: &[String]) -> bool {
     after
         .iter()
         .take(FIRST_REACH)
         .take_while(|w| !w.is_empty())
-        .any(|w| MAKING_WORDS.contains(&w.as_str()))
+        .any(|w| MAKING_WORDS.contains(&w.as_str()) || TIME_WORDS.contains(&w.as_str()))
+}
+
+/// Whether `words` ask for a place in a list: "first" or "last" after a determiner ("the
+/// first movie similar to Titanic", "my last playlist") that no word of making or of time
+/// binds to a date (see [`makes_within`]).
+fn asks_for_place(words: &[String]) -> bool {
+    words.iter().enumerate().any(|(i, word)| {
+        let ordinal = word == "first" || word == "last";
+        let determined = i
+            .checked_sub(1)
+            .and_then(|j| words.get(j))
+            .is_some_and(|before| DETERMINERS.contains(&before.as_str()));
+        ordinal && determined && !makes_within(&words[i + 1..])
+    })
 }
 
 /// Whether the word before "rated"/"popular" ranks highest first (`true`) or lowest first.
@@ -321,6 +353,10 @@ mod tests {
             by("release_date", false)
         );
         assert_eq!(
+            ranking("the last film she directed", &items),
+            by("release_date", true)
+        );
+        assert_eq!(
             ranking("the most popular film", &items),
             by("popularity", true)
         );
@@ -347,6 +383,9 @@ mod tests {
             "Add it to my first playlist",
             "the most popular of the latest films",
             "recent films",
+            // A place in the API's list, however popular the rest is.
+            "the most popular film of the first movie similar to Titanic",
+            "the last film in the collection, the most popular one",
         ] {
             assert_eq!(ranking(task, &items), None, "{task}");
         }
@@ -364,6 +403,23 @@ mod tests {
             .map(|i| json!({"id": i, "release_date": "soon"}))
             .collect();
         assert_eq!(ranking("the latest film", &texts), None);
+    }
+
+    #[test]
+    fn a_place_in_the_users_task_holds_back_a_ranking_of_the_models_thought() {
+        let items = films();
+        let ranked = |task: &str, thought: &str| {
+            let ctx = Context::default().with_request(Some(task), Some(thought));
+            Ranking::of(&items, &ctx).map(|r| r.field)
+        };
+        let thought = "The most popular Titanic has id 597; I will get movies similar to it.";
+        assert_eq!(ranked("the first movie similar to Titanic", thought), None);
+        // "First" in the thought is a step of a plan, not a place in a list.
+        let plan = "First I will get the most popular films.";
+        assert_eq!(
+            ranked("Which film is the most popular?", plan),
+            Some("popularity".to_owned())
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod compact;
 mod compact_nested_ids;
 mod compact_ranked;
 mod compact_roles;
+mod compact_views;
 mod funcqa;
 mod gate;
 mod http;

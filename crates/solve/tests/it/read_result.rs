@@ -322,8 +322,8 @@ async fn the_fields_a_call_selects_are_kept_when_its_observation_is_compacted() 
     }
 }
 
-/// An observation a little over the limit is compacted by default; with a slack of 10% it is
-/// shown whole, and one further over is still compacted.
+/// An observation a little over the limit is compacted without slack; with a slack of 10% it
+/// is shown whole, and one further over is still compacted.
 #[tokio::test]
 async fn an_observation_within_the_slack_is_shown_whole() {
     // A search answer whose observation text is `chars` characters long.
@@ -356,4 +356,47 @@ async fn an_observation_within_the_slack_is_shown_whole() {
     assert_eq!(shown.chars().count(), 1090);
     let shown = first_observation(1200, 10).await;
     assert!(!whole(&shown) && shown.chars().count() <= 1024, "{shown}");
+}
+
+/// The first observation of a run under `settings` whose search answers `chars` characters
+/// (as the observation's text).
+async fn first_observation_of(chars: usize, settings: AgentSettings) -> String {
+    let bare = json!({"error": "", "response": {"results": [{"id": 1, "title": ""}]}});
+    let pad = chars - bare.to_string().chars().count();
+    let result = json!({"results": [{"id": 1, "title": "x".repeat(pad)}]});
+    let fx = fixture();
+    let script = vec![
+        Reply::tool_call(SEARCH, args(json!({"query": "x"}))),
+        Reply::tool_call("Finish", answer("x")),
+    ];
+    let llm = Arc::new(ScriptedLlm::new(script));
+    let tools = Arc::new(ScriptedExecutor::new().respond(search_id(), result));
+    let mut runtime = runtime(llm, tools, fx.book);
+    runtime.settings = settings;
+    let run = React::new(runtime, ReactSettings::PAPER)
+        .solve("q", fx.toolset)
+        .await
+        .unwrap();
+    observations(&run, SEARCH)[0].0.clone()
+}
+
+/// A result of 1.3k characters is shown whole by default (cutting it saves less than reading
+/// the rest would cost), and cut plainly under the paper's protocol; one of 2.5k is still cut.
+#[tokio::test]
+async fn a_small_result_over_the_limit_is_shown_whole_unless_the_protocol_is_the_papers() {
+    let shown = first_observation_of(1300, AgentSettings::default()).await;
+    assert_eq!(shown.chars().count(), 1300, "{shown}");
+    assert!(!shown.contains("\"cut\""), "{shown}");
+    let paper = AgentSettings::default().with_protocol(Protocol::Paper);
+    let shown = first_observation_of(1300, paper).await;
+    // ToolBench's cut: the first 1,024 characters, then `...`.
+    assert!(
+        shown.chars().count() == 1024 + 3 && shown.ends_with("..."),
+        "{shown}"
+    );
+    let shown = first_observation_of(2500, AgentSettings::default()).await;
+    assert!(
+        shown.chars().count() <= 1024 && shown.contains("\"cut\""),
+        "{shown}"
+    );
 }
