@@ -977,7 +977,7 @@ impl<'a> Synth<'a> {
                 .is_some_and(|text| !string_fits(schema, text));
         // An id copied from a record would give one id to every entity drawn from it, and a
         // date the record's birthday to every person (see `dates`).
-        let other_id = idshape::names_id(key);
+        let other_id = idshape::names_id(key) || idshape::names_other_id(key);
         let dated = value.as_str().is_some_and(dates::is_dated);
         !by_term
             && !constrained
@@ -1263,7 +1263,11 @@ impl<'a> Synth<'a> {
         } else if let Some(Value::String(s)) = self.pooled(name, seed, |v| {
             v.as_str().is_some_and(|t| string_fits(schema, t))
         }) {
-            dates::redrawn(s, &mut rng)
+            if idshape::names_other_id(&lower) {
+                idshape::like(s, &mut rng)
+            } else {
+                dates::redrawn(s, &mut rng)
+            }
         } else {
             by_format_or_name(schema, &lower, &mut rng)
         };
