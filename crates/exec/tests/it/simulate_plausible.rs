@@ -172,3 +172,47 @@ async fn a_playlist_just_made_has_no_followers_and_no_tracks() {
         assert_eq!(body["tracks"]["total"], 0, "{body}");
     }
 }
+
+/// A film whose `imdb_id` has a pattern (as TMDB's spec gives it), one of whose examples
+/// is the film 550.
+fn films_spec() -> Value {
+    let film = json!({"type": "object", "properties": {"id": {"type": "integer"},
+        "title": {"type": "string"}, "imdb_id": {"type": "string", "nullable": true,
+            "minLength": 9, "maxLength": 9, "pattern": "^tt[0-9]{7}"}}});
+    let example = json!({"id": 550, "title": "The Night Orchard", "imdb_id": "tt0137523"});
+    let parameters = json!([{"name": "movie_id", "in": "path", "required": true,
+        "schema": {"type": "integer"}}]);
+    let ok = json!({"200": {"description": "ok", "content": {"application/json":
+        {"schema": film, "example": example}}}});
+    spec(json!({"/movie/{movie_id}": {"get": {"parameters": parameters, "responses": ok}}}))
+}
+
+/// Every film drafted had the example's `imdb_id` `tt0137523` (stand-in a2): an id of
+/// another registry is each film's own, in the example's shape, and the same film keeps it.
+#[tokio::test]
+async fn each_film_has_an_imdb_id_of_its_own() {
+    let book = book_of(&films_spec());
+    let sim = Simulator::new(Arc::clone(&book));
+    let film = op(&book, "GET", "/movie/{movie_id}");
+    let mut seen = std::collections::HashSet::new();
+    for movie_id in 1..=8 {
+        let args = json!({"movie_id": movie_id});
+        let got = sim.call(&film, &args).await.unwrap();
+        let imdb = got.body.json().unwrap()["imdb_id"].clone();
+        let text = imdb.as_str().expect("imdb id");
+        let digits = text.strip_prefix("tt").unwrap_or_default();
+        assert!(
+            digits.len() == 7 && digits.bytes().all(|b| b.is_ascii_digit()),
+            "{text}"
+        );
+        assert_ne!(text, "tt0137523");
+        seen.insert(text.to_owned());
+        let again = sim.call(&film, &args).await.unwrap();
+        assert_eq!(
+            again.body.json().unwrap()["imdb_id"],
+            imdb,
+            "one film, one id"
+        );
+    }
+    assert_eq!(seen.len(), 8, "{seen:?}");
+}
