@@ -1,8 +1,8 @@
 //! What stand-in models filling the simulator's drafts on Spotify reported, fixed: drafted
 //! numbers, times and counts a world could have. A track's length keeps the magnitude its
 //! examples show and its place on an album is small, the user's own saves are recent, and
-//! a playlist just made has no followers and no tracks. The specs are written for these
-//! tests; their values are made up.
+//! a playlist just made has no followers and no tracks, and each film has an IMDb id of its
+//! own. The specs are written for these tests; their values are made up.
 
 use std::sync::Arc;
 
