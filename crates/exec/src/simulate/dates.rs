@@ -4,6 +4,13 @@
 //! taken from an example is drawn anew for each entity, from the entity's own seed (one
 //! entity keeps one date wherever it is shown), in the example's form (a date, or a
 //! date and time).
+//!
+//! A time the user or the service acted at (`added_at`, `played_at`: a `*_at` field)
+//! is recent: within [`RECENT_DAYS`] before the simulated world's today (see `today`),
+//! not anywhere in the century (saved tracks were added in 1979-1993). Times of a
+//! thing's own life (`released_at`, `published_at`, `expires_at`) are drawn as any date.
+
+use jiff::civil::Date;
 
 use super::rng::Rng;
 
@@ -13,6 +20,35 @@ const EARLIEST_YEAR: i64 = 1970;
 const LATEST_YEAR: i64 = 2024;
 /// The length of a date (`YYYY-MM-DD`).
 const DATE_CHARS: usize = 10;
+
+/// How many days before today a recent time falls at most: about two years.
+const RECENT_DAYS: i64 = 730;
+
+/// Stems of `*_at` fields that time a thing's own life, not an act on it.
+const LIFE_STEMS: &[&str] = &[
+    "release", "publish", "premier", "air", "born", "died", "expire", "due", "end", "start",
+    "schedule",
+];
+
+/// Whether a field (lowercase) times an act of the user or the service: `added_at`,
+/// `played_at`, `created_at`; not `released_at` or `expires_at`.
+pub(crate) fn times_an_act(lower: &str) -> bool {
+    lower
+        .strip_suffix("_at")
+        .is_some_and(|stem| !stem.is_empty() && !LIFE_STEMS.iter().any(|s| stem.starts_with(s)))
+}
+
+/// `text`, when it starts with a date, with that date drawn from `rng` within
+/// [`RECENT_DAYS`] before `today` and the rest (a time) kept; else `text` as it is.
+pub(crate) fn recent(text: String, today: Date, rng: &mut Rng) -> String {
+    if !is_dated(&text) {
+        return text;
+    }
+    let back = jiff::Span::new().days(rng.range(0, RECENT_DAYS));
+    let day = today.checked_sub(back).unwrap_or(today);
+    let rest = text.get(DATE_CHARS..).unwrap_or_default();
+    format!("{day}{rest}")
+}
 
 /// A date (`YYYY-MM-DD`) drawn from `rng`.
 pub(crate) fn drawn(rng: &mut Rng) -> String {
@@ -63,5 +99,26 @@ mod tests {
             "{time}"
         );
         assert_eq!(redrawn("1981-12".to_owned(), &mut Rng::new(1)), "1981-12");
+    }
+
+    #[test]
+    fn an_act_is_timed_recently() {
+        assert!(times_an_act("added_at") && times_an_act("played_at"));
+        assert!(!times_an_act("released_at") && !times_an_act("expires_at"));
+        assert!(!times_an_act("release_date") && !times_an_act("_at"));
+        let today = jiff::civil::date(2026, 11, 30);
+        for seed in 0..20 {
+            let at = recent(
+                "1981-02-03T10:11:12Z".to_owned(),
+                today,
+                &mut Rng::new(seed),
+            );
+            let day: Date = at.get(..DATE_CHARS).unwrap().parse().unwrap();
+            assert!(
+                day <= today && day >= jiff::civil::date(2024, 11, 30),
+                "{at}"
+            );
+            assert!(at.ends_with("T10:11:12Z"), "{at}");
+        }
     }
 }

@@ -5,7 +5,9 @@
 //! of their own (`/pets` beside `/pets/{pet_id}`): a `POST /search` or
 //! `/chat/completions` computes an answer and keeps its lists. Its lists of things (a new
 //! playlist's `images`) are empty and its pages of things (its `tracks`)
-//! hold no items and count none, whatever the draft or the model drew;
+//! hold no items and count none, whatever the draft or the model drew; so do its counts
+//! of things it lists nowhere (a playlist's `followers: {href, total}`, `tracks: {href,
+//! total}`, a `comment_count`: a playlist just made had 255-4,708 followers and tracks);
 //! a field the request set keeps the request's value (see `state`).
 //!
 //! It also agrees with the request that made it, in the draft the model is shown and in
@@ -154,6 +156,8 @@ pub(crate) fn empty_collections(entry: &BookEntry, args: &Map<String, Value>, bo
         match value {
             Value::Array(items) if items.iter().all(Value::is_object) => items.clear(),
             Value::Object(page) if is_page(page) => empty_page(page),
+            Value::Object(tally) if is_tally(tally) => zero_totals(tally),
+            Value::Number(_) if is_count_name(key) => *value = Value::from(0),
             _ => {}
         }
     }
@@ -171,6 +175,30 @@ fn is_page(map: &Map<String, Value>) -> bool {
             .chain(LINK_FIELDS)
             .chain(&["limit"])
             .any(|k| map.contains_key(*k))
+}
+
+/// Whether an object only counts things it does not list (`{href, total}`): a total,
+/// and no list.
+fn is_tally(map: &Map<String, Value>) -> bool {
+    TOTAL_FIELDS
+        .iter()
+        .any(|k| map.get(*k).is_some_and(Value::is_number))
+        && !map.values().any(Value::is_array)
+}
+
+/// Whether a field's name says it counts things (`comment_count`, `followerCount`; not
+/// an `account`).
+fn is_count_name(key: &str) -> bool {
+    key.ends_with("_count") || key.ends_with("Count")
+}
+
+/// Sets a tally's totals to zero.
+fn zero_totals(map: &mut Map<String, Value>) {
+    for key in TOTAL_FIELDS {
+        if let Some(slot) = map.get_mut(*key).filter(|v| v.is_number()) {
+            *slot = Value::from(0);
+        }
+    }
 }
 
 /// A page with no items: counts of zero, from the start, linking nowhere.

@@ -6,6 +6,9 @@
 //! A URI naming a thing by its id keeps the `scheme:kind:id` form its examples share
 //! ([`UriShape`]: `spotify:artist:<id>`, where a scheme of the drafter's own,
 //! `urn:artist:<id>`, told a model nothing it could use).
+//! An id of another registry an example gives (`imdb_id: tt0137523`, `isrc`) is the
+//! example's: each entity draws one of its own in that shape ([`like`]), where every
+//! film drafted had the example's `imdb_id`.
 
 use super::rng::Rng;
 
@@ -216,6 +219,23 @@ fn common_prefix<'s>(samples: &[&'s str]) -> &'s str {
 pub(crate) fn names_id(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower == "id" || lower.ends_with("_id") || lower.ends_with("-id") || name.ends_with("Id")
+}
+
+/// Names of a thing's ids in registries of others that no `_id` suffix marks (a
+/// recording's `isrc`, an album's `upc`).
+const EXTERNAL_ID_NAMES: &[&str] = &["isrc", "upc", "ean", "isbn", "issn", "isni"];
+
+/// Whether a field names an id other than the entity's own `id` (`imdb_id`, `isrc`):
+/// an example's value of it is the example entity's, so every entity draws its own.
+pub(crate) fn names_other_id(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    (names_id(name) && lower != "id") || EXTERNAL_ID_NAMES.contains(&lower.as_str())
+}
+
+/// An id in the shape of `example` (`tt` and seven digits for `tt0137523`), drawn from
+/// `rng`; `example` itself when it shows no shape.
+pub(crate) fn like(example: String, rng: &mut Rng) -> String {
+    IdShape::of(&[example.as_str()], 1.0).map_or(example, |shape| shape.mint(rng))
 }
 
 #[cfg(test)]

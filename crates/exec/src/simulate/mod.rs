@@ -115,6 +115,7 @@ mod invariants;
 mod kinds;
 mod limits;
 mod listed;
+mod magnitude;
 mod me;
 mod missing;
 mod named;
@@ -414,7 +415,8 @@ impl Simulator {
                     &self.limits,
                     &request,
                     &self.labels,
-                );
+                )
+                .on(self.today);
                 synth.value(schema, seed)
             };
             if nesting == 0 && self.creates(entry) {

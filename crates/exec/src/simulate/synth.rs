@@ -28,6 +28,7 @@ use super::filler::WORDS;
 use super::idshape::{self, IdShape, UriShape};
 use super::limits::Limits;
 use super::listed::{self, Listed};
+use super::magnitude;
 use super::neutral::Examples;
 use super::pattern;
 use super::prose;
@@ -138,6 +139,8 @@ pub(crate) struct Synth<'a> {
     /// How many lists the value being built sits in: a page inside a list item (an
     /// album's `tracks` in a page of albums) is no page of the call's.
     lists: std::cell::Cell<usize>,
+    /// The simulated world's date, before which the user's acts fall (see `dates`).
+    today: jiff::civil::Date,
 }
 
 /// Example values gathered from every example of a tool, so that every API
@@ -156,7 +159,7 @@ pub(crate) struct Pool {
     examples: Examples,
     /// The items of the examples' lists of plain values, by field (see `listed`).
     listed: Listed,
-    /// The texts the schemas' properties give as their `example`, by field name.
+    /// The texts and numbers the schemas' properties give as their `example`, by field name.
     documented: HashMap<String, Vec<Value>>,
 }
 
@@ -239,7 +242,7 @@ impl Pool {
     }
 
     /// Adds the `example`s anywhere in a response schema: of id fields to the tool's
-    /// example ids, of lists of plain values to the items listed, of texts to the texts
+    /// example ids, of lists of plain values to the items listed, of texts and numbers to those
     /// documented by field, and all of them to its example texts.
     pub(crate) fn add_schema_examples(&mut self, schema: &Value) {
         self.examples.add_schema(schema);
@@ -256,10 +259,12 @@ impl Pool {
                                 Some(Value::String(text)) if idshape::names_id(key) => {
                                     self.add_id(text);
                                 }
-                                Some(text @ Value::String(_)) => push_unique(
-                                    self.documented.entry(key.clone()).or_default(),
-                                    text,
-                                ),
+                                Some(plain @ (Value::String(_) | Value::Number(_))) => {
+                                    push_unique(
+                                        self.documented.entry(key.clone()).or_default(),
+                                        plain,
+                                    );
+                                }
                                 Some(Value::Array(items)) => self.listed.add(key, items),
                                 _ => {}
                             }
@@ -327,6 +332,18 @@ impl Pool {
             .collect()
     }
 
+    /// The numbers the tool's examples give a field named `field`, in its responses'
+    /// examples and its schemas' (see `magnitude`).
+    fn numbers_of(&self, field: &str) -> impl Iterator<Item = f64> + '_ {
+        let documented = self.documented.get(field).into_iter().flatten();
+        self.by_field
+            .get(field)
+            .into_iter()
+            .flatten()
+            .chain(documented)
+            .filter_map(Value::as_f64)
+    }
+
     /// One example record of the entity type, chosen by `seed`.
     fn record(&self, entity: &str, seed: u64) -> Option<&Map<String, Value>> {
         let records = self.records.get(entity)?;
@@ -369,7 +386,14 @@ impl<'a> Synth<'a> {
             wrapper: RefCell::new(None),
             labelled: RefCell::new(vec![true]),
             lists: std::cell::Cell::new(0),
+            today: super::today::utc_today(),
         }
+    }
+
+    /// The synthesis on the simulated world's date `today` (the real date by default).
+    pub(crate) fn on(mut self, today: jiff::civil::Date) -> Self {
+        self.today = today;
+        self
     }
 
     /// Whether the object being built takes the search term in its labels.
@@ -953,7 +977,7 @@ impl<'a> Synth<'a> {
                 .is_some_and(|text| !string_fits(schema, text));
         // An id copied from a record would give one id to every entity drawn from it, and a
         // date the record's birthday to every person (see `dates`).
-        let other_id = idshape::names_id(key);
+        let other_id = idshape::names_id(key) || idshape::names_other_id(key);
         let dated = value.as_str().is_some_and(dates::is_dated);
         !by_term
             && !constrained
@@ -1239,9 +1263,19 @@ impl<'a> Synth<'a> {
         } else if let Some(Value::String(s)) = self.pooled(name, seed, |v| {
             v.as_str().is_some_and(|t| string_fits(schema, t))
         }) {
-            dates::redrawn(s, &mut rng)
+            if idshape::names_other_id(&lower) {
+                idshape::like(s, &mut rng)
+            } else {
+                dates::redrawn(s, &mut rng)
+            }
         } else {
             by_format_or_name(schema, &lower, &mut rng)
+        };
+        let echoed = self.arg(name).is_some();
+        let text = if dates::times_an_act(&lower) && !echoed {
+            dates::recent(text, self.today, &mut rng)
+        } else {
+            text
         };
         let text = fit_length(schema, text, &mut rng);
         match schema.get("pattern").and_then(Value::as_str) {
@@ -1301,6 +1335,12 @@ impl<'a> Synth<'a> {
             rng.range(1950, 2024)
         } else if lower == "page" {
             1
+        } else if let Some((lo, hi)) =
+            name.and_then(|n| magnitude::integer_span(self.pool.numbers_of(n)))
+        {
+            rng.range(lo, hi)
+        } else if magnitude::is_place(&lower) {
+            rng.range(magnitude::SMALL_PLACE.0, magnitude::SMALL_PLACE.1)
         } else if lower.contains("count") || lower.starts_with("total") {
             rng.range(0, 5000)
         } else {
@@ -1320,10 +1360,18 @@ impl<'a> Synth<'a> {
             return v;
         }
         let mut rng = Rng::new(seed);
-        let lo = schema.get("minimum").and_then(Value::as_f64).unwrap_or(0.0);
+        let shown = name
+            .and_then(|n| magnitude::span(self.pool.numbers_of(n)))
+            .filter(|_| schema.get("minimum").is_none() && schema.get("maximum").is_none());
+        let lo = schema
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .or(shown.map(|(lo, _)| lo))
+            .unwrap_or(0.0);
         let hi = schema
             .get("maximum")
             .and_then(Value::as_f64)
+            .or(shown.map(|(_, hi)| hi))
             .unwrap_or(lo + 10.0)
             .max(lo);
         let raw = lo + rng.unit() * (hi - lo);

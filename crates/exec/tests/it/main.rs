@@ -32,6 +32,7 @@ mod simulate_names;
 mod simulate_neutral;
 mod simulate_oneof;
 mod simulate_pages;
+mod simulate_plausible;
 mod simulate_recall;
 mod simulate_references;
 mod simulate_reports;
