@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use toolsmith_catalog::{HttpMethod, ParamLocation};
 
+use super::identity::id_text;
 use super::state;
-use crate::canonical::canonical_json;
 use crate::executor::BookEntry;
 
 /// Path segments that stand for the current user (`/me`, Discord's `/users/@me`).
@@ -184,12 +184,6 @@ impl Owner {
             }
         }
     }
-}
-
-/// An id as it appears inside a link.
-fn id_text(id: &Value) -> String {
-    id.as_str()
-        .map_or_else(|| canonical_json(id), str::to_owned)
 }
 
 /// Replaces `old` by `new` in the texts of `object` and of the objects without an id of

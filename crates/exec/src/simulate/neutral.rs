@@ -392,6 +392,16 @@ mod tests {
         examples
     }
 
+    /// `draft` as shown beside the tool's `example`, with no arguments, sightings or schema.
+    fn plain(draft: &Value, example: &Value) -> Value {
+        let kept = Kept {
+            args: &Map::new(),
+            seen: &[],
+            schema: None,
+        };
+        neutral(draft, &examples(example), &kept)
+    }
+
     #[test]
     fn example_texts_become_placeholders_and_the_rest_stays() {
         let example = json!({"crew": [{"name": "David Fincher", "job": "Director",
@@ -404,15 +414,7 @@ mod tests {
             example["crew"][0].clone(),
             {"name": "Ann Lee", "job": "Director",
                 "profile_path": "/tpEczFclQZeKAiCeKZZ0adRvtfz.jpg"}]});
-        let shown = neutral(
-            &draft,
-            &examples(&example),
-            &Kept {
-                args: &Map::new(),
-                seen: &[],
-                schema: None,
-            },
-        );
+        let shown = plain(&draft, &example);
         let first = &shown["crew"][0];
         assert_eq!(first["name"], "<name of crew 1>");
         assert_eq!(first["job"], "<job of crew 1>");
@@ -473,15 +475,7 @@ mod tests {
             .map(|i| format!("https://img.example/t/p/{i}.jpg"))
             .collect();
         let example = json!({"images": images, "site": "https://www.hbo.com/show"});
-        let shown = neutral(
-            &example,
-            &examples(&example),
-            &Kept {
-                args: &Map::new(),
-                seen: &[],
-                schema: None,
-            },
-        );
+        let shown = plain(&example, &example);
         assert_eq!(shown["images"][2], "https://img.example/placeholder-3.jpg");
         assert_eq!(shown["site"], "https://placeholder-4.example/placeholder-4");
     }
@@ -512,15 +506,7 @@ mod tests {
             "profile_path": "/tpEczFclQZeKAiCeKZZ0adRvtfz.jpg",
             "homepage": "http://www.foxmovies.com/movies/fight-club",
             "email": "info@fox.example", "site": "http://www.lucasfilm.com"}]});
-        let shown = neutral(
-            &example,
-            &examples(&example),
-            &Kept {
-                args: &Map::new(),
-                seen: &[],
-                schema: None,
-            },
-        );
+        let shown = plain(&example, &example);
         let texts = {
             let mut texts = Vec::new();
             collect_strings(&shown, 0, &mut texts);
@@ -550,15 +536,7 @@ mod tests {
         let example = json!({"results": [{"author": "lmao7", "iso_639_1": "en",
             "author_details": {"username": "lmao7", "rating": "7"}, "status": "released",
             "media_title": "Se7en"}]});
-        let shown = neutral(
-            &example,
-            &examples(&example),
-            &Kept {
-                args: &Map::new(),
-                seen: &[],
-                schema: None,
-            },
-        );
+        let shown = plain(&example, &example);
         let review = &shown["results"][0];
         assert_eq!(review["author"], "<author of results 1>");
         assert_eq!(

@@ -22,6 +22,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
+use super::identity::id_text;
 use super::recall::{self, Place, Wanted};
 use super::request;
 
@@ -190,14 +191,6 @@ fn path_words(path: &str) -> Vec<String> {
         .filter(|s| !s.is_empty() && !s.starts_with('{'))
         .map(|s| request::singular(&s.to_ascii_lowercase()))
         .collect()
-}
-
-/// An id as text (`12`, `"a1"`: `a1`).
-fn id_text(id: &Value) -> String {
-    match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@
 use serde_json::{Map, Value};
 
 use super::held;
-use super::identity::LABELS;
+use super::identity::{LABELS, id_text};
 use super::named::normalized;
 use super::recall::{self, Place};
 
@@ -234,14 +234,6 @@ fn first_label(map: &Map<String, Value>) -> Option<String> {
         .iter()
         .find_map(|l| map.get(*l).and_then(Value::as_str))
         .map(normalized)
-}
-
-/// An id as text (`12`, `"a1"`: `a1`).
-fn id_text(id: &Value) -> String {
-    match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]

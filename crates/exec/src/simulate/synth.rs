@@ -871,14 +871,7 @@ impl<'a> Synth<'a> {
             if schema_type(sub) != Some("string") {
                 continue;
             }
-            let own: Vec<&str> = sub
-                .get("examples")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .chain(sub.get("example"))
-                .filter_map(Value::as_str)
-                .collect();
+            let own = example_texts(sub);
             let shape = if own.is_empty() {
                 let tools = UriShape::of(self.pool.texts_of(key));
                 tools.map(|s| if key == "uri" { s.of_any_kind() } else { s })
@@ -1292,14 +1285,7 @@ impl<'a> Synth<'a> {
         if schema.get("format").is_some() || schema.get("pattern").is_some() {
             return None;
         }
-        let mut own: Vec<&str> = schema
-            .get("examples")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .chain(schema.get("example"))
-            .filter_map(Value::as_str)
-            .collect();
+        let mut own = example_texts(schema);
         if own.is_empty() {
             let pooled = self.pool.values(&self.entity(), name);
             own.extend(pooled.into_iter().flatten().filter_map(Value::as_str));
@@ -1824,4 +1810,15 @@ fn fit_length(schema: &Value, text: String, rng: &mut Rng) -> String {
         text = toolsmith_plumbing::text::char_prefix(&text, max).to_owned();
     }
     text
+}
+/// The texts a schema gives as its own examples (`examples`, then `example`).
+fn example_texts(schema: &Value) -> Vec<&str> {
+    schema
+        .get("examples")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(schema.get("example"))
+        .filter_map(Value::as_str)
+        .collect()
 }

@@ -3,17 +3,16 @@
 
 use std::sync::Arc;
 
-use toolsmith_exec::JqSandbox;
 use toolsmith_exec::testing::ScriptedExecutor;
 use toolsmith_llm::Message;
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 use toolsmith_solve::{
-    AgentSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, ItemRecords, React,
-    ReactSettings, Solver,
+    AgentSettings, Dfsdt, DfsdtSettings, ItemRecords, React, ReactSettings, Solver,
 };
 
 use crate::support::*;
 
+const QUERY: &str = "When was Titanic released?";
 const RULE: &str = "an API may abridge it. When the request asks about one particular item";
 
 /// The system prompt of the first request a run of `solver` under `settings` sent.
@@ -25,15 +24,14 @@ async fn system_prompt(settings: AgentSettings, dfsdt: bool) -> String {
     )]));
     let mut rt = runtime(llm.clone(), Arc::new(ScriptedExecutor::new()), fx.book);
     rt.settings = settings;
-    let query = "When was Titanic released?";
     if dfsdt {
         Dfsdt::new(rt, DfsdtSettings::PAPER)
-            .solve(query, fx.toolset)
+            .solve(QUERY, fx.toolset)
             .await
             .unwrap();
     } else {
         React::new(rt, ReactSettings::PAPER)
-            .solve(query, fx.toolset)
+            .solve(QUERY, fx.toolset)
             .await
             .unwrap();
     }
@@ -43,41 +41,24 @@ async fn system_prompt(settings: AgentSettings, dfsdt: bool) -> String {
     }
 }
 
-/// The grounding agent's system prompt of a ConAgents run under `settings`.
-async fn grounding_prompt(settings: AgentSettings) -> String {
-    let fx = fixture();
-    let llm = Arc::new(ScriptedLlm::new([Reply::text(
-        r#"{"action": "finish", "answer": "1997-12-19"}"#,
-    )]));
-    let mut rt = runtime(llm.clone(), Arc::new(ScriptedExecutor::new()), fx.book);
-    rt.settings = settings;
-    let sandbox = Arc::new(JqSandbox::new(env!(
-        "CARGO_BIN_EXE_toolsmith-solve-sandbox"
-    )));
-    ConAgents::new(rt, sandbox, ConAgentsSettings::PAPER)
-        .solve("When was Titanic released?", fx.toolset)
-        .await
-        .unwrap();
-    match llm.requests()[0].messages.first() {
-        Some(Message::System(text)) => text.clone(),
-        other => panic!("the grounding agent was opened with {other:?}"),
-    }
-}
-
 #[tokio::test]
 async fn every_solver_is_asked_for_the_items_record_by_default() {
     for dfsdt in [false, true] {
         let prompt = system_prompt(AgentSettings::default(), dfsdt).await;
         assert!(prompt.contains(RULE), "dfsdt {dfsdt}: {prompt}");
     }
-    let grounding = grounding_prompt(AgentSettings::default()).await;
+    let grounding = grounding_prompt(AgentSettings::default(), QUERY).await;
     assert!(grounding.contains(RULE), "{grounding}");
     let any = AgentSettings {
         item_records: ItemRecords::Any,
         ..AgentSettings::TOOLSMITH
     };
-    assert!(!grounding_prompt(any).await.contains(RULE));
-    assert!(!grounding_prompt(AgentSettings::PAPER).await.contains(RULE));
+    assert!(!grounding_prompt(any, QUERY).await.contains(RULE));
+    assert!(
+        !grounding_prompt(AgentSettings::PAPER, QUERY)
+            .await
+            .contains(RULE)
+    );
 }
 
 #[tokio::test]

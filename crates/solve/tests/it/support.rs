@@ -5,9 +5,14 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith_catalog::{ApiId, DocSelector, ImportOptions, Scope, Store, read_bytes};
+use toolsmith_exec::JqSandbox;
+use toolsmith_exec::testing::ScriptedExecutor;
 use toolsmith_exec::{ApiBook, Executor, Provenance, Validated};
-use toolsmith_llm::ChatModel;
-use toolsmith_solve::{AgentSettings, RenderOptions, Runtime, Toolset, Tracer};
+use toolsmith_llm::testing::{Reply, ScriptedLlm};
+use toolsmith_llm::{ChatModel, Message};
+use toolsmith_solve::{
+    AgentSettings, ConAgents, ConAgentsSettings, RenderOptions, Runtime, Solver, Toolset, Tracer,
+};
 
 pub(crate) const SEARCH: &str = "search_movie_for_movies";
 pub(crate) const DETAILS: &str = "get_movie_for_movies";
@@ -88,4 +93,26 @@ pub(crate) fn answer(text: &str) -> String {
 
 pub(crate) fn give_up(reason: &str) -> String {
     json!({"return_type": "give_up_and_restart", "reason": reason}).to_string()
+}
+
+/// The grounding agent's system prompt of a ConAgents run on `query` under `settings` that
+/// finishes at once.
+pub(crate) async fn grounding_prompt(settings: AgentSettings, query: &str) -> String {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([Reply::text(
+        r#"{"action": "finish", "answer": "none"}"#,
+    )]));
+    let mut rt = runtime(llm.clone(), Arc::new(ScriptedExecutor::new()), fx.book);
+    rt.settings = settings;
+    let sandbox = Arc::new(JqSandbox::new(env!(
+        "CARGO_BIN_EXE_toolsmith-solve-sandbox"
+    )));
+    ConAgents::new(rt, sandbox, ConAgentsSettings::PAPER)
+        .solve(query, fx.toolset)
+        .await
+        .unwrap();
+    match llm.requests()[0].messages.first() {
+        Some(Message::System(text)) => text.clone(),
+        other => panic!("the grounding agent was opened with {other:?}"),
+    }
 }

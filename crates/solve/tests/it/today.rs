@@ -3,15 +3,15 @@
 
 use std::sync::Arc;
 
-use toolsmith_exec::JqSandbox;
 use toolsmith_exec::testing::ScriptedExecutor;
 use toolsmith_llm::Message;
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
-use toolsmith_solve::{AgentSettings, ConAgents, ConAgentsSettings, React, ReactSettings, Solver};
+use toolsmith_solve::{AgentSettings, React, ReactSettings, Solver};
 
 use crate::support::*;
 
 const DATE: &str = "2026-11-30";
+const QUERY: &str = "Which films by Sofia Coppola are upcoming?";
 
 /// The system prompt of the first request a ReAct run under `settings` sent.
 async fn react_system_prompt(settings: AgentSettings) -> String {
@@ -23,7 +23,7 @@ async fn react_system_prompt(settings: AgentSettings) -> String {
     let mut rt = runtime(llm.clone(), Arc::new(ScriptedExecutor::new()), fx.book);
     rt.settings = settings;
     React::new(rt, ReactSettings::PAPER)
-        .solve("Which films by Sofia Coppola are upcoming?", fx.toolset)
+        .solve(QUERY, fx.toolset)
         .await
         .unwrap();
     match llm.requests()[0].messages.first() {
@@ -66,36 +66,14 @@ async fn the_papers_prompt_states_no_date_and_stays_the_papers() {
     );
 }
 
-/// The grounding agent's system prompt of a ConAgents run under `settings` that finishes at
-/// once.
-async fn grounding_prompt(settings: AgentSettings) -> String {
-    let fx = fixture();
-    let llm = Arc::new(ScriptedLlm::new([Reply::text(
-        r#"{"action": "finish", "answer": "none"}"#,
-    )]));
-    let mut rt = runtime(llm.clone(), Arc::new(ScriptedExecutor::new()), fx.book);
-    rt.settings = settings;
-    let sandbox = Arc::new(JqSandbox::new(env!(
-        "CARGO_BIN_EXE_toolsmith-solve-sandbox"
-    )));
-    ConAgents::new(rt, sandbox, ConAgentsSettings::PAPER)
-        .solve("Which films by Sofia Coppola are upcoming?", fx.toolset)
-        .await
-        .unwrap();
-    match llm.requests()[0].messages.first() {
-        Some(Message::System(text)) => text.clone(),
-        other => panic!("the grounding agent was opened with {other:?}"),
-    }
-}
-
 #[tokio::test]
 async fn conagents_grounding_states_the_date_only_under_toolsmiths_protocol() {
-    let prompt = grounding_prompt(dated(AgentSettings::TOOLSMITH)).await;
+    let prompt = grounding_prompt(dated(AgentSettings::TOOLSMITH), QUERY).await;
     assert!(
         prompt.contains("what it extracted. Today is Monday, 2026-11-30.\n"),
         "{prompt}"
     );
-    let paper = grounding_prompt(dated(AgentSettings::PAPER)).await;
+    let paper = grounding_prompt(dated(AgentSettings::PAPER), QUERY).await;
     assert!(!paper.contains("Today"), "{paper}");
-    assert_eq!(paper, grounding_prompt(AgentSettings::PAPER).await);
+    assert_eq!(paper, grounding_prompt(AgentSettings::PAPER, QUERY).await);
 }
