@@ -105,7 +105,9 @@ impl std::str::FromStr for Protocol {
 /// the API answers for the item. On RestBench TMDB, 11 of the 22 paths that missed the gold
 /// (stand-in model, session 24) answered from a search entry where the gold path reads the
 /// record; the judges passed them, so the rule buys agreement with how people call the API,
-/// at one more call per such request.
+/// at one more call per such request. With it, CP rose from 78 to 88–89 on all 100 TMDB
+/// queries for 7–10% more tokens, and held-out Spotify kept its CP (66–68) and its judged
+/// pass (98; stand-in model, session 25).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ItemRecords {
