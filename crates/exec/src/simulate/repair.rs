@@ -378,7 +378,10 @@ fn remove(value: &mut Value, path: &str) {
 ///   integer and a number) is not wrong;
 /// - `integer` is read as `number`: specs type measures as integers that their APIs send
 ///   with a fraction (TMDB's `vote_average` and `popularity`), and rounding the model's
-///   `5.312` to `5` would change what the agent compares.
+///   `5.312` to `5` would change what the agent compares;
+/// - `maxLength` does not hold: specs cap lengths their APIs outgrow (TMDB's `imdb_id` at
+///   9 characters, while IMDb's ids now run to 10), and a model's true `tt27403986` was
+///   replaced by the draft's made-up id.
 fn lenient(schema: &Value) -> Value {
     match schema {
         Value::Object(map) => {
@@ -390,7 +393,7 @@ fn lenient(schema: &Value) -> Value {
             let mut out = Map::new();
             for (key, value) in map {
                 match key.as_str() {
-                    "nullable" => {}
+                    "nullable" | "maxLength" => {}
                     "properties" if value.is_object() => {
                         let props = value.as_object().into_iter().flatten().map(|(k, v)| {
                             let sub = lenient(v);
@@ -674,6 +677,22 @@ mod kept {
         // What is not a number at all is still repaired.
         let fixed = conform(&schema, json!({"vote_average": "high", "id": 7}), &draft);
         assert_eq!(fixed.value["vote_average"], json!(0));
+    }
+
+    /// A string longer than the spec's `maxLength` is what an API outgrowing its spec
+    /// sends: TMDB caps `imdb_id` at 9 characters, and IMDb's ids now have 10.
+    #[test]
+    fn a_string_longer_than_the_specs_cap_is_kept() {
+        let schema = json!({"type": "object", "properties": {"imdb_id": {"type": "string",
+            "minLength": 9, "maxLength": 9, "pattern": "^tt[0-9]{7}"}}});
+        let draft = json!({"imdb_id": "tt3923361"});
+        let answer = json!({"imdb_id": "tt27403986"});
+        let out = conform(&schema, answer.clone(), &draft);
+        assert_eq!(out.value, answer);
+        assert_eq!(out.repairs, 0);
+        // What breaks the pattern is still repaired.
+        let out = conform(&schema, json!({"imdb_id": "nm27403986"}), &draft);
+        assert_eq!(out.value, draft);
     }
 
     /// A `null` for a field the schema does not require is kept (an API leaves
