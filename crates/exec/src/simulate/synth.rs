@@ -319,29 +319,26 @@ impl Pool {
         (choices, longest)
     }
 
-    /// The texts the tool's examples give a field named `field`, in its responses' examples
-    /// and its schemas'.
-    fn texts_of(&self, field: &str) -> Vec<&str> {
+    /// The values the tool's examples give a field named `field`, in its responses'
+    /// examples and its schemas'.
+    fn values_of(&self, field: &str) -> impl Iterator<Item = &Value> + '_ {
         let documented = self.documented.get(field).into_iter().flatten();
         self.by_field
             .get(field)
             .into_iter()
             .flatten()
             .chain(documented)
-            .filter_map(Value::as_str)
-            .collect()
     }
 
-    /// The numbers the tool's examples give a field named `field`, in its responses'
-    /// examples and its schemas' (see `magnitude`).
+    /// The texts the tool's examples give a field named `field` ([`Self::values_of`]).
+    fn texts_of(&self, field: &str) -> Vec<&str> {
+        self.values_of(field).filter_map(Value::as_str).collect()
+    }
+
+    /// The numbers the tool's examples give a field named `field` ([`Self::values_of`];
+    /// see `magnitude`).
     fn numbers_of(&self, field: &str) -> impl Iterator<Item = f64> + '_ {
-        let documented = self.documented.get(field).into_iter().flatten();
-        self.by_field
-            .get(field)
-            .into_iter()
-            .flatten()
-            .chain(documented)
-            .filter_map(Value::as_f64)
+        self.values_of(field).filter_map(Value::as_f64)
     }
 
     /// One example record of the entity type, chosen by `seed`.

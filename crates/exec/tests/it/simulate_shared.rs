@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use toolsmith_catalog::ApiId;
 use toolsmith_exec::Executor;
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 
@@ -22,6 +23,24 @@ fn ids_named(body: &Value, field: &str, name: &str) -> Vec<Value> {
         .filter(|p| p["name"] == name)
         .map(|p| p["id"].clone())
         .collect()
+}
+
+/// The bodies `sim` answers `calls` with, one after the other.
+async fn bodies<'a>(
+    sim: &dyn Executor,
+    calls: impl IntoIterator<Item = (&'a ApiId, Value)>,
+) -> Vec<Value> {
+    let mut bodies = Vec::new();
+    for (api, args) in calls {
+        let got = sim.call(api, &args).await.unwrap();
+        bodies.push(
+            got.body
+                .json()
+                .cloned()
+                .unwrap_or_else(|| panic!("{got:?}")),
+        );
+    }
+    bodies
 }
 
 #[tokio::test]
@@ -47,21 +66,16 @@ async fn a_director_shown_by_a_films_credits_keeps_his_id_in_a_shows_credits() {
         Reply::text(asked_for.to_string()),
     ]));
     let sim = filling(&book, &llm).fork_for(None).unwrap();
-    let mut bodies = Vec::new();
-    for (api, args) in [
-        (&film_credits, json!({"movie_id": 1018})),
-        (&show_credits, json!({"tv_id": 1920})),
-        // The agent asks for person 5123 by id: that person keeps it.
-        (&person, json!({"person_id": 5123})),
-    ] {
-        let got = sim.call(api, &args).await.unwrap();
-        bodies.push(
-            got.body
-                .json()
-                .cloned()
-                .unwrap_or_else(|| panic!("{got:?}")),
-        );
-    }
+    let bodies = bodies(
+        sim.as_ref(),
+        [
+            (&film_credits, json!({"movie_id": 1018})),
+            (&show_credits, json!({"tv_id": 1920})),
+            // The agent asks for person 5123 by id: that person keeps it.
+            (&person, json!({"person_id": 5123})),
+        ],
+    )
+    .await;
     assert_eq!(llm.requests().len(), 3);
     assert_eq!(ids_named(&bodies[0], "crew", "David Lynch"), [json!(11)]);
     assert_eq!(
@@ -102,19 +116,14 @@ async fn a_show_shown_once_keeps_its_id_in_a_list_but_namesakes_are_not_merged()
         Reply::text(second.to_string()),
     ]));
     let sim = filling(&book, &llm).fork_for(None).unwrap();
-    let mut bodies = Vec::new();
-    for (api, args) in [
-        (&similar, json!({"tv_id": 60059})),
-        (&recommended, json!({"tv_id": 60059})),
-    ] {
-        let got = sim.call(api, &args).await.unwrap();
-        bodies.push(
-            got.body
-                .json()
-                .cloned()
-                .unwrap_or_else(|| panic!("{got:?}")),
-        );
-    }
+    let bodies = bodies(
+        sim.as_ref(),
+        [
+            (&similar, json!({"tv_id": 60059})),
+            (&recommended, json!({"tv_id": 60059})),
+        ],
+    )
+    .await;
     let listed = &bodies[1];
     assert_eq!(
         ids_named(listed, "results", "Breaking Bad"),
