@@ -11,7 +11,8 @@ use toolsmith_exec::{ApiBook, Executor, Provenance, Validated};
 use toolsmith_llm::testing::{Reply, ScriptedLlm};
 use toolsmith_llm::{ChatModel, Message};
 use toolsmith_solve::{
-    AgentSettings, ConAgents, ConAgentsSettings, RenderOptions, Runtime, Solver, Toolset, Tracer,
+    AgentSettings, ConAgents, ConAgentsSettings, Dfsdt, DfsdtSettings, React, ReactSettings,
+    RenderOptions, Runtime, Solver, Toolset, Tracer,
 };
 
 pub(crate) const SEARCH: &str = "search_movie_for_movies";
@@ -114,5 +115,37 @@ pub(crate) async fn grounding_prompt(settings: AgentSettings, query: &str) -> St
     match llm.requests()[0].messages.first() {
         Some(Message::System(text)) => text.clone(),
         other => panic!("the grounding agent was opened with {other:?}"),
+    }
+}
+
+/// The system prompt of the first request a ReAct (or, with `dfsdt`, DFSDT) run on `query`
+/// under `settings` sent, the model finishing at once with `final_answer`.
+pub(crate) async fn agent_prompt(
+    settings: AgentSettings,
+    query: &str,
+    final_answer: &str,
+    dfsdt: bool,
+) -> String {
+    let fx = fixture();
+    let llm = Arc::new(ScriptedLlm::new([Reply::tool_call(
+        "Finish",
+        answer(final_answer),
+    )]));
+    let mut rt = runtime(llm.clone(), Arc::new(ScriptedExecutor::new()), fx.book);
+    rt.settings = settings;
+    if dfsdt {
+        Dfsdt::new(rt, DfsdtSettings::PAPER)
+            .solve(query, fx.toolset)
+            .await
+            .unwrap();
+    } else {
+        React::new(rt, ReactSettings::PAPER)
+            .solve(query, fx.toolset)
+            .await
+            .unwrap();
+    }
+    match llm.requests()[0].messages.first() {
+        Some(Message::System(text)) => text.clone(),
+        other => panic!("the run opened with {other:?}"),
     }
 }

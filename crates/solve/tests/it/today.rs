@@ -1,36 +1,13 @@
 //! The date an agent is told is today: stated under toolsmith's protocol, never under the
 //! paper's, whose prompts stay as they were.
 
-use std::sync::Arc;
-
-use toolsmith_exec::testing::ScriptedExecutor;
-use toolsmith_llm::Message;
-use toolsmith_llm::testing::{Reply, ScriptedLlm};
-use toolsmith_solve::{AgentSettings, React, ReactSettings, Solver};
+use toolsmith_solve::AgentSettings;
 
 use crate::support::*;
 
 const DATE: &str = "2026-11-30";
 const QUERY: &str = "Which films by Sofia Coppola are upcoming?";
-
-/// The system prompt of the first request a ReAct run under `settings` sent.
-async fn react_system_prompt(settings: AgentSettings) -> String {
-    let fx = fixture();
-    let llm = Arc::new(ScriptedLlm::new([Reply::tool_call(
-        "Finish",
-        answer("no film is upcoming"),
-    )]));
-    let mut rt = runtime(llm.clone(), Arc::new(ScriptedExecutor::new()), fx.book);
-    rt.settings = settings;
-    React::new(rt, ReactSettings::PAPER)
-        .solve(QUERY, fx.toolset)
-        .await
-        .unwrap();
-    match llm.requests()[0].messages.first() {
-        Some(Message::System(text)) => text.clone(),
-        other => panic!("the chain opened with {other:?}"),
-    }
-}
+const ANSWER: &str = "no film is upcoming";
 
 fn dated(settings: AgentSettings) -> AgentSettings {
     AgentSettings {
@@ -41,7 +18,7 @@ fn dated(settings: AgentSettings) -> AgentSettings {
 
 #[tokio::test]
 async fn react_states_the_given_date_under_toolsmiths_protocol() {
-    let prompt = react_system_prompt(dated(AgentSettings::TOOLSMITH)).await;
+    let prompt = agent_prompt(dated(AgentSettings::TOOLSMITH), QUERY, ANSWER, false).await;
     assert!(
         prompt.starts_with(
             "You solve the user's request by calling functions, one step at a time. \
@@ -49,15 +26,18 @@ async fn react_states_the_given_date_under_toolsmiths_protocol() {
         ),
         "{prompt}"
     );
-    let undated = react_system_prompt(AgentSettings::TOOLSMITH).await;
+    let undated = agent_prompt(AgentSettings::TOOLSMITH, QUERY, ANSWER, false).await;
     assert!(!undated.contains("Today is"), "{undated}");
 }
 
 #[tokio::test]
 async fn the_papers_prompt_states_no_date_and_stays_the_papers() {
-    let paper = react_system_prompt(dated(AgentSettings::PAPER)).await;
+    let paper = agent_prompt(dated(AgentSettings::PAPER), QUERY, ANSWER, false).await;
     assert!(!paper.contains(DATE) && !paper.contains("Today"), "{paper}");
-    assert_eq!(paper, react_system_prompt(AgentSettings::PAPER).await);
+    assert_eq!(
+        paper,
+        agent_prompt(AgentSettings::PAPER, QUERY, ANSWER, false).await
+    );
     assert!(
         paper.starts_with(
             "You solve the user's request by calling functions, one step at a time.\n\n"
